@@ -1,0 +1,449 @@
+//! One bot as a child process: started in its own process group, fed one write per turn, read
+//! with a deadline, frozen and thawed, and ended as a group (TERM, a short grace, KILL, reap).
+//!
+//! Everything is non-blocking file descriptors and `poll(2)` from the game's own thread: no thread
+//! or task per turn, and a bot's stderr is drained whenever the referee waits on anything.
+
+use super::cleanup;
+use super::spec::BotSpec;
+use crate::protocol::LineBuffer;
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How much of a bot's stderr is kept (the end of it).
+pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// Resource limits applied to each bot before it starts.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Largest data segment (heap and private writable mappings), in bytes.
+    pub memory_bytes: Option<u64>,
+    /// Largest number of processes for the bot's user (RLIMIT_NPROC).
+    pub max_processes: Option<u64>,
+}
+
+/// Why a bot could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("bot '{name}': cannot start `{command}` in {dir}: {reason}")]
+pub struct SpawnError {
+    pub name: String,
+    pub command: String,
+    pub dir: String,
+    pub reason: String,
+}
+
+/// What waiting for a bot's answer line produced.
+#[derive(Debug)]
+pub enum Wait {
+    /// A complete line (without its line end) and the moment its newline was read.
+    Line(Vec<u8>, Instant),
+    /// The bot's process exited before answering.
+    Exited(ExitStatus),
+    /// The bot closed its stdout but its process is still running.
+    ClosedStdout,
+    /// More than the allowed bytes without a newline.
+    TooLong,
+    /// The deadline passed.
+    Timeout,
+}
+
+/// A running bot.
+pub struct BotProcess {
+    pub name: String,
+    child: Child,
+    pgid: Pid,
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    pidfd: OwnedFd,
+    /// Bytes of stdout not consumed yet.
+    pub out: LineBuffer,
+    err_tail: Vec<u8>,
+    err_total: u64,
+    exited: Option<ExitStatus>,
+    frozen: bool,
+    ended: bool,
+}
+
+fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
+    rustix::io::ioctl_fionbio(fd, true).map_err(std::io::Error::from)
+}
+
+impl BotProcess {
+    /// Starts `spec` in its own process group with piped stdio and `limits` applied.
+    pub fn spawn(spec: &BotSpec, limits: &Limits) -> Result<BotProcess, SpawnError> {
+        let fail = |reason: String| SpawnError {
+            name: spec.name.clone(),
+            command: spec.command_line(),
+            dir: spec.dir.display().to_string(),
+            reason,
+        };
+        let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .current_dir(&spec.dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let limits = limits.clone();
+        // SAFETY: only async-signal-safe system calls run between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                use rustix::process::{setrlimit, Resource, Rlimit};
+                // A referee killed without warning takes its bots with it.
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                if let Some(bytes) = limits.memory_bytes {
+                    let r = Rlimit {
+                        current: Some(bytes),
+                        maximum: Some(bytes),
+                    };
+                    setrlimit(Resource::Data, r)?;
+                }
+                if let Some(n) = limits.max_processes {
+                    let r = Rlimit {
+                        current: Some(n),
+                        maximum: Some(n),
+                    };
+                    setrlimit(Resource::Nproc, r)?;
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            fail(match e.kind() {
+                ErrorKind::NotFound => format!(
+                    "no such program (or its interpreter, named on its #! line, is missing): {e}"
+                ),
+                ErrorKind::PermissionDenied => {
+                    format!("permission denied (is the file executable? try chmod +x): {e}")
+                }
+                _ => e.to_string(),
+            })
+        })?;
+        let pgid = Pid::from_child(&child);
+        cleanup::register(pgid);
+        let parts = (|| -> std::io::Result<_> {
+            let stdin = child.stdin.take().expect("piped stdin");
+            let stdout = child.stdout.take().expect("piped stdout");
+            let stderr = child.stderr.take().expect("piped stderr");
+            nonblocking(&stdin)?;
+            nonblocking(&stdout)?;
+            nonblocking(&stderr)?;
+            let pidfd = pidfd_open(pgid, PidfdFlags::empty())?;
+            Ok((stdin, stdout, stderr, pidfd))
+        })();
+        match parts {
+            Ok((stdin, stdout, stderr, pidfd)) => Ok(BotProcess {
+                name: spec.name.clone(),
+                child,
+                pgid,
+                stdin: Some(stdin),
+                stdout: Some(stdout),
+                stderr: Some(stderr),
+                pidfd,
+                out: LineBuffer::new(),
+                err_tail: Vec::new(),
+                err_total: 0,
+                exited: None,
+                frozen: false,
+                ended: false,
+            }),
+            Err(e) => {
+                let _ = kill_process_group(pgid, Signal::KILL);
+                let _ = child.wait();
+                cleanup::unregister(pgid);
+                Err(fail(e.to_string()))
+            }
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pgid.as_raw_nonzero().get() as u32
+    }
+
+    /// Writes one turn's input, in one write when the pipe has room (it nearly always has).
+    /// Returns `Err` when the bot closed its stdin or the pipe stayed full past `deadline`.
+    pub fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError> {
+        let mut written = 0;
+        while written < data.len() {
+            let Some(stdin) = self.stdin.as_mut() else {
+                return Err(SendError::Closed);
+            };
+            match stdin.write(&data[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(SendError::Full);
+                    }
+                    let mut fds = [PollFd::new(stdin, PollFlags::OUT)];
+                    let _ = poll(&mut fds, Some(&timespec(deadline - now)));
+                    self.drain_stderr();
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.stdin = None;
+                    return Err(SendError::Closed);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops every process of the bot (SIGSTOP to its group), so it cannot think on the
+    /// opponent's time.
+    pub fn freeze(&mut self) {
+        if !self.frozen {
+            let _ = kill_process_group(self.pgid, Signal::STOP);
+            self.frozen = true;
+        }
+    }
+
+    /// Lets a frozen bot run again.
+    pub fn thaw(&mut self) {
+        if self.frozen {
+            let _ = kill_process_group(self.pgid, Signal::CONT);
+            self.frozen = false;
+        }
+    }
+
+    /// Reads whatever stdout holds now, without waiting.
+    pub fn drain_stdout(&mut self) {
+        let mut chunk = [0u8; 16 * 1024];
+        while let Some(stdout) = self.stdout.as_mut() {
+            match stdout.read(&mut chunk) {
+                Ok(0) => self.stdout = None,
+                Ok(n) => {
+                    self.out.extend(&chunk[..n]);
+                    if n < chunk.len() || self.out.overlong() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(_) => self.stdout = None,
+            }
+        }
+    }
+
+    /// Reads whatever stderr holds now, keeping only the tail.
+    pub fn drain_stderr(&mut self) {
+        let mut chunk = [0u8; 64 * 1024];
+        while let Some(stderr) = self.stderr.as_mut() {
+            match stderr.read(&mut chunk) {
+                Ok(0) => self.stderr = None,
+                Ok(n) => {
+                    self.err_total += n as u64;
+                    self.err_tail.extend_from_slice(&chunk[..n]);
+                    if self.err_tail.len() > 2 * STDERR_TAIL_BYTES {
+                        let cut = self.err_tail.len() - STDERR_TAIL_BYTES;
+                        self.err_tail.drain(..cut);
+                    }
+                    if n < chunk.len() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(_) => self.stderr = None,
+            }
+        }
+    }
+
+    /// The last [`STDERR_TAIL_BYTES`] the bot wrote to stderr, as text.
+    pub fn stderr_tail(&self) -> String {
+        let start = self.err_tail.len().saturating_sub(STDERR_TAIL_BYTES);
+        String::from_utf8_lossy(&self.err_tail[start..]).into_owned()
+    }
+
+    /// Total bytes the bot wrote to stderr.
+    pub fn stderr_bytes(&self) -> u64 {
+        self.err_total
+    }
+
+    /// The exit status, if the process has exited (reaping it).
+    pub fn try_exit_status(&mut self) -> Option<ExitStatus> {
+        if self.exited.is_none() {
+            self.exited = self.child.try_wait().ok().flatten();
+        }
+        self.exited
+    }
+
+    /// Ends the bot's whole process group: TERM, up to `grace` for the leader to exit, then KILL
+    /// for whatever is left, and reaps the leader. Safe to call more than once.
+    pub fn shutdown(&mut self, grace: Duration) {
+        shutdown_all(std::slice::from_mut(self), grace);
+    }
+}
+
+/// Why a turn's input could not be written.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SendError {
+    /// The bot closed its stdin (or exited).
+    Closed,
+    /// The pipe stayed full until the deadline (the bot does not read its input).
+    Full,
+}
+
+fn timespec(d: Duration) -> Timespec {
+    Timespec {
+        tv_sec: d.as_secs() as _,
+        tv_nsec: d.subsec_nanos() as _,
+    }
+}
+
+/// Waits until bot `seat` has a complete line, exits, closes stdout, overflows or `deadline`
+/// passes; meanwhile drains every bot's stderr so none of them can block on a full pipe.
+pub fn wait_line(bots: &mut [BotProcess], seat: usize, deadline: Instant) -> Wait {
+    loop {
+        let bot = &mut bots[seat];
+        if let Some(line) = bot.out.take_line() {
+            return Wait::Line(line, Instant::now());
+        }
+        if bot.out.overlong() {
+            return Wait::TooLong;
+        }
+        if let Some(status) = bot.exited {
+            return Wait::Exited(status);
+        }
+        if bot.stdout.is_none() {
+            // End of file: tell an exit from a bot that only closed its stdout.
+            return match wait_exit(bot, Duration::from_millis(20)) {
+                Some(status) => Wait::Exited(status),
+                None => Wait::ClosedStdout,
+            };
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Wait::Timeout;
+        }
+        let (stdout_ready, exited, stderr_ready) = poll_bots(bots, seat, deadline - now);
+        let bot = &mut bots[seat];
+        if stdout_ready || exited {
+            bot.drain_stdout();
+        }
+        if exited && bot.out.pending().iter().all(|&b| b != b'\n') {
+            // The answer may still be in the pipe: read to the end before calling it a crash.
+            bot.drain_stdout();
+            if bot.out.pending().iter().all(|&b| b != b'\n') {
+                bot.exited = bot.try_exit_status();
+            }
+        }
+        for (i, ready) in stderr_ready.iter().enumerate() {
+            if *ready {
+                bots[i].drain_stderr();
+            }
+        }
+    }
+}
+
+/// One `poll(2)` over the bot's stdout and exit, and every bot's stderr.
+fn poll_bots(bots: &[BotProcess], seat: usize, timeout: Duration) -> (bool, bool, Vec<bool>) {
+    let bot = &bots[seat];
+    let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(2 + bots.len());
+    fds.push(PollFd::new(bot.stdout.as_ref().expect("open stdout"), PollFlags::IN));
+    fds.push(PollFd::new(&bot.pidfd, PollFlags::IN));
+    let mut owners = Vec::with_capacity(bots.len());
+    for (i, b) in bots.iter().enumerate() {
+        if let Some(err) = b.stderr.as_ref() {
+            fds.push(PollFd::new(err, PollFlags::IN));
+            owners.push(i);
+        }
+    }
+    let _ = poll(&mut fds, Some(&timespec(timeout)));
+    let mut stderr_ready = vec![false; bots.len()];
+    for (k, &i) in owners.iter().enumerate() {
+        stderr_ready[i] = !fds[2 + k].revents().is_empty();
+    }
+    (
+        !fds[0].revents().is_empty(),
+        !fds[1].revents().is_empty(),
+        stderr_ready,
+    )
+}
+
+/// Waits up to `limit` for the bot's leader process to exit.
+fn wait_exit(bot: &mut BotProcess, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = bot.try_exit_status() {
+            return Some(status);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        let mut fds = [PollFd::new(&bot.pidfd, PollFlags::IN)];
+        let _ = poll(&mut fds, Some(&timespec(deadline - now)));
+    }
+}
+
+/// Ends every bot's process group at once: TERM (and CONT, so a frozen bot sees it), up to
+/// `grace` for the leaders to exit, then KILL to each whole group, and reaps every leader.
+pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
+    for bot in bots.iter_mut().filter(|b| !b.ended) {
+        bot.stdin = None;
+        let _ = kill_process_group(bot.pgid, Signal::TERM);
+        let _ = kill_process_group(bot.pgid, Signal::CONT);
+        bot.frozen = false;
+    }
+    let deadline = Instant::now() + grace;
+    for bot in bots.iter_mut().filter(|b| !b.ended) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        wait_exit(bot, left);
+    }
+    for bot in bots.iter_mut().filter(|b| !b.ended) {
+        let _ = kill_process_group(bot.pgid, Signal::KILL);
+        bot.exited = bot.child.wait().ok().or(bot.exited);
+        bot.drain_stderr();
+        bot.stdout = None;
+        bot.stderr = None;
+        bot.ended = true;
+        cleanup::unregister(bot.pgid);
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        if !self.ended {
+            let _ = kill_process_group(self.pgid, Signal::KILL);
+            let _ = self.child.wait();
+            cleanup::unregister(self.pgid);
+        }
+    }
+}
+
+/// Says how a process ended, in words: "exited with status 3", "killed by signal 11 (SIGSEGV)".
+pub fn describe_exit(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    match status.signal() {
+        Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
+        None => status.to_string(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL (out of memory, or killed from outside)",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => "signal",
+    }
+}

@@ -1,0 +1,247 @@
+//! What a user names as a bot (an executable, a directory with `bot.toml`, or a command line),
+//! turned into one resolved command with a working directory, and the optional build step.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A bot ready to be started: program, arguments and the directory it runs in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotSpec {
+    /// Unique name in reports: from bot.toml, else the file name.
+    pub name: String,
+    /// What the user typed.
+    pub origin: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The bot's working directory (the bot.toml directory, else the current one).
+    pub dir: PathBuf,
+    /// A command line run once in `dir` before any game.
+    pub build: Option<String>,
+}
+
+/// Why a bot argument cannot be turned into a runnable bot.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("bot '{origin}': cannot read {path}: {source}")]
+    Read {
+        origin: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("bot '{origin}': {path} is not a valid bot.toml: {message}\n  expected: name = \"...\", run = \"command line\", optional build = \"command line\"")]
+    BadToml {
+        origin: String,
+        path: PathBuf,
+        message: String,
+    },
+    #[error("bot '{origin}': directory {path} has no bot.toml; give an executable, a directory with a bot.toml, or a command line")]
+    NoBotToml { origin: String, path: PathBuf },
+    #[error("bot '{origin}': cannot split the command line: {message} (check the quotes)")]
+    BadCommandLine { origin: String, message: String },
+    #[error("bot '{origin}': the command line is empty")]
+    Empty { origin: String },
+    #[error("bot '{name}': build command `{command}` failed ({status})\n{output}")]
+    BuildFailed {
+        name: String,
+        command: String,
+        status: String,
+        output: String,
+    },
+    #[error("bot '{name}': cannot run its build command `{command}`: {source}")]
+    BuildSpawn {
+        name: String,
+        command: String,
+        source: std::io::Error,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotToml {
+    name: Option<String>,
+    run: String,
+    build: Option<String>,
+}
+
+impl BotSpec {
+    /// Resolves one BOT argument as typed by the user.
+    pub fn resolve(arg: &str) -> Result<BotSpec, SpecError> {
+        let path = Path::new(arg);
+        if path.is_dir() {
+            return Self::from_dir(arg, path);
+        }
+        if path.is_file() {
+            let program = absolute(path);
+            return Ok(BotSpec {
+                name: stem(path),
+                origin: arg.to_string(),
+                program,
+                args: Vec::new(),
+                dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+                build: None,
+            });
+        }
+        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let (program, args) = split(arg, arg, &dir)?;
+        // A command such as `python3 my_bot.py` is named after the script, not the interpreter.
+        let name = args
+            .iter()
+            .map(Path::new)
+            .find(|p| dir.join(p).is_file())
+            .or(Some(program.as_path()))
+            .map(stem)
+            .unwrap_or_else(|| arg.to_string());
+        Ok(BotSpec {
+            name,
+            origin: arg.to_string(),
+            program,
+            args,
+            dir,
+            build: None,
+        })
+    }
+
+    fn from_dir(origin: &str, dir: &Path) -> Result<BotSpec, SpecError> {
+        let toml_path = dir.join("bot.toml");
+        if !toml_path.is_file() {
+            return Err(SpecError::NoBotToml {
+                origin: origin.into(),
+                path: dir.to_path_buf(),
+            });
+        }
+        let text = std::fs::read_to_string(&toml_path).map_err(|source| SpecError::Read {
+            origin: origin.into(),
+            path: toml_path.clone(),
+            source,
+        })?;
+        let parsed: BotToml = toml::from_str(&text).map_err(|e| SpecError::BadToml {
+            origin: origin.into(),
+            path: toml_path.clone(),
+            message: e.message().to_string(),
+        })?;
+        let dir = absolute(dir);
+        let (program, args) = split(origin, &parsed.run, &dir)?;
+        Ok(BotSpec {
+            name: parsed.name.unwrap_or_else(|| stem(&dir)),
+            origin: origin.into(),
+            program,
+            args,
+            dir,
+            build: parsed.build,
+        })
+    }
+
+    /// The bot's command line as one text, for messages.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.program.display().to_string())
+            .chain(self.args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Runs the bot's build command, if any, in its directory; a failure names the bot and shows
+    /// the end of the build's output.
+    pub fn build(&self) -> Result<(), SpecError> {
+        let Some(command) = &self.build else {
+            return Ok(());
+        };
+        let (program, args) = split(&self.origin, command, &self.dir)?;
+        let output = Command::new(&program)
+            .args(&args)
+            .current_dir(&self.dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|source| SpecError::BuildSpawn {
+                name: self.name.clone(),
+                command: command.clone(),
+                source,
+            })?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stderr));
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
+        Err(SpecError::BuildFailed {
+            name: self.name.clone(),
+            command: command.clone(),
+            status: output.status.to_string(),
+            output: tail,
+        })
+    }
+}
+
+/// Splits a command line as a POSIX shell splits words (no shell is started) and resolves a
+/// program path that names a directory component against `dir`.
+fn split(origin: &str, line: &str, dir: &Path) -> Result<(PathBuf, Vec<String>), SpecError> {
+    let mut words = shell_words::split(line).map_err(|e| SpecError::BadCommandLine {
+        origin: origin.into(),
+        message: e.to_string(),
+    })?;
+    if words.is_empty() {
+        return Err(SpecError::Empty {
+            origin: origin.into(),
+        });
+    }
+    let first = words.remove(0);
+    let program = if first.contains('/') {
+        dir.join(&first)
+    } else {
+        PathBuf::from(first)
+    };
+    Ok((program, words))
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_split_like_a_shell_and_are_named_after_the_script() {
+        let spec = BotSpec::resolve("python3 'my bot.py' --depth 3").unwrap();
+        assert_eq!(spec.program, PathBuf::from("python3"));
+        assert_eq!(spec.args, vec!["my bot.py", "--depth", "3"]);
+        assert_eq!(spec.name, "python3"); // no such file here, so the interpreter names it
+        assert!(matches!(
+            BotSpec::resolve("python3 'unclosed"),
+            Err(SpecError::BadCommandLine { .. })
+        ));
+        assert!(matches!(BotSpec::resolve("  "), Err(SpecError::Empty { .. })));
+    }
+
+    #[test]
+    fn a_directory_needs_a_valid_bot_toml() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().to_str().unwrap().to_string();
+        assert!(matches!(
+            BotSpec::resolve(&d),
+            Err(SpecError::NoBotToml { .. })
+        ));
+        std::fs::write(tmp.path().join("bot.toml"), "name = 'x'\nrunn = 'y'\n").unwrap();
+        let err = BotSpec::resolve(&d).unwrap_err().to_string();
+        assert!(err.contains("not a valid bot.toml"), "{err}");
+        std::fs::write(
+            tmp.path().join("bot.toml"),
+            "name = \"mine\"\nrun = \"./go.sh fast\"\nbuild = \"false\"\n",
+        )
+        .unwrap();
+        let spec = BotSpec::resolve(&d).unwrap();
+        assert_eq!(spec.name, "mine");
+        assert_eq!(spec.program, absolute(tmp.path()).join("./go.sh"));
+        assert_eq!(spec.args, vec!["fast"]);
+        let err = spec.build().unwrap_err().to_string();
+        assert!(err.contains("bot 'mine': build command `false` failed"), "{err}");
+    }
+}

@@ -1,0 +1,13 @@
+//! arbiter: a referee for bot-vs-bot games in the CodinGame line format.
+//!
+//! The library holds everything but argument parsing, so that the bundled Rust bots reuse the
+//! same rules the referee enforces, and integration tests reach every layer.
+
+pub mod bot;
+pub mod game;
+pub mod protocol;
+pub mod rating;
+pub mod referee;
+pub mod report;
+pub mod rng;
+pub mod tournament;

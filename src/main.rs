@@ -1,0 +1,39 @@
+//! The `arbiter` command: parses arguments, runs the subcommand, and turns errors into exit codes.
+
+mod cli;
+mod commands;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // Usage errors exit with ERROR_EXIT, not clap's 2: `arbiter sprt` gives 0, 1 and 2 meanings.
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { commands::ERROR_EXIT } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup() {
+        eprintln!("arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run");
+    }
+    match commands::run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("arbiter: error: {e:#}");
+            ExitCode::from(commands::ERROR_EXIT)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

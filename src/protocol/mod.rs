@@ -1,0 +1,207 @@
+//! The CodinGame line protocol as the referee sees it: a length-limited line buffer for a bot's
+//! output, and the parse of one answer line into a move text and a comment.
+//!
+//! Parsing is separate from legality: an answer that is not text at all is *malformed*, a
+//! well-formed word that is not among the offered moves is *illegal*. The game never sees either.
+
+use std::fmt::Write as _;
+
+/// The longest answer the arena accepts, in bytes, not counting the line end.
+pub const MAX_LINE_BYTES: usize = 10_000;
+
+/// Bytes a bot wrote that the referee has not consumed yet. Lines a bot writes beyond its answer
+/// stay here and become its next answers, as they do on CodinGame.
+#[derive(Debug, Default)]
+pub struct LineBuffer {
+    buf: Vec<u8>,
+    /// Start of the unconsumed bytes in `buf`.
+    start: usize,
+    /// How far from `start` the buffer is known to hold no `\n`.
+    scanned: usize,
+}
+
+impl LineBuffer {
+    pub fn new() -> Self {
+        LineBuffer {
+            buf: Vec::with_capacity(4096),
+            start: 0,
+            scanned: 0,
+        }
+    }
+
+    /// Appends bytes read from the bot.
+    pub fn extend(&mut self, data: &[u8]) {
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        } else if self.start > 64 * 1024 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(data);
+    }
+
+    /// Takes the next complete line, without its `\n` or `\r\n`.
+    pub fn take_line(&mut self) -> Option<Vec<u8>> {
+        let pending = &self.buf[self.start..];
+        let pos = pending[self.scanned..].iter().position(|&b| b == b'\n');
+        match pos {
+            None => {
+                self.scanned = pending.len();
+                None
+            }
+            Some(p) => {
+                let end = self.scanned + p;
+                let mut line = pending[..end].to_vec();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                self.start += end + 1;
+                self.scanned = 0;
+                Some(line)
+            }
+        }
+    }
+
+    /// True when the unconsumed bytes hold no line end and are already longer than an answer may be.
+    pub fn overlong(&self) -> bool {
+        let pending = &self.buf[self.start..];
+        pending.len() > MAX_LINE_BYTES && !pending.contains(&b'\n')
+    }
+
+    /// Complete lines waiting to be consumed.
+    pub fn complete_lines(&self) -> usize {
+        self.buf[self.start..].iter().filter(|&&b| b == b'\n').count()
+    }
+
+    /// The unconsumed bytes (for error messages).
+    pub fn pending(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+}
+
+/// A bot's answer, well-formed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Answer<'a> {
+    /// A move text, to be checked against the offered moves.
+    Move { text: &'a str, comment: &'a str },
+    /// The word `random`: the referee plays a uniformly random offered move.
+    Random { comment: &'a str },
+}
+
+/// Why an answer line is not even a candidate move.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Malformed {
+    #[error("the answer is not valid UTF-8: \"{0}\"")]
+    NotUtf8(String),
+    #[error("the answer contains control characters: \"{0}\"")]
+    ControlCharacters(String),
+    #[error("the answer is an empty line")]
+    Empty,
+}
+
+/// Splits an answer line into the move and the comment (the text after the first space).
+pub fn parse_answer(line: &[u8]) -> Result<Answer<'_>, Malformed> {
+    let text = std::str::from_utf8(line).map_err(|_| Malformed::NotUtf8(escape(line, 100)))?;
+    let (word, comment) = text.split_once(' ').unwrap_or((text, ""));
+    if word.chars().any(char::is_control) {
+        return Err(Malformed::ControlCharacters(escape(line, 100)));
+    }
+    if word.is_empty() {
+        return Err(Malformed::Empty);
+    }
+    if word == "random" {
+        Ok(Answer::Random { comment })
+    } else {
+        Ok(Answer::Move {
+            text: word,
+            comment,
+        })
+    }
+}
+
+/// Shows at most `max` bytes of `bytes` as printable text: ASCII as is, everything else as `\xNN`,
+/// and `…` when cut.
+pub fn escape(bytes: &[u8], max: usize) -> String {
+    let mut out = String::with_capacity(bytes.len().min(max) + 4);
+    for &b in bytes.iter().take(max) {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    if bytes.len() > max {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(buf: &mut LineBuffer, data: &[u8]) {
+        buf.extend(data);
+    }
+
+    #[test]
+    fn lines_split_on_lf_and_crlf_and_keep_the_rest() {
+        let mut b = LineBuffer::new();
+        feed(&mut b, b"a1b2\r\nc3");
+        assert_eq!(b.take_line().unwrap(), b"a1b2");
+        assert_eq!(b.take_line(), None);
+        feed(&mut b, b"d4\nextra\n");
+        assert_eq!(b.complete_lines(), 2);
+        assert_eq!(b.take_line().unwrap(), b"c3d4");
+        assert_eq!(b.take_line().unwrap(), b"extra");
+        assert_eq!(b.take_line(), None);
+    }
+
+    #[test]
+    fn overlong_only_without_a_newline() {
+        let mut b = LineBuffer::new();
+        feed(&mut b, &vec![b'x'; MAX_LINE_BYTES]);
+        assert!(!b.overlong());
+        feed(&mut b, b"x");
+        assert!(b.overlong());
+        feed(&mut b, b"\n");
+        assert!(!b.overlong());
+    }
+
+    #[test]
+    fn answers_split_into_move_and_comment() {
+        assert_eq!(
+            parse_answer(b"a1b2 hello world").unwrap(),
+            Answer::Move {
+                text: "a1b2",
+                comment: "hello world"
+            }
+        );
+        assert_eq!(
+            parse_answer(b"random why not").unwrap(),
+            Answer::Random {
+                comment: "why not"
+            }
+        );
+        assert_eq!(parse_answer(b"").unwrap_err(), Malformed::Empty);
+        assert_eq!(parse_answer(b" a1b2").unwrap_err(), Malformed::Empty);
+        assert_eq!(
+            parse_answer(b"\xff\xfe\x01ab").unwrap_err(),
+            Malformed::NotUtf8("\\xff\\xfe\\x01ab".into())
+        );
+        assert_eq!(
+            parse_answer(b"a1\x07b2").unwrap_err(),
+            Malformed::ControlCharacters("a1\\x07b2".into())
+        );
+    }
+
+    #[test]
+    fn escape_cuts_and_marks() {
+        assert_eq!(escape(b"abcdef", 3), "abc…");
+        assert_eq!(escape(b"a\tb", 10), "a\\x09b");
+    }
+}

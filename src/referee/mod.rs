@@ -1,0 +1,343 @@
+//! Plays one game: starts the bots, runs the turn loop with clocks, and turns everything a bot
+//! can do wrong into a verdict. Emits a [`GameResult`]; never prints and never writes files.
+
+mod result;
+
+pub use result::{GameResult, Reason, SeatStats, TurnRecord};
+
+use crate::bot::{self, describe_exit, BotProcess, BotSpec, Limits, SendError, SpawnError, Wait};
+use crate::game::{Game, Outcome};
+use crate::protocol::{escape, parse_answer, Answer};
+use crate::rng::Rng;
+use std::time::{Duration, Instant};
+
+/// The clocks of a game, CodinGame's by default.
+#[derive(Clone, Debug)]
+pub struct TimeControl {
+    /// Limit of each bot's first turn (its start-up included).
+    pub first_turn: Duration,
+    /// Limit of every later turn.
+    pub turn: Duration,
+    /// How late an answer may be and still count (as a strike). Zero in strict mode.
+    pub grace: Duration,
+    /// The late answer that loses: 3 means the third late answer is a timeout.
+    pub strikes: u32,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            first_turn: Duration::from_millis(1000),
+            turn: Duration::from_millis(100),
+            grace: Duration::from_millis(50),
+            strikes: 3,
+        }
+    }
+}
+
+/// Everything the referee needs besides the game and the bots.
+#[derive(Clone, Debug)]
+pub struct RefereeConfig {
+    pub time: TimeControl,
+    /// Turns (one seat's move each, opening plies included) after which the game ends.
+    pub max_turns: u32,
+    /// Freeze (SIGSTOP) every bot that is not on turn.
+    pub freeze_idle: bool,
+    /// How long a bot has to exit after SIGTERM before SIGKILL.
+    pub kill_grace: Duration,
+    pub limits: Limits,
+    /// Keep every turn's input and answer (for replay files).
+    pub record_turns: bool,
+}
+
+impl Default for RefereeConfig {
+    fn default() -> Self {
+        RefereeConfig {
+            time: TimeControl::default(),
+            max_turns: 250,
+            freeze_idle: true,
+            kill_grace: Duration::from_millis(200),
+            limits: Limits::default(),
+            record_turns: false,
+        }
+    }
+}
+
+/// Why a game could not be played at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RefereeError {
+    #[error("{0}")]
+    Spawn(#[from] SpawnError),
+    #[error("game '{game}' seats {seats} bots, but {given} were given")]
+    SeatCount {
+        game: &'static str,
+        seats: usize,
+        given: usize,
+    },
+}
+
+/// Plays `game` (already advanced by the `opening` plies) between `bots`, seat `i` played by
+/// `bots[i]`. `seed` drives the `random` answer.
+pub fn play(
+    mut game: Box<dyn Game>,
+    opening: &[String],
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+) -> Result<GameResult, RefereeError> {
+    let seats = game.seats();
+    if bots.len() != seats {
+        return Err(RefereeError::SeatCount {
+            game: game.name(),
+            seats,
+            given: bots.len(),
+        });
+    }
+    let started = Instant::now();
+    let mut procs: Vec<BotProcess> = Vec::with_capacity(seats);
+    for spec in bots {
+        match BotProcess::spawn(spec, &cfg.limits) {
+            Ok(p) => procs.push(p),
+            Err(e) => {
+                bot::shutdown_all(&mut procs, cfg.kill_grace);
+                return Err(e.into());
+            }
+        }
+    }
+    if cfg.freeze_idle {
+        procs.iter_mut().for_each(BotProcess::freeze);
+    }
+    let mut state = Turns {
+        rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
+        turn: opening.len() as u32,
+        last_move: opening.last().cloned(),
+        first: vec![true; seats],
+        stats: vec![SeatStats::default(); seats],
+        moves: Vec::new(),
+        log: Vec::new(),
+        input: String::with_capacity(1024),
+    };
+    let end = state.run(game.as_mut(), &mut procs, cfg);
+    bot::shutdown_all(&mut procs, cfg.kill_grace);
+
+    let (ranks, reason, detail, offender) = match end {
+        End::Outcome(outcome, reason) => (outcome.ranks, reason, String::new(), None),
+        End::Forfeit(seat, reason, detail) => {
+            let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
+            (ranks, reason, detail, Some(seat))
+        }
+    };
+    let removed = game.scores();
+    let scores = match (offender, reason) {
+        (Some(seat), _) => (0..seats).map(|s| if s == seat { -1 } else { 0 }).collect(),
+        (None, Reason::TurnLimit) => vec![0; seats],
+        _ => removed.clone(),
+    };
+    let winner = Outcome {
+        ranks: ranks.clone(),
+    }
+    .sole_winner();
+    Ok(GameResult {
+        game: game.name().to_string(),
+        seed,
+        bots: bots.iter().map(|b| b.name.clone()).collect(),
+        opening: opening.to_vec(),
+        winner,
+        ranks,
+        reason,
+        detail,
+        offender,
+        turns: state.turn,
+        scores,
+        removed,
+        stats: state.stats,
+        moves: state.moves,
+        log: state.log,
+        stderr_tails: procs.iter().map(BotProcess::stderr_tail).collect(),
+        stderr_bytes: procs.iter().map(BotProcess::stderr_bytes).collect(),
+        duration: started.elapsed(),
+    })
+}
+
+enum End {
+    Outcome(Outcome, Reason),
+    Forfeit(usize, Reason, String),
+}
+
+/// The state of the turn loop that is not the game's.
+struct Turns {
+    rng: Rng,
+    turn: u32,
+    last_move: Option<String>,
+    first: Vec<bool>,
+    stats: Vec<SeatStats>,
+    moves: Vec<String>,
+    log: Vec<TurnRecord>,
+    input: String,
+}
+
+impl Turns {
+    fn run(&mut self, game: &mut dyn Game, procs: &mut [BotProcess], cfg: &RefereeConfig) -> End {
+        loop {
+            if let Some(outcome) = game.outcome() {
+                return End::Outcome(outcome, Reason::Win);
+            }
+            if self.turn >= cfg.max_turns {
+                return End::Outcome(game.outcome_at_turn_limit(), Reason::TurnLimit);
+            }
+            if let Err(end) = self.one_turn(game, procs, cfg) {
+                return end;
+            }
+        }
+    }
+
+    fn one_turn(
+        &mut self,
+        game: &mut dyn Game,
+        procs: &mut [BotProcess],
+        cfg: &RefereeConfig,
+    ) -> Result<(), End> {
+        let seat = game.to_move();
+        let first = std::mem::replace(&mut self.first[seat], false);
+        let limit = if first {
+            cfg.time.first_turn
+        } else {
+            cfg.time.turn
+        };
+        self.input.clear();
+        game.write_turn_input(first, self.last_move.as_deref(), &mut self.input);
+
+        let bot = &mut procs[seat];
+        bot.drain_stdout();
+        let extra_lines = bot.out.complete_lines();
+        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
+        // The clock starts before the write: writing wakes the bot, which may then run before this
+        // thread does, and a clock started after the write would miss that time.
+        let start = Instant::now();
+        match bot.send(self.input.as_bytes(), Instant::now() + limit + cfg.time.grace) {
+            Ok(()) => {}
+            Err(SendError::Full) => {
+                return Err(forfeit(
+                    Reason::Timeout,
+                    format!("did not read its input (the pipe stayed full for {})", ms(limit + cfg.time.grace)),
+                ))
+            }
+            Err(SendError::Closed) => {
+                let how = bot
+                    .try_exit_status()
+                    .map(describe_exit)
+                    .unwrap_or_else(|| "closed its standard input".into());
+                return Err(forfeit(Reason::Crash, format!("{how} before turn {}", self.turn + 1)));
+            }
+        }
+        bot.thaw();
+        let waited = bot::wait_line(procs, seat, start + limit + cfg.time.grace);
+        if cfg.freeze_idle {
+            procs[seat].freeze();
+        }
+        let turn_no = self.turn + 1;
+        let (line, at) = match waited {
+            Wait::Line(line, at) => (line, at),
+            Wait::Exited(status) => {
+                return Err(forfeit(
+                    Reason::Crash,
+                    format!("{} before answering turn {turn_no} (after {})", describe_exit(status), ms(start.elapsed())),
+                ))
+            }
+            Wait::ClosedStdout => {
+                return Err(forfeit(
+                    Reason::Crash,
+                    format!("closed its standard output before answering turn {turn_no} (still running; it was killed)"),
+                ))
+            }
+            Wait::TooLong => {
+                return Err(forfeit(
+                    Reason::OutputTooLong,
+                    format!(
+                        "wrote more than {} bytes without a newline on turn {turn_no}: \"{}\"",
+                        crate::protocol::MAX_LINE_BYTES,
+                        escape(procs[seat].out.pending(), 100)
+                    ),
+                ))
+            }
+            Wait::Timeout => {
+                return Err(forfeit(
+                    Reason::Timeout,
+                    format!(
+                        "no answer to turn {turn_no} within {} + {} grace",
+                        ms(limit),
+                        ms(cfg.time.grace)
+                    ),
+                ))
+            }
+        };
+        let elapsed = at.saturating_duration_since(start);
+        let stats = &mut self.stats[seat];
+        stats.add(elapsed);
+        let late = elapsed > limit;
+        if late {
+            stats.strikes += 1;
+            if stats.strikes >= cfg.time.strikes {
+                return Err(forfeit(
+                    Reason::Timeout,
+                    format!(
+                        "late answer number {} (turn {turn_no} took {}, limit {})",
+                        stats.strikes,
+                        ms(elapsed),
+                        ms(limit)
+                    ),
+                ));
+            }
+        }
+
+        let moves = game.legal_moves();
+        let (index, comment) = match parse_answer(&line) {
+            Err(malformed) => {
+                return Err(forfeit(Reason::InvalidMove, format!("turn {turn_no}: {malformed}")));
+            }
+            Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
+            Ok(Answer::Move { text, comment }) => match moves.iter().position(|m| m == text) {
+                Some(i) => (i, comment),
+                None => {
+                    return Err(forfeit(
+                        Reason::InvalidMove,
+                        format!(
+                            "turn {turn_no}: \"{}\" is not one of the {} offered moves",
+                            escape(text.as_bytes(), 100),
+                            moves.len()
+                        ),
+                    ))
+                }
+            },
+        };
+        let played = moves[index].clone();
+        if cfg.record_turns {
+            self.log.push(TurnRecord {
+                turn: turn_no,
+                seat,
+                input: self.input.clone(),
+                answer: String::from_utf8_lossy(&line).into_owned(),
+                comment: comment.to_string(),
+                played: played.clone(),
+                time_us: elapsed.as_micros() as u64,
+                late,
+                extra_lines,
+            });
+        }
+        game.play(index);
+        self.turn += 1;
+        self.moves.push(played.clone());
+        self.last_move = Some(played);
+        Ok(())
+    }
+}
+
+/// A duration for messages: "100 ms", "12.3 ms".
+pub fn ms(d: Duration) -> String {
+    let v = d.as_secs_f64() * 1000.0;
+    if v.fract() == 0.0 {
+        format!("{v:.0} ms")
+    } else {
+        format!("{v:.1} ms")
+    }
+}

@@ -1,0 +1,153 @@
+//! What one game produced: the verdict, the scores, the clocks, and (on request) every turn.
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Why a game ended. The text forms are the `reason` values users see in CSV and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The rules ended the game (for Impasse: a side removed all 12 checkers).
+    Win,
+    /// The turn limit passed without a winner.
+    TurnLimit,
+    /// No answer by the limit plus grace, a pipe left full, or one late answer too many.
+    Timeout,
+    /// An answer that is not one of the offered moves, or not text at all.
+    InvalidMove,
+    /// The bot exited, or closed its stdout, before answering.
+    Crash,
+    /// More than 10,000 bytes without a newline.
+    OutputTooLong,
+    /// The referee itself failed during this game (recorded so a tournament goes on).
+    RefereeError,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 7] = [
+        Reason::Win,
+        Reason::TurnLimit,
+        Reason::Timeout,
+        Reason::InvalidMove,
+        Reason::Crash,
+        Reason::OutputTooLong,
+        Reason::RefereeError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Win => "win",
+            Reason::TurnLimit => "turn-limit",
+            Reason::Timeout => "timeout",
+            Reason::InvalidMove => "invalid-move",
+            Reason::Crash => "crash",
+            Reason::OutputTooLong => "output-too-long",
+            Reason::RefereeError => "referee-error",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
+    /// A verdict against one bot rather than a result of play.
+    pub fn is_forfeit(self) -> bool {
+        !matches!(self, Reason::Win | Reason::TurnLimit | Reason::RefereeError)
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One bot's clock over a game.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SeatStats {
+    /// Answers received.
+    pub turns: u32,
+    pub total_us: u64,
+    pub max_us: u64,
+    /// Late answers (within the grace).
+    pub strikes: u32,
+}
+
+impl SeatStats {
+    pub fn add(&mut self, took: Duration) {
+        let us = took.as_micros() as u64;
+        self.turns += 1;
+        self.total_us += us;
+        self.max_us = self.max_us.max(us);
+    }
+
+    pub fn max_ms(&self) -> f64 {
+        self.max_us as f64 / 1000.0
+    }
+
+    pub fn mean_ms(&self) -> f64 {
+        if self.turns == 0 {
+            0.0
+        } else {
+            self.total_us as f64 / 1000.0 / f64::from(self.turns)
+        }
+    }
+}
+
+/// One answered turn, as the replay file keeps it.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnRecord {
+    /// The game's turn number, from 1 (opening plies included).
+    pub turn: u32,
+    pub seat: usize,
+    /// The exact input sent.
+    pub input: String,
+    /// The answer line as read (invalid UTF-8 shown as U+FFFD).
+    pub answer: String,
+    pub comment: String,
+    /// The move the referee played (the real move when the answer was `random`).
+    pub played: String,
+    /// Wall time from the input written to the answer's newline, in microseconds.
+    pub time_us: u64,
+    /// Answered after the limit, within the grace: a strike.
+    pub late: bool,
+    /// Complete lines the bot had already written before this turn's input was sent (left over
+    /// from earlier answers; CodinGame reads them as this turn's answer).
+    pub extra_lines: usize,
+}
+
+/// Everything one game produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameResult {
+    pub game: String,
+    pub seed: u64,
+    /// Bot names by seat.
+    pub bots: Vec<String>,
+    /// Plies the referee played before the bots took over.
+    pub opening: Vec<String>,
+    /// The seat that won, `None` for a draw.
+    pub winner: Option<usize>,
+    /// Finishing rank of each seat (0 = first; equal = tie).
+    pub ranks: Vec<u8>,
+    pub reason: Reason,
+    /// For a forfeit: what exactly the bot did.
+    pub detail: String,
+    /// The seat that forfeited.
+    pub offender: Option<usize>,
+    /// Turns played in all, opening plies included.
+    pub turns: u32,
+    /// Scores as the CodinGame arena reports them (forfeit: -1 for the offender).
+    pub scores: Vec<i32>,
+    /// What each seat achieved on the board (for Impasse: checkers removed).
+    pub removed: Vec<i32>,
+    pub stats: Vec<SeatStats>,
+    /// The moves the bots played, in order.
+    pub moves: Vec<String>,
+    #[serde(skip)]
+    pub log: Vec<TurnRecord>,
+    #[serde(skip)]
+    pub stderr_tails: Vec<String>,
+    pub stderr_bytes: Vec<u64>,
+    #[serde(skip)]
+    pub duration: Duration,
+}

@@ -1,0 +1,85 @@
+//! The summary of one game, for people (`arbiter play`) or for scripts (`--json`).
+
+use crate::referee::{ms, GameResult};
+use serde_json::json;
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::Duration;
+
+/// Who played, who won and why, turns, scores, each bot's clock, and where the replay is.
+pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io::Result<()> {
+    writeln!(out, "{} game, seed {}", r.game, r.seed)?;
+    for (seat, name) in r.bots.iter().enumerate() {
+        writeln!(out, "  seat {seat}: {name}")?;
+    }
+    match (r.winner, r.offender) {
+        (Some(w), Some(o)) => writeln!(
+            out,
+            "Result: {} wins; {} loses by {}: {}",
+            r.bots[w], r.bots[o], r.reason, r.detail
+        )?,
+        (Some(w), None) => writeln!(out, "Result: {} wins ({})", r.bots[w], r.reason)?,
+        (None, Some(o)) => writeln!(out, "Result: {} loses by {}: {}", r.bots[o], r.reason, r.detail)?,
+        (None, None) => writeln!(out, "Result: draw ({})", r.reason)?,
+    }
+    writeln!(out, "Turns: {}", r.turns)?;
+    writeln!(
+        out,
+        "Scores: {} (checkers removed: {})",
+        list(&r.scores),
+        list(&r.removed)
+    )?;
+    for (seat, s) in r.stats.iter().enumerate() {
+        writeln!(
+            out,
+            "  {}: {} answers, mean {}, max {}, {} late",
+            r.bots[seat],
+            s.turns,
+            ms(Duration::from_micros(s.total_us / u64::from(s.turns.max(1)))),
+            ms(Duration::from_micros(s.max_us)),
+            s.strikes
+        )?;
+    }
+    if let Some(path) = replay {
+        writeln!(out, "Replay: {}", path.display())?;
+    }
+    Ok(())
+}
+
+fn list(v: &[i32]) -> String {
+    v.iter().map(i32::to_string).collect::<Vec<_>>().join(" - ")
+}
+
+/// One JSON object: winner, reason, detail, turns, scores, seed, and per bot the clock figures.
+pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
+    let bots: Vec<_> = r
+        .bots
+        .iter()
+        .zip(&r.stats)
+        .map(|(name, s)| {
+            json!({
+                "name": name,
+                "turns": s.turns,
+                "max_ms": s.max_ms(),
+                "mean_ms": s.mean_ms(),
+                "strikes": s.strikes,
+            })
+        })
+        .collect();
+    let v = json!({
+        "game": r.game,
+        "winner": r.winner,
+        "reason": r.reason,
+        "detail": r.detail,
+        "offender": r.offender,
+        "turns": r.turns,
+        "scores": r.scores,
+        "removed": r.removed,
+        "seed": r.seed,
+        "opening": r.opening,
+        "bots": bots,
+        "moves": r.moves,
+    });
+    serde_json::to_writer(&mut *out, &v)?;
+    writeln!(out)
+}

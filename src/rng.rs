@@ -1,0 +1,57 @@
+//! A small deterministic random generator (SplitMix64), so that a recorded seed replays the same
+//! game on every platform and every version of arbiter, which a general-purpose crate does not promise.
+
+/// SplitMix64: fast, 64-bit state, good enough statistical quality for choosing moves and seeds.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (`n > 0`), without modulo bias.
+    pub fn below(&mut self, n: usize) -> usize {
+        assert!(n > 0, "Rng::below(0)");
+        let n = n as u64;
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.next_u64();
+            if x < zone {
+                return (x % n) as usize;
+            }
+        }
+    }
+
+    /// A seed derived from this one for a sub-task `k`, independent of how many numbers were drawn.
+    pub fn derive(seed: u64, k: u64) -> u64 {
+        Rng::new(seed ^ k.wrapping_mul(0xD1B5_4A32_D192_ED03)).next_u64()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_stream_and_below_in_range() {
+        let mut a = Rng::new(7);
+        let mut b = Rng::new(7);
+        for _ in 0..100 {
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+        let mut counts = [0u32; 3];
+        for _ in 0..3000 {
+            counts[a.below(3)] += 1;
+        }
+        assert!(counts.iter().all(|&c| c > 900), "{counts:?}");
+    }
+}

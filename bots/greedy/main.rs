@@ -1,0 +1,152 @@
+//! An Impasse bot that looks one move ahead: it plays every offered move on its own copy of the
+//! position and keeps the one its evaluation likes best. A cheap, clearly-better-than-random
+//! opponent for testing the referee and the rating code.
+
+use arbiter::game::impasse::{rows_from_nearest, Impasse};
+use arbiter::game::Game;
+use std::io::{self, BufRead, BufReader, Write};
+
+/// Points for one removed checker; progress terms stay far below it.
+const REMOVED: i32 = 400;
+
+/// How good `g` is for `me`: removed checkers, doubles close to the bear-off row, singles close to
+/// the crown row (a double is worth more than any single, so crowning is progress), and a little
+/// mobility.
+fn evaluate(g: &Impasse, me: usize) -> i32 {
+    if let Some(w) = g.winner() {
+        return if w == me { i32::MAX / 2 } else { i32::MIN / 2 };
+    }
+    let side = |seat: usize| {
+        let progress: i32 = g
+            .checkers(seat)
+            .map(|c| {
+                let r = i32::from(rows_from_nearest(seat, c.square));
+                if c.double {
+                    28 - 2 * r
+                } else {
+                    r
+                }
+            })
+            .sum();
+        REMOVED * g.score(seat) + 4 * progress + g.basic_move_count(seat) as i32
+    };
+    side(me) - side(1 - me)
+}
+
+/// The index in `offered` of the best move for the seat to move in `g` (the first on ties).
+fn choose(g: &Impasse, offered: &[String]) -> usize {
+    let me = g.to_move();
+    let mut best = (i32::MIN, 0);
+    for (i, text) in offered.iter().enumerate() {
+        let Some(index) = g.find_move(text) else {
+            continue;
+        };
+        let mut next = g.clone();
+        next.play(index);
+        let v = evaluate(&next, me);
+        if v > best.0 {
+            best = (v, i);
+        }
+    }
+    best.1
+}
+
+/// Reads the next line into `line` (cleared first); false at end of input or on a read error.
+fn next_line(input: &mut impl BufRead, line: &mut String) -> bool {
+    line.clear();
+    matches!(input.read_line(line), Ok(n) if n > 0)
+}
+
+/// One turn's input: board rows (row 8 first) and offered moves; updates `colour` when the turn
+/// carries the colour line. `None` at end of input.
+fn read_turn(
+    input: &mut impl BufRead,
+    colour: &mut usize,
+    rows: &mut Vec<String>,
+    moves: &mut Vec<String>,
+) -> Option<()> {
+    let mut line = String::new();
+    next_line(input, &mut line).then_some(())?;
+    if line.trim_end().len() == 1 {
+        *colour = usize::from(line.trim_end() == "b");
+        next_line(input, &mut line).then_some(())?;
+    }
+    rows.clear();
+    rows.push(line.trim_end().to_string());
+    for _ in 0..7 {
+        next_line(input, &mut line).then_some(())?;
+        rows.push(line.trim_end().to_string());
+    }
+    next_line(input, &mut line).then_some(())?; // the opponent's last move
+    next_line(input, &mut line).then_some(())?;
+    let n: usize = line.trim().parse().ok()?;
+    moves.clear();
+    for _ in 0..n {
+        next_line(input, &mut line).then_some(())?;
+        moves.push(line.trim_end().to_string());
+    }
+    Some(())
+}
+
+fn main() {
+    let mut input = BufReader::new(io::stdin().lock());
+    let mut out = io::stdout().lock();
+    let (mut colour, mut rows, mut moves) = (0, Vec::new(), Vec::new());
+    while read_turn(&mut input, &mut colour, &mut rows, &mut moves).is_some() {
+        let row_refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let answer = match Impasse::from_rows(&row_refs, colour) {
+            Ok(g) if !moves.is_empty() => moves[choose(&g, &moves)].as_str(),
+            Ok(_) => "random",
+            Err(e) => {
+                eprintln!("greedy: bad board ({e}); playing the first offered move");
+                moves.first().map_or("random", String::as_str)
+            }
+        };
+        if writeln!(out, "{answer}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter::rng::Rng;
+
+    #[test]
+    fn greedy_beats_random() {
+        let mut greedy_wins = 0;
+        for game in 0..20u64 {
+            let greedy_seat = (game % 2) as usize;
+            let mut rng = Rng::new(1000 + game);
+            let mut g = Impasse::new();
+            for _ in 0..g.default_max_turns() {
+                if g.outcome().is_some() {
+                    break;
+                }
+                let i = if g.to_move() == greedy_seat {
+                    choose(&g, g.legal_moves())
+                } else {
+                    rng.below(g.legal_moves().len())
+                };
+                g.play(i);
+            }
+            greedy_wins += usize::from(g.winner() == Some(greedy_seat));
+        }
+        assert!(greedy_wins >= 16, "greedy won only {greedy_wins} of 20");
+    }
+
+    #[test]
+    fn choose_reads_a_bot_position() {
+        let rows = [
+            ".W.b.W.b", "b.W.b.W.", "........", "........", "........", "........", ".B.w.B.w",
+            "w.B.w.B.",
+        ];
+        let g = Impasse::from_rows(&rows, 0).unwrap();
+        let offered = g.legal_moves().to_vec();
+        assert!(choose(&g, &offered) < offered.len());
+    }
+}

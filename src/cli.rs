@@ -24,10 +24,16 @@ pub struct Cli {
 pub enum Command {
     /// Referee one game between bot programs and show who won and why.
     Play(PlayArgs),
+    /// Play many games between two or more bots, record them in games.csv, and rate the field.
+    Tournament(TournamentArgs),
+    /// Recompute standings from one or more games.csv files (e.g. shards from several machines).
+    Ratings(RatingsArgs),
+    /// Measure what the referee adds to every turn, against the pipe round-trip floor.
+    Bench(BenchArgs),
 }
 
 /// The options every command that plays games shares: the game, its clocks and the bots' limits.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameOpts {
     /// The game to play.
     #[arg(long, default_value = "impasse", value_name = "NAME")]
@@ -142,4 +148,102 @@ pub fn fresh_seed() -> u64 {
         .unwrap_or(0);
     arbiter::rng::Rng::derive(nanos, u64::from(std::process::id()))
         >> 11 // keep it below 2^53 so JSON readers see it exactly
+}
+
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// Two or more bots: paths to executables, directories with a bot.toml, or quoted command
+    /// lines. Names (from bot.toml or the file name) must be unique.
+    #[arg(value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// Pairing: every pair of bots, or the first bot against each of the others.
+    #[arg(long, value_enum, default_value = "round-robin")]
+    pub format: arbiter::tournament::Format,
+    /// Games per pairing, even: played as pairs with the same seed and opening, seats swapped.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub games: u32,
+    /// Random legal plies the referee plays before the bots take over (0 = the standard start).
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub opening_plies: u32,
+    /// Games played at the same time [default: the number of CPU cores].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Results folder [default: results/tournament-<UTC date-time>]. If it holds this same
+    /// tournament already, the games it lacks are played (a resume).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue the tournament in DIR with its recorded settings (give no BOT).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["bots", "out"])]
+    pub resume: Option<PathBuf>,
+    /// Master seed: fixes every game's seed and opening [default: random, recorded].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Keep each game's replay file under DIR/replays/.
+    #[arg(long)]
+    pub replays: bool,
+    /// Show ratings relative to this bot's fixed Elo, e.g. --anchor greedy=1500.
+    #[arg(long, value_name = "BOT=ELO")]
+    pub anchor: Option<String>,
+    #[command(flatten)]
+    pub game: GameOpts,
+}
+
+/// Parses `--anchor BOT=ELO`.
+pub fn parse_anchor(text: &str) -> Result<(String, f64)> {
+    let (bot, elo) = text
+        .rsplit_once('=')
+        .with_context(|| format!("--anchor '{text}': expected BOT=ELO, e.g. greedy=1500"))?;
+    let elo: f64 = elo
+        .trim()
+        .parse()
+        .with_context(|| format!("--anchor '{text}': '{elo}' is not a number"))?;
+    Ok((bot.trim().to_string(), elo))
+}
+
+/// `results/<name>-<UTC date-time>`.
+pub fn default_out_dir(name: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    PathBuf::from("results").join(format!(
+        "{name}-{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    ))
+}
+
+#[derive(Args, Debug)]
+pub struct RatingsArgs {
+    /// games.csv files; only the columns bot0, bot1 and winner are required.
+    #[arg(required = true, value_name = "CSV")]
+    pub files: Vec<PathBuf>,
+    /// Print one JSON object: {"ratings": [...], "los": {...}}.
+    #[arg(long)]
+    pub json: bool,
+    /// Show ratings relative to this bot's fixed Elo, e.g. --anchor greedy=1500.
+    #[arg(long, value_name = "BOT=ELO")]
+    pub anchor: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// A shorter run (under 15 seconds), with fewer samples.
+    #[arg(long)]
+    pub quick: bool,
 }

@@ -1,10 +1,12 @@
 //! Runs each subcommand: wires the validated configuration to the library and the reporters.
 
-use crate::cli::{self, Command, PlayArgs};
-use anyhow::{Context, Result};
-use arbiter::game;
-use arbiter::referee;
-use arbiter::report;
+mod bench;
+mod play;
+mod ratings;
+mod tournament;
+
+use crate::cli::Command;
+use anyhow::Result;
 use std::process::ExitCode;
 
 /// Exit status for errors (bad arguments, a bot that cannot start, ...). 0, 1 and 2 are results.
@@ -12,35 +14,10 @@ pub const ERROR_EXIT: u8 = 3;
 
 pub fn run(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Play(args) => play(args),
+        Command::Play(args) => play::run(args),
+        Command::Tournament(args) => tournament::run(args),
+        Command::Ratings(args) => ratings::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 
-fn play(args: PlayArgs) -> Result<ExitCode> {
-    let game = game::new_game(&args.game.game, 0)?;
-    let mut cfg = args.game.referee_config(game.default_max_turns())?;
-    if args.bots.len() != game.seats() {
-        anyhow::bail!(
-            "{} is played by {} bots, but {} were given",
-            game.name(),
-            game.seats(),
-            args.bots.len()
-        );
-    }
-    cfg.record_turns = args.replay.is_some();
-    let bots = cli::resolve_bots(&args.bots)?;
-    let seed = args.seed.unwrap_or_else(cli::fresh_seed);
-    let game = game::new_game(&args.game.game, seed)?;
-    let result = referee::play(game, &[], &bots, &cfg, seed)?;
-    if let Some(path) = &args.replay {
-        report::replay::write(path, &result, &cfg)
-            .with_context(|| format!("writing the replay to {}", path.display()))?;
-    }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        report::play::json(&mut out, &result)?;
-    } else {
-        report::play::human(&mut out, &result, args.replay.as_deref())?;
-    }
-    Ok(ExitCode::SUCCESS)
-}

@@ -1,1 +1,8 @@
-//! tournament
+//! Tournaments: pure scheduling (pairings, paired openings, stable game ids) and a runner with a
+//! concurrency limit that hands finished games to the caller as they end.
+
+pub mod runner;
+pub mod schedule;
+
+pub use runner::{Finished, Runner};
+pub use schedule::{opening, schedule, Format, GameSpec};

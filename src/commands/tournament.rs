@@ -1,0 +1,233 @@
+//! `arbiter tournament`: prepares the bots (build, start-up check), schedules the games that
+//! games.csv lacks, plays them with a progress display, and prints the standings.
+
+use crate::cli::{self, GameOpts, TournamentArgs};
+use anyhow::{bail, Context, Result};
+use arbiter::bot::{BotProcess, BotSpec};
+use arbiter::game;
+use arbiter::report::games_csv::{GameRow, GamesCsv};
+use arbiter::report::{self, progress::Progress, standings};
+use arbiter::tournament::{schedule, Format, Runner};
+use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Everything that decides which games a tournament plays and how; saved as tournament.toml so
+/// that `--resume` (or the same command again) continues exactly the same tournament.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The BOT arguments as typed.
+    pub bots: Vec<String>,
+    /// Where they were typed (relative bot paths are resolved from here).
+    pub workdir: PathBuf,
+    pub format: Format,
+    pub games: u32,
+    pub opening_plies: u32,
+    pub seed: u64,
+    pub replays: bool,
+    pub game: GameOpts,
+}
+
+const SETTINGS_FILE: &str = "tournament.toml";
+
+fn load_settings(dir: &Path) -> Result<Settings> {
+    let path = dir.join(SETTINGS_FILE);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading {} (is {} a tournament folder?)", path.display(), dir.display()))?;
+    toml::from_str(&text).with_context(|| format!("{} is not a valid tournament settings file", path.display()))
+}
+
+/// Decides the settings and the results folder: new, resumed with `--resume`, or resumed
+/// because `--out` already holds the same tournament.
+fn settings_and_dir(args: &TournamentArgs) -> Result<(Settings, PathBuf, bool)> {
+    if let Some(dir) = &args.resume {
+        return Ok((load_settings(dir)?, dir.clone(), true));
+    }
+    if args.bots.len() < 2 {
+        bail!("a tournament needs two or more bots (got {})", args.bots.len());
+    }
+    if args.games == 0 || args.games % 2 != 0 {
+        bail!("--games must be even and at least 2 (games are played in pairs with seats swapped), got {}", args.games);
+    }
+    let out = args.out.clone().unwrap_or_else(|| cli::default_out_dir("tournament"));
+    let mut settings = Settings {
+        bots: args.bots.clone(),
+        workdir: std::env::current_dir()?,
+        format: args.format,
+        games: args.games,
+        opening_plies: args.opening_plies,
+        seed: args.seed.unwrap_or_else(cli::fresh_seed),
+        replays: args.replays,
+        game: args.game.clone(),
+    };
+    if out.join(SETTINGS_FILE).exists() {
+        let old = load_settings(&out)?;
+        if args.seed.is_none() {
+            settings.seed = old.seed;
+        }
+        if old != settings {
+            bail!(
+                "{} already holds a different tournament (other bots or settings); \
+                 choose another --out, or continue that one with --resume {}",
+                out.display(),
+                out.display()
+            );
+        }
+        return Ok((settings, out, true));
+    }
+    Ok((settings, out, false))
+}
+
+/// Resolves, builds and test-starts every bot. Bots that fail are reported and left out; a
+/// clash of names is an error.
+fn prepare_bots(origins: &[String], cfg: &arbiter::referee::RefereeConfig) -> Result<(Vec<BotSpec>, Vec<bool>)> {
+    let mut specs = Vec::new();
+    let mut ok = Vec::new();
+    for origin in origins {
+        match BotSpec::resolve(origin) {
+            Ok(spec) => {
+                specs.push(spec);
+                ok.push(true);
+            }
+            Err(e) => {
+                eprintln!("arbiter: leaving out bot '{origin}': {e}");
+                specs.push(BotSpec {
+                    name: origin.clone(),
+                    origin: origin.clone(),
+                    program: PathBuf::from(origin),
+                    args: Vec::new(),
+                    dir: PathBuf::from("."),
+                    build: None,
+                });
+                ok.push(false);
+            }
+        }
+    }
+    for (i, a) in specs.iter().enumerate() {
+        if let Some(b) = specs[..i].iter().find(|b| b.name == a.name) {
+            bail!(
+                "two bots are named '{}' ({} and {}); names come from bot.toml or the file name and must be unique",
+                a.name,
+                b.origin,
+                a.origin
+            );
+        }
+    }
+    for (spec, ok) in specs.iter().zip(ok.iter_mut()).filter(|(_, ok)| **ok) {
+        if let Some(build) = &spec.build {
+            eprintln!("arbiter: building {} ({build})", spec.name);
+        }
+        let checked = spec.build().map_err(anyhow::Error::from).and_then(|()| {
+            let mut p = BotProcess::spawn(spec, &cfg.limits)?;
+            p.shutdown(cfg.kill_grace);
+            Ok(())
+        });
+        if let Err(e) = checked {
+            eprintln!("arbiter: leaving out bot '{}': {e:#}", spec.name);
+            *ok = false;
+        }
+    }
+    Ok((specs, ok))
+}
+
+pub fn run(args: TournamentArgs) -> Result<ExitCode> {
+    let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
+    let (settings, out, resuming) = settings_and_dir(&args)?;
+    let out = std::path::absolute(&out)?;
+    let game_name = settings.game.game.clone();
+    let proto = game::new_game(&game_name, 0)?;
+    if proto.seats() != 2 {
+        bail!("tournaments of {}-seat games are not supported yet", proto.seats());
+    }
+    let mut cfg = settings.game.referee_config(proto.default_max_turns())?;
+    cfg.record_turns = settings.replays;
+    if settings.workdir != std::env::current_dir()? {
+        std::env::set_current_dir(&settings.workdir)
+            .with_context(|| format!("entering {}, where the tournament's bots were named", settings.workdir.display()))?;
+    }
+    let (bots, active) = prepare_bots(&settings.bots, &cfg)?;
+    let playing = active.iter().filter(|&&a| a).count();
+    if playing < 2 {
+        bail!("fewer than two bots can play ({playing}); see the messages above");
+    }
+
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    std::fs::write(out.join(SETTINGS_FILE), toml::to_string_pretty(&settings)?)?;
+    let (mut csv, done) = GamesCsv::open(&out.join("games.csv"))
+        .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
+    let all = schedule(bots.len(), settings.format, settings.games, settings.seed);
+    let todo: Vec<_> = all
+        .iter()
+        .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(&g.game_id))
+        .cloned()
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let concurrency = args.concurrency.unwrap_or(cores).max(1);
+    if concurrency > cores {
+        eprintln!(
+            "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
+        );
+    }
+    if resuming {
+        eprintln!(
+            "arbiter: resuming {}: {} games recorded, {} to play",
+            out.display(),
+            done.len(),
+            todo.len()
+        );
+    }
+    eprintln!(
+        "arbiter: {} games of {game_name} between {playing} bots, concurrency {concurrency}, seed {}, results in {}",
+        todo.len(),
+        settings.seed,
+        out.display()
+    );
+
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    let mut progress = Progress::new(todo.len() as u64, &names);
+    let runner = Runner {
+        bots: &bots,
+        game: &game_name,
+        opening_plies: settings.opening_plies,
+        referee: &cfg,
+        concurrency,
+    };
+    let mut failure: Option<anyhow::Error> = None;
+    runner.run(&todo, |finished| {
+        let row = GameRow::new(&finished.spec, &finished.result);
+        let mut write = || -> Result<()> {
+            csv.append(&row)?;
+            if settings.replays {
+                let path = out.join("replays").join(format!("game-{}.jsonl", finished.spec.game_id));
+                report::replay::write(&path, &finished.result, &cfg)?;
+            }
+            Ok(())
+        };
+        if let Err(e) = write() {
+            failure = Some(e.context(format!("recording game {}", finished.spec.game_id)));
+            return ControlFlow::Break(());
+        }
+        progress.game_done(&finished.result);
+        ControlFlow::Continue(())
+    });
+    progress.finish();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+
+    let rows = report::games_csv::read_results(&[csv.path().to_path_buf()])?;
+    let order: Vec<String> = bots
+        .iter()
+        .zip(&active)
+        .filter(|(_, a)| **a)
+        .map(|(b, _)| b.name.clone())
+        .collect();
+    let table = standings::compute(&rows, &order, anchor.as_ref())?;
+    standings::write_files(&out, &table)?;
+    let mut stdout = std::io::stdout().lock();
+    standings::print(&mut stdout, &table)?;
+    use std::io::Write;
+    writeln!(stdout, "\nResults: {}", out.display())?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,191 @@
+//! The cross table of a field of bots: W/D/L of every bot against every other bot.
+//!
+//! It exists as the single input of the many-bot statistics: the Bradley-Terry fit reads games and
+//! points per pair from it, and reports print it (and each bot's W/D/L totals) as they are. Only
+//! whole game results are recorded (score 1, 1/2 or 0 for the first bot); both directions of a
+//! pair are kept in step, so `pair(a, b)` is always `pair(b, a).flipped()`.
+
+use crate::rating::elo::{GameOutcome, Wdl};
+use serde::Serialize;
+
+/// Why a result could not be added.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CrossTableError {
+    #[error("bot index {bot} is out of range for a field of {len} bots")]
+    BotOutOfRange { bot: usize, len: usize },
+    #[error("bot {0} cannot play itself")]
+    SameBot(usize),
+    #[error("a game score must be 1, 0.5 or 0, got {0}")]
+    InvalidScore(f64),
+}
+
+/// `results[i][j]`: W/D/L of bot i against bot j.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CrossTable {
+    results: Vec<Vec<Wdl>>,
+}
+
+impl CrossTable {
+    /// An empty table for `n` bots.
+    pub fn new(n: usize) -> Self {
+        Self {
+            results: vec![vec![Wdl::default(); n]; n],
+        }
+    }
+
+    /// Number of bots.
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Whether the field has no bots.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+
+    /// Appends a bot without games and returns its index.
+    pub fn add_bot(&mut self) -> usize {
+        let n = self.len();
+        for row in &mut self.results {
+            row.push(Wdl::default());
+        }
+        self.results.push(vec![Wdl::default(); n + 1]);
+        n
+    }
+
+    fn check_pair(&self, a: usize, b: usize) -> Result<(), CrossTableError> {
+        for bot in [a, b] {
+            if bot >= self.len() {
+                return Err(CrossTableError::BotOutOfRange {
+                    bot,
+                    len: self.len(),
+                });
+            }
+        }
+        if a == b {
+            return Err(CrossTableError::SameBot(a));
+        }
+        Ok(())
+    }
+
+    /// Records one game between `a` and `b`; `score_a` is 1 (a won), 0.5 (draw) or 0 (a lost).
+    pub fn add_game(&mut self, a: usize, b: usize, score_a: f64) -> Result<(), CrossTableError> {
+        let outcome =
+            GameOutcome::from_score(score_a).ok_or(CrossTableError::InvalidScore(score_a))?;
+        self.add_outcome(a, b, outcome)
+    }
+
+    /// Records one game between `a` and `b` with `a`'s outcome.
+    pub fn add_outcome(
+        &mut self,
+        a: usize,
+        b: usize,
+        outcome_a: GameOutcome,
+    ) -> Result<(), CrossTableError> {
+        self.check_pair(a, b)?;
+        self.results[a][b].record(outcome_a);
+        self.results[b][a].record(outcome_a.flipped());
+        Ok(())
+    }
+
+    /// Records a batch of games: `wdl` is `a`'s W/D/L against `b`.
+    pub fn add_wdl(&mut self, a: usize, b: usize, wdl: &Wdl) -> Result<(), CrossTableError> {
+        self.check_pair(a, b)?;
+        self.results[a][b].add(wdl);
+        self.results[b][a].add(&wdl.flipped());
+        Ok(())
+    }
+
+    /// W/D/L of `a` against `b` (all zero when either index is out of range or `a == b`).
+    pub fn pair(&self, a: usize, b: usize) -> Wdl {
+        self.results
+            .get(a)
+            .and_then(|row| row.get(b))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Games between `a` and `b`.
+    pub fn games(&self, a: usize, b: usize) -> u64 {
+        self.pair(a, b).games()
+    }
+
+    /// Points `a` scored against `b` (a draw is 1/2).
+    pub fn points(&self, a: usize, b: usize) -> f64 {
+        self.pair(a, b).points()
+    }
+
+    /// W/D/L of `bot` against the whole field.
+    pub fn totals(&self, bot: usize) -> Wdl {
+        let mut total = Wdl::default();
+        if let Some(row) = self.results.get(bot) {
+            for w in row {
+                total.add(w);
+            }
+        }
+        total
+    }
+
+    /// `games[i][j]`, games between i and j.
+    pub fn games_matrix(&self) -> Vec<Vec<u64>> {
+        self.results
+            .iter()
+            .map(|row| row.iter().map(Wdl::games).collect())
+            .collect()
+    }
+
+    /// `points[i][j]`, points i scored against j.
+    pub fn points_matrix(&self) -> Vec<Vec<f64>> {
+        self.results
+            .iter()
+            .map(|row| row.iter().map(Wdl::points).collect())
+            .collect()
+    }
+
+    /// The whole table, `results[i][j]` = W/D/L of i against j.
+    pub fn results(&self) -> &[Vec<Wdl>] {
+        &self.results
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_both_directions() {
+        let mut t = CrossTable::new(3);
+        t.add_game(0, 1, 1.0).unwrap();
+        t.add_game(1, 0, 0.5).unwrap();
+        t.add_game(2, 0, 0.0).unwrap();
+        t.add_wdl(1, 2, &Wdl::new(2, 1, 0)).unwrap();
+        assert_eq!(t.pair(0, 1), Wdl::new(1, 1, 0));
+        assert_eq!(t.pair(1, 0), Wdl::new(0, 1, 1));
+        assert_eq!(t.pair(0, 2), Wdl::new(1, 0, 0));
+        assert_eq!(t.games(1, 2), 3);
+        assert_eq!(t.points(2, 1), 0.5);
+        assert_eq!(t.totals(0), Wdl::new(2, 1, 0));
+        assert_eq!(t.games_matrix()[0], vec![0, 2, 1]);
+        assert_eq!(t.points_matrix()[1], vec![0.5, 0.0, 2.5]);
+        assert_eq!(t.pair(7, 0), Wdl::default());
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let mut t = CrossTable::new(2);
+        assert_eq!(t.add_game(0, 0, 1.0), Err(CrossTableError::SameBot(0)));
+        assert!(matches!(
+            t.add_game(0, 2, 1.0),
+            Err(CrossTableError::BotOutOfRange { bot: 2, len: 2 })
+        ));
+        assert!(matches!(
+            t.add_game(0, 1, 0.7),
+            Err(CrossTableError::InvalidScore(_))
+        ));
+        assert!(t.add_game(0, 1, f64::NAN).is_err());
+        assert_eq!(t.add_bot(), 2);
+        t.add_game(2, 1, 1.0).unwrap();
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.totals(2), Wdl::new(1, 0, 0));
+    }
+}

@@ -1,0 +1,141 @@
+//! Progress of a long run: an indicatif bar on a terminal, a plain line every few seconds when
+//! stderr is a file or a pipe. One factory, so every command shows progress the same way.
+
+use crate::referee::{GameResult, Reason};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// How often the plain progress line is printed.
+const PLAIN_EVERY: Duration = Duration::from_secs(5);
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    total: u64,
+    done: u64,
+    started: Instant,
+    last_line: Instant,
+    /// Points and games of each bot, by name, for the leader.
+    points: BTreeMap<String, (f64, u32)>,
+    forfeits: BTreeMap<&'static str, u32>,
+    /// Extra text after the counts (e.g. the live LLR of an SPRT).
+    extra: String,
+}
+
+impl Progress {
+    /// A progress display for `total` games between `bots`.
+    pub fn new(total: u64, bots: &[String]) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} games, {per_sec}, ETA {eta} {msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        Progress {
+            bar,
+            total,
+            done: 0,
+            started: Instant::now(),
+            last_line: Instant::now(),
+            points: bots.iter().map(|b| (b.clone(), (0.0, 0))).collect(),
+            forfeits: BTreeMap::new(),
+            extra: String::new(),
+        }
+    }
+
+    /// Counts one finished game.
+    pub fn game_done(&mut self, r: &GameResult) {
+        self.done += 1;
+        if r.reason.is_forfeit() || r.reason == Reason::RefereeError {
+            *self.forfeits.entry(r.reason.as_str()).or_default() += 1;
+        }
+        if r.reason != Reason::RefereeError {
+            for (seat, name) in r.bots.iter().enumerate() {
+                let points = match r.winner {
+                    Some(w) if w == seat => 1.0,
+                    Some(_) => 0.0,
+                    None => 0.5,
+                };
+                let entry = self.points.entry(name.clone()).or_default();
+                entry.0 += points;
+                entry.1 += 1;
+            }
+        }
+        self.refresh();
+    }
+
+    /// Sets text shown after the counts.
+    pub fn set_extra(&mut self, extra: String) {
+        self.extra = extra;
+        self.refresh();
+    }
+
+    fn message(&self) -> String {
+        let mut msg = String::new();
+        let leader = self
+            .points
+            .iter()
+            .filter(|(_, (_, g))| *g > 0)
+            .max_by(|a, b| {
+                let sa = a.1 .0 / f64::from(a.1 .1);
+                let sb = b.1 .0 / f64::from(b.1 .1);
+                sa.total_cmp(&sb)
+            });
+        if let Some((name, (p, g))) = leader {
+            msg.push_str(&format!("| leader {name} {:.0}%", 100.0 * p / f64::from(*g)));
+        }
+        if !self.forfeits.is_empty() {
+            let list: Vec<String> = self.forfeits.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            msg.push_str(&format!(" | forfeits: {}", list.join(", ")));
+        }
+        if !self.extra.is_empty() {
+            msg.push_str(" | ");
+            msg.push_str(&self.extra);
+        }
+        msg
+    }
+
+    fn refresh(&mut self) {
+        let msg = self.message();
+        match &self.bar {
+            Some(bar) => {
+                bar.set_position(self.done);
+                bar.set_message(msg);
+            }
+            None => {
+                if self.last_line.elapsed() >= PLAIN_EVERY {
+                    self.last_line = Instant::now();
+                    let secs = self.started.elapsed().as_secs_f64();
+                    eprintln!(
+                        "arbiter: {}/{} games, {:.1} games/s {msg}",
+                        self.done,
+                        self.total,
+                        self.done as f64 / secs.max(1e-9)
+                    );
+                }
+            }
+        }
+    }
+
+    /// Ends the display with a last line of totals.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        let secs = self.started.elapsed().as_secs_f64();
+        eprintln!(
+            "arbiter: {} games in {:.1} s ({:.1} games/s) {}",
+            self.done,
+            secs,
+            self.done as f64 / secs.max(1e-9),
+            self.message()
+        );
+    }
+}

@@ -1,0 +1,325 @@
+//! Standings of a field from recorded games: the Bradley-Terry table with intervals, the
+//! cross-table, the LOS matrix, and for two bots the fastchess-style match block (with
+//! pentanomial pair counts when the rows carry pair ids). Printed, or written as CSV and JSON.
+
+use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Pentanomial, RatingValue, Wdl};
+use crate::report::games_csv::ResultRow;
+use anyhow::{bail, Result};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Everything the standings show.
+pub struct Standings {
+    pub names: Vec<String>,
+    pub table: CrossTable,
+    pub fit: FieldFit,
+    /// For exactly two bots: the match seen from the first.
+    pub duel: Option<Duel>,
+}
+
+/// Two bots' match, from the first bot's side.
+pub struct Duel {
+    pub first: String,
+    pub second: String,
+    pub wdl: Wdl,
+    pub penta: Pentanomial,
+    /// From pairs when there are any, else from single games.
+    pub estimate: Option<EloEstimate>,
+}
+
+/// Builds the standings from result rows. `order` lists bots to show first (and in that order
+/// in the cross-table); bots found only in the rows follow in order of appearance.
+pub fn compute(rows: &[ResultRow], order: &[String], anchor: Option<&(String, f64)>) -> Result<Standings> {
+    let mut names: Vec<String> = order.to_vec();
+    let mut index: HashMap<String, usize> = names.iter().cloned().enumerate().map(|(i, n)| (n, i)).collect();
+    let mut id = |name: &str, names: &mut Vec<String>| -> usize {
+        *index.entry(name.to_string()).or_insert_with(|| {
+            names.push(name.to_string());
+            names.len() - 1
+        })
+    };
+    let mut games = Vec::with_capacity(rows.len());
+    for row in rows {
+        let a = id(&row.bot0, &mut names);
+        let b = id(&row.bot1, &mut names);
+        if a == b {
+            bail!("a game of '{}' against itself cannot be rated", row.bot0);
+        }
+        let score_a = match row.winner {
+            Some(0) => 1.0,
+            Some(1) => 0.0,
+            None => 0.5,
+            Some(w) => bail!("winner {w} in a game of {} and {}: expected 0, 1 or empty", row.bot0, row.bot1),
+        };
+        games.push((a, b, score_a, row.pair_id));
+    }
+    let mut table = CrossTable::new(names.len());
+    for &(a, b, s, _) in &games {
+        table.add_game(a, b, s)?;
+    }
+    let anchor = match anchor {
+        Some((bot, elo)) => match names.iter().position(|n| n == bot) {
+            Some(i) => Some((i, *elo)),
+            None => bail!("--anchor names '{bot}', which played no game here; bots: {}", names.join(", ")),
+        },
+        None => None,
+    };
+    let mut fit = rating::bradley_terry::fit(&table, anchor);
+    // The fit speaks of bots by index; users know them by name.
+    for w in &mut fit.warnings {
+        for (i, name) in names.iter().enumerate() {
+            *w = w.replace(&format!("bot {i} "), &format!("'{name}' "));
+        }
+    }
+    let duel = (names.len() == 2).then(|| duel(&names, &games));
+    Ok(Standings {
+        names,
+        table,
+        fit,
+        duel,
+    })
+}
+
+fn duel(names: &[String], games: &[(usize, usize, f64, Option<u64>)]) -> Duel {
+    let mut wdl = Wdl::default();
+    let mut pairs: HashMap<u64, Vec<f64>> = HashMap::new();
+    for &(a, _, s, pair) in games {
+        let first_score = if a == 0 { s } else { 1.0 - s };
+        match first_score {
+            x if x > 0.75 => wdl.wins += 1,
+            x if x < 0.25 => wdl.losses += 1,
+            _ => wdl.draws += 1,
+        }
+        if let Some(p) = pair {
+            pairs.entry(p).or_default().push(first_score);
+        }
+    }
+    let mut penta = Pentanomial::default();
+    for scores in pairs.values().filter(|v| v.len() == 2) {
+        let k = ((scores[0] + scores[1]) * 2.0).round() as usize;
+        penta.0[k.min(4)] += 1;
+    }
+    let estimate = if penta.pairs() > 0 {
+        EloEstimate::from_pentanomial(&penta)
+    } else {
+        EloEstimate::from_wdl(&wdl)
+    };
+    Duel {
+        first: names[0].clone(),
+        second: names[1].clone(),
+        wdl,
+        penta,
+        estimate,
+    }
+}
+
+fn interval(r: &rating::BotRating) -> String {
+    let end = |x: f64| rating::fmt_elo(x);
+    format!("[{}, {}]", end(r.low), end(r.high))
+}
+
+/// The rating table, the cross-table, and for two bots the match block.
+pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
+    let width = s.names.iter().map(String::len).max().unwrap_or(3).max(3);
+    writeln!(
+        out,
+        "{:>4}  {:<width$}  {:>9}  {:>20}  {:>6}  {:>7}  {:>11}",
+        "Rank", "Bot", "Elo", "95% interval", "Games", "Points", "W/D/L"
+    )?;
+    for (rank, &i) in s.fit.ranking().iter().enumerate() {
+        let r = &s.fit.ratings[i];
+        writeln!(
+            out,
+            "{:>4}  {:<width$}  {:>9}  {:>20}  {:>6}  {:>7.1}  {:>11}",
+            rank + 1,
+            s.names[i],
+            r.rating.to_string(),
+            interval(r),
+            r.games,
+            r.points,
+            format!("{}/{}/{}", r.wins, r.draws, r.losses)
+        )?;
+    }
+    for w in &s.fit.warnings {
+        writeln!(out, "note: {w}")?;
+    }
+    writeln!(out, "Ratings: {}.", s.fit.method)?;
+    writeln!(out, "\nCross-table (points of the row bot against the column bot, out of games):")?;
+    let cell = 10.max(width.min(12));
+    write!(out, "{:<width$}", "")?;
+    for n in &s.names {
+        write!(out, "  {:>cell$}", truncate(n, cell))?;
+    }
+    writeln!(out)?;
+    for (i, n) in s.names.iter().enumerate() {
+        write!(out, "{n:<width$}")?;
+        for j in 0..s.names.len() {
+            let text = if i == j {
+                "-".to_string()
+            } else {
+                let g = s.table.games(i, j);
+                if g == 0 {
+                    ".".to_string()
+                } else {
+                    format!("{}/{}", s.table.points(i, j), g)
+                }
+            };
+            write!(out, "  {text:>cell$}")?;
+        }
+        writeln!(out)?;
+    }
+    if let Some(d) = &s.duel {
+        writeln!(out)?;
+        print_duel(out, d)?;
+    }
+    Ok(())
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// The fastchess-style block of a two-bot match.
+pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
+    let games = d.wdl.games();
+    writeln!(out, "Results of {} vs {} ({games} games):", d.first, d.second)?;
+    match &d.estimate {
+        Some(e) => {
+            writeln!(out, "Elo: {}, nElo: {}", e.elo_text(), e.nelo_text())?;
+            let pairs_ratio = {
+                let p = d.penta.0;
+                let (good, bad) = (p[3] + p[4], p[0] + p[1]);
+                if bad == 0 {
+                    if good == 0 { "n/a".to_string() } else { "inf".to_string() }
+                } else {
+                    format!("{:.2}", good as f64 / bad as f64)
+                }
+            };
+            writeln!(
+                out,
+                "LOS: {}, DrawRatio: {}, PairsRatio: {pairs_ratio}",
+                rating::fmt_percent(e.los),
+                rating::fmt_percent(e.draw_ratio)
+            )?;
+        }
+        None => writeln!(out, "Elo: n/a (no games)")?,
+    }
+    let points = d.wdl.points();
+    writeln!(
+        out,
+        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {points:.1} ({})",
+        d.wdl.wins,
+        d.wdl.losses,
+        d.wdl.draws,
+        rating::fmt_percent(if games == 0 { f64::NAN } else { points / games as f64 })
+    )?;
+    let p = d.penta.0;
+    writeln!(out, "Ptnml(0-2): [{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4])
+}
+
+fn finite(x: f64) -> Value {
+    if x.is_finite() {
+        json!((x * 100.0).round() / 100.0)
+    } else {
+        Value::Null
+    }
+}
+
+/// The JSON form: `{"ratings": [...], "los": {bot: {bot: p}}, "method": ..., "warnings": [...]}`.
+pub fn json(s: &Standings) -> Value {
+    let ratings: Vec<Value> = s
+        .fit
+        .ranking()
+        .iter()
+        .map(|&i| {
+            let r = &s.fit.ratings[i];
+            let (elo, bound) = match r.rating {
+                RatingValue::Finite(x) => (finite(x), Value::Null),
+                RatingValue::AtLeast(x) => (finite(x), json!("at-least")),
+                RatingValue::AtMost(x) => (finite(x), json!("at-most")),
+                RatingValue::Unrated => (Value::Null, json!("unrated")),
+            };
+            json!({
+                "bot": s.names[i],
+                "elo": elo,
+                "bound": bound,
+                "low": finite(r.low),
+                "high": finite(r.high),
+                "games": r.games,
+                "points": r.points,
+                "wins": r.wins,
+                "draws": r.draws,
+                "losses": r.losses,
+            })
+        })
+        .collect();
+    let mut los = serde_json::Map::new();
+    for (i, a) in s.names.iter().enumerate() {
+        let mut row = serde_json::Map::new();
+        for (j, b) in s.names.iter().enumerate() {
+            if let Some(p) = s.fit.los[i][j] {
+                row.insert(b.clone(), json!((p * 10000.0).round() / 10000.0));
+            }
+        }
+        los.insert(a.clone(), Value::Object(row));
+    }
+    json!({
+        "ratings": ratings,
+        "los": los,
+        "method": s.fit.method,
+        "warnings": s.fit.warnings,
+    })
+}
+
+/// Writes ratings.csv, crosstable.csv, los.csv and ratings.json into `dir`.
+pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
+    let mut w = csv::Writer::from_path(dir.join("ratings.csv"))?;
+    w.write_record(["rank", "bot", "elo", "bound", "low", "high", "games", "points", "wins", "draws", "losses"])?;
+    for (rank, &i) in s.fit.ranking().iter().enumerate() {
+        let r = &s.fit.ratings[i];
+        let (elo, bound) = match r.rating {
+            RatingValue::Finite(x) => (format!("{x:.2}"), ""),
+            RatingValue::AtLeast(x) => (format!("{x:.2}"), "at-least"),
+            RatingValue::AtMost(x) => (format!("{x:.2}"), "at-most"),
+            RatingValue::Unrated => (String::new(), "unrated"),
+        };
+        let end = |x: f64| if x.is_finite() { format!("{x:.2}") } else { format!("{x}") };
+        w.write_record([
+            (rank + 1).to_string(),
+            s.names[i].clone(),
+            elo,
+            bound.to_string(),
+            end(r.low),
+            end(r.high),
+            r.games.to_string(),
+            r.points.to_string(),
+            r.wins.to_string(),
+            r.draws.to_string(),
+            r.losses.to_string(),
+        ])?;
+    }
+    w.flush()?;
+    let matrix = |file: &str, cell: &dyn Fn(usize, usize) -> String| -> io::Result<()> {
+        let mut w = csv::Writer::from_path(dir.join(file))?;
+        let mut header = vec!["bot".to_string()];
+        header.extend(s.names.iter().cloned());
+        w.write_record(&header)?;
+        for (i, n) in s.names.iter().enumerate() {
+            let mut row = vec![n.clone()];
+            row.extend((0..s.names.len()).map(|j| cell(i, j)));
+            w.write_record(&row)?;
+        }
+        w.flush()
+    };
+    matrix("crosstable.csv", &|i, j| {
+        if i == j { String::new() } else { s.table.points(i, j).to_string() }
+    })?;
+    matrix("los.csv", &|i, j| s.fit.los[i][j].map(|p| format!("{p:.4}")).unwrap_or_default())?;
+    let text = serde_json::to_string_pretty(&json(s)).map_err(io::Error::other)?;
+    std::fs::write(dir.join("ratings.json"), text + "\n")
+}

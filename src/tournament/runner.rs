@@ -1,0 +1,115 @@
+//! Plays a list of games on a fixed number of worker threads (one game per worker at a time,
+//! one thread per worker for the whole run, never one per game or turn) and hands each finished
+//! game to the caller, in the caller's thread, the moment it ends.
+
+use super::schedule::{opening, GameSpec};
+use crate::bot::BotSpec;
+use crate::referee::{self, GameResult, Reason, RefereeConfig, SeatStats};
+use std::ops::ControlFlow;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// What the games are played with.
+pub struct Runner<'a> {
+    pub bots: &'a [BotSpec],
+    pub game: &'a str,
+    pub opening_plies: u32,
+    pub referee: &'a RefereeConfig,
+    pub concurrency: usize,
+}
+
+/// A finished game with the spec it was played for.
+pub struct Finished {
+    pub spec: GameSpec,
+    pub result: GameResult,
+}
+
+impl Runner<'_> {
+    /// Plays `games`; `on_finished` runs in the calling thread for each finished game, in the
+    /// order they finish. Returning `Break` stops handing out new games; games already under way
+    /// still finish and are reported.
+    pub fn run(&self, games: &[GameSpec], mut on_finished: impl FnMut(Finished) -> ControlFlow<()>) {
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let (tx, rx) = mpsc::channel::<Finished>();
+        let workers = self.concurrency.clamp(1, games.len().max(1));
+        std::thread::scope(|scope| {
+            for w in 0..workers {
+                let tx = tx.clone();
+                let (next, stop) = (&next, &stop);
+                std::thread::Builder::new()
+                    .name(format!("game-worker-{w}"))
+                    .spawn_scoped(scope, move || loop {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(spec) = games.get(i) else { break };
+                        let result = self.play_one(spec);
+                        if tx.send(Finished { spec: spec.clone(), result }).is_err() {
+                            break;
+                        }
+                    })
+                    .expect("cannot start a worker thread");
+            }
+            drop(tx);
+            for finished in rx {
+                if on_finished(finished).is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+
+    /// Plays one game; whatever goes wrong in the referee becomes a `referee-error` result.
+    pub fn play_one(&self, spec: &GameSpec) -> GameResult {
+        let bots: Vec<BotSpec> = spec.seats.iter().map(|&i| self.bots[i].clone()).collect();
+        let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+        let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let (position, moves) =
+                opening(self.game, spec.seed, self.opening_plies).map_err(|e| (Vec::new(), e.to_string()))?;
+            referee::play(position, &moves, &bots, self.referee, spec.seed)
+                .map_err(|e| (moves, e.to_string()))
+        }));
+        let (opening_moves, detail) = match attempt {
+            Ok(Ok(result)) => return result,
+            Ok(Err((moves, e))) => (moves, e),
+            Err(panic) => (
+                Vec::new(),
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .map(|m| format!("the referee panicked: {m}"))
+                    .unwrap_or_else(|| "the referee panicked".into()),
+            ),
+        };
+        referee_error(self.game, spec.seed, names, opening_moves, detail)
+    }
+}
+
+/// The record of a game the referee could not play.
+fn referee_error(game: &str, seed: u64, bots: Vec<String>, opening: Vec<String>, detail: String) -> GameResult {
+    let seats = bots.len();
+    GameResult {
+        game: game.to_string(),
+        seed,
+        opening,
+        winner: None,
+        ranks: vec![0; seats],
+        reason: Reason::RefereeError,
+        detail,
+        offender: None,
+        turns: 0,
+        scores: vec![0; seats],
+        removed: vec![0; seats],
+        stats: vec![SeatStats::default(); seats],
+        moves: Vec::new(),
+        log: Vec::new(),
+        stderr_tails: vec![String::new(); seats],
+        stderr_bytes: vec![0; seats],
+        duration: std::time::Duration::ZERO,
+        bots,
+    }
+}

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""hostile.py: an honest Impasse bot that can misbehave on purpose, for integration tests.
+
+Usage: python3 tests/bots/hostile.py MODE [ARG...]
+
+The bot reads the full protocol every turn (colour line on its first turn only,
+8 board rows, last move, n, n moves) and answers the FIRST offered move, flushing
+after each answer. `t` counts this bot's own turns from 1. A mode that triggers
+"at turn T" plays honestly before T. Defaults are in brackets.
+
+  honest                    answer the first move every turn
+  sleep T MS     [2 100000] at turn T sleep MS ms, then answer
+  late MS        [120]      every turn after the first, sleep MS ms, then answer
+  exit T CODE    [2 3]      at turn T exit with CODE without answering
+  kill-self T    [2]        at turn T kill itself with SIGSEGV
+  close-stdout T [2]        at turn T close stdout (fd 1), then sleep forever
+  invalid T TEXT [2 zz99]   at turn T answer TEXT
+  long T BYTES   [2 20000]  at turn T write BYTES bytes of "x" with no newline, flush, sleep forever
+  bad-utf8 T     [2]        at turn T write the bytes b"\\xff\\xfe\\x01ab\\n"
+  extra-lines T  [2]        at turn T write the first move twice (two lines) in one write
+  comment                   answer "MOVE some comment text" every turn
+  random-word T  [2]        at turn T answer "random"
+  stderr-flood MB [4]       every turn write MB MiB to stderr (64 KiB chunks, flushed), then answer
+  fork T MARKER  [1 arbiter-test-marker]
+                            at turn T start a child which starts a grandchild; both sleep 1000 s,
+                            have MARKER in their command lines and hold stdout/stderr open;
+                            then keep playing honestly
+  fork-exit T MARKER [2 arbiter-test-marker]
+                            at turn T start the same descendants, then exit 0 without answering
+  ignore-term T  [2]        ignore SIGTERM from the start; at turn T sleep forever without answering
+  cpu-burn T MS  [1 50]     from turn T on, busy-loop MS ms of CPU time each turn, then answer
+  net T          [1]        at turn T try a TCP connection to 1.1.1.1:53 (1 s timeout), write
+                            "NET-OK" or "NET-BLOCKED <error>" to stderr, then answer
+  read-file T PATH [1 -]    at turn T try to read PATH (required), write "READ-OK" or
+                            "READ-BLOCKED <error>" to stderr, then answer
+  write-file T PATH [1 -]   at turn T try to write PATH (required), write "WRITE-OK" or
+                            "WRITE-BLOCKED <error>" to stderr, then answer
+  env-dump                  at start write the sorted environment variable names to stderr
+                            (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
+  memory T MB    [1 2000]   at turn T allocate and touch MB MiB (kept for the rest of the game);
+                            on MemoryError write "MEM-FAIL" to stderr and exit 1; otherwise answer
+
+At end of input the bot exits with status 0. If the input does not follow the protocol it
+writes "PROTOCOL-ERROR <what>" to stderr and exits with status 2. Bad arguments: status 64.
+Standard library only; Python 3.9+.
+"""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+# mode -> (argument names, defaults; None marks a required argument)
+MODES = {
+    "honest": ([], []),
+    "sleep": (["T", "MS"], [2, 100000]),
+    "late": (["MS"], [120]),
+    "exit": (["T", "CODE"], [2, 3]),
+    "kill-self": (["T"], [2]),
+    "close-stdout": (["T"], [2]),
+    "invalid": (["T", "TEXT"], [2, "zz99"]),
+    "long": (["T", "BYTES"], [2, 20000]),
+    "bad-utf8": (["T"], [2]),
+    "extra-lines": (["T"], [2]),
+    "comment": ([], []),
+    "random-word": (["T"], [2]),
+    "stderr-flood": (["MB"], [4]),
+    "fork": (["T", "MARKER"], [1, "arbiter-test-marker"]),
+    "fork-exit": (["T", "MARKER"], [2, "arbiter-test-marker"]),
+    "ignore-term": (["T"], [2]),
+    "cpu-burn": (["T", "MS"], [1, 50]),
+    "net": (["T"], [1]),
+    "read-file": (["T", "PATH"], [1, None]),
+    "write-file": (["T", "PATH"], [1, None]),
+    "env-dump": ([], []),
+    "memory": (["T", "MB"], [1, 2000]),
+}
+TEXT_ARGS = {"TEXT", "MARKER", "PATH"}
+
+# Python code run by a descendant: optionally start one more sleeper, then sleep.
+SLEEPER = "import time; time.sleep(1000)"
+SPAWNER = (
+    "import subprocess, sys, time; "
+    "subprocess.Popen([sys.executable, '-c', %r, sys.argv[1]], stdin=subprocess.DEVNULL); "
+    "time.sleep(1000)" % SLEEPER
+)
+
+_kept = []  # keeps memory-mode allocations and child handles alive
+
+
+def usage(message):
+    sys.stderr.write("hostile.py: %s\n" % message)
+    sys.exit(64)
+
+
+def parse_args(argv):
+    if not argv or argv[0] not in MODES:
+        usage("MODE must be one of: " + " ".join(MODES))
+    mode, values = argv[0], argv[1:]
+    names, defaults = MODES[mode]
+    if len(values) > len(names):
+        usage("%s takes at most %d arguments: %s" % (mode, len(names), " ".join(names)))
+    args = {}
+    for i, name in enumerate(names):
+        value = values[i] if i < len(values) else defaults[i]
+        if value is None:
+            usage("%s needs %s" % (mode, name))
+        if name not in TEXT_ARGS:
+            try:
+                value = int(value)
+            except ValueError:
+                usage("%s must be an integer, not %r" % (name, value))
+        args[name] = value
+    return mode, args
+
+
+def protocol_error(what):
+    sys.stderr.write("PROTOCOL-ERROR %s\n" % what)
+    sys.stderr.flush()
+    sys.exit(2)
+
+
+def read_line():
+    """One input line as str without its line ending; exit quietly at end of input."""
+    line = sys.stdin.buffer.readline()
+    if not line:
+        sys.exit(0)
+    if not line.endswith(b"\n"):
+        protocol_error("line without newline at end of input: %r" % line)
+    return line.rstrip(b"\r\n").decode("utf-8", "replace")
+
+
+def read_turn(first):
+    """Read one turn; returns (colour or None, board rows, last move, moves)."""
+    colour = None
+    if first:
+        colour = read_line()
+        if colour not in ("w", "b"):
+            protocol_error("expected colour line w or b, got %r" % colour)
+    rows = [read_line() for _ in range(8)]
+    for row in rows:
+        if len(row) != 8 or any(c not in ".wWbB" for c in row):
+            protocol_error("bad board row %r" % row)
+    last = read_line()
+    count = read_line()
+    try:
+        n = int(count)
+    except ValueError:
+        protocol_error("bad move count %r" % count)
+    if n < 1:
+        protocol_error("move count %d" % n)
+    moves = [read_line() for _ in range(n)]
+    return colour, rows, last, moves
+
+
+def write_out(data):
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def note(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def sleep_ms(ms):
+    time.sleep(ms / 1000.0)
+
+
+def sleep_forever():
+    while True:
+        time.sleep(3600)
+
+
+def spawn_descendants(marker):
+    """A child that starts a grandchild; both sleep 1000 s with MARKER in argv and
+    inherit stdout/stderr, so they keep the bot's output pipes open."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", SPAWNER, marker], stdin=subprocess.DEVNULL
+    )
+    _kept.append(child)
+
+
+def main():
+    mode, a = parse_args(sys.argv[1:])
+    if mode == "ignore-term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if mode == "env-dump":
+        note("\n".join(["ENV-BEGIN"] + sorted(os.environ) + ["ENV-END"]))
+
+    t = 0
+    while True:
+        t += 1
+        moves = read_turn(first=(t == 1))[3]
+        answer = moves[0]
+        at = "T" in a and t == a["T"]  # does a turn-T mode trigger now?
+
+        if mode == "sleep" and at:
+            sleep_ms(a["MS"])
+        elif mode == "late" and t > 1:
+            sleep_ms(a["MS"])
+        elif mode == "exit" and at:
+            sys.exit(a["CODE"])
+        elif mode == "kill-self" and at:
+            os.kill(os.getpid(), signal.SIGSEGV)
+            sleep_forever()
+        elif mode == "close-stdout" and at:
+            os.close(1)
+            sleep_forever()
+        elif mode == "invalid" and at:
+            answer = a["TEXT"]
+        elif mode == "long" and at:
+            write_out(b"x" * a["BYTES"])
+            sleep_forever()
+        elif mode == "bad-utf8" and at:
+            write_out(b"\xff\xfe\x01ab\n")
+            continue
+        elif mode == "extra-lines" and at:
+            write_out((answer + "\n" + answer + "\n").encode())
+            continue
+        elif mode == "comment":
+            answer += " some comment text"
+        elif mode == "random-word" and at:
+            answer = "random"
+        elif mode == "stderr-flood":
+            chunk = b"e" * 65535 + b"\n"
+            for _ in range(a["MB"] * 16):
+                sys.stderr.buffer.write(chunk)
+                sys.stderr.buffer.flush()
+        elif mode == "fork" and at:
+            spawn_descendants(a["MARKER"])
+        elif mode == "fork-exit" and at:
+            spawn_descendants(a["MARKER"])
+            sys.exit(0)
+        elif mode == "ignore-term" and at:
+            sleep_forever()
+        elif mode == "cpu-burn" and t >= a["T"]:
+            end = time.process_time() + a["MS"] / 1000.0
+            while time.process_time() < end:
+                sum(range(1000))  # user-space work between clock reads
+        elif mode == "net" and at:
+            try:
+                socket.create_connection(("1.1.1.1", 53), timeout=1).close()
+                note("NET-OK")
+            except OSError as e:
+                note("NET-BLOCKED %s" % e)
+        elif mode == "read-file" and at:
+            try:
+                with open(a["PATH"], "rb") as f:
+                    f.read()
+                note("READ-OK")
+            except OSError as e:
+                note("READ-BLOCKED %s" % e)
+        elif mode == "write-file" and at:
+            try:
+                with open(a["PATH"], "w") as f:
+                    f.write("written by hostile.py\n")
+                note("WRITE-OK")
+            except OSError as e:
+                note("WRITE-BLOCKED %s" % e)
+        elif mode == "memory" and at:
+            try:
+                block = bytearray(a["MB"] * 1024 * 1024)
+                block[::4096] = b"\x01" * len(range(0, len(block), 4096))  # touch every page
+                _kept.append(block)
+            except MemoryError:
+                note("MEM-FAIL")
+                sys.exit(1)
+
+        write_out((answer + "\n").encode("utf-8", "surrogateescape"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+//! Shared helpers for the integration tests: run the real `arbiter` binary against real bot
+//! processes, and look for processes a game left behind.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A command line for the hostile test bot in the given mode.
+pub fn hostile(mode_and_args: &str) -> String {
+    format!(
+        "python3 {}/tests/bots/hostile.py {mode_and_args}",
+        root().display()
+    )
+}
+
+pub fn random_bot() -> String {
+    env!("CARGO_BIN_EXE_arbiter-bot-random").to_string()
+}
+
+pub fn greedy_bot() -> String {
+    env!("CARGO_BIN_EXE_arbiter-bot-greedy").to_string()
+}
+
+pub fn first_bot() -> String {
+    env!("CARGO_BIN_EXE_arbiter-bot-first").to_string()
+}
+
+pub fn arbiter() -> Command {
+    let mut c = Command::cargo_bin("arbiter").unwrap();
+    c.current_dir(root());
+    c
+}
+
+/// Runs `arbiter play --json` with generous clocks (tests run in parallel on a small machine)
+/// plus `extra` options; returns the JSON result and how long the run took.
+pub fn play_json(white: &str, black: &str, extra: &[&str]) -> (Value, Duration) {
+    let t = Instant::now();
+    let out = arbiter()
+        .args(["play", "--json", "--seed", "1", "--turn-ms", "1000", "--first-turn-ms", "5000"])
+        .args(extra)
+        .arg(white)
+        .arg(black)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert!(
+        out.status.success(),
+        "arbiter failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    (v, took)
+}
+
+/// Pids of live processes whose command line or environment mentions `marker`.
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let has = |b: &[u8]| b.windows(marker.len()).any(|w| w == marker.as_bytes());
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .map(|s| s.contains(") Z "))
+            .unwrap_or(false);
+        if (has(&cmdline) || has(&environ)) && !zombie {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A marker unique to one test, to find that test's processes only.
+pub fn marker(name: &str) -> String {
+    format!("arbiter-test-{name}-{}", std::process::id())
+}

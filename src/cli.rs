@@ -28,6 +28,13 @@ pub enum Command {
     Tournament(TournamentArgs),
     /// Recompute standings from one or more games.csv files (e.g. shards from several machines).
     Ratings(RatingsArgs),
+    /// Is NEW better than OLD? Play pairs of games until a sequential probability ratio test
+    /// decides. Exit status: 0 = H1 accepted (NEW better by at least elo1), 1 = H0 accepted
+    /// (not better than elo0), 2 = no decision within --max-pairs, 3 = error.
+    Sprt(SprtArgs),
+    /// Offline calculator: Elo, LOS, nElo and (with bounds) the SPRT log-likelihood ratio of a
+    /// W/D/L or pentanomial record.
+    Stats(StatsArgs),
     /// Measure what the referee adds to every turn, against the pipe round-trip floor.
     Bench(BenchArgs),
 }
@@ -246,4 +253,93 @@ pub struct BenchArgs {
     /// A shorter run (under 15 seconds), with fewer samples.
     #[arg(long)]
     pub quick: bool,
+}
+
+/// The hypotheses of an SPRT.
+#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SprtOpts {
+    /// H0: NEW is not better than this many Elo (in the chosen model's units).
+    #[arg(long, default_value_t = 0.0, value_name = "ELO", allow_negative_numbers = true)]
+    pub elo0: f64,
+    /// H1: NEW is better by at least this many Elo.
+    #[arg(long, default_value_t = 5.0, value_name = "ELO", allow_negative_numbers = true)]
+    pub elo1: f64,
+    /// Elo model of the bounds: normalized (nElo, fastchess's default) or logistic.
+    #[arg(long, default_value = "normalized", value_name = "MODEL")]
+    pub model: String,
+    /// False-positive rate (accepting H1 when H0 holds).
+    #[arg(long, default_value_t = 0.05, value_name = "P")]
+    pub alpha: f64,
+    /// False-negative rate (accepting H0 when H1 holds).
+    #[arg(long, default_value_t = 0.05, value_name = "P")]
+    pub beta: f64,
+}
+
+impl SprtOpts {
+    pub fn params(&self) -> Result<arbiter::rating::SprtParams> {
+        let model = self.model.parse()?;
+        Ok(arbiter::rating::SprtParams::new(self.elo0, self.elo1, self.alpha, self.beta, model)?)
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SprtArgs {
+    /// The candidate bot (executable, directory with bot.toml, or command line).
+    #[arg(value_name = "NEW", required_unless_present = "resume")]
+    pub new: Option<String>,
+    /// The reference bot.
+    #[arg(value_name = "OLD", required_unless_present = "resume")]
+    pub old: Option<String>,
+    #[command(flatten)]
+    pub sprt: SprtOpts,
+    /// Stop without a decision after this many pairs of games.
+    #[arg(long, default_value_t = 20000, value_name = "N")]
+    pub max_pairs: u64,
+    /// Random legal plies the referee plays before the bots take over (0 = the standard start).
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub opening_plies: u32,
+    /// Games played at the same time [default: the number of CPU cores].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Results folder [default: results/sprt-<UTC date-time>]; if it holds this same test, it
+    /// continues.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue the test in DIR with its recorded settings (give no NEW and OLD).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["new", "old", "out"])]
+    pub resume: Option<PathBuf>,
+    /// Master seed: fixes every pair's seed and opening [default: random, recorded].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub game: GameOpts,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("record").required(true).args(["wdl", "ptnml"])))]
+pub struct StatsArgs {
+    /// Wins, draws and losses of the first bot, e.g. 60,20,20.
+    #[arg(long, value_name = "W,D,L", value_delimiter = ',')]
+    pub wdl: Option<Vec<u64>>,
+    /// Pentanomial pair counts (pair scores 0, 0.5, 1, 1.5, 2), e.g. 10,20,40,20,10.
+    #[arg(long, value_name = "C0,C1,C2,C3,C4", value_delimiter = ',')]
+    pub ptnml: Option<Vec<u64>>,
+    /// Lower SPRT bound; with --elo1, also print the LLR and the decision thresholds.
+    #[arg(long, value_name = "ELO", requires = "elo1", allow_negative_numbers = true)]
+    pub elo0: Option<f64>,
+    /// Upper SPRT bound.
+    #[arg(long, value_name = "ELO", requires = "elo0", allow_negative_numbers = true)]
+    pub elo1: Option<f64>,
+    /// Elo model of the bounds: normalized or logistic.
+    #[arg(long, default_value = "normalized", value_name = "MODEL")]
+    pub model: String,
+    /// False-positive rate of the SPRT.
+    #[arg(long, default_value_t = 0.05, value_name = "P")]
+    pub alpha: f64,
+    /// False-negative rate of the SPRT.
+    #[arg(long, default_value_t = 0.05, value_name = "P")]
+    pub beta: f64,
+    /// Print one JSON object: elo, elo_margin, los, nelo, nelo_margin, llr, lower, upper.
+    #[arg(long)]
+    pub json: bool,
 }

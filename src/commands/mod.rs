@@ -3,6 +3,8 @@
 mod bench;
 mod play;
 mod ratings;
+mod sprt;
+mod stats;
 mod tournament;
 
 use crate::cli::Command;
@@ -18,6 +20,8 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Tournament(args) => tournament::run(args),
         Command::Ratings(args) => ratings::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Sprt(args) => sprt::run(args),
+        Command::Stats(args) => stats::run(args),
     }
 }
 

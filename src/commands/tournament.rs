@@ -29,46 +29,51 @@ pub struct Settings {
     pub game: GameOpts,
 }
 
-const SETTINGS_FILE: &str = "tournament.toml";
-
-fn load_settings(dir: &Path) -> Result<Settings> {
-    let path = dir.join(SETTINGS_FILE);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("reading {} (is {} a tournament folder?)", path.display(), dir.display()))?;
-    toml::from_str(&text).with_context(|| format!("{} is not a valid tournament settings file", path.display()))
+/// Settings saved in a results folder so that a run can be continued exactly.
+pub trait Recorded: Serialize + serde::de::DeserializeOwned + PartialEq {
+    /// The file name in the results folder.
+    const FILE: &'static str;
+    fn seed_mut(&mut self) -> &mut u64;
 }
 
-/// Decides the settings and the results folder: new, resumed with `--resume`, or resumed
-/// because `--out` already holds the same tournament.
-fn settings_and_dir(args: &TournamentArgs) -> Result<(Settings, PathBuf, bool)> {
-    if let Some(dir) = &args.resume {
+impl Recorded for Settings {
+    const FILE: &'static str = "tournament.toml";
+    fn seed_mut(&mut self) -> &mut u64 {
+        &mut self.seed
+    }
+}
+
+fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
+    let path = dir.join(S::FILE);
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!("reading {} (is {} a results folder of this command?)", path.display(), dir.display())
+    })?;
+    toml::from_str(&text).with_context(|| format!("{} is not a valid settings file", path.display()))
+}
+
+/// Decides the settings and the results folder: the recorded ones with `resume`; else `fresh`,
+/// resuming when `out` already holds the same run (a seed the user did not give is taken from
+/// the record). Returns the settings, the folder, and whether it is a resume.
+pub fn settings_and_dir<S: Recorded>(
+    resume: Option<&PathBuf>,
+    out: Option<&PathBuf>,
+    name: &str,
+    seed_given: bool,
+    fresh: impl FnOnce() -> Result<S>,
+) -> Result<(S, PathBuf, bool)> {
+    if let Some(dir) = resume {
         return Ok((load_settings(dir)?, dir.clone(), true));
     }
-    if args.bots.len() < 2 {
-        bail!("a tournament needs two or more bots (got {})", args.bots.len());
-    }
-    if args.games == 0 || args.games % 2 != 0 {
-        bail!("--games must be even and at least 2 (games are played in pairs with seats swapped), got {}", args.games);
-    }
-    let out = args.out.clone().unwrap_or_else(|| cli::default_out_dir("tournament"));
-    let mut settings = Settings {
-        bots: args.bots.clone(),
-        workdir: std::env::current_dir()?,
-        format: args.format,
-        games: args.games,
-        opening_plies: args.opening_plies,
-        seed: args.seed.unwrap_or_else(cli::fresh_seed),
-        replays: args.replays,
-        game: args.game.clone(),
-    };
-    if out.join(SETTINGS_FILE).exists() {
-        let old = load_settings(&out)?;
-        if args.seed.is_none() {
-            settings.seed = old.seed;
+    let mut settings = fresh()?;
+    let out = out.cloned().unwrap_or_else(|| cli::default_out_dir(name));
+    if out.join(S::FILE).exists() {
+        let mut old: S = load_settings(&out)?;
+        if !seed_given {
+            *settings.seed_mut() = *old.seed_mut();
         }
         if old != settings {
             bail!(
-                "{} already holds a different tournament (other bots or settings); \
+                "{} already holds a different run (other bots or settings); \
                  choose another --out, or continue that one with --resume {}",
                 out.display(),
                 out.display()
@@ -79,9 +84,16 @@ fn settings_and_dir(args: &TournamentArgs) -> Result<(Settings, PathBuf, bool)> 
     Ok((settings, out, false))
 }
 
+/// Writes the settings into the results folder.
+pub fn save_settings<S: Recorded>(dir: &Path, settings: &S) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join(S::FILE), toml::to_string_pretty(settings)?)
+        .with_context(|| format!("writing {}", dir.join(S::FILE).display()))
+}
+
 /// Resolves, builds and test-starts every bot. Bots that fail are reported and left out; a
 /// clash of names is an error.
-fn prepare_bots(origins: &[String], cfg: &arbiter::referee::RefereeConfig) -> Result<(Vec<BotSpec>, Vec<bool>)> {
+pub fn prepare_bots(origins: &[String], cfg: &arbiter::referee::RefereeConfig) -> Result<(Vec<BotSpec>, Vec<bool>)> {
     let mut specs = Vec::new();
     let mut ok = Vec::new();
     for origin in origins {
@@ -133,7 +145,33 @@ fn prepare_bots(origins: &[String], cfg: &arbiter::referee::RefereeConfig) -> Re
 
 pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
-    let (settings, out, resuming) = settings_and_dir(&args)?;
+    let (settings, out, resuming) = settings_and_dir(
+        args.resume.as_ref(),
+        args.out.as_ref(),
+        "tournament",
+        args.seed.is_some(),
+        || {
+            if args.bots.len() < 2 {
+                bail!("a tournament needs two or more bots (got {})", args.bots.len());
+            }
+            if args.games == 0 || args.games % 2 != 0 {
+                bail!(
+                    "--games must be even and at least 2 (games are played in pairs with seats swapped), got {}",
+                    args.games
+                );
+            }
+            Ok(Settings {
+                bots: args.bots.clone(),
+                workdir: std::env::current_dir()?,
+                format: args.format,
+                games: args.games,
+                opening_plies: args.opening_plies,
+                seed: args.seed.unwrap_or_else(cli::fresh_seed),
+                replays: args.replays,
+                game: args.game.clone(),
+            })
+        },
+    )?;
     let out = std::path::absolute(&out)?;
     let game_name = settings.game.game.clone();
     let proto = game::new_game(&game_name, 0)?;
@@ -152,8 +190,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         bail!("fewer than two bots can play ({playing}); see the messages above");
     }
 
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    std::fs::write(out.join(SETTINGS_FILE), toml::to_string_pretty(&settings)?)?;
+    save_settings(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"))
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
     let all = schedule(bots.len(), settings.format, settings.games, settings.seed);

@@ -3,5 +3,6 @@
 pub mod play;
 pub mod games_csv;
 pub mod progress;
+pub mod sprt_block;
 pub mod standings;
 pub mod replay;

@@ -1,0 +1,236 @@
+//! `arbiter sprt NEW OLD`: plays pairs of games (same seed and opening, seats swapped) until the
+//! sequential probability ratio test on the pentanomial pair scores accepts H0 or H1.
+
+use super::tournament::{prepare_bots, save_settings, settings_and_dir, Recorded};
+use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
+use anyhow::{bail, Context, Result};
+use arbiter::game;
+use arbiter::rating::{self, Decision, EloEstimate, Pentanomial, SprtParams, Wdl};
+use arbiter::report::games_csv::{self, GameRow, GamesCsv};
+use arbiter::report::{progress::Progress, sprt_block};
+use arbiter::tournament::{schedule, Format, Runner};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Settings {
+    new: String,
+    old: String,
+    workdir: PathBuf,
+    max_pairs: u64,
+    opening_plies: u32,
+    seed: u64,
+    sprt: SprtOpts,
+    game: GameOpts,
+}
+
+impl Recorded for Settings {
+    const FILE: &'static str = "sprt.toml";
+    fn seed_mut(&mut self) -> &mut u64 {
+        &mut self.seed
+    }
+}
+
+/// Pair scores of NEW, as pairs complete.
+#[derive(Default)]
+struct Pairs {
+    /// First game's score for NEW, by pair id, until its partner finishes.
+    half: HashMap<u64, Option<f64>>,
+    penta: Pentanomial,
+    wdl: Wdl,
+}
+
+impl Pairs {
+    /// Records one game (`new_score`: 1, 0.5 or 0; `None` for a game the referee could not
+    /// play, which voids its pair). Returns true when this completed a pair.
+    fn add(&mut self, pair: u64, new_score: Option<f64>) -> bool {
+        match self.half.remove(&pair) {
+            None => {
+                self.half.insert(pair, new_score);
+                false
+            }
+            Some(first) => {
+                if let (Some(a), Some(b)) = (first, new_score) {
+                    for s in [a, b] {
+                        match s {
+                            x if x > 0.75 => self.wdl.wins += 1,
+                            x if x < 0.25 => self.wdl.losses += 1,
+                            _ => self.wdl.draws += 1,
+                        }
+                    }
+                    self.penta.0[((a + b) * 2.0).round() as usize] += 1;
+                }
+                true
+            }
+        }
+    }
+}
+
+fn new_score(bot0: &str, new_name: &str, winner: Option<u8>, reason: Option<&str>) -> Option<f64> {
+    if reason == Some("referee-error") {
+        return None;
+    }
+    let bot0_score = match winner {
+        Some(0) => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    };
+    Some(if bot0 == new_name { bot0_score } else { 1.0 - bot0_score })
+}
+
+pub fn run(args: SprtArgs) -> Result<ExitCode> {
+    let (settings, out, resuming) = settings_and_dir(
+        args.resume.as_ref(),
+        args.out.as_ref(),
+        "sprt",
+        args.seed.is_some(),
+        || {
+            if args.max_pairs == 0 {
+                bail!("--max-pairs must be at least 1");
+            }
+            Ok(Settings {
+                new: args.new.clone().unwrap_or_default(),
+                old: args.old.clone().unwrap_or_default(),
+                workdir: std::env::current_dir()?,
+                max_pairs: args.max_pairs,
+                opening_plies: args.opening_plies,
+                seed: args.seed.unwrap_or_else(cli::fresh_seed),
+                sprt: args.sprt.clone(),
+                game: args.game.clone(),
+            })
+        },
+    )?;
+    let params = settings.sprt.params()?;
+    let out = std::path::absolute(&out)?;
+    let proto = game::new_game(&settings.game.game, 0)?;
+    if proto.seats() != 2 {
+        bail!("an SPRT needs a two-seat game; {} seats {}", proto.name(), proto.seats());
+    }
+    let cfg = settings.game.referee_config(proto.default_max_turns())?;
+    if settings.workdir != std::env::current_dir()? {
+        std::env::set_current_dir(&settings.workdir)?;
+    }
+    let (bots, active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
+    if let Some(i) = active.iter().position(|a| !a) {
+        bail!("bot '{}' cannot play (see above)", bots[i].origin);
+    }
+    let (new_name, old_name) = (bots[0].name.clone(), bots[1].name.clone());
+    save_settings(&out, &settings)?;
+
+    let csv_path = out.join("games.csv");
+    let (mut csv, done) = GamesCsv::open(&csv_path).with_context(|| format!("opening {}", csv_path.display()))?;
+    let mut pairs = Pairs::default();
+    for row in games_csv::read_results(std::slice::from_ref(&csv_path))? {
+        if let Some(pair) = row.pair_id {
+            pairs.add(pair, new_score(&row.bot0, &new_name, row.winner, row.reason.as_deref()));
+        }
+    }
+    let games_per_pair = u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
+    let todo: Vec<_> = schedule(2, Format::RoundRobin, games_per_pair, settings.seed)
+        .into_iter()
+        .filter(|g| !done.contains(&g.game_id))
+        .collect();
+    let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if resuming {
+        eprintln!("arbiter: resuming {}: {} pairs complete", out.display(), pairs.penta.pairs());
+    }
+    eprintln!(
+        "arbiter: SPRT {new_name} vs {old_name}, [{}, {}] {} model, alpha {}, beta {}, up to {} pairs, seed {}, results in {}",
+        params.elo0,
+        params.elo1,
+        params.model,
+        params.alpha,
+        params.beta,
+        settings.max_pairs,
+        settings.seed,
+        out.display()
+    );
+
+    let llr = |p: &Pairs| rating::llr_pentanomial(&p.penta, &params);
+    let mut decision = rating::decide(llr(&pairs), &params);
+    if decision == Decision::Continue && !todo.is_empty() {
+        let mut progress = Progress::new(todo.len() as u64, &[new_name.clone(), old_name.clone()]);
+        let (lower, upper) = params.bounds();
+        let runner = Runner {
+            bots: &bots,
+            game: &settings.game.game,
+            opening_plies: settings.opening_plies,
+            referee: &cfg,
+            concurrency: concurrency.max(1),
+        };
+        let mut failure = None;
+        runner.run(&todo, |finished| {
+            if let Err(e) = csv.append(&GameRow::new(&finished.spec, &finished.result)) {
+                failure = Some(anyhow::Error::from(e).context("recording a game"));
+                return ControlFlow::Break(());
+            }
+            progress.game_done(&finished.result);
+            let r = &finished.result;
+            let score = new_score(&r.bots[0], &new_name, r.winner.map(|w| w as u8), Some(r.reason.as_str()));
+            if pairs.add(finished.spec.pair_id, score) && decision == Decision::Continue {
+                let now = llr(&pairs);
+                let elo = EloEstimate::from_pentanomial(&pairs.penta)
+                    .map_or("n/a".into(), |e| e.elo_text());
+                progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
+                decision = rating::decide(now, &params);
+            }
+            if decision == Decision::Continue {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        });
+        progress.finish();
+        if let Some(e) = failure {
+            return Err(e);
+        }
+    }
+
+    let mut stdout = std::io::stdout().lock();
+    print_result(&mut stdout, &new_name, &old_name, &pairs, &params, llr(&pairs), decision)?;
+    writeln!(stdout, "Results: {}", out.display())?;
+    Ok(ExitCode::from(match decision {
+        Decision::AcceptH1 => 0,
+        Decision::AcceptH0 => 1,
+        Decision::Continue => 2,
+    }))
+}
+
+fn print_result(
+    out: &mut impl Write,
+    new: &str,
+    old: &str,
+    p: &Pairs,
+    params: &SprtParams,
+    llr: f64,
+    decision: Decision,
+) -> std::io::Result<()> {
+    let games = p.wdl.games();
+    writeln!(out, "Results of {new} vs {old} ({games} games, {} pairs):", p.penta.pairs())?;
+    sprt_block::print_estimate(out, EloEstimate::from_pentanomial(&p.penta).as_ref())?;
+    let c = p.penta.0;
+    let pairs_ratio = if c[0] + c[1] == 0 {
+        if c[3] + c[4] == 0 { "n/a".to_string() } else { "inf".to_string() }
+    } else {
+        format!("{:.2}", (c[3] + c[4]) as f64 / (c[0] + c[1]) as f64)
+    };
+    writeln!(out, "PairsRatio: {pairs_ratio}")?;
+    writeln!(
+        out,
+        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1}",
+        p.wdl.wins,
+        p.wdl.losses,
+        p.wdl.draws,
+        p.wdl.points()
+    )?;
+    writeln!(out, "Ptnml(0-2): [{}, {}, {}, {}, {}]", c[0], c[1], c[2], c[3], c[4])?;
+    sprt_block::print_llr(out, params, llr)?;
+    if decision == Decision::Continue {
+        writeln!(out, "No decision within the pairs allowed (--max-pairs).")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! The text and JSON of match statistics and SPRT state, shared by `arbiter sprt` and
+//! `arbiter stats`, in the fastchess layout users already read.
+
+use crate::rating::{self, Decision, EloEstimate, SprtParams};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// A number for JSON: finite as is, infinities as the strings "+inf"/"-inf", NaN as null.
+pub fn num(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else if x.is_nan() {
+        Value::Null
+    } else if x > 0.0 {
+        json!("+inf")
+    } else {
+        json!("-inf")
+    }
+}
+
+/// "Elo: ... nElo: ..." and "LOS: ..." lines; "n/a" without games.
+pub fn print_estimate(out: &mut impl Write, e: Option<&EloEstimate>) -> io::Result<()> {
+    match e {
+        Some(e) => {
+            writeln!(out, "Elo: {}, nElo: {}", e.elo_text(), e.nelo_text())?;
+            writeln!(
+                out,
+                "LOS: {}, DrawRatio: {}",
+                rating::fmt_percent(e.los),
+                rating::fmt_percent(e.draw_ratio)
+            )
+        }
+        None => writeln!(out, "Elo: n/a, nElo: n/a (no games)\nLOS: n/a"),
+    }
+}
+
+/// "LLR: 1.23 (-2.94, 2.94) [0.00, 5.00]" and the decision it implies.
+pub fn print_llr(out: &mut impl Write, p: &SprtParams, llr: f64) -> io::Result<()> {
+    let (lower, upper) = p.bounds();
+    writeln!(
+        out,
+        "LLR: {llr:.2} ({lower:.2}, {upper:.2}) [{:.2}, {:.2}] ({} model, alpha {}, beta {})",
+        p.elo0, p.elo1, p.model, p.alpha, p.beta
+    )?;
+    writeln!(out, "Decision: {}", decision_text(rating::decide(llr, p)))
+}
+
+pub fn decision_text(d: Decision) -> &'static str {
+    match d {
+        Decision::AcceptH1 => "H1 accepted (the first bot is better by at least elo1)",
+        Decision::AcceptH0 => "H0 accepted (the first bot is not better than elo0)",
+        Decision::Continue => "none yet (the LLR is between the bounds)",
+    }
+}
+
+/// `arbiter stats --json`: elo, elo_margin, los, nelo, nelo_margin, llr, lower, upper.
+pub fn stats_json(e: Option<&EloEstimate>, sprt: Option<&(SprtParams, f64)>) -> Value {
+    let opt = |f: &dyn Fn(&EloEstimate) -> f64| e.map_or(Value::Null, |e| num(f(e)));
+    let (llr, lower, upper) = match sprt {
+        Some((p, llr)) => {
+            let (lo, up) = p.bounds();
+            (num(*llr), num(lo), num(up))
+        }
+        None => (Value::Null, Value::Null, Value::Null),
+    };
+    json!({
+        "games": e.map_or(0, |e| e.games),
+        "elo": opt(&|e| e.elo),
+        "elo_margin": opt(&|e| e.elo_margin),
+        "los": opt(&|e| e.los),
+        "nelo": opt(&|e| e.nelo),
+        "nelo_margin": opt(&|e| e.nelo_margin),
+        "draw_ratio": opt(&|e| e.draw_ratio),
+        "llr": llr,
+        "lower": lower,
+        "upper": upper,
+    })
+}

@@ -1,0 +1,100 @@
+//! `arbiter sprt` and `arbiter stats` end to end: exit codes, the final block, JSON figures.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn sprt(new: &str, old: &str, extra: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter()
+        .args(["sprt", "--seed", "7", "--turn-ms", "1000", "--out"])
+        .arg(dir.path().join("s"))
+        .args(extra)
+        .arg(new)
+        .arg(old)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn greedy_against_random_accepts_h1_within_a_bounded_number_of_pairs() {
+    let (code, out, err) = sprt(&greedy_bot(), &random_bot(), &["--max-pairs", "400"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Decision: H1 accepted"), "{out}");
+    assert!(out.contains("Ptnml(0-2): ["), "{out}");
+    assert!(out.contains("LLR: ") && out.contains("(-2.94, 2.94) [0.00, 5.00]"), "{out}");
+    assert!(out.contains("nElo:") && out.contains("LOS:") && out.contains("PairsRatio:"), "{out}");
+}
+
+#[test]
+fn random_against_greedy_accepts_h0() {
+    let (code, out, err) = sprt(&random_bot(), &greedy_bot(), &["--max-pairs", "400"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("Decision: H0 accepted"), "{out}");
+}
+
+#[test]
+fn too_few_pairs_end_without_a_decision() {
+    let (code, out, err) = sprt(&greedy_bot(), &random_bot(), &["--max-pairs", "2"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(out.contains("(4 games, 2 pairs)"), "{out}");
+    assert!(out.contains("No decision"), "{out}");
+}
+
+#[test]
+fn bad_arguments_exit_with_three() {
+    let (code, _, err) = sprt(&greedy_bot(), &random_bot(), &["--elo0", "5", "--elo1", "0"]);
+    assert_eq!(code, 3, "{err}");
+    let (code, _, err) = sprt(&greedy_bot(), "/no/such/bot", &[]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("cannot play") || err.contains("cannot start"), "{err}");
+    let out = arbiter().args(["sprt", "--no-such-flag"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}
+
+fn stats(args: &[&str]) -> Value {
+    let out = arbiter().arg("stats").arg("--json").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn close(v: &Value, x: f64) -> bool {
+    (v.as_f64().unwrap() - x).abs() < 0.005
+}
+
+#[test]
+fn stats_matches_the_check_values() {
+    let v = stats(&["--wdl", "60,20,20"]);
+    assert!(close(&v["elo"], 147.19) && close(&v["elo_margin"], 66.01), "{v}");
+    assert!(close(&v["nelo"], 173.72) && close(&v["nelo_margin"], 68.10), "{v}");
+    assert!(v["los"].as_f64().unwrap() > 0.9999);
+    assert_eq!(v["llr"], Value::Null);
+    let v = stats(&["--wdl", "510,480,450"]);
+    assert!(close(&v["elo"], 14.48) && close(&v["elo_margin"], 14.67), "{v}");
+    assert!((v["los"].as_f64().unwrap() - 0.9738).abs() < 0.0001, "{v}");
+    let v = stats(&["--wdl", "10500,21000,10400", "--elo0", "0", "--elo1", "5", "--model", "logistic"]);
+    assert!(close(&v["llr"], -5.81), "{v}");
+    assert!(close(&v["lower"], -2.944) && close(&v["upper"], 2.944), "{v}");
+    let v = stats(&["--wdl", "2000,4000,1900", "--elo0", "0", "--elo1", "2"]);
+    assert!(close(&v["llr"], 0.69), "{v}");
+}
+
+#[test]
+fn stats_edge_cases_are_honest() {
+    let v = stats(&["--wdl", "10,0,0", "--elo0", "0", "--elo1", "5"]);
+    assert_eq!(v["elo"], "+inf");
+    assert!(v["llr"].as_f64().unwrap().is_finite());
+    let v = stats(&["--ptnml", "0,0,0,0,0", "--elo0", "0", "--elo1", "5"]);
+    assert_eq!(v["elo"], Value::Null);
+    let out = arbiter().args(["stats", "--wdl", "0,0,0"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("n/a") && !text.to_lowercase().contains("nan"), "{text}");
+    let out = arbiter().args(["stats", "--wdl", "1,2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}

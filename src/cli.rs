@@ -14,6 +14,7 @@ use std::time::Duration;
     version,
     about = "A referee for bot-vs-bot games in the CodinGame line format: play games, run tournaments, rate bots.",
     long_about = None,
+    args_override_self = true,
 )]
 pub struct Cli {
     #[command(subcommand)]

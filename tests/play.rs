@@ -73,9 +73,10 @@ fn late_answers_within_the_grace_are_strikes_and_the_third_loses() {
     );
     forfeit(&v, 0, "timeout");
     assert!(v["detail"].as_str().unwrap().contains("late answer number 3"), "{v}");
-    // Answers: turn 1 on time, turns 2 and 3 late but played, turn 4 the third strike.
+    // Its answers: the first on time, the next two late but played, the fourth the third strike
+    // (moves: its 3 played and the opponent's 3).
     assert_eq!(v["bots"][0]["strikes"], 3, "{v}");
-    assert_eq!(v["moves"].as_array().unwrap().len(), 5, "{v}");
+    assert_eq!(v["moves"].as_array().unwrap().len(), 6, "{v}");
 }
 
 #[test]
@@ -86,7 +87,8 @@ fn strict_mode_loses_on_the_first_late_answer() {
         &["--turn-ms", "150", "--strict"],
     );
     forfeit(&v, 0, "timeout");
-    assert_eq!(v["moves"].as_array().unwrap().len(), 1, "{v}");
+    // Its first answer (1000 ms first-turn limit) and the opponent's; the next one loses.
+    assert_eq!(v["moves"].as_array().unwrap().len(), 2, "{v}");
 }
 
 #[test]

@@ -590,10 +590,11 @@ fn near_limit(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<NearLimi
     for (result, spec) in results.iter().zip(sorted_by_seed(&late_games)) {
         let seat = usize::from(spec.seats[0] == 0);
         out.late_total += 1;
-        // Flagged on its second turn, the first one under the 50 ms limit.
+        // Flagged on its second turn, the first one under the 50 ms limit: turn 3 for white, 4
+        // for black, so the game ends with 2 or 3 turns played.
         let flagged = result.reason == Reason::Timeout
             && result.offender == Some(seat)
-            && result.stats[seat].turns == 2;
+            && result.turns == 2 + seat as u32;
         out.late_flagged += u64::from(flagged);
     }
     Ok(out)

@@ -3,6 +3,7 @@
 //! The library holds everything but argument parsing, so that the bundled Rust bots reuse the
 //! same rules the referee enforces, and integration tests reach every layer.
 
+pub mod bench;
 pub mod bot;
 pub mod game;
 pub mod protocol;

@@ -1,0 +1,158 @@
+//! Every way a bot can misbehave, each with a real misbehaving bot: the verdict, the winner,
+//! a prompt end, and no process of either bot left behind.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// Plays `white` against the random bot with a unique marker in every bot's environment, then
+/// checks that no process carrying the marker survives the game.
+fn play_marked(name: &str, white: &str, extra: &[&str]) -> (Value, Duration, tempfile::TempDir) {
+    let mark = marker(name);
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let t = Instant::now();
+    let out = arbiter()
+        .env("ARBITER_TEST_MARKER", &mark)
+        .args(["play", "--json", "--seed", "2", "--turn-ms", "1000", "--first-turn-ms", "5000"])
+        .arg("--replay")
+        .arg(&replay)
+        .args(extra)
+        .arg(white)
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let left = processes_with(&mark);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+    (serde_json::from_slice(&out.stdout).unwrap(), took, dir)
+}
+
+fn replay_lines(dir: &tempfile::TempDir) -> Vec<Value> {
+    std::fs::read_to_string(dir.path().join("r.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn lost_by(v: &Value, reason: &str) {
+    assert_eq!(v["reason"], reason, "{v}");
+    assert_eq!(v["offender"], 0, "{v}");
+    assert_eq!(v["winner"], 1, "{v}");
+}
+
+#[test]
+fn closing_stdout_while_running_is_a_crash_at_once() {
+    let (v, took, _) = play_marked("close", &hostile("close-stdout 2"), &["--turn-ms", "20000"]);
+    lost_by(&v, "crash");
+    assert!(v["detail"].as_str().unwrap().contains("closed its standard output"), "{v}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn invalid_utf8_is_an_invalid_move_shown_escaped() {
+    let (v, _, _) = play_marked("utf8", &hostile("bad-utf8 2"), &[]);
+    lost_by(&v, "invalid-move");
+    assert!(v["detail"].as_str().unwrap().contains("\\xff\\xfe\\x01ab"), "{v}");
+}
+
+#[test]
+fn extra_lines_become_the_next_answers_and_are_counted_in_the_replay() {
+    let (v, _, dir) = play_marked("extra", &hostile("extra-lines 2"), &[]);
+    // The stale second line is read as the answer to its next turn, as on CodinGame.
+    let lines = replay_lines(&dir);
+    let stale: Vec<&Value> = lines.iter().filter(|l| l["extra_lines"].as_u64().unwrap_or(0) > 0).collect();
+    let answered_stale = !stale.is_empty();
+    let lost_on_it = v["reason"] == "invalid-move" && v["offender"] == 0;
+    assert!(answered_stale || lost_on_it, "{v}");
+    if answered_stale {
+        assert_eq!(stale[0]["seat"], 0);
+        assert!(stale[0]["time_us"].as_u64().unwrap() < 100_000);
+    }
+}
+
+#[test]
+fn a_stderr_flood_keeps_the_game_at_speed_and_only_a_tail() {
+    let (v, took, dir) = play_marked("flood", &hostile("stderr-flood 2"), &["--turn-ms", "2000"]);
+    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    let lines = replay_lines(&dir);
+    let result = lines.last().unwrap();
+    let written = result["stderr_bytes"][0].as_u64().unwrap();
+    assert!(written >= 2 * 1024 * 1024 * 10, "{written}");
+    let tail = result["stderr_tail"][0].as_str().unwrap();
+    assert!(tail.len() <= 64 * 1024 && tail.len() > 60 * 1024, "{}", tail.len());
+}
+
+#[test]
+fn forked_children_and_grandchildren_are_ended_with_the_game() {
+    let (v, _, _) = play_marked("fork", &hostile("fork 1 arbiter-fork-marker"), &[]);
+    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+}
+
+#[test]
+fn a_bot_that_exits_while_its_children_hold_the_pipe_is_a_crash_at_once() {
+    let (v, took, _) = play_marked("forkexit", &hostile("fork-exit 2 arbiter-forkexit-marker"), &["--turn-ms", "20000"]);
+    lost_by(&v, "crash");
+    assert!(v["detail"].as_str().unwrap().contains("exited with status 0"), "{v}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_bot_that_ignores_sigterm_is_killed_after_the_grace() {
+    let (v, took, _) = play_marked(
+        "term",
+        &hostile("ignore-term 2"),
+        &["--turn-ms", "200", "--grace-ms", "0", "--kill-grace-ms", "300"],
+    );
+    lost_by(&v, "timeout");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_bot_over_its_memory_limit_fails_inside_itself_and_crashes() {
+    let (v, _, dir) = play_marked("mem", &hostile("memory 1 600"), &["--memory-mb", "200"]);
+    lost_by(&v, "crash");
+    let lines = replay_lines(&dir);
+    let tail = lines.last().unwrap()["stderr_tail"][0].as_str().unwrap().to_string();
+    assert!(tail.contains("MEM-FAIL"), "{tail}");
+}
+
+#[test]
+fn bots_that_cannot_start_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_exec = dir.path().join("bot.sh");
+    std::fs::write(&not_exec, "#!/bin/sh\necho a1b2\n").unwrap();
+    let bad_interp = dir.path().join("bot2.sh");
+    std::fs::write(&bad_interp, "#!/no/such/interpreter\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bad_interp, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bad_toml = dir.path().join("badtoml");
+    std::fs::create_dir(&bad_toml).unwrap();
+    std::fs::write(bad_toml.join("bot.toml"), "name = 3\n").unwrap();
+    for (bot, says) in [
+        (not_exec.to_str().unwrap(), "permission denied"),
+        (bad_interp.to_str().unwrap(), "interpreter"),
+        (bad_toml.to_str().unwrap(), "not a valid bot.toml"),
+        ("/no/such/file", "no such program"),
+    ] {
+        let out = arbiter().args(["play", bot]).arg(random_bot()).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{bot}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{bot}: {err}");
+    }
+}
+
+#[test]
+fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
+    // A bot burning CPU on every turn: frozen, its opponent's turns cost it nothing; the
+    // referee records each answer's wall time, which includes none of the opponent's.
+    let (v, _, _) = play_marked("burn", &hostile("cpu-burn 1 5"), &[]);
+    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    let (v, _, _) = play_marked("ponder", &hostile("cpu-burn 1 5"), &["--allow-pondering"]);
+    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+}

@@ -542,6 +542,7 @@ fn near_limit(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<NearLimi
             turn: Duration::from_millis(NEAR_LIMIT_MS),
             grace: Duration::ZERO,
             strikes: 1,
+            clock: Default::default(),
         },
         max_turns: 2 * (DELAYED_TURNS_PER_GAME as u32 + 1),
         record_turns: true,

@@ -65,6 +65,10 @@ pub struct GameOpts {
     /// included) [default: the game's own, 250 for Impasse].
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
+    /// What the time limits measure: wall time (CodinGame's clock) or the bot's CPU time, for
+    /// loaded machines.
+    #[arg(long, value_enum, default_value = "wall")]
+    pub clock: arbiter::referee::Clock,
     /// Let the bot that is not on turn keep running (by default it is frozen with SIGSTOP).
     #[arg(long)]
     pub allow_pondering: bool,
@@ -103,6 +107,7 @@ impl GameOpts {
                 turn: Duration::from_millis(self.turn_ms),
                 grace,
                 strikes,
+                clock: self.clock,
             },
             max_turns,
             freeze_idle: !self.allow_pondering,

@@ -156,3 +156,29 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
     let (v, _, _) = play_marked("ponder", &hostile("cpu-burn 1 5"), &["--allow-pondering"]);
     assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
 }
+
+#[test]
+fn cpu_time_is_recorded_and_the_cpu_clock_judges_cpu_not_sleep() {
+    // Burning 30 ms of CPU per turn: recorded as CPU time, and over a 20 ms CPU limit.
+    let (v, _, dir) = play_marked("cpu", &hostile("cpu-burn 2 30"), &["--clock", "cpu", "--turn-ms", "20", "--strict"]);
+    lost_by(&v, "timeout");
+    assert!(v["detail"].as_str().unwrap().contains("CPU time"), "{v}");
+    let lines = replay_lines(&dir);
+    let first = &lines[1];
+    assert_eq!(first["seat"], 0);
+    assert!(first["cpu_us"].as_u64().is_some(), "{first}");
+
+    // Sleeping 300 ms per turn uses no CPU: under a 150 ms CPU limit the bot plays on.
+    let (v, _, _) = play_marked("sleepcpu", &hostile("late 300"), &["--clock", "cpu", "--turn-ms", "150", "--strict", "--max-turns", "12"]);
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    assert_eq!(v["bots"][0]["strikes"], 0, "{v}");
+
+    // The same sleeper on the wall clock loses at once.
+    let (v, _, _) = play_marked("sleepwall", &hostile("late 300"), &["--turn-ms", "150", "--strict"]);
+    lost_by(&v, "timeout");
+
+    // A bot burning 20 ms per turn shows it in its CPU figures.
+    let (v, _, _) = play_marked("cpushow", &hostile("cpu-burn 1 20"), &["--max-turns", "10"]);
+    let cpu = v["bots"][0]["cpu_mean_ms"].as_f64().unwrap();
+    assert!(cpu >= 15.0, "{v}");
+}

@@ -261,6 +261,21 @@ impl BotProcess {
         String::from_utf8_lossy(&self.err_tail[start..]).into_owned()
     }
 
+    /// CPU time (user + system, all threads) the bot's main process has used so far. Processes
+    /// it started are not included until it reaps them.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        // The process-wide CPU-time clock of a pid, as glibc's clock_getcpuclockid builds it.
+        let pid = self.pgid.as_raw_nonzero().get();
+        let clock = ((!pid) << 3) | 2;
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes only into `ts`.
+        let rc = unsafe { libc::clock_gettime(clock as libc::clockid_t, &mut ts) };
+        (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+
     /// Total bytes the bot wrote to stderr.
     pub fn stderr_bytes(&self) -> u64 {
         self.err_total

@@ -22,6 +22,20 @@ pub struct TimeControl {
     pub grace: Duration,
     /// The late answer that loses: 3 means the third late answer is a timeout.
     pub strikes: u32,
+    /// What the limits measure.
+    pub clock: Clock,
+}
+
+/// What a turn's time limit measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clock {
+    /// Wall time from the input written to the answer's newline (CodinGame's clock).
+    #[default]
+    Wall,
+    /// CPU time of the bot's main process (all its threads), for loaded machines. A bot that
+    /// sleeps instead of answering still loses once the wall time reaches ten times the limit.
+    Cpu,
 }
 
 impl Default for TimeControl {
@@ -31,6 +45,7 @@ impl Default for TimeControl {
             turn: Duration::from_millis(100),
             grace: Duration::from_millis(50),
             strikes: 3,
+            clock: Clock::Wall,
         }
     }
 }
@@ -213,6 +228,7 @@ impl Turns {
         let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
+        let cpu_before = bot.cpu_time();
         let start = Instant::now();
         match bot.send(self.input.as_bytes(), Instant::now() + limit + cfg.time.grace) {
             Ok(()) => {}
@@ -231,10 +247,14 @@ impl Turns {
             }
         }
         bot.thaw();
-        let waited = bot::wait_line(procs, seat, start + limit + cfg.time.grace);
+        let waited = wait_answer(procs, seat, start, limit + cfg.time.grace, cfg.time.clock, cpu_before);
         if cfg.freeze_idle {
             procs[seat].freeze();
         }
+        let cpu = procs[seat]
+            .cpu_time()
+            .zip(cpu_before)
+            .map_or(Duration::ZERO, |(after, before)| after.saturating_sub(before));
         let turn_no = self.turn + 1;
         let (line, at) = match waited {
             Wait::Line(line, at) => (line, at),
@@ -264,16 +284,24 @@ impl Turns {
                 return Err(forfeit(
                     Reason::Timeout,
                     format!(
-                        "no answer to turn {turn_no} within {} + {} grace",
+                        "no answer to turn {turn_no} within {} + {} grace{}",
                         ms(limit),
-                        ms(cfg.time.grace)
+                        ms(cfg.time.grace),
+                        match cfg.time.clock {
+                            Clock::Wall => "",
+                            Clock::Cpu => " of CPU time (or ten times that in wall time)",
+                        }
                     ),
                 ))
             }
         };
-        let elapsed = at.saturating_duration_since(start);
+        let wall = at.saturating_duration_since(start);
         let stats = &mut self.stats[seat];
-        stats.add(elapsed);
+        stats.add(wall, cpu);
+        let elapsed = match cfg.time.clock {
+            Clock::Wall => wall,
+            Clock::Cpu => cpu,
+        };
         let late = elapsed > limit;
         if late {
             stats.strikes += 1;
@@ -319,7 +347,8 @@ impl Turns {
                 answer: String::from_utf8_lossy(&line).into_owned(),
                 comment: comment.to_string(),
                 played: played.clone(),
-                time_us: elapsed.as_micros() as u64,
+                time_us: wall.as_micros() as u64,
+                cpu_us: cpu.as_micros() as u64,
                 late,
                 extra_lines,
             });
@@ -329,6 +358,34 @@ impl Turns {
         self.moves.push(played.clone());
         self.last_move = Some(played);
         Ok(())
+    }
+}
+
+/// Waits for the answer of `seat` until its clock (wall or CPU) passes `allowed`. On the CPU
+/// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
+/// than wall time per thread), with a wall-time cap of ten times `allowed`.
+fn wait_answer(
+    procs: &mut [BotProcess],
+    seat: usize,
+    start: Instant,
+    allowed: Duration,
+    clock: Clock,
+    cpu_before: Option<Duration>,
+) -> Wait {
+    let (Clock::Cpu, Some(cpu_before)) = (clock, cpu_before) else {
+        return bot::wait_line(procs, seat, start + allowed);
+    };
+    let wall_cap = start + allowed * 10;
+    loop {
+        let used = procs[seat].cpu_time().unwrap_or(cpu_before).saturating_sub(cpu_before);
+        if used >= allowed || Instant::now() >= wall_cap {
+            return Wait::Timeout;
+        }
+        let slice = (allowed - used).max(Duration::from_millis(1));
+        match bot::wait_line(procs, seat, (Instant::now() + slice).min(wall_cap)) {
+            Wait::Timeout => continue,
+            other => return other,
+        }
     }
 }
 

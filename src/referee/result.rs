@@ -69,16 +69,34 @@ pub struct SeatStats {
     pub turns: u32,
     pub total_us: u64,
     pub max_us: u64,
+    /// CPU time of the bot's main process over its turns.
+    pub cpu_total_us: u64,
+    pub cpu_max_us: u64,
     /// Late answers (within the grace).
     pub strikes: u32,
 }
 
 impl SeatStats {
-    pub fn add(&mut self, took: Duration) {
-        let us = took.as_micros() as u64;
+    pub fn add(&mut self, wall: Duration, cpu: Duration) {
+        let us = wall.as_micros() as u64;
         self.turns += 1;
         self.total_us += us;
         self.max_us = self.max_us.max(us);
+        let cpu = cpu.as_micros() as u64;
+        self.cpu_total_us += cpu;
+        self.cpu_max_us = self.cpu_max_us.max(cpu);
+    }
+
+    pub fn cpu_max_ms(&self) -> f64 {
+        self.cpu_max_us as f64 / 1000.0
+    }
+
+    pub fn cpu_mean_ms(&self) -> f64 {
+        if self.turns == 0 {
+            0.0
+        } else {
+            self.cpu_total_us as f64 / 1000.0 / f64::from(self.turns)
+        }
     }
 
     pub fn max_ms(&self) -> f64 {
@@ -109,6 +127,8 @@ pub struct TurnRecord {
     pub played: String,
     /// Wall time from the input written to the answer's newline, in microseconds.
     pub time_us: u64,
+    /// CPU time the bot's main process used in that turn, in microseconds.
+    pub cpu_us: u64,
     /// Answered after the limit, within the grace: a strike.
     pub late: bool,
     /// Complete lines the bot had already written before this turn's input was sent (left over

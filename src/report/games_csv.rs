@@ -33,6 +33,8 @@ pub struct GameRow {
     pub mean_ms1: f64,
     pub strikes0: u32,
     pub strikes1: u32,
+    pub cpu_ms0: f64,
+    pub cpu_ms1: f64,
     /// What a forfeiting bot did, or why the referee failed.
     pub detail: String,
 }
@@ -60,12 +62,14 @@ impl GameRow {
             mean_ms1: (r.stats[1].mean_ms() * 100.0).round() / 100.0,
             strikes0: r.stats[0].strikes,
             strikes1: r.stats[1].strikes,
+            cpu_ms0: (r.stats[0].cpu_mean_ms() * 100.0).round() / 100.0,
+            cpu_ms1: (r.stats[1].cpu_mean_ms() * 100.0).round() / 100.0,
             detail: r.detail.clone(),
         }
     }
 }
 
-const HEADER: &str = "game_id,pair_id,seed,opening,bot0,bot1,winner,reason,turns,score0,score1,removed0,removed1,max_ms0,max_ms1,mean_ms0,mean_ms1,strikes0,strikes1,detail";
+const HEADER: &str = "game_id,pair_id,seed,opening,bot0,bot1,winner,reason,turns,score0,score1,removed0,removed1,max_ms0,max_ms1,mean_ms0,mean_ms1,strikes0,strikes1,cpu_ms0,cpu_ms1,detail";
 
 /// An open games.csv, appended to row by row.
 pub struct GamesCsv {
@@ -211,6 +215,8 @@ mod tests {
             mean_ms1: 0.75,
             strikes0: 0,
             strikes1: 1,
+            cpu_ms0: 0.25,
+            cpu_ms1: 0.5,
             detail: String::new(),
         }
     }

@@ -32,12 +32,14 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
     for (seat, s) in r.stats.iter().enumerate() {
         writeln!(
             out,
-            "  {}: {} answers, mean {}, max {}, {} late",
+            "  {}: {} answers, mean {}, max {}, {} late; CPU mean {}, max {}",
             r.bots[seat],
             s.turns,
             ms(Duration::from_micros(s.total_us / u64::from(s.turns.max(1)))),
             ms(Duration::from_micros(s.max_us)),
-            s.strikes
+            s.strikes,
+            ms(Duration::from_micros(s.cpu_total_us / u64::from(s.turns.max(1)))),
+            ms(Duration::from_micros(s.cpu_max_us))
         )?;
     }
     if let Some(path) = replay {
@@ -62,6 +64,8 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
                 "turns": s.turns,
                 "max_ms": s.max_ms(),
                 "mean_ms": s.mean_ms(),
+                "cpu_max_ms": s.cpu_max_ms(),
+                "cpu_mean_ms": s.cpu_mean_ms(),
                 "strikes": s.strikes,
             })
         })

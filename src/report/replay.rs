@@ -23,6 +23,7 @@ pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig) -> io::Result<()>
         "turn_ms": cfg.time.turn.as_millis() as u64,
         "grace_ms": cfg.time.grace.as_millis() as u64,
         "strikes": cfg.time.strikes,
+        "clock": cfg.time.clock,
         "max_turns": cfg.max_turns,
     });
     serde_json::to_writer(&mut out, &start)?;
@@ -37,6 +38,7 @@ pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig) -> io::Result<()>
             "comment": t.comment,
             "played": t.played,
             "time_us": t.time_us,
+            "cpu_us": t.cpu_us,
             "strike": t.late,
             "extra_lines": t.extra_lines,
         });

@@ -65,6 +65,8 @@ pub struct BenchReport {
     pub floor_us: f64,
     pub floor_p99_us: f64,
     pub floor_samples: usize,
+    /// CPU time of this process per floor round trip (the writing and reading side), µs.
+    pub floor_cpu_us: f64,
     /// Starting and ending the two bots of a game that plays no turn (wall, median), µs.
     pub game_setup_us: f64,
     /// The referee's CPU time for that start and end, per game, µs.
@@ -85,6 +87,9 @@ pub struct BenchReport {
     /// at concurrency 1, the games' start and end included, µs.
     pub referee_cpu_us_per_turn: f64,
     pub referee_cpu_us_per_turn_parallel: f64,
+    /// Concurrency 1 with the idle bot left running (`--allow-pondering`: no SIGSTOP/SIGCONT).
+    pub turn_us_no_freeze: f64,
+    pub referee_cpu_us_per_turn_no_freeze: f64,
     /// CPU time of the bots (reaped children) per turn at concurrency 1, µs. Coarse: counted in
     /// clock ticks of 10 ms.
     pub bots_cpu_us_per_turn: f64,
@@ -187,7 +192,10 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     let cores = cfg.cores.max(1);
 
     progress("pipe round-trip floor");
+    let cpu0 = process_cpu_us();
     let floor = pipe_floor(&cfg.bot, sizes.floor)?;
+    // The warm-up round trips are a tenth more.
+    let floor_cpu_us = (process_cpu_us() - cpu0) / (floor.len() as f64 * 1.1);
     let floor_us = percentile(&floor, 0.5);
 
     let instant = vec![bot_spec(&cfg.bot, None)];
@@ -211,6 +219,12 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
 
     progress("games at concurrency 1");
     let serial = batch(&instant, &generous, &same_games(sizes.games, 0), 1, "games at concurrency 1")?;
+    progress("games at concurrency 1, idle bot not frozen");
+    let no_freeze_cfg = RefereeConfig {
+        freeze_idle: false,
+        ..generous.clone()
+    };
+    let no_freeze = batch(&instant, &no_freeze_cfg, &same_games(sizes.games, 0), 1, "games without freezing")?;
     progress(&format!("games at concurrency {cores}"));
     let parallel = batch(&instant, &generous, &same_games(sizes.games_parallel, 0), cores, "parallel games")?;
     let turn_loop: Vec<f64> = serial
@@ -232,6 +246,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         floor_us,
         floor_p99_us: percentile(&floor, 0.99),
         floor_samples: floor.len(),
+        floor_cpu_us,
         game_setup_us,
         game_setup_cpu_us,
         turns_per_game: serial.turns as f64 / serial.results.len() as f64,
@@ -244,6 +259,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         games_parallel: parallel.results.len(),
         referee_cpu_us_per_turn: serial.cpu_us / serial.turns as f64,
         referee_cpu_us_per_turn_parallel: parallel.cpu_us / parallel.turns as f64,
+        turn_us_no_freeze: percentile(&no_freeze.turn_us(), 0.5),
+        referee_cpu_us_per_turn_no_freeze: no_freeze.cpu_us / no_freeze.turns as f64,
         bots_cpu_us_per_turn: serial.children_cpu_us / serial.turns as f64,
         timing_error_ms_median: percentile(&all_errors, 0.5),
         timing_error_ms_p99: percentile(&all_errors, 0.99),

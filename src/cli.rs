@@ -78,6 +78,10 @@ pub struct GameOpts {
     /// Limit on processes for the bot's user (RLIMIT_NPROC), a count; none by default.
     #[arg(long, value_name = "N")]
     pub max_processes: Option<u64>,
+    /// Run each bot under bubblewrap: no network, read-only system, private /tmp, the other
+    /// bots' files hidden (needs the bwrap program; see the README for what it protects).
+    #[arg(long)]
+    pub sandbox: bool,
     /// Time a bot has to exit after SIGTERM before it is killed, in milliseconds.
     #[arg(long, default_value_t = 200, value_name = "MS")]
     pub kill_grace_ms: u64,
@@ -115,6 +119,11 @@ impl GameOpts {
             limits: Limits {
                 memory_bytes: (self.memory_mb > 0).then_some(self.memory_mb * 1024 * 1024),
                 max_processes: self.max_processes,
+                sandbox: if self.sandbox {
+                    Some(arbiter::bot::sandbox::require().map_err(anyhow::Error::msg)?)
+                } else {
+                    None
+                },
             },
             record_turns: false,
         })

@@ -4,6 +4,7 @@
 
 pub mod cleanup;
 pub mod process;
+pub mod sandbox;
 pub mod spec;
 
 pub use process::{describe_exit, shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};

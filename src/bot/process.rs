@@ -13,6 +13,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// How much of a bot's stderr is kept (the end of it).
@@ -25,6 +26,8 @@ pub struct Limits {
     pub memory_bytes: Option<u64>,
     /// Largest number of processes for the bot's user (RLIMIT_NPROC).
     pub max_processes: Option<u64>,
+    /// Run under bubblewrap (this is its path): see [`super::sandbox`].
+    pub sandbox: Option<PathBuf>,
 }
 
 /// Why a bot could not be started.
@@ -68,6 +71,8 @@ pub struct BotProcess {
     exited: Option<ExitStatus>,
     frozen: bool,
     ended: bool,
+    sandboxed: bool,
+    inner_pid: std::cell::Cell<Option<i32>>,
 }
 
 fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
@@ -75,16 +80,21 @@ fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
 }
 
 impl BotProcess {
-    /// Starts `spec` in its own process group with piped stdio and `limits` applied.
-    pub fn spawn(spec: &BotSpec, limits: &Limits) -> Result<BotProcess, SpawnError> {
+    /// Starts `spec` in its own process group with piped stdio and `limits` applied; in a
+    /// sandbox, the private files of `others` are hidden from it.
+    pub fn spawn(spec: &BotSpec, limits: &Limits, others: &[&BotSpec]) -> Result<BotProcess, SpawnError> {
         let fail = |reason: String| SpawnError {
             name: spec.name.clone(),
             command: spec.command_line(),
             dir: spec.dir.display().to_string(),
             reason,
         };
-        let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args)
+        let (program, args) = match &limits.sandbox {
+            Some(bwrap) => super::sandbox::command(bwrap, spec, others),
+            None => (spec.program.clone(), spec.args.clone()),
+        };
+        let mut cmd = Command::new(&program);
+        cmd.args(&args)
             .current_dir(&spec.dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -152,6 +162,8 @@ impl BotProcess {
                 exited: None,
                 frozen: false,
                 ended: false,
+                sandboxed: limits.sandbox.is_some(),
+                inner_pid: std::cell::Cell::new(None),
             }),
             Err(e) => {
                 let _ = kill_process_group(pgid, Signal::KILL);
@@ -265,7 +277,7 @@ impl BotProcess {
     /// it started are not included until it reaps them.
     pub fn cpu_time(&self) -> Option<Duration> {
         // The process-wide CPU-time clock of a pid, as glibc's clock_getcpuclockid builds it.
-        let pid = self.pgid.as_raw_nonzero().get();
+        let pid = self.cpu_pid();
         let clock = ((!pid) << 3) | 2;
         let mut ts = libc::timespec {
             tv_sec: 0,
@@ -274,6 +286,30 @@ impl BotProcess {
         // SAFETY: clock_gettime writes only into `ts`.
         let rc = unsafe { libc::clock_gettime(clock as libc::clockid_t, &mut ts) };
         (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+
+    /// The process whose CPU time is the bot's: itself, or in a sandbox the innermost process
+    /// bwrap started (found once, then remembered).
+    fn cpu_pid(&self) -> i32 {
+        let leader = self.pgid.as_raw_nonzero().get();
+        if !self.sandboxed {
+            return leader;
+        }
+        if let Some(pid) = self.inner_pid.get() {
+            return pid;
+        }
+        let mut pid = leader;
+        for _ in 0..4 {
+            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+            match children.split_whitespace().next().and_then(|c| c.parse().ok()) {
+                Some(child) => pid = child,
+                None => break,
+            }
+        }
+        if pid != leader {
+            self.inner_pid.set(Some(pid));
+        }
+        pid
     }
 
     /// Total bytes the bot wrote to stderr.

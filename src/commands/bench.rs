@@ -70,6 +70,11 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         )
         .ratio(1.0),
         row(
+            "  CPU of this side per round trip",
+            format!("{:.1} µs", r.floor_cpu_us),
+        )
+        .ratio(1.0),
+        row(
             "game start + end (2 bots, no turn)",
             format!("{:.0} µs (CPU {:.0} µs)", r.game_setup_us, r.game_setup_cpu_us),
         ),
@@ -87,6 +92,11 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             format!("{:.1} µs", r.turn_loop_us),
         )
         .ratio(over(r.turn_loop_us)),
+        row(
+            "turn, concurrency 1, idle bot not frozen",
+            format!("{:.1} µs", r.turn_us_no_freeze),
+        )
+        .ratio(over(r.turn_us_no_freeze)),
         row(
             format!("turn, concurrency {n}"),
             format!("{:.1} µs", r.turn_us_parallel),
@@ -108,7 +118,7 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             "referee CPU per turn, concurrency 1",
             format!("{:.1} µs", r.referee_cpu_us_per_turn),
         )
-        .ratio(over(r.referee_cpu_us_per_turn))
+        .ratio(r.referee_cpu_us_per_turn / r.floor_cpu_us)
         .target(
             format!("<= {:.0} µs", targets::REFEREE_CPU_US_PER_TURN),
             r.referee_cpu_us_per_turn <= targets::REFEREE_CPU_US_PER_TURN,
@@ -117,12 +127,17 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             format!("referee CPU per turn, concurrency {n}"),
             format!("{:.1} µs", r.referee_cpu_us_per_turn_parallel),
         )
-        .ratio(over(r.referee_cpu_us_per_turn_parallel)),
+        .ratio(r.referee_cpu_us_per_turn_parallel / r.floor_cpu_us),
+        row(
+            "referee CPU per turn, idle bot not frozen",
+            format!("{:.1} µs", r.referee_cpu_us_per_turn_no_freeze),
+        )
+        .ratio(r.referee_cpu_us_per_turn_no_freeze / r.floor_cpu_us),
         row(
             "bots' CPU per turn (both), concurrency 1",
             format!("{:.1} µs", r.bots_cpu_us_per_turn),
         )
-        .ratio(over(r.bots_cpu_us_per_turn)),
+        .ratio(r.bots_cpu_us_per_turn / r.floor_cpu_us),
     ];
     for d in &r.timing {
         rows.push(row(
@@ -180,7 +195,8 @@ fn table(out: &mut impl Write, r: &BenchReport) -> std::io::Result<()> {
     let target_w = width(|row| row.verdict.as_ref().map_or(0, |(t, _)| t.chars().count()));
     writeln!(
         out,
-        "arbiter bench{} on {} cores, {:.1} s; ratios are to the pipe round-trip floor",
+        "arbiter bench{} on {} cores, {:.1} s. x floor: a wall time over the floor's round trip, \
+         a CPU time over the floor's CPU per round trip",
         if r.quick { " --quick" } else { "" },
         r.cores,
         r.seconds

@@ -131,7 +131,7 @@ pub fn prepare_bots(origins: &[String], cfg: &arbiter::referee::RefereeConfig) -
             eprintln!("arbiter: building {} ({build})", spec.name);
         }
         let checked = spec.build().map_err(anyhow::Error::from).and_then(|()| {
-            let mut p = BotProcess::spawn(spec, &cfg.limits)?;
+            let mut p = BotProcess::spawn(spec, &cfg.limits, &[])?;
             p.shutdown(cfg.kill_grace);
             Ok(())
         });

@@ -110,8 +110,9 @@ pub fn play(
     }
     let started = Instant::now();
     let mut procs: Vec<BotProcess> = Vec::with_capacity(seats);
-    for spec in bots {
-        match BotProcess::spawn(spec, &cfg.limits) {
+    for (seat, spec) in bots.iter().enumerate() {
+        let others: Vec<&BotSpec> = bots.iter().enumerate().filter(|(s, _)| *s != seat).map(|(_, b)| b).collect();
+        match BotProcess::spawn(spec, &cfg.limits, &others) {
             Ok(p) => procs.push(p),
             Err(e) => {
                 bot::shutdown_all(&mut procs, cfg.kill_grace);

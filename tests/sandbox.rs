@@ -1,0 +1,86 @@
+//! `--sandbox` with real bubblewrap: a bot's forbidden attempts fail while the game goes on.
+//! `.ci/run` installs bubblewrap; without it these tests fail rather than pass unsandboxed.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn sandboxed(white: &str, black: &str) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let out = arbiter()
+        .args(["play", "--json", "--sandbox", "--seed", "4", "--turn-ms", "2000", "--first-turn-ms", "5000", "--max-turns", "6"])
+        .arg("--replay")
+        .arg(&replay)
+        .arg(white)
+        .arg(black)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = std::fs::read_to_string(&replay).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    (v, last["stderr_tail"][0].as_str().unwrap().to_string())
+}
+
+#[test]
+fn no_network_inside_the_sandbox() {
+    let (v, err) = sandboxed(&hostile("net 1"), &random_bot());
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    assert!(err.contains("NET-BLOCKED"), "{err}");
+}
+
+#[test]
+fn the_other_bots_files_are_hidden() {
+    let other = root().join("bots/python-starter/bot.py");
+    assert!(other.is_file());
+    let (v, err) = sandboxed(&hostile(&format!("read-file 1 {}", other.display())), "bots/python-starter");
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    assert!(err.contains("READ-BLOCKED"), "{err}");
+    // Without the sandbox the same read succeeds: the test can tell the difference.
+    let (v, _) = play_json(&hostile(&format!("read-file 1 {}", other.display())), "bots/python-starter", &["--max-turns", "4"]);
+    assert_eq!(v["reason"], "turn-limit");
+}
+
+#[test]
+fn writes_outside_the_private_temp_fail_and_inside_succeed() {
+    let outside = root().join("target/sandbox-write-probe");
+    let _ = std::fs::remove_file(&outside);
+    let (v, err) = sandboxed(&hostile(&format!("write-file 1 {}", outside.display())), &random_bot());
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    assert!(err.contains("WRITE-BLOCKED"), "{err}");
+    assert!(!outside.exists());
+    let (_, err) = sandboxed(&hostile("write-file 1 /tmp/arbiter-sandbox-probe"), &random_bot());
+    assert!(err.contains("WRITE-OK"), "{err}");
+    assert!(!std::path::Path::new("/tmp/arbiter-sandbox-probe").exists(), "the sandbox's /tmp is private");
+}
+
+#[test]
+fn without_bwrap_the_sandbox_refuses_to_run() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = arbiter()
+        .env("PATH", empty.path())
+        .args(["play", "--sandbox"])
+        .args([random_bot(), random_bot()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("apt-get install bubblewrap"), "{err}");
+}
+
+#[test]
+fn a_sandboxed_game_is_a_normal_game_and_leaves_nothing_behind() {
+    let mark = marker("sandbox");
+    let out = arbiter()
+        .env("ARBITER_TEST_MARKER", &mark)
+        .args(["play", "--json", "--sandbox", "--seed", "4"])
+        .args([greedy_bot(), random_bot()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(processes_with(&mark).is_empty());
+}

@@ -75,7 +75,9 @@ pub struct GameOpts {
     /// Memory limit of each bot (its data segment: heap and private mappings), in MiB; 0 = none.
     #[arg(long, default_value_t = 768, value_name = "MIB")]
     pub memory_mb: u64,
-    /// Limit on processes for the bot's user (RLIMIT_NPROC), a count; none by default.
+    /// Most processes and threads a bot may have at once, a count [default: no limit]. Enforced by
+    /// a pids cgroup where the referee can create one, else by RLIMIT_NPROC (which counts all of
+    /// the user's processes and does not bind root).
     #[arg(long, value_name = "N")]
     pub max_processes: Option<u64>,
     /// Run each bot under bubblewrap: no network, read-only system, private /tmp, the other

@@ -182,3 +182,25 @@ fn cpu_time_is_recorded_and_the_cpu_clock_judges_cpu_not_sleep() {
     let cpu = v["bots"][0]["cpu_mean_ms"].as_f64().unwrap();
     assert!(cpu >= 15.0, "{v}");
 }
+
+#[test]
+fn a_bot_over_its_process_limit_cannot_fork() {
+    let (v, _, dir) = play_marked("nproc", &hostile("fork 1 arbiter-nproc-marker"), &["--max-processes", "1"]);
+    lost_by(&v, "crash");
+    let lines = replay_lines(&dir);
+    let tail = lines.last().unwrap()["stderr_tail"][0].as_str().unwrap().to_string();
+    assert!(tail.contains("Error") || tail.contains("error"), "{tail}");
+}
+
+#[test]
+fn a_process_that_leaves_the_bots_process_group_is_still_ended() {
+    // `setsid` puts the sleeper in a session and group of its own, out of reach of a group
+    // kill; the bot's cgroup still holds it.
+    let bot = format!(
+        "sh -c 'setsid sleep 1000 & exec {} {}/tests/bots/hostile.py honest'",
+        python(),
+        root().display()
+    );
+    let (v, _, _) = play_marked("setsid", &bot, &["--max-turns", "6"]);
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+}

@@ -72,6 +72,8 @@ pub struct BotProcess {
     frozen: bool,
     ended: bool,
     sandboxed: bool,
+    /// Dropped (killing whatever is left in it) after the bot is reaped.
+    cgroup: Option<std::sync::Arc<super::cgroup::Cgroup>>,
     inner_pid: std::cell::Cell<Option<i32>>,
 }
 
@@ -100,6 +102,11 @@ impl BotProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        // A cgroup where possible: it caps processes without counting the user's others, and
+        // finds every process of the bot at the end.
+        let cgroup = super::cgroup::Cgroup::create(limits.max_processes).map(std::sync::Arc::new);
+        let nproc_limit = if cgroup.is_some() { None } else { limits.max_processes };
+        let child_cgroup = cgroup.clone();
         let limits = limits.clone();
         // SAFETY: only async-signal-safe system calls run between fork and exec.
         unsafe {
@@ -114,7 +121,10 @@ impl BotProcess {
                     };
                     setrlimit(Resource::Data, r)?;
                 }
-                if let Some(n) = limits.max_processes {
+                if let Some(group) = &child_cgroup {
+                    group.enter_from_child()?;
+                }
+                if let Some(n) = nproc_limit {
                     let r = Rlimit {
                         current: Some(n),
                         maximum: Some(n),
@@ -163,6 +173,7 @@ impl BotProcess {
                 frozen: false,
                 ended: false,
                 sandboxed: limits.sandbox.is_some(),
+                cgroup,
                 inner_pid: std::cell::Cell::new(None),
             }),
             Err(e) => {
@@ -451,6 +462,8 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         let _ = kill_process_group(bot.pgid, Signal::KILL);
         bot.exited = bot.child.wait().ok().or(bot.exited);
+        // Processes that left the group (setsid) are still in the bot's cgroup.
+        bot.cgroup = None;
         bot.drain_stderr();
         bot.stdout = None;
         bot.stderr = None;
@@ -464,6 +477,7 @@ impl Drop for BotProcess {
         if !self.ended {
             let _ = kill_process_group(self.pgid, Signal::KILL);
             let _ = self.child.wait();
+            self.cgroup = None;
             cleanup::unregister(self.pgid);
         }
     }

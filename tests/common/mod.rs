@@ -11,10 +11,26 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The Python interpreter itself (not a wrapper script such as a pyenv shim, which forks and
+/// slows every start).
+pub fn python() -> String {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let out = std::process::Command::new("python3")
+                .args(["-c", "import sys; print(sys.executable)"])
+                .output()
+                .expect("the tests need python3 (.ci/run installs it)");
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        })
+        .clone()
+}
+
 /// A command line for the hostile test bot in the given mode.
 pub fn hostile(mode_and_args: &str) -> String {
     format!(
-        "python3 {}/tests/bots/hostile.py {mode_and_args}",
+        "{} {}/tests/bots/hostile.py {mode_and_args}",
+        python(),
         root().display()
     )
 }

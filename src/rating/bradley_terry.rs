@@ -150,7 +150,7 @@ pub struct FieldFit {
 
 impl FieldFit {
     /// Bot indices best first: `AtLeast` bots by floor, then finite ratings, then `AtMost` bots,
-    /// then unrated bots by index.
+    /// then unrated bots by index; equal values by score.
     pub fn ranking(&self) -> Vec<usize> {
         let key = |r: &BotRating| match r.rating {
             RatingValue::AtLeast(x) => (0, -x),
@@ -159,9 +159,13 @@ impl FieldFit {
             RatingValue::Unrated => (3, r.bot as f64),
         };
         let mut order: Vec<&BotRating> = self.ratings.iter().collect();
+        // Equal bounds (bots outside the rated group) are told apart by their score.
         order.sort_by(|a, b| {
             let (ka, kb) = (key(a), key(b));
-            ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+            let score = |r: &BotRating| -r.score.unwrap_or(0.0);
+            ka.0.cmp(&kb.0)
+                .then(ka.1.total_cmp(&kb.1))
+                .then(score(a).total_cmp(&score(b)))
         });
         order.into_iter().map(|r| r.bot).collect()
     }

@@ -67,6 +67,10 @@ pub struct BenchReport {
     pub floor_samples: usize,
     /// CPU time of this process per floor round trip (the writing and reading side), µs.
     pub floor_cpu_us: f64,
+    /// The floor with both processes pinned to one CPU, and to two different CPUs (0 with a
+    /// single CPU): the scheduler's choice between the two is what makes the free floor vary.
+    pub floor_same_cpu_us: f64,
+    pub floor_cross_cpu_us: f64,
     /// Starting and ending the two bots of a game that plays no turn (wall, median), µs.
     pub game_setup_us: f64,
     /// The referee's CPU time for that start and end, per game, µs.
@@ -98,6 +102,11 @@ pub struct BenchReport {
     pub timing_error_ms_p99: f64,
     pub timing_error_ms_max: f64,
     pub timing: Vec<DelayError>,
+    /// Measured turn time minus the time the bot itself reports between the end of its input and
+    /// its answer (the sleep's overshoot taken out: pipes, wake-ups and the referee), ms.
+    pub referee_error_ms_median: f64,
+    pub referee_error_ms_p99: f64,
+    pub referee_error_ms_max: f64,
     /// Bot answering at 90% of a strict limit, `cores` games at a time.
     pub near_limit_ms: u64,
     pub near_delay_ms: u64,
@@ -193,10 +202,19 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
 
     progress("pipe round-trip floor");
     let cpu0 = process_cpu_us();
-    let floor = pipe_floor(&cfg.bot, sizes.floor)?;
+    let floor = pipe_floor(&cfg.bot, sizes.floor, None)?;
     // The warm-up round trips are a tenth more.
     let floor_cpu_us = (process_cpu_us() - cpu0) / (floor.len() as f64 * 1.1);
     let floor_us = percentile(&floor, 0.5);
+    let cpus = allowed_cpus();
+    let pinned = |a: Option<&usize>, b: Option<&usize>| -> Result<f64, BenchError> {
+        match (a, b) {
+            (Some(&a), Some(&b)) => Ok(percentile(&pipe_floor(&cfg.bot, sizes.floor / 4, Some((a, b)))?, 0.5)),
+            _ => Ok(0.0),
+        }
+    };
+    let floor_same_cpu_us = pinned(cpus.first(), cpus.first())?;
+    let floor_cross_cpu_us = pinned(cpus.first(), cpus.get(1))?;
 
     let instant = vec![bot_spec(&cfg.bot, None)];
     let generous = RefereeConfig {
@@ -235,7 +253,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
 
     progress("timing accuracy (bots with known delays)");
     let timing = timing_accuracy(cfg, &sizes, cores)?;
-    let all_errors: Vec<f64> = timing.iter().flat_map(|(_, e)| e.iter().copied()).collect();
+    let all_errors: Vec<f64> = timing.iter().flat_map(|t| t.errors.iter().copied()).collect();
+    let referee_errors: Vec<f64> = timing.iter().flat_map(|t| t.referee.iter().copied()).collect();
 
     progress("answers at 90% and 110% of a strict limit");
     let near = near_limit(cfg, &sizes, cores)?;
@@ -247,6 +266,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         floor_p99_us: percentile(&floor, 0.99),
         floor_samples: floor.len(),
         floor_cpu_us,
+        floor_same_cpu_us,
+        floor_cross_cpu_us,
         game_setup_us,
         game_setup_cpu_us,
         turns_per_game: serial.turns as f64 / serial.results.len() as f64,
@@ -267,14 +288,17 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         timing_error_ms_max: percentile(&all_errors, 1.0),
         timing: timing
             .iter()
-            .map(|(delay_ms, e)| DelayError {
-                delay_ms: *delay_ms,
-                turns: e.len(),
-                median_ms: percentile(e, 0.5),
-                p99_ms: percentile(e, 0.99),
-                max_ms: percentile(e, 1.0),
+            .map(|t| DelayError {
+                delay_ms: t.delay_ms,
+                turns: t.errors.len(),
+                median_ms: percentile(&t.errors, 0.5),
+                p99_ms: percentile(&t.errors, 0.99),
+                max_ms: percentile(&t.errors, 1.0),
             })
             .collect(),
+        referee_error_ms_median: percentile(&referee_errors, 0.5),
+        referee_error_ms_p99: percentile(&referee_errors, 0.99),
+        referee_error_ms_max: percentile(&referee_errors, 1.0),
         near_limit_ms: NEAR_LIMIT_MS,
         near_delay_ms: NEAR_DELAY_MS,
         near_turns: near.turns,
@@ -324,8 +348,24 @@ fn percentile(values: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// Round trips of one short line to an echo process over blocking pipes, in µs.
-fn pipe_floor(bot: &Path, samples: usize) -> Result<Vec<f64>, BenchError> {
+/// The CPUs this thread may run on.
+fn allowed_cpus() -> Vec<usize> {
+    use rustix::thread::{sched_getaffinity, CpuSet};
+    sched_getaffinity(None).map_or_else(
+        |_| Vec::new(),
+        |set| (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect(),
+    )
+}
+
+fn pin(pid: Option<rustix::process::Pid>, cpu: usize) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu);
+    rustix::thread::sched_setaffinity(pid, &set).map_err(std::io::Error::from)
+}
+
+/// Round trips of one short line to an echo process over blocking pipes, in µs. `pin` puts
+/// this thread on the first CPU and the echo process on the second for the measurement.
+fn pipe_floor(bot: &Path, samples: usize, pinned: Option<(usize, usize)>) -> Result<Vec<f64>, BenchError> {
     let mut child = Command::new(bot)
         .arg("--echo")
         .stdin(Stdio::piped())
@@ -333,6 +373,23 @@ fn pipe_floor(bot: &Path, samples: usize) -> Result<Vec<f64>, BenchError> {
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(io_err(format!("starting {} --echo", bot.display())))?;
+    let mut restore = None;
+    if let Some((mine, its)) = pinned {
+        restore = rustix::thread::sched_getaffinity(None).ok();
+        pin(Some(rustix::process::Pid::from_child(&child)), its)
+            .and_then(|()| pin(None, mine))
+            .map_err(io_err("pinning the floor processes to CPUs"))?;
+    }
+    let times = echo_round_trips(&mut child, samples);
+    if let Some(set) = restore {
+        let _ = rustix::thread::sched_setaffinity(None, &set);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    times
+}
+
+fn echo_round_trips(child: &mut std::process::Child, samples: usize) -> Result<Vec<f64>, BenchError> {
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut stdout = child.stdout.take().expect("piped stdout");
     let line = b"ping 1234\n";
@@ -357,8 +414,6 @@ fn pipe_floor(bot: &Path, samples: usize) -> Result<Vec<f64>, BenchError> {
             times.push(took.as_secs_f64() * 1e6);
         }
     }
-    drop(stdin);
-    let _ = child.wait();
     Ok(times)
 }
 
@@ -469,13 +524,17 @@ fn play_all(
     (results, wall, cpu, children)
 }
 
-/// Games of a bot sleeping each known delay against the instant bot; returns, per delay, every
-/// answer's measured time minus the delay, in ms (each bot's first turn left out).
-fn timing_accuracy(
-    cfg: &BenchConfig,
-    sizes: &Sizes,
-    cores: usize,
-) -> Result<Vec<(u64, Vec<f64>)>, BenchError> {
+/// Every answer of a bot sleeping a known delay, each bot's first turn left out, in ms.
+struct DelayErrors {
+    delay_ms: u64,
+    /// Measured time minus the delay.
+    errors: Vec<f64>,
+    /// Measured time minus the time the bot reports it took.
+    referee: Vec<f64>,
+}
+
+/// Games of a bot sleeping each known delay against the instant bot.
+fn timing_accuracy(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<Vec<DelayErrors>, BenchError> {
     let mut bots = vec![bot_spec(&cfg.bot, None)];
     let mut games = Vec::new();
     // The slowest delays first, so that the workers finish together.
@@ -505,7 +564,15 @@ fn timing_accuracy(
         ..RefereeConfig::default()
     };
     let (results, ..) = play_all(&bots, &referee, &games, cores);
-    let mut errors: Vec<(u64, Vec<f64>)> = sizes.delays.iter().map(|&(d, _)| (d, Vec::new())).collect();
+    let mut errors: Vec<DelayErrors> = sizes
+        .delays
+        .iter()
+        .map(|&(delay_ms, _)| DelayErrors {
+            delay_ms,
+            errors: Vec::new(),
+            referee: Vec::new(),
+        })
+        .collect();
     for (result, spec) in results.iter().zip(sorted_by_seed(&games)) {
         if !matches!(result.reason, Reason::Win | Reason::TurnLimit) {
             return Err(BenchError::Game {
@@ -516,13 +583,18 @@ fn timing_accuracy(
         }
         let seat = usize::from(spec.seats[0] == 0);
         let delay_ms = bot_delay(&bots[spec.seats[seat]]);
-        let out = &mut errors.iter_mut().find(|(d, _)| *d == delay_ms).expect("a known delay").1;
+        let out = errors.iter_mut().find(|e| e.delay_ms == delay_ms).expect("a known delay");
         let mut first = true;
         for turn in result.log.iter().filter(|t| t.seat == seat) {
             if std::mem::replace(&mut first, false) {
                 continue;
             }
-            out.push(turn.time_us as f64 / 1000.0 - delay_ms as f64);
+            let measured = turn.time_us as f64 / 1000.0;
+            out.errors.push(measured - delay_ms as f64);
+            let slept = turn.comment.strip_prefix("slept_us=").and_then(|us| us.parse::<f64>().ok());
+            if let Some(slept_us) = slept {
+                out.referee.push(measured - slept_us / 1000.0);
+            }
         }
     }
     Ok(errors)

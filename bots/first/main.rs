@@ -6,10 +6,13 @@
 //! - `--echo`: no game at all; every stdin line is written back at once (the pipe round-trip
 //!   floor).
 //! - `--delay-ms N`: sleep N milliseconds after reading each turn's input, before answering (a bot
-//!   whose thinking time is known exactly, to check the referee's clock).
+//!   whose thinking time is known exactly, to check the referee's clock). The answer carries the
+//!   time the bot really took from the end of its input to its answer as a comment,
+//!   `slept_us=N`, so that the sleep's own overshoot can be told from the referee's.
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::time::Duration;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 /// Reads the next line into `line` (cleared first); false at end of input or on a read error.
 fn next_line(input: &mut impl BufRead, line: &mut String) -> bool {
@@ -100,10 +103,12 @@ fn play(delay: Option<Duration>) {
                 answer.push_str(line.trim_end());
             }
         }
-        answer.push('\n');
         if let Some(delay) = delay {
+            let read = Instant::now();
             std::thread::sleep(delay);
+            let _ = write!(answer, " slept_us={}", read.elapsed().as_micros());
         }
+        answer.push('\n');
         if out
             .write_all(answer.as_bytes())
             .and_then(|()| out.flush())

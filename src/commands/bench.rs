@@ -70,6 +70,10 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         )
         .ratio(1.0),
         row(
+            "  both pinned to one CPU / to two CPUs",
+            format!("{:.1} / {:.1} µs", r.floor_same_cpu_us, r.floor_cross_cpu_us),
+        ),
+        row(
             "  CPU of this side per round trip",
             format!("{:.1} µs", r.floor_cpu_us),
         )
@@ -161,6 +165,13 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             r.timing_error_ms_p99 <= targets::TIMING_ERROR_MS_P99,
         ),
     );
+    rows.push(row(
+        "  of which pipes + referee (sleep overshoot out)",
+        format!(
+            "median {:.3} / p99 {:.3} / max {:.3} ms",
+            r.referee_error_ms_median, r.referee_error_ms_p99, r.referee_error_ms_max
+        ),
+    ));
     rows.push(
         row(
             format!(

@@ -124,15 +124,16 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) = GamesCsv::open(&csv_path).with_context(|| format!("opening {}", csv_path.display()))?;
     let mut pairs = Pairs::default();
-    for row in games_csv::read_results(std::slice::from_ref(&csv_path))? {
+    games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
             pairs.add(pair, new_score(&row.bot0, &new_name, row.winner, row.reason.as_deref()));
         }
-    }
+        Ok(())
+    })?;
     let games_per_pair = u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
     let todo: Vec<_> = schedule(2, Format::RoundRobin, games_per_pair, settings.seed)
         .into_iter()
-        .filter(|g| !done.contains(&g.game_id))
+        .filter(|g| !done.contains(g.game_id))
         .collect();
     let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if resuming {

@@ -196,7 +196,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let all = schedule(bots.len(), settings.format, settings.games, settings.seed);
     let todo: Vec<_> = all
         .iter()
-        .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(&g.game_id))
+        .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -253,14 +253,13 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         return Err(e);
     }
 
-    let rows = report::games_csv::read_results(&[csv.path().to_path_buf()])?;
     let order: Vec<String> = bots
         .iter()
         .zip(&active)
         .filter(|(_, a)| **a)
         .map(|(b, _)| b.name.clone())
         .collect();
-    let table = standings::compute(&rows, &order, anchor.as_ref())?;
+    let (table, _) = standings::from_files(&[csv.path().to_path_buf()], &order, anchor.as_ref())?;
     standings::write_files(&out, &table)?;
     let mut stdout = std::io::stdout().lock();
     standings::print(&mut stdout, &table)?;

@@ -120,9 +120,9 @@ pub fn play(
             }
         }
     }
-    if cfg.freeze_idle {
-        procs.iter_mut().for_each(BotProcess::freeze);
-    }
+    // Bots start together, as on CodinGame, and are frozen from their first answer on: a freeze
+    // during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle of
+    // setting up, which then never answers.
     let mut state = Turns {
         rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
         turn: opening.len() as u32,

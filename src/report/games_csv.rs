@@ -5,9 +5,8 @@
 use crate::referee::GameResult;
 use crate::tournament::GameSpec;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// One row of games.csv. bot0 moves first; `winner` is 0, 1 or empty for a draw.
@@ -80,26 +79,24 @@ pub struct GamesCsv {
 
 impl GamesCsv {
     /// Opens (creating if needed) `path`; returns it with the ids of the games already recorded.
-    /// A last line without its newline (a write cut by a kill) is removed first.
-    pub fn open(path: &Path) -> io::Result<(GamesCsv, HashSet<u64>)> {
+    /// A last line without its newline (a write cut by a kill) is removed first. Rows are
+    /// streamed: memory does not grow with the file beyond one bit per game id.
+    pub fn open(path: &Path) -> io::Result<(GamesCsv, DoneSet)> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)?;
-        let mut text = Vec::new();
-        file.read_to_end(&mut text)?;
-        if !text.is_empty() && text.last() != Some(&b'\n') {
-            let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            file.set_len(keep as u64)?;
-            file.seek(SeekFrom::End(0))?;
-            text.truncate(keep);
+        let keep = complete_length(&mut file)?;
+        if keep < file.metadata()?.len() {
+            file.set_len(keep)?;
         }
-        let mut done = HashSet::new();
-        if text.is_empty() {
+        let mut done = DoneSet::default();
+        if keep == 0 {
             file.write_all(format!("{HEADER}\n").as_bytes())?;
         } else {
-            let mut reader = csv::Reader::from_reader(text.as_slice());
+            file.seek(SeekFrom::Start(0))?;
+            let mut reader = csv::Reader::from_reader(BufReader::new((&file).take(keep)));
             for (i, row) in reader.deserialize::<GameRow>().enumerate() {
                 let row = row.map_err(|e| {
                     io::Error::new(
@@ -110,6 +107,7 @@ impl GamesCsv {
                 done.insert(row.game_id);
             }
         }
+        file.seek(SeekFrom::End(0))?;
         Ok((
             GamesCsv {
                 file,
@@ -138,6 +136,57 @@ impl GamesCsv {
     }
 }
 
+/// The length of `file` up to and including its last newline (a torn last line excluded).
+fn complete_length(file: &mut File) -> io::Result<u64> {
+    let len = file.metadata()?.len();
+    let mut end = len;
+    let mut chunk = [0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let n = (end - start) as usize;
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut chunk[..n])?;
+        if let Some(p) = chunk[..n].iter().rposition(|&b| b == b'\n') {
+            return Ok(start + p as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// Ids of recorded games, one bit each (ids are dense from 0).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DoneSet {
+    bits: Vec<u64>,
+    count: usize,
+}
+
+impl DoneSet {
+    pub fn insert(&mut self, id: u64) {
+        let (word, bit) = ((id / 64) as usize, id % 64);
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        if self.bits[word] & (1 << bit) == 0 {
+            self.bits[word] |= 1 << bit;
+            self.count += 1;
+        }
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        let (word, bit) = ((id / 64) as usize, id % 64);
+        self.bits.get(word).is_some_and(|w| w & (1 << bit) != 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
 /// The columns ratings need; everything else in a games.csv is optional.
 #[derive(Clone, Debug, Deserialize)]
 pub struct ResultRow {
@@ -153,18 +202,19 @@ pub struct ResultRow {
     pub game_id: Option<u64>,
 }
 
-/// Reads the rating columns of one or more games.csv files, skipping games the referee could
-/// not play (`referee-error`). A torn last line is ignored.
-pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+/// Streams the rating columns of one or more games.csv files into `each`, skipping games the
+/// referee could not play (`referee-error`) and a torn last line. Returns the rows passed on.
+pub fn for_each_result(
+    paths: &[PathBuf],
+    mut each: impl FnMut(ResultRow) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
     use anyhow::Context;
-    let mut rows = Vec::new();
+    let mut count = 0;
     for path in paths {
-        let mut text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        if text.last().is_some_and(|&b| b != b'\n') {
-            let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            text.truncate(keep);
-        }
-        let mut reader = csv::Reader::from_reader(text.as_slice());
+        let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        let keep = complete_length(&mut file)?;
+        file.seek(SeekFrom::Start(0))?;
+        let mut reader = csv::Reader::from_reader(BufReader::new(file.take(keep)));
         let headers = reader.headers()?.clone();
         for needed in ["bot0", "bot1", "winner"] {
             if !headers.iter().any(|h| h == needed) {
@@ -183,10 +233,21 @@ pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
                 )
             })?;
             if row.reason.as_deref() != Some("referee-error") {
-                rows.push(row);
+                count += 1;
+                each(row)?;
             }
         }
     }
+    Ok(count)
+}
+
+/// All rating rows of the files, in memory (for tests and small inputs).
+pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+    let mut rows = Vec::new();
+    for_each_result(paths, |row| {
+        rows.push(row);
+        Ok(())
+    })?;
     Ok(rows)
 }
 
@@ -235,7 +296,8 @@ mod tests {
         f.write_all(b"2,1,7,a1b2,x,y,0,wi").unwrap();
         drop(f);
         let (mut csv, done) = GamesCsv::open(&path).unwrap();
-        assert_eq!(done, HashSet::from([0, 1]));
+        assert_eq!(done.len(), 2);
+        assert!(done.contains(0) && done.contains(1) && !done.contains(2));
         csv.append(&row(2)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");

@@ -29,21 +29,45 @@ pub struct Duel {
     pub estimate: Option<EloEstimate>,
 }
 
-/// Builds the standings from result rows. `order` lists bots to show first (and in that order
-/// in the cross-table); bots found only in the rows follow in order of appearance.
-pub fn compute(rows: &[ResultRow], order: &[String], anchor: Option<&(String, f64)>) -> Result<Standings> {
-    let mut names: Vec<String> = order.to_vec();
-    let mut index: HashMap<String, usize> = names.iter().cloned().enumerate().map(|(i, n)| (n, i)).collect();
-    let mut id = |name: &str, names: &mut Vec<String>| -> usize {
-        *index.entry(name.to_string()).or_insert_with(|| {
-            names.push(name.to_string());
-            names.len() - 1
-        })
-    };
-    let mut games = Vec::with_capacity(rows.len());
-    for row in rows {
-        let a = id(&row.bot0, &mut names);
-        let b = id(&row.bot1, &mut names);
+/// Builds the standings from result rows streamed in one at a time: memory holds counts per
+/// pair of bots (and per unfinished game pair), never the rows.
+pub struct Builder {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    table: CrossTable,
+    /// The first bot's score in the first game of each pair still waiting for its partner.
+    half_pairs: HashMap<u64, f64>,
+    wdl: Wdl,
+    penta: Pentanomial,
+}
+
+impl Builder {
+    /// `order` lists bots to show first (and in that order in the cross-table); bots found only
+    /// in the rows follow in order of appearance.
+    pub fn new(order: &[String]) -> Builder {
+        Builder {
+            names: order.to_vec(),
+            index: order.iter().cloned().enumerate().map(|(i, n)| (n, i)).collect(),
+            table: CrossTable::new(order.len()),
+            half_pairs: HashMap::new(),
+            wdl: Wdl::default(),
+            penta: Pentanomial::default(),
+        }
+    }
+
+    fn id(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), self.names.len() - 1);
+        self.table.add_bot()
+    }
+
+    /// Counts one game.
+    pub fn add(&mut self, row: &ResultRow) -> Result<()> {
+        let a = self.id(&row.bot0);
+        let b = self.id(&row.bot1);
         if a == b {
             bail!("a game of '{}' against itself cannot be rated", row.bot0);
         }
@@ -53,66 +77,69 @@ pub fn compute(rows: &[ResultRow], order: &[String], anchor: Option<&(String, f6
             None => 0.5,
             Some(w) => bail!("winner {w} in a game of {} and {}: expected 0, 1 or empty", row.bot0, row.bot1),
         };
-        games.push((a, b, score_a, row.pair_id));
-    }
-    let mut table = CrossTable::new(names.len());
-    for &(a, b, s, _) in &games {
-        table.add_game(a, b, s)?;
-    }
-    let anchor = match anchor {
-        Some((bot, elo)) => match names.iter().position(|n| n == bot) {
-            Some(i) => Some((i, *elo)),
-            None => bail!("--anchor names '{bot}', which played no game here; bots: {}", names.join(", ")),
-        },
-        None => None,
-    };
-    let mut fit = rating::bradley_terry::fit(&table, anchor);
-    // The fit speaks of bots by index; users know them by name.
-    for w in &mut fit.warnings {
-        for (i, name) in names.iter().enumerate() {
-            *w = w.replace(&format!("bot {i} "), &format!("'{name}' "));
+        self.table.add_game(a, b, score_a)?;
+        // The match of bots 0 and 1, seen from bot 0 (used when they are the whole field).
+        if a + b == 1 {
+            let first = if a == 0 { score_a } else { 1.0 - score_a };
+            match first {
+                x if x > 0.75 => self.wdl.wins += 1,
+                x if x < 0.25 => self.wdl.losses += 1,
+                _ => self.wdl.draws += 1,
+            }
+            if let Some(pair) = row.pair_id {
+                match self.half_pairs.remove(&pair) {
+                    Some(other) => self.penta.0[((first + other) * 2.0).round() as usize] += 1,
+                    None => {
+                        self.half_pairs.insert(pair, first);
+                    }
+                }
+            }
         }
+        Ok(())
     }
-    let duel = (names.len() == 2).then(|| duel(&names, &games));
-    Ok(Standings {
-        names,
-        table,
-        fit,
-        duel,
-    })
+
+    /// Fits the ratings, centred on mean 0 or on `anchor` (bot name, Elo).
+    pub fn finish(self, anchor: Option<&(String, f64)>) -> Result<Standings> {
+        let names = self.names;
+        let anchor = match anchor {
+            Some((bot, elo)) => match names.iter().position(|n| n == bot) {
+                Some(i) => Some((i, *elo)),
+                None => bail!("--anchor names '{bot}', which played no game here; bots: {}", names.join(", ")),
+            },
+            None => None,
+        };
+        let mut fit = rating::bradley_terry::fit(&self.table, anchor);
+        // The fit speaks of bots by index; users know them by name.
+        for w in &mut fit.warnings {
+            for (i, name) in names.iter().enumerate() {
+                *w = w.replace(&format!("bot {i} "), &format!("'{name}' "));
+            }
+        }
+        let duel = (names.len() == 2).then(|| Duel {
+            first: names[0].clone(),
+            second: names[1].clone(),
+            wdl: self.wdl,
+            penta: self.penta,
+            estimate: if self.penta.pairs() > 0 {
+                EloEstimate::from_pentanomial(&self.penta)
+            } else {
+                EloEstimate::from_wdl(&self.wdl)
+            },
+        });
+        Ok(Standings {
+            names,
+            table: self.table,
+            fit,
+            duel,
+        })
+    }
 }
 
-fn duel(names: &[String], games: &[(usize, usize, f64, Option<u64>)]) -> Duel {
-    let mut wdl = Wdl::default();
-    let mut pairs: HashMap<u64, Vec<f64>> = HashMap::new();
-    for &(a, _, s, pair) in games {
-        let first_score = if a == 0 { s } else { 1.0 - s };
-        match first_score {
-            x if x > 0.75 => wdl.wins += 1,
-            x if x < 0.25 => wdl.losses += 1,
-            _ => wdl.draws += 1,
-        }
-        if let Some(p) = pair {
-            pairs.entry(p).or_default().push(first_score);
-        }
-    }
-    let mut penta = Pentanomial::default();
-    for scores in pairs.values().filter(|v| v.len() == 2) {
-        let k = ((scores[0] + scores[1]) * 2.0).round() as usize;
-        penta.0[k.min(4)] += 1;
-    }
-    let estimate = if penta.pairs() > 0 {
-        EloEstimate::from_pentanomial(&penta)
-    } else {
-        EloEstimate::from_wdl(&wdl)
-    };
-    Duel {
-        first: names[0].clone(),
-        second: names[1].clone(),
-        wdl,
-        penta,
-        estimate,
-    }
+/// Standings of the games in `paths`, streamed.
+pub fn from_files(paths: &[std::path::PathBuf], order: &[String], anchor: Option<&(String, f64)>) -> Result<(Standings, u64)> {
+    let mut builder = Builder::new(order);
+    let games = crate::report::games_csv::for_each_result(paths, |row| builder.add(&row))?;
+    Ok((builder.finish(anchor)?, games))
 }
 
 fn interval(r: &rating::BotRating) -> String {

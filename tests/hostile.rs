@@ -149,12 +149,37 @@ fn bots_that_cannot_start_are_clear_errors() {
 
 #[test]
 fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
-    // A bot burning CPU on every turn: frozen, its opponent's turns cost it nothing; the
-    // referee records each answer's wall time, which includes none of the opponent's.
-    let (v, _, _) = play_marked("burn", &hostile("cpu-burn 1 5"), &[]);
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
-    let (v, _, _) = play_marked("ponder", &hostile("cpu-burn 1 5"), &["--allow-pondering"]);
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    // White looks, on each of its turns, at the state of Black's process (its pid in a file).
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("black.pid");
+    let black = format!(
+        "sh -c 'echo $$ > {}; exec {} {}/tests/bots/hostile.py honest'",
+        pidfile.display(),
+        python(),
+        root().display()
+    );
+    let states = |extra: &[&str]| -> Vec<String> {
+        let replay = dir.path().join("r.jsonl");
+        let out = arbiter()
+            .args(["play", "--max-turns", "8", "--first-turn-ms", "5000", "--turn-ms", "1000", "--replay"])
+            .arg(&replay)
+            .args(extra)
+            .arg(hostile(&format!("peek {}", pidfile.display())))
+            .arg(&black)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&replay).unwrap();
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        let tail = last["stderr_tail"][0].as_str().unwrap().to_string();
+        tail.lines().filter_map(|l| l.strip_prefix("STATE ")).map(String::from).collect()
+    };
+    // From White's second turn on, Black has answered once and is stopped while White thinks.
+    let frozen = states(&[]);
+    assert!(frozen.len() >= 3, "{frozen:?}");
+    assert!(frozen[1..].iter().all(|s| s == "T"), "{frozen:?}");
+    let pondering = states(&["--allow-pondering"]);
+    assert!(pondering[1..].iter().all(|s| s != "T"), "{pondering:?}");
 }
 
 #[test]

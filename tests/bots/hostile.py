@@ -37,6 +37,8 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             "WRITE-BLOCKED <error>" to stderr, then answer
   env-dump                  at start write the sorted environment variable names to stderr
                             (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
+  peek PATH                 every turn read a pid from PATH and write "STATE <c>" to stderr,
+                            c being that process's state letter in /proc (T = stopped)
   memory T MB    [1 2000]   at turn T allocate and touch MB MiB (kept for the rest of the game);
                             on MemoryError write "MEM-FAIL" to stderr and exit 1; otherwise answer
 
@@ -75,6 +77,7 @@ MODES = {
     "write-file": (["T", "PATH"], [1, None]),
     "env-dump": ([], []),
     "memory": (["T", "MB"], [1, 2000]),
+    "peek": (["PATH"], [None]),
 }
 TEXT_ARGS = {"TEXT", "MARKER", "PATH"}
 
@@ -259,6 +262,14 @@ def main():
                 note("WRITE-OK")
             except OSError as e:
                 note("WRITE-BLOCKED %s" % e)
+        elif mode == "peek":
+            try:
+                with open(a["PATH"]) as f:
+                    pid = f.read().strip()
+                with open("/proc/%s/stat" % pid) as f:
+                    note("STATE %s" % f.read().rsplit(") ", 1)[1][0])
+            except OSError as e:
+                note("PEEK-FAILED %s" % e)
         elif mode == "memory" and at:
             try:
                 block = bytearray(a["MB"] * 1024 * 1024)

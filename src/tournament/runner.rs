@@ -113,3 +113,65 @@ fn referee_error(game: &str, seed: u64, bots: Vec<String>, opening: Vec<String>,
         bots,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::schedule::{schedule, Format};
+    use std::path::PathBuf;
+
+    fn missing(name: &str) -> BotSpec {
+        BotSpec {
+            name: name.into(),
+            origin: name.into(),
+            program: PathBuf::from("/no/such/program"),
+            args: Vec::new(),
+            dir: PathBuf::from("."),
+            build: None,
+        }
+    }
+
+    #[test]
+    fn a_game_the_referee_cannot_play_is_recorded_and_the_rest_go_on() {
+        let bots = [missing("a"), missing("b")];
+        let cfg = RefereeConfig::default();
+        let runner = Runner {
+            bots: &bots,
+            game: "impasse",
+            opening_plies: 2,
+            referee: &cfg,
+            concurrency: 2,
+        };
+        let games = schedule(2, Format::RoundRobin, 4, 1);
+        let mut seen = Vec::new();
+        runner.run(&games, |f| {
+            assert_eq!(f.result.reason, Reason::RefereeError);
+            assert!(f.result.detail.contains("cannot start"), "{}", f.result.detail);
+            assert_eq!(f.result.opening.len(), 2, "the opening is still recorded");
+            seen.push(f.spec.game_id);
+            ControlFlow::Continue(())
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn break_stops_handing_out_games() {
+        let bots = [missing("a"), missing("b")];
+        let cfg = RefereeConfig::default();
+        let runner = Runner {
+            bots: &bots,
+            game: "impasse",
+            opening_plies: 0,
+            referee: &cfg,
+            concurrency: 1,
+        };
+        let games = schedule(2, Format::RoundRobin, 20, 1);
+        let mut n = 0;
+        runner.run(&games, |_| {
+            n += 1;
+            ControlFlow::Break(())
+        });
+        assert!(n <= 2, "{n}");
+    }
+}

@@ -154,7 +154,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
             if args.bots.len() < 2 {
                 bail!("a tournament needs two or more bots (got {})", args.bots.len());
             }
-            if args.games == 0 || args.games % 2 != 0 {
+            if args.games == 0 || !args.games.is_multiple_of(2) {
                 bail!(
                     "--games must be even and at least 2 (games are played in pairs with seats swapped), got {}",
                     args.games

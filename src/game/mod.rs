@@ -82,9 +82,12 @@ impl Clone for Box<dyn Game> {
     }
 }
 
+/// Makes a game's start position from the game's seed.
+pub type NewGame = fn(u64) -> Box<dyn Game>;
+
 /// Constructors of every game arbiter knows, by the name users type.
 /// Each takes the game's seed, for games whose setup is random (Impasse's is not).
-pub const GAMES: &[(&str, fn(u64) -> Box<dyn Game>)] = &[("impasse", |_seed| {
+pub const GAMES: &[(&str, NewGame)] = &[("impasse", |_seed| {
     Box::new(impasse::Impasse::new())
 })];
 

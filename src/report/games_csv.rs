@@ -313,7 +313,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("min.csv");
         std::fs::write(&path, "bot1,winner,bot0\nb,0,a\nb,,a\na,1,b\n").unwrap();
-        let rows = read_results(&[path.clone()]).unwrap();
+        let rows = read_results(std::slice::from_ref(&path)).unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].bot0, "a");
         assert_eq!(rows[0].winner, Some(0));

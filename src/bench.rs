@@ -94,6 +94,13 @@ pub struct BenchReport {
     /// Concurrency 1 with the idle bot left running (`--allow-pondering`: no SIGSTOP/SIGCONT).
     pub turn_us_no_freeze: f64,
     pub referee_cpu_us_per_turn_no_freeze: f64,
+    /// Concurrency 1 with the referee thread and both bots pinned to one CPU (no cross-CPU
+    /// wake-ups): what placing each game on its own core would give.
+    pub turn_us_pinned: f64,
+    pub referee_cpu_us_per_turn_pinned: f64,
+    /// `cores` games at a time, each pinned to its own CPU with its bots.
+    pub turn_us_parallel_pinned: f64,
+    pub games_per_s_parallel_pinned: f64,
     /// CPU time of the bots (reaped children) per turn at concurrency 1, µs. Coarse: counted in
     /// clock ticks of 10 ms.
     pub bots_cpu_us_per_turn: f64,
@@ -209,7 +216,10 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     let cpus = allowed_cpus();
     let pinned = |a: Option<&usize>, b: Option<&usize>| -> Result<f64, BenchError> {
         match (a, b) {
-            (Some(&a), Some(&b)) => Ok(percentile(&pipe_floor(&cfg.bot, sizes.floor / 4, Some((a, b)))?, 0.5)),
+            (Some(&a), Some(&b)) => Ok(percentile(
+                &pipe_floor(&cfg.bot, sizes.floor / 4, Some((a, b)))?,
+                0.5,
+            )),
             _ => Ok(0.0),
         }
     };
@@ -231,20 +241,60 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         max_turns: 0,
         ..generous.clone()
     };
-    let setup = batch(&instant, &setup_cfg, &same_games(sizes.setup_games, 0), 1, "game start and end")?;
+    let setup = batch(
+        &instant,
+        &setup_cfg,
+        &same_games(sizes.setup_games, 0),
+        Concurrency::Free(1),
+        "game start and end",
+    )?;
     let game_setup_us = percentile(&setup.durations_us(), 0.5);
     let game_setup_cpu_us = setup.cpu_us / setup.results.len() as f64;
 
     progress("games at concurrency 1");
-    let serial = batch(&instant, &generous, &same_games(sizes.games, 0), 1, "games at concurrency 1")?;
+    let serial = batch(
+        &instant,
+        &generous,
+        &same_games(sizes.games, 0),
+        Concurrency::Free(1),
+        "games at concurrency 1",
+    )?;
     progress("games at concurrency 1, idle bot not frozen");
     let no_freeze_cfg = RefereeConfig {
         freeze_idle: false,
         ..generous.clone()
     };
-    let no_freeze = batch(&instant, &no_freeze_cfg, &same_games(sizes.games, 0), 1, "games without freezing")?;
+    let no_freeze = batch(
+        &instant,
+        &no_freeze_cfg,
+        &same_games(sizes.games, 0),
+        Concurrency::Free(1),
+        "games without freezing",
+    )?;
+    progress("games at concurrency 1, referee and bots on one CPU");
+    let pinned = batch(
+        &instant,
+        &generous,
+        &same_games(sizes.games, 0),
+        Concurrency::Pinned(1),
+        "games on one CPU",
+    )?;
     progress(&format!("games at concurrency {cores}"));
-    let parallel = batch(&instant, &generous, &same_games(sizes.games_parallel, 0), cores, "parallel games")?;
+    let parallel = batch(
+        &instant,
+        &generous,
+        &same_games(sizes.games_parallel, 0),
+        Concurrency::Free(cores),
+        "parallel games",
+    )?;
+    progress(&format!("games at concurrency {cores}, one CPU each"));
+    let parallel_pinned = batch(
+        &instant,
+        &generous,
+        &same_games(sizes.games_parallel, 0),
+        Concurrency::Pinned(cores),
+        "parallel games, one CPU each",
+    )?;
     let turn_loop: Vec<f64> = serial
         .results
         .iter()
@@ -253,8 +303,14 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
 
     progress("timing accuracy (bots with known delays)");
     let timing = timing_accuracy(cfg, &sizes, cores)?;
-    let all_errors: Vec<f64> = timing.iter().flat_map(|t| t.errors.iter().copied()).collect();
-    let referee_errors: Vec<f64> = timing.iter().flat_map(|t| t.referee.iter().copied()).collect();
+    let all_errors: Vec<f64> = timing
+        .iter()
+        .flat_map(|t| t.errors.iter().copied())
+        .collect();
+    let referee_errors: Vec<f64> = timing
+        .iter()
+        .flat_map(|t| t.referee.iter().copied())
+        .collect();
 
     progress("answers at 90% and 110% of a strict limit");
     let near = near_limit(cfg, &sizes, cores)?;
@@ -282,6 +338,11 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         referee_cpu_us_per_turn_parallel: parallel.cpu_us / parallel.turns as f64,
         turn_us_no_freeze: percentile(&no_freeze.turn_us(), 0.5),
         referee_cpu_us_per_turn_no_freeze: no_freeze.cpu_us / no_freeze.turns as f64,
+        turn_us_pinned: percentile(&pinned.turn_us(), 0.5),
+        referee_cpu_us_per_turn_pinned: pinned.cpu_us / pinned.turns as f64,
+        turn_us_parallel_pinned: percentile(&parallel_pinned.turn_us(), 0.5),
+        games_per_s_parallel_pinned: parallel_pinned.results.len() as f64
+            / parallel_pinned.wall.as_secs_f64(),
         bots_cpu_us_per_turn: serial.children_cpu_us / serial.turns as f64,
         timing_error_ms_median: percentile(&all_errors, 0.5),
         timing_error_ms_p99: percentile(&all_errors, 0.99),
@@ -365,7 +426,11 @@ fn pin(pid: Option<rustix::process::Pid>, cpu: usize) -> std::io::Result<()> {
 
 /// Round trips of one short line to an echo process over blocking pipes, in µs. `pin` puts
 /// this thread on the first CPU and the echo process on the second for the measurement.
-fn pipe_floor(bot: &Path, samples: usize, pinned: Option<(usize, usize)>) -> Result<Vec<f64>, BenchError> {
+fn pipe_floor(
+    bot: &Path,
+    samples: usize,
+    pinned: Option<(usize, usize)>,
+) -> Result<Vec<f64>, BenchError> {
     let mut child = Command::new(bot)
         .arg("--echo")
         .stdin(Stdio::piped())
@@ -389,7 +454,10 @@ fn pipe_floor(bot: &Path, samples: usize, pinned: Option<(usize, usize)>) -> Res
     times
 }
 
-fn echo_round_trips(child: &mut std::process::Child, samples: usize) -> Result<Vec<f64>, BenchError> {
+fn echo_round_trips(
+    child: &mut std::process::Child,
+    samples: usize,
+) -> Result<Vec<f64>, BenchError> {
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut stdout = child.stdout.take().expect("piped stdout");
     let line = b"ping 1234\n";
@@ -472,7 +540,7 @@ fn batch(
     bots: &[BotSpec],
     referee: &RefereeConfig,
     games: &[GameSpec],
-    concurrency: usize,
+    concurrency: Concurrency,
     phase: &'static str,
 ) -> Result<Batch, BenchError> {
     let (results, wall, cpu_us, children_cpu_us) = play_all(bots, referee, games, concurrency);
@@ -496,27 +564,71 @@ fn batch(
     })
 }
 
+/// How many games at a time, and where they run.
+#[derive(Clone, Copy)]
+enum Concurrency {
+    /// The tournament runner's workers, placed by the scheduler.
+    Free(usize),
+    /// One thread per CPU, pinned there with its bots (which inherit the thread's CPU).
+    Pinned(usize),
+}
+
+/// Plays `games` on `n` threads, thread `w` pinned to the `w`-th allowed CPU with the bots it
+/// starts, each game by the runner's own [`Runner::play_one`].
+fn play_pinned(runner: &Runner<'_>, games: &[GameSpec], n: usize) -> Vec<GameResult> {
+    let cpus = allowed_cpus();
+    let n = n.clamp(1, cpus.len().max(1));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..n)
+            .map(|w| {
+                let cpu = cpus.get(w).copied();
+                scope.spawn(move || {
+                    if let Some(cpu) = cpu {
+                        let _ = pin(None, cpu);
+                    }
+                    games
+                        .iter()
+                        .skip(w)
+                        .step_by(n)
+                        .map(|g| runner.play_one(g))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a bench worker panicked"))
+            .collect()
+    })
+}
+
 /// Plays `games` on the tournament runner; returns the results, the wall time, and the CPU time
 /// of this process and of its children, in µs.
 fn play_all(
     bots: &[BotSpec],
     referee: &RefereeConfig,
     games: &[GameSpec],
-    concurrency: usize,
+    concurrency: Concurrency,
 ) -> (Vec<GameResult>, Duration, f64, f64) {
     let runner = Runner {
         bots,
         game: "impasse",
         opening_plies: 0,
         referee,
-        concurrency,
+        concurrency: match concurrency {
+            Concurrency::Free(n) => n,
+            Concurrency::Pinned(n) => n,
+        },
     };
     let mut results = Vec::with_capacity(games.len());
     let (cpu0, children0, t0) = (process_cpu_us(), children_cpu_us(), Instant::now());
-    runner.run(games, |finished| {
-        results.push(finished.result);
-        ControlFlow::Continue(())
-    });
+    match concurrency {
+        Concurrency::Free(_) => runner.run(games, |finished| {
+            results.push(finished.result);
+            ControlFlow::Continue(())
+        }),
+        Concurrency::Pinned(n) => results = play_pinned(&runner, games, n),
+    }
     let wall = t0.elapsed();
     let cpu = process_cpu_us() - cpu0;
     let children = children_cpu_us() - children0;
@@ -534,7 +646,11 @@ struct DelayErrors {
 }
 
 /// Games of a bot sleeping each known delay against the instant bot.
-fn timing_accuracy(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<Vec<DelayErrors>, BenchError> {
+fn timing_accuracy(
+    cfg: &BenchConfig,
+    sizes: &Sizes,
+    cores: usize,
+) -> Result<Vec<DelayErrors>, BenchError> {
     let mut bots = vec![bot_spec(&cfg.bot, None)];
     let mut games = Vec::new();
     // The slowest delays first, so that the workers finish together.
@@ -544,7 +660,11 @@ fn timing_accuracy(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<Vec
         for g in 0..turns.div_ceil(DELAYED_TURNS_PER_GAME) {
             let id = games.len() as u64;
             // The delayed bot plays white and black in turn.
-            let seats = if g % 2 == 0 { [delayed, 0] } else { [0, delayed] };
+            let seats = if g % 2 == 0 {
+                [delayed, 0]
+            } else {
+                [0, delayed]
+            };
             games.push(GameSpec {
                 game_id: id,
                 pair_id: id,
@@ -563,7 +683,7 @@ fn timing_accuracy(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<Vec
         record_turns: true,
         ..RefereeConfig::default()
     };
-    let (results, ..) = play_all(&bots, &referee, &games, cores);
+    let (results, ..) = play_all(&bots, &referee, &games, Concurrency::Free(cores));
     let mut errors: Vec<DelayErrors> = sizes
         .delays
         .iter()
@@ -583,7 +703,10 @@ fn timing_accuracy(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<Vec
         }
         let seat = usize::from(spec.seats[0] == 0);
         let delay_ms = bot_delay(&bots[spec.seats[seat]]);
-        let out = errors.iter_mut().find(|e| e.delay_ms == delay_ms).expect("a known delay");
+        let out = errors
+            .iter_mut()
+            .find(|e| e.delay_ms == delay_ms)
+            .expect("a known delay");
         let mut first = true;
         for turn in result.log.iter().filter(|t| t.seat == seat) {
             if std::mem::replace(&mut first, false) {
@@ -591,7 +714,10 @@ fn timing_accuracy(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<Vec
             }
             let measured = turn.time_us as f64 / 1000.0;
             out.errors.push(measured - delay_ms as f64);
-            let slept = turn.comment.strip_prefix("slept_us=").and_then(|us| us.parse::<f64>().ok());
+            let slept = turn
+                .comment
+                .strip_prefix("slept_us=")
+                .and_then(|us| us.parse::<f64>().ok());
             if let Some(slept_us) = slept {
                 out.referee.push(measured - slept_us / 1000.0);
             }
@@ -638,7 +764,12 @@ fn near_limit(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<NearLimi
         ..RefereeConfig::default()
     };
     let near_bots = [bot_spec(&cfg.bot, Some(NEAR_DELAY_MS))];
-    let (results, ..) = play_all(&near_bots, &strict, &same_games(sizes.near_games, 0), cores);
+    let (results, ..) = play_all(
+        &near_bots,
+        &strict,
+        &same_games(sizes.near_games, 0),
+        Concurrency::Free(cores),
+    );
     let mut out = NearLimit {
         games: results.len(),
         turns: 0,
@@ -667,7 +798,10 @@ fn near_limit(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<NearLimi
         }
     }
 
-    let late_bots = [bot_spec(&cfg.bot, None), bot_spec(&cfg.bot, Some(LATE_DELAY_MS))];
+    let late_bots = [
+        bot_spec(&cfg.bot, None),
+        bot_spec(&cfg.bot, Some(LATE_DELAY_MS)),
+    ];
     let late_games: Vec<GameSpec> = (0..sizes.late_games as u64)
         .map(|i| GameSpec {
             game_id: i,
@@ -676,7 +810,7 @@ fn near_limit(cfg: &BenchConfig, sizes: &Sizes, cores: usize) -> Result<NearLimi
             seats: if i % 2 == 0 { [1, 0] } else { [0, 1] },
         })
         .collect();
-    let (results, ..) = play_all(&late_bots, &strict, &late_games, cores);
+    let (results, ..) = play_all(&late_bots, &strict, &late_games, Concurrency::Free(cores));
     for (result, spec) in results.iter().zip(sorted_by_seed(&late_games)) {
         let seat = usize::from(spec.seats[0] == 0);
         out.late_total += 1;

@@ -43,8 +43,15 @@ fn a_two_bot_tournament_writes_every_file_and_the_match_block() {
     ] {
         assert!(rows[0].contains_key(col), "no column {col}");
     }
-    for pair in rows.chunks(2) {
-        let (a, b) = (&pair[0], &pair[1]);
+    // Rows are written as games finish; group them by pair.
+    let mut pairs: HashMap<String, Vec<&HashMap<String, String>>> = HashMap::new();
+    for r in &rows {
+        pairs.entry(r["pair_id"].clone()).or_default().push(r);
+    }
+    assert_eq!(pairs.len(), 3);
+    for pair in pairs.values() {
+        assert_eq!(pair.len(), 2);
+        let (a, b) = (pair[0], pair[1]);
         assert_eq!(a["pair_id"], b["pair_id"]);
         assert_eq!(a["seed"], b["seed"]);
         assert_eq!(a["opening"], b["opening"]);

@@ -10,8 +10,8 @@
 //!   time the bot really took from the end of its input to its answer as a comment,
 //!   `slept_us=N`, so that the sleep's own overshoot can be told from the referee's.
 
-use std::io::{self, BufRead, BufReader, Write};
 use std::fmt::Write as _;
+use std::io::{self, BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
 /// Reads the next line into `line` (cleared first); false at end of input or on a read error.
@@ -33,13 +33,19 @@ fn parse_args() -> Result<Mode, String> {
         match arg.as_str() {
             "--echo" => return Ok(Mode::Echo),
             "--delay-ms" => {
-                let value = args.next().ok_or("--delay-ms needs a number of milliseconds")?;
-                let ms: u64 = value
-                    .parse()
-                    .map_err(|_| format!("--delay-ms: '{value}' is not a number of milliseconds"))?;
+                let value = args
+                    .next()
+                    .ok_or("--delay-ms needs a number of milliseconds")?;
+                let ms: u64 = value.parse().map_err(|_| {
+                    format!("--delay-ms: '{value}' is not a number of milliseconds")
+                })?;
                 delay = (ms > 0).then(|| Duration::from_millis(ms));
             }
-            other => return Err(format!("unknown option '{other}' (known: --echo, --delay-ms N)")),
+            other => {
+                return Err(format!(
+                    "unknown option '{other}' (known: --echo, --delay-ms N)"
+                ))
+            }
         }
     }
     Ok(Mode::Play { delay })

@@ -19,6 +19,11 @@ use std::time::{Duration, Instant};
 /// How much of a bot's stderr is kept (the end of it).
 pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
 
+thread_local! {
+    /// The read buffer of the drains: one per game thread, so that no turn zeroes a fresh one.
+    static SCRATCH: std::cell::RefCell<Box<[u8]>> = std::cell::RefCell::new(vec![0; 64 * 1024].into_boxed_slice());
+}
+
 /// Resource limits applied to each bot before it starts.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -237,9 +242,12 @@ impl BotProcess {
 
     /// Reads whatever stdout holds now, without waiting.
     pub fn drain_stdout(&mut self) {
-        let mut chunk = [0u8; 16 * 1024];
+        SCRATCH.with_borrow_mut(|scratch| self.drain_stdout_into(&mut scratch[..16 * 1024]));
+    }
+
+    fn drain_stdout_into(&mut self, chunk: &mut [u8]) {
         while let Some(stdout) = self.stdout.as_mut() {
-            match stdout.read(&mut chunk) {
+            match stdout.read(chunk) {
                 Ok(0) => self.stdout = None,
                 Ok(n) => {
                     self.out.extend(&chunk[..n]);
@@ -256,9 +264,12 @@ impl BotProcess {
 
     /// Reads whatever stderr holds now, keeping only the tail.
     pub fn drain_stderr(&mut self) {
-        let mut chunk = [0u8; 64 * 1024];
+        SCRATCH.with_borrow_mut(|scratch| self.drain_stderr_into(scratch));
+    }
+
+    fn drain_stderr_into(&mut self, chunk: &mut [u8]) {
         while let Some(stderr) = self.stderr.as_mut() {
-            match stderr.read(&mut chunk) {
+            match stderr.read(chunk) {
                 Ok(0) => self.stderr = None,
                 Ok(n) => {
                     self.err_total += n as u64;
@@ -396,31 +407,30 @@ pub fn wait_line(bots: &mut [BotProcess], seat: usize, deadline: Instant) -> Wai
                 bot.exited = bot.try_exit_status();
             }
         }
-        for (i, ready) in stderr_ready.iter().enumerate() {
-            if *ready {
-                bots[i].drain_stderr();
+        for (i, bot) in bots.iter_mut().enumerate() {
+            // Bots past the mask's 64 are drained every time (a read that finds nothing).
+            if i >= 64 || stderr_ready & (1 << i) != 0 {
+                bot.drain_stderr();
             }
         }
     }
 }
 
-/// One `poll(2)` over the bot's stdout and exit, and every bot's stderr.
-fn poll_bots(bots: &[BotProcess], seat: usize, timeout: Duration) -> (bool, bool, Vec<bool>) {
+/// One `poll(2)` over the bot's stdout and exit, and every bot's stderr. The third value has
+/// bit `i` set when bot `i`'s stderr is ready (bots past 64 are not reported).
+fn poll_bots(bots: &[BotProcess], seat: usize, timeout: Duration) -> (bool, bool, u64) {
     let bot = &bots[seat];
     let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(2 + bots.len());
     fds.push(PollFd::new(bot.stdout.as_ref().expect("open stdout"), PollFlags::IN));
     fds.push(PollFd::new(&bot.pidfd, PollFlags::IN));
-    let mut owners = Vec::with_capacity(bots.len());
-    for (i, b) in bots.iter().enumerate() {
-        if let Some(err) = b.stderr.as_ref() {
-            fds.push(PollFd::new(err, PollFlags::IN));
-            owners.push(i);
-        }
-    }
+    fds.extend(bots.iter().filter_map(|b| b.stderr.as_ref()).map(|err| PollFd::new(err, PollFlags::IN)));
     let _ = poll(&mut fds, Some(&timespec(timeout)));
-    let mut stderr_ready = vec![false; bots.len()];
-    for (k, &i) in owners.iter().enumerate() {
-        stderr_ready[i] = !fds[2 + k].revents().is_empty();
+    let mut stderr_ready = 0u64;
+    let owners = bots.iter().enumerate().filter(|(_, b)| b.stderr.is_some());
+    for ((i, _), fd) in owners.zip(&fds[2..]) {
+        if i < 64 && !fd.revents().is_empty() {
+            stderr_ready |= 1 << i;
+        }
     }
     (
         !fds[0].revents().is_empty(),

@@ -59,6 +59,15 @@ impl Row {
     }
 }
 
+/// " (1.6x the two-CPU floor)": a time against the floor measured with the same placement.
+fn matched(us: f64, floor: f64, which: &str) -> String {
+    if floor > 0.0 {
+        format!(" ({:.1}x the {which} floor)", us / floor)
+    } else {
+        String::new()
+    }
+}
+
 fn rows(r: &BenchReport) -> Vec<Row> {
     let floor = r.floor_us;
     let over = |us: f64| us / floor;
@@ -71,7 +80,10 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         .ratio(1.0),
         row(
             "  both pinned to one CPU / to two CPUs",
-            format!("{:.1} / {:.1} µs", r.floor_same_cpu_us, r.floor_cross_cpu_us),
+            format!(
+                "{:.1} / {:.1} µs",
+                r.floor_same_cpu_us, r.floor_cross_cpu_us
+            ),
         ),
         row(
             "  CPU of this side per round trip",
@@ -80,11 +92,18 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         .ratio(1.0),
         row(
             "game start + end (2 bots, no turn)",
-            format!("{:.0} µs (CPU {:.0} µs)", r.game_setup_us, r.game_setup_cpu_us),
+            format!(
+                "{:.0} µs (CPU {:.0} µs)",
+                r.game_setup_us, r.game_setup_cpu_us
+            ),
         ),
         row(
             "turn, concurrency 1 (game time / turns)",
-            format!("{:.1} µs", r.turn_us),
+            format!(
+                "{:.1} µs{}",
+                r.turn_us,
+                matched(r.turn_us, r.floor_cross_cpu_us, "two-CPU")
+            ),
         )
         .ratio(over(r.turn_us))
         .target(
@@ -102,13 +121,30 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         )
         .ratio(over(r.turn_us_no_freeze)),
         row(
+            "turn, concurrency 1, game pinned to one CPU",
+            format!(
+                "{:.1} µs{}",
+                r.turn_us_pinned,
+                matched(r.turn_us_pinned, r.floor_same_cpu_us, "one-CPU")
+            ),
+        )
+        .ratio(over(r.turn_us_pinned)),
+        row(
             format!("turn, concurrency {n}"),
             format!("{:.1} µs", r.turn_us_parallel),
         )
         .ratio(over(r.turn_us_parallel)),
         row(
+            format!("turn, concurrency {n}, one CPU per game"),
+            format!("{:.1} µs", r.turn_us_parallel_pinned),
+        )
+        .ratio(over(r.turn_us_parallel_pinned)),
+        row(
             "games/s, concurrency 1",
-            format!("{:.1} ({:.0} turns a game)", r.games_per_s, r.turns_per_game),
+            format!(
+                "{:.1} ({:.0} turns a game)",
+                r.games_per_s, r.turns_per_game
+            ),
         ),
         row(
             format!("games/s, concurrency {n}"),
@@ -116,6 +152,14 @@ fn rows(r: &BenchReport) -> Vec<Row> {
                 "{:.1} ({:.2}x concurrency 1)",
                 r.games_per_s_parallel,
                 r.games_per_s_parallel / r.games_per_s
+            ),
+        ),
+        row(
+            format!("games/s, concurrency {n}, one CPU per game"),
+            format!(
+                "{:.1} ({:.2}x concurrency 1)",
+                r.games_per_s_parallel_pinned,
+                r.games_per_s_parallel_pinned / r.games_per_s
             ),
         ),
         row(
@@ -132,6 +176,11 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             format!("{:.1} µs", r.referee_cpu_us_per_turn_parallel),
         )
         .ratio(r.referee_cpu_us_per_turn_parallel / r.floor_cpu_us),
+        row(
+            "referee CPU per turn, game pinned to one CPU",
+            format!("{:.1} µs", r.referee_cpu_us_per_turn_pinned),
+        )
+        .ratio(r.referee_cpu_us_per_turn_pinned / r.floor_cpu_us),
         row(
             "referee CPU per turn, idle bot not frozen",
             format!("{:.1} µs", r.referee_cpu_us_per_turn_no_freeze),

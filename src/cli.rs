@@ -170,8 +170,7 @@ pub fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    arbiter::rng::Rng::derive(nanos, u64::from(std::process::id()))
-        >> 11 // keep it below 2^53 so JSON readers see it exactly
+    arbiter::rng::Rng::derive(nanos, u64::from(std::process::id())) >> 11 // keep it below 2^53 so JSON readers see it exactly
 }
 
 #[derive(Args, Debug)]
@@ -276,10 +275,20 @@ pub struct BenchArgs {
 #[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SprtOpts {
     /// H0: NEW is not better than this many Elo (in the chosen model's units).
-    #[arg(long, default_value_t = 0.0, value_name = "ELO", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "ELO",
+        allow_negative_numbers = true
+    )]
     pub elo0: f64,
     /// H1: NEW is better by at least this many Elo.
-    #[arg(long, default_value_t = 5.0, value_name = "ELO", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "ELO",
+        allow_negative_numbers = true
+    )]
     pub elo1: f64,
     /// Elo model of the bounds: normalized (nElo, fastchess's default) or logistic.
     #[arg(long, default_value = "normalized", value_name = "MODEL")]
@@ -295,7 +304,9 @@ pub struct SprtOpts {
 impl SprtOpts {
     pub fn params(&self) -> Result<arbiter::rating::SprtParams> {
         let model = self.model.parse()?;
-        Ok(arbiter::rating::SprtParams::new(self.elo0, self.elo1, self.alpha, self.beta, model)?)
+        Ok(arbiter::rating::SprtParams::new(
+            self.elo0, self.elo1, self.alpha, self.beta, model,
+        )?)
     }
 }
 
@@ -342,10 +353,20 @@ pub struct StatsArgs {
     #[arg(long, value_name = "C0,C1,C2,C3,C4", value_delimiter = ',')]
     pub ptnml: Option<Vec<u64>>,
     /// Lower SPRT bound; with --elo1, also print the LLR and the decision thresholds.
-    #[arg(long, value_name = "ELO", requires = "elo1", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ELO",
+        requires = "elo1",
+        allow_negative_numbers = true
+    )]
     pub elo0: Option<f64>,
     /// Upper SPRT bound.
-    #[arg(long, value_name = "ELO", requires = "elo0", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ELO",
+        requires = "elo0",
+        allow_negative_numbers = true
+    )]
     pub elo1: Option<f64>,
     /// Elo model of the bounds: normalized or logistic.
     #[arg(long, default_value = "normalized", value_name = "MODEL")]

@@ -11,13 +11,19 @@ fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { commands::ERROR_EXIT } else { 0 };
+            let code = if e.use_stderr() {
+                commands::ERROR_EXIT
+            } else {
+                0
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
     if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup() {
-        eprintln!("arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run");
+        eprintln!(
+            "arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run"
+        );
     }
     match commands::run(cli.command) {
         Ok(code) => code,

@@ -16,7 +16,16 @@ fn play_marked(name: &str, white: &str, extra: &[&str]) -> (Value, Duration, tem
     let t = Instant::now();
     let out = arbiter()
         .env("ARBITER_TEST_MARKER", &mark)
-        .args(["play", "--json", "--seed", "2", "--turn-ms", "1000", "--first-turn-ms", "5000"])
+        .args([
+            "play",
+            "--json",
+            "--seed",
+            "2",
+            "--turn-ms",
+            "1000",
+            "--first-turn-ms",
+            "5000",
+        ])
         .arg("--replay")
         .arg(&replay)
         .args(extra)
@@ -25,7 +34,11 @@ fn play_marked(name: &str, white: &str, extra: &[&str]) -> (Value, Duration, tem
         .output()
         .unwrap();
     let took = t.elapsed();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let left = processes_with(&mark);
     assert!(left.is_empty(), "processes left behind: {left:?}");
     (serde_json::from_slice(&out.stdout).unwrap(), took, dir)
@@ -49,7 +62,13 @@ fn lost_by(v: &Value, reason: &str) {
 fn closing_stdout_while_running_is_a_crash_at_once() {
     let (v, took, _) = play_marked("close", &hostile("close-stdout 2"), &["--turn-ms", "20000"]);
     lost_by(&v, "crash");
-    assert!(v["detail"].as_str().unwrap().contains("closed its standard output"), "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("closed its standard output"),
+        "{v}"
+    );
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
@@ -57,7 +76,10 @@ fn closing_stdout_while_running_is_a_crash_at_once() {
 fn invalid_utf8_is_an_invalid_move_shown_escaped() {
     let (v, _, _) = play_marked("utf8", &hostile("bad-utf8 2"), &[]);
     lost_by(&v, "invalid-move");
-    assert!(v["detail"].as_str().unwrap().contains("\\xff\\xfe\\x01ab"), "{v}");
+    assert!(
+        v["detail"].as_str().unwrap().contains("\\xff\\xfe\\x01ab"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -65,7 +87,10 @@ fn extra_lines_become_the_next_answers_and_are_counted_in_the_replay() {
     let (v, _, dir) = play_marked("extra", &hostile("extra-lines 2"), &[]);
     // The stale second line is read as the answer to its next turn, as on CodinGame.
     let lines = replay_lines(&dir);
-    let stale: Vec<&Value> = lines.iter().filter(|l| l["extra_lines"].as_u64().unwrap_or(0) > 0).collect();
+    let stale: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["extra_lines"].as_u64().unwrap_or(0) > 0)
+        .collect();
     let answered_stale = !stale.is_empty();
     let lost_on_it = v["reason"] == "invalid-move" && v["offender"] == 0;
     assert!(answered_stale || lost_on_it, "{v}");
@@ -78,27 +103,47 @@ fn extra_lines_become_the_next_answers_and_are_counted_in_the_replay() {
 #[test]
 fn a_stderr_flood_keeps_the_game_at_speed_and_only_a_tail() {
     let (v, took, dir) = play_marked("flood", &hostile("stderr-flood 2"), &["--turn-ms", "2000"]);
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(
+        ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
+        "{v}"
+    );
     assert!(took < Duration::from_secs(60), "{took:?}");
     let lines = replay_lines(&dir);
     let result = lines.last().unwrap();
     let written = result["stderr_bytes"][0].as_u64().unwrap();
     assert!(written >= 2 * 1024 * 1024 * 10, "{written}");
     let tail = result["stderr_tail"][0].as_str().unwrap();
-    assert!(tail.len() <= 64 * 1024 && tail.len() > 60 * 1024, "{}", tail.len());
+    assert!(
+        tail.len() <= 64 * 1024 && tail.len() > 60 * 1024,
+        "{}",
+        tail.len()
+    );
 }
 
 #[test]
 fn forked_children_and_grandchildren_are_ended_with_the_game() {
     let (v, _, _) = play_marked("fork", &hostile("fork 1 arbiter-fork-marker"), &[]);
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(
+        ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
+        "{v}"
+    );
 }
 
 #[test]
 fn a_bot_that_exits_while_its_children_hold_the_pipe_is_a_crash_at_once() {
-    let (v, took, _) = play_marked("forkexit", &hostile("fork-exit 2 arbiter-forkexit-marker"), &["--turn-ms", "20000"]);
+    let (v, took, _) = play_marked(
+        "forkexit",
+        &hostile("fork-exit 2 arbiter-forkexit-marker"),
+        &["--turn-ms", "20000"],
+    );
     lost_by(&v, "crash");
-    assert!(v["detail"].as_str().unwrap().contains("exited with status 0"), "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exited with status 0"),
+        "{v}"
+    );
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
@@ -107,7 +152,14 @@ fn a_bot_that_ignores_sigterm_is_killed_after_the_grace() {
     let (v, took, _) = play_marked(
         "term",
         &hostile("ignore-term 2"),
-        &["--turn-ms", "200", "--grace-ms", "0", "--kill-grace-ms", "300"],
+        &[
+            "--turn-ms",
+            "200",
+            "--grace-ms",
+            "0",
+            "--kill-grace-ms",
+            "300",
+        ],
     );
     lost_by(&v, "timeout");
     assert!(took < Duration::from_secs(10), "{took:?}");
@@ -118,7 +170,10 @@ fn a_bot_over_its_memory_limit_fails_inside_itself_and_crashes() {
     let (v, _, dir) = play_marked("mem", &hostile("memory 1 600"), &["--memory-mb", "200"]);
     lost_by(&v, "crash");
     let lines = replay_lines(&dir);
-    let tail = lines.last().unwrap()["stderr_tail"][0].as_str().unwrap().to_string();
+    let tail = lines.last().unwrap()["stderr_tail"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(tail.contains("MEM-FAIL"), "{tail}");
 }
 
@@ -140,7 +195,11 @@ fn bots_that_cannot_start_are_clear_errors() {
         (bad_toml.to_str().unwrap(), "not a valid bot.toml"),
         ("/no/such/file", "no such program"),
     ] {
-        let out = arbiter().args(["play", bot]).arg(random_bot()).output().unwrap();
+        let out = arbiter()
+            .args(["play", bot])
+            .arg(random_bot())
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(3), "{bot}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{bot}: {err}");
@@ -161,18 +220,34 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
     let states = |extra: &[&str]| -> Vec<String> {
         let replay = dir.path().join("r.jsonl");
         let out = arbiter()
-            .args(["play", "--max-turns", "8", "--first-turn-ms", "5000", "--turn-ms", "1000", "--replay"])
+            .args([
+                "play",
+                "--max-turns",
+                "8",
+                "--first-turn-ms",
+                "5000",
+                "--turn-ms",
+                "1000",
+                "--replay",
+            ])
             .arg(&replay)
             .args(extra)
             .arg(hostile(&format!("peek {}", pidfile.display())))
             .arg(&black)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = std::fs::read_to_string(&replay).unwrap();
         let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
         let tail = last["stderr_tail"][0].as_str().unwrap().to_string();
-        tail.lines().filter_map(|l| l.strip_prefix("STATE ")).map(String::from).collect()
+        tail.lines()
+            .filter_map(|l| l.strip_prefix("STATE "))
+            .map(String::from)
+            .collect()
     };
     // From White's second turn on, Black has answered once and is stopped while White thinks.
     let frozen = states(&[]);
@@ -185,7 +260,11 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
 #[test]
 fn cpu_time_is_recorded_and_the_cpu_clock_judges_cpu_not_sleep() {
     // Burning 30 ms of CPU per turn: recorded as CPU time, and over a 20 ms CPU limit.
-    let (v, _, dir) = play_marked("cpu", &hostile("cpu-burn 2 30"), &["--clock", "cpu", "--turn-ms", "20", "--strict"]);
+    let (v, _, dir) = play_marked(
+        "cpu",
+        &hostile("cpu-burn 2 30"),
+        &["--clock", "cpu", "--turn-ms", "20", "--strict"],
+    );
     lost_by(&v, "timeout");
     assert!(v["detail"].as_str().unwrap().contains("CPU time"), "{v}");
     let lines = replay_lines(&dir);
@@ -194,12 +273,28 @@ fn cpu_time_is_recorded_and_the_cpu_clock_judges_cpu_not_sleep() {
     assert!(first["cpu_us"].as_u64().is_some(), "{first}");
 
     // Sleeping 300 ms per turn uses no CPU: under a 150 ms CPU limit the bot plays on.
-    let (v, _, _) = play_marked("sleepcpu", &hostile("late 300"), &["--clock", "cpu", "--turn-ms", "150", "--strict", "--max-turns", "12"]);
+    let (v, _, _) = play_marked(
+        "sleepcpu",
+        &hostile("late 300"),
+        &[
+            "--clock",
+            "cpu",
+            "--turn-ms",
+            "150",
+            "--strict",
+            "--max-turns",
+            "12",
+        ],
+    );
     assert_eq!(v["reason"], "turn-limit", "{v}");
     assert_eq!(v["bots"][0]["strikes"], 0, "{v}");
 
     // The same sleeper on the wall clock loses at once.
-    let (v, _, _) = play_marked("sleepwall", &hostile("late 300"), &["--turn-ms", "150", "--strict"]);
+    let (v, _, _) = play_marked(
+        "sleepwall",
+        &hostile("late 300"),
+        &["--turn-ms", "150", "--strict"],
+    );
     lost_by(&v, "timeout");
 
     // A bot burning 20 ms per turn shows it in its CPU figures.
@@ -210,10 +305,17 @@ fn cpu_time_is_recorded_and_the_cpu_clock_judges_cpu_not_sleep() {
 
 #[test]
 fn a_bot_over_its_process_limit_cannot_fork() {
-    let (v, _, dir) = play_marked("nproc", &hostile("fork 1 arbiter-nproc-marker"), &["--max-processes", "1"]);
+    let (v, _, dir) = play_marked(
+        "nproc",
+        &hostile("fork 1 arbiter-nproc-marker"),
+        &["--max-processes", "1"],
+    );
     lost_by(&v, "crash");
     let lines = replay_lines(&dir);
-    let tail = lines.last().unwrap()["stderr_tail"][0].as_str().unwrap().to_string();
+    let tail = lines.last().unwrap()["stderr_tail"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(tail.contains("Error") || tail.contains("error"), "{tail}");
 }
 

@@ -39,7 +39,10 @@ fn human_summary_names_players_result_and_replay() {
     assert!(text.contains("seed 3"), "{text}");
     assert!(text.contains("seat 0: arbiter-bot-greedy"), "{text}");
     assert!(text.contains("Result: "), "{text}");
-    assert!(text.contains(&format!("Replay: {}", replay.display())), "{text}");
+    assert!(
+        text.contains(&format!("Replay: {}", replay.display())),
+        "{text}"
+    );
     assert!(replay.is_file());
 }
 
@@ -59,7 +62,13 @@ fn a_bot_that_sleeps_past_the_limit_loses_by_timeout_at_limit_plus_grace() {
         &["--turn-ms", "300", "--grace-ms", "100"],
     );
     forfeit(&v, 0, "timeout");
-    assert!(v["detail"].as_str().unwrap().contains("300 ms + 100 ms grace"), "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("300 ms + 100 ms grace"),
+        "{v}"
+    );
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
 
@@ -72,7 +81,13 @@ fn late_answers_within_the_grace_are_strikes_and_the_third_loses() {
         &["--turn-ms", "150", "--grace-ms", "600", "--strikes", "3"],
     );
     forfeit(&v, 0, "timeout");
-    assert!(v["detail"].as_str().unwrap().contains("late answer number 3"), "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("late answer number 3"),
+        "{v}"
+    );
     // Its answers: the first on time, the next two late but played, the fourth the third strike
     // (moves: its 3 played and the opponent's 3).
     assert_eq!(v["bots"][0]["strikes"], 3, "{v}");
@@ -93,14 +108,19 @@ fn strict_mode_loses_on_the_first_late_answer() {
 
 #[test]
 fn exiting_before_answering_is_a_crash_detected_at_once() {
-    let (v, took) = play_json(
-        &random_bot(),
-        &hostile("exit 2 3"),
-        &["--turn-ms", "20000"],
-    );
+    let (v, took) = play_json(&random_bot(), &hostile("exit 2 3"), &["--turn-ms", "20000"]);
     forfeit(&v, 1, "crash");
-    assert!(v["detail"].as_str().unwrap().contains("exited with status 3"), "{v}");
-    assert!(took < Duration::from_secs(10), "waited out the clock: {took:?}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exited with status 3"),
+        "{v}"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "waited out the clock: {took:?}"
+    );
 }
 
 #[test]
@@ -114,7 +134,13 @@ fn a_signal_is_named_in_the_crash_verdict() {
 fn an_answer_not_offered_is_an_invalid_move() {
     let (v, _) = play_json(&hostile("invalid 2 zz99"), &random_bot(), &[]);
     forfeit(&v, 0, "invalid-move");
-    assert!(v["detail"].as_str().unwrap().contains("\"zz99\" is not one of"), "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("\"zz99\" is not one of"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -126,13 +152,19 @@ fn a_line_longer_than_ten_thousand_bytes_is_output_too_long_at_once() {
     );
     forfeit(&v, 1, "output-too-long");
     assert!(v["detail"].as_str().unwrap().contains("xxxxxxxx"), "{v}");
-    assert!(took < Duration::from_secs(10), "waited out the clock: {took:?}");
+    assert!(
+        took < Duration::from_secs(10),
+        "waited out the clock: {took:?}"
+    );
 }
 
 #[test]
 fn a_comment_after_a_space_is_accepted() {
     let (v, _) = play_json(&hostile("comment"), &random_bot(), &[]);
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(
+        ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
+        "{v}"
+    );
 }
 
 /// Replays a replay file through the rules: every input the bots saw must be what the rules
@@ -140,7 +172,10 @@ fn a_comment_after_a_space_is_accepted() {
 fn check_replay(path: &std::path::Path) -> Vec<Value> {
     use arbiter::game::new_game;
     let text = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["type"], "start");
     assert_eq!(lines.last().unwrap()["type"], "result");
     let mut game = new_game(lines[0]["game"].as_str().unwrap(), 0).unwrap();
@@ -161,7 +196,10 @@ fn check_replay(path: &std::path::Path) -> Vec<Value> {
     let result = lines.last().unwrap();
     if result["reason"] == "win" {
         let outcome = game.outcome().expect("the rules agree the game is over");
-        assert_eq!(outcome.sole_winner().map(|w| w as u64), result["winner"].as_u64());
+        assert_eq!(
+            outcome.sole_winner().map(|w| w as u64),
+            result["winner"].as_u64()
+        );
         assert_eq!(result["removed"], serde_json::json!(game.scores()));
     }
     lines
@@ -195,7 +233,10 @@ fn random_is_played_and_shown_as_the_real_move() {
     );
     let lines = check_replay(&path);
     let turns = &lines[1..lines.len() - 1];
-    let k = turns.iter().position(|t| t["answer"] == "random").expect("a random answer");
+    let k = turns
+        .iter()
+        .position(|t| t["answer"] == "random")
+        .expect("a random answer");
     let played = turns[k]["played"].as_str().unwrap();
     assert_ne!(played, "random");
     let next_input = turns[k + 1]["input"].as_str().unwrap();
@@ -212,7 +253,10 @@ fn a_bot_that_cannot_start_is_a_clear_error_before_any_game() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot start") && err.contains("no such program"), "{err}");
+    assert!(
+        err.contains("cannot start") && err.contains("no such program"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -229,12 +273,18 @@ fn a_failing_build_names_the_bot() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bot 'broken'") && err.contains("compile error"), "{err}");
+    assert!(
+        err.contains("bot 'broken'") && err.contains("compile error"),
+        "{err}"
+    );
 }
 
 #[test]
 fn the_bundled_bot_directories_run_through_bot_toml() {
     // python-starter has no build step; it runs `python3 bot.py` in its own directory.
     let (v, _) = play_json("bots/python-starter", &random_bot(), &[]);
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(
+        ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
+        "{v}"
+    );
 }

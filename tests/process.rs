@@ -13,13 +13,19 @@ fn state(pid: u32) -> char {
 }
 
 fn echo() -> BotSpec {
-    BotSpec::resolve(&format!("{} {}/tests/bots/echo.py", common::python(), common::root().display())).unwrap()
+    BotSpec::resolve(&format!(
+        "{} {}/tests/bots/echo.py",
+        common::python(),
+        common::root().display()
+    ))
+    .unwrap()
 }
 
 #[test]
 fn a_frozen_bot_is_stopped_and_a_thawed_one_runs() {
     let mut bot = BotProcess::spawn(&echo(), &Limits::default(), &[]).unwrap();
-    bot.send(b"hello\n", Instant::now() + Duration::from_secs(5)).unwrap();
+    bot.send(b"hello\n", Instant::now() + Duration::from_secs(5))
+        .unwrap();
     let mut bots = [bot];
     match wait_line(&mut bots, 0, Instant::now() + Duration::from_secs(5)) {
         Wait::Line(line, _) => assert_eq!(line, b"hello"),
@@ -30,13 +36,24 @@ fn a_frozen_bot_is_stopped_and_a_thawed_one_runs() {
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(state(pid), 'T', "frozen bots are stopped");
     // Input written to a frozen bot waits; it answers once thawed.
-    bots[0].send(b"again\n", Instant::now() + Duration::from_secs(5)).unwrap();
-    assert!(matches!(wait_line(&mut bots, 0, Instant::now() + Duration::from_millis(200)), Wait::Timeout));
+    bots[0]
+        .send(b"again\n", Instant::now() + Duration::from_secs(5))
+        .unwrap();
+    assert!(matches!(
+        wait_line(&mut bots, 0, Instant::now() + Duration::from_millis(200)),
+        Wait::Timeout
+    ));
     bots[0].thaw();
     assert_ne!(state(pid), 'T');
-    assert!(matches!(wait_line(&mut bots, 0, Instant::now() + Duration::from_secs(5)), Wait::Line(..)));
+    assert!(matches!(
+        wait_line(&mut bots, 0, Instant::now() + Duration::from_secs(5)),
+        Wait::Line(..)
+    ));
     shutdown_all(&mut bots, Duration::from_millis(200));
-    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "reaped");
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "reaped"
+    );
 }
 
 #[test]

@@ -10,14 +10,30 @@ fn sandboxed(white: &str, black: &str) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let replay = dir.path().join("r.jsonl");
     let out = arbiter()
-        .args(["play", "--json", "--sandbox", "--seed", "4", "--turn-ms", "2000", "--first-turn-ms", "5000", "--max-turns", "6"])
+        .args([
+            "play",
+            "--json",
+            "--sandbox",
+            "--seed",
+            "4",
+            "--turn-ms",
+            "2000",
+            "--first-turn-ms",
+            "5000",
+            "--max-turns",
+            "6",
+        ])
         .arg("--replay")
         .arg(&replay)
         .arg(white)
         .arg(black)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = std::fs::read_to_string(&replay).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
@@ -35,11 +51,18 @@ fn no_network_inside_the_sandbox() {
 fn the_other_bots_files_are_hidden() {
     let other = root().join("bots/python-starter/bot.py");
     assert!(other.is_file());
-    let (v, err) = sandboxed(&hostile(&format!("read-file 1 {}", other.display())), "bots/python-starter");
+    let (v, err) = sandboxed(
+        &hostile(&format!("read-file 1 {}", other.display())),
+        "bots/python-starter",
+    );
     assert_eq!(v["reason"], "turn-limit", "{v}");
     assert!(err.contains("READ-BLOCKED"), "{err}");
     // Without the sandbox the same read succeeds: the test can tell the difference.
-    let (v, _) = play_json(&hostile(&format!("read-file 1 {}", other.display())), "bots/python-starter", &["--max-turns", "4"]);
+    let (v, _) = play_json(
+        &hostile(&format!("read-file 1 {}", other.display())),
+        "bots/python-starter",
+        &["--max-turns", "4"],
+    );
     assert_eq!(v["reason"], "turn-limit");
 }
 
@@ -47,13 +70,22 @@ fn the_other_bots_files_are_hidden() {
 fn writes_outside_the_private_temp_fail_and_inside_succeed() {
     let outside = root().join("target/sandbox-write-probe");
     let _ = std::fs::remove_file(&outside);
-    let (v, err) = sandboxed(&hostile(&format!("write-file 1 {}", outside.display())), &random_bot());
+    let (v, err) = sandboxed(
+        &hostile(&format!("write-file 1 {}", outside.display())),
+        &random_bot(),
+    );
     assert_eq!(v["reason"], "turn-limit", "{v}");
     assert!(err.contains("WRITE-BLOCKED"), "{err}");
     assert!(!outside.exists());
-    let (_, err) = sandboxed(&hostile("write-file 1 /tmp/arbiter-sandbox-probe"), &random_bot());
+    let (_, err) = sandboxed(
+        &hostile("write-file 1 /tmp/arbiter-sandbox-probe"),
+        &random_bot(),
+    );
     assert!(err.contains("WRITE-OK"), "{err}");
-    assert!(!std::path::Path::new("/tmp/arbiter-sandbox-probe").exists(), "the sandbox's /tmp is private");
+    assert!(
+        !std::path::Path::new("/tmp/arbiter-sandbox-probe").exists(),
+        "the sandbox's /tmp is private"
+    );
 }
 
 #[test]
@@ -79,8 +111,15 @@ fn a_sandboxed_game_is_a_normal_game_and_leaves_nothing_behind() {
         .args([greedy_bot(), random_bot()])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()), "{v}");
+    assert!(
+        ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
+        "{v}"
+    );
     assert!(processes_with(&mark).is_empty());
 }

@@ -28,8 +28,14 @@ fn greedy_against_random_accepts_h1_within_a_bounded_number_of_pairs() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("Decision: H1 accepted"), "{out}");
     assert!(out.contains("Ptnml(0-2): ["), "{out}");
-    assert!(out.contains("LLR: ") && out.contains("(-2.94, 2.94) [0.00, 5.00]"), "{out}");
-    assert!(out.contains("nElo:") && out.contains("LOS:") && out.contains("PairsRatio:"), "{out}");
+    assert!(
+        out.contains("LLR: ") && out.contains("(-2.94, 2.94) [0.00, 5.00]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("nElo:") && out.contains("LOS:") && out.contains("PairsRatio:"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -49,18 +55,34 @@ fn too_few_pairs_end_without_a_decision() {
 
 #[test]
 fn bad_arguments_exit_with_three() {
-    let (code, _, err) = sprt(&greedy_bot(), &random_bot(), &["--elo0", "5", "--elo1", "0"]);
+    let (code, _, err) = sprt(
+        &greedy_bot(),
+        &random_bot(),
+        &["--elo0", "5", "--elo1", "0"],
+    );
     assert_eq!(code, 3, "{err}");
     let (code, _, err) = sprt(&greedy_bot(), "/no/such/bot", &[]);
     assert_eq!(code, 3, "{err}");
-    assert!(err.contains("cannot play") || err.contains("cannot start"), "{err}");
+    assert!(
+        err.contains("cannot play") || err.contains("cannot start"),
+        "{err}"
+    );
     let out = arbiter().args(["sprt", "--no-such-flag"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
 }
 
 fn stats(args: &[&str]) -> Value {
-    let out = arbiter().arg("stats").arg("--json").args(args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = arbiter()
+        .arg("stats")
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -71,16 +93,37 @@ fn close(v: &Value, x: f64) -> bool {
 #[test]
 fn stats_matches_the_check_values() {
     let v = stats(&["--wdl", "60,20,20"]);
-    assert!(close(&v["elo"], 147.19) && close(&v["elo_margin"], 66.01), "{v}");
-    assert!(close(&v["nelo"], 173.72) && close(&v["nelo_margin"], 68.10), "{v}");
+    assert!(
+        close(&v["elo"], 147.19) && close(&v["elo_margin"], 66.01),
+        "{v}"
+    );
+    assert!(
+        close(&v["nelo"], 173.72) && close(&v["nelo_margin"], 68.10),
+        "{v}"
+    );
     assert!(v["los"].as_f64().unwrap() > 0.9999);
     assert_eq!(v["llr"], Value::Null);
     let v = stats(&["--wdl", "510,480,450"]);
-    assert!(close(&v["elo"], 14.48) && close(&v["elo_margin"], 14.67), "{v}");
+    assert!(
+        close(&v["elo"], 14.48) && close(&v["elo_margin"], 14.67),
+        "{v}"
+    );
     assert!((v["los"].as_f64().unwrap() - 0.9738).abs() < 0.0001, "{v}");
-    let v = stats(&["--wdl", "10500,21000,10400", "--elo0", "0", "--elo1", "5", "--model", "logistic"]);
+    let v = stats(&[
+        "--wdl",
+        "10500,21000,10400",
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--model",
+        "logistic",
+    ]);
     assert!(close(&v["llr"], -5.81), "{v}");
-    assert!(close(&v["lower"], -2.944) && close(&v["upper"], 2.944), "{v}");
+    assert!(
+        close(&v["lower"], -2.944) && close(&v["upper"], 2.944),
+        "{v}"
+    );
     let v = stats(&["--wdl", "2000,4000,1900", "--elo0", "0", "--elo1", "2"]);
     assert!(close(&v["llr"], 0.69), "{v}");
 }
@@ -92,9 +135,15 @@ fn stats_edge_cases_are_honest() {
     assert!(v["llr"].as_f64().unwrap().is_finite());
     let v = stats(&["--ptnml", "0,0,0,0,0", "--elo0", "0", "--elo1", "5"]);
     assert_eq!(v["elo"], Value::Null);
-    let out = arbiter().args(["stats", "--wdl", "0,0,0"]).output().unwrap();
+    let out = arbiter()
+        .args(["stats", "--wdl", "0,0,0"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("n/a") && !text.to_lowercase().contains("nan"), "{text}");
+    assert!(
+        out.status.success() && text.contains("n/a") && !text.to_lowercase().contains("nan"),
+        "{text}"
+    );
     let out = arbiter().args(["stats", "--wdl", "1,2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
 }

@@ -14,7 +14,11 @@ fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();
-            headers.iter().map(String::from).zip(rec.iter().map(String::from)).collect()
+            headers
+                .iter()
+                .map(String::from)
+                .zip(rec.iter().map(String::from))
+                .collect()
         })
         .collect()
 }
@@ -24,22 +28,42 @@ fn a_two_bot_tournament_writes_every_file_and_the_match_block() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
     let run = arbiter()
-        .args(["tournament", "--games", "6", "--seed", "11", "--turn-ms", "1000", "--out"])
+        .args([
+            "tournament",
+            "--games",
+            "6",
+            "--seed",
+            "11",
+            "--turn-ms",
+            "1000",
+            "--out",
+        ])
         .arg(&out)
         .arg(greedy_bot())
         .arg(random_bot())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    for f in ["games.csv", "ratings.csv", "crosstable.csv", "los.csv", "ratings.json", "tournament.toml"] {
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for f in [
+        "games.csv",
+        "ratings.csv",
+        "crosstable.csv",
+        "los.csv",
+        "ratings.json",
+        "tournament.toml",
+    ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     let rows = read_csv(&out.join("games.csv"));
     assert_eq!(rows.len(), 6);
     for col in [
-        "game_id", "pair_id", "seed", "opening", "bot0", "bot1", "winner", "reason", "turns", "score0",
-        "score1", "max_ms0", "max_ms1", "mean_ms0", "mean_ms1",
+        "game_id", "pair_id", "seed", "opening", "bot0", "bot1", "winner", "reason", "turns",
+        "score0", "score1", "max_ms0", "max_ms1", "mean_ms0", "mean_ms1",
     ] {
         assert!(rows[0].contains_key(col), "no column {col}");
     }
@@ -58,13 +82,25 @@ fn a_two_bot_tournament_writes_every_file_and_the_match_block() {
         assert_eq!(a["opening"].split(' ').count(), 4);
         assert_eq!(a["bot0"], b["bot1"]);
     }
-    assert!(stdout.contains("Rank") && stdout.contains("95% interval"), "{stdout}");
+    assert!(
+        stdout.contains("Rank") && stdout.contains("95% interval"),
+        "{stdout}"
+    );
     assert!(stdout.contains("Ptnml(0-2): ["), "{stdout}");
-    assert!(stdout.contains("nElo:") && stdout.contains("LOS:"), "{stdout}");
-    assert!(stdout.contains(&format!("Results: {}", out.display())), "{stdout}");
+    assert!(
+        stdout.contains("nElo:") && stdout.contains("LOS:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("Results: {}", out.display())),
+        "{stdout}"
+    );
     let ratings = read_csv(&out.join("ratings.csv"));
     assert_eq!(ratings.len(), 2);
-    let games: u32 = ratings.iter().map(|r| r["games"].parse::<u32>().unwrap()).sum();
+    let games: u32 = ratings
+        .iter()
+        .map(|r| r["games"].parse::<u32>().unwrap())
+        .sum();
     assert_eq!(games, 12);
 }
 
@@ -73,14 +109,25 @@ fn a_gauntlet_plays_only_the_first_bot_against_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("g");
     arbiter()
-        .args(["tournament", "--format", "gauntlet", "--games", "2", "--turn-ms", "1000", "--out"])
+        .args([
+            "tournament",
+            "--format",
+            "gauntlet",
+            "--games",
+            "2",
+            "--turn-ms",
+            "1000",
+            "--out",
+        ])
         .arg(&out)
         .args([greedy_bot(), random_bot(), first_bot()])
         .assert()
         .success();
     let rows = read_csv(&out.join("games.csv"));
     assert_eq!(rows.len(), 4);
-    assert!(rows.iter().all(|r| r["bot0"] == "arbiter-bot-greedy" || r["bot1"] == "arbiter-bot-greedy"));
+    assert!(rows
+        .iter()
+        .all(|r| r["bot0"] == "arbiter-bot-greedy" || r["bot1"] == "arbiter-bot-greedy"));
 }
 
 #[test]
@@ -88,7 +135,11 @@ fn a_bot_whose_build_fails_is_left_out_and_the_rest_play() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad");
     std::fs::create_dir(&bad).unwrap();
-    std::fs::write(bad.join("bot.toml"), "name = \"bad\"\nrun = \"./bot\"\nbuild = \"sh -c 'exit 7'\"\n").unwrap();
+    std::fs::write(
+        bad.join("bot.toml"),
+        "name = \"bad\"\nrun = \"./bot\"\nbuild = \"sh -c 'exit 7'\"\n",
+    )
+    .unwrap();
     let out = dir.path().join("t");
     let run = arbiter()
         .args(["tournament", "--games", "2", "--turn-ms", "1000", "--out"])
@@ -97,18 +148,33 @@ fn a_bot_whose_build_fails_is_left_out_and_the_rest_play() {
         .args([random_bot(), first_bot()])
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let err = String::from_utf8_lossy(&run.stderr);
-    assert!(err.contains("leaving out bot 'bad'") && err.contains("failed"), "{err}");
+    assert!(
+        err.contains("leaving out bot 'bad'") && err.contains("failed"),
+        "{err}"
+    );
     let rows = read_csv(&out.join("games.csv"));
     assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| r["bot0"] != "bad" && r["bot1"] != "bad"));
+    assert!(rows
+        .iter()
+        .all(|r| r["bot0"] != "bad" && r["bot1"] != "bad"));
 }
 
 #[test]
 fn duplicate_names_and_odd_game_counts_are_clear_errors() {
     let run = arbiter()
-        .args(["tournament", "--games", "2", "--out", "/tmp/arbiter-never-written"])
+        .args([
+            "tournament",
+            "--games",
+            "2",
+            "--out",
+            "/tmp/arbiter-never-written",
+        ])
         .args([random_bot(), random_bot()])
         .output()
         .unwrap();
@@ -129,7 +195,16 @@ fn a_tournament_killed_with_sigkill_resumes_and_plays_every_game_exactly_once() 
     let out = dir.path().join("k");
     let args = |c: &mut std::process::Command| {
         c.current_dir(root())
-            .args(["tournament", "--games", "120", "--seed", "5", "--concurrency", "2", "--out"])
+            .args([
+                "tournament",
+                "--games",
+                "120",
+                "--seed",
+                "5",
+                "--concurrency",
+                "2",
+                "--out",
+            ])
             .arg(&out)
             .args([random_bot(), first_bot(), greedy_bot()]);
     };
@@ -150,15 +225,27 @@ fn a_tournament_killed_with_sigkill_resumes_and_plays_every_game_exactly_once() 
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let before = read_csv(&csv).len();
-    assert!(before < 360, "finished before the kill ({before} games); the test needs a longer run");
+    assert!(
+        before < 360,
+        "finished before the kill ({before} games); the test needs a longer run"
+    );
     // A write cut by a kill leaves a torn last line; the resume must drop it.
     use std::io::Write;
-    std::fs::OpenOptions::new().append(true).open(&csv).unwrap().write_all(b"99999,1,2,a1").unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&csv)
+        .unwrap()
+        .write_all(b"99999,1,2,a1")
+        .unwrap();
 
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"));
     args(&mut cmd);
     let done = cmd.output().unwrap();
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     assert!(String::from_utf8_lossy(&done.stderr).contains("resuming"));
     let rows = read_csv(&csv);
     let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
@@ -174,14 +261,31 @@ fn ratings_are_recomputed_from_a_hand_made_csv() {
     // Two shards: alpha scores 3 of 4 against beta (2 wins, 2 draws).
     std::fs::write(&a, "bot0,bot1,winner\nalpha,beta,0\nbeta,alpha,\n").unwrap();
     std::fs::write(&b, "winner,bot1,bot0,reason\n1,alpha,beta,win\n,alpha,beta,turn-limit\n0,alpha,beta,referee-error\n").unwrap();
-    let out = arbiter().arg("ratings").arg("--json").arg(&a).arg(&b).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = arbiter()
+        .arg("ratings")
+        .arg("--json")
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = v["ratings"].as_array().unwrap();
     assert_eq!(r[0]["bot"], "alpha");
     assert_eq!(r[0]["games"], 4);
     assert_eq!(r[0]["points"], 3.0);
-    assert_eq!((r[0]["wins"].clone(), r[0]["draws"].clone(), r[0]["losses"].clone()), (2.into(), 2.into(), 0.into()));
+    assert_eq!(
+        (
+            r[0]["wins"].clone(),
+            r[0]["draws"].clone(),
+            r[0]["losses"].clone()
+        ),
+        (2.into(), 2.into(), 0.into())
+    );
     // Two bots, score 0.75: the gap is 400 log10(3) = 190.85, centred on 0.
     let elo = r[0]["elo"].as_f64().unwrap();
     assert!((elo - 95.42).abs() < 0.01, "{elo}");
@@ -190,14 +294,25 @@ fn ratings_are_recomputed_from_a_hand_made_csv() {
     let los = v["los"]["alpha"]["beta"].as_f64().unwrap();
     assert!(los > 0.5 && los < 1.0, "{los}");
 
-    let anchored = arbiter().args(["ratings", "--json", "--anchor", "beta=1000"]).arg(&a).arg(&b).output().unwrap();
+    let anchored = arbiter()
+        .args(["ratings", "--json", "--anchor", "beta=1000"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&anchored.stdout).unwrap();
-    assert!((v["ratings"][0]["elo"].as_f64().unwrap() - 1190.85).abs() < 0.01, "{v}");
+    assert!(
+        (v["ratings"][0]["elo"].as_f64().unwrap() - 1190.85).abs() < 0.01,
+        "{v}"
+    );
     assert_eq!(v["ratings"][1]["elo"], 1000.0);
 
     let table = arbiter().arg("ratings").arg(&a).output().unwrap();
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("Cross-table") && text.contains("alpha"), "{text}");
+    assert!(
+        text.contains("Cross-table") && text.contains("alpha"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -205,7 +320,12 @@ fn a_bot_that_won_every_game_gets_a_bound_not_a_number() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.csv");
     std::fs::write(&a, "bot0,bot1,winner\na,b,0\nb,a,1\nb,c,0\nc,b,\nc,a,1\n").unwrap();
-    let out = arbiter().arg("ratings").arg("--json").arg(&a).output().unwrap();
+    let out = arbiter()
+        .arg("ratings")
+        .arg("--json")
+        .arg(&a)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("NaN") && !text.contains("nan"), "{text}");

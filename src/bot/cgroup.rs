@@ -26,7 +26,10 @@ fn root() -> Option<PathBuf> {
     }
     let v2 = Path::new("/sys/fs/cgroup");
     let controllers = std::fs::read_to_string(v2.join("cgroup.controllers")).ok()?;
-    controllers.split_whitespace().any(|c| c == "pids").then(|| v2.to_path_buf())
+    controllers
+        .split_whitespace()
+        .any(|c| c == "pids")
+        .then(|| v2.to_path_buf())
 }
 
 impl Cgroup {
@@ -38,7 +41,12 @@ impl Cgroup {
         let dir = root.join(format!("arbiter-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
         let group = Cgroup {
-            procs: CString::new(dir.join("cgroup.procs").into_os_string().into_encoded_bytes()).ok()?,
+            procs: CString::new(
+                dir.join("cgroup.procs")
+                    .into_os_string()
+                    .into_encoded_bytes(),
+            )
+            .ok()?,
             dir,
         };
         if let Some(max) = max_pids {
@@ -59,7 +67,10 @@ impl Cgroup {
     pub fn kill_all(&self) -> usize {
         let text = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
         let mut n = 0;
-        for pid in text.split_whitespace().filter_map(|p| p.parse::<i32>().ok()) {
+        for pid in text
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
             if let Some(pid) = Pid::from_raw(pid) {
                 let _ = kill_process(pid, Signal::KILL);
                 n += 1;

@@ -8,5 +8,7 @@ pub mod process;
 pub mod sandbox;
 pub mod spec;
 
-pub use process::{describe_exit, shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
+pub use process::{
+    describe_exit, shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait,
+};
 pub use spec::{BotSpec, SpecError};

@@ -12,8 +12,8 @@ use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::path::PathBuf;
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How much of a bot's stderr is kept (the end of it).
@@ -89,7 +89,11 @@ fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
 impl BotProcess {
     /// Starts `spec` in its own process group with piped stdio and `limits` applied; in a
     /// sandbox, the private files of `others` are hidden from it.
-    pub fn spawn(spec: &BotSpec, limits: &Limits, others: &[&BotSpec]) -> Result<BotProcess, SpawnError> {
+    pub fn spawn(
+        spec: &BotSpec,
+        limits: &Limits,
+        others: &[&BotSpec],
+    ) -> Result<BotProcess, SpawnError> {
         let fail = |reason: String| SpawnError {
             name: spec.name.clone(),
             command: spec.command_line(),
@@ -110,7 +114,11 @@ impl BotProcess {
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
         let cgroup = super::cgroup::Cgroup::create(limits.max_processes).map(std::sync::Arc::new);
-        let nproc_limit = if cgroup.is_some() { None } else { limits.max_processes };
+        let nproc_limit = if cgroup.is_some() {
+            None
+        } else {
+            limits.max_processes
+        };
         let child_cgroup = cgroup.clone();
         let limits = limits.clone();
         // SAFETY: only async-signal-safe system calls run between fork and exec.
@@ -322,8 +330,13 @@ impl BotProcess {
         }
         let mut pid = leader;
         for _ in 0..4 {
-            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-            match children.split_whitespace().next().and_then(|c| c.parse().ok()) {
+            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+                .unwrap_or_default();
+            match children
+                .split_whitespace()
+                .next()
+                .and_then(|c| c.parse().ok())
+            {
                 Some(child) => pid = child,
                 None => break,
             }
@@ -421,9 +434,16 @@ pub fn wait_line(bots: &mut [BotProcess], seat: usize, deadline: Instant) -> Wai
 fn poll_bots(bots: &[BotProcess], seat: usize, timeout: Duration) -> (bool, bool, u64) {
     let bot = &bots[seat];
     let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(2 + bots.len());
-    fds.push(PollFd::new(bot.stdout.as_ref().expect("open stdout"), PollFlags::IN));
+    fds.push(PollFd::new(
+        bot.stdout.as_ref().expect("open stdout"),
+        PollFlags::IN,
+    ));
     fds.push(PollFd::new(&bot.pidfd, PollFlags::IN));
-    fds.extend(bots.iter().filter_map(|b| b.stderr.as_ref()).map(|err| PollFd::new(err, PollFlags::IN)));
+    fds.extend(
+        bots.iter()
+            .filter_map(|b| b.stderr.as_ref())
+            .map(|err| PollFd::new(err, PollFlags::IN)),
+    );
     let _ = poll(&mut fds, Some(&timespec(timeout)));
     let mut stderr_ready = 0u64;
     let owners = bots.iter().enumerate().filter(|(_, b)| b.stderr.is_some());

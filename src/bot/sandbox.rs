@@ -31,7 +31,12 @@ fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
         paths.push(bot.dir.clone());
     }
     let mut files: Vec<PathBuf> = vec![bot.program.clone()];
-    files.extend(bot.args.iter().map(|a| bot.dir.join(a)).find(|p| p.is_file()));
+    files.extend(
+        bot.args
+            .iter()
+            .map(|a| bot.dir.join(a))
+            .find(|p| p.is_file()),
+    );
     for f in files {
         if f.is_absolute() && f.is_file() && !f.starts_with("/usr") && !f.starts_with("/bin") {
             paths.push(f);
@@ -69,7 +74,11 @@ pub fn command(bwrap: &Path, bot: &BotSpec, others: &[&BotSpec]) -> (PathBuf, Ve
     for other in others {
         for path in private_paths(other) {
             // Never hide what this bot needs itself (two bots sharing one interpreter or folder).
-            if own.iter().any(|o| o.starts_with(&path) || path.starts_with(o)) || bot.dir.starts_with(&path) {
+            if own
+                .iter()
+                .any(|o| o.starts_with(&path) || path.starts_with(o))
+                || bot.dir.starts_with(&path)
+            {
                 continue;
             }
             let p = path.display().to_string();
@@ -80,7 +89,11 @@ pub fn command(bwrap: &Path, bot: &BotSpec, others: &[&BotSpec]) -> (PathBuf, Ve
             }
         }
     }
-    args.extend(["--chdir".to_string(), bot.dir.display().to_string(), "--".to_string()]);
+    args.extend([
+        "--chdir".to_string(),
+        bot.dir.display().to_string(),
+        "--".to_string(),
+    ]);
     args.push(bot.program.display().to_string());
     args.extend(bot.args.iter().cloned());
     (bwrap.to_path_buf(), args)

@@ -218,7 +218,10 @@ mod tests {
             BotSpec::resolve("python3 'unclosed"),
             Err(SpecError::BadCommandLine { .. })
         ));
-        assert!(matches!(BotSpec::resolve("  "), Err(SpecError::Empty { .. })));
+        assert!(matches!(
+            BotSpec::resolve("  "),
+            Err(SpecError::Empty { .. })
+        ));
     }
 
     #[test]
@@ -242,6 +245,9 @@ mod tests {
         assert_eq!(spec.program, absolute(tmp.path()).join("./go.sh"));
         assert_eq!(spec.args, vec!["fast"]);
         let err = spec.build().unwrap_err().to_string();
-        assert!(err.contains("bot 'mine': build command `false` failed"), "{err}");
+        assert!(
+            err.contains("bot 'mine': build command `false` failed"),
+            "{err}"
+        );
     }
 }

@@ -24,4 +24,3 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Stats(args) => stats::run(args),
     }
 }
-

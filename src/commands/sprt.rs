@@ -79,7 +79,11 @@ fn new_score(bot0: &str, new_name: &str, winner: Option<u8>, reason: Option<&str
         Some(_) => 0.0,
         None => 0.5,
     };
-    Some(if bot0 == new_name { bot0_score } else { 1.0 - bot0_score })
+    Some(if bot0 == new_name {
+        bot0_score
+    } else {
+        1.0 - bot0_score
+    })
 }
 
 pub fn run(args: SprtArgs) -> Result<ExitCode> {
@@ -108,7 +112,11 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
     let out = std::path::absolute(&out)?;
     let proto = game::new_game(&settings.game.game, 0)?;
     if proto.seats() != 2 {
-        bail!("an SPRT needs a two-seat game; {} seats {}", proto.name(), proto.seats());
+        bail!(
+            "an SPRT needs a two-seat game; {} seats {}",
+            proto.name(),
+            proto.seats()
+        );
     }
     let cfg = settings.game.referee_config(proto.default_max_turns())?;
     if settings.workdir != std::env::current_dir()? {
@@ -122,22 +130,33 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
     save_settings(&out, &settings)?;
 
     let csv_path = out.join("games.csv");
-    let (mut csv, done) = GamesCsv::open(&csv_path).with_context(|| format!("opening {}", csv_path.display()))?;
+    let (mut csv, done) =
+        GamesCsv::open(&csv_path).with_context(|| format!("opening {}", csv_path.display()))?;
     let mut pairs = Pairs::default();
     games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
-            pairs.add(pair, new_score(&row.bot0, &new_name, row.winner, row.reason.as_deref()));
+            pairs.add(
+                pair,
+                new_score(&row.bot0, &new_name, row.winner, row.reason.as_deref()),
+            );
         }
         Ok(())
     })?;
-    let games_per_pair = u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
+    let games_per_pair =
+        u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
     let todo: Vec<_> = schedule(2, Format::RoundRobin, games_per_pair, settings.seed)
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
-    let concurrency = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if resuming {
-        eprintln!("arbiter: resuming {}: {} pairs complete", out.display(), pairs.penta.pairs());
+        eprintln!(
+            "arbiter: resuming {}: {} pairs complete",
+            out.display(),
+            pairs.penta.pairs()
+        );
     }
     eprintln!(
         "arbiter: SPRT {new_name} vs {old_name}, [{}, {}] {} model, alpha {}, beta {}, up to {} pairs, seed {}, results in {}",
@@ -171,7 +190,12 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
             }
             progress.game_done(&finished.result);
             let r = &finished.result;
-            let score = new_score(&r.bots[0], &new_name, r.winner.map(|w| w as u8), Some(r.reason.as_str()));
+            let score = new_score(
+                &r.bots[0],
+                &new_name,
+                r.winner.map(|w| w as u8),
+                Some(r.reason.as_str()),
+            );
             if pairs.add(finished.spec.pair_id, score) && decision == Decision::Continue {
                 let now = llr(&pairs);
                 let elo = EloEstimate::from_pentanomial(&pairs.penta)
@@ -192,7 +216,15 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
     }
 
     let mut stdout = std::io::stdout().lock();
-    print_result(&mut stdout, &new_name, &old_name, &pairs, &params, llr(&pairs), decision)?;
+    print_result(
+        &mut stdout,
+        &new_name,
+        &old_name,
+        &pairs,
+        &params,
+        llr(&pairs),
+        decision,
+    )?;
     writeln!(stdout, "Results: {}", out.display())?;
     Ok(ExitCode::from(match decision {
         Decision::AcceptH1 => 0,
@@ -211,11 +243,19 @@ fn print_result(
     decision: Decision,
 ) -> std::io::Result<()> {
     let games = p.wdl.games();
-    writeln!(out, "Results of {new} vs {old} ({games} games, {} pairs):", p.penta.pairs())?;
+    writeln!(
+        out,
+        "Results of {new} vs {old} ({games} games, {} pairs):",
+        p.penta.pairs()
+    )?;
     sprt_block::print_estimate(out, EloEstimate::from_pentanomial(&p.penta).as_ref())?;
     let c = p.penta.0;
     let pairs_ratio = if c[0] + c[1] == 0 {
-        if c[3] + c[4] == 0 { "n/a".to_string() } else { "inf".to_string() }
+        if c[3] + c[4] == 0 {
+            "n/a".to_string()
+        } else {
+            "inf".to_string()
+        }
     } else {
         format!("{:.2}", (c[3] + c[4]) as f64 / (c[0] + c[1]) as f64)
     };
@@ -228,7 +268,11 @@ fn print_result(
         p.wdl.draws,
         p.wdl.points()
     )?;
-    writeln!(out, "Ptnml(0-2): [{}, {}, {}, {}, {}]", c[0], c[1], c[2], c[3], c[4])?;
+    writeln!(
+        out,
+        "Ptnml(0-2): [{}, {}, {}, {}, {}]",
+        c[0], c[1], c[2], c[3], c[4]
+    )?;
     sprt_block::print_llr(out, params, llr)?;
     if decision == Decision::Continue {
         writeln!(out, "No decision within the pairs allowed (--max-pairs).")?;

@@ -17,11 +17,17 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     let (estimate, games_text) = match (&args.wdl, &args.ptnml) {
         (Some(v), _) => {
             let wdl = Wdl::new(v[0], v[1], v[2]);
-            (EloEstimate::from_wdl(&wdl), format!("{} games (W/D/L {}/{}/{})", wdl.games(), v[0], v[1], v[2]))
+            (
+                EloEstimate::from_wdl(&wdl),
+                format!("{} games (W/D/L {}/{}/{})", wdl.games(), v[0], v[1], v[2]),
+            )
         }
         (None, Some(v)) => {
             let p = Pentanomial([v[0], v[1], v[2], v[3], v[4]]);
-            (EloEstimate::from_pentanomial(&p), format!("{} pairs, pentanomial {v:?}", p.pairs()))
+            (
+                EloEstimate::from_pentanomial(&p),
+                format!("{} pairs, pentanomial {v:?}", p.pairs()),
+            )
         }
         (None, None) => unreachable!("clap requires --wdl or --ptnml"),
     };
@@ -30,7 +36,9 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
             let params = SprtParams::new(elo0, elo1, args.alpha, args.beta, args.model.parse()?)?;
             let llr = match (&args.wdl, &args.ptnml) {
                 (Some(v), _) => rating::llr_wdl(&Wdl::new(v[0], v[1], v[2]), &params),
-                (_, Some(v)) => rating::llr_pentanomial(&Pentanomial([v[0], v[1], v[2], v[3], v[4]]), &params),
+                (_, Some(v)) => {
+                    rating::llr_pentanomial(&Pentanomial([v[0], v[1], v[2], v[3], v[4]]), &params)
+                }
                 _ => unreachable!(),
             };
             Some((params, llr))

@@ -46,9 +46,14 @@ impl Recorded for Settings {
 fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
     let path = dir.join(S::FILE);
     let text = std::fs::read_to_string(&path).with_context(|| {
-        format!("reading {} (is {} a results folder of this command?)", path.display(), dir.display())
+        format!(
+            "reading {} (is {} a results folder of this command?)",
+            path.display(),
+            dir.display()
+        )
     })?;
-    toml::from_str(&text).with_context(|| format!("{} is not a valid settings file", path.display()))
+    toml::from_str(&text)
+        .with_context(|| format!("{} is not a valid settings file", path.display()))
 }
 
 /// Decides the settings and the results folder: the recorded ones with `resume`; else `fresh`,
@@ -93,7 +98,10 @@ pub fn save_settings<S: Recorded>(dir: &Path, settings: &S) -> Result<()> {
 
 /// Resolves, builds and test-starts every bot. Bots that fail are reported and left out; a
 /// clash of names is an error.
-pub fn prepare_bots(origins: &[String], cfg: &arbiter::referee::RefereeConfig) -> Result<(Vec<BotSpec>, Vec<bool>)> {
+pub fn prepare_bots(
+    origins: &[String],
+    cfg: &arbiter::referee::RefereeConfig,
+) -> Result<(Vec<BotSpec>, Vec<bool>)> {
     let mut specs = Vec::new();
     let mut ok = Vec::new();
     for origin in origins {
@@ -152,7 +160,10 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         args.seed.is_some(),
         || {
             if args.bots.len() < 2 {
-                bail!("a tournament needs two or more bots (got {})", args.bots.len());
+                bail!(
+                    "a tournament needs two or more bots (got {})",
+                    args.bots.len()
+                );
             }
             if args.games == 0 || !args.games.is_multiple_of(2) {
                 bail!(
@@ -176,13 +187,20 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let game_name = settings.game.game.clone();
     let proto = game::new_game(&game_name, 0)?;
     if proto.seats() != 2 {
-        bail!("tournaments of {}-seat games are not supported yet", proto.seats());
+        bail!(
+            "tournaments of {}-seat games are not supported yet",
+            proto.seats()
+        );
     }
     let mut cfg = settings.game.referee_config(proto.default_max_turns())?;
     cfg.record_turns = settings.replays;
     if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir)
-            .with_context(|| format!("entering {}, where the tournament's bots were named", settings.workdir.display()))?;
+        std::env::set_current_dir(&settings.workdir).with_context(|| {
+            format!(
+                "entering {}, where the tournament's bots were named",
+                settings.workdir.display()
+            )
+        })?;
     }
     let (bots, active) = prepare_bots(&settings.bots, &cfg)?;
     let playing = active.iter().filter(|&&a| a).count();
@@ -236,7 +254,9 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         let mut write = || -> Result<()> {
             csv.append(&row)?;
             if settings.replays {
-                let path = out.join("replays").join(format!("game-{}.jsonl", finished.spec.game_id));
+                let path = out
+                    .join("replays")
+                    .join(format!("game-{}.jsonl", finished.spec.game_id));
                 report::replay::write(&path, &finished.result, &cfg)?;
             }
             Ok(())

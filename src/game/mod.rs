@@ -87,9 +87,7 @@ pub type NewGame = fn(u64) -> Box<dyn Game>;
 
 /// Constructors of every game arbiter knows, by the name users type.
 /// Each takes the game's seed, for games whose setup is random (Impasse's is not).
-pub const GAMES: &[(&str, NewGame)] = &[("impasse", |_seed| {
-    Box::new(impasse::Impasse::new())
-})];
+pub const GAMES: &[(&str, NewGame)] = &[("impasse", |_seed| Box::new(impasse::Impasse::new()))];
 
 /// A `--game` value that names no known game.
 #[derive(Debug, thiserror::Error)]

@@ -71,7 +71,10 @@ impl LineBuffer {
 
     /// Complete lines waiting to be consumed.
     pub fn complete_lines(&self) -> usize {
-        self.buf[self.start..].iter().filter(|&&b| b == b'\n').count()
+        self.buf[self.start..]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
     }
 
     /// The unconsumed bytes (for error messages).
@@ -183,9 +186,7 @@ mod tests {
         );
         assert_eq!(
             parse_answer(b"random why not").unwrap(),
-            Answer::Random {
-                comment: "why not"
-            }
+            Answer::Random { comment: "why not" }
         );
         assert_eq!(parse_answer(b"").unwrap_err(), Malformed::Empty);
         assert_eq!(parse_answer(b" a1b2").unwrap_err(), Malformed::Empty);

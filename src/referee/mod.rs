@@ -27,7 +27,17 @@ pub struct TimeControl {
 }
 
 /// What a turn's time limit measures.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clock {
     /// Wall time from the input written to the answer's newline (CodinGame's clock).
@@ -111,7 +121,12 @@ pub fn play(
     let started = Instant::now();
     let mut procs: Vec<BotProcess> = Vec::with_capacity(seats);
     for (seat, spec) in bots.iter().enumerate() {
-        let others: Vec<&BotSpec> = bots.iter().enumerate().filter(|(s, _)| *s != seat).map(|(_, b)| b).collect();
+        let others: Vec<&BotSpec> = bots
+            .iter()
+            .enumerate()
+            .filter(|(s, _)| *s != seat)
+            .map(|(_, b)| b)
+            .collect();
         match BotProcess::spawn(spec, &cfg.limits, &others) {
             Ok(p) => procs.push(p),
             Err(e) => {
@@ -231,12 +246,18 @@ impl Turns {
         // thread does, and a clock started after the write would miss that time.
         let cpu_before = bot.cpu_time();
         let start = Instant::now();
-        match bot.send(self.input.as_bytes(), Instant::now() + limit + cfg.time.grace) {
+        match bot.send(
+            self.input.as_bytes(),
+            Instant::now() + limit + cfg.time.grace,
+        ) {
             Ok(()) => {}
             Err(SendError::Full) => {
                 return Err(forfeit(
                     Reason::Timeout,
-                    format!("did not read its input (the pipe stayed full for {})", ms(limit + cfg.time.grace)),
+                    format!(
+                        "did not read its input (the pipe stayed full for {})",
+                        ms(limit + cfg.time.grace)
+                    ),
                 ))
             }
             Err(SendError::Closed) => {
@@ -244,18 +265,30 @@ impl Turns {
                     .try_exit_status()
                     .map(describe_exit)
                     .unwrap_or_else(|| "closed its standard input".into());
-                return Err(forfeit(Reason::Crash, format!("{how} before turn {}", self.turn + 1)));
+                return Err(forfeit(
+                    Reason::Crash,
+                    format!("{how} before turn {}", self.turn + 1),
+                ));
             }
         }
         bot.thaw();
-        let waited = wait_answer(procs, seat, start, limit + cfg.time.grace, cfg.time.clock, cpu_before);
+        let waited = wait_answer(
+            procs,
+            seat,
+            start,
+            limit + cfg.time.grace,
+            cfg.time.clock,
+            cpu_before,
+        );
         if cfg.freeze_idle {
             procs[seat].freeze();
         }
         let cpu = procs[seat]
             .cpu_time()
             .zip(cpu_before)
-            .map_or(Duration::ZERO, |(after, before)| after.saturating_sub(before));
+            .map_or(Duration::ZERO, |(after, before)| {
+                after.saturating_sub(before)
+            });
         let turn_no = self.turn + 1;
         let (line, at) = match waited {
             Wait::Line(line, at) => (line, at),
@@ -322,7 +355,10 @@ impl Turns {
         let moves = game.legal_moves();
         let (index, comment) = match parse_answer(&line) {
             Err(malformed) => {
-                return Err(forfeit(Reason::InvalidMove, format!("turn {turn_no}: {malformed}")));
+                return Err(forfeit(
+                    Reason::InvalidMove,
+                    format!("turn {turn_no}: {malformed}"),
+                ));
             }
             Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
             Ok(Answer::Move { text, comment }) => match moves.iter().position(|m| m == text) {
@@ -378,7 +414,10 @@ fn wait_answer(
     };
     let wall_cap = start + allowed * 10;
     loop {
-        let used = procs[seat].cpu_time().unwrap_or(cpu_before).saturating_sub(cpu_before);
+        let used = procs[seat]
+            .cpu_time()
+            .unwrap_or(cpu_before)
+            .saturating_sub(cpu_before);
         if used >= allowed || Instant::now() >= wall_cap {
             return Wait::Timeout;
         }

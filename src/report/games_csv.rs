@@ -101,7 +101,11 @@ impl GamesCsv {
                 let row = row.map_err(|e| {
                     io::Error::new(
                         io::ErrorKind::InvalidData,
-                        format!("{}: row {} is not a games.csv row: {e}", path.display(), i + 2),
+                        format!(
+                            "{}: row {} is not a games.csv row: {e}",
+                            path.display(),
+                            i + 2
+                        ),
                     )
                 })?;
                 done.insert(row.game_id);

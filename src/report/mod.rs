@@ -1,8 +1,8 @@
 //! The only place that prints or writes results: summaries, tables, CSV, JSON and replays.
 
-pub mod play;
 pub mod games_csv;
+pub mod play;
 pub mod progress;
+pub mod replay;
 pub mod sprt_block;
 pub mod standings;
-pub mod replay;

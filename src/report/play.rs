@@ -19,7 +19,11 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
             r.bots[w], r.bots[o], r.reason, r.detail
         )?,
         (Some(w), None) => writeln!(out, "Result: {} wins ({})", r.bots[w], r.reason)?,
-        (None, Some(o)) => writeln!(out, "Result: {} loses by {}: {}", r.bots[o], r.reason, r.detail)?,
+        (None, Some(o)) => writeln!(
+            out,
+            "Result: {} loses by {}: {}",
+            r.bots[o], r.reason, r.detail
+        )?,
         (None, None) => writeln!(out, "Result: draw ({})", r.reason)?,
     }
     writeln!(out, "Turns: {}", r.turns)?;
@@ -35,10 +39,14 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
             "  {}: {} answers, mean {}, max {}, {} late; CPU mean {}, max {}",
             r.bots[seat],
             s.turns,
-            ms(Duration::from_micros(s.total_us / u64::from(s.turns.max(1)))),
+            ms(Duration::from_micros(
+                s.total_us / u64::from(s.turns.max(1))
+            )),
             ms(Duration::from_micros(s.max_us)),
             s.strikes,
-            ms(Duration::from_micros(s.cpu_total_us / u64::from(s.turns.max(1)))),
+            ms(Duration::from_micros(
+                s.cpu_total_us / u64::from(s.turns.max(1))
+            )),
             ms(Duration::from_micros(s.cpu_max_us))
         )?;
     }

@@ -89,10 +89,17 @@ impl Progress {
                 sa.total_cmp(&sb)
             });
         if let Some((name, (p, g))) = leader {
-            msg.push_str(&format!("| leader {name} {:.0}%", 100.0 * p / f64::from(*g)));
+            msg.push_str(&format!(
+                "| leader {name} {:.0}%",
+                100.0 * p / f64::from(*g)
+            ));
         }
         if !self.forfeits.is_empty() {
-            let list: Vec<String> = self.forfeits.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let list: Vec<String> = self
+                .forfeits
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
             msg.push_str(&format!(" | forfeits: {}", list.join(", ")));
         }
         if !self.extra.is_empty() {

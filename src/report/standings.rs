@@ -47,7 +47,12 @@ impl Builder {
     pub fn new(order: &[String]) -> Builder {
         Builder {
             names: order.to_vec(),
-            index: order.iter().cloned().enumerate().map(|(i, n)| (n, i)).collect(),
+            index: order
+                .iter()
+                .cloned()
+                .enumerate()
+                .map(|(i, n)| (n, i))
+                .collect(),
             table: CrossTable::new(order.len()),
             half_pairs: HashMap::new(),
             wdl: Wdl::default(),
@@ -75,7 +80,11 @@ impl Builder {
             Some(0) => 1.0,
             Some(1) => 0.0,
             None => 0.5,
-            Some(w) => bail!("winner {w} in a game of {} and {}: expected 0, 1 or empty", row.bot0, row.bot1),
+            Some(w) => bail!(
+                "winner {w} in a game of {} and {}: expected 0, 1 or empty",
+                row.bot0,
+                row.bot1
+            ),
         };
         self.table.add_game(a, b, score_a)?;
         // The match of bots 0 and 1, seen from bot 0 (used when they are the whole field).
@@ -104,7 +113,10 @@ impl Builder {
         let anchor = match anchor {
             Some((bot, elo)) => match names.iter().position(|n| n == bot) {
                 Some(i) => Some((i, *elo)),
-                None => bail!("--anchor names '{bot}', which played no game here; bots: {}", names.join(", ")),
+                None => bail!(
+                    "--anchor names '{bot}', which played no game here; bots: {}",
+                    names.join(", ")
+                ),
             },
             None => None,
         };
@@ -136,7 +148,11 @@ impl Builder {
 }
 
 /// Standings of the games in `paths`, streamed.
-pub fn from_files(paths: &[std::path::PathBuf], order: &[String], anchor: Option<&(String, f64)>) -> Result<(Standings, u64)> {
+pub fn from_files(
+    paths: &[std::path::PathBuf],
+    order: &[String],
+    anchor: Option<&(String, f64)>,
+) -> Result<(Standings, u64)> {
     let mut builder = Builder::new(order);
     let games = crate::report::games_csv::for_each_result(paths, |row| builder.add(&row))?;
     Ok((builder.finish(anchor)?, games))
@@ -173,7 +189,10 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
         writeln!(out, "note: {w}")?;
     }
     writeln!(out, "Ratings: {}.", s.fit.method)?;
-    writeln!(out, "\nCross-table (points of the row bot against the column bot, out of games):")?;
+    writeln!(
+        out,
+        "\nCross-table (points of the row bot against the column bot, out of games):"
+    )?;
     let cell = 10.max(width.min(12));
     write!(out, "{:<width$}", "")?;
     for n in &s.names {
@@ -214,7 +233,11 @@ fn truncate(s: &str, n: usize) -> &str {
 /// The fastchess-style block of a two-bot match.
 pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
     let games = d.wdl.games();
-    writeln!(out, "Results of {} vs {} ({games} games):", d.first, d.second)?;
+    writeln!(
+        out,
+        "Results of {} vs {} ({games} games):",
+        d.first, d.second
+    )?;
     match &d.estimate {
         Some(e) => {
             writeln!(out, "Elo: {}, nElo: {}", e.elo_text(), e.nelo_text())?;
@@ -222,7 +245,11 @@ pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
                 let p = d.penta.0;
                 let (good, bad) = (p[3] + p[4], p[0] + p[1]);
                 if bad == 0 {
-                    if good == 0 { "n/a".to_string() } else { "inf".to_string() }
+                    if good == 0 {
+                        "n/a".to_string()
+                    } else {
+                        "inf".to_string()
+                    }
                 } else {
                     format!("{:.2}", good as f64 / bad as f64)
                 }
@@ -243,10 +270,18 @@ pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
         d.wdl.wins,
         d.wdl.losses,
         d.wdl.draws,
-        rating::fmt_percent(if games == 0 { f64::NAN } else { points / games as f64 })
+        rating::fmt_percent(if games == 0 {
+            f64::NAN
+        } else {
+            points / games as f64
+        })
     )?;
     let p = d.penta.0;
-    writeln!(out, "Ptnml(0-2): [{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4])
+    writeln!(
+        out,
+        "Ptnml(0-2): [{}, {}, {}, {}, {}]",
+        p[0], p[1], p[2], p[3], p[4]
+    )
 }
 
 fn finite(x: f64) -> Value {
@@ -306,7 +341,9 @@ pub fn json(s: &Standings) -> Value {
 /// Writes ratings.csv, crosstable.csv, los.csv and ratings.json into `dir`.
 pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
     let mut w = csv::Writer::from_path(dir.join("ratings.csv"))?;
-    w.write_record(["rank", "bot", "elo", "bound", "low", "high", "games", "points", "wins", "draws", "losses"])?;
+    w.write_record([
+        "rank", "bot", "elo", "bound", "low", "high", "games", "points", "wins", "draws", "losses",
+    ])?;
     for (rank, &i) in s.fit.ranking().iter().enumerate() {
         let r = &s.fit.ratings[i];
         let (elo, bound) = match r.rating {
@@ -315,7 +352,13 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
             RatingValue::AtMost(x) => (format!("{x:.2}"), "at-most"),
             RatingValue::Unrated => (String::new(), "unrated"),
         };
-        let end = |x: f64| if x.is_finite() { format!("{x:.2}") } else { format!("{x}") };
+        let end = |x: f64| {
+            if x.is_finite() {
+                format!("{x:.2}")
+            } else {
+                format!("{x}")
+            }
+        };
         w.write_record([
             (rank + 1).to_string(),
             s.names[i].clone(),
@@ -344,9 +387,17 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
         w.flush()
     };
     matrix("crosstable.csv", &|i, j| {
-        if i == j { String::new() } else { s.table.points(i, j).to_string() }
+        if i == j {
+            String::new()
+        } else {
+            s.table.points(i, j).to_string()
+        }
     })?;
-    matrix("los.csv", &|i, j| s.fit.los[i][j].map(|p| format!("{p:.4}")).unwrap_or_default())?;
+    matrix("los.csv", &|i, j| {
+        s.fit.los[i][j]
+            .map(|p| format!("{p:.4}"))
+            .unwrap_or_default()
+    })?;
     let text = serde_json::to_string_pretty(&json(s)).map_err(io::Error::other)?;
     std::fs::write(dir.join("ratings.json"), text + "\n")
 }

@@ -29,7 +29,11 @@ impl Runner<'_> {
     /// Plays `games`; `on_finished` runs in the calling thread for each finished game, in the
     /// order they finish. Returning `Break` stops handing out new games; games already under way
     /// still finish and are reported.
-    pub fn run(&self, games: &[GameSpec], mut on_finished: impl FnMut(Finished) -> ControlFlow<()>) {
+    pub fn run(
+        &self,
+        games: &[GameSpec],
+        mut on_finished: impl FnMut(Finished) -> ControlFlow<()>,
+    ) {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         let (tx, rx) = mpsc::channel::<Finished>();
@@ -47,7 +51,13 @@ impl Runner<'_> {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(spec) = games.get(i) else { break };
                         let result = self.play_one(spec);
-                        if tx.send(Finished { spec: spec.clone(), result }).is_err() {
+                        if tx
+                            .send(Finished {
+                                spec: spec.clone(),
+                                result,
+                            })
+                            .is_err()
+                        {
                             break;
                         }
                     })
@@ -67,8 +77,8 @@ impl Runner<'_> {
         let bots: Vec<BotSpec> = spec.seats.iter().map(|&i| self.bots[i].clone()).collect();
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let (position, moves) =
-                opening(self.game, spec.seed, self.opening_plies).map_err(|e| (Vec::new(), e.to_string()))?;
+            let (position, moves) = opening(self.game, spec.seed, self.opening_plies)
+                .map_err(|e| (Vec::new(), e.to_string()))?;
             referee::play(position, &moves, &bots, self.referee, spec.seed)
                 .map_err(|e| (moves, e.to_string()))
         }));
@@ -90,7 +100,13 @@ impl Runner<'_> {
 }
 
 /// The record of a game the referee could not play.
-fn referee_error(game: &str, seed: u64, bots: Vec<String>, opening: Vec<String>, detail: String) -> GameResult {
+fn referee_error(
+    game: &str,
+    seed: u64,
+    bots: Vec<String>,
+    opening: Vec<String>,
+    detail: String,
+) -> GameResult {
     let seats = bots.len();
     GameResult {
         game: game.to_string(),
@@ -146,7 +162,11 @@ mod tests {
         let mut seen = Vec::new();
         runner.run(&games, |f| {
             assert_eq!(f.result.reason, Reason::RefereeError);
-            assert!(f.result.detail.contains("cannot start"), "{}", f.result.detail);
+            assert!(
+                f.result.detail.contains("cannot start"),
+                "{}",
+                f.result.detail
+            );
             assert_eq!(f.result.opening.len(), 2, "the opening is still recorded");
             seen.push(f.spec.game_id);
             ControlFlow::Continue(())

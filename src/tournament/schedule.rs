@@ -6,7 +6,9 @@ use crate::game::{new_game, Game, UnknownGame};
 use crate::rng::Rng;
 
 /// How bots are paired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Every bot against every other.
@@ -30,7 +32,12 @@ pub struct GameSpec {
 /// Every game of a two-seat tournament of `bots` bots with `games_per_pair` games per pairing
 /// (even: each pair of games shares a seed and an opening, with seats swapped). Games come
 /// round by round, so that a tournament stopped early is still balanced.
-pub fn schedule(bots: usize, format: Format, games_per_pair: u32, master_seed: u64) -> Vec<GameSpec> {
+pub fn schedule(
+    bots: usize,
+    format: Format,
+    games_per_pair: u32,
+    master_seed: u64,
+) -> Vec<GameSpec> {
     let pairings: Vec<(usize, usize)> = match format {
         Format::RoundRobin => (0..bots)
             .flat_map(|i| (i + 1..bots).map(move |j| (i, j)))
@@ -62,7 +69,11 @@ pub fn schedule(bots: usize, format: Format, games_per_pair: u32, master_seed: u
 
 /// The position after `plies` random legal moves drawn from `seed`, and those moves. Stops
 /// early (never ending the game) if a move would finish it or none is left.
-pub fn opening(game: &str, seed: u64, plies: u32) -> Result<(Box<dyn Game>, Vec<String>), UnknownGame> {
+pub fn opening(
+    game: &str,
+    seed: u64,
+    plies: u32,
+) -> Result<(Box<dyn Game>, Vec<String>), UnknownGame> {
     let mut position = new_game(game, seed)?;
     let mut rng = Rng::new(Rng::derive(seed, 0x6f70_656e));
     let mut moves = Vec::with_capacity(plies as usize);
@@ -110,7 +121,10 @@ mod tests {
         let first_round: HashSet<[usize; 2]> = games[..6].iter().map(|g| g.seats).collect();
         assert_eq!(first_round.len(), 6);
         assert_eq!(games, schedule(3, Format::RoundRobin, 4, 9));
-        assert_ne!(games[0].seed, schedule(3, Format::RoundRobin, 4, 10)[0].seed);
+        assert_ne!(
+            games[0].seed,
+            schedule(3, Format::RoundRobin, 4, 10)[0].seed
+        );
     }
 
     #[test]

@@ -58,7 +58,16 @@ pub fn arbiter() -> Command {
 pub fn play_json(white: &str, black: &str, extra: &[&str]) -> (Value, Duration) {
     let t = Instant::now();
     let out = arbiter()
-        .args(["play", "--json", "--seed", "1", "--turn-ms", "1000", "--first-turn-ms", "5000"])
+        .args([
+            "play",
+            "--json",
+            "--seed",
+            "1",
+            "--turn-ms",
+            "1000",
+            "--first-turn-ms",
+            "5000",
+        ])
         .args(extra)
         .arg(white)
         .arg(black)
@@ -71,12 +80,8 @@ pub fn play_json(white: &str, black: &str, extra: &[&str]) -> (Value, Duration) 
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
     (v, took)
 }
 

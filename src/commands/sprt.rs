@@ -180,7 +180,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
             game: &settings.game.game,
             opening_plies: settings.opening_plies,
             referee: &cfg,
-            concurrency: concurrency.max(1),
+            concurrency,
         };
         let mut failure = None;
         runner.run(&todo, |finished| {
@@ -250,15 +250,7 @@ fn print_result(
     )?;
     sprt_block::print_estimate(out, EloEstimate::from_pentanomial(&p.penta).as_ref())?;
     let c = p.penta.0;
-    let pairs_ratio = if c[0] + c[1] == 0 {
-        if c[3] + c[4] == 0 {
-            "n/a".to_string()
-        } else {
-            "inf".to_string()
-        }
-    } else {
-        format!("{:.2}", (c[3] + c[4]) as f64 / (c[0] + c[1]) as f64)
-    };
+    let pairs_ratio = sprt_block::pairs_ratio(&p.penta);
     writeln!(out, "PairsRatio: {pairs_ratio}")?;
     writeln!(
         out,

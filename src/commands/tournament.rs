@@ -151,6 +151,18 @@ pub fn prepare_bots(
     Ok((specs, ok))
 }
 
+/// Games at a time: as asked, else the number of cores; a warning when it exceeds them.
+pub fn concurrency(asked: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let concurrency = asked.unwrap_or(cores).max(1);
+    if concurrency > cores {
+        eprintln!(
+            "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
+        );
+    }
+    concurrency
+}
+
 pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
     let (settings, out, resuming) = settings_and_dir(
@@ -217,13 +229,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let concurrency = args.concurrency.unwrap_or(cores).max(1);
-    if concurrency > cores {
-        eprintln!(
-            "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
-        );
-    }
+    let concurrency = concurrency(args.concurrency);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} games recorded, {} to play",

@@ -34,6 +34,17 @@ pub fn print_estimate(out: &mut impl Write, e: Option<&EloEstimate>) -> io::Resu
     }
 }
 
+/// Pairs won over pairs lost, (c3 + c4) / (c0 + c1): "1.25", "inf", or "n/a" without either.
+pub fn pairs_ratio(p: &crate::rating::Pentanomial) -> String {
+    let c = p.0;
+    let (good, bad) = (c[3] + c[4], c[0] + c[1]);
+    match (good, bad) {
+        (0, 0) => "n/a".to_string(),
+        (_, 0) => "inf".to_string(),
+        _ => format!("{:.2}", good as f64 / bad as f64),
+    }
+}
+
 /// "LLR: 1.23 (-2.94, 2.94) [0.00, 5.00]" and the decision it implies.
 pub fn print_llr(out: &mut impl Write, p: &SprtParams, llr: f64) -> io::Result<()> {
     let (lower, upper) = p.bounds();

@@ -241,19 +241,7 @@ pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
     match &d.estimate {
         Some(e) => {
             writeln!(out, "Elo: {}, nElo: {}", e.elo_text(), e.nelo_text())?;
-            let pairs_ratio = {
-                let p = d.penta.0;
-                let (good, bad) = (p[3] + p[4], p[0] + p[1]);
-                if bad == 0 {
-                    if good == 0 {
-                        "n/a".to_string()
-                    } else {
-                        "inf".to_string()
-                    }
-                } else {
-                    format!("{:.2}", good as f64 / bad as f64)
-                }
-            };
+            let pairs_ratio = crate::report::sprt_block::pairs_ratio(&d.penta);
             writeln!(
                 out,
                 "LOS: {}, DrawRatio: {}, PairsRatio: {pairs_ratio}",

@@ -104,6 +104,15 @@ pub enum Malformed {
 }
 
 /// Splits an answer line into the move and the comment (the text after the first space).
+///
+/// ```
+/// use arbiter::protocol::{parse_answer, Answer};
+/// assert_eq!(
+///     parse_answer(b"f8g7c5 crowning!").unwrap(),
+///     Answer::Move { text: "f8g7c5", comment: "crowning!" }
+/// );
+/// assert!(parse_answer(b"\xff").is_err());
+/// ```
 pub fn parse_answer(line: &[u8]) -> Result<Answer<'_>, Malformed> {
     let text = std::str::from_utf8(line).map_err(|_| Malformed::NotUtf8(escape(line, 100)))?;
     let (word, comment) = text.split_once(' ').unwrap_or((text, ""));

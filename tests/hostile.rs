@@ -331,3 +331,33 @@ fn a_process_that_leaves_the_bots_process_group_is_still_ended() {
     let (v, _, _) = play_marked("setsid", &bot, &["--max-turns", "6"]);
     assert_eq!(v["reason"], "turn-limit", "{v}");
 }
+
+#[test]
+fn a_flood_of_lines_is_read_only_as_far_as_needed() {
+    // 64 MiB of lines, with the referee's data segment limited to 40 MB: it reads the first line
+    // as the answer (an invalid move), and the bot, blocked writing into a full pipe, is ended.
+    let mark = marker("lineflood");
+    let t = Instant::now();
+    let out = std::process::Command::new("sh")
+        .current_dir(root())
+        .env("ARBITER_TEST_MARKER", &mark)
+        .arg("-c")
+        .arg(format!(
+            "ulimit -d 40000 && exec {} play --json --memory-mb 0 --turn-ms 5000 \"{}\" {}",
+            env!("CARGO_BIN_EXE_arbiter"),
+            hostile("line-flood 2 64"),
+            random_bot()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    lost_by(&v, "invalid-move");
+    assert!(v["detail"].as_str().unwrap().contains("\"zz99\""), "{v}");
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert!(processes_with(&mark).is_empty());
+}

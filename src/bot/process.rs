@@ -19,6 +19,11 @@ use std::time::{Duration, Instant};
 /// How much of a bot's stderr is kept (the end of it).
 pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
 
+/// Unread stdout the referee holds at most. Past it, it stops reading and the bot's writes
+/// block: a bot flooding complete lines (which queue up as its next answers) cannot exhaust the
+/// referee's memory. (Flooding without a newline is `output-too-long` long before this.)
+pub const MAX_PENDING_STDOUT: usize = 1024 * 1024;
+
 thread_local! {
     /// The read buffer of the drains: one per game thread, so that no turn zeroes a fresh one.
     static SCRATCH: std::cell::RefCell<Box<[u8]>> = std::cell::RefCell::new(vec![0; 64 * 1024].into_boxed_slice());
@@ -259,7 +264,8 @@ impl BotProcess {
                 Ok(0) => self.stdout = None,
                 Ok(n) => {
                     self.out.extend(&chunk[..n]);
-                    if n < chunk.len() || self.out.overlong() {
+                    let full = self.out.pending().len() > MAX_PENDING_STDOUT;
+                    if n < chunk.len() || full || self.out.overlong() {
                         break;
                     }
                 }

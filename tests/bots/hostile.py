@@ -18,6 +18,8 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   long T BYTES   [2 20000]  at turn T write BYTES bytes of "x" with no newline, flush, sleep forever
   bad-utf8 T     [2]        at turn T write the bytes b"\\xff\\xfe\\x01ab\\n"
   extra-lines T  [2]        at turn T write the first move twice (two lines) in one write
+  line-flood T MB [2 64]    at turn T write MB MiB of "zz99" lines (blocking when the referee
+                            stops reading), then answer
   comment                   answer "MOVE some comment text" every turn
   random-word T  [2]        at turn T answer "random"
   stderr-flood MB [4]       every turn write MB MiB to stderr (64 KiB chunks, flushed), then answer
@@ -65,6 +67,7 @@ MODES = {
     "long": (["T", "BYTES"], [2, 20000]),
     "bad-utf8": (["T"], [2]),
     "extra-lines": (["T"], [2]),
+    "line-flood": (["T", "MB"], [2, 64]),
     "comment": ([], []),
     "random-word": (["T"], [2]),
     "stderr-flood": (["MB"], [4]),
@@ -219,6 +222,10 @@ def main():
         elif mode == "bad-utf8" and at:
             write_out(b"\xff\xfe\x01ab\n")
             continue
+        elif mode == "line-flood" and at:
+            block = b"zz99\n" * (1024 * 1024 // 5)
+            for _ in range(a["MB"]):
+                write_out(block)
         elif mode == "extra-lines" and at:
             write_out((answer + "\n" + answer + "\n").encode())
             continue

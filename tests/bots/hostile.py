@@ -40,7 +40,8 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   env-dump                  at start write the sorted environment variable names to stderr
                             (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
   peek PATH                 every turn read a pid from PATH and write "STATE <c>" to stderr,
-                            c being that process's state letter in /proc (T = stopped)
+                            c being that process's state letter in /proc (T = stopped; a
+                            running "R" is looked at again for up to 100 ms)
   memory T MB    [1 2000]   at turn T allocate and touch MB MiB (kept for the rest of the game);
                             on MemoryError write "MEM-FAIL" to stderr and exit 1; otherwise answer
 
@@ -273,8 +274,15 @@ def main():
             try:
                 with open(a["PATH"]) as f:
                     pid = f.read().strip()
-                with open("/proc/%s/stat" % pid) as f:
-                    note("STATE %s" % f.read().rsplit(") ", 1)[1][0])
+                # A process just sent SIGSTOP shows "R" until the kernel has stopped it;
+                # look again shortly before reporting.
+                for _ in range(10):
+                    with open("/proc/%s/stat" % pid) as f:
+                        state = f.read().rsplit(") ", 1)[1][0]
+                    if state != "R":
+                        break
+                    time.sleep(0.01)
+                note("STATE %s" % state)
             except OSError as e:
                 note("PEEK-FAILED %s" % e)
         elif mode == "memory" and at:

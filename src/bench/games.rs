@@ -1,0 +1,177 @@
+//! Playing games for the bench: batches of instant-bot games on the tournament [`Runner`] (free or
+//! pinned to CPUs) with the wall and CPU time they took, for the per-turn cost runs, and the bots
+//! and game lists they are played with. The timing runs play their games through [`play_all`] too.
+
+use super::measure::{allowed_cpus, children_cpu_us, pin, process_cpu_us};
+use super::BenchError;
+use crate::bot::BotSpec;
+use crate::referee::{GameResult, Reason, RefereeConfig};
+use crate::tournament::{GameSpec, Runner};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The outcome of one batch of games.
+pub(super) struct Batch {
+    pub(super) results: Vec<GameResult>,
+    pub(super) wall: Duration,
+    pub(super) turns: u64,
+    pub(super) cpu_us: f64,
+    pub(super) children_cpu_us: f64,
+}
+
+impl Batch {
+    pub(super) fn durations_us(&self) -> Vec<f64> {
+        self.results
+            .iter()
+            .map(|r| r.duration.as_secs_f64() * 1e6)
+            .collect()
+    }
+
+    pub(super) fn turn_us(&self) -> Vec<f64> {
+        self.results
+            .iter()
+            .map(|r| r.duration.as_secs_f64() * 1e6 / f64::from(r.turns.max(1)))
+            .collect()
+    }
+}
+
+/// Plays `games` with `concurrency` workers and measures the wall and CPU time they took.
+/// Any game that ends other than by the rules or the turn limit fails the bench.
+pub(super) fn batch(
+    bots: &[BotSpec],
+    referee: &RefereeConfig,
+    games: &[GameSpec],
+    concurrency: Concurrency,
+    phase: &'static str,
+) -> Result<Batch, BenchError> {
+    let (results, wall, cpu_us, children_cpu_us) = play_all(bots, referee, games, concurrency);
+    if let Some(bad) = results
+        .iter()
+        .find(|r| !matches!(r.reason, Reason::Win | Reason::TurnLimit))
+    {
+        return Err(BenchError::Game {
+            phase,
+            reason: bad.reason,
+            detail: bad.detail.clone(),
+        });
+    }
+    let turns = results.iter().map(|r| u64::from(r.turns)).sum();
+    Ok(Batch {
+        results,
+        wall,
+        turns,
+        cpu_us,
+        children_cpu_us,
+    })
+}
+
+/// How many games at a time, and where they run.
+#[derive(Clone, Copy)]
+pub(super) enum Concurrency {
+    /// The tournament runner's workers, placed by the scheduler.
+    Free(usize),
+    /// One thread per CPU, pinned there with its bots (which inherit the thread's CPU).
+    Pinned(usize),
+}
+
+/// Plays `games` on `n` threads, thread `w` pinned to the `w`-th allowed CPU with the bots it
+/// starts, each game by the runner's own [`Runner::play_one`].
+fn play_pinned(runner: &Runner<'_>, games: &[GameSpec], n: usize) -> Vec<GameResult> {
+    let cpus = allowed_cpus();
+    let n = n.clamp(1, cpus.len().max(1));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..n)
+            .map(|w| {
+                let cpu = cpus.get(w).copied();
+                scope.spawn(move || {
+                    if let Some(cpu) = cpu {
+                        let _ = pin(None, cpu);
+                    }
+                    games
+                        .iter()
+                        .skip(w)
+                        .step_by(n)
+                        .map(|g| runner.play_one(g))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a bench worker panicked"))
+            .collect()
+    })
+}
+
+/// Plays `games` on the tournament runner; returns the results, the wall time, and the CPU time
+/// of this process and of its children, in µs.
+pub(super) fn play_all(
+    bots: &[BotSpec],
+    referee: &RefereeConfig,
+    games: &[GameSpec],
+    concurrency: Concurrency,
+) -> (Vec<GameResult>, Duration, f64, f64) {
+    let runner = Runner {
+        bots,
+        game: "impasse",
+        opening_plies: 0,
+        referee,
+        concurrency: match concurrency {
+            Concurrency::Free(n) => n,
+            Concurrency::Pinned(n) => n,
+        },
+    };
+    let mut results = Vec::with_capacity(games.len());
+    let (cpu0, children0, t0) = (process_cpu_us(), children_cpu_us(), Instant::now());
+    match concurrency {
+        Concurrency::Free(_) => runner.run(games, |finished| {
+            results.push(finished.result);
+            ControlFlow::Continue(())
+        }),
+        Concurrency::Pinned(n) => results = play_pinned(&runner, games, n),
+    }
+    let wall = t0.elapsed();
+    let cpu = process_cpu_us() - cpu0;
+    let children = children_cpu_us() - children0;
+    results.sort_by_key(|r| r.seed);
+    (results, wall, cpu, children)
+}
+
+/// The bench bot, instant or sleeping `delay_ms` before each answer.
+pub(super) fn bot_spec(program: &Path, delay_ms: Option<u64>) -> BotSpec {
+    let args = delay_ms.map_or_else(Vec::new, |d| vec!["--delay-ms".to_string(), d.to_string()]);
+    let name = delay_ms.map_or_else(|| "first".to_string(), |d| format!("first-{d}ms"));
+    BotSpec {
+        origin: name.clone(),
+        name,
+        program: program.to_path_buf(),
+        args,
+        dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        build: None,
+    }
+}
+
+/// `n` games with bot number `bot` in both seats, each with its own seed.
+pub(super) fn same_games(n: usize, bot: usize) -> Vec<GameSpec> {
+    (0..n as u64)
+        .map(|i| GameSpec {
+            game_id: i,
+            pair_id: i / 2,
+            seed: i + 1,
+            seats: [bot, bot],
+        })
+        .collect()
+}
+
+/// `games` in the order [`play_all`] returns their results (by seed).
+pub(super) fn sorted_by_seed(games: &[GameSpec]) -> Vec<&GameSpec> {
+    let mut sorted: Vec<&GameSpec> = games.iter().collect();
+    sorted.sort_by_key(|g| g.seed);
+    sorted
+}
+
+/// The delay a bench bot was started with, in ms.
+pub(super) fn bot_delay(bot: &BotSpec) -> u64 {
+    bot.args.get(1).and_then(|d| d.parse().ok()).unwrap_or(0)
+}

@@ -2,10 +2,11 @@
 //! pinned to CPUs) with the wall and CPU time they took, for the per-turn cost runs, and the bots
 //! and game lists they are played with. The timing runs play their games through [`play_all`] too.
 
-use super::measure::{allowed_cpus, children_cpu_us, pin, process_cpu_us};
+use super::measure::{children_cpu_us, process_cpu_us};
 use super::BenchError;
 use crate::bot::BotSpec;
 use crate::referee::{GameResult, Reason, RefereeConfig};
+use crate::tournament::allowed_cpus;
 use crate::tournament::{GameSpec, Runner};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -75,35 +76,6 @@ pub(super) enum Concurrency {
     Pinned(usize),
 }
 
-/// Plays `games` on `n` threads, thread `w` pinned to the `w`-th allowed CPU with the bots it
-/// starts, each game by the runner's own [`Runner::play_one`].
-fn play_pinned(runner: &Runner<'_>, games: &[GameSpec], n: usize) -> Vec<GameResult> {
-    let cpus = allowed_cpus();
-    let n = n.clamp(1, cpus.len().max(1));
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..n)
-            .map(|w| {
-                let cpu = cpus.get(w).copied();
-                scope.spawn(move || {
-                    if let Some(cpu) = cpu {
-                        let _ = pin(None, cpu);
-                    }
-                    games
-                        .iter()
-                        .skip(w)
-                        .step_by(n)
-                        .map(|g| runner.play_one(g))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a bench worker panicked"))
-            .collect()
-    })
-}
-
 /// Plays `games` on the tournament runner; returns the results, the wall time, and the CPU time
 /// of this process and of its children, in µs.
 pub(super) fn play_all(
@@ -119,18 +91,16 @@ pub(super) fn play_all(
         referee,
         concurrency: match concurrency {
             Concurrency::Free(n) => n,
-            Concurrency::Pinned(n) => n,
+            Concurrency::Pinned(n) => n.clamp(1, allowed_cpus().len().max(1)),
         },
+        pin_cpus: matches!(concurrency, Concurrency::Pinned(_)),
     };
     let mut results = Vec::with_capacity(games.len());
     let (cpu0, children0, t0) = (process_cpu_us(), children_cpu_us(), Instant::now());
-    match concurrency {
-        Concurrency::Free(_) => runner.run(games, |finished| {
-            results.push(finished.result);
-            ControlFlow::Continue(())
-        }),
-        Concurrency::Pinned(n) => results = play_pinned(&runner, games, n),
-    }
+    runner.run(games, |finished| {
+        results.push(finished.result);
+        ControlFlow::Continue(())
+    });
     let wall = t0.elapsed();
     let cpu = process_cpu_us() - cpu0;
     let children = children_cpu_us() - children0;

@@ -25,15 +25,6 @@ pub(super) fn children_cpu_us() -> f64 {
     ticks as f64 * 1e4
 }
 
-/// The CPUs this thread may run on.
-pub(super) fn allowed_cpus() -> Vec<usize> {
-    use rustix::thread::{sched_getaffinity, CpuSet};
-    sched_getaffinity(None).map_or_else(
-        |_| Vec::new(),
-        |set| (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect(),
-    )
-}
-
 pub(super) fn pin(pid: Option<rustix::process::Pid>, cpu: usize) -> std::io::Result<()> {
     let mut set = rustix::thread::CpuSet::new();
     set.set(cpu);

@@ -17,9 +17,10 @@ mod sizes;
 mod timing;
 
 use crate::referee::{Reason, RefereeConfig, TimeControl};
+use crate::tournament::allowed_cpus;
 use floor::pipe_floor;
 use games::{batch, bot_spec, same_games, Concurrency};
-use measure::{allowed_cpus, percentile, process_cpu_us};
+use measure::{percentile, process_cpu_us};
 use serde::Serialize;
 use sizes::{Sizes, NEAR_DELAY_MS, NEAR_LIMIT_MS};
 use std::path::PathBuf;

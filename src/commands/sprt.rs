@@ -181,6 +181,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
             opening_plies: settings.opening_plies,
             referee: &cfg,
             concurrency,
+            pin_cpus: args.pin_cpus,
         };
         let mut failure = None;
         runner.run(&todo, |finished| {

@@ -253,6 +253,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         opening_plies: settings.opening_plies,
         referee: &cfg,
         concurrency,
+        pin_cpus: args.pin_cpus,
     };
     let mut failure: Option<anyhow::Error> = None;
     runner.run(&todo, |finished| {

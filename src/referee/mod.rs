@@ -142,6 +142,7 @@ pub fn play(
         rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
         turn: opening.len() as u32,
         last_move: opening.last().cloned(),
+        cpu_seen: vec![None; seats],
         first: vec![true; seats],
         stats: vec![SeatStats::default(); seats],
         moves: Vec::new(),
@@ -200,6 +201,8 @@ struct Turns {
     rng: Rng,
     turn: u32,
     last_move: Option<String>,
+    /// Each bot's CPU clock when its last answer came; while it is frozen, still its clock.
+    cpu_seen: Vec<Option<Duration>>,
     first: Vec<bool>,
     stats: Vec<SeatStats>,
     moves: Vec<String>,
@@ -244,7 +247,11 @@ impl Turns {
         let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
-        let cpu_before = bot.cpu_time();
+        // A frozen bot's clock has not moved since its last answer: one system call saved a turn.
+        let cpu_before = match self.cpu_seen[seat] {
+            Some(seen) if cfg.freeze_idle => Some(seen),
+            _ => bot.cpu_time(),
+        };
         let start = Instant::now();
         match bot.send(
             self.input.as_bytes(),
@@ -283,8 +290,9 @@ impl Turns {
         if cfg.freeze_idle {
             procs[seat].freeze();
         }
-        let cpu = procs[seat]
-            .cpu_time()
+        let cpu_after = procs[seat].cpu_time();
+        self.cpu_seen[seat] = cpu_after;
+        let cpu = cpu_after
             .zip(cpu_before)
             .map_or(Duration::ZERO, |(after, before)| {
                 after.saturating_sub(before)

@@ -4,5 +4,5 @@
 pub mod runner;
 pub mod schedule;
 
-pub use runner::{Finished, Runner};
+pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
 pub use schedule::{opening, schedule, Format, GameSpec};

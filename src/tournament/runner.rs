@@ -17,6 +17,26 @@ pub struct Runner<'a> {
     pub opening_plies: u32,
     pub referee: &'a RefereeConfig,
     pub concurrency: usize,
+    /// Pin worker `w` (and so the bots it starts, which inherit its CPU) to the `w`-th CPU this
+    /// process may use. Bots of one game take turns, so one CPU serves a game well, and turns cost
+    /// about half as much; a bot that thinks with several threads gets one CPU.
+    pub pin_cpus: bool,
+}
+
+/// The CPUs this thread may run on.
+pub fn allowed_cpus() -> Vec<usize> {
+    use rustix::thread::{sched_getaffinity, CpuSet};
+    sched_getaffinity(None).map_or_else(
+        |_| Vec::new(),
+        |set| (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect(),
+    )
+}
+
+/// Pins the calling thread (and the processes it starts afterwards) to `cpu`.
+pub fn pin_this_thread(cpu: usize) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu);
+    rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
 }
 
 /// A finished game with the spec it was played for.
@@ -38,28 +58,23 @@ impl Runner<'_> {
         let stop = AtomicBool::new(false);
         let (tx, rx) = mpsc::channel::<Finished>();
         let workers = self.concurrency.clamp(1, games.len().max(1));
+        let cpus = if self.pin_cpus {
+            allowed_cpus()
+        } else {
+            Vec::new()
+        };
         std::thread::scope(|scope| {
             for w in 0..workers {
                 let tx = tx.clone();
                 let (next, stop) = (&next, &stop);
+                let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
                 std::thread::Builder::new()
                     .name(format!("game-worker-{w}"))
-                    .spawn_scoped(scope, move || loop {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
+                    .spawn_scoped(scope, move || {
+                        if let Some(cpu) = cpu {
+                            let _ = pin_this_thread(cpu);
                         }
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(spec) = games.get(i) else { break };
-                        let result = self.play_one(spec);
-                        if tx
-                            .send(Finished {
-                                spec: spec.clone(),
-                                result,
-                            })
-                            .is_err()
-                        {
-                            break;
-                        }
+                        self.work(games, next, stop, &tx);
                     })
                     .expect("cannot start a worker thread");
             }
@@ -70,6 +85,29 @@ impl Runner<'_> {
                 }
             }
         });
+    }
+
+    /// One worker: takes the next game until none is left or `stop` is set.
+    fn work(
+        &self,
+        games: &[GameSpec],
+        next: &AtomicUsize,
+        stop: &AtomicBool,
+        tx: &mpsc::Sender<Finished>,
+    ) {
+        while !stop.load(Ordering::Relaxed) {
+            let Some(spec) = games.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let result = self.play_one(spec);
+            let finished = Finished {
+                spec: spec.clone(),
+                result,
+            };
+            if tx.send(finished).is_err() {
+                break;
+            }
+        }
     }
 
     /// Plays one game; whatever goes wrong in the referee becomes a `referee-error` result.
@@ -157,6 +195,7 @@ mod tests {
             opening_plies: 2,
             referee: &cfg,
             concurrency: 2,
+            pin_cpus: true,
         };
         let games = schedule(2, Format::RoundRobin, 4, 1);
         let mut seen = Vec::new();
@@ -185,6 +224,7 @@ mod tests {
             opening_plies: 0,
             referee: &cfg,
             concurrency: 1,
+            pin_cpus: false,
         };
         let games = schedule(2, Format::RoundRobin, 20, 1);
         let mut n = 0;

@@ -37,6 +37,8 @@ impl Cgroup {
     /// machine does not allow it.
     pub fn create(max_pids: Option<u64>) -> Option<Cgroup> {
         let root = root()?;
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_stale(&root));
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = root.join(format!("arbiter-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
@@ -77,6 +79,30 @@ impl Cgroup {
             }
         }
         n
+    }
+}
+
+/// Removes the cgroups of referees that were killed before they could clean up (their bots died
+/// with them, by their parent-death signal, but the folders stay).
+fn sweep_stale(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("arbiter-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            drop(Cgroup {
+                procs: CString::default(),
+                dir: entry.path(),
+            });
+        }
     }
 }
 

@@ -123,3 +123,12 @@ fn a_sandboxed_game_is_a_normal_game_and_leaves_nothing_behind() {
     );
     assert!(processes_with(&mark).is_empty());
 }
+
+#[test]
+fn cpu_time_is_measured_inside_the_sandbox_too() {
+    // The referee's child is bwrap; the bot's CPU clock is that of the process bwrap started.
+    let (v, _) = sandboxed(&hostile("cpu-burn 1 20"), &random_bot());
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    let cpu = v["bots"][0]["cpu_mean_ms"].as_f64().unwrap();
+    assert!(cpu >= 15.0, "{v}");
+}

@@ -324,8 +324,8 @@ impl BotProcess {
         (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
     }
 
-    /// The process whose CPU time is the bot's: itself, or in a sandbox the innermost process
-    /// bwrap started (found once, then remembered).
+    /// The process whose CPU time is the bot's: itself, or in a sandbox the process bwrap starts
+    /// (bwrap, then bwrap's init in the new pid namespace, then the bot), found once it exists.
     fn cpu_pid(&self) -> i32 {
         let leader = self.pgid.as_raw_nonzero().get();
         if !self.sandboxed {
@@ -334,23 +334,23 @@ impl BotProcess {
         if let Some(pid) = self.inner_pid.get() {
             return pid;
         }
-        let mut pid = leader;
-        for _ in 0..4 {
-            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-                .unwrap_or_default();
-            match children
-                .split_whitespace()
-                .next()
-                .and_then(|c| c.parse().ok())
-            {
-                Some(child) => pid = child,
-                None => break,
+        let first_child = |pid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+                .ok()
+                .and_then(|c| {
+                    c.split_whitespace()
+                        .next()
+                        .and_then(|c| c.parse::<i32>().ok())
+                })
+        };
+        match first_child(leader).and_then(first_child) {
+            Some(bot) => {
+                self.inner_pid.set(Some(bot));
+                bot
             }
+            // Not started yet: measure bwrap for now (it uses next to nothing).
+            None => leader,
         }
-        if pid != leader {
-            self.inner_pid.set(Some(pid));
-        }
-        pid
     }
 
     /// Total bytes the bot wrote to stderr.

@@ -71,6 +71,17 @@ pub fn command(bwrap: &Path, bot: &BotSpec, others: &[&BotSpec]) -> (PathBuf, Ve
     .iter()
     .map(|s| s.to_string())
     .collect();
+    // The private /tmp covers the real one: what the bot itself needs from there (its folder,
+    // program, script: a checkout under /tmp, say) is bound back, read-only.
+    let mut needed = own.clone();
+    needed.push(bot.dir.clone());
+    for path in needed
+        .iter()
+        .filter(|p| p.starts_with("/tmp") && p.exists())
+    {
+        let p = path.display().to_string();
+        args.extend(["--ro-bind".to_string(), p.clone(), p]);
+    }
     for other in others {
         for path in private_paths(other) {
             // Never hide what this bot needs itself (two bots sharing one interpreter or folder).
@@ -97,4 +108,44 @@ pub fn command(bwrap: &Path, bot: &BotSpec, others: &[&BotSpec]) -> (PathBuf, Ve
     args.push(bot.program.display().to_string());
     args.extend(bot.args.iter().cloned());
     (bwrap.to_path_buf(), args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bot_in(dir: &Path, name: &str) -> BotSpec {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("bot.toml"), "run = \"./bot\"\n").unwrap();
+        std::fs::write(dir.join("bot"), "").unwrap();
+        BotSpec {
+            name: name.into(),
+            origin: name.into(),
+            program: dir.join("bot"),
+            args: Vec::new(),
+            dir: dir.to_path_buf(),
+            build: None,
+        }
+    }
+
+    fn position(args: &[String], window: &[&str]) -> Option<usize> {
+        args.windows(window.len())
+            .position(|w| w.iter().zip(window).all(|(a, b)| a == b))
+    }
+
+    #[test]
+    fn a_bot_under_tmp_is_bound_back_and_its_opponent_hidden_after() {
+        let tmp = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+        let me = bot_in(&tmp.path().join("me"), "me");
+        let other = bot_in(&tmp.path().join("other"), "other");
+        let args = command(Path::new("/usr/bin/bwrap"), &me, &[&other]).1;
+        let dir = me.dir.display().to_string();
+        let other_dir = other.dir.display().to_string();
+        let private_tmp = position(&args, &["--tmpfs", "/tmp"]).unwrap();
+        let rebound = position(&args, &["--ro-bind", &dir, &dir]).expect("own folder bound back");
+        let hidden = position(&args, &["--tmpfs", &other_dir]).expect("opponent hidden");
+        assert!(private_tmp < rebound && rebound < hidden, "{args:?}");
+        assert_eq!(args[args.len() - 1], me.program.display().to_string());
+        assert!(position(&args, &["--chdir", &dir]).is_some());
+    }
 }

@@ -34,22 +34,14 @@ fn play_marked(name: &str, white: &str, extra: &[&str]) -> (Value, Duration, tem
         .output()
         .unwrap();
     let took = t.elapsed();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let v = json_of(&out);
     let left = processes_with(&mark);
     assert!(left.is_empty(), "processes left behind: {left:?}");
-    (serde_json::from_slice(&out.stdout).unwrap(), took, dir)
+    (v, took, dir)
 }
 
 fn replay_lines(dir: &tempfile::TempDir) -> Vec<Value> {
-    std::fs::read_to_string(dir.path().join("r.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    replay(&dir.path().join("r.jsonl"))
 }
 
 fn lost_by(v: &Value, reason: &str) {
@@ -169,11 +161,7 @@ fn a_bot_that_ignores_sigterm_is_killed_after_the_grace() {
 fn a_bot_over_its_memory_limit_fails_inside_itself_and_crashes() {
     let (v, _, dir) = play_marked("mem", &hostile("memory 1 600"), &["--memory-mb", "200"]);
     lost_by(&v, "crash");
-    let lines = replay_lines(&dir);
-    let tail = lines.last().unwrap()["stderr_tail"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tail = stderr_tail(&dir.path().join("r.jsonl"), 0);
     assert!(tail.contains("MEM-FAIL"), "{tail}");
 }
 
@@ -222,6 +210,7 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
         let out = arbiter()
             .args([
                 "play",
+                "--json",
                 "--max-turns",
                 "8",
                 "--first-turn-ms",
@@ -236,14 +225,8 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
             .arg(&black)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = std::fs::read_to_string(&replay).unwrap();
-        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-        let tail = last["stderr_tail"][0].as_str().unwrap().to_string();
+        json_of(&out);
+        let tail = stderr_tail(&replay, 0);
         tail.lines()
             .filter_map(|l| l.strip_prefix("STATE "))
             .map(String::from)
@@ -311,11 +294,7 @@ fn a_bot_over_its_process_limit_cannot_fork() {
         &["--max-processes", "1"],
     );
     lost_by(&v, "crash");
-    let lines = replay_lines(&dir);
-    let tail = lines.last().unwrap()["stderr_tail"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tail = stderr_tail(&dir.path().join("r.jsonl"), 0);
     assert!(tail.contains("Error") || tail.contains("error"), "{tail}");
 }
 
@@ -350,12 +329,7 @@ fn a_flood_of_lines_is_read_only_as_far_as_needed() {
         ))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = json_of(&out);
     lost_by(&v, "invalid-move");
     assert!(v["detail"].as_str().unwrap().contains("\"zz99\""), "{v}");
     assert!(t.elapsed() < Duration::from_secs(10));

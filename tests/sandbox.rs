@@ -29,15 +29,7 @@ fn sandboxed(white: &str, black: &str) -> (Value, String) {
         .arg(black)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let text = std::fs::read_to_string(&replay).unwrap();
-    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    (v, last["stderr_tail"][0].as_str().unwrap().to_string())
+    (json_of(&out), stderr_tail(&replay, 0))
 }
 
 #[test]
@@ -111,12 +103,7 @@ fn a_sandboxed_game_is_a_normal_game_and_leaves_nothing_behind() {
         .args([greedy_bot(), random_bot()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = json_of(&out);
     assert!(
         ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
         "{v}"

@@ -78,12 +78,7 @@ fn stats(args: &[&str]) -> Value {
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_of(&out)
 }
 
 fn close(v: &Value, x: f64) -> bool {

@@ -268,12 +268,7 @@ fn ratings_are_recomputed_from_a_hand_made_csv() {
         .arg(&b)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = json_of(&out);
     let r = v["ratings"].as_array().unwrap();
     assert_eq!(r[0]["bot"], "alpha");
     assert_eq!(r[0]["games"], 4);
@@ -300,7 +295,7 @@ fn ratings_are_recomputed_from_a_hand_made_csv() {
         .arg(&b)
         .output()
         .unwrap();
-    let v: Value = serde_json::from_slice(&anchored.stdout).unwrap();
+    let v = json_of(&anchored);
     assert!(
         (v["ratings"][0]["elo"].as_f64().unwrap() - 1190.85).abs() < 0.01,
         "{v}"

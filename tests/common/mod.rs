@@ -73,16 +73,36 @@ pub fn play_json(white: &str, black: &str, extra: &[&str]) -> (Value, Duration) 
         .arg(black)
         .output()
         .unwrap();
-    let took = t.elapsed();
+    (json_of(&out), t.elapsed())
+}
+
+/// The JSON a successful run printed; a failed run or non-JSON output fails the test, showing
+/// what arbiter said.
+pub fn json_of(out: &std::process::Output) -> Value {
     assert!(
         out.status.success(),
         "arbiter failed: {}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
-    (v, took)
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The lines of a replay file, parsed.
+pub fn replay(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The stderr tail of `seat` from a replay file's result line.
+pub fn stderr_tail(path: &std::path::Path, seat: usize) -> String {
+    let lines = replay(path);
+    let result = lines.last().expect("a result line");
+    result["stderr_tail"][seat].as_str().unwrap().to_string()
 }
 
 /// Pids of live processes whose command line or environment mentions `marker`.

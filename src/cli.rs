@@ -173,6 +173,24 @@ pub fn fresh_seed() -> u64 {
     arbiter::rng::Rng::derive(nanos, u64::from(std::process::id())) >> 11 // keep it below 2^53 so JSON readers see it exactly
 }
 
+/// How a run of many games is played: openings, seeds, and where the games run.
+#[derive(Args, Debug)]
+pub struct RunOpts {
+    /// Random legal plies the referee plays before the bots take over (0 = the standard start).
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub opening_plies: u32,
+    /// Master seed: fixes every pair's seed and opening [default: random, recorded].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Games played at the same time [default: the number of CPU cores].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Pin each concurrent game, with its bots, to one CPU: turns cost about half as much, but
+    /// a bot that thinks with several threads gets one CPU.
+    #[arg(long)]
+    pub pin_cpus: bool,
+}
+
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// Two or more bots: paths to executables, directories with a bot.toml, or quoted command
@@ -185,16 +203,8 @@ pub struct TournamentArgs {
     /// Games per pairing, even: played as pairs with the same seed and opening, seats swapped.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub games: u32,
-    /// Random legal plies the referee plays before the bots take over (0 = the standard start).
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub opening_plies: u32,
-    /// Games played at the same time [default: the number of CPU cores].
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
-    /// Pin each concurrent game, with its bots, to one CPU: turns cost about half as much, but
-    /// a bot that thinks with several threads gets one CPU.
-    #[arg(long)]
-    pub pin_cpus: bool,
+    #[command(flatten)]
+    pub run: RunOpts,
     /// Results folder [default: results/tournament-<UTC date-time>]. If it holds this same
     /// tournament already, the games it lacks are played (a resume).
     #[arg(long, value_name = "DIR")]
@@ -202,9 +212,6 @@ pub struct TournamentArgs {
     /// Continue the tournament in DIR with its recorded settings (give no BOT).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["bots", "out"])]
     pub resume: Option<PathBuf>,
-    /// Master seed: fixes every game's seed and opening [default: random, recorded].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
     /// Keep each game's replay file under DIR/replays/.
     #[arg(long)]
     pub replays: bool,
@@ -327,16 +334,8 @@ pub struct SprtArgs {
     /// Stop without a decision after this many pairs of games.
     #[arg(long, default_value_t = 20000, value_name = "N")]
     pub max_pairs: u64,
-    /// Random legal plies the referee plays before the bots take over (0 = the standard start).
-    #[arg(long, default_value_t = 4, value_name = "K")]
-    pub opening_plies: u32,
-    /// Games played at the same time [default: the number of CPU cores].
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
-    /// Pin each concurrent game, with its bots, to one CPU: turns cost about half as much, but
-    /// a bot that thinks with several threads gets one CPU.
-    #[arg(long)]
-    pub pin_cpus: bool,
+    #[command(flatten)]
+    pub run: RunOpts,
     /// Results folder [default: results/sprt-<UTC date-time>]; if it holds this same test, it
     /// continues.
     #[arg(long, value_name = "DIR")]
@@ -344,9 +343,6 @@ pub struct SprtArgs {
     /// Continue the test in DIR with its recorded settings (give no NEW and OLD).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["new", "old", "out"])]
     pub resume: Option<PathBuf>,
-    /// Master seed: fixes every pair's seed and opening [default: random, recorded].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
     #[command(flatten)]
     pub game: GameOpts,
 }

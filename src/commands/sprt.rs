@@ -91,7 +91,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
         args.resume.as_ref(),
         args.out.as_ref(),
         "sprt",
-        args.seed.is_some(),
+        args.run.seed.is_some(),
         || {
             if args.max_pairs == 0 {
                 bail!("--max-pairs must be at least 1");
@@ -101,8 +101,8 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
                 old: args.old.clone().unwrap_or_default(),
                 workdir: std::env::current_dir()?,
                 max_pairs: args.max_pairs,
-                opening_plies: args.opening_plies,
-                seed: args.seed.unwrap_or_else(cli::fresh_seed),
+                opening_plies: args.run.opening_plies,
+                seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
                 game: args.game.clone(),
             })
@@ -148,9 +148,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let concurrency = super::tournament::concurrency(args.run.concurrency);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} pairs complete",
@@ -181,7 +179,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
             opening_plies: settings.opening_plies,
             referee: &cfg,
             concurrency,
-            pin_cpus: args.pin_cpus,
+            pin_cpus: args.run.pin_cpus,
         };
         let mut failure = None;
         runner.run(&todo, |finished| {

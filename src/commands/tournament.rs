@@ -169,7 +169,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         args.resume.as_ref(),
         args.out.as_ref(),
         "tournament",
-        args.seed.is_some(),
+        args.run.seed.is_some(),
         || {
             if args.bots.len() < 2 {
                 bail!(
@@ -188,8 +188,8 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
                 workdir: std::env::current_dir()?,
                 format: args.format,
                 games: args.games,
-                opening_plies: args.opening_plies,
-                seed: args.seed.unwrap_or_else(cli::fresh_seed),
+                opening_plies: args.run.opening_plies,
+                seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 replays: args.replays,
                 game: args.game.clone(),
             })
@@ -229,7 +229,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
-    let concurrency = concurrency(args.concurrency);
+    let concurrency = concurrency(args.run.concurrency);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} games recorded, {} to play",
@@ -253,7 +253,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         opening_plies: settings.opening_plies,
         referee: &cfg,
         concurrency,
-        pin_cpus: args.pin_cpus,
+        pin_cpus: args.run.pin_cpus,
     };
     let mut failure: Option<anyhow::Error> = None;
     runner.run(&todo, |finished| {

@@ -69,7 +69,8 @@ pub struct GameOpts {
     /// loaded machines.
     #[arg(long, value_enum, default_value = "wall")]
     pub clock: arbiter::referee::Clock,
-    /// Let the bot that is not on turn keep running (by default it is frozen with SIGSTOP).
+    /// Let the bot that is not on turn keep running (by default it is frozen with SIGSTOP 5 ms
+    /// into the opponent's turn, or at once after answering once it was seen thinking while idle).
     #[arg(long)]
     pub allow_pondering: bool,
     /// Memory limit of each bot (its data segment: heap and private mappings), in MiB; 0 = none.

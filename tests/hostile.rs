@@ -196,7 +196,8 @@ fn bots_that_cannot_start_are_clear_errors() {
 
 #[test]
 fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
-    // White looks, on each of its turns, at the state of Black's process (its pid in a file).
+    // White looks, 20 ms into each of its turns (past the referee's 5 ms before it freezes the
+    // idle bot), at the state of Black's process (its pid in a file).
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("black.pid");
     let black = format!(
@@ -221,7 +222,7 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
             ])
             .arg(&replay)
             .args(extra)
-            .arg(hostile(&format!("peek {}", pidfile.display())))
+            .arg(hostile(&format!("peek {} 20", pidfile.display())))
             .arg(&black)
             .output()
             .unwrap();
@@ -238,6 +239,46 @@ fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
     assert!(frozen[1..].iter().all(|s| s == "T"), "{frozen:?}");
     let pondering = states(&["--allow-pondering"]);
     assert!(pondering[1..].iter().all(|s| s != "T"), "{pondering:?}");
+}
+
+/// The CPU milliseconds a `ponder` bot (seat 1) got while idle, turn by turn, against a White
+/// that takes 30 ms a turn.
+fn pondered_ms(extra: &[&str]) -> Vec<f64> {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let out = arbiter()
+        .args(["play", "--json", "--max-turns", "16", "--replay"])
+        .arg(&replay)
+        .args(extra)
+        .arg(hostile("late 30"))
+        .arg(hostile("ponder"))
+        .output()
+        .unwrap();
+    json_of(&out);
+    stderr_tail(&replay, 1)
+        .lines()
+        .filter_map(|l| l.strip_prefix("PONDERED "))
+        .map(|ms| ms.parse().unwrap())
+        .collect()
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn a_bot_seen_thinking_while_idle_is_frozen_as_soon_as_it_answers() {
+    // The first time, the pondering bot runs until the referee's freeze 5 ms into White's turn;
+    // it is then seen to have used CPU while idle and frozen at each answer: nothing more.
+    let caught = pondered_ms(&[]);
+    assert!(caught.len() >= 6, "{caught:?}");
+    assert!(caught[0] < 25.0, "first window: {caught:?}");
+    assert!(median(&caught[1..]) < 2.0, "{caught:?}");
+    // Allowed to ponder, it thinks through most of White's 30 ms every turn.
+    let allowed = pondered_ms(&["--allow-pondering"]);
+    assert!(median(&allowed[1..]) > 15.0, "{allowed:?}");
 }
 
 #[test]

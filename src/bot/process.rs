@@ -245,6 +245,11 @@ impl BotProcess {
         }
     }
 
+    /// Whether the bot is frozen now.
+    pub fn is_frozen(&self) -> bool {
+        self.frozen
+    }
+
     /// Lets a frozen bot run again.
     pub fn thaw(&mut self) {
         if self.frozen {

@@ -11,6 +11,18 @@ use crate::protocol::{escape, parse_answer, Answer};
 use crate::rng::Rng;
 use std::time::{Duration, Instant};
 
+/// How long the bot that just answered may stay unfrozen while the next bot thinks. A freeze
+/// (SIGSTOP, then SIGCONT) wakes a sleeping bot twice and costs two context switches; the turns
+/// of fast bots end sooner than this, and then no signal is sent at all. Longer than a kernel
+/// tick (4 ms at 250 Hz): a shorter wake-up timer is the CPU's next timer event, and arming and
+/// cancelling it every turn cost as much as the freeze it saves (measured with `arbiter bench`).
+pub const FREEZE_AFTER: Duration = Duration::from_millis(5);
+
+/// CPU time a bot may use between its answer and its next turn (finishing its write, going back
+/// to its read) before it counts as thinking on the opponent's time. A bot seen doing that is
+/// frozen at once after each of its later answers.
+pub const IDLE_CPU_SLACK: Duration = Duration::from_micros(200);
+
 /// The clocks of a game, CodinGame's by default.
 #[derive(Clone, Debug)]
 pub struct TimeControl {
@@ -66,7 +78,8 @@ pub struct RefereeConfig {
     pub time: TimeControl,
     /// Turns (one seat's move each, opening plies included) after which the game ends.
     pub max_turns: u32,
-    /// Freeze (SIGSTOP) every bot that is not on turn.
+    /// Freeze (SIGSTOP) every bot that is not on turn: [`FREEZE_AFTER`] into the other bot's
+    /// turn, or at once after its answer for a bot seen using CPU while idle.
     pub freeze_idle: bool,
     /// How long a bot has to exit after SIGTERM before SIGKILL.
     pub kill_grace: Duration,
@@ -135,14 +148,15 @@ pub fn play(
             }
         }
     }
-    // Bots start together, as on CodinGame, and are frozen from their first answer on: a freeze
-    // during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle of
-    // setting up, which then never answers.
+    // Bots start together, as on CodinGame, and may be frozen from their first answer on: a
+    // freeze during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle
+    // of setting up, which then never answers.
     let mut state = Turns {
         rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
         turn: opening.len() as u32,
         last_move: opening.last().cloned(),
         cpu_seen: vec![None; seats],
+        eager: vec![false; seats],
         first: vec![true; seats],
         stats: vec![SeatStats::default(); seats],
         moves: Vec::new(),
@@ -201,8 +215,10 @@ struct Turns {
     rng: Rng,
     turn: u32,
     last_move: Option<String>,
-    /// Each bot's CPU clock when its last answer came; while it is frozen, still its clock.
+    /// Each bot's CPU clock when its last answer came (after its freeze, for an eager one).
     cpu_seen: Vec<Option<Duration>>,
+    /// Bots seen using CPU while idle: frozen as soon as they answer, not [`FREEZE_AFTER`] later.
+    eager: Vec<bool>,
     first: Vec<bool>,
     stats: Vec<SeatStats>,
     moves: Vec<String>,
@@ -245,13 +261,31 @@ impl Turns {
         bot.drain_stdout();
         let extra_lines = bot.out.complete_lines();
         let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
+        // A bot frozen since its answer has the same CPU clock: one system call saved a turn.
+        // Any other bot's clock is read, and one that used CPU while idle becomes eager.
+        let frozen_since_answer = self.eager[seat] && bot.is_frozen();
+        let cpu_before = match self.cpu_seen[seat] {
+            Some(seen) if frozen_since_answer => Some(seen),
+            seen => {
+                let now = bot.cpu_time();
+                if let (Some(now), Some(seen), true) = (now, seen, cfg.freeze_idle) {
+                    if now.saturating_sub(seen) > IDLE_CPU_SLACK {
+                        self.eager[seat] = true;
+                    }
+                }
+                now
+            }
+        };
+        // Idle bots that answered before and still run are frozen FREEZE_AFTER into this turn.
+        let freeze_at = (cfg.freeze_idle
+            && procs
+                .iter()
+                .enumerate()
+                .any(|(i, p)| i != seat && !self.first[i] && !p.is_frozen()))
+        .then(|| Instant::now() + FREEZE_AFTER);
+        let bot = &mut procs[seat];
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
-        // A frozen bot's clock has not moved since its last answer: one system call saved a turn.
-        let cpu_before = match self.cpu_seen[seat] {
-            Some(seen) if cfg.freeze_idle => Some(seen),
-            _ => bot.cpu_time(),
-        };
         let start = Instant::now();
         match bot.send(
             self.input.as_bytes(),
@@ -282,12 +316,16 @@ impl Turns {
         let waited = wait_answer(
             procs,
             seat,
-            start,
-            limit + cfg.time.grace,
-            cfg.time.clock,
-            cpu_before,
+            Allowed {
+                start,
+                allowed: limit + cfg.time.grace,
+                clock: cfg.time.clock,
+                cpu_before,
+                freeze_at,
+            },
+            &self.first,
         );
-        if cfg.freeze_idle {
+        if cfg.freeze_idle && self.eager[seat] {
             procs[seat].freeze();
         }
         let cpu_after = procs[seat].cpu_time();
@@ -406,31 +444,54 @@ impl Turns {
     }
 }
 
-/// Waits for the answer of `seat` until its clock (wall or CPU) passes `allowed`. On the CPU
-/// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
-/// than wall time per thread), with a wall-time cap of ten times `allowed`.
-fn wait_answer(
-    procs: &mut [BotProcess],
-    seat: usize,
+/// What a turn's wait may use.
+struct Allowed {
+    /// When the clock started.
     start: Instant,
+    /// The limit, grace included.
     allowed: Duration,
     clock: Clock,
+    /// The bot's CPU clock at `start`.
     cpu_before: Option<Duration>,
-) -> Wait {
-    let (Clock::Cpu, Some(cpu_before)) = (clock, cpu_before) else {
-        return bot::wait_line(procs, seat, start + allowed);
+    /// When the idle bots still running are frozen.
+    freeze_at: Option<Instant>,
+}
+
+/// Waits for the answer of `seat` until its clock (wall or CPU) passes `allowed`. On the CPU
+/// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
+/// than wall time per thread), with a wall-time cap of ten times `allowed`. At `freeze_at` every
+/// other bot that has answered before (`first` false) is frozen.
+fn wait_answer(procs: &mut [BotProcess], seat: usize, mut a: Allowed, first: &[bool]) -> Wait {
+    let mut wait_until = |procs: &mut [BotProcess], deadline: Instant| {
+        if let Some(at) = a.freeze_at.filter(|&at| at < deadline) {
+            match bot::wait_line(procs, seat, at) {
+                Wait::Timeout => {
+                    a.freeze_at = None;
+                    for (i, p) in procs.iter_mut().enumerate() {
+                        if i != seat && !first[i] {
+                            p.freeze();
+                        }
+                    }
+                }
+                other => return other,
+            }
+        }
+        bot::wait_line(procs, seat, deadline)
     };
-    let wall_cap = start + allowed * 10;
+    let (Clock::Cpu, Some(cpu_before)) = (a.clock, a.cpu_before) else {
+        return wait_until(procs, a.start + a.allowed);
+    };
+    let wall_cap = a.start + a.allowed * 10;
     loop {
         let used = procs[seat]
             .cpu_time()
             .unwrap_or(cpu_before)
             .saturating_sub(cpu_before);
-        if used >= allowed || Instant::now() >= wall_cap {
+        if used >= a.allowed || Instant::now() >= wall_cap {
             return Wait::Timeout;
         }
-        let slice = (allowed - used).max(Duration::from_millis(1));
-        match bot::wait_line(procs, seat, (Instant::now() + slice).min(wall_cap)) {
+        let slice = (a.allowed - used).max(Duration::from_millis(1));
+        match wait_until(procs, (Instant::now() + slice).min(wall_cap)) {
             Wait::Timeout => continue,
             other => return other,
         }

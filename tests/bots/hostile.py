@@ -39,9 +39,11 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             "WRITE-BLOCKED <error>" to stderr, then answer
   env-dump                  at start write the sorted environment variable names to stderr
                             (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
-  peek PATH                 every turn read a pid from PATH and write "STATE <c>" to stderr,
-                            c being that process's state letter in /proc (T = stopped; a
-                            running "R" is looked at again for up to 100 ms)
+  peek PATH MS   [- 0]      every turn, MS ms after reading the input, read a pid from PATH and
+                            write "STATE <c>" to stderr, c being that process's state letter in
+                            /proc (T = stopped; a running "R" is looked at again for up to 100 ms)
+  ponder                    after each answer, busy-loop on CPU until the next input can be read;
+                            on each later turn first write "PONDERED <ms>" (CPU ms it got) to stderr
   memory T MB    [1 2000]   at turn T allocate and touch MB MiB (kept for the rest of the game);
                             on MemoryError write "MEM-FAIL" to stderr and exit 1; otherwise answer
 
@@ -50,6 +52,7 @@ writes "PROTOCOL-ERROR <what>" to stderr and exits with status 2. Bad arguments:
 Standard library only; Python 3.9+.
 """
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -81,7 +84,8 @@ MODES = {
     "write-file": (["T", "PATH"], [1, None]),
     "env-dump": ([], []),
     "memory": (["T", "MB"], [1, 2000]),
-    "peek": (["PATH"], [None]),
+    "peek": (["PATH", "MS"], [None, 0]),
+    "ponder": ([], []),
 }
 TEXT_ARGS = {"TEXT", "MARKER", "PATH"}
 
@@ -199,6 +203,11 @@ def main():
     t = 0
     while True:
         t += 1
+        if mode == "ponder" and t > 1:
+            start = time.process_time()
+            while not select.select([0], [], [], 0)[0]:
+                sum(range(1000))  # user-space work between looks at stdin
+            note("PONDERED %.3f" % ((time.process_time() - start) * 1000.0))
         moves = read_turn(first=(t == 1))[3]
         answer = moves[0]
         at = "T" in a and t == a["T"]  # does a turn-T mode trigger now?
@@ -271,6 +280,7 @@ def main():
             except OSError as e:
                 note("WRITE-BLOCKED %s" % e)
         elif mode == "peek":
+            sleep_ms(a["MS"])
             try:
                 with open(a["PATH"]) as f:
                     pid = f.read().strip()

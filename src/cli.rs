@@ -186,10 +186,44 @@ pub struct RunOpts {
     /// Games played at the same time [default: the number of CPU cores].
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
-    /// Pin each concurrent game, with its bots, to one CPU: turns cost about half as much, but
-    /// a bot that thinks with several threads gets one CPU.
-    #[arg(long)]
-    pub pin_cpus: bool,
+    /// Run each concurrent game, referee thread and bots, on a CPU of its own. The bots of a game
+    /// take turns, so one CPU serves it, and turns cost about half as much as when the kernel
+    /// spreads them; but a bot that thinks with several threads gets one CPU. `auto` pins when
+    /// the games fit the CPUs (concurrency <= CPUs) and idle bots are frozen (no
+    /// --allow-pondering); `--pin-cpus` alone means `always`, `--pin-cpus=never` turns it off.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "always"
+    )]
+    pub pin_cpus: Pinning,
+}
+
+/// Whether each concurrent game gets a CPU of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pinning {
+    /// Pin when the games fit the CPUs and idle bots are frozen.
+    Auto,
+    /// Always pin (past the CPU count, games share CPUs in turn).
+    Always,
+    /// Never: the kernel places every process.
+    Never,
+}
+
+impl Pinning {
+    /// Whether `concurrency` games are pinned, given `cpus` usable CPUs and whether idle bots
+    /// are frozen (pondering bots of one game would compete for its CPU).
+    pub fn pins(self, concurrency: usize, cpus: usize, freeze_idle: bool) -> bool {
+        match self {
+            Pinning::Always => cpus > 0,
+            Pinning::Never => false,
+            Pinning::Auto => freeze_idle && cpus > 0 && concurrency <= cpus,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -385,4 +419,22 @@ pub struct StatsArgs {
     /// Print one JSON object: elo, elo_margin, los, nelo, nelo_margin, llr, lower, upper.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pinning;
+
+    #[test]
+    fn auto_pins_only_games_that_fit_the_cpus_with_frozen_idle_bots() {
+        assert!(Pinning::Auto.pins(2, 2, true));
+        assert!(!Pinning::Auto.pins(3, 2, true), "more games than CPUs");
+        assert!(
+            !Pinning::Auto.pins(1, 2, false),
+            "pondering bots share a CPU"
+        );
+        assert!(!Pinning::Auto.pins(1, 0, true), "affinity unknown");
+        assert!(Pinning::Always.pins(3, 2, false));
+        assert!(!Pinning::Never.pins(1, 8, true));
+    }
 }

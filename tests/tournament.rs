@@ -104,6 +104,76 @@ fn a_two_bot_tournament_writes_every_file_and_the_match_block() {
     assert_eq!(games, 12);
 }
 
+/// The CPUs the `cpus` bot could use in each game of a 2-game tournament run with `extra`.
+fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    arbiter()
+        .args([
+            "tournament",
+            "--games",
+            "2",
+            "--opening-plies",
+            "0",
+            "--max-turns",
+            "4",
+            "--replays",
+            "--out",
+        ])
+        .arg(&out)
+        .args(extra)
+        .args([hostile("cpus"), first_bot()])
+        .assert()
+        .success();
+    (0..2)
+        .map(|g| {
+            let replay = out.join("replays").join(format!("game-{g}.jsonl"));
+            let seat = replay_seat_of(&replay, "hostile");
+            let tail = stderr_tail(&replay, seat);
+            let line = tail.lines().find_map(|l| l.strip_prefix("CPUS ")).unwrap();
+            line.split(',').map(|c| c.parse().unwrap()).collect()
+        })
+        .collect()
+}
+
+/// The seat `name` plays in a replay.
+fn replay_seat_of(replay: &Path, name: &str) -> usize {
+    let start = &common::replay(replay)[0];
+    let bots = start["bots"].as_array().unwrap();
+    bots.iter().position(|b| b.as_str() == Some(name)).unwrap()
+}
+
+#[test]
+fn games_run_on_one_cpu_each_unless_told_otherwise() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap();
+    let ours: Vec<usize> = (0..4096).filter(|&c| cpu_in_list(list, c)).collect();
+    // Default (auto): the games fit the CPUs and idle bots are frozen, so each game is pinned.
+    for cpus in bot_cpus(&["--concurrency", "1"]) {
+        assert_eq!(cpus.len(), 1, "{cpus:?}");
+        assert!(ours.contains(&cpus[0]), "{cpus:?} not in {ours:?}");
+    }
+    // Not pinned: told so, or with pondering allowed (two thinking bots would share one CPU).
+    for extra in [&["--pin-cpus=never"][..], &["--allow-pondering"]] {
+        for cpus in bot_cpus(extra) {
+            assert_eq!(cpus, ours, "{extra:?}");
+        }
+    }
+}
+
+/// Whether `cpu` is in a list such as "0-3,6".
+fn cpu_in_list(list: &str, cpu: usize) -> bool {
+    list.trim()
+        .split(',')
+        .any(|part| match part.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap()..=b.parse().unwrap()).contains(&cpu),
+            None => part.parse() == Ok(cpu),
+        })
+}
+
 #[test]
 fn a_gauntlet_plays_only_the_first_bot_against_the_others() {
     let dir = tempfile::tempdir().unwrap();

@@ -148,7 +148,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
-    let concurrency = super::tournament::concurrency(args.run.concurrency);
+    let placement = super::tournament::Placement::new(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} pairs complete",
@@ -157,13 +157,14 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "arbiter: SPRT {new_name} vs {old_name}, [{}, {}] {} model, alpha {}, beta {}, up to {} pairs, seed {}, results in {}",
+        "arbiter: SPRT {new_name} vs {old_name}, [{}, {}] {} model, alpha {}, beta {}, up to {} pairs, {}, seed {}, results in {}",
         params.elo0,
         params.elo1,
         params.model,
         params.alpha,
         params.beta,
         settings.max_pairs,
+        placement.describe(),
         settings.seed,
         out.display()
     );
@@ -178,8 +179,8 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
             game: &settings.game.game,
             opening_plies: settings.opening_plies,
             referee: &cfg,
-            concurrency,
-            pin_cpus: args.run.pin_cpus,
+            concurrency: placement.concurrency,
+            pin_cpus: placement.pin_cpus,
         };
         let mut failure = None;
         runner.run(&todo, |finished| {

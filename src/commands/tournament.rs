@@ -152,15 +152,41 @@ pub fn prepare_bots(
 }
 
 /// Games at a time: as asked, else the number of cores; a warning when it exceeds them.
-pub fn concurrency(asked: Option<usize>) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let concurrency = asked.unwrap_or(cores).max(1);
-    if concurrency > cores {
-        eprintln!(
-            "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
-        );
+/// How many games run at once and whether each is pinned to a CPU of its own.
+pub struct Placement {
+    pub concurrency: usize,
+    pub pin_cpus: bool,
+    cpus: usize,
+}
+
+impl Placement {
+    /// From the run options (warning when the games outnumber the cores) and whether idle bots
+    /// are frozen.
+    pub fn new(run: &cli::RunOpts, freeze_idle: bool) -> Placement {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let concurrency = run.concurrency.unwrap_or(cores).max(1);
+        if concurrency > cores {
+            eprintln!(
+                "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
+            );
+        }
+        let cpus = arbiter::tournament::allowed_cpus().len();
+        Placement {
+            concurrency,
+            pin_cpus: run.pin_cpus.pins(concurrency, cpus, freeze_idle),
+            cpus,
+        }
     }
-    concurrency
+
+    /// For the start line: "concurrency 2, one CPU per game".
+    pub fn describe(&self) -> String {
+        let pinned = match self.pin_cpus {
+            false => String::new(),
+            true if self.concurrency <= self.cpus => ", one CPU per game".into(),
+            true => format!(", games pinned to the {} CPUs in turn", self.cpus),
+        };
+        format!("concurrency {}{pinned}", self.concurrency)
+    }
 }
 
 pub fn run(args: TournamentArgs) -> Result<ExitCode> {
@@ -229,7 +255,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
-    let concurrency = concurrency(args.run.concurrency);
+    let placement = Placement::new(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} games recorded, {} to play",
@@ -239,8 +265,9 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "arbiter: {} games of {game_name} between {playing} bots, concurrency {concurrency}, seed {}, results in {}",
+        "arbiter: {} games of {game_name} between {playing} bots, {}, seed {}, results in {}",
         todo.len(),
+        placement.describe(),
         settings.seed,
         out.display()
     );
@@ -252,8 +279,8 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         game: &game_name,
         opening_plies: settings.opening_plies,
         referee: &cfg,
-        concurrency,
-        pin_cpus: args.run.pin_cpus,
+        concurrency: placement.concurrency,
+        pin_cpus: placement.pin_cpus,
     };
     let mut failure: Option<anyhow::Error> = None;
     runner.run(&todo, |finished| {

@@ -42,6 +42,7 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   peek PATH MS   [- 0]      every turn, MS ms after reading the input, read a pid from PATH and
                             write "STATE <c>" to stderr, c being that process's state letter in
                             /proc (T = stopped; a running "R" is looked at again for up to 100 ms)
+  cpus                      at start write "CPUS <n,n,...>" (the CPUs it may run on) to stderr
   ponder                    after each answer, busy-loop on CPU until the next input can be read;
                             on each later turn first write "PONDERED <ms>" (CPU ms it got) to stderr
   memory T MB    [1 2000]   at turn T allocate and touch MB MiB (kept for the rest of the game);
@@ -86,6 +87,7 @@ MODES = {
     "memory": (["T", "MB"], [1, 2000]),
     "peek": (["PATH", "MS"], [None, 0]),
     "ponder": ([], []),
+    "cpus": ([], []),
 }
 TEXT_ARGS = {"TEXT", "MARKER", "PATH"}
 
@@ -197,6 +199,8 @@ def main():
     mode, a = parse_args(sys.argv[1:])
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if mode == "cpus":
+        note("CPUS " + ",".join(str(c) for c in sorted(os.sched_getaffinity(0))))
     if mode == "env-dump":
         note("\n".join(["ENV-BEGIN"] + sorted(os.environ) + ["ENV-END"]))
 

@@ -118,6 +118,7 @@ impl GameOpts {
             },
             max_turns,
             freeze_idle: !self.allow_pondering,
+            freeze_after: arbiter::referee::FREEZE_AFTER,
             kill_grace: Duration::from_millis(self.kill_grace_ms),
             limits: Limits {
                 memory_bytes: (self.memory_mb > 0).then_some(self.memory_mb * 1024 * 1024),

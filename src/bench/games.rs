@@ -29,6 +29,15 @@ impl Batch {
             .collect()
     }
 
+    pub(super) fn games_per_s(&self) -> f64 {
+        self.results.len() as f64 / self.wall.as_secs_f64()
+    }
+
+    /// The referee's CPU time per turn, µs.
+    pub(super) fn cpu_per_turn(&self) -> f64 {
+        self.cpu_us / self.turns.max(1) as f64
+    }
+
     pub(super) fn turn_us(&self) -> Vec<f64> {
         self.results
             .iter()
@@ -74,6 +83,17 @@ pub(super) enum Concurrency {
     Free(usize),
     /// One thread per CPU, pinned there with its bots (which inherit the thread's CPU).
     Pinned(usize),
+}
+
+impl Concurrency {
+    /// `n` games placed as a tournament places them by default: pinned when they fit the CPUs.
+    pub(super) fn auto(n: usize) -> Concurrency {
+        if n <= allowed_cpus().len() {
+            Concurrency::Pinned(n)
+        } else {
+            Concurrency::Free(n)
+        }
+    }
 }
 
 /// Plays `games` on the tournament runner; returns the results, the wall time, and the CPU time

@@ -37,6 +37,11 @@ pub mod targets {
     pub const TIMING_ERROR_MS_P99: f64 = 1.0;
     /// Games lost on time by a bot answering at 90% of the limit.
     pub const FALSE_TIMEOUTS: u64 = 0;
+    /// fastchess's wall time per ply at concurrency 1 with instant engines on the development
+    /// machine, in microseconds (the figure, not measured by the bench).
+    pub const FASTCHESS_US_PER_PLY: f64 = 99.0;
+    /// How many times faster than that a turn must be.
+    pub const FASTER_THAN_FASTCHESS: f64 = 4.0;
 }
 
 /// What to measure with.
@@ -89,7 +94,11 @@ pub struct BenchReport {
     pub game_setup_cpu_us: f64,
     /// Turns of each instant-bot game.
     pub turns_per_game: f64,
-    /// Wall time per turn at concurrency 1: median over games of duration / turns, µs.
+    /// Whether the default runs pinned each game to a CPU (as `tournament` does by default
+    /// when the games fit the CPUs); the `_free` figures let the kernel place everything.
+    pub pinned: bool,
+    /// Wall time per turn at concurrency 1, as a tournament runs by default: median over games
+    /// of duration / turns (the game's start and end included), µs.
     pub turn_us: f64,
     /// The same with `cores` games at a time.
     pub turn_us_parallel: f64,
@@ -103,16 +112,19 @@ pub struct BenchReport {
     /// at concurrency 1, the games' start and end included, µs.
     pub referee_cpu_us_per_turn: f64,
     pub referee_cpu_us_per_turn_parallel: f64,
-    /// Concurrency 1 with the idle bot left running (`--allow-pondering`: no SIGSTOP/SIGCONT).
+    /// The kernel placing every process (`--pin-cpus=never`), concurrency 1 and `cores`.
+    pub turn_us_free: f64,
+    pub referee_cpu_us_per_turn_free: f64,
+    pub turn_us_parallel_free: f64,
+    pub games_per_s_free: f64,
+    pub games_per_s_parallel_free: f64,
+    /// Concurrency 1 with each bot frozen the moment it answers (SIGSTOP, and SIGCONT with its
+    /// next input, every turn), instead of 5 ms into the opponent's turn.
+    pub turn_us_eager_freeze: f64,
+    pub referee_cpu_us_per_turn_eager_freeze: f64,
+    /// Concurrency 1 with the idle bot never frozen.
     pub turn_us_no_freeze: f64,
     pub referee_cpu_us_per_turn_no_freeze: f64,
-    /// Concurrency 1 with the referee thread and both bots pinned to one CPU (no cross-CPU
-    /// wake-ups): what placing each game on its own core would give.
-    pub turn_us_pinned: f64,
-    pub referee_cpu_us_per_turn_pinned: f64,
-    /// `cores` games at a time, each pinned to its own CPU with its bots.
-    pub turn_us_parallel_pinned: f64,
-    pub games_per_s_parallel_pinned: f64,
     /// CPU time of the bots (reaped children) per turn at concurrency 1, µs. Coarse: counted in
     /// clock ticks of 10 ms.
     pub bots_cpu_us_per_turn: f64,
@@ -203,6 +215,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         ..RefereeConfig::default()
     };
 
+    // Every run but the `_free` ones places the games as a tournament does by default.
+    let auto = Concurrency::auto;
     progress("game start and end");
     let setup_cfg = RefereeConfig {
         max_turns: 0,
@@ -212,21 +226,36 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         &instant,
         &setup_cfg,
         &same_games(sizes.setup_games, 0),
-        Concurrency::Free(1),
+        auto(1),
         "game start and end",
     )?;
     let game_setup_us = percentile(&setup.durations_us(), 0.5);
     let game_setup_cpu_us = setup.cpu_us / setup.results.len() as f64;
 
+    let games = |n: usize| same_games(n, 0);
     progress("games at concurrency 1");
-    let serial = batch(
+    let serial = batch(&instant, &generous, &games(sizes.games), auto(1), "games")?;
+    progress("games at concurrency 1, placed by the kernel");
+    let serial_free = batch(
         &instant,
         &generous,
-        &same_games(sizes.games, 0),
+        &games(sizes.games),
         Concurrency::Free(1),
-        "games at concurrency 1",
+        "games placed by the kernel",
     )?;
-    progress("games at concurrency 1, idle bot not frozen");
+    progress("games at concurrency 1, bots frozen at every answer");
+    let eager_cfg = RefereeConfig {
+        freeze_after: Duration::ZERO,
+        ..generous.clone()
+    };
+    let eager = batch(
+        &instant,
+        &eager_cfg,
+        &games(sizes.games),
+        auto(1),
+        "games with bots frozen at every answer",
+    )?;
+    progress("games at concurrency 1, idle bot never frozen");
     let no_freeze_cfg = RefereeConfig {
         freeze_idle: false,
         ..generous.clone()
@@ -234,33 +263,25 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     let no_freeze = batch(
         &instant,
         &no_freeze_cfg,
-        &same_games(sizes.games, 0),
-        Concurrency::Free(1),
+        &games(sizes.games),
+        auto(1),
         "games without freezing",
-    )?;
-    progress("games at concurrency 1, referee and bots on one CPU");
-    let pinned = batch(
-        &instant,
-        &generous,
-        &same_games(sizes.games, 0),
-        Concurrency::Pinned(1),
-        "games on one CPU",
     )?;
     progress(&format!("games at concurrency {cores}"));
     let parallel = batch(
         &instant,
         &generous,
-        &same_games(sizes.games_parallel, 0),
-        Concurrency::Free(cores),
+        &games(sizes.games_parallel),
+        auto(cores),
         "parallel games",
     )?;
-    progress(&format!("games at concurrency {cores}, one CPU each"));
-    let parallel_pinned = batch(
+    progress(&format!("games at concurrency {cores}, placed by the kernel"));
+    let parallel_free = batch(
         &instant,
         &generous,
-        &same_games(sizes.games_parallel, 0),
-        Concurrency::Pinned(cores),
-        "parallel games, one CPU each",
+        &games(sizes.games_parallel),
+        Concurrency::Free(cores),
+        "parallel games placed by the kernel",
     )?;
     let turn_loop: Vec<f64> = serial
         .results
@@ -294,22 +315,25 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         game_setup_us,
         game_setup_cpu_us,
         turns_per_game: serial.turns as f64 / serial.results.len() as f64,
+        pinned: matches!(auto(1), Concurrency::Pinned(_)),
         turn_us: percentile(&serial.turn_us(), 0.5),
         turn_us_parallel: percentile(&parallel.turn_us(), 0.5),
         turn_loop_us: percentile(&turn_loop, 0.5),
-        games_per_s: serial.results.len() as f64 / serial.wall.as_secs_f64(),
-        games_per_s_parallel: parallel.results.len() as f64 / parallel.wall.as_secs_f64(),
+        games_per_s: serial.games_per_s(),
+        games_per_s_parallel: parallel.games_per_s(),
         games: serial.results.len(),
         games_parallel: parallel.results.len(),
-        referee_cpu_us_per_turn: serial.cpu_us / serial.turns as f64,
-        referee_cpu_us_per_turn_parallel: parallel.cpu_us / parallel.turns as f64,
+        referee_cpu_us_per_turn: serial.cpu_per_turn(),
+        referee_cpu_us_per_turn_parallel: parallel.cpu_per_turn(),
+        turn_us_free: percentile(&serial_free.turn_us(), 0.5),
+        referee_cpu_us_per_turn_free: serial_free.cpu_per_turn(),
+        turn_us_parallel_free: percentile(&parallel_free.turn_us(), 0.5),
+        games_per_s_free: serial_free.games_per_s(),
+        games_per_s_parallel_free: parallel_free.games_per_s(),
+        turn_us_eager_freeze: percentile(&eager.turn_us(), 0.5),
+        referee_cpu_us_per_turn_eager_freeze: eager.cpu_per_turn(),
         turn_us_no_freeze: percentile(&no_freeze.turn_us(), 0.5),
-        referee_cpu_us_per_turn_no_freeze: no_freeze.cpu_us / no_freeze.turns as f64,
-        turn_us_pinned: percentile(&pinned.turn_us(), 0.5),
-        referee_cpu_us_per_turn_pinned: pinned.cpu_us / pinned.turns as f64,
-        turn_us_parallel_pinned: percentile(&parallel_pinned.turn_us(), 0.5),
-        games_per_s_parallel_pinned: parallel_pinned.results.len() as f64
-            / parallel_pinned.wall.as_secs_f64(),
+        referee_cpu_us_per_turn_no_freeze: no_freeze.cpu_per_turn(),
         bots_cpu_us_per_turn: serial.children_cpu_us / serial.turns as f64,
         timing_error_ms_median: percentile(&all_errors, 0.5),
         timing_error_ms_p99: percentile(&all_errors, 0.99),

@@ -56,7 +56,7 @@ pub(super) fn timing_accuracy(
         record_turns: true,
         ..RefereeConfig::default()
     };
-    let (results, ..) = play_all(&bots, &referee, &games, Concurrency::Free(cores));
+    let (results, ..) = play_all(&bots, &referee, &games, Concurrency::auto(cores));
     let mut errors: Vec<DelayErrors> = sizes
         .delays
         .iter()
@@ -133,7 +133,7 @@ pub(super) fn near_limit(
         &near_bots,
         &strict,
         &same_games(sizes.near_games, 0),
-        Concurrency::Free(cores),
+        Concurrency::auto(cores),
     );
     let mut out = NearLimit {
         games: results.len(),
@@ -175,7 +175,7 @@ pub(super) fn near_limit(
             seats: if i % 2 == 0 { [1, 0] } else { [0, 1] },
         })
         .collect();
-    let (results, ..) = play_all(&late_bots, &strict, &late_games, Concurrency::Free(cores));
+    let (results, ..) = play_all(&late_bots, &strict, &late_games, Concurrency::auto(cores));
     for (result, spec) in results.iter().zip(sorted_by_seed(&late_games)) {
         let seat = usize::from(spec.seats[0] == 0);
         out.late_total += 1;

@@ -59,22 +59,23 @@ impl Row {
     }
 }
 
-/// " (1.6x the two-CPU floor)": a time against the floor measured with the same placement.
-fn matched(us: f64, floor: f64, which: &str) -> String {
-    if floor > 0.0 {
-        format!(" ({:.1}x the {which} floor)", us / floor)
-    } else {
-        String::new()
-    }
-}
-
 fn rows(r: &BenchReport) -> Vec<Row> {
-    let floor = r.floor_us;
-    let over = |us: f64| us / floor;
     let n = r.cores;
+    // Each wall time is set against the floor measured with the same placement: the default runs
+    // (one CPU per game when pinned) against both processes on one CPU, the kernel-placed ones
+    // against the free floor.
+    let floor = if r.pinned && r.floor_same_cpu_us > 0.0 {
+        r.floor_same_cpu_us
+    } else {
+        r.floor_us
+    };
+    let placement = if r.pinned { ", one CPU per game" } else { "" };
+    let free = |us: f64| us / r.floor_us;
+    let cpu = |label: String, us: f64| row(label, format!("{us:.1} µs"));
+    let fastchess = targets::FASTCHESS_US_PER_PLY / r.turn_us;
     let mut rows = vec![
         row(
-            "pipe round trip (floor), median",
+            "pipe round trip (floor), median, placed by the kernel",
             format!("{:.1} µs (p99 {:.1})", r.floor_us, r.floor_p99_us),
         )
         .ratio(1.0),
@@ -88,8 +89,7 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         row(
             "  CPU of this side per round trip",
             format!("{:.1} µs", r.floor_cpu_us),
-        )
-        .ratio(1.0),
+        ),
         row(
             "game start + end (2 bots, no turn)",
             format!(
@@ -98,14 +98,10 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             ),
         ),
         row(
-            "turn, concurrency 1 (game time / turns)",
-            format!(
-                "{:.1} µs{}",
-                r.turn_us,
-                matched(r.turn_us, r.floor_cross_cpu_us, "two-CPU")
-            ),
+            format!("turn, concurrency 1{placement}"),
+            format!("{:.1} µs (game time / turns)", r.turn_us),
         )
-        .ratio(over(r.turn_us))
+        .ratio(r.turn_us / floor)
         .target(
             format!("<= {:.0}x floor", targets::TURN_OVER_FLOOR),
             r.turn_us <= targets::TURN_OVER_FLOOR * floor,
@@ -114,83 +110,91 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             "  of which the turn loop (start + end out)",
             format!("{:.1} µs", r.turn_loop_us),
         )
-        .ratio(over(r.turn_loop_us)),
+        .ratio(r.turn_loop_us / floor),
         row(
-            "turn, concurrency 1, idle bot not frozen",
+            format!(
+                "  fastchess: {:.0} µs a ply (dev. machine)",
+                targets::FASTCHESS_US_PER_PLY
+            ),
+            format!("{fastchess:.1}x as long as this turn"),
+        )
+        .target(
+            format!(">= {:.0}x", targets::FASTER_THAN_FASTCHESS),
+            fastchess >= targets::FASTER_THAN_FASTCHESS,
+        ),
+        row(
+            "turn, concurrency 1, placed by the kernel",
+            format!("{:.1} µs", r.turn_us_free),
+        )
+        .ratio(free(r.turn_us_free)),
+        row(
+            "turn, concurrency 1, bots frozen at every answer",
+            format!("{:.1} µs", r.turn_us_eager_freeze),
+        )
+        .ratio(r.turn_us_eager_freeze / floor),
+        row(
+            "turn, concurrency 1, idle bot never frozen",
             format!("{:.1} µs", r.turn_us_no_freeze),
         )
-        .ratio(over(r.turn_us_no_freeze)),
+        .ratio(r.turn_us_no_freeze / floor),
         row(
-            "turn, concurrency 1, game pinned to one CPU",
-            format!(
-                "{:.1} µs{}",
-                r.turn_us_pinned,
-                matched(r.turn_us_pinned, r.floor_same_cpu_us, "one-CPU")
-            ),
-        )
-        .ratio(over(r.turn_us_pinned)),
-        row(
-            format!("turn, concurrency {n}"),
+            format!("turn, concurrency {n}{placement}"),
             format!("{:.1} µs", r.turn_us_parallel),
         )
-        .ratio(over(r.turn_us_parallel)),
+        .ratio(r.turn_us_parallel / floor),
         row(
-            format!("turn, concurrency {n}, one CPU per game"),
-            format!("{:.1} µs", r.turn_us_parallel_pinned),
+            format!("turn, concurrency {n}, placed by the kernel"),
+            format!("{:.1} µs", r.turn_us_parallel_free),
         )
-        .ratio(over(r.turn_us_parallel_pinned)),
+        .ratio(free(r.turn_us_parallel_free)),
         row(
-            "games/s, concurrency 1",
+            "games/s, concurrency 1 / placed by the kernel",
             format!(
-                "{:.1} ({:.0} turns a game)",
-                r.games_per_s, r.turns_per_game
+                "{:.1} / {:.1} ({:.0} turns a game)",
+                r.games_per_s, r.games_per_s_free, r.turns_per_game
             ),
         ),
         row(
-            format!("games/s, concurrency {n}"),
+            format!("games/s, concurrency {n} / placed by the kernel"),
             format!(
-                "{:.1} ({:.2}x concurrency 1)",
+                "{:.1} / {:.1} ({:.2}x concurrency 1)",
                 r.games_per_s_parallel,
+                r.games_per_s_parallel_free,
                 r.games_per_s_parallel / r.games_per_s
             ),
         ),
-        row(
-            format!("games/s, concurrency {n}, one CPU per game"),
-            format!(
-                "{:.1} ({:.2}x concurrency 1)",
-                r.games_per_s_parallel_pinned,
-                r.games_per_s_parallel_pinned / r.games_per_s
-            ),
-        ),
-        row(
-            "referee CPU per turn, concurrency 1",
-            format!("{:.1} µs", r.referee_cpu_us_per_turn),
+        cpu(
+            format!("referee CPU per turn, concurrency 1{placement}"),
+            r.referee_cpu_us_per_turn,
         )
-        .ratio(r.referee_cpu_us_per_turn / r.floor_cpu_us)
         .target(
             format!("<= {:.0} µs", targets::REFEREE_CPU_US_PER_TURN),
             r.referee_cpu_us_per_turn <= targets::REFEREE_CPU_US_PER_TURN,
         ),
-        row(
-            format!("referee CPU per turn, concurrency {n}"),
-            format!("{:.1} µs", r.referee_cpu_us_per_turn_parallel),
-        )
-        .ratio(r.referee_cpu_us_per_turn_parallel / r.floor_cpu_us),
-        row(
-            "referee CPU per turn, game pinned to one CPU",
-            format!("{:.1} µs", r.referee_cpu_us_per_turn_pinned),
-        )
-        .ratio(r.referee_cpu_us_per_turn_pinned / r.floor_cpu_us),
-        row(
-            "referee CPU per turn, idle bot not frozen",
-            format!("{:.1} µs", r.referee_cpu_us_per_turn_no_freeze),
-        )
-        .ratio(r.referee_cpu_us_per_turn_no_freeze / r.floor_cpu_us),
-        row(
-            "bots' CPU per turn (both), concurrency 1",
-            format!("{:.1} µs", r.bots_cpu_us_per_turn),
-        )
-        .ratio(r.bots_cpu_us_per_turn / r.floor_cpu_us),
+        cpu(
+            "  of which the game start + end".into(),
+            r.game_setup_cpu_us / r.turns_per_game,
+        ),
+        cpu(
+            "referee CPU per turn, placed by the kernel".into(),
+            r.referee_cpu_us_per_turn_free,
+        ),
+        cpu(
+            "referee CPU per turn, bots frozen at every answer".into(),
+            r.referee_cpu_us_per_turn_eager_freeze,
+        ),
+        cpu(
+            "referee CPU per turn, idle bot never frozen".into(),
+            r.referee_cpu_us_per_turn_no_freeze,
+        ),
+        cpu(
+            format!("referee CPU per turn, concurrency {n}{placement}"),
+            r.referee_cpu_us_per_turn_parallel,
+        ),
+        cpu(
+            "bots' CPU per turn (both), concurrency 1".into(),
+            r.bots_cpu_us_per_turn,
+        ),
     ];
     for d in &r.timing {
         rows.push(row(
@@ -255,8 +259,8 @@ fn table(out: &mut impl Write, r: &BenchReport) -> std::io::Result<()> {
     let target_w = width(|row| row.verdict.as_ref().map_or(0, |(t, _)| t.chars().count()));
     writeln!(
         out,
-        "arbiter bench{} on {} cores, {:.1} s. x floor: a wall time over the floor's round trip, \
-         a CPU time over the floor's CPU per round trip",
+        "arbiter bench{} on {} cores, {:.1} s. x floor: a wall time over the floor's round trip \
+         with the same placement (one CPU, or placed by the kernel)",
         if r.quick { " --quick" } else { "" },
         r.cores,
         r.seconds

@@ -81,6 +81,9 @@ pub struct RefereeConfig {
     /// Freeze (SIGSTOP) every bot that is not on turn: [`FREEZE_AFTER`] into the other bot's
     /// turn, or at once after its answer for a bot seen using CPU while idle.
     pub freeze_idle: bool,
+    /// How long into the other bot's turn an idle bot is frozen ([`FREEZE_AFTER`]); zero
+    /// freezes every bot as soon as it answers.
+    pub freeze_after: Duration,
     /// How long a bot has to exit after SIGTERM before SIGKILL.
     pub kill_grace: Duration,
     pub limits: Limits,
@@ -94,6 +97,7 @@ impl Default for RefereeConfig {
             time: TimeControl::default(),
             max_turns: 250,
             freeze_idle: true,
+            freeze_after: FREEZE_AFTER,
             kill_grace: Duration::from_millis(200),
             limits: Limits::default(),
             record_turns: false,
@@ -241,6 +245,11 @@ impl Turns {
         }
     }
 
+    /// Whether `seat` is frozen the moment its answer is read.
+    fn freezes_at_answer(&self, seat: usize, cfg: &RefereeConfig) -> bool {
+        cfg.freeze_idle && (self.eager[seat] || cfg.freeze_after.is_zero())
+    }
+
     fn one_turn(
         &mut self,
         game: &mut dyn Game,
@@ -263,7 +272,7 @@ impl Turns {
         let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
         // A bot frozen since its answer has the same CPU clock: one system call saved a turn.
         // Any other bot's clock is read, and one that used CPU while idle becomes eager.
-        let frozen_since_answer = self.eager[seat] && bot.is_frozen();
+        let frozen_since_answer = self.freezes_at_answer(seat, cfg) && bot.is_frozen();
         let cpu_before = match self.cpu_seen[seat] {
             Some(seen) if frozen_since_answer => Some(seen),
             seen => {
@@ -276,13 +285,13 @@ impl Turns {
                 now
             }
         };
-        // Idle bots that answered before and still run are frozen FREEZE_AFTER into this turn.
+        // Idle bots that answered before and still run are frozen `freeze_after` into this turn.
         let freeze_at = (cfg.freeze_idle
             && procs
                 .iter()
                 .enumerate()
                 .any(|(i, p)| i != seat && !self.first[i] && !p.is_frozen()))
-        .then(|| Instant::now() + FREEZE_AFTER);
+        .then(|| Instant::now() + cfg.freeze_after);
         let bot = &mut procs[seat];
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
@@ -325,7 +334,7 @@ impl Turns {
             },
             &self.first,
         );
-        if cfg.freeze_idle && self.eager[seat] {
+        if self.freezes_at_answer(seat, cfg) {
             procs[seat].freeze();
         }
         let cpu_after = procs[seat].cpu_time();

@@ -158,6 +158,45 @@ fn a_bot_that_ignores_sigterm_is_killed_after_the_grace() {
 }
 
 #[test]
+fn a_referee_killed_with_sigkill_takes_its_bots_with_it() {
+    // White sleeps through its first turn ignoring SIGTERM: only the parent-death signal
+    // (SIGKILL) set before exec can end it when the referee dies without cleaning up.
+    let mark = marker("sigkill");
+    let mut referee = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .env("ARBITER_TEST_MARKER", &mark)
+        .args(["play", "--first-turn-ms", "60000"])
+        .arg(hostile("ignore-term 1"))
+        .arg(random_bot())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let referee_pid = referee.id();
+    let bots = || -> Vec<u32> {
+        processes_with(&mark)
+            .into_iter()
+            .filter(|&p| p != referee_pid)
+            .collect()
+    };
+    let t = Instant::now();
+    while bots().len() < 2 {
+        assert!(t.elapsed() < Duration::from_secs(10), "bots never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    referee.kill().unwrap(); // SIGKILL
+    referee.wait().unwrap();
+    let t = Instant::now();
+    while !bots().is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "left behind: {:?}",
+            bots()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
 fn a_bot_over_its_memory_limit_fails_inside_itself_and_crashes() {
     let (v, _, dir) = play_marked("mem", &hostile("memory 1 600"), &["--memory-mb", "200"]);
     lost_by(&v, "crash");

@@ -275,7 +275,9 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         auto(cores),
         "parallel games",
     )?;
-    progress(&format!("games at concurrency {cores}, placed by the kernel"));
+    progress(&format!(
+        "games at concurrency {cores}, placed by the kernel"
+    ));
     let parallel_free = batch(
         &instant,
         &generous,

@@ -14,7 +14,7 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug)]
 pub struct Cgroup {
     dir: PathBuf,
-    /// `cgroup.procs`, ready for the child to write itself into between fork and exec.
+    /// `cgroup.procs`, ready for the child to write itself into before exec.
     pub procs: CString,
 }
 
@@ -55,14 +55,6 @@ impl Cgroup {
             std::fs::write(group.dir.join("pids.max"), max.to_string()).ok()?;
         }
         Some(group)
-    }
-
-    /// Moves the calling process into the cgroup. Async-signal-safe: for use between fork and exec.
-    pub fn enter_from_child(&self) -> std::io::Result<()> {
-        use rustix::fs::{open, Mode, OFlags};
-        let fd = open(self.procs.as_c_str(), OFlags::WRONLY, Mode::empty())?;
-        rustix::io::write(&fd, b"0")?;
-        Ok(())
     }
 
     /// Sends SIGKILL to every process in the cgroup; returns how many there were.

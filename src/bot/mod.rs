@@ -6,6 +6,7 @@ pub mod cgroup;
 pub mod cleanup;
 pub mod process;
 pub mod sandbox;
+mod spawn;
 pub mod spec;
 
 pub use process::{

@@ -9,11 +9,12 @@ use super::spec::BotSpec;
 use crate::protocol::LineBuffer;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
+use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 /// How much of a bot's stderr is kept (the end of it).
@@ -68,11 +69,10 @@ pub enum Wait {
 /// A running bot.
 pub struct BotProcess {
     pub name: String,
-    child: Child,
     pgid: Pid,
-    stdin: Option<ChildStdin>,
-    stdout: Option<ChildStdout>,
-    stderr: Option<ChildStderr>,
+    stdin: Option<File>,
+    stdout: Option<File>,
+    stderr: Option<File>,
     pidfd: OwnedFd,
     /// Bytes of stdout not consumed yet.
     pub out: LineBuffer,
@@ -109,50 +109,22 @@ impl BotProcess {
             Some(bwrap) => super::sandbox::command(bwrap, spec, others),
             None => (spec.program.clone(), spec.args.clone()),
         };
-        let mut cmd = Command::new(&program);
-        cmd.args(&args)
-            .current_dir(&spec.dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
         let cgroup = super::cgroup::Cgroup::create(limits.max_processes).map(std::sync::Arc::new);
-        let nproc_limit = if cgroup.is_some() {
-            None
-        } else {
-            limits.max_processes
+        let request = super::spawn::Request {
+            program: &program,
+            args: &args,
+            dir: &spec.dir,
+            memory_bytes: limits.memory_bytes,
+            max_processes: if cgroup.is_some() {
+                None
+            } else {
+                limits.max_processes
+            },
+            cgroup_procs: cgroup.as_ref().map(|g| g.procs.as_c_str()),
         };
-        let child_cgroup = cgroup.clone();
-        let limits = limits.clone();
-        // SAFETY: only async-signal-safe system calls run between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                use rustix::process::{setrlimit, Resource, Rlimit};
-                // A referee killed without warning takes its bots with it.
-                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
-                if let Some(bytes) = limits.memory_bytes {
-                    let r = Rlimit {
-                        current: Some(bytes),
-                        maximum: Some(bytes),
-                    };
-                    setrlimit(Resource::Data, r)?;
-                }
-                if let Some(group) = &child_cgroup {
-                    group.enter_from_child()?;
-                }
-                if let Some(n) = nproc_limit {
-                    let r = Rlimit {
-                        current: Some(n),
-                        maximum: Some(n),
-                    };
-                    setrlimit(Resource::Nproc, r)?;
-                }
-                Ok(())
-            });
-        }
-        let mut child = cmd.spawn().map_err(|e| {
+        let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
                 ErrorKind::NotFound => format!(
                     "no such program (or its interpreter, named on its #! line, is missing): {e}"
@@ -163,12 +135,14 @@ impl BotProcess {
                 _ => e.to_string(),
             })
         })?;
-        let pgid = Pid::from_child(&child);
+        let pgid = Pid::from_raw(child.pid).expect("a child's pid is positive");
         cleanup::register(pgid);
         let parts = (|| -> std::io::Result<_> {
-            let stdin = child.stdin.take().expect("piped stdin");
-            let stdout = child.stdout.take().expect("piped stdout");
-            let stderr = child.stderr.take().expect("piped stderr");
+            let (stdin, stdout, stderr) = (
+                File::from(child.stdin),
+                File::from(child.stdout),
+                File::from(child.stderr),
+            );
             nonblocking(&stdin)?;
             nonblocking(&stdout)?;
             nonblocking(&stderr)?;
@@ -178,7 +152,6 @@ impl BotProcess {
         match parts {
             Ok((stdin, stdout, stderr, pidfd)) => Ok(BotProcess {
                 name: spec.name.clone(),
-                child,
                 pgid,
                 stdin: Some(stdin),
                 stdout: Some(stdout),
@@ -196,7 +169,7 @@ impl BotProcess {
             }),
             Err(e) => {
                 let _ = kill_process_group(pgid, Signal::KILL);
-                let _ = child.wait();
+                let _ = reap(pgid, true);
                 cleanup::unregister(pgid);
                 Err(fail(e.to_string()))
             }
@@ -366,7 +339,7 @@ impl BotProcess {
     /// The exit status, if the process has exited (reaping it).
     pub fn try_exit_status(&mut self) -> Option<ExitStatus> {
         if self.exited.is_none() {
-            self.exited = self.child.try_wait().ok().flatten();
+            self.exited = reap(self.pgid, false);
         }
         self.exited
     }
@@ -502,7 +475,7 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     }
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         let _ = kill_process_group(bot.pgid, Signal::KILL);
-        bot.exited = bot.child.wait().ok().or(bot.exited);
+        bot.exited = bot.exited.or_else(|| reap(bot.pgid, true));
         // Processes that left the group (setsid) are still in the bot's cgroup.
         bot.cgroup = None;
         bot.drain_stderr();
@@ -517,10 +490,26 @@ impl Drop for BotProcess {
     fn drop(&mut self) {
         if !self.ended {
             let _ = kill_process_group(self.pgid, Signal::KILL);
-            let _ = self.child.wait();
+            if self.exited.is_none() {
+                let _ = reap(self.pgid, true);
+            }
             self.cgroup = None;
             cleanup::unregister(self.pgid);
         }
+    }
+}
+
+/// The exit status of child `pid` once it has ended (waiting for it if `block`), reaping it.
+fn reap(pid: Pid, block: bool) -> Option<ExitStatus> {
+    let mut status = 0;
+    let flags = if block { 0 } else { libc::WNOHANG };
+    loop {
+        // SAFETY: waits for our own child and writes only `status`.
+        let rc = unsafe { libc::waitpid(pid.as_raw_nonzero().get(), &mut status, flags) };
+        if rc == -1 && std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
+            continue;
+        }
+        return (rc > 0).then(|| ExitStatus::from_raw(status));
     }
 }
 

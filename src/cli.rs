@@ -337,6 +337,14 @@ pub struct SprtOpts {
         allow_negative_numbers = true
     )]
     pub elo1: f64,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub test: SprtTest,
+}
+
+/// How an SPRT judges its bounds: the Elo model and the two error rates (sprt and stats).
+#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SprtTest {
     /// Elo model of the bounds: normalized (nElo, fastchess's default) or logistic.
     #[arg(long, default_value = "normalized", value_name = "MODEL")]
     pub model: String,
@@ -348,12 +356,19 @@ pub struct SprtOpts {
     pub beta: f64,
 }
 
-impl SprtOpts {
-    pub fn params(&self) -> Result<arbiter::rating::SprtParams> {
+impl SprtTest {
+    /// The SPRT with bounds `elo0` and `elo1`.
+    pub fn params(&self, elo0: f64, elo1: f64) -> Result<arbiter::rating::SprtParams> {
         let model = self.model.parse()?;
         Ok(arbiter::rating::SprtParams::new(
-            self.elo0, self.elo1, self.alpha, self.beta, model,
+            elo0, elo1, self.alpha, self.beta, model,
         )?)
+    }
+}
+
+impl SprtOpts {
+    pub fn params(&self) -> Result<arbiter::rating::SprtParams> {
+        self.test.params(self.elo0, self.elo1)
     }
 }
 
@@ -408,15 +423,8 @@ pub struct StatsArgs {
         allow_negative_numbers = true
     )]
     pub elo1: Option<f64>,
-    /// Elo model of the bounds: normalized or logistic.
-    #[arg(long, default_value = "normalized", value_name = "MODEL")]
-    pub model: String,
-    /// False-positive rate of the SPRT.
-    #[arg(long, default_value_t = 0.05, value_name = "P")]
-    pub alpha: f64,
-    /// False-negative rate of the SPRT.
-    #[arg(long, default_value_t = 0.05, value_name = "P")]
-    pub beta: f64,
+    #[command(flatten)]
+    pub test: SprtTest,
     /// Print one JSON object: elo, elo_margin, los, nelo, nelo_margin, llr, lower, upper.
     #[arg(long)]
     pub json: bool,

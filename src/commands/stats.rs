@@ -2,7 +2,7 @@
 
 use crate::cli::StatsArgs;
 use anyhow::Result;
-use arbiter::rating::{self, EloEstimate, Pentanomial, SprtParams, Wdl};
+use arbiter::rating::{self, EloEstimate, Pentanomial, Wdl};
 use arbiter::report::sprt_block;
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,7 +33,7 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     };
     let sprt = match (args.elo0, args.elo1) {
         (Some(elo0), Some(elo1)) => {
-            let params = SprtParams::new(elo0, elo1, args.alpha, args.beta, args.model.parse()?)?;
+            let params = args.test.params(elo0, elo1)?;
             let llr = match (&args.wdl, &args.ptnml) {
                 (Some(v), _) => rating::llr_wdl(&Wdl::new(v[0], v[1], v[2]), &params),
                 (_, Some(v)) => {

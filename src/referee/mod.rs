@@ -286,16 +286,16 @@ impl Turns {
             }
         };
         // Idle bots that answered before and still run are frozen `freeze_after` into this turn.
-        let freeze_at = (cfg.freeze_idle
+        let idle_running = cfg.freeze_idle
             && procs
                 .iter()
                 .enumerate()
-                .any(|(i, p)| i != seat && !self.first[i] && !p.is_frozen()))
-        .then(|| Instant::now() + cfg.freeze_after);
+                .any(|(i, p)| i != seat && !self.first[i] && !p.is_frozen());
         let bot = &mut procs[seat];
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
         let start = Instant::now();
+        let freeze_at = idle_running.then(|| start + cfg.freeze_after);
         match bot.send(
             self.input.as_bytes(),
             Instant::now() + limit + cfg.time.grace,

@@ -177,6 +177,25 @@ def note(text):
     sys.stderr.flush()
 
 
+def attempt(what, action):
+    """Run action; note "<what>-OK", or "<what>-BLOCKED <error>" on an OSError."""
+    try:
+        action()
+        note("%s-OK" % what)
+    except OSError as e:
+        note("%s-BLOCKED %s" % (what, e))
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        f.read()
+
+
+def write_file(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def sleep_ms(ms):
     time.sleep(ms / 1000.0)
 
@@ -264,25 +283,11 @@ def main():
             while time.process_time() < end:
                 sum(range(1000))  # user-space work between clock reads
         elif mode == "net" and at:
-            try:
-                socket.create_connection(("1.1.1.1", 53), timeout=1).close()
-                note("NET-OK")
-            except OSError as e:
-                note("NET-BLOCKED %s" % e)
+            attempt("NET", lambda: socket.create_connection(("1.1.1.1", 53), timeout=1).close())
         elif mode == "read-file" and at:
-            try:
-                with open(a["PATH"], "rb") as f:
-                    f.read()
-                note("READ-OK")
-            except OSError as e:
-                note("READ-BLOCKED %s" % e)
+            attempt("READ", lambda: read_file(a["PATH"]))
         elif mode == "write-file" and at:
-            try:
-                with open(a["PATH"], "w") as f:
-                    f.write("written by hostile.py\n")
-                note("WRITE-OK")
-            except OSError as e:
-                note("WRITE-BLOCKED %s" % e)
+            attempt("WRITE", lambda: write_file(a["PATH"], "written by hostile.py\n"))
         elif mode == "peek":
             sleep_ms(a["MS"])
             try:

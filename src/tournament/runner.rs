@@ -56,7 +56,10 @@ impl Runner<'_> {
     ) {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
-        let (tx, rx) = mpsc::channel::<Finished>();
+        // A rendezvous channel: a worker hands over its finished game before it takes the next
+        // one, so a worker cannot run ahead of `on_finished` and keep playing games that a
+        // `Break` would have stopped (the caller is idle in `recv`, so this costs no waiting).
+        let (tx, rx) = mpsc::sync_channel::<Finished>(0);
         let workers = self.concurrency.clamp(1, games.len().max(1));
         let cpus = if self.pin_cpus {
             allowed_cpus()
@@ -93,7 +96,7 @@ impl Runner<'_> {
         games: &[GameSpec],
         next: &AtomicUsize,
         stop: &AtomicBool,
-        tx: &mpsc::Sender<Finished>,
+        tx: &mpsc::SyncSender<Finished>,
     ) {
         while !stop.load(Ordering::Relaxed) {
             let Some(spec) = games.get(next.fetch_add(1, Ordering::Relaxed)) else {

@@ -123,7 +123,7 @@ mod tests {
             let greedy_seat = (game % 2) as usize;
             let mut rng = Rng::new(1000 + game);
             let mut g = Impasse::new();
-            for _ in 0..g.default_max_turns() {
+            for _ in 0..g.info().default_max_turns {
                 if g.outcome().is_some() {
                     break;
                 }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 pub fn run(args: PlayArgs) -> Result<ExitCode> {
     let game = game::new_game(&args.game.game, 0)?;
-    let mut cfg = args.game.referee_config(game.default_max_turns())?;
+    let mut cfg = args.game.referee_config(game.info().default_max_turns)?;
     if args.bots.len() != game.seats() {
         anyhow::bail!(
             "{} is played by {} bots, but {} were given",

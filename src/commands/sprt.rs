@@ -118,7 +118,9 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
             proto.seats()
         );
     }
-    let cfg = settings.game.referee_config(proto.default_max_turns())?;
+    let cfg = settings
+        .game
+        .referee_config(proto.info().default_max_turns)?;
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir)?;
     }

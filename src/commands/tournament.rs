@@ -230,7 +230,9 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
             proto.seats()
         );
     }
-    let mut cfg = settings.game.referee_config(proto.default_max_turns())?;
+    let mut cfg = settings
+        .game
+        .referee_config(proto.info().default_max_turns)?;
     cfg.record_turns = settings.replays;
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir).with_context(|| {

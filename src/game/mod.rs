@@ -1,10 +1,24 @@
 //! Pure game rules behind one narrow trait, so that the referee, the tournament runner and the
 //! bundled bots never know which game they are playing.
 //!
-//! A game is one file in this folder plus a line in [`GAMES`]. Rules do no I/O, keep no clocks and
-//! start no processes: everything here is deterministic given the seed and the moves played.
+//! A game is one file or folder in this folder plus one entry in [`registry::GAMES`]. Rules do no
+//! I/O, keep no clocks and start no processes: everything here is deterministic given the setup
+//! (seats, variant, seed) and the moves played. Nothing assumes two seats or a square board:
+//! results are rankings, positions are shown through a neutral [`view::BoardView`].
 
 pub mod impasse;
+pub mod registry;
+pub mod standard;
+pub mod view;
+
+#[cfg(test)]
+mod conformance;
+
+pub use registry::{
+    find, lookup, start_default as new_game, GameError, GameInfo, Setup, Variant, GAMES,
+};
+pub use standard::History;
+pub use view::{BoardView, CellShape, CellView, PieceView};
 
 use std::fmt;
 
@@ -29,6 +43,16 @@ impl Outcome {
         }
     }
 
+    /// Ranks from per-seat values where higher is better (equal values tie): the competition
+    /// ranking "1224" with 0 for first, so ranks count the seats strictly ahead.
+    pub fn from_values(values: &[i64]) -> Self {
+        let ranks = values
+            .iter()
+            .map(|v| values.iter().filter(|w| *w > v).count() as u8)
+            .collect();
+        Outcome { ranks }
+    }
+
     /// The one seat ranked alone in first place, if there is one.
     pub fn sole_winner(&self) -> Option<usize> {
         let mut firsts = self.ranks.iter().enumerate().filter(|(_, &r)| r == 0);
@@ -43,70 +67,63 @@ impl Outcome {
 ///
 /// The legal moves are the exact texts a bot is offered and must answer with; the referee plays a
 /// move by its index in [`Game::legal_moves`], so telling a malformed answer from an illegal one is
-/// the protocol's job and never the game's.
+/// the protocol's job and never the game's. The game keeps whatever history its turn input needs
+/// (with N seats, every move since the seat's own previous turn: see [`standard::History`]).
 pub trait Game: Send {
-    /// The name users type after `--game`.
-    fn name(&self) -> &'static str;
-    /// How many bots play.
+    /// The registry entry of this game (name, seats, variants, statement).
+    fn info(&self) -> &'static GameInfo;
+    /// The variant being played (one of `info().variants`).
+    fn variant(&self) -> &'static str;
+    /// How many seats play.
     fn seats(&self) -> usize;
     /// The seat whose turn it is. Meaningless once [`Game::outcome`] is `Some`.
     fn to_move(&self) -> usize;
-    /// The moves the seat to move may play, in the order the bot receives them. Empty only when
-    /// the game is over.
+    /// The moves the seat to move may play, in the order the bot receives them; texts are unique
+    /// within the list (Impasse's arena format excepted). Empty only when the game is over.
     fn legal_moves(&self) -> &[String];
     /// Plays the legal move at `index` (an index into [`Game::legal_moves`]).
     fn play(&mut self, index: usize);
     /// Appends to `out` the whole input of one turn for the seat to move, every line ending in
-    /// `\n`. `first_turn` is that bot's first turn of the game; `last_move` is the previous move
-    /// as the referee applied it (`None` before any move was played).
-    fn write_turn_input(&self, first_turn: bool, last_move: Option<&str>, out: &mut String);
+    /// `\n`. `first_turn` is that bot's first turn of the game. New games use
+    /// [`standard::write_input`]; Impasse writes the CodinGame arena's format.
+    fn write_turn_input(&self, first_turn: bool, out: &mut String);
+    /// The fixed-format lines showing the position inside the standard input shape (a picture of
+    /// the board a bot can index by row and column); the same count of lines every turn.
+    fn write_board(&self, out: &mut String);
     /// `Some` once the rules end the game.
     fn outcome(&self) -> Option<Outcome>;
     /// The result when the referee's turn limit ends the game first.
     fn outcome_at_turn_limit(&self) -> Outcome {
         Outcome::draw(self.seats())
     }
-    /// A per-seat score kept in the record (for Impasse: checkers each side removed).
+    /// Per-seat scores kept in the record, as the game defines them (Impasse: checkers removed).
     fn scores(&self) -> Vec<i32>;
-    /// The default limit on turns (one turn = one seat's move), as the reference arena sets it.
-    fn default_max_turns(&self) -> u32;
+    /// Takes `seat` out of the game after it forfeited. Returns true if the others play on (the
+    /// seat never moves again and is ranked below every seat still playing), false if the
+    /// forfeit ends the game. Two-seat games end; the default ends every game.
+    fn eliminate(&mut self, seat: usize) -> bool {
+        let _ = seat;
+        false
+    }
+    /// The position in the game's one-line text form: what `--position` accepts and what
+    /// [`GameInfo::from_position`] reads back to an equal position.
+    fn position_text(&self) -> String;
+    /// A neutral picture of the position, from which the viewer and the terminal draw every game.
+    fn view(&self) -> BoardView;
     /// A copy of the current position, for openings and search.
     fn box_clone(&self) -> Box<dyn Game>;
     /// A human-readable picture of the position (for error messages and replays).
     fn describe(&self) -> String;
+    /// The name users type after `--game`.
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
 }
 
 impl Clone for Box<dyn Game> {
     fn clone(&self) -> Self {
         self.box_clone()
     }
-}
-
-/// Makes a game's start position from the game's seed.
-pub type NewGame = fn(u64) -> Box<dyn Game>;
-
-/// Constructors of every game arbiter knows, by the name users type.
-/// Each takes the game's seed, for games whose setup is random (Impasse's is not).
-pub const GAMES: &[(&str, NewGame)] = &[("impasse", |_seed| Box::new(impasse::Impasse::new()))];
-
-/// A `--game` value that names no known game.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown game '{name}'; known games: {known}")]
-pub struct UnknownGame {
-    pub name: String,
-    pub known: String,
-}
-
-/// Creates the start position of the game called `name`.
-pub fn new_game(name: &str, seed: u64) -> Result<Box<dyn Game>, UnknownGame> {
-    GAMES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, make)| make(seed))
-        .ok_or_else(|| UnknownGame {
-            name: name.to_string(),
-            known: GAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
-        })
 }
 
 impl fmt::Debug for dyn Game {

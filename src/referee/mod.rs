@@ -158,7 +158,6 @@ pub fn play(
     let mut state = Turns {
         rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
         turn: opening.len() as u32,
-        last_move: opening.last().cloned(),
         cpu_seen: vec![None; seats],
         eager: vec![false; seats],
         first: vec![true; seats],
@@ -218,7 +217,6 @@ enum End {
 struct Turns {
     rng: Rng,
     turn: u32,
-    last_move: Option<String>,
     /// Each bot's CPU clock when its last answer came (after its freeze, for an eager one).
     cpu_seen: Vec<Option<Duration>>,
     /// Bots seen using CPU while idle: frozen as soon as they answer, not [`FREEZE_AFTER`] later.
@@ -264,7 +262,7 @@ impl Turns {
             cfg.time.turn
         };
         self.input.clear();
-        game.write_turn_input(first, self.last_move.as_deref(), &mut self.input);
+        game.write_turn_input(first, &mut self.input);
 
         let bot = &mut procs[seat];
         bot.drain_stdout();
@@ -447,8 +445,7 @@ impl Turns {
         }
         game.play(index);
         self.turn += 1;
-        self.moves.push(played.clone());
-        self.last_move = Some(played);
+        self.moves.push(played);
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //! openings. Pure and deterministic: the same settings always give the same games and ids,
 //! which is what lets a resumed run skip exactly the games already recorded.
 
-use crate::game::{new_game, Game, UnknownGame};
+use crate::game::{new_game, Game, GameError};
 use crate::rng::Rng;
 
 /// How bots are paired.
@@ -73,7 +73,7 @@ pub fn opening(
     game: &str,
     seed: u64,
     plies: u32,
-) -> Result<(Box<dyn Game>, Vec<String>), UnknownGame> {
+) -> Result<(Box<dyn Game>, Vec<String>), GameError> {
     let mut position = new_game(game, seed)?;
     let mut rng = Rng::new(Rng::derive(seed, 0x6f70_656e));
     let mut moves = Vec::with_capacity(plies as usize);

@@ -11,7 +11,7 @@
 //! Squares are `row * 8 + col`, with row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 
-use super::{Game, Outcome};
+use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -209,6 +209,8 @@ pub struct Impasse {
     /// The legal actions, sorted by text (stable), and their texts at the same indices.
     actions: Vec<Action>,
     texts: Vec<String>,
+    /// The previous move as played (the arena's `lastMove`), `None` before the first.
+    last_move: Option<String>,
 }
 
 impl Default for Impasse {
@@ -301,6 +303,7 @@ impl Impasse {
             winner: None,
             actions: Vec::with_capacity(64),
             texts: Vec::with_capacity(64),
+            last_move: None,
         };
         game.winner = (0..2).find(|&s| game.score[s] >= CHECKERS);
         game.generate();
@@ -567,21 +570,29 @@ impl Game for Impasse {
 
     fn play(&mut self, index: usize) {
         let a = self.actions[index];
+        let mut last = self.last_move.take().unwrap_or_default();
+        last.clear();
+        last.push_str(&self.texts[index]);
         self.apply(a);
+        self.last_move = Some(last);
     }
 
-    fn write_turn_input(&self, first_turn: bool, last_move: Option<&str>, out: &mut String) {
-        out.reserve(96 + 8 * self.texts.len());
-        if first_turn {
-            out.push_str(if self.to_move == 0 { "w\n" } else { "b\n" });
-        }
+    fn write_board(&self, out: &mut String) {
         for r in (0..8).rev() {
             for c in 0..8 {
                 out.push(CELL_CHARS[self.board[r * 8 + c] as usize] as char);
             }
             out.push('\n');
         }
-        out.push_str(last_move.unwrap_or("null"));
+    }
+
+    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
+        out.reserve(96 + 8 * self.texts.len());
+        if first_turn {
+            out.push_str(if self.to_move == 0 { "w\n" } else { "b\n" });
+        }
+        self.write_board(out);
+        out.push_str(self.last_move.as_deref().unwrap_or("null"));
         out.push('\n');
         let _ = writeln!(out, "{}", self.texts.len());
         for t in &self.texts {
@@ -598,8 +609,70 @@ impl Game for Impasse {
         self.score.to_vec()
     }
 
-    fn default_max_turns(&self) -> u32 {
-        250
+    fn info(&self) -> &'static GameInfo {
+        &INFO
+    }
+
+    fn variant(&self) -> &'static str {
+        "arena"
+    }
+
+    fn position_text(&self) -> String {
+        let mut s = String::with_capacity(80);
+        for r in (0..8).rev() {
+            for c in 0..8 {
+                s.push(CELL_CHARS[self.board[r * 8 + c] as usize] as char);
+            }
+            if r > 0 {
+                s.push('/');
+            }
+        }
+        s.push_str(if self.to_move == 0 { " w" } else { " b" });
+        s
+    }
+
+    fn view(&self) -> BoardView {
+        let mut cells = Vec::with_capacity(64);
+        for r in (0..8).rev() {
+            for c in 0..8 {
+                let sq = (r * 8 + c) as Square;
+                let name = square_name(sq);
+                let code = self.board[sq as usize];
+                let pieces = match code {
+                    0 => vec![],
+                    1 | 2 => vec![PieceView {
+                        seat: code as usize - 1,
+                        label: String::new(),
+                    }],
+                    _ => vec![
+                        PieceView {
+                            seat: code as usize - 3,
+                            label: String::new()
+                        };
+                        2
+                    ],
+                };
+                cells.push(CellView {
+                    name: String::from_utf8_lossy(&name).into_owned(),
+                    col: c as f32,
+                    row: (7 - r) as f32,
+                    mark: if (r + c) % 2 == 0 {
+                        "dark".into()
+                    } else {
+                        String::new()
+                    },
+                    pieces,
+                });
+            }
+        }
+        BoardView {
+            shape: CellShape::Square,
+            cells,
+            notes: vec![format!(
+                "removed: White {}, Black {}",
+                self.score[0], self.score[1]
+            )],
+        }
     }
 
     fn box_clone(&self) -> Box<dyn Game> {
@@ -632,3 +705,35 @@ impl Game for Impasse {
         s
     }
 }
+
+/// Reads the one-line form: the eight rows from row 8 to row 1 joined by `/`, a space, and `w` or
+/// `b` for the side to move (`.W.b.W.b/b.W.b.W./......../......../......../......../.B.w.B.w/w.B.w.B. w`).
+pub fn from_position_text(text: &str) -> Result<Impasse, String> {
+    let (rows, side) = text
+        .trim()
+        .split_once(' ')
+        .ok_or("expected eight rows joined by '/', a space, and w or b")?;
+    let to_move = match side.trim() {
+        "w" => 0,
+        "b" => 1,
+        other => return Err(format!("the side to move is w or b, not {other:?}")),
+    };
+    let rows: Vec<&str> = rows.split('/').collect();
+    Impasse::from_rows(&rows, to_move)
+}
+
+/// The registry entry: the CodinGame arena's Impasse.
+pub static INFO: GameInfo = GameInfo {
+    name: "impasse",
+    title: "Impasse",
+    about: "Mark Steere's Impasse exactly as the CodinGame arena referees it (its input format)",
+    variants: &[Variant {
+        name: "arena",
+        about: "the CodinGame arena's rules and input, byte for byte",
+        seats: &[2],
+    }],
+    default_max_turns: 250,
+    statement: include_str!("statement.md"),
+    new: |_: &Setup| Box::new(Impasse::new()),
+    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+};

@@ -37,7 +37,7 @@ fn first_turn_moves_and_input() {
     ];
     assert_eq!(moves(&g), expected);
     let mut input = String::new();
-    g.write_turn_input(true, None, &mut input);
+    g.write_turn_input(true, &mut input);
     let mut want = String::from(
         "w\n.W.b.W.b\nb.W.b.W.\n........\n........\n........\n........\n.B.w.B.w\nw.B.w.B.\nnull\n22\n",
     );
@@ -50,7 +50,7 @@ fn first_turn_moves_and_input() {
         (g.to_move(), g.scores(), g.outcome()),
         (0, vec![0, 0], None)
     );
-    assert_eq!(g.default_max_turns(), 250);
+    assert_eq!(g.info().default_max_turns, 250);
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn later_turn_input_has_no_colour_line_and_echoes_last_move() {
     let mut g = Impasse::new();
     g.play_text("d2c3").unwrap();
     let mut input = String::new();
-    g.write_turn_input(false, Some("d2c3"), &mut input);
+    g.write_turn_input(false, &mut input);
     let lines: Vec<&str> = input.lines().collect();
     assert_eq!(lines[0], ".W.b.W.b");
     assert_eq!(lines[5], "..w.....");
@@ -67,7 +67,7 @@ fn later_turn_input_has_no_colour_line_and_echoes_last_move() {
     assert_eq!(lines[9].parse::<usize>().unwrap(), lines.len() - 10);
     assert_eq!(&lines[10..], moves(&g).as_slice());
     let mut black_first = String::new();
-    g.write_turn_input(true, Some("d2c3"), &mut black_first);
+    g.write_turn_input(true, &mut black_first);
     assert!(black_first.starts_with("b\n.W.b.W.b\n"));
     assert!(input.ends_with('\n'));
 }
@@ -261,7 +261,7 @@ fn score_reaching_twelve_wins() {
 fn from_rows_round_trips_the_board_and_rejects_garbage() {
     let start = Impasse::new();
     let mut input = String::new();
-    start.write_turn_input(false, None, &mut input);
+    start.write_turn_input(false, &mut input);
     let rows: Vec<&str> = input.lines().take(8).collect();
     let rebuilt = Impasse::from_rows(&rows, 0).unwrap();
     assert_eq!(moves(&rebuilt), moves(&start));

@@ -1,0 +1,168 @@
+//! What every command needs to know about a game without building a position: its name, the seat
+//! counts and variants it supports, its default turn limit, its statement for bot writers, and how
+//! to create a position from a setup (seats, variant, seed) or from its one-line text.
+
+use super::Game;
+
+/// One way a game can be played (board size, partnerships, a rule variant).
+#[derive(Debug)]
+pub struct Variant {
+    /// The name users type after `--variant`.
+    pub name: &'static str,
+    /// One line for `arbiter games`.
+    pub about: &'static str,
+    /// The seat counts this variant supports; the first is the default.
+    pub seats: &'static [usize],
+}
+
+/// A validated choice of how to play a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub seats: usize,
+    /// One of the game's variant names.
+    pub variant: &'static str,
+    /// Drives random setups (no game so far has one); recorded with every game.
+    pub seed: u64,
+}
+
+/// A game arbiter knows.
+pub struct GameInfo {
+    /// The name users type after `--game`.
+    pub name: &'static str,
+    /// The game's full name, for titles.
+    pub title: &'static str,
+    /// One line for `arbiter games`.
+    pub about: &'static str,
+    /// The variants; the first is the default.
+    pub variants: &'static [Variant],
+    /// Turns (one seat's move each) after which the referee ends the game, unless `--max-turns`.
+    pub default_max_turns: u32,
+    /// The statement for bot writers (rules, coordinates, input lines, move syntax, end of game),
+    /// shown by `arbiter games NAME`.
+    pub statement: &'static str,
+    /// The start position of a validated setup.
+    pub new: fn(&Setup) -> Box<dyn Game>,
+    /// A position from its one-line text form (as [`Game::position_text`] prints it).
+    pub from_position: fn(&Setup, &str) -> Result<Box<dyn Game>, String>,
+}
+
+impl std::fmt::Debug for GameInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameInfo")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// Every game arbiter knows, in the order `arbiter games` lists them.
+pub static GAMES: &[&GameInfo] = &[&super::impasse::INFO];
+
+/// Why a game choice is not valid.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    #[error("unknown game '{name}'; known games: {known} (see `arbiter games`)")]
+    Unknown { name: String, known: String },
+    #[error("game '{game}' has no variant '{variant}'; its variants: {known}")]
+    UnknownVariant {
+        game: &'static str,
+        variant: String,
+        known: String,
+    },
+    #[error("game '{game}' (variant '{variant}') is played by {allowed} seats, not {seats}")]
+    Seats {
+        game: &'static str,
+        variant: &'static str,
+        seats: usize,
+        allowed: String,
+    },
+    #[error("not a {game} position: {why}")]
+    Position { game: &'static str, why: String },
+}
+
+/// The registry entry called `name`.
+pub fn find(name: &str) -> Result<&'static GameInfo, GameError> {
+    GAMES
+        .iter()
+        .copied()
+        .find(|g| g.name == name)
+        .ok_or_else(|| GameError::Unknown {
+            name: name.to_string(),
+            known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// Validates a choice of game, variant and seat count; `None` takes the defaults (the first
+/// variant; its first seat count).
+pub fn lookup(
+    name: &str,
+    variant: Option<&str>,
+    seats: Option<usize>,
+    seed: u64,
+) -> Result<(&'static GameInfo, Setup), GameError> {
+    let info = find(name)?;
+    let v = match variant {
+        None => &info.variants[0],
+        Some(want) => info
+            .variants
+            .iter()
+            .find(|v| v.name == want)
+            .ok_or_else(|| GameError::UnknownVariant {
+                game: info.name,
+                variant: want.to_string(),
+                known: info
+                    .variants
+                    .iter()
+                    .map(|v| v.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?,
+    };
+    let seats = seats.unwrap_or(v.seats[0]);
+    if !v.seats.contains(&seats) {
+        return Err(GameError::Seats {
+            game: info.name,
+            variant: v.name,
+            seats,
+            allowed: v
+                .seats
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(" or "),
+        });
+    }
+    Ok((
+        info,
+        Setup {
+            seats,
+            variant: v.name,
+            seed,
+        },
+    ))
+}
+
+impl GameInfo {
+    /// The start position of `setup` (validated by [`lookup`]).
+    pub fn start(&self, setup: &Setup) -> Box<dyn Game> {
+        (self.new)(setup)
+    }
+
+    /// A position from its text form, with the game's name in the error.
+    pub fn position(&self, setup: &Setup, text: &str) -> Result<Box<dyn Game>, GameError> {
+        (self.from_position)(setup, text).map_err(|why| GameError::Position {
+            game: self.name,
+            why,
+        })
+    }
+
+    /// The variant called `name`.
+    pub fn variant(&self, name: &str) -> Option<&'static Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+/// The start position of `name` with its default variant and seats (tests and examples).
+pub fn start_default(name: &str, seed: u64) -> Result<Box<dyn Game>, GameError> {
+    let (info, setup) = lookup(name, None, None, seed)?;
+    Ok(info.start(&setup))
+}

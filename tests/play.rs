@@ -180,18 +180,16 @@ fn check_replay(path: &std::path::Path) -> Vec<Value> {
     assert_eq!(lines.last().unwrap()["type"], "result");
     let mut game = new_game(lines[0]["game"].as_str().unwrap(), 0).unwrap();
     let mut first = [true, true];
-    let mut last: Option<String> = None;
     for t in &lines[1..lines.len() - 1] {
         let seat = t["seat"].as_u64().unwrap() as usize;
         assert_eq!(game.to_move(), seat);
         let mut input = String::new();
-        game.write_turn_input(first[seat], last.as_deref(), &mut input);
+        game.write_turn_input(first[seat], &mut input);
         first[seat] = false;
         assert_eq!(t["input"].as_str().unwrap(), input, "turn {}", t["turn"]);
         let played = t["played"].as_str().unwrap();
         let i = game.legal_moves().iter().position(|m| m == played).unwrap();
         game.play(i);
-        last = Some(played.to_string());
     }
     let result = lines.last().unwrap();
     if result["reason"] == "win" {

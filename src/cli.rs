@@ -38,14 +38,65 @@ pub enum Command {
     Stats(StatsArgs),
     /// Measure what the referee adds to every turn, against the pipe round-trip floor.
     Bench(BenchArgs),
+    /// List the games with their variants and seat counts, or show one game's statement for
+    /// bot writers (rules, coordinates, input lines, move syntax, end of game).
+    Games(GamesArgs),
+    /// Count the move sequences of each depth from a position: the rules author's check.
+    Perft(PerftArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GamesArgs {
+    /// A game's name: show its statement [default: list every game].
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    /// Count sequences up to this many moves deep (one seat's move each).
+    #[arg(value_name = "DEPTH")]
+    pub depth: u32,
+    /// The game.
+    #[arg(long, default_value = "impasse", value_name = "NAME")]
+    pub game: String,
+    /// The game's variant [default: the game's first].
+    #[arg(long, value_name = "NAME")]
+    pub variant: Option<String>,
+    /// Seats [default: the variant's first seat count].
+    #[arg(long, value_name = "N")]
+    pub seats: Option<usize>,
+    /// Start from this position (the game's one-line text form) [default: the start].
+    #[arg(long, value_name = "TEXT")]
+    pub position: Option<String>,
+    /// Seed of the start position, for games with a random setup.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub seed: u64,
+    /// Print the count below each first move instead of the table.
+    #[arg(long)]
+    pub divide: bool,
 }
 
 /// The options every command that plays games shares: the game, its clocks and the bots' limits.
 #[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameOpts {
-    /// The game to play.
+    /// The game to play (`arbiter games` lists them with their variants and seat counts).
     #[arg(long, default_value = "impasse", value_name = "NAME")]
     pub game: String,
+    /// The game's variant [default: the game's first, see `arbiter games NAME`].
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Seats per game, for games played by more than two [default: the variant's first seat
+    /// count, 2 for every game but those listed otherwise by `arbiter games`].
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub seats: Option<usize>,
+    /// Start every game from this position, in the game's one-line text form (each game's
+    /// statement describes it) [default: the standard start].
+    #[arg(long, value_name = "TEXT")]
+    #[serde(default)]
+    pub position: Option<String>,
     /// Time limit of each bot's first turn (start-up included), in milliseconds.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub first_turn_ms: u64,
@@ -91,6 +142,16 @@ pub struct GameOpts {
 }
 
 impl GameOpts {
+    /// The validated game, variant, seats and start position.
+    pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
+        Ok(arbiter::game::GameChoice::new(
+            &self.game,
+            self.variant.as_deref(),
+            self.seats,
+            self.position.as_deref(),
+        )?)
+    }
+
     /// The referee's settings; `default_max_turns` is the game's own limit.
     pub fn referee_config(&self, default_max_turns: u32) -> Result<RefereeConfig> {
         if self.turn_ms == 0 || self.first_turn_ms == 0 {
@@ -229,16 +290,24 @@ impl Pinning {
 
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
-    /// Two or more bots: paths to executables, directories with a bot.toml, or quoted command
-    /// lines. Names (from bot.toml or the file name) must be unique.
+    /// Two or more bots (at least the seat count): paths to executables, directories with a
+    /// bot.toml, or quoted command lines. Names (from bot.toml or the file name) must be unique.
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
     /// Pairing: every pair of bots, or the first bot against each of the others.
     #[arg(long, value_enum, default_value = "round-robin")]
     pub format: arbiter::tournament::Format,
-    /// Games per pairing, even: played as pairs with the same seed and opening, seats swapped.
+    /// Games per table (per pairing for two seats), a multiple of the seat count: played in
+    /// rounds with the same seed and opening, each bot of the table in every seat once (for two
+    /// seats: pairs with seats swapped).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub games: u32,
+    /// Play N tables sampled from the field instead of every table of `--seats` bots (for large
+    /// fields, e.g. 30 bots in 4-seat games: 27,405 tables in all). Tables are drawn in rounds:
+    /// each round shuffles the bots (seeded) and seats them at tables of k; so each bot sits at
+    /// nearly the same number of tables [default: every table].
+    #[arg(long, value_name = "N")]
+    pub tables: Option<usize>,
     #[command(flatten)]
     pub run: RunOpts,
     /// Results folder [default: results/tournament-<UTC date-time>]. If it holds this same

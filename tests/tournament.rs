@@ -256,7 +256,7 @@ fn duplicate_names_and_odd_game_counts_are_clear_errors() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--games must be even"));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--games must be a positive multiple of 2"));
 }
 
 #[test]

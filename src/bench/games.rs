@@ -106,7 +106,8 @@ pub(super) fn play_all(
 ) -> (Vec<GameResult>, Duration, f64, f64) {
     let runner = Runner {
         bots,
-        game: "impasse",
+        game: &crate::game::GameChoice::new("impasse", None, None, None)
+            .expect("impasse is registered"),
         opening_plies: 0,
         referee,
         concurrency: match concurrency {
@@ -149,7 +150,7 @@ pub(super) fn same_games(n: usize, bot: usize) -> Vec<GameSpec> {
             game_id: i,
             pair_id: i / 2,
             seed: i + 1,
-            seats: [bot, bot],
+            seats: vec![bot, bot],
         })
         .collect()
 }

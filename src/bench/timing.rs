@@ -42,7 +42,7 @@ pub(super) fn timing_accuracy(
                 game_id: id,
                 pair_id: id,
                 seed: id + 1,
-                seats,
+                seats: seats.to_vec(),
             });
         }
     }
@@ -172,7 +172,7 @@ pub(super) fn near_limit(
             game_id: i,
             pair_id: i,
             seed: i + 1,
-            seats: if i % 2 == 0 { [1, 0] } else { [0, 1] },
+            seats: if i % 2 == 0 { vec![1, 0] } else { vec![0, 1] },
         })
         .collect();
     let (results, ..) = play_all(&late_bots, &strict, &late_games, Concurrency::auto(cores));

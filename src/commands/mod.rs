@@ -1,6 +1,7 @@
 //! Runs each subcommand: wires the validated configuration to the library and the reporters.
 
 mod bench;
+mod games;
 mod play;
 mod ratings;
 mod sprt;
@@ -22,5 +23,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Sprt(args) => sprt::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Games(args) => games::games(args),
+        Command::Perft(args) => games::perft(args),
     }
 }

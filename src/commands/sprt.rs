@@ -4,7 +4,6 @@
 use super::tournament::{prepare_bots, save_settings, settings_and_dir, Recorded};
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
-use arbiter::game;
 use arbiter::rating::{self, Decision, EloEstimate, Pentanomial, SprtParams, Wdl};
 use arbiter::report::games_csv::{self, GameRow, GamesCsv};
 use arbiter::report::{progress::Progress, sprt_block};
@@ -110,17 +109,18 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
     )?;
     let params = settings.sprt.params()?;
     let out = std::path::absolute(&out)?;
-    let proto = game::new_game(&settings.game.game, 0)?;
-    if proto.seats() != 2 {
+    let choice = settings.game.choice()?;
+    if choice.seats != 2 {
         bail!(
-            "an SPRT needs a two-seat game; {} seats {}",
-            proto.name(),
-            proto.seats()
+            "an SPRT compares two bots in two-seat games; {} is played by {} seats here \
+             (use `arbiter tournament --format gauntlet` to compare bots in games of more seats)",
+            choice.describe(),
+            choice.seats
         );
     }
     let cfg = settings
         .game
-        .referee_config(proto.info().default_max_turns)?;
+        .referee_config(choice.info.default_max_turns)?;
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir)?;
     }
@@ -133,13 +133,18 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
 
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
-        GamesCsv::open(&csv_path).with_context(|| format!("opening {}", csv_path.display()))?;
+        GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
     let mut pairs = Pairs::default();
     games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
             pairs.add(
                 pair,
-                new_score(&row.bot0, &new_name, row.winner, row.reason.as_deref()),
+                new_score(
+                    &row.bots[0],
+                    &new_name,
+                    row.winner().map(|w| w as u8),
+                    row.reason.as_deref(),
+                ),
             );
         }
         Ok(())
@@ -178,7 +183,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
         let (lower, upper) = params.bounds();
         let runner = Runner {
             bots: &bots,
-            game: &settings.game.game,
+            game: &choice,
             opening_plies: settings.opening_plies,
             referee: &cfg,
             concurrency: placement.concurrency,

@@ -4,10 +4,9 @@
 use crate::cli::{self, GameOpts, TournamentArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::{BotProcess, BotSpec};
-use arbiter::game;
 use arbiter::report::games_csv::{GameRow, GamesCsv};
 use arbiter::report::{self, progress::Progress, standings};
-use arbiter::tournament::{schedule, Format, Runner};
+use arbiter::tournament::{schedule_tables, Format, Plan, Runner};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -23,6 +22,9 @@ pub struct Settings {
     pub workdir: PathBuf,
     pub format: Format,
     pub games: u32,
+    /// Sampled tables instead of every table (large fields).
+    #[serde(default)]
+    pub tables: Option<usize>,
     pub opening_plies: u32,
     pub seed: u64,
     pub replays: bool,
@@ -197,23 +199,32 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         "tournament",
         args.run.seed.is_some(),
         || {
-            if args.bots.len() < 2 {
+            let choice = args.game.choice()?;
+            let k = choice.seats;
+            if args.bots.len() < k {
                 bail!(
-                    "a tournament needs two or more bots (got {})",
+                    "a tournament of {} needs {k} or more bots (got {})",
+                    choice.describe(),
                     args.bots.len()
                 );
             }
-            if args.games == 0 || !args.games.is_multiple_of(2) {
+            if args.games == 0 || !args.games.is_multiple_of(k as u32) {
                 bail!(
-                    "--games must be even and at least 2 (games are played in pairs with seats swapped), got {}",
+                    "--games must be a positive multiple of {k}: each table of {k} bots plays \
+                     rounds of {k} games with the same seed and opening, each bot in every seat once \
+                     (got {})",
                     args.games
                 );
+            }
+            if args.tables == Some(0) {
+                bail!("--tables must be at least 1");
             }
             Ok(Settings {
                 bots: args.bots.clone(),
                 workdir: std::env::current_dir()?,
                 format: args.format,
                 games: args.games,
+                tables: args.tables,
                 opening_plies: args.run.opening_plies,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 replays: args.replays,
@@ -222,17 +233,11 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         },
     )?;
     let out = std::path::absolute(&out)?;
-    let game_name = settings.game.game.clone();
-    let proto = game::new_game(&game_name, 0)?;
-    if proto.seats() != 2 {
-        bail!(
-            "tournaments of {}-seat games are not supported yet",
-            proto.seats()
-        );
-    }
+    let choice = settings.game.choice()?;
+    let seats = choice.seats;
     let mut cfg = settings
         .game
-        .referee_config(proto.info().default_max_turns)?;
+        .referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = settings.replays;
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir).with_context(|| {
@@ -244,14 +249,24 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     }
     let (bots, active) = prepare_bots(&settings.bots, &cfg)?;
     let playing = active.iter().filter(|&&a| a).count();
-    if playing < 2 {
-        bail!("fewer than two bots can play ({playing}); see the messages above");
+    if playing < seats {
+        bail!(
+            "fewer bots can play ({playing}) than a game of {} seats ({seats}); see the messages above",
+            choice.describe()
+        );
     }
 
     save_settings(&out, &settings)?;
-    let (mut csv, done) = GamesCsv::open(&out.join("games.csv"))
+    let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    let all = schedule(bots.len(), settings.format, settings.games, settings.seed);
+    let all = schedule_tables(&Plan {
+        bots: bots.len(),
+        seats,
+        format: settings.format,
+        games_per_table: settings.games,
+        tables: settings.tables,
+        master_seed: settings.seed,
+    });
     let todo: Vec<_> = all
         .iter()
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
@@ -267,8 +282,9 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "arbiter: {} games of {game_name} between {playing} bots, {}, seed {}, results in {}",
+        "arbiter: {} games of {} between {playing} bots, {}, seed {}, results in {}",
         todo.len(),
+        choice.describe(),
         placement.describe(),
         settings.seed,
         out.display()
@@ -278,7 +294,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let mut progress = Progress::new(todo.len() as u64, &names);
     let runner = Runner {
         bots: &bots,
-        game: &game_name,
+        game: &choice,
         opening_plies: settings.opening_plies,
         referee: &cfg,
         concurrency: placement.concurrency,

@@ -15,7 +15,7 @@ pub mod view;
 mod conformance;
 
 pub use registry::{
-    find, lookup, start_default as new_game, GameError, GameInfo, Setup, Variant, GAMES,
+    find, lookup, start_default as new_game, GameChoice, GameError, GameInfo, Setup, Variant, GAMES,
 };
 pub use standard::History;
 pub use view::{BoardView, CellShape, CellView, PieceView};
@@ -63,6 +63,17 @@ impl Outcome {
     }
 }
 
+/// How a game ended, for [`Game::record_scores`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreEnd {
+    /// The rules ended it.
+    Rules,
+    /// The referee's turn limit ended it.
+    TurnLimit,
+    /// This seat forfeited and the game ended.
+    Forfeit(usize),
+}
+
 /// The rules of one game, as the referee drives them.
 ///
 /// The legal moves are the exact texts a bot is offered and must answer with; the referee plays a
@@ -98,6 +109,12 @@ pub trait Game: Send {
     }
     /// Per-seat scores kept in the record, as the game defines them (Impasse: checkers removed).
     fn scores(&self) -> Vec<i32>;
+    /// The scores a game's record shows, by how it ended. The default is [`Game::scores`] in
+    /// every case; Impasse reports the arena's (-1 for a forfeit, 0 and 0 at the turn limit).
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        let _ = end;
+        self.scores()
+    }
     /// Takes `seat` out of the game after it forfeited. Returns true if the others play on (the
     /// seat never moves again and is ranked below every seat still playing), false if the
     /// forfeit ends the game. Two-seat games end; the default ends every game.

@@ -166,3 +166,65 @@ pub fn start_default(name: &str, seed: u64) -> Result<Box<dyn Game>, GameError> 
     let (info, setup) = lookup(name, None, None, seed)?;
     Ok(info.start(&setup))
 }
+
+/// A validated choice of game, variant, seat count and optional start position: everything a
+/// run needs to make each game's start position from its seed.
+#[derive(Clone, Debug)]
+pub struct GameChoice {
+    pub info: &'static GameInfo,
+    pub variant: &'static str,
+    pub seats: usize,
+    /// A start position in the game's text form instead of the standard start.
+    pub position: Option<String>,
+}
+
+impl GameChoice {
+    /// Validates the choice (and reads the position once, so a bad one fails before any game).
+    pub fn new(
+        name: &str,
+        variant: Option<&str>,
+        seats: Option<usize>,
+        position: Option<&str>,
+    ) -> Result<GameChoice, GameError> {
+        let (info, setup) = lookup(name, variant, seats, 0)?;
+        if let Some(text) = position {
+            info.position(&setup, text)?;
+        }
+        Ok(GameChoice {
+            info,
+            variant: setup.variant,
+            seats: setup.seats,
+            position: position.map(str::to_string),
+        })
+    }
+
+    /// The setup of the game played with `seed`.
+    pub fn setup(&self, seed: u64) -> Setup {
+        Setup {
+            seats: self.seats,
+            variant: self.variant,
+            seed,
+        }
+    }
+
+    /// The start position of the game played with `seed`.
+    pub fn start(&self, seed: u64) -> Result<Box<dyn Game>, GameError> {
+        let setup = self.setup(seed);
+        match &self.position {
+            Some(text) => self.info.position(&setup, text),
+            None => Ok(self.info.start(&setup)),
+        }
+    }
+
+    /// "moscow-ice (partners, 4 seats)", or just the name for a default two-seat game.
+    pub fn describe(&self) -> String {
+        if self.info.variants.len() == 1 && self.seats == 2 {
+            self.info.name.to_string()
+        } else {
+            format!(
+                "{} ({}, {} seats)",
+                self.info.name, self.variant, self.seats
+            )
+        }
+    }
+}

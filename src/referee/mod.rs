@@ -3,10 +3,10 @@
 
 mod result;
 
-pub use result::{GameResult, Reason, SeatStats, TurnRecord};
+pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
 
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, Limits, SendError, SpawnError, Wait};
-use crate::game::{Game, Outcome};
+use crate::game::{Game, Outcome, ScoreEnd};
 use crate::protocol::{escape, parse_answer, Answer};
 use crate::rng::Rng;
 use std::time::{Duration, Instant};
@@ -161,6 +161,8 @@ pub fn play(
         cpu_seen: vec![None; seats],
         eager: vec![false; seats],
         first: vec![true; seats],
+        forfeits: Vec::new(),
+        out: vec![false; seats],
         stats: vec![SeatStats::default(); seats],
         moves: Vec::new(),
         log: Vec::new(),
@@ -169,23 +171,41 @@ pub fn play(
     let end = state.run(game.as_mut(), &mut procs, cfg);
     bot::shutdown_all(&mut procs, cfg.kill_grace);
 
-    let (ranks, reason, detail, offender) = match end {
-        End::Outcome(outcome, reason) => (outcome.ranks, reason, String::new(), None),
+    let (mut ranks, reason, detail, offender, score_end) = match end {
+        End::Outcome(outcome, reason) => {
+            let how = if reason == Reason::TurnLimit {
+                ScoreEnd::TurnLimit
+            } else {
+                ScoreEnd::Rules
+            };
+            (outcome.ranks, reason, String::new(), None, how)
+        }
         End::Forfeit(seat, reason, detail) => {
             let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
-            (ranks, reason, detail, Some(seat))
+            (ranks, reason, detail, Some(seat), ScoreEnd::Forfeit(seat))
         }
     };
+    if !state.forfeits.is_empty() {
+        ranks = rank_with_eliminations(&ranks, &state.forfeits, offender);
+    }
     let removed = game.scores();
-    let scores = match (offender, reason) {
-        (Some(seat), _) => (0..seats).map(|s| if s == seat { -1 } else { 0 }).collect(),
-        (None, Reason::TurnLimit) => vec![0; seats],
-        _ => removed.clone(),
-    };
+    let mut scores = game.record_scores(score_end);
+    for f in &state.forfeits {
+        scores[f.seat] = -1;
+    }
     let winner = Outcome {
         ranks: ranks.clone(),
     }
     .sole_winner();
+    let mut forfeits = state.forfeits;
+    if let Some(seat) = offender {
+        forfeits.push(Forfeit {
+            seat,
+            reason,
+            detail: detail.clone(),
+            turn: state.turn + 1,
+        });
+    }
     Ok(GameResult {
         game: game.name().to_string(),
         seed,
@@ -196,6 +216,7 @@ pub fn play(
         reason,
         detail,
         offender,
+        forfeits,
         turns: state.turn,
         scores,
         removed,
@@ -222,6 +243,10 @@ struct Turns {
     /// Bots seen using CPU while idle: frozen as soon as they answer, not [`FREEZE_AFTER`] later.
     eager: Vec<bool>,
     first: Vec<bool>,
+    /// Seats taken out of a game of three or more after a forfeit, in order.
+    forfeits: Vec<Forfeit>,
+    /// Seats whose process is gone (eliminated): never written to, frozen or waited on.
+    out: Vec<bool>,
     stats: Vec<SeatStats>,
     moves: Vec<String>,
     log: Vec<TurnRecord>,
@@ -237,8 +262,20 @@ impl Turns {
             if self.turn >= cfg.max_turns {
                 return End::Outcome(game.outcome_at_turn_limit(), Reason::TurnLimit);
             }
-            if let Err(end) = self.one_turn(game, procs, cfg) {
-                return end;
+            match self.one_turn(game, procs, cfg) {
+                Ok(()) => {}
+                // In a game of three or more the rules may play on without the seat.
+                Err(End::Forfeit(seat, reason, detail)) if game.eliminate(seat) => {
+                    procs[seat].shutdown(cfg.kill_grace);
+                    self.out[seat] = true;
+                    self.forfeits.push(Forfeit {
+                        seat,
+                        reason,
+                        detail,
+                        turn: self.turn + 1,
+                    });
+                }
+                Err(end) => return end,
             }
         }
     }
@@ -288,7 +325,7 @@ impl Turns {
             && procs
                 .iter()
                 .enumerate()
-                .any(|(i, p)| i != seat && !self.first[i] && !p.is_frozen());
+                .any(|(i, p)| i != seat && !self.first[i] && !self.out[i] && !p.is_frozen());
         let bot = &mut procs[seat];
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
@@ -331,6 +368,7 @@ impl Turns {
                 freeze_at,
             },
             &self.first,
+            &self.out,
         );
         if self.freezes_at_answer(seat, cfg) {
             procs[seat].freeze();
@@ -467,14 +505,20 @@ struct Allowed {
 /// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
 /// than wall time per thread), with a wall-time cap of ten times `allowed`. At `freeze_at` every
 /// other bot that has answered before (`first` false) is frozen.
-fn wait_answer(procs: &mut [BotProcess], seat: usize, mut a: Allowed, first: &[bool]) -> Wait {
+fn wait_answer(
+    procs: &mut [BotProcess],
+    seat: usize,
+    mut a: Allowed,
+    first: &[bool],
+    out: &[bool],
+) -> Wait {
     let mut wait_until = |procs: &mut [BotProcess], deadline: Instant| {
         if let Some(at) = a.freeze_at.filter(|&at| at < deadline) {
             match bot::wait_line(procs, seat, at) {
                 Wait::Timeout => {
                     a.freeze_at = None;
                     for (i, p) in procs.iter_mut().enumerate() {
-                        if i != seat && !first[i] {
+                        if i != seat && !first[i] && !out[i] {
                             p.freeze();
                         }
                     }
@@ -511,5 +555,50 @@ pub fn ms(d: Duration) -> String {
         format!("{v:.0} ms")
     } else {
         format!("{v:.1} ms")
+    }
+}
+
+/// Final ranks when seats were eliminated on the way: the seats still playing keep their order
+/// from `ranks` (compressed to start at 0) above every eliminated seat, and a seat eliminated later
+/// ranks above one eliminated earlier. `ending` is a forfeit that ended the game (ranked last).
+fn rank_with_eliminations(ranks: &[u8], forfeits: &[Forfeit], ending: Option<usize>) -> Vec<u8> {
+    let seats = ranks.len();
+    let gone: Vec<usize> = forfeits.iter().map(|f| f.seat).chain(ending).collect();
+    let playing: Vec<usize> = (0..seats).filter(|s| !gone.contains(s)).collect();
+    let mut out = vec![0u8; seats];
+    for &s in &playing {
+        out[s] = playing.iter().filter(|&&o| ranks[o] < ranks[s]).count() as u8;
+    }
+    // The last one out ranks just below the survivors, the first one out last of all.
+    for (k, &s) in gone.iter().rev().enumerate() {
+        out[s] = (playing.len() + k) as u8;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forfeit(seat: usize) -> Forfeit {
+        Forfeit {
+            seat,
+            reason: Reason::Timeout,
+            detail: String::new(),
+            turn: 1,
+        }
+    }
+
+    #[test]
+    fn eliminated_seats_rank_below_survivors_latest_out_highest() {
+        // Seat 1 out first, then seat 3; of seats 0 and 2 the rules made 2 the winner.
+        let ranks = rank_with_eliminations(&[1, 0, 0, 0], &[forfeit(1), forfeit(3)], None);
+        assert_eq!(ranks, vec![1, 3, 0, 2]);
+        // A tie among survivors stays a tie.
+        let ranks = rank_with_eliminations(&[0, 0, 0, 0], &[forfeit(2)], None);
+        assert_eq!(ranks, vec![0, 0, 3, 0], "three seats are ahead of seat 2");
+        // A forfeit that ended the game is the latest out: above the seat eliminated before.
+        let ranks = rank_with_eliminations(&[0, 0, 0, 0], &[forfeit(2)], Some(0));
+        assert_eq!(ranks, vec![2, 0, 3, 0]);
     }
 }

@@ -112,6 +112,17 @@ impl SeatStats {
     }
 }
 
+/// A seat that forfeited: the game's end in a two-seat game, an elimination in a larger one.
+#[derive(Clone, Debug, Serialize)]
+pub struct Forfeit {
+    pub seat: usize,
+    pub reason: Reason,
+    /// What exactly the bot did.
+    pub detail: String,
+    /// The game's turn number when it happened.
+    pub turn: u32,
+}
+
 /// One answered turn, as the replay file keeps it.
 #[derive(Clone, Debug, Serialize)]
 pub struct TurnRecord {
@@ -152,13 +163,17 @@ pub struct GameResult {
     pub reason: Reason,
     /// For a forfeit: what exactly the bot did.
     pub detail: String,
-    /// The seat that forfeited.
+    /// The seat whose forfeit ended the game.
     pub offender: Option<usize>,
+    /// Every forfeit of the game in order: seats eliminated on the way (games of three or more
+    /// seats play on without them), then the one that ended the game, if any.
+    pub forfeits: Vec<Forfeit>,
     /// Turns played in all, opening plies included.
     pub turns: u32,
-    /// Scores as the CodinGame arena reports them (forfeit: -1 for the offender).
+    /// Scores of the record as the game reports them (Impasse: the arena's, -1 for a forfeit);
+    /// -1 for every seat that forfeited.
     pub scores: Vec<i32>,
-    /// What each seat achieved on the board (for Impasse: checkers removed).
+    /// The game's own per-seat scores at the end (for Impasse: checkers removed).
     pub removed: Vec<i32>,
     pub stats: Vec<SeatStats>,
     /// The moves the bots played, in order.

@@ -4,84 +4,183 @@
 
 use crate::referee::GameResult;
 use crate::tournament::GameSpec;
-use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// One row of games.csv. bot0 moves first; `winner` is 0, 1 or empty for a draw.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// One row of games.csv: one finished game with k seats (seat 0 moved first).
+///
+/// The columns are `game_id,pair_id,seed,opening`, `bot0..bot{k-1}`, `winner` (the seat alone in
+/// first place, else empty), `rank0..` (0 = first, equal = tie), `reason,turns`, `score0..` (the
+/// record's scores: for Impasse the arena's, -1 for a forfeit), `game_score0..` (the game's own
+/// score, for Impasse checkers removed), `max_ms0..`, `mean_ms0..`, `strikes0..`, `cpu_ms0..`
+/// (mean CPU time per turn), `forfeits` (`seat:reason` for every forfeit, `;`-separated) and
+/// `detail`. For two seats every column of the files written before seats were counted is
+/// still there with the same name.
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
     pub game_id: u64,
     pub pair_id: u64,
     pub seed: u64,
     /// The opening plies, space-separated.
     pub opening: String,
-    pub bot0: String,
-    pub bot1: String,
+    pub bots: Vec<String>,
     pub winner: Option<u8>,
+    pub ranks: Vec<u8>,
     pub reason: String,
     pub turns: u32,
-    pub score0: i32,
-    pub score1: i32,
-    pub removed0: i32,
-    pub removed1: i32,
-    pub max_ms0: f64,
-    pub max_ms1: f64,
-    pub mean_ms0: f64,
-    pub mean_ms1: f64,
-    pub strikes0: u32,
-    pub strikes1: u32,
-    pub cpu_ms0: f64,
-    pub cpu_ms1: f64,
+    pub scores: Vec<i32>,
+    pub game_scores: Vec<i32>,
+    pub max_ms: Vec<f64>,
+    pub mean_ms: Vec<f64>,
+    pub strikes: Vec<u32>,
+    pub cpu_ms: Vec<f64>,
+    pub forfeits: String,
     /// What a forfeiting bot did, or why the referee failed.
     pub detail: String,
 }
 
+/// Milliseconds with two decimals.
+fn ms2(ms: f64) -> f64 {
+    (ms * 100.0).round() / 100.0
+}
+
 impl GameRow {
     pub fn new(spec: &GameSpec, r: &GameResult) -> GameRow {
-        let ms = |us: u64| (us as f64 / 10.0).round() / 100.0;
         GameRow {
             game_id: spec.game_id,
             pair_id: spec.pair_id,
             seed: spec.seed,
             opening: r.opening.join(" "),
-            bot0: r.bots[0].clone(),
-            bot1: r.bots[1].clone(),
+            bots: r.bots.clone(),
             winner: r.winner.map(|w| w as u8),
+            ranks: r.ranks.clone(),
             reason: r.reason.to_string(),
             turns: r.turns,
-            score0: r.scores[0],
-            score1: r.scores[1],
-            removed0: r.removed[0],
-            removed1: r.removed[1],
-            max_ms0: ms(r.stats[0].max_us),
-            max_ms1: ms(r.stats[1].max_us),
-            mean_ms0: (r.stats[0].mean_ms() * 100.0).round() / 100.0,
-            mean_ms1: (r.stats[1].mean_ms() * 100.0).round() / 100.0,
-            strikes0: r.stats[0].strikes,
-            strikes1: r.stats[1].strikes,
-            cpu_ms0: (r.stats[0].cpu_mean_ms() * 100.0).round() / 100.0,
-            cpu_ms1: (r.stats[1].cpu_mean_ms() * 100.0).round() / 100.0,
+            scores: r.scores.clone(),
+            game_scores: r.removed.clone(),
+            max_ms: r
+                .stats
+                .iter()
+                .map(|s| ms2(s.max_us as f64 / 1000.0))
+                .collect(),
+            mean_ms: r.stats.iter().map(|s| ms2(s.mean_ms())).collect(),
+            strikes: r.stats.iter().map(|s| s.strikes).collect(),
+            cpu_ms: r.stats.iter().map(|s| ms2(s.cpu_mean_ms())).collect(),
+            forfeits: r
+                .forfeits
+                .iter()
+                .map(|f| format!("{}:{}", f.seat, f.reason))
+                .collect::<Vec<_>>()
+                .join(";"),
             detail: r.detail.clone(),
         }
     }
+
+    /// The header of a file of `seats`-seat games.
+    pub fn header(seats: usize) -> Vec<String> {
+        let per = |name: &'static str| (0..seats).map(move |i| format!("{name}{i}"));
+        let mut h: Vec<String> = ["game_id", "pair_id", "seed", "opening"]
+            .map(String::from)
+            .into();
+        h.extend(per("bot"));
+        h.push("winner".into());
+        h.extend(per("rank"));
+        h.push("reason".into());
+        h.push("turns".into());
+        for name in [
+            "score",
+            "game_score",
+            "max_ms",
+            "mean_ms",
+            "strikes",
+            "cpu_ms",
+        ] {
+            h.extend(per(name));
+        }
+        h.push("forfeits".into());
+        h.push("detail".into());
+        h
+    }
+
+    fn record(&self) -> Vec<String> {
+        fn all<T: ToString>(v: &[T]) -> impl Iterator<Item = String> + '_ {
+            v.iter().map(T::to_string)
+        }
+        let mut f = vec![
+            self.game_id.to_string(),
+            self.pair_id.to_string(),
+            self.seed.to_string(),
+            self.opening.clone(),
+        ];
+        f.extend(self.bots.iter().cloned());
+        f.push(self.winner.map_or(String::new(), |w| w.to_string()));
+        f.extend(all(&self.ranks));
+        f.push(self.reason.clone());
+        f.push(self.turns.to_string());
+        f.extend(all(&self.scores));
+        f.extend(all(&self.game_scores));
+        f.extend(all(&self.max_ms));
+        f.extend(all(&self.mean_ms));
+        f.extend(all(&self.strikes));
+        f.extend(all(&self.cpu_ms));
+        f.push(self.forfeits.clone());
+        f.push(self.detail.clone());
+        f
+    }
 }
 
-const HEADER: &str = "game_id,pair_id,seed,opening,bot0,bot1,winner,reason,turns,score0,score1,removed0,removed1,max_ms0,max_ms1,mean_ms0,mean_ms1,strikes0,strikes1,cpu_ms0,cpu_ms1,detail";
+impl GameRow {
+    /// The row in the two-seat columns of files written before seats were counted:
+    /// `game_id,pair_id,seed,opening,bot0,bot1,winner,reason,turns,score0,score1,removed0,
+    /// removed1,max_ms0,max_ms1,mean_ms0,mean_ms1,strikes0,strikes1,cpu_ms0,cpu_ms1,detail`.
+    fn legacy_record(&self) -> Vec<String> {
+        let two = |v: Vec<String>| v.into_iter().take(2);
+        let s = |v: &[f64]| v.iter().map(f64::to_string).collect::<Vec<_>>();
+        let mut f = vec![
+            self.game_id.to_string(),
+            self.pair_id.to_string(),
+            self.seed.to_string(),
+            self.opening.clone(),
+        ];
+        f.extend(self.bots.iter().take(2).cloned());
+        f.push(self.winner.map_or(String::new(), |w| w.to_string()));
+        f.push(self.reason.clone());
+        f.push(self.turns.to_string());
+        f.extend(two(self.scores.iter().map(i32::to_string).collect()));
+        f.extend(two(self.game_scores.iter().map(i32::to_string).collect()));
+        f.extend(two(s(&self.max_ms)));
+        f.extend(two(s(&self.mean_ms)));
+        f.extend(two(self.strikes.iter().map(u32::to_string).collect()));
+        f.extend(two(s(&self.cpu_ms)));
+        f.push(self.detail.clone());
+        f
+    }
+}
+
+/// How many `bot0, bot1, ...` columns a header has.
+fn seat_columns(headers: &csv::StringRecord) -> usize {
+    (0..)
+        .take_while(|i| headers.iter().any(|h| h == format!("bot{i}")))
+        .count()
+}
 
 /// An open games.csv, appended to row by row.
 pub struct GamesCsv {
     file: File,
     path: PathBuf,
     row: Vec<u8>,
+    seats: usize,
+    /// A file written before seats were counted: rows keep its columns.
+    legacy: bool,
 }
 
 impl GamesCsv {
-    /// Opens (creating if needed) `path`; returns it with the ids of the games already recorded.
-    /// A last line without its newline (a write cut by a kill) is removed first. Rows are
-    /// streamed: memory does not grow with the file beyond one bit per game id.
-    pub fn open(path: &Path) -> io::Result<(GamesCsv, DoneSet)> {
+    /// Opens (creating if needed) `path` for games of `seats` seats; returns it with the ids of
+    /// the games already recorded. A last line without its newline (a write cut by a kill) is
+    /// removed first. Rows are streamed: memory does not grow with the file beyond one bit per
+    /// game id. Files written before seats were counted (two seats) are continued as they are.
+    pub fn open(path: &Path, seats: usize) -> io::Result<(GamesCsv, DoneSet)> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -92,23 +191,43 @@ impl GamesCsv {
             file.set_len(keep)?;
         }
         let mut done = DoneSet::default();
+        let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+        let mut legacy = false;
         if keep == 0 {
-            file.write_all(format!("{HEADER}\n").as_bytes())?;
+            let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+            w.write_record(GameRow::header(seats))?;
+            file.write_all(&w.into_inner().map_err(|e| bad(e.to_string()))?)?;
         } else {
             file.seek(SeekFrom::Start(0))?;
             let mut reader = csv::Reader::from_reader(BufReader::new((&file).take(keep)));
-            for (i, row) in reader.deserialize::<GameRow>().enumerate() {
-                let row = row.map_err(|e| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "{}: row {} is not a games.csv row: {e}",
-                            path.display(),
-                            i + 2
-                        ),
-                    )
+            let headers = reader.headers()?.clone();
+            let found = seat_columns(&headers);
+            if found != seats {
+                return Err(bad(format!(
+                    "{} holds games of {found} seats, not {seats}; use another results folder",
+                    path.display()
+                )));
+            }
+            legacy = !headers.iter().any(|h| h == "rank0");
+            let id_col = headers
+                .iter()
+                .position(|h| h == "game_id")
+                .ok_or_else(|| bad(format!("{}: no game_id column", path.display())))?;
+            for (i, rec) in reader.records().enumerate() {
+                let rec = rec.map_err(|e| {
+                    bad(format!(
+                        "{}: row {} is not a games.csv row: {e}",
+                        path.display(),
+                        i + 2
+                    ))
                 })?;
-                done.insert(row.game_id);
+                let id = rec
+                    .get(id_col)
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| {
+                        bad(format!("{}: row {} has no game id", path.display(), i + 2))
+                    })?;
+                done.insert(id);
             }
         }
         file.seek(SeekFrom::End(0))?;
@@ -117,6 +236,8 @@ impl GamesCsv {
                 file,
                 path: path.to_path_buf(),
                 row: Vec::with_capacity(512),
+                seats,
+                legacy,
             },
             done,
         ))
@@ -124,12 +245,23 @@ impl GamesCsv {
 
     /// Appends one row in a single write.
     pub fn append(&mut self, row: &GameRow) -> io::Result<()> {
+        if row.bots.len() != self.seats {
+            return Err(io::Error::other(format!(
+                "a game of {} seats in a file of {}-seat games",
+                row.bots.len(),
+                self.seats
+            )));
+        }
         self.row.clear();
         {
             let mut w = csv::WriterBuilder::new()
                 .has_headers(false)
                 .from_writer(&mut self.row);
-            w.serialize(row).map_err(io::Error::other)?;
+            if self.legacy {
+                w.write_record(row.legacy_record())?;
+            } else {
+                w.write_record(row.record())?;
+            }
             w.flush()?;
         }
         self.file.write_all(&self.row)
@@ -191,58 +323,191 @@ impl DoneSet {
     }
 }
 
-/// The columns ratings need; everything else in a games.csv is optional.
-#[derive(Clone, Debug, Deserialize)]
+/// What ratings need of one game: the bots by seat and their ranks.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResultRow {
-    pub bot0: String,
-    pub bot1: String,
-    /// 0, 1, or empty for a draw.
-    pub winner: Option<u8>,
-    #[serde(default)]
+    pub bots: Vec<String>,
+    /// 0 = first; equal ranks tie.
+    pub ranks: Vec<u8>,
     pub reason: Option<String>,
-    #[serde(default)]
     pub pair_id: Option<u64>,
-    #[serde(default)]
     pub game_id: Option<u64>,
 }
 
-/// Streams the rating columns of one or more games.csv files into `each`, skipping games the
-/// referee could not play (`referee-error`) and a torn last line. Returns the rows passed on.
+impl ResultRow {
+    /// The seat alone in first place, if any.
+    pub fn winner(&self) -> Option<usize> {
+        crate::game::Outcome {
+            ranks: self.ranks.clone(),
+        }
+        .sole_winner()
+    }
+}
+
+/// What reading result files found besides the games.
+#[derive(Clone, Debug, Default)]
+pub struct ReadSummary {
+    /// Games passed on.
+    pub games: u64,
+    /// Rows skipped because their game id was already seen in the same file.
+    pub duplicates: u64,
+    /// Games the referee could not play (`referee-error`), skipped.
+    pub referee_errors: u64,
+    /// Files whose last line had no newline and was not a complete row (a run still writing).
+    pub torn: Vec<PathBuf>,
+}
+
+/// The columns of one results file.
+struct Columns {
+    bots: Vec<usize>,
+    ranks: Option<Vec<usize>>,
+    winner: Option<usize>,
+    reason: Option<usize>,
+    pair_id: Option<usize>,
+    game_id: Option<usize>,
+}
+
+impl Columns {
+    fn find(headers: &csv::StringRecord, path: &Path) -> anyhow::Result<Columns> {
+        let col = |name: &str| headers.iter().position(|h| h == name);
+        let seats = seat_columns(headers);
+        let bots: Vec<usize> = (0..seats).filter_map(|i| col(&format!("bot{i}"))).collect();
+        let ranks: Option<Vec<usize>> = (0..seats).map(|i| col(&format!("rank{i}"))).collect();
+        let winner = col("winner");
+        if seats < 2 || (ranks.is_none() && (winner.is_none() || seats != 2)) {
+            anyhow::bail!(
+                "{}: not a results file: need columns bot0, bot1, ... and rank0, rank1, ... \
+                 (or, for two seats, bot0, bot1 and winner: 0, 1 or empty)",
+                path.display()
+            );
+        }
+        Ok(Columns {
+            bots,
+            ranks,
+            winner,
+            reason: col("reason"),
+            pair_id: col("pair_id"),
+            game_id: col("game_id"),
+        })
+    }
+
+    fn read(&self, rec: &csv::StringRecord) -> Result<ResultRow, String> {
+        let get = |i: usize| rec.get(i).unwrap_or("").trim();
+        let bots: Vec<String> = self.bots.iter().map(|&i| get(i).to_string()).collect();
+        if let Some(b) = bots.iter().find(|b| b.is_empty()) {
+            let _ = b;
+            return Err("a bot name is empty".into());
+        }
+        let ranks = match &self.ranks {
+            Some(cols) => cols
+                .iter()
+                .map(|&i| {
+                    get(i)
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|&r| (r as usize) < bots.len())
+                        .ok_or_else(|| {
+                            format!("rank {:?} is not a number below {}", get(i), bots.len())
+                        })
+                })
+                .collect::<Result<Vec<u8>, String>>()?,
+            None => match get(self.winner.expect("checked")) {
+                "" => vec![0, 0],
+                "0" => vec![0, 1],
+                "1" => vec![1, 0],
+                w => return Err(format!("winner {w:?}: expected 0, 1 or empty")),
+            },
+        };
+        let opt = |c: Option<usize>| c.map(get).filter(|v| !v.is_empty());
+        let number = |c: Option<usize>, what: &str| -> Result<Option<u64>, String> {
+            opt(c)
+                .map(|v| {
+                    v.parse()
+                        .map_err(|_| format!("{what} {v:?} is not a number"))
+                })
+                .transpose()
+        };
+        Ok(ResultRow {
+            bots,
+            ranks,
+            reason: opt(self.reason).map(str::to_string),
+            pair_id: number(self.pair_id, "pair_id")?,
+            game_id: number(self.game_id, "game_id")?,
+        })
+    }
+}
+
+/// Streams the games of one or more results files into `each`, skipping games the referee could
+/// not play (`referee-error`) and rows repeating a game id already seen in the same file. A
+/// finished file's last row counts even without its final newline; a last line that is not a
+/// complete row (a run still writing) is skipped and reported.
 pub fn for_each_result(
     paths: &[PathBuf],
     mut each: impl FnMut(ResultRow) -> anyhow::Result<()>,
-) -> anyhow::Result<u64> {
+) -> anyhow::Result<ReadSummary> {
     use anyhow::Context;
-    let mut count = 0;
+    let mut summary = ReadSummary::default();
     for path in paths {
-        let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
-        let keep = complete_length(&mut file)?;
-        file.seek(SeekFrom::Start(0))?;
-        let mut reader = csv::Reader::from_reader(BufReader::new(file.take(keep)));
-        let headers = reader.headers()?.clone();
-        for needed in ["bot0", "bot1", "winner"] {
-            if !headers.iter().any(|h| h == needed) {
-                anyhow::bail!(
-                    "{}: no column '{needed}'; need columns bot0, bot1, winner (0, 1 or empty)",
-                    path.display()
-                );
-            }
+        if path.is_dir() {
+            anyhow::bail!(
+                "{} is a folder; give its games.csv ({})",
+                path.display(),
+                path.join("games.csv").display()
+            );
         }
-        for (i, row) in reader.deserialize::<ResultRow>().enumerate() {
-            let row = row.with_context(|| {
-                format!(
-                    "{} row {}: need columns bot0, bot1, winner (0, 1 or empty)",
-                    path.display(),
-                    i + 2
-                )
-            })?;
-            if row.reason.as_deref() != Some("referee-error") {
-                count += 1;
-                each(row)?;
+        let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        let complete = complete_length(&mut file)?;
+        let total = file.metadata()?.len();
+        file.seek(SeekFrom::Start(0))?;
+        let mut reader = csv::Reader::from_reader(BufReader::new(file));
+        let headers = reader
+            .headers()
+            .with_context(|| format!("{}: not a CSV file", path.display()))?
+            .clone();
+        let cols = Columns::find(&headers, path)?;
+        let mut seen = DoneSet::default();
+        let mut rec = csv::StringRecord::new();
+        let mut line = 1u64;
+        loop {
+            let more = reader.read_record(&mut rec);
+            let in_torn_tail =
+                rec.position().is_some_and(|p| p.byte() >= complete) && total > complete;
+            let more = match more {
+                Ok(more) => more,
+                Err(_) if in_torn_tail => {
+                    summary.torn.push(path.clone());
+                    break;
+                }
+                Err(e) => return Err(anyhow::anyhow!("{}: row {}: {e}", path.display(), line + 1)),
+            };
+            if !more {
+                break;
             }
+            line += 1;
+            let row = match cols.read(&rec) {
+                Ok(row) => row,
+                Err(_) if in_torn_tail => {
+                    summary.torn.push(path.clone());
+                    break;
+                }
+                Err(why) => anyhow::bail!("{}: row {line}: {why}", path.display()),
+            };
+            if let Some(id) = row.game_id {
+                if seen.contains(id) {
+                    summary.duplicates += 1;
+                    continue;
+                }
+                seen.insert(id);
+            }
+            if row.reason.as_deref() == Some("referee-error") {
+                summary.referee_errors += 1;
+                continue;
+            }
+            summary.games += 1;
+            each(row)?;
         }
     }
-    Ok(count)
+    Ok(summary)
 }
 
 /// All rating rows of the files, in memory (for tests and small inputs).
@@ -259,29 +524,32 @@ pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
 mod tests {
     use super::*;
 
-    fn row(id: u64) -> GameRow {
+    fn row(id: u64, seats: usize) -> GameRow {
         GameRow {
             game_id: id,
-            pair_id: id / 2,
+            pair_id: id / seats as u64,
             seed: 7,
             opening: "a1b2 c7d6".into(),
-            bot0: "x".into(),
-            bot1: "y, with a comma".into(),
+            bots: (0..seats)
+                .map(|i| {
+                    if i == 1 {
+                        "y, with a comma".into()
+                    } else {
+                        format!("x{i}")
+                    }
+                })
+                .collect(),
             winner: None,
+            ranks: vec![0; seats],
             reason: "turn-limit".into(),
             turns: 250,
-            score0: 0,
-            score1: 0,
-            removed0: 3,
-            removed1: 4,
-            max_ms0: 1.5,
-            max_ms1: 2.25,
-            mean_ms0: 0.5,
-            mean_ms1: 0.75,
-            strikes0: 0,
-            strikes1: 1,
-            cpu_ms0: 0.25,
-            cpu_ms1: 0.5,
+            scores: vec![0; seats],
+            game_scores: vec![3; seats],
+            max_ms: vec![1.5; seats],
+            mean_ms: vec![0.5; seats],
+            strikes: vec![0; seats],
+            cpu_ms: vec![0.25; seats],
+            forfeits: String::new(),
             detail: String::new(),
         }
     }
@@ -290,39 +558,132 @@ mod tests {
     fn rows_round_trip_and_a_torn_line_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("games.csv");
-        let (mut csv, done) = GamesCsv::open(&path).unwrap();
+        let (mut csv, done) = GamesCsv::open(&path, 2).unwrap();
         assert!(done.is_empty());
-        csv.append(&row(0)).unwrap();
-        csv.append(&row(1)).unwrap();
+        csv.append(&row(0, 2)).unwrap();
+        csv.append(&row(1, 2)).unwrap();
         drop(csv);
         // A kill in the middle of a write leaves a partial line.
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"2,1,7,a1b2,x,y,0,wi").unwrap();
         drop(f);
-        let (mut csv, done) = GamesCsv::open(&path).unwrap();
+        // Readers skip the torn tail of a file still being written, and say so.
+        let mut n = 0;
+        let summary = for_each_result(std::slice::from_ref(&path), |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((n, summary.torn.len()), (2, 1));
+        let (mut csv, done) = GamesCsv::open(&path, 2).unwrap();
         assert_eq!(done.len(), 2);
         assert!(done.contains(0) && done.contains(1) && !done.contains(2));
-        csv.append(&row(2)).unwrap();
+        csv.append(&row(2, 2)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");
-        assert!(text.starts_with(HEADER));
-        let rows = read_results(&[path]).unwrap();
+        assert!(text.starts_with("game_id,pair_id,seed,opening,bot0,bot1,winner,rank0,rank1,"));
+        let rows = read_results(&[path.clone()]).unwrap();
         assert_eq!(rows.len(), 3);
-        assert_eq!(rows[0].bot1, "y, with a comma");
-        assert_eq!(rows[0].winner, None);
+        assert_eq!(rows[0].bots[1], "y, with a comma");
+        assert_eq!(rows[0].winner(), None);
+        let err = GamesCsv::open(&path, 4).err().unwrap().to_string();
+        assert!(err.contains("games of 2 seats, not 4"), "{err}");
+    }
+
+    /// The header of games.csv files before seats were counted.
+    const LEGACY: &str = "game_id,pair_id,seed,opening,bot0,bot1,winner,reason,turns,score0,score1,removed0,removed1,max_ms0,max_ms1,mean_ms0,mean_ms1,strikes0,strikes1,cpu_ms0,cpu_ms1,detail";
+
+    #[test]
+    fn a_file_from_before_seats_were_counted_is_continued_in_its_own_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        std::fs::write(
+            &path,
+            format!("{LEGACY}\n0,0,7,,a,b,1,win,80,-1,0,3,4,1.5,2.0,0.5,0.7,0,1,0.2,0.3,\n"),
+        )
+        .unwrap();
+        let (mut csv, done) = GamesCsv::open(&path, 2).unwrap();
+        assert!(done.contains(0));
+        let mut r = row(1, 2);
+        r.winner = Some(0);
+        r.ranks = vec![0, 1];
+        csv.append(&r).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let last = text.lines().last().unwrap();
+        assert_eq!(
+            last.matches(',').count(),
+            LEGACY.matches(',').count() + 1,
+            "{last}"
+        );
+        let rows = read_results(&[path]).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].ranks, vec![1, 0]);
+        assert_eq!(rows[1].ranks, vec![0, 1]);
+        assert_eq!(rows[1].bots, vec!["x0", "y, with a comma"]);
     }
 
     #[test]
-    fn ratings_need_only_three_columns() {
+    fn four_seat_rows_keep_every_seat() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        let (mut csv, _) = GamesCsv::open(&path, 4).unwrap();
+        let mut r = row(5, 4);
+        r.ranks = vec![2, 0, 3, 1];
+        r.winner = Some(1);
+        r.forfeits = "2:timeout".into();
+        csv.append(&r).unwrap();
+        let rows = read_results(&[path]).unwrap();
+        assert_eq!(rows[0].ranks, vec![2, 0, 3, 1]);
+        assert_eq!(rows[0].bots.len(), 4);
+        assert_eq!(rows[0].winner(), Some(1));
+        assert_eq!(rows[0].game_id, Some(5));
+    }
+
+    #[test]
+    fn ratings_need_only_the_bot_and_winner_columns_for_two_seats() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("min.csv");
-        std::fs::write(&path, "bot1,winner,bot0\nb,0,a\nb,,a\na,1,b\n").unwrap();
+        // A finished file's last row counts without its newline.
+        std::fs::write(&path, "bot1,winner,bot0\nb,0,a\nb,,a\na,1,b").unwrap();
         let rows = read_results(std::slice::from_ref(&path)).unwrap();
         assert_eq!(rows.len(), 3);
-        assert_eq!(rows[0].bot0, "a");
-        assert_eq!(rows[0].winner, Some(0));
+        assert_eq!(rows[0].bots, vec!["a", "b"]);
+        assert_eq!(rows[0].ranks, vec![0, 1]);
+        assert_eq!(rows[2].ranks, vec![1, 0]);
         std::fs::write(&path, "bot0,bot1\na,b\n").unwrap();
-        let err = format!("{:#}", read_results(&[path]).unwrap_err());
-        assert!(err.contains("need columns bot0, bot1, winner"), "{err}");
+        let err = format!(
+            "{:#}",
+            read_results(std::slice::from_ref(&path)).unwrap_err()
+        );
+        assert!(err.contains("need columns bot0, bot1"), "{err}");
+        std::fs::write(&path, "bot0,bot1,winner\na,b,0\na,b,7\n").unwrap();
+        let err = format!(
+            "{:#}",
+            read_results(std::slice::from_ref(&path)).unwrap_err()
+        );
+        assert!(err.contains("min.csv: row 3: winner \"7\""), "{err}");
+        let err = format!(
+            "{:#}",
+            read_results(&[dir.path().to_path_buf()]).unwrap_err()
+        );
+        assert!(err.contains("is a folder"), "{err}");
+    }
+
+    #[test]
+    fn a_game_id_counts_once_per_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        std::fs::write(
+            &path,
+            "game_id,bot0,bot1,winner\n0,a,b,0\n1,a,b,1\n0,a,b,0\n",
+        )
+        .unwrap();
+        let mut n = 0;
+        let s = for_each_result(std::slice::from_ref(&path), |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((n, s.duplicates), (2, 1));
     }
 }

@@ -1,5 +1,6 @@
 //! The only place that prints or writes results: summaries, tables, CSV, JSON and replays.
 
+pub mod catalogue;
 pub mod games_csv;
 pub mod play;
 pub mod progress;

@@ -12,27 +12,48 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
     for (seat, name) in r.bots.iter().enumerate() {
         writeln!(out, "  seat {seat}: {name}")?;
     }
-    match (r.winner, r.offender) {
-        (Some(w), Some(o)) => writeln!(
-            out,
-            "Result: {} wins; {} loses by {}: {}",
-            r.bots[w], r.bots[o], r.reason, r.detail
-        )?,
-        (Some(w), None) => writeln!(out, "Result: {} wins ({})", r.bots[w], r.reason)?,
-        (None, Some(o)) => writeln!(
-            out,
-            "Result: {} loses by {}: {}",
-            r.bots[o], r.reason, r.detail
-        )?,
-        (None, None) => writeln!(out, "Result: draw ({})", r.reason)?,
+    if r.bots.len() > 2 {
+        let mut order: Vec<usize> = (0..r.bots.len()).collect();
+        order.sort_by_key(|&s| r.ranks[s]);
+        let places: Vec<String> = order
+            .iter()
+            .map(|&s| format!("{}. {}", r.ranks[s] + 1, r.bots[s]))
+            .collect();
+        writeln!(out, "Ranking: {} ({})", places.join(", "), r.reason)?;
+        for f in &r.forfeits {
+            writeln!(
+                out,
+                "  {} was out at turn {} by {}: {}",
+                r.bots[f.seat], f.turn, f.reason, f.detail
+            )?;
+        }
+    } else {
+        match (r.winner, r.offender) {
+            (Some(w), Some(o)) => writeln!(
+                out,
+                "Result: {} wins; {} loses by {}: {}",
+                r.bots[w], r.bots[o], r.reason, r.detail
+            )?,
+            (Some(w), None) => writeln!(out, "Result: {} wins ({})", r.bots[w], r.reason)?,
+            (None, Some(o)) => writeln!(
+                out,
+                "Result: {} loses by {}: {}",
+                r.bots[o], r.reason, r.detail
+            )?,
+            (None, None) => writeln!(out, "Result: draw ({})", r.reason)?,
+        }
     }
     writeln!(out, "Turns: {}", r.turns)?;
-    writeln!(
-        out,
-        "Scores: {} (checkers removed: {})",
-        list(&r.scores),
-        list(&r.removed)
-    )?;
+    if r.game == "impasse" {
+        writeln!(
+            out,
+            "Scores: {} (checkers removed: {})",
+            list(&r.scores),
+            list(&r.removed)
+        )?;
+    } else {
+        writeln!(out, "Scores: {}", list(&r.removed))?;
+    }
     for (seat, s) in r.stats.iter().enumerate() {
         writeln!(
             out,

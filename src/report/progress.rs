@@ -57,12 +57,23 @@ impl Progress {
             *self.forfeits.entry(r.reason.as_str()).or_default() += 1;
         }
         if r.reason != Reason::RefereeError {
+            let others = (r.ranks.len().max(2) - 1) as f64;
             for (seat, name) in r.bots.iter().enumerate() {
-                let points = match r.winner {
-                    Some(w) if w == seat => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
+                // The share of the other seats this one finished ahead of (half for a tie):
+                // 1, 0.5 or 0 in a two-seat game.
+                let mine = r.ranks[seat];
+                let points = r
+                    .ranks
+                    .iter()
+                    .enumerate()
+                    .filter(|&(o, _)| o != seat)
+                    .map(|(_, &theirs)| match mine.cmp(&theirs) {
+                        std::cmp::Ordering::Less => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Greater => 0.0,
+                    })
+                    .sum::<f64>()
+                    / others;
                 let entry = self.points.entry(name.clone()).or_default();
                 entry.0 += points;
                 entry.1 += 1;

@@ -15,6 +15,8 @@ pub struct Standings {
     pub names: Vec<String>,
     pub table: CrossTable,
     pub fit: FieldFit,
+    /// Which model the ratings come from, for the line under the table.
+    pub model: String,
     /// For exactly two bots: the match seen from the first.
     pub duel: Option<Duel>,
 }
@@ -39,6 +41,8 @@ pub struct Builder {
     half_pairs: HashMap<u64, f64>,
     wdl: Wdl,
     penta: Pentanomial,
+    /// The most seats of any game seen.
+    seats: usize,
 }
 
 impl Builder {
@@ -57,6 +61,7 @@ impl Builder {
             half_pairs: HashMap::new(),
             wdl: Wdl::default(),
             penta: Pentanomial::default(),
+            seats: 0,
         }
     }
 
@@ -69,37 +74,46 @@ impl Builder {
         self.table.add_bot()
     }
 
-    /// Counts one game.
+    /// Counts one game. A game of k seats counts in the cross-table as one result between every
+    /// two of its bots (1 to the better rank, half each for equal ranks).
     pub fn add(&mut self, row: &ResultRow) -> Result<()> {
-        let a = self.id(&row.bot0);
-        let b = self.id(&row.bot1);
-        if a == b {
-            bail!("a game of '{}' against itself cannot be rated", row.bot0);
-        }
-        let score_a = match row.winner {
-            Some(0) => 1.0,
-            Some(1) => 0.0,
-            None => 0.5,
-            Some(w) => bail!(
-                "winner {w} in a game of {} and {}: expected 0, 1 or empty",
-                row.bot0,
-                row.bot1
-            ),
-        };
-        self.table.add_game(a, b, score_a)?;
-        // The match of bots 0 and 1, seen from bot 0 (used when they are the whole field).
-        if a + b == 1 {
-            let first = if a == 0 { score_a } else { 1.0 - score_a };
-            match first {
-                x if x > 0.75 => self.wdl.wins += 1,
-                x if x < 0.25 => self.wdl.losses += 1,
-                _ => self.wdl.draws += 1,
+        let ids: Vec<usize> = row.bots.iter().map(|b| self.id(b)).collect();
+        for (i, &a) in ids.iter().enumerate() {
+            if ids[..i].contains(&a) {
+                bail!("a game where '{}' sits twice cannot be rated", row.bots[i]);
             }
-            if let Some(pair) = row.pair_id {
-                match self.half_pairs.remove(&pair) {
-                    Some(other) => self.penta.0[((first + other) * 2.0).round() as usize] += 1,
-                    None => {
-                        self.half_pairs.insert(pair, first);
+        }
+        self.seats = self.seats.max(ids.len());
+        for i in 0..ids.len() {
+            for j in i + 1..ids.len() {
+                let score = match row.ranks[i].cmp(&row.ranks[j]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                };
+                self.table.add_game(ids[i], ids[j], score)?;
+            }
+        }
+        // The match of bots 0 and 1, seen from bot 0 (used when they are the whole field).
+        if let [a, b] = ids[..] {
+            if a + b == 1 {
+                let score_a = match row.ranks[0].cmp(&row.ranks[1]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                };
+                let first = if a == 0 { score_a } else { 1.0 - score_a };
+                match first {
+                    x if x > 0.75 => self.wdl.wins += 1,
+                    x if x < 0.25 => self.wdl.losses += 1,
+                    _ => self.wdl.draws += 1,
+                }
+                if let Some(pair) = row.pair_id {
+                    match self.half_pairs.remove(&pair) {
+                        Some(other) => self.penta.0[((first + other) * 2.0).round() as usize] += 1,
+                        None => {
+                            self.half_pairs.insert(pair, first);
+                        }
                     }
                 }
             }
@@ -121,6 +135,15 @@ impl Builder {
             None => None,
         };
         let mut fit = rating::bradley_terry::fit(&self.table, anchor);
+        let model = if self.seats > 2 {
+            format!(
+                "{} over the pairwise results of {}-seat games (each game counts as one result \
+                 between every two of its bots)",
+                fit.method, self.seats
+            )
+        } else {
+            fit.method.to_string()
+        };
         // The fit speaks of bots by index; users know them by name.
         for w in &mut fit.warnings {
             for (i, name) in names.iter().enumerate() {
@@ -141,6 +164,7 @@ impl Builder {
         Ok(Standings {
             names,
             table: self.table,
+            model,
             fit,
             duel,
         })
@@ -154,8 +178,21 @@ pub fn from_files(
     anchor: Option<&(String, f64)>,
 ) -> Result<(Standings, u64)> {
     let mut builder = Builder::new(order);
-    let games = crate::report::games_csv::for_each_result(paths, |row| builder.add(&row))?;
-    Ok((builder.finish(anchor)?, games))
+    let read = crate::report::games_csv::for_each_result(paths, |row| builder.add(&row))?;
+    let mut standings = builder.finish(anchor)?;
+    if read.duplicates > 0 {
+        standings.fit.warnings.push(format!(
+            "{} rows repeat a game id already read from the same file and were counted once",
+            read.duplicates
+        ));
+    }
+    for path in &read.torn {
+        standings.fit.warnings.push(format!(
+            "the last line of {} is incomplete (a run still writing?) and was skipped",
+            path.display()
+        ));
+    }
+    Ok((standings, read.games))
 }
 
 fn interval(r: &rating::BotRating) -> String {
@@ -188,7 +225,7 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
     for w in &s.fit.warnings {
         writeln!(out, "note: {w}")?;
     }
-    writeln!(out, "Ratings: {}.", s.fit.method)?;
+    writeln!(out, "Ratings: {}.", s.model)?;
     writeln!(
         out,
         "\nCross-table (points of the row bot against the column bot, out of games):"
@@ -321,7 +358,7 @@ pub fn json(s: &Standings) -> Value {
     json!({
         "ratings": ratings,
         "los": los,
-        "method": s.fit.method,
+        "method": s.model,
         "warnings": s.fit.warnings,
     })
 }

@@ -5,4 +5,4 @@ pub mod runner;
 pub mod schedule;
 
 pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
-pub use schedule::{opening, schedule, Format, GameSpec};
+pub use schedule::{opening, schedule, schedule_tables, tables, Format, GameSpec, Plan};

@@ -4,6 +4,7 @@
 
 use super::schedule::{opening, GameSpec};
 use crate::bot::BotSpec;
+use crate::game::GameChoice;
 use crate::referee::{self, GameResult, Reason, RefereeConfig, SeatStats};
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
@@ -13,7 +14,7 @@ use std::sync::mpsc;
 /// What the games are played with.
 pub struct Runner<'a> {
     pub bots: &'a [BotSpec],
-    pub game: &'a str,
+    pub game: &'a GameChoice,
     pub opening_plies: u32,
     pub referee: &'a RefereeConfig,
     pub concurrency: usize,
@@ -136,7 +137,7 @@ impl Runner<'_> {
                     .unwrap_or_else(|| "the referee panicked".into()),
             ),
         };
-        referee_error(self.game, spec.seed, names, opening_moves, detail)
+        referee_error(self.game.info.name, spec.seed, names, opening_moves, detail)
     }
 }
 
@@ -158,6 +159,7 @@ fn referee_error(
         reason: Reason::RefereeError,
         detail,
         offender: None,
+        forfeits: Vec::new(),
         turns: 0,
         scores: vec![0; seats],
         removed: vec![0; seats],
@@ -194,7 +196,7 @@ mod tests {
         let cfg = RefereeConfig::default();
         let runner = Runner {
             bots: &bots,
-            game: "impasse",
+            game: &GameChoice::new("impasse", None, None, None).unwrap(),
             opening_plies: 2,
             referee: &cfg,
             concurrency: 2,
@@ -223,7 +225,7 @@ mod tests {
         let cfg = RefereeConfig::default();
         let runner = Runner {
             bots: &bots,
-            game: "impasse",
+            game: &GameChoice::new("impasse", None, None, None).unwrap(),
             opening_plies: 0,
             referee: &cfg,
             concurrency: 1,

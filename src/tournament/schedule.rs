@@ -2,7 +2,7 @@
 //! openings. Pure and deterministic: the same settings always give the same games and ids,
 //! which is what lets a resumed run skip exactly the games already recorded.
 
-use crate::game::{new_game, Game, GameError};
+use crate::game::{Game, GameChoice, GameError};
 use crate::rng::Rng;
 
 /// How bots are paired.
@@ -20,13 +20,14 @@ pub enum Format {
 /// One game to play.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSpec {
-    /// Unique and stable for the settings; the two games of a pair are `2p` and `2p + 1`.
+    /// Unique and stable for the settings; the k games of a table round are `k t .. k t + k - 1`.
     pub game_id: u64,
+    /// The table round (for two seats: the pair of games with seats swapped).
     pub pair_id: u64,
-    /// Seeds the opening and the `random` answer; equal for both games of a pair.
+    /// Seeds the opening and the `random` answer; equal for all games of a table round.
     pub seed: u64,
     /// Bot indices by seat: `seats[0]` moves first.
-    pub seats: [usize; 2],
+    pub seats: Vec<usize>,
 }
 
 /// Every game of a two-seat tournament of `bots` bots with `games_per_pair` games per pairing
@@ -38,30 +39,126 @@ pub fn schedule(
     games_per_pair: u32,
     master_seed: u64,
 ) -> Vec<GameSpec> {
-    let pairings: Vec<(usize, usize)> = match format {
-        Format::RoundRobin => (0..bots)
-            .flat_map(|i| (i + 1..bots).map(move |j| (i, j)))
-            .collect(),
-        Format::Gauntlet => (1..bots).map(|j| (0, j)).collect(),
+    schedule_tables(&Plan {
+        bots,
+        seats: 2,
+        format,
+        games_per_table: games_per_pair,
+        tables: None,
+        master_seed,
+    })
+}
+
+/// What decides a tournament's games.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub bots: usize,
+    /// Seats of the game (k).
+    pub seats: usize,
+    pub format: Format,
+    /// Games per table, a multiple of `seats`: each round of k games shares a seed and an opening
+    /// and rotates the bots so that each plays every seat once.
+    pub games_per_table: u32,
+    /// Play this many sampled tables instead of every table (for large fields): see [`tables`].
+    pub tables: Option<usize>,
+    pub master_seed: u64,
+}
+
+/// The tables (sets of k bots, in seat order of their first game) a plan plays.
+///
+/// Without a sample size: round robin is every set of k bots, gauntlet is bot 0 with every set
+/// of k - 1 others. With `tables = Some(n)`: n tables drawn in rounds; each round shuffles the
+/// bots (gauntlet: the others) with the master seed and cuts them into tables of k (gauntlet:
+/// k - 1 plus bot 0); bots left over in a round sit out and are shuffled in by the next, so every
+/// bot sits at the same number of tables give or take one and meets a random sample of the
+/// others (within a round, the bots with the fewest tables so far are seated first). The same settings always give the same tables.
+pub fn tables(plan: &Plan) -> Vec<Vec<usize>> {
+    let k = plan.seats;
+    let (pool, fixed): (Vec<usize>, Option<usize>) = match plan.format {
+        Format::RoundRobin => ((0..plan.bots).collect(), None),
+        Format::Gauntlet => ((1..plan.bots).collect(), Some(0)),
     };
-    let rounds = u64::from(games_per_pair / 2);
-    let mut games = Vec::with_capacity(pairings.len() * games_per_pair as usize);
+    let pick = k - usize::from(fixed.is_some());
+    let with_fixed = |mut t: Vec<usize>| {
+        if let Some(f) = fixed {
+            t.insert(0, f);
+        }
+        t
+    };
+    let Some(want) = plan.tables else {
+        return combinations(&pool, pick)
+            .into_iter()
+            .map(with_fixed)
+            .collect();
+    };
+    let mut out = Vec::with_capacity(want);
+    if pick == 0 || pool.len() < pick {
+        return out;
+    }
+    let mut round = 0u64;
+    let mut seated = vec![0u32; plan.bots];
+    while out.len() < want {
+        let mut order = pool.clone();
+        let mut rng = Rng::new(Rng::derive(plan.master_seed, 0x7461_626c ^ round));
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        order.sort_by_key(|&b| seated[b]);
+        for chunk in order.chunks_exact(pick) {
+            for &b in chunk {
+                seated[b] += 1;
+            }
+            if out.len() == want {
+                break;
+            }
+            let mut t = chunk.to_vec();
+            t.sort_unstable();
+            out.push(with_fixed(t));
+        }
+        round += 1;
+    }
+    out
+}
+
+/// Every subset of `k` items of `pool`, in lexicographic order.
+fn combinations(pool: &[usize], k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut idx: Vec<usize> = (0..k).collect();
+    if k > pool.len() {
+        return out;
+    }
+    loop {
+        out.push(idx.iter().map(|&i| pool[i]).collect());
+        let Some(i) = (0..k).rev().find(|&i| idx[i] != i + pool.len() - k) else {
+            return out;
+        };
+        idx[i] += 1;
+        for j in i + 1..k {
+            idx[j] = idx[j - 1] + 1;
+        }
+    }
+}
+
+/// Every game of a plan, round by round over the tables (so a run stopped early is still
+/// balanced). The k games of a table round share a seed and an opening, and rotate the table so
+/// that each bot plays every seat once (for two seats: the pair with seats swapped).
+pub fn schedule_tables(plan: &Plan) -> Vec<GameSpec> {
+    let k = plan.seats.max(1);
+    let tables = tables(plan);
+    let rounds = u64::from(plan.games_per_table / k as u32);
+    let mut games = Vec::with_capacity(tables.len() * plan.games_per_table as usize);
     for round in 0..rounds {
-        for (p, &(a, b)) in pairings.iter().enumerate() {
-            let pair_id = p as u64 * rounds + round;
-            let seed = Rng::derive(master_seed, pair_id) >> 11;
-            games.push(GameSpec {
-                game_id: 2 * pair_id,
-                pair_id,
-                seed,
-                seats: [a, b],
-            });
-            games.push(GameSpec {
-                game_id: 2 * pair_id + 1,
-                pair_id,
-                seed,
-                seats: [b, a],
-            });
+        for (t, table) in tables.iter().enumerate() {
+            let pair_id = t as u64 * rounds + round;
+            let seed = Rng::derive(plan.master_seed, pair_id) >> 11;
+            for r in 0..k {
+                games.push(GameSpec {
+                    game_id: k as u64 * pair_id + r as u64,
+                    pair_id,
+                    seed,
+                    seats: (0..k).map(|s| table[(s + k - r) % k]).collect(),
+                });
+            }
         }
     }
     games
@@ -70,11 +167,11 @@ pub fn schedule(
 /// The position after `plies` random legal moves drawn from `seed`, and those moves. Stops
 /// early (never ending the game) if a move would finish it or none is left.
 pub fn opening(
-    game: &str,
+    game: &GameChoice,
     seed: u64,
     plies: u32,
 ) -> Result<(Box<dyn Game>, Vec<String>), GameError> {
-    let mut position = new_game(game, seed)?;
+    let mut position = game.start(seed)?;
     let mut rng = Rng::new(Rng::derive(seed, 0x6f70_656e));
     let mut moves = Vec::with_capacity(plies as usize);
     for _ in 0..plies {
@@ -108,17 +205,17 @@ mod tests {
         for pair in games.chunks(2) {
             assert_eq!(pair[0].pair_id, pair[1].pair_id);
             assert_eq!(pair[0].seed, pair[1].seed);
-            assert_eq!(pair[0].seats, [pair[1].seats[1], pair[1].seats[0]]);
+            assert_eq!(pair[0].seats, vec![pair[1].seats[1], pair[1].seats[0]]);
         }
         for (a, b) in [(0, 1), (0, 2), (1, 2)] {
             let n = games
                 .iter()
-                .filter(|g| g.seats == [a, b] || g.seats == [b, a])
+                .filter(|g| g.seats == vec![a, b] || g.seats == vec![b, a])
                 .count();
             assert_eq!(n, 4);
         }
         // The first round holds one pair of games of every pairing.
-        let first_round: HashSet<[usize; 2]> = games[..6].iter().map(|g| g.seats).collect();
+        let first_round: HashSet<Vec<usize>> = games[..6].iter().map(|g| g.seats.clone()).collect();
         assert_eq!(first_round.len(), 6);
         assert_eq!(games, schedule(3, Format::RoundRobin, 4, 9));
         assert_ne!(
@@ -134,21 +231,86 @@ mod tests {
         assert!(games.iter().all(|g| g.seats.contains(&0)));
     }
 
+    fn impasse() -> GameChoice {
+        GameChoice::new("impasse", None, None, None).unwrap()
+    }
+
     #[test]
     fn openings_are_reproducible_and_legal() {
-        let (pos, moves) = opening("impasse", 5, 4).unwrap();
+        let (pos, moves) = opening(&impasse(), 5, 4).unwrap();
         assert_eq!(moves.len(), 4);
-        let (pos2, moves2) = opening("impasse", 5, 4).unwrap();
+        let (pos2, moves2) = opening(&impasse(), 5, 4).unwrap();
         assert_eq!(moves, moves2);
         assert_eq!(pos.describe(), pos2.describe());
         // Replaying the moves by text reaches the same position.
-        let mut g = new_game("impasse", 5).unwrap();
+        let mut g = impasse().start(5).unwrap();
         for m in &moves {
             let i = g.legal_moves().iter().position(|x| x == m).unwrap();
             g.play(i);
         }
         assert_eq!(g.describe(), pos.describe());
-        let (_, none) = opening("impasse", 5, 0).unwrap();
+        let (_, none) = opening(&impasse(), 5, 0).unwrap();
         assert!(none.is_empty());
+    }
+
+    fn plan(bots: usize, seats: usize, format: Format, tables: Option<usize>) -> Plan {
+        Plan {
+            bots,
+            seats,
+            format,
+            games_per_table: seats as u32,
+            tables,
+            master_seed: 3,
+        }
+    }
+
+    #[test]
+    fn four_seat_tables_rotate_every_bot_through_every_seat() {
+        let games = schedule_tables(&plan(5, 4, Format::RoundRobin, None));
+        // C(5, 4) = 5 tables of 4 games each.
+        assert_eq!(games.len(), 20);
+        for table in games.chunks(4) {
+            assert!(table.iter().all(|g| g.seed == table[0].seed));
+            for seat in 0..4 {
+                let at_seat: HashSet<usize> = table.iter().map(|g| g.seats[seat]).collect();
+                assert_eq!(at_seat.len(), 4, "each bot plays seat {seat} once");
+            }
+        }
+        let ids: HashSet<u64> = games.iter().map(|g| g.game_id).collect();
+        assert_eq!(ids.len(), 20);
+        assert_eq!(*ids.iter().max().unwrap(), 19);
+        let gauntlet = schedule_tables(&plan(5, 4, Format::Gauntlet, None));
+        assert_eq!(gauntlet.len(), 4 * 4, "bot 0 with each 3 of the 4 others");
+        assert!(gauntlet.iter().all(|g| g.seats.contains(&0)));
+    }
+
+    #[test]
+    fn two_seat_tables_are_the_classic_pairs() {
+        let plan = Plan {
+            games_per_table: 6,
+            ..plan(4, 2, Format::RoundRobin, None)
+        };
+        assert_eq!(
+            schedule_tables(&plan),
+            schedule(4, Format::RoundRobin, 6, 3)
+        );
+    }
+
+    #[test]
+    fn sampled_tables_spread_thirty_bots_evenly() {
+        let t = tables(&plan(30, 4, Format::RoundRobin, Some(70)));
+        assert_eq!(t.len(), 70);
+        assert_eq!(t, tables(&plan(30, 4, Format::RoundRobin, Some(70))));
+        let mut seen = vec![0; 30];
+        for table in &t {
+            let distinct: HashSet<_> = table.iter().collect();
+            assert_eq!(distinct.len(), 4);
+            for &b in table {
+                seen[b] += 1;
+            }
+        }
+        // 7 tables a round (2 bots sit out), 70 tables: each bot at 9 or 10 tables.
+        let (lo, hi) = (seen.iter().min().unwrap(), seen.iter().max().unwrap());
+        assert!(hi - lo <= 1, "{seen:?}");
     }
 }

@@ -11,7 +11,9 @@
 //! Squares are `row * 8 + col`, with row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 
-use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{
+    BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup, Variant,
+};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -607,6 +609,16 @@ impl Game for Impasse {
 
     fn scores(&self) -> Vec<i32> {
         self.score.to_vec()
+    }
+
+    /// The arena's record: -1 for a bot that forfeits and 0 for the other, 0 and 0 at the turn
+    /// limit, the checkers removed after a win.
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        match end {
+            ScoreEnd::Rules => self.score.to_vec(),
+            ScoreEnd::TurnLimit => vec![0, 0],
+            ScoreEnd::Forfeit(seat) => (0..2).map(|s| if s == seat { -1 } else { 0 }).collect(),
+        }
     }
 
     fn info(&self) -> &'static GameInfo {

@@ -1,0 +1,78 @@
+//! What `arbiter games` and `arbiter perft` print: the list of games with their variants and
+//! seat counts, one game's statement for bot writers, and perft tables.
+
+use crate::game::{Game, GameInfo, GAMES};
+use std::io::{self, Write};
+use std::time::Duration;
+
+/// One line per game and one per variant.
+pub fn list(out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "Games (`arbiter games NAME` shows one game's statement for bot writers):"
+    )?;
+    for g in GAMES {
+        writeln!(
+            out,
+            "  {:<12} {} (turn limit {})",
+            g.name, g.about, g.default_max_turns
+        )?;
+        for (i, v) in g.variants.iter().enumerate() {
+            let seats: Vec<String> = v.seats.iter().map(usize::to_string).collect();
+            writeln!(
+                out,
+                "    --variant {:<14} {} seats  {}{}",
+                v.name,
+                seats.join(" or "),
+                v.about,
+                if i == 0 { " (default)" } else { "" }
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The statement of one game, with the start position's text form.
+pub fn statement(out: &mut impl Write, info: &GameInfo) -> io::Result<()> {
+    out.write_all(info.statement.as_bytes())?;
+    if !info.statement.ends_with('\n') {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// One line of a perft table.
+pub struct PerftLine {
+    pub depth: u32,
+    pub nodes: u64,
+    pub took: Duration,
+}
+
+/// Prints the position and the perft count of each depth as it comes.
+pub fn perft_header(out: &mut impl Write, game: &dyn Game) -> io::Result<()> {
+    writeln!(out, "{}", game.position_text())?;
+    writeln!(out, "{:>5}  {:>16}  {:>10}", "depth", "nodes", "seconds")
+}
+
+pub fn perft_line(out: &mut impl Write, l: &PerftLine) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:>5}  {:>16}  {:>10.3}",
+        l.depth,
+        l.nodes,
+        l.took.as_secs_f64()
+    )
+}
+
+/// `--divide`: the count below each first move.
+pub fn perft_divide(out: &mut impl Write, rows: &[(String, u64)]) -> io::Result<()> {
+    for (m, n) in rows {
+        writeln!(out, "{m}: {n}")?;
+    }
+    writeln!(
+        out,
+        "moves: {}, total: {}",
+        rows.len(),
+        rows.iter().map(|r| r.1).sum::<u64>()
+    )
+}

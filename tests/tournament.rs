@@ -256,7 +256,9 @@ fn duplicate_names_and_odd_game_counts_are_clear_errors() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--games must be a positive multiple of 2"));
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("--games must be a positive multiple of 2")
+    );
 }
 
 #[test]
@@ -398,4 +400,61 @@ fn a_bot_that_won_every_game_gets_a_bound_not_a_number() {
     assert_eq!(v["ratings"][0]["bot"], "a");
     assert_eq!(v["ratings"][0]["bound"], "at-least", "{v}");
     assert_eq!(v["ratings"][0]["high"], Value::Null);
+}
+
+#[test]
+fn a_second_run_on_a_busy_results_folder_stops_at_once_naming_the_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("busy");
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args(["tournament", "--games", "400", "--seed", "2", "--out"])
+        .arg(&out)
+        .args([random_bot(), first_bot()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The same run, and a different bot list, on the same folder: both refused.
+    for bots in [[random_bot(), first_bot()], [greedy_bot(), first_bot()]] {
+        let second = arbiter()
+            .args(["tournament", "--games", "400", "--seed", "2", "--out"])
+            .arg(&out)
+            .args(bots)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&second.stderr);
+        assert_eq!(second.status.code(), Some(3), "{err}");
+        assert!(
+            err.contains(&format!(
+                "in use by another arbiter run (pid {})",
+                first.id()
+            )) || err.contains("already holds a different run"),
+            "{err}"
+        );
+    }
+    first.kill().unwrap(); // SIGKILL: the kernel releases the lock
+    first.wait().unwrap();
+    let resumed = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .args(["--concurrency", "2"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let rows = read_csv(&csv);
+    let ids: std::collections::HashSet<&String> = rows.iter().map(|r| &r["game_id"]).collect();
+    assert_eq!((rows.len(), ids.len()), (400, 400));
 }

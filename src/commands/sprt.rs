@@ -1,7 +1,7 @@
 //! `arbiter sprt NEW OLD`: plays pairs of games (same seed and opening, seats swapped) until the
 //! sequential probability ratio test on the pentanomial pair scores accepts H0 or H1.
 
-use super::tournament::{prepare_bots, save_settings, settings_and_dir, Recorded};
+use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_dir, Recorded};
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
 use arbiter::rating::{self, Decision, EloEstimate, Pentanomial, SprtParams, Wdl};
@@ -109,6 +109,7 @@ pub fn run(args: SprtArgs) -> Result<ExitCode> {
     )?;
     let params = settings.sprt.params()?;
     let out = std::path::absolute(&out)?;
+    let _lock = claim_folder(&out)?;
     let choice = settings.game.choice()?;
     if choice.seats != 2 {
         bail!(

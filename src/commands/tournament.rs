@@ -5,6 +5,7 @@ use crate::cli::{self, GameOpts, TournamentArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::{BotProcess, BotSpec};
 use arbiter::report::games_csv::{GameRow, GamesCsv};
+use arbiter::report::lock::FolderLock;
 use arbiter::report::{self, progress::Progress, standings};
 use arbiter::tournament::{schedule_tables, Format, Plan, Runner};
 use serde::{Deserialize, Serialize};
@@ -96,6 +97,11 @@ pub fn save_settings<S: Recorded>(dir: &Path, settings: &S) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join(S::FILE), toml::to_string_pretty(settings)?)
         .with_context(|| format!("writing {}", dir.join(S::FILE).display()))
+}
+
+/// Claims the results folder for this run (see [`FolderLock`]): held until the run ends.
+pub fn claim_folder(dir: &Path) -> Result<FolderLock> {
+    Ok(FolderLock::acquire(dir)?)
 }
 
 /// Resolves, builds and test-starts every bot. Bots that fail are reported and left out; a
@@ -233,6 +239,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         },
     )?;
     let out = std::path::absolute(&out)?;
+    let _lock = claim_folder(&out)?;
     let choice = settings.game.choice()?;
     let seats = choice.seats;
     let mut cfg = settings

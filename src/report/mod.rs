@@ -2,6 +2,7 @@
 
 pub mod catalogue;
 pub mod games_csv;
+pub mod lock;
 pub mod play;
 pub mod progress;
 pub mod replay;

@@ -239,8 +239,12 @@ pub fn fresh_seed() -> u64 {
 /// How a run of many games is played: openings, seeds, and where the games run.
 #[derive(Args, Debug)]
 pub struct RunOpts {
-    /// Random legal plies the referee plays before the bots take over (0 = the standard start).
-    #[arg(long, default_value_t = 4, value_name = "K")]
+    /// Random legal plies the referee plays before the bots take over, so that deterministic
+    /// bots play different games. 0 starts every game from the game's start position, as the
+    /// CodinGame arena does. With K > 0 a bot's first input is a position after K random moves
+    /// (for Impasse: White's first last move is not `null` and the board is not the standard
+    /// start), so only bots that read the position from their input can play.
+    #[arg(long, default_value_t = 0, value_name = "K")]
     pub opening_plies: u32,
     /// Master seed: fixes every pair's seed and opening [default: random, recorded].
     #[arg(long, value_name = "N")]

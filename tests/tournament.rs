@@ -36,6 +36,8 @@ fn a_two_bot_tournament_writes_every_file_and_the_match_block() {
             "11",
             "--turn-ms",
             "1000",
+            "--opening-plies",
+            "4",
             "--out",
         ])
         .arg(&out)
@@ -457,4 +459,26 @@ fn a_second_run_on_a_busy_results_folder_stops_at_once_naming_the_owner() {
     let rows = read_csv(&csv);
     let ids: std::collections::HashSet<&String> = rows.iter().map(|r| &r["game_id"]).collect();
     assert_eq!((rows.len(), ids.len()), (400, 400));
+}
+
+#[test]
+fn by_default_games_start_from_the_arena_position_and_replayed_games_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("same");
+    let run = arbiter()
+        .args(["tournament", "--games", "6", "--seed", "1", "--out"])
+        .arg(&out)
+        .args([greedy_bot(), first_bot()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let rows = read_csv(&out.join("games.csv"));
+    assert!(rows.iter().all(|r| r["opening"].is_empty()), "no opening plies by default");
+    // Two deterministic bots play the same two games three times each.
+    assert!(
+        stdout.contains("4 games repeat an earlier game move for move"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--opening-plies"), "{stdout}");
 }

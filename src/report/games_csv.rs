@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 /// first place, else empty), `rank0..` (0 = first, equal = tie), `reason,turns`, `score0..` (the
 /// record's scores: for Impasse the arena's, -1 for a forfeit), `game_score0..` (the game's own
 /// score, for Impasse checkers removed), `max_ms0..`, `mean_ms0..`, `strikes0..`, `cpu_ms0..`
-/// (mean CPU time per turn), `forfeits` (`seat:reason` for every forfeit, `;`-separated) and
-/// `detail`. For two seats every column of the files written before seats were counted is
+/// (mean CPU time per turn), `forfeits` (`seat:reason` for every forfeit, `;`-separated),
+/// `moves_hash` (equal for games replayed move for move) and `detail`. For two seats every column of the files written before seats were counted is
 /// still there with the same name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
@@ -36,8 +36,24 @@ pub struct GameRow {
     pub strikes: Vec<u32>,
     pub cpu_ms: Vec<f64>,
     pub forfeits: String,
+    /// A hash of the opening and the moves (16 hex digits): equal for a game replayed move for
+    /// move, which deterministic bots do.
+    pub moves_hash: String,
     /// What a forfeiting bot did, or why the referee failed.
     pub detail: String,
+}
+
+/// FNV-1a over the opening and the moves, each followed by a newline: stable across versions
+/// and platforms.
+pub fn moves_hash(opening: &[String], moves: &[String]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for m in opening.iter().chain(std::iter::once(&"|".to_string())).chain(moves) {
+        for b in m.bytes().chain(std::iter::once(b'\n')) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 /// Milliseconds with two decimals.
@@ -73,6 +89,7 @@ impl GameRow {
                 .map(|f| format!("{}:{}", f.seat, f.reason))
                 .collect::<Vec<_>>()
                 .join(";"),
+            moves_hash: moves_hash(&r.opening, &r.moves),
             detail: r.detail.clone(),
         }
     }
@@ -99,6 +116,7 @@ impl GameRow {
             h.extend(per(name));
         }
         h.push("forfeits".into());
+        h.push("moves_hash".into());
         h.push("detail".into());
         h
     }
@@ -125,6 +143,7 @@ impl GameRow {
         f.extend(all(&self.strikes));
         f.extend(all(&self.cpu_ms));
         f.push(self.forfeits.clone());
+        f.push(self.moves_hash.clone());
         f.push(self.detail.clone());
         f
     }
@@ -332,6 +351,7 @@ pub struct ResultRow {
     pub reason: Option<String>,
     pub pair_id: Option<u64>,
     pub game_id: Option<u64>,
+    pub moves_hash: Option<String>,
 }
 
 impl ResultRow {
@@ -365,6 +385,7 @@ struct Columns {
     reason: Option<usize>,
     pair_id: Option<usize>,
     game_id: Option<usize>,
+    moves_hash: Option<usize>,
 }
 
 impl Columns {
@@ -388,6 +409,7 @@ impl Columns {
             reason: col("reason"),
             pair_id: col("pair_id"),
             game_id: col("game_id"),
+            moves_hash: col("moves_hash"),
         })
     }
 
@@ -433,6 +455,7 @@ impl Columns {
             reason: opt(self.reason).map(str::to_string),
             pair_id: number(self.pair_id, "pair_id")?,
             game_id: number(self.game_id, "game_id")?,
+            moves_hash: opt(self.moves_hash).map(str::to_string),
         })
     }
 }
@@ -550,6 +573,7 @@ mod tests {
             strikes: vec![0; seats],
             cpu_ms: vec![0.25; seats],
             forfeits: String::new(),
+            moves_hash: "0123456789abcdef".into(),
             detail: String::new(),
         }
     }

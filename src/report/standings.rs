@@ -43,6 +43,9 @@ pub struct Builder {
     penta: Pentanomial,
     /// The most seats of any game seen.
     seats: usize,
+    /// Hashes of (bots by seat, moves) seen, to count games replayed move for move.
+    played: std::collections::HashSet<u64>,
+    repeats: u64,
 }
 
 impl Builder {
@@ -62,6 +65,8 @@ impl Builder {
             wdl: Wdl::default(),
             penta: Pentanomial::default(),
             seats: 0,
+            played: std::collections::HashSet::new(),
+            repeats: 0,
         }
     }
 
@@ -84,6 +89,14 @@ impl Builder {
             }
         }
         self.seats = self.seats.max(ids.len());
+        if let Some(hash) = &row.moves_hash {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&ids, hash).hash(&mut h);
+            if !self.played.insert(h.finish()) {
+                self.repeats += 1;
+            }
+        }
         for i in 0..ids.len() {
             for j in i + 1..ids.len() {
                 let score = match row.ranks[i].cmp(&row.ranks[j]) {
@@ -135,6 +148,15 @@ impl Builder {
             None => None,
         };
         let mut fit = rating::bradley_terry::fit(&self.table, anchor);
+        if self.repeats > 0 {
+            fit.warnings.push(format!(
+                "{} games repeat an earlier game move for move with the same bots in the same \
+                 seats (deterministic bots replaying a game): they add no information, yet the \
+                 ratings count them; give the bots different starts with --opening-plies K (bots \
+                 must then read the position from their input) or bots that vary their play",
+                self.repeats
+            ));
+        }
         let model = if self.seats > 2 {
             format!(
                 "{} over the pairwise results of {}-seat games (each game counts as one result \

@@ -286,3 +286,46 @@ fn the_bundled_bot_directories_run_through_bot_toml() {
         "{v}"
     );
 }
+
+/// One rule for the answer's length, as the arena applies it, whatever the split of the writes:
+/// 10,000 bytes before the line end are an answer, 10,001 are too long.
+#[test]
+fn answer_length_is_one_rule_however_the_writes_are_split() {
+    let bot = |bytes: usize, cut: usize, ending: &str| {
+        format!(
+            "{} {}/tests/bots/split.py {bytes} {cut} {ending}",
+            python(),
+            root().display()
+        )
+    };
+    for (bytes, cut, ending) in [
+        (10_000, 10_000, "crlf"),
+        (10_000, 10_001, "crlf"),
+        (10_000, 5_000, "lf"),
+        (10_000, 10_000, "lf"),
+    ] {
+        let (v, _) = play_json(
+            &bot(bytes, cut, ending),
+            &first_bot(),
+            &["--max-turns", "6"],
+        );
+        assert_eq!(v["reason"], "turn-limit", "{bytes} {cut} {ending}: {v}");
+    }
+    for (bytes, cut, ending) in [
+        (10_001, 10_001, "lf"),
+        (10_001, 3, "crlf"),
+        (12_000, 12_000, "lf"),
+        (16_000, 8_000, "crlf"),
+    ] {
+        let (v, _) = play_json(
+            &bot(bytes, cut, ending),
+            &first_bot(),
+            &["--max-turns", "6"],
+        );
+        assert_eq!(
+            v["reason"], "output-too-long",
+            "{bytes} {cut} {ending}: {v}"
+        );
+        assert_eq!(v["offender"], 0, "{v}");
+    }
+}

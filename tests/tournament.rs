@@ -472,9 +472,16 @@ fn by_default_games_start_from_the_arena_position_and_replayed_games_are_named()
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let rows = read_csv(&out.join("games.csv"));
-    assert!(rows.iter().all(|r| r["opening"].is_empty()), "no opening plies by default");
+    assert!(
+        rows.iter().all(|r| r["opening"].is_empty()),
+        "no opening plies by default"
+    );
     // Two deterministic bots play the same two games three times each.
     assert!(
         stdout.contains("4 games repeat an earlier game move for move"),

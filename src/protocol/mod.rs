@@ -63,10 +63,13 @@ impl LineBuffer {
         }
     }
 
-    /// True when the unconsumed bytes hold no line end and are already longer than an answer may be.
+    /// True when the unconsumed bytes hold no line end and are already longer than an answer may
+    /// be. A `\r` at the end may be the start of a `\r\n` split over two writes: it is not
+    /// counted, so the rule is the same however the bot's writes are cut.
     pub fn overlong(&self) -> bool {
         let pending = &self.buf[self.start..];
-        pending.len() > MAX_LINE_BYTES && !pending.contains(&b'\n')
+        let body = pending.strip_suffix(b"\r").unwrap_or(pending);
+        body.len() > MAX_LINE_BYTES && !pending.contains(&b'\n')
     }
 
     /// Complete lines waiting to be consumed.
@@ -83,13 +86,17 @@ impl LineBuffer {
     }
 }
 
-/// A bot's answer, well-formed.
+/// A bot's answer, well-formed. The comment is shown, never judged: bytes that are not UTF-8
+/// in it are replaced, not held against the bot.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Answer<'a> {
     /// A move text, to be checked against the offered moves.
-    Move { text: &'a str, comment: &'a str },
+    Move {
+        text: &'a str,
+        comment: std::borrow::Cow<'a, str>,
+    },
     /// The word `random`: the referee plays a uniformly random offered move.
-    Random { comment: &'a str },
+    Random { comment: std::borrow::Cow<'a, str> },
 }
 
 /// Why an answer line is not even a candidate move.
@@ -101,6 +108,10 @@ pub enum Malformed {
     ControlCharacters(String),
     #[error("the answer is an empty line")]
     Empty,
+    #[error("the answer starts with a space: \"{0}\" (the move comes first; text after the first space is a comment)")]
+    LeadingSpace(String),
+    #[error("the answer is {0} bytes long, more than the {MAX_LINE_BYTES} an answer may have")]
+    TooLong(usize),
 }
 
 /// Splits an answer line into the move and the comment (the text after the first space).
@@ -109,18 +120,28 @@ pub enum Malformed {
 /// use arbiter::protocol::{parse_answer, Answer};
 /// assert_eq!(
 ///     parse_answer(b"f8g7c5 crowning!").unwrap(),
-///     Answer::Move { text: "f8g7c5", comment: "crowning!" }
+///     Answer::Move { text: "f8g7c5", comment: "crowning!".into() }
 /// );
 /// assert!(parse_answer(b"\xff").is_err());
 /// ```
 pub fn parse_answer(line: &[u8]) -> Result<Answer<'_>, Malformed> {
-    let text = std::str::from_utf8(line).map_err(|_| Malformed::NotUtf8(escape(line, 100)))?;
-    let (word, comment) = text.split_once(' ').unwrap_or((text, ""));
+    if line.len() > MAX_LINE_BYTES {
+        return Err(Malformed::TooLong(line.len()));
+    }
+    let (word, comment) = match line.iter().position(|&b| b == b' ') {
+        Some(i) => (&line[..i], String::from_utf8_lossy(&line[i + 1..])),
+        None => (line, std::borrow::Cow::Borrowed("")),
+    };
+    let word = std::str::from_utf8(word).map_err(|_| Malformed::NotUtf8(escape(line, 100)))?;
     if word.chars().any(char::is_control) {
         return Err(Malformed::ControlCharacters(escape(line, 100)));
     }
     if word.is_empty() {
-        return Err(Malformed::Empty);
+        return Err(if line.is_empty() {
+            Malformed::Empty
+        } else {
+            Malformed::LeadingSpace(escape(line, 100))
+        });
     }
     if word == "random" {
         Ok(Answer::Random { comment })
@@ -190,15 +211,20 @@ mod tests {
             parse_answer(b"a1b2 hello world").unwrap(),
             Answer::Move {
                 text: "a1b2",
-                comment: "hello world"
+                comment: "hello world".into()
             }
         );
         assert_eq!(
             parse_answer(b"random why not").unwrap(),
-            Answer::Random { comment: "why not" }
+            Answer::Random {
+                comment: "why not".into()
+            }
         );
         assert_eq!(parse_answer(b"").unwrap_err(), Malformed::Empty);
-        assert_eq!(parse_answer(b" a1b2").unwrap_err(), Malformed::Empty);
+        assert!(matches!(
+            parse_answer(b" a1b2"),
+            Err(Malformed::LeadingSpace(_))
+        ));
         assert_eq!(
             parse_answer(b"\xff\xfe\x01ab").unwrap_err(),
             Malformed::NotUtf8("\\xff\\xfe\\x01ab".into())
@@ -213,5 +239,63 @@ mod tests {
     fn escape_cuts_and_marks() {
         assert_eq!(escape(b"abcdef", 3), "abc…");
         assert_eq!(escape(b"a\tb", 10), "a\\x09b");
+    }
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::*;
+
+    #[test]
+    fn a_comment_that_is_not_utf8_does_not_spoil_the_move() {
+        match parse_answer(b"a5b4 \xff\xfe").unwrap() {
+            Answer::Move { text, comment } => {
+                assert_eq!(text, "a5b4");
+                assert_eq!(comment, "\u{fffd}\u{fffd}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_answer(b"\xffa5 ok"),
+            Err(Malformed::NotUtf8(_))
+        ));
+    }
+
+    #[test]
+    fn a_leading_space_is_named_as_such() {
+        let err = parse_answer(b" a5b4").unwrap_err().to_string();
+        assert!(err.contains("starts with a space: \" a5b4\""), "{err}");
+        assert_eq!(parse_answer(b""), Err(Malformed::Empty));
+    }
+
+    #[test]
+    fn one_length_rule_however_the_writes_are_split() {
+        let long = vec![b'x'; MAX_LINE_BYTES];
+        // Exactly the limit is an answer, with \n or \r\n, whole or cut anywhere.
+        for ending in [&b"\n"[..], &b"\r\n"[..]] {
+            let mut whole = long.clone();
+            whole.extend_from_slice(ending);
+            for cut in [1, MAX_LINE_BYTES - 1, MAX_LINE_BYTES, MAX_LINE_BYTES + 1] {
+                let cut = cut.min(whole.len());
+                let mut buf = LineBuffer::new();
+                buf.extend(&whole[..cut]);
+                assert!(!buf.overlong(), "cut at {cut}");
+                buf.extend(&whole[cut..]);
+                let line = buf.take_line().unwrap();
+                assert!(parse_answer(&line).is_ok());
+            }
+        }
+        // One byte more is too long, whether seen before its newline or after.
+        let mut buf = LineBuffer::new();
+        buf.extend(&[b'x'; MAX_LINE_BYTES + 1]);
+        assert!(buf.overlong());
+        for n in [MAX_LINE_BYTES + 1, 12_000, 16_000] {
+            let mut buf = LineBuffer::new();
+            let mut whole = vec![b'x'; n];
+            whole.push(b'\n');
+            buf.extend(&whole);
+            let line = buf.take_line().unwrap();
+            assert_eq!(parse_answer(&line), Err(Malformed::TooLong(n)));
+        }
     }
 }

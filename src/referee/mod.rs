@@ -445,6 +445,16 @@ impl Turns {
 
         let moves = game.legal_moves();
         let (index, comment) = match parse_answer(&line) {
+            Err(crate::protocol::Malformed::TooLong(n)) => {
+                return Err(forfeit(
+                    Reason::OutputTooLong,
+                    format!(
+                        "answered turn {turn_no} with a line of {n} bytes (at most {} allowed): \"{}\"",
+                        crate::protocol::MAX_LINE_BYTES,
+                        escape(&line, 100)
+                    ),
+                ));
+            }
             Err(malformed) => {
                 return Err(forfeit(
                     Reason::InvalidMove,

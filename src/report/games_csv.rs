@@ -47,7 +47,11 @@ pub struct GameRow {
 /// and platforms.
 pub fn moves_hash(opening: &[String], moves: &[String]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for m in opening.iter().chain(std::iter::once(&"|".to_string())).chain(moves) {
+    for m in opening
+        .iter()
+        .chain(std::iter::once(&"|".to_string()))
+        .chain(moves)
+    {
         for b in m.bytes().chain(std::iter::once(b'\n')) {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);

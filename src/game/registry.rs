@@ -25,6 +25,9 @@ pub struct Setup {
     pub seed: u64,
 }
 
+/// Reads a position from its one-line text form, or says why it cannot.
+pub type FromPosition = fn(&Setup, &str) -> Result<Box<dyn Game>, String>;
+
 /// A game arbiter knows.
 pub struct GameInfo {
     /// The name users type after `--game`.
@@ -43,7 +46,7 @@ pub struct GameInfo {
     /// The start position of a validated setup.
     pub new: fn(&Setup) -> Box<dyn Game>,
     /// A position from its one-line text form (as [`Game::position_text`] prints it).
-    pub from_position: fn(&Setup, &str) -> Result<Box<dyn Game>, String>,
+    pub from_position: FromPosition,
 }
 
 impl std::fmt::Debug for GameInfo {

@@ -610,7 +610,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(text.starts_with("game_id,pair_id,seed,opening,bot0,bot1,winner,rank0,rank1,"));
-        let rows = read_results(&[path.clone()]).unwrap();
+        let rows = read_results(std::slice::from_ref(&path)).unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].bots[1], "y, with a comma");
         assert_eq!(rows[0].winner(), None);

@@ -18,6 +18,8 @@ pub struct LineBuffer {
     start: usize,
     /// How far from `start` the buffer is known to hold no `\n`.
     scanned: usize,
+    /// Bytes received in all.
+    received: u64,
 }
 
 impl LineBuffer {
@@ -26,11 +28,18 @@ impl LineBuffer {
             buf: Vec::with_capacity(4096),
             start: 0,
             scanned: 0,
+            received: 0,
         }
+    }
+
+    /// Bytes the bot has written to stdout since it started.
+    pub fn received(&self) -> u64 {
+        self.received
     }
 
     /// Appends bytes read from the bot.
     pub fn extend(&mut self, data: &[u8]) {
+        self.received += data.len() as u64;
         if self.start == self.buf.len() {
             self.buf.clear();
             self.start = 0;
@@ -153,6 +162,19 @@ pub fn parse_answer(line: &[u8]) -> Result<Answer<'_>, Malformed> {
     }
 }
 
+/// A hint for an answer that looks like debug output rather than a move (several words, or
+/// punctuation moves never have), for the verdict's detail.
+pub fn debug_hint(line: &[u8]) -> Option<&'static str> {
+    let text = String::from_utf8_lossy(line);
+    let word = text.split(' ').next().unwrap_or("");
+    let looks_like_prose = word.ends_with(':')
+        || word.contains('=')
+        || text.split_whitespace().count() >= 3 && text.chars().filter(|c| c.is_alphabetic()).count() > 12;
+    looks_like_prose.then_some(
+        "it looks like debug output: a bot's stdout is its answers only; write debug output to stderr",
+    )
+}
+
 /// Shows at most `max` bytes of `bytes` as printable text: ASCII as is, everything else as `\xNN`,
 /// and `…` when cut.
 pub fn escape(bytes: &[u8], max: usize) -> String {
@@ -259,6 +281,15 @@ mod answer_tests {
             parse_answer(b"\xffa5 ok"),
             Err(Malformed::NotUtf8(_))
         ));
+    }
+
+    #[test]
+    fn debug_looking_answers_get_a_hint_and_moves_do_not() {
+        assert!(debug_hint(b"Debug: thinking about a5b4").is_some());
+        assert!(debug_hint(b"score=12 depth=3").is_some());
+        assert!(debug_hint(b"evaluating the position now please wait").is_some());
+        assert!(debug_hint(b"a5b4 best move so far").is_none());
+        assert!(debug_hint(b"zz99").is_none());
     }
 
     #[test]

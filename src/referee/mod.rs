@@ -381,40 +381,54 @@ impl Turns {
                 after.saturating_sub(before)
             });
         let turn_no = self.turn + 1;
+        // Messages name the bot's own turn, and the game's turn when openings or other seats
+        // make them differ.
+        let own = self.stats[seat].turns + 1;
+        let which = if own == turn_no {
+            format!("turn {own}")
+        } else {
+            format!("its turn {own} (game turn {turn_no})")
+        };
         let (line, at) = match waited {
             Wait::Line(line, at) => (line, at),
             Wait::Exited(status) => {
                 return Err(forfeit(
                     Reason::Crash,
-                    format!("{} before answering turn {turn_no} (after {})", describe_exit(status), ms(start.elapsed())),
+                    format!("{} before answering {which} (after {})", describe_exit(status), ms(start.elapsed())),
                 ))
             }
             Wait::ClosedStdout => {
                 return Err(forfeit(
                     Reason::Crash,
-                    format!("closed its standard output before answering turn {turn_no} (still running; it was killed)"),
+                    format!("closed its standard output before answering {which} (still running; it was killed)"),
                 ))
             }
             Wait::TooLong => {
                 return Err(forfeit(
                     Reason::OutputTooLong,
                     format!(
-                        "wrote more than {} bytes without a newline on turn {turn_no}: \"{}\"",
+                        "wrote more than {} bytes without a newline on {which}: \"{}\"",
                         crate::protocol::MAX_LINE_BYTES,
                         escape(procs[seat].out.pending(), 100)
                     ),
                 ))
             }
             Wait::Timeout => {
+                let silent = procs[seat].out.received() == 0;
                 return Err(forfeit(
                     Reason::Timeout,
                     format!(
-                        "no answer to turn {turn_no} within {} + {} grace{}",
+                        "no answer to {which} within {} + {} grace{}{}",
                         ms(limit),
                         ms(cfg.time.grace),
                         match cfg.time.clock {
                             Clock::Wall => "",
                             Clock::Cpu => " of CPU time (or ten times that in wall time)",
+                        },
+                        if silent {
+                            "; it never wrote a byte to stdout: does it flush stdout after each answer?"
+                        } else {
+                            ""
                         }
                     ),
                 ))
@@ -434,7 +448,7 @@ impl Turns {
                 return Err(forfeit(
                     Reason::Timeout,
                     format!(
-                        "late answer number {} (turn {turn_no} took {}, limit {})",
+                        "late answer number {} ({which} took {}, limit {})",
                         stats.strikes,
                         ms(elapsed),
                         ms(limit)
@@ -449,7 +463,7 @@ impl Turns {
                 return Err(forfeit(
                     Reason::OutputTooLong,
                     format!(
-                        "answered turn {turn_no} with a line of {n} bytes (at most {} allowed): \"{}\"",
+                        "answered {which} with a line of {n} bytes (at most {} allowed): \"{}\"",
                         crate::protocol::MAX_LINE_BYTES,
                         escape(&line, 100)
                     ),
@@ -458,7 +472,7 @@ impl Turns {
             Err(malformed) => {
                 return Err(forfeit(
                     Reason::InvalidMove,
-                    format!("turn {turn_no}: {malformed}"),
+                    format!("{which}: {malformed}"),
                 ));
             }
             Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
@@ -468,9 +482,12 @@ impl Turns {
                     return Err(forfeit(
                         Reason::InvalidMove,
                         format!(
-                            "turn {turn_no}: \"{}\" is not one of the {} offered moves",
+                            "{which}: \"{}\" is not one of the {} offered moves{}",
                             escape(text.as_bytes(), 100),
-                            moves.len()
+                            moves.len(),
+                            crate::protocol::debug_hint(&line)
+                                .map(|h| format!(" ({h})"))
+                                .unwrap_or_default()
                         ),
                     ))
                 }

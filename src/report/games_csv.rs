@@ -356,6 +356,8 @@ pub struct ResultRow {
     pub pair_id: Option<u64>,
     pub game_id: Option<u64>,
     pub moves_hash: Option<String>,
+    /// `(seat, reason)` of every forfeit of the game.
+    pub forfeits: Vec<(usize, String)>,
 }
 
 impl ResultRow {
@@ -390,6 +392,7 @@ struct Columns {
     pair_id: Option<usize>,
     game_id: Option<usize>,
     moves_hash: Option<usize>,
+    forfeits: Option<usize>,
 }
 
 impl Columns {
@@ -414,6 +417,7 @@ impl Columns {
             pair_id: col("pair_id"),
             game_id: col("game_id"),
             moves_hash: col("moves_hash"),
+            forfeits: col("forfeits"),
         })
     }
 
@@ -453,10 +457,32 @@ impl Columns {
                 })
                 .transpose()
         };
+        let reason = opt(self.reason).map(str::to_string);
+        let forfeits = match opt(self.forfeits) {
+            Some(list) => list
+                .split(';')
+                .map(|f| {
+                    let (seat, why) = f.split_once(':').ok_or(())?;
+                    let seat: usize = seat.parse().map_err(|_| ())?;
+                    (seat < bots.len()).then(|| (seat, why.to_string())).ok_or(())
+                })
+                .collect::<Result<Vec<_>, ()>>()
+                .map_err(|()| format!("forfeits {list:?}: expected seat:reason;..."))?,
+            // Files from before the column: a forfeit of a two-seat game is the loser's.
+            None => match (&reason, ranks.as_slice()) {
+                (Some(r), [a, b])
+                    if crate::referee::Reason::parse(r).is_some_and(|r| r.is_forfeit()) && a != b =>
+                {
+                    vec![(usize::from(a < b), r.clone())]
+                }
+                _ => Vec::new(),
+            },
+        };
         Ok(ResultRow {
             bots,
             ranks,
-            reason: opt(self.reason).map(str::to_string),
+            forfeits,
+            reason,
             pair_id: number(self.pair_id, "pair_id")?,
             game_id: number(self.game_id, "game_id")?,
             moves_hash: opt(self.moves_hash).map(str::to_string),

@@ -71,10 +71,62 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
             ms(Duration::from_micros(s.cpu_max_us))
         )?;
     }
+    for f in &r.forfeits {
+        let tail = last_lines(&r.stderr_tails[f.seat], STDERR_LINES, STDERR_BYTES);
+        if tail.is_empty() {
+            writeln!(out, "{} wrote nothing to stderr.", r.bots[f.seat])?;
+        } else {
+            writeln!(out, "Last lines {} wrote to stderr:", r.bots[f.seat])?;
+            for line in tail.lines() {
+                writeln!(out, "  | {line}")?;
+            }
+        }
+    }
     if let Some(path) = replay {
         writeln!(out, "Replay: {}", path.display())?;
     }
     Ok(())
+}
+
+/// How much of an offender's stderr a summary shows.
+pub const STDERR_LINES: usize = 15;
+pub const STDERR_BYTES: usize = 4096;
+
+/// The last `lines` lines of `text`, at most `bytes` bytes (cut at a character boundary).
+pub fn last_lines(text: &str, lines: usize, bytes: usize) -> &str {
+    let text = text.trim_end();
+    let mut start = text.len();
+    for _ in 0..lines {
+        match text[..start].rfind('\n') {
+            Some(i) => start = i,
+            None => {
+                start = 0;
+                break;
+            }
+        }
+    }
+    let mut from = if start == 0 { 0 } else { start + 1 };
+    if text.len() - from > bytes {
+        from = text.len() - bytes;
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    &text[from..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_lines;
+
+    #[test]
+    fn last_lines_are_bounded_by_count_and_bytes() {
+        let text = "a\nb\nc\nd\n";
+        assert_eq!(last_lines(text, 2, 100), "c\nd");
+        assert_eq!(last_lines(text, 10, 100), "a\nb\nc\nd");
+        assert_eq!(last_lines("xxxxé", 1, 2), "é");
+        assert_eq!(last_lines("", 3, 10), "");
+    }
 }
 
 fn list(v: &[i32]) -> String {
@@ -105,6 +157,13 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
         "reason": r.reason,
         "detail": r.detail,
         "offender": r.offender,
+        "forfeits": r.forfeits.iter().map(|f| json!({
+            "seat": f.seat,
+            "reason": f.reason,
+            "detail": f.detail,
+            "turn": f.turn,
+            "stderr_tail": last_lines(&r.stderr_tails[f.seat], STDERR_LINES, STDERR_BYTES),
+        })).collect::<Vec<_>>(),
         "turns": r.turns,
         "scores": r.scores,
         "removed": r.removed,

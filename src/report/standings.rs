@@ -17,6 +17,8 @@ pub struct Standings {
     pub fit: FieldFit,
     /// Which model the ratings come from, for the line under the table.
     pub model: String,
+    /// Forfeits by bot (index into `names`) and reason, with their counts.
+    pub forfeits: Vec<(usize, String, u64)>,
     /// For exactly two bots: the match seen from the first.
     pub duel: Option<Duel>,
 }
@@ -46,6 +48,8 @@ pub struct Builder {
     /// Hashes of (bots by seat, moves) seen, to count games replayed move for move.
     played: std::collections::HashSet<u64>,
     repeats: u64,
+    /// Forfeits counted by (bot, reason).
+    forfeits: std::collections::BTreeMap<(usize, String), u64>,
 }
 
 impl Builder {
@@ -67,6 +71,7 @@ impl Builder {
             seats: 0,
             played: std::collections::HashSet::new(),
             repeats: 0,
+            forfeits: std::collections::BTreeMap::new(),
         }
     }
 
@@ -89,6 +94,9 @@ impl Builder {
             }
         }
         self.seats = self.seats.max(ids.len());
+        for (seat, reason) in &row.forfeits {
+            *self.forfeits.entry((ids[*seat], reason.clone())).or_default() += 1;
+        }
         if let Some(hash) = &row.moves_hash {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -186,6 +194,11 @@ impl Builder {
         Ok(Standings {
             names,
             table: self.table,
+            forfeits: self
+                .forfeits
+                .into_iter()
+                .map(|((bot, reason), n)| (bot, reason, n))
+                .collect(),
             model,
             fit,
             duel,
@@ -278,6 +291,20 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
     if let Some(d) = &s.duel {
         writeln!(out)?;
         print_duel(out, d)?;
+    }
+    print_forfeits(out, s)
+}
+
+/// The forfeits by bot and reason, or a line saying there were none.
+pub fn print_forfeits(out: &mut impl Write, s: &Standings) -> io::Result<()> {
+    if s.forfeits.is_empty() {
+        return writeln!(out, "\nNo forfeits.");
+    }
+    writeln!(out, "\nForfeits (games lost by a bot's fault):")?;
+    let width = s.forfeits.iter().map(|f| s.names[f.0].len()).max().unwrap_or(3).max(3);
+    writeln!(out, "  {:<width$}  {:<16}  {:>6}", "Bot", "Reason", "Games")?;
+    for (bot, reason, n) in &s.forfeits {
+        writeln!(out, "  {:<width$}  {reason:<16}  {n:>6}", s.names[*bot])?;
     }
     Ok(())
 }
@@ -385,7 +412,7 @@ pub fn json(s: &Standings) -> Value {
     })
 }
 
-/// Writes ratings.csv, crosstable.csv, los.csv and ratings.json into `dir`.
+/// Writes ratings.csv, crosstable.csv, los.csv, forfeits.csv and ratings.json into `dir`.
 pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
     let mut w = csv::Writer::from_path(dir.join("ratings.csv"))?;
     w.write_record([
@@ -445,6 +472,12 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
             .map(|p| format!("{p:.4}"))
             .unwrap_or_default()
     })?;
+    let mut w = csv::Writer::from_path(dir.join("forfeits.csv"))?;
+    w.write_record(["bot", "reason", "games"])?;
+    for (bot, reason, n) in &s.forfeits {
+        w.write_record([s.names[*bot].as_str(), reason, &n.to_string()])?;
+    }
+    w.flush()?;
     let text = serde_json::to_string_pretty(&json(s)).map_err(io::Error::other)?;
     std::fs::write(dir.join("ratings.json"), text + "\n")
 }

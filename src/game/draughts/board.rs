@@ -26,11 +26,6 @@ pub fn row(sq: u8) -> u8 {
     sq / 5
 }
 
-/// Board column of a square, 0 at the left: even rows use the odd columns, odd rows the even ones.
-pub fn col(sq: u8) -> u8 {
-    2 * (sq % 5) + u8::from(row(sq) % 2 == 0)
-}
-
 /// The square at (`row`, `col`), or `OFF` when it is off the board or a light square.
 const fn square_at(row: i8, col: i8) -> u8 {
     if row < 0 || row > 9 || col < 0 || col > 9 || (row + col) % 2 == 0 {

@@ -268,10 +268,7 @@ impl CaptureSearch<'_> {
             // Rule: only an opponent's piece not yet taken in this sequence may be jumped; a
             // taken piece stays on the board until the end and blocks the line (no piece is
             // jumped twice: the Turkish strike rule).
-            if victim == OFF
-                || self.opponents & bit(victim) == 0
-                || captured & bit(victim) != 0
-            {
+            if victim == OFF || self.opponents & bit(victim) == 0 || captured & bit(victim) != 0 {
                 continue;
             }
             while land != OFF && self.occupied & bit(land) == 0 {

@@ -70,7 +70,8 @@ pub struct Draughts {
 fn endgame_limit(board: &Board) -> Option<u8> {
     for lone in 0..2 {
         let strong = board.pieces[1 - lone];
-        let lone_king = board.pieces[lone].count_ones() == 1 && board.pieces[lone] & board.kings != 0;
+        let lone_king =
+            board.pieces[lone].count_ones() == 1 && board.pieces[lone] & board.kings != 0;
         if !lone_king || strong & board.kings == 0 {
             continue;
         }
@@ -313,7 +314,9 @@ impl Game for Draughts {
     /// FMJD game points: 2 for a win, 1 for a draw (also an unfinished game), 0 for a loss.
     fn scores(&self) -> Vec<i32> {
         match self.end {
-            Some(End::Blocked { loser }) => (0..2).map(|s| if s == loser { 0 } else { 2 }).collect(),
+            Some(End::Blocked { loser }) => {
+                (0..2).map(|s| if s == loser { 0 } else { 2 }).collect()
+            }
             _ => vec![1, 1],
         }
     }

@@ -18,8 +18,8 @@ pub fn move_texts(moves: &[Move], texts: &mut Vec<String>) {
             let _ = write!(s, "{}-{}", m.from + 1, m.to + 1);
         } else {
             let same_ends = |o: &Move| o.from == m.from && o.to == m.to;
-            let ambiguous = (i > 0 && same_ends(&moves[i - 1]))
-                || moves.get(i + 1).is_some_and(same_ends);
+            let ambiguous =
+                (i > 0 && same_ends(&moves[i - 1])) || moves.get(i + 1).is_some_and(same_ends);
             let _ = write!(s, "{}", m.from + 1);
             if ambiguous {
                 for sq in m.landings() {

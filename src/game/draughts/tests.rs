@@ -85,7 +85,10 @@ fn men_step_forward_only() {
     // A White man goes up, a Black man down; a king steps any distance.
     assert_eq!(legal("W:W28:B3"), ["28-22", "28-23"]);
     assert_eq!(legal("B:W48:B23"), ["23-28", "23-29"]);
-    assert_eq!(legal("W:WK46:B3"), ["46-5", "46-10", "46-14", "46-19", "46-23", "46-28", "46-32", "46-37", "46-41"]);
+    assert_eq!(
+        legal("W:WK46:B3"),
+        ["46-5", "46-10", "46-14", "46-19", "46-23", "46-28", "46-32", "46-37", "46-41"]
+    );
 }
 
 #[test]
@@ -157,8 +160,14 @@ fn captures_with_the_same_ends_but_other_pieces_list_their_landings() {
     // 14): two moves, so each lists its landing squares.
     let text = "W:W35,K49,K50:B9,19,24,44";
     assert_eq!(legal(text), ["50x28x14x3", "50x33x20x3"]);
-    assert_eq!(played(text, &["50x33x20x3"]).position_text(), "B:WK3,35,K49:B19 0 0");
-    assert_eq!(played(text, &["50x28x14x3"]).position_text(), "B:WK3,35,K49:B24 0 0");
+    assert_eq!(
+        played(text, &["50x33x20x3"]).position_text(),
+        "B:WK3,35,K49:B19 0 0"
+    );
+    assert_eq!(
+        played(text, &["50x28x14x3"]).position_text(),
+        "B:WK3,35,K49:B24 0 0"
+    );
 }
 
 #[test]
@@ -200,7 +209,10 @@ fn threefold_repetition_draws() {
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
     assert_eq!(g.scores(), [1, 1]);
     // A man move in between forgets the earlier positions.
-    let g = played(SHUFFLE, &["50-45", "1-6", "45-50", "6-1", "36-31", "1-6", "50-45"]);
+    let g = played(
+        SHUFFLE,
+        &["50-45", "1-6", "45-50", "6-1", "36-31", "1-6", "50-45"],
+    );
     assert_eq!(g.end(), None);
 }
 

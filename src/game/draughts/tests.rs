@@ -50,6 +50,30 @@ fn perft_depth_7() {
     assert_eq!(perft(&Draughts::new(), 7), PERFT[6]);
 }
 
+/// Perft figures of four more positions published by draughts programmers (damforum.nl's perft
+/// thread): long king captures, kings everywhere, a blocked ending, crowning on every first move.
+#[test]
+fn perft_of_published_positions() {
+    let cases: [(&str, &[u64]); 4] = [
+        (
+            "B:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46:BK17,K24",
+            &[14, 55, 1168, 5432, 87195],
+        ),
+        ("W:WK31-50:BK1-20", &[17, 79, 352, 1399, 7062, 37589]),
+        (
+            "W:W25,27,28,30,32,33,34,35,37,38:B12,13,14,16,18,19,21,23,24,26",
+            &[6, 12, 30, 73, 215, 590, 1944, 6269, 22369],
+        ),
+        ("W:W6,7,8,9,10:B41,42,43,44,45", &[9, 81, 795, 7578, 86351]),
+    ];
+    for (text, want) in cases {
+        let g = pos(text);
+        for (d, &n) in want.iter().enumerate() {
+            assert_eq!(perft(&g, d as u32 + 1), n, "{text} depth {}", d + 1);
+        }
+    }
+}
+
 #[test]
 fn first_moves_by_hand() {
     // Each front man (31-35) steps to the one or two squares ahead; 35 is on the edge.

@@ -129,8 +129,10 @@ impl Draughts {
             // Rule: the third occurrence of the same position with the same side to move draws.
             Some(End::Repetition)
         } else if self.king_moves >= KING_MOVES_LIMIT {
+            // Rule: 25 moves by each side of kings only, without a capture, draw.
             Some(End::KingMoves)
         } else if endgame_limit(&self.board).is_some_and(|l| self.endgame_moves >= l) {
+            // Rule: a short endgame not won within its 16 or 5 moves each is drawn.
             Some(End::Endgame)
         } else {
             None

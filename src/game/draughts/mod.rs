@@ -1,0 +1,417 @@
+//! International draughts (10x10) under the rules of the world federation (FMJD), the game the
+//! draughts world and its engines play, so bots written for it (and their opening books and
+//! positions) work here unchanged.
+//!
+//! [`board`] holds the moves (flying kings, compulsory maximum capture, pieces removed at the end
+//! of a capture); this file keeps the game around it: the side to move, the draw rules and their
+//! counters, the legal list and its texts ([`notation`]), the bot input and the view.
+
+mod board;
+mod notation;
+
+#[cfg(test)]
+mod tests;
+
+use super::standard::{self, History};
+use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use board::{Board, Move};
+
+/// Rule (FMJD 25-move rule): after 25 successive moves by each side (50 turns) in which only
+/// kings moved and nothing was captured, the game is drawn.
+pub const KING_MOVES_LIMIT: u8 = 50;
+/// Rule (FMJD short endgames): three pieces including at least one king against a lone king are
+/// drawn after 16 moves by each side (32 turns).
+pub const LONG_ENDGAME_LIMIT: u8 = 32;
+/// Rule (FMJD short endgames): two pieces or one including at least one king against a lone
+/// king are drawn after 5 moves by each side (10 turns).
+pub const SHORT_ENDGAME_LIMIT: u8 = 10;
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The seat to move had no legal move (no piece left, or all blocked) and lost.
+    Blocked { loser: usize },
+    /// The same position with the same side to move occurred for the third time.
+    Repetition,
+    /// 25 moves by each side of kings only, without a capture.
+    KingMoves,
+    /// The short-endgame count ran out.
+    Endgame,
+}
+
+/// A position as the repetition rule compares them: the pieces and the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
+    board: Board,
+    to_move: u8,
+}
+
+/// A draughts position with its legal moves already listed.
+#[derive(Clone, Debug)]
+pub struct Draughts {
+    board: Board,
+    to_move: usize,
+    /// Turns in a row in which a king moved without capturing (the 25-move rule).
+    king_moves: u8,
+    /// Turns played since the material entered its short-endgame class (0 outside one).
+    endgame_moves: u8,
+    /// Every position since the last man move or capture, the current one last. Neither kind of
+    /// move can be undone, so no earlier position can come back. Not part of the position text.
+    since_irreversible: Vec<Key>,
+    end: Option<End>,
+    moves: Vec<Move>,
+    texts: Vec<String>,
+    history: History,
+}
+
+/// Rule (FMJD short endgames): the turn limit of the material on `board`, if one applies. One
+/// side has a lone king; the other has at least one king and three pieces (16 moves each) or at
+/// most two (5 moves each). Other material (more pieces, no king, or no lone king) has none.
+fn endgame_limit(board: &Board) -> Option<u8> {
+    for lone in 0..2 {
+        let strong = board.pieces[1 - lone];
+        let lone_king =
+            board.pieces[lone].count_ones() == 1 && board.pieces[lone] & board.kings != 0;
+        if !lone_king || strong & board.kings == 0 {
+            continue;
+        }
+        match strong.count_ones() {
+            1 | 2 => return Some(SHORT_ENDGAME_LIMIT),
+            3 => return Some(LONG_ENDGAME_LIMIT),
+            _ => {}
+        }
+    }
+    None
+}
+
+impl Draughts {
+    /// The opening position, White to move.
+    pub fn new() -> Self {
+        Self::build(Board::start(), 0, 0, 0)
+    }
+
+    /// Builds a position with its counters and lists its moves.
+    fn build(board: Board, to_move: usize, king_moves: u8, endgame_moves: u8) -> Self {
+        let mut game = Draughts {
+            board,
+            to_move,
+            king_moves,
+            endgame_moves,
+            since_irreversible: Vec::with_capacity(16),
+            end: None,
+            moves: Vec::with_capacity(32),
+            texts: Vec::with_capacity(32),
+            history: History::new(2),
+        };
+        game.since_irreversible.push(game.key());
+        game.refresh();
+        game
+    }
+
+    fn key(&self) -> Key {
+        Key {
+            board: self.board,
+            to_move: self.to_move as u8,
+        }
+    }
+
+    /// Lists the moves of the side to move and decides whether the game is over.
+    fn refresh(&mut self) {
+        board::generate(&self.board, self.to_move, &mut self.moves);
+        self.end = if self.moves.is_empty() {
+            // Rule: a player who cannot move (no pieces, or every piece blocked) loses. This is
+            // checked first: a move that leaves the opponent without a move wins even if it
+            // also completes a draw count.
+            Some(End::Blocked {
+                loser: self.to_move,
+            })
+        } else if self.repetitions() >= 3 {
+            // Rule: the third occurrence of the same position with the same side to move draws.
+            Some(End::Repetition)
+        } else if self.king_moves >= KING_MOVES_LIMIT {
+            // Rule: 25 moves by each side of kings only, without a capture, draw.
+            Some(End::KingMoves)
+        } else if endgame_limit(&self.board).is_some_and(|l| self.endgame_moves >= l) {
+            // Rule: a short endgame not won within its 16 or 5 moves each is drawn.
+            Some(End::Endgame)
+        } else {
+            None
+        };
+        if self.end.is_some() {
+            self.moves.clear();
+            self.texts.clear();
+        } else {
+            notation::move_texts(&self.moves, &mut self.texts);
+        }
+    }
+
+    /// How many times the current position has occurred since the last irreversible move.
+    fn repetitions(&self) -> usize {
+        let now = self.key();
+        self.since_irreversible
+            .iter()
+            .filter(|k| **k == now)
+            .count()
+    }
+
+    /// Why the game ended, if it has.
+    pub fn end(&self) -> Option<End> {
+        self.end
+    }
+
+    /// The counters the draw rules keep: (king-only turns, short-endgame turns).
+    pub fn counters(&self) -> (u8, u8) {
+        (self.king_moves, self.endgame_moves)
+    }
+
+    /// The character for square `sq` in the board lines: `w`/`b` men, `W`/`B` kings, `.` empty.
+    fn square_char(&self, sq: u8) -> char {
+        match (self.board.owner(sq), self.board.is_king(sq)) {
+            (None, _) => '.',
+            (Some(0), false) => 'w',
+            (Some(0), true) => 'W',
+            (Some(_), false) => 'b',
+            (Some(_), true) => 'B',
+        }
+    }
+
+    /// Ten lines of ten characters, the top row (squares 1-5) first; light squares are `.`.
+    fn board_lines(&self, out: &mut String) {
+        for r in 0..10u8 {
+            for c in 0..10u8 {
+                if (r + c) % 2 == 1 {
+                    out.push(self.square_char(r * 5 + c / 2));
+                } else {
+                    out.push('.');
+                }
+            }
+            out.push('\n');
+        }
+    }
+
+    /// Reads the position line: the FEN part, then optionally the two counters.
+    pub fn from_text(text: &str) -> Result<Self, String> {
+        let mut words = text.split_whitespace();
+        let fen = words
+            .next()
+            .ok_or("empty position text; expected e.g. W:W31-50:B1-20")?;
+        let (board, to_move) = notation::read_fen(fen)?;
+        let rest: Vec<&str> = words.collect();
+        let (king_moves, endgame_moves) = match rest[..] {
+            [] => (0, 0),
+            [k, e] => {
+                let number = |w: &str, what: &str| {
+                    w.parse::<u8>()
+                        .map_err(|_| format!("the {what} counter {w:?} is not a number"))
+                };
+                (number(k, "king-move")?, number(e, "endgame")?)
+            }
+            _ => {
+                return Err(format!(
+                    "after the FEN part expect nothing or two counters (king-only turns, endgame \
+                     turns), got {:?}",
+                    rest.join(" ")
+                ))
+            }
+        };
+        if king_moves > KING_MOVES_LIMIT {
+            return Err(format!(
+                "the king-move counter {king_moves} is past its limit {KING_MOVES_LIMIT}"
+            ));
+        }
+        match endgame_limit(&board) {
+            None if endgame_moves != 0 => {
+                return Err(format!(
+                    "the endgame counter is {endgame_moves} but the material is not a short \
+                     endgame (a lone king against at most three pieces with a king); it must be 0"
+                ))
+            }
+            Some(limit) if endgame_moves > limit => {
+                return Err(format!(
+                    "the endgame counter {endgame_moves} is past this endgame's limit {limit}"
+                ))
+            }
+            _ => {}
+        }
+        Ok(Self::build(board, to_move, king_moves, endgame_moves))
+    }
+}
+
+impl Default for Draughts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Game for Draughts {
+    fn info(&self) -> &'static GameInfo {
+        &INFO
+    }
+
+    fn variant(&self) -> &'static str {
+        "international"
+    }
+
+    fn seats(&self) -> usize {
+        2
+    }
+
+    fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    fn legal_moves(&self) -> &[String] {
+        &self.texts
+    }
+
+    fn play(&mut self, index: usize) {
+        let m = self.moves[index];
+        self.history.record(self.to_move, &self.texts[index]);
+        let class_before = endgame_limit(&self.board);
+        let king_move = self.board.is_king(m.from);
+        self.board.apply(self.to_move, &m);
+        self.to_move = 1 - self.to_move;
+        // Rule (25-move rule): count the turns in a row in which a king moved without
+        // capturing; a man move or any capture starts the count again.
+        let irreversible = m.is_capture() || !king_move;
+        self.king_moves = if irreversible {
+            0
+        } else {
+            self.king_moves.saturating_add(1)
+        };
+        // Rule (short endgames): count the turns played since the material entered its class;
+        // the count starts again when a capture changes the material (choice: a man's step or
+        // crowning inside the same class keeps counting).
+        let class_after = endgame_limit(&self.board);
+        self.endgame_moves = match class_after {
+            Some(_) if !m.is_capture() && class_after == class_before => {
+                self.endgame_moves.saturating_add(1)
+            }
+            _ => 0,
+        };
+        // Repetition: men never go back and captured pieces never return, so positions before
+        // a man move or a capture cannot occur again.
+        if irreversible {
+            self.since_irreversible.clear();
+        }
+        self.since_irreversible.push(self.key());
+        self.refresh();
+    }
+
+    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
+        standard::write_input(self, &self.history, first_turn, out);
+    }
+
+    fn write_board(&self, out: &mut String) {
+        self.board_lines(out);
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        match self.end? {
+            End::Blocked { loser } => Some(Outcome::winner(2, 1 - loser)),
+            _ => Some(Outcome::draw(2)),
+        }
+    }
+
+    /// FMJD game points: 2 for a win, 1 for a draw (also an unfinished game), 0 for a loss.
+    fn scores(&self) -> Vec<i32> {
+        match self.end {
+            Some(End::Blocked { loser }) => {
+                (0..2).map(|s| if s == loser { 0 } else { 2 }).collect()
+            }
+            _ => vec![1, 1],
+        }
+    }
+
+    fn position_text(&self) -> String {
+        let mut s = String::with_capacity(160);
+        notation::write_fen(&self.board, self.to_move, &mut s);
+        use std::fmt::Write as _;
+        let _ = write!(s, " {} {}", self.king_moves, self.endgame_moves);
+        s
+    }
+
+    fn view(&self) -> BoardView {
+        let mut cells = Vec::with_capacity(100);
+        for r in 0..10u8 {
+            for c in 0..10u8 {
+                let dark = (r + c) % 2 == 1;
+                let sq = r * 5 + c / 2;
+                let pieces = match (dark, self.board.owner(sq)) {
+                    (true, Some(seat)) => vec![PieceView {
+                        seat,
+                        label: if self.board.is_king(sq) {
+                            "K".into()
+                        } else {
+                            String::new()
+                        },
+                    }],
+                    _ => vec![],
+                };
+                cells.push(CellView {
+                    name: if dark {
+                        (sq + 1).to_string()
+                    } else {
+                        String::new()
+                    },
+                    col: f32::from(c),
+                    row: f32::from(r),
+                    mark: if dark { "dark".into() } else { String::new() },
+                    pieces,
+                });
+            }
+        }
+        BoardView {
+            shape: CellShape::Square,
+            cells,
+            notes: vec![self.status()],
+        }
+    }
+
+    fn box_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+
+    fn describe(&self) -> String {
+        let mut s = String::with_capacity(160);
+        self.board_lines(&mut s);
+        s.push_str(&self.status());
+        s
+    }
+}
+
+impl Draughts {
+    /// One line: whose turn or how the game ended, and the draw counters.
+    fn status(&self) -> String {
+        let side = ["White", "Black"];
+        let state = match self.end {
+            None => format!("{} to move", side[self.to_move]),
+            Some(End::Blocked { loser }) => {
+                format!("{} wins: {} cannot move", side[1 - loser], side[loser])
+            }
+            Some(End::Repetition) => "draw by threefold repetition".into(),
+            Some(End::KingMoves) => "draw: 25 moves each of kings only".into(),
+            Some(End::Endgame) => "draw: the short-endgame count ran out".into(),
+        };
+        format!(
+            "{state} (king-only turns {}, endgame turns {})",
+            self.king_moves, self.endgame_moves
+        )
+    }
+}
+
+/// The registry entry: international draughts.
+pub static INFO: GameInfo = GameInfo {
+    name: "draughts",
+    title: "International draughts",
+    about: "10x10 draughts under FMJD rules: flying kings, compulsory maximum capture, PDN moves",
+    variants: &[Variant {
+        name: "international",
+        about: "the FMJD rules on the 10x10 board, with their draw rules",
+        seats: &[2],
+    }],
+    default_max_turns: 400,
+    statement: include_str!("statement.md"),
+    new: |_: &Setup| Box::new(Draughts::new()),
+    from_position: |_: &Setup, text: &str| Ok(Box::new(Draughts::from_text(text)?)),
+};

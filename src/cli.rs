@@ -21,6 +21,53 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The options the user typed on the command line (as opposed to defaults), by long name.
+#[derive(Debug, Default)]
+pub struct Given {
+    pub options: Vec<(String, String)>,
+}
+
+impl Given {
+    /// The options of the subcommand that came from the command line, with their values.
+    pub fn from_matches(m: &clap::ArgMatches) -> Given {
+        let Some((_, sub)) = m.subcommand() else {
+            return Given::default();
+        };
+        let mut options = Vec::new();
+        for id in sub.ids() {
+            let id = id.as_str();
+            if sub.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+                continue;
+            }
+            let value = sub
+                .get_raw(id)
+                .map(|vals| {
+                    vals.map(|v| v.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default();
+            options.push((id.replace('_', "-"), value));
+        }
+        Given { options }
+    }
+
+    /// The given options that are not in `allowed`, as `--name value`.
+    pub fn outside(&self, allowed: &[&str]) -> Vec<String> {
+        self.options
+            .iter()
+            .filter(|(id, _)| !allowed.contains(&id.as_str()))
+            .map(|(id, v)| {
+                if v.is_empty() || v == "true" {
+                    format!("--{id}")
+                } else {
+                    format!("--{id} {v}")
+                }
+            })
+            .collect()
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Referee one game between bot programs and show who won and why.

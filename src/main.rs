@@ -3,13 +3,16 @@
 mod cli;
 mod commands;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // Usage errors exit with ERROR_EXIT, not clap's 2: `arbiter sprt` gives 0, 1 and 2 meanings.
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = cli::Cli::command()
+        .try_get_matches()
+        .and_then(|m| cli::Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(both) => both,
         Err(e) => {
             let code = if e.use_stderr() {
                 commands::ERROR_EXIT
@@ -25,7 +28,8 @@ fn main() -> ExitCode {
             "arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run"
         );
     }
-    match commands::run(cli.command) {
+    let given = cli::Given::from_matches(&matches);
+    match commands::run(cli.command, &given) {
         Ok(code) => code,
         Err(e) => {
             if is_broken_pipe(&e) {

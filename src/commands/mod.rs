@@ -15,13 +15,13 @@ use std::process::ExitCode;
 /// Exit status for errors (bad arguments, a bot that cannot start, ...). 0, 1 and 2 are results.
 pub const ERROR_EXIT: u8 = 3;
 
-pub fn run(command: Command) -> Result<ExitCode> {
+pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
     match command {
         Command::Play(args) => play::run(args),
-        Command::Tournament(args) => tournament::run(args),
+        Command::Tournament(args) => tournament::run(args, given),
         Command::Ratings(args) => ratings::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Sprt(args) => sprt::run(args),
+        Command::Sprt(args) => sprt::run(args, given),
         Command::Stats(args) => stats::run(args),
         Command::Games(args) => games::games(args),
         Command::Perft(args) => games::perft(args),

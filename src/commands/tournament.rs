@@ -197,7 +197,37 @@ impl Placement {
     }
 }
 
-pub fn run(args: TournamentArgs) -> Result<ExitCode> {
+/// Options that may change when a run is continued: where and how fast it runs, not which
+/// games it plays.
+pub const RESUME_MAY_CHANGE: &[&str] = &[
+    "resume",
+    "concurrency",
+    "pin-cpus",
+    "anchor",
+    "skip-broken-bots",
+];
+
+/// With `--resume`, options that would change the recorded settings are an error, not ignored.
+pub fn check_resume_options(given: &cli::Given, resume: Option<&PathBuf>) -> Result<()> {
+    let Some(dir) = resume else {
+        return Ok(());
+    };
+    let changed = given.outside(RESUME_MAY_CHANGE);
+    if !changed.is_empty() {
+        bail!(
+            "--resume {} continues the run with its recorded settings ({}), so {} would be \
+             ignored; leave {} out, or start a new run with another --out",
+            dir.display(),
+            dir.join("tournament.toml or sprt.toml").display(),
+            changed.join(", "),
+            if changed.len() == 1 { "it" } else { "them" }
+        );
+    }
+    Ok(())
+}
+
+pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
+    check_resume_options(given, args.resume.as_ref())?;
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
     let (settings, out, resuming) = settings_and_dir(
         args.resume.as_ref(),

@@ -8,6 +8,9 @@
 //! and several actions may print the same text (the referee plays the first one listed).
 //! `/work/shared/specs/impasse-codingame.md` is the reference for every rule below.
 //!
+//! The soldiers and kings variant (seed 003), with rules and input of its own, is in
+//! [`soldier_king`]; it reuses the square helpers below.
+//!
 //! Squares are `row * 8 + col`, with row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 

@@ -8,8 +8,8 @@
 //! game and every choice made where the seed's text leaves room; the comments below point at them.
 
 use super::{
-    at, col, double_code, forward, from_position_text as arena_position, furthest_row,
-    nearest_row, row, single_code, square_name, text_key, write_squares, Square, CELL_CHARS, NONE,
+    at, col, double_code, forward, from_position_text as arena_position, furthest_row, nearest_row,
+    row, single_code, square_name, text_key, write_squares, Square, CELL_CHARS, NONE,
 };
 use crate::game::{
     standard, BoardView, CellShape, CellView, Game, GameInfo, History, Outcome, PieceView,
@@ -460,8 +460,8 @@ impl Game for SoldierKing {
     }
 }
 
-/// Reads the one-line form, the arena's (`.W.b.W.b/b.W.b.W./......../......../......../......../.B.w.B.w/w.B.w.B. w`,
-/// a double being a king), and checks it against what play can reach in this variant.
+/// Reads the one-line form, the arena's (eight rows from row 8 joined by `/`, a space, `w` or
+/// `b`; a double is a king), and checks it against what play can reach in this variant.
 pub fn from_position_text(text: &str) -> Result<SoldierKing, String> {
     let arena = arena_position(text)?;
     SoldierKing::from_board(arena.board, arena.to_move)

@@ -69,7 +69,11 @@ fn perft_from_a_busy_position() {
     for (depth, &n) in (1..).zip(expected.iter()) {
         assert_eq!(perft(&g, depth), n, "perft({depth})");
         if depth <= 4 {
-            assert_eq!(plain_perft(&g.position_text(), depth), n, "plain perft({depth})");
+            assert_eq!(
+                plain_perft(&g.position_text(), depth),
+                n,
+                "plain perft({depth})"
+            );
         }
     }
 }
@@ -216,7 +220,10 @@ fn a_promotion_removes_any_other_soldier_but_never_a_king() {
         [&r[0], &r[1], &r[3], &r[5], &r[7]],
         ["..W.....", "........", "....W...", "......w.", "........"]
     );
-    assert_eq!((next.removed(0), next.to_move(), next.winner()), (5, 1, None));
+    assert_eq!(
+        (next.removed(0), next.to_move(), next.winner()),
+        (5, 1, None)
+    );
 }
 
 #[test]
@@ -290,7 +297,11 @@ fn an_impasse_is_only_for_a_seat_without_moves_at_the_start_of_its_turn() {
     let next = after(&g, "g5f6");
     assert_eq!(next.to_move(), 1);
     assert!(moves(&next).contains(&"e7d6"));
-    assert!(moves(&next).iter().all(|m| m.len() >= 4), "{:?}", moves(&next));
+    assert!(
+        moves(&next).iter().all(|m| m.len() >= 4),
+        "{:?}",
+        moves(&next)
+    );
     let text = next.position_text().replace(" b", " w");
     let white = from_position_text(&text).unwrap();
     assert_eq!(moves(&white), ["c3", "f6", "h8"]);
@@ -441,7 +452,10 @@ fn plain_rules(text: &str) -> Vec<(String, String)> {
             .flatten()
             .filter(|&&x| x == soldier || x == king)
             .count();
-        let mut rows: Vec<String> = g.iter().map(|r| String::from_utf8(r.clone()).unwrap()).collect();
+        let mut rows: Vec<String> = g
+            .iter()
+            .map(|r| String::from_utf8(r.clone()).unwrap())
+            .collect();
         rows.reverse();
         let next = match (pieces <= 1, white) {
             (true, true) | (false, false) => "w",
@@ -527,7 +541,8 @@ fn plain_rules(text: &str) -> Vec<(String, String)> {
                     out.push((name(r, c), finish(&g)));
                 } else if here == king {
                     g[r as usize][c as usize] = soldier;
-                    let pair = (0..8).find(|&cc| cc != c && grid[last as usize][cc as usize] == soldier);
+                    let pair =
+                        (0..8).find(|&cc| cc != c && grid[last as usize][cc as usize] == soldier);
                     match pair {
                         Some(a) if r == last => {
                             let mut keep = g.clone();
@@ -574,7 +589,10 @@ fn every_position_of_random_games_agrees_with_the_plain_reading() {
         while g.outcome().is_none() {
             let text = g.position_text();
             let mine = played(&g);
-            assert!(mine.windows(2).all(|w| w[0].0 < w[1].0), "unsorted or duplicate");
+            assert!(
+                mine.windows(2).all(|w| w[0].0 < w[1].0),
+                "unsorted or duplicate"
+            );
             let mut sorted = mine.clone();
             sorted.sort();
             assert_eq!(sorted, plain_rules(&text), "at {text}");
@@ -604,5 +622,8 @@ fn every_position_of_random_games_agrees_with_the_plain_reading() {
         }
     }
     assert!(checked > 10_000, "{checked}");
-    assert!(events.iter().all(|&n| n > 0), "rules never reached: {events:?}");
+    assert!(
+        events.iter().all(|&n| n > 0),
+        "rules never reached: {events:?}"
+    );
 }

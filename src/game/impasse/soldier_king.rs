@@ -17,6 +17,9 @@ use crate::game::{
 use std::fmt::Write as _;
 
 #[cfg(test)]
+#[path = "soldier_king_plain.rs"]
+mod plain;
+#[cfg(test)]
 #[path = "soldier_king_tests.rs"]
 mod tests;
 

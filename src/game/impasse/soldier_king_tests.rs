@@ -1,12 +1,11 @@
-//! Rules of the soldiers and kings variant: perft from the start, one hand-built position per
-//! difference from the arena's game (exact legal list and the position after the move), and a
-//! second, deliberately plain reading of the rules that every reachable position is checked
-//! against.
+//! Rules of the soldiers and kings variant: perft from the start and from a busy position, and
+//! one hand-built position per difference from the arena's game (exact legal list and the
+//! position after the move). `soldier_king_plain.rs` checks whole games against a second reading.
 
+use super::plain::plain_perft;
 use super::*;
 use crate::game::impasse::Impasse;
 use crate::game::{lookup, perft};
-use crate::rng::Rng;
 
 /// A position from rows written top (row 8) to bottom, with `side` (`w` or `b`) to move.
 fn pos(rows: [&str; 8], side: &str) -> SoldierKing {
@@ -22,7 +21,7 @@ fn moves(g: &dyn Game) -> Vec<&str> {
     g.legal_moves().iter().map(String::as_str).collect()
 }
 
-/// The position text after playing `text`.
+/// The position after playing `text`.
 fn after(g: &SoldierKing, text: &str) -> SoldierKing {
     let mut next = g.clone();
     next.play_text(text).unwrap();
@@ -77,22 +76,6 @@ fn perft_from_a_busy_position() {
         }
     }
 }
-
-/// Perft through [`plain_rules`]: a side down to one piece or none ends the line.
-fn plain_perft(text: &str, depth: u32) -> u64 {
-    let board = text.split(' ').next().unwrap();
-    let over = ["wW", "bB"]
-        .iter()
-        .any(|own| board.chars().filter(|c| own.contains(*c)).count() <= 1);
-    if depth == 0 || over {
-        return u64::from(depth == 0);
-    }
-    plain_rules(text)
-        .iter()
-        .map(|(_, next)| plain_perft(next, depth - 1))
-        .sum()
-}
-
 #[test]
 fn registry_offers_the_variant_and_keeps_the_arena_default() {
     let (info, setup) = lookup("impasse", None, None, 0).unwrap();
@@ -142,11 +125,11 @@ fn first_turn_input_is_the_standard_shape() {
 #[test]
 fn a_king_reaching_its_first_row_is_demoted_and_nothing_follows() {
     // White: a king on c3, a soldier blocked on h4, a lone soldier left uncrowned on h8.
-    let rows_ = [
+    let board = [
         ".b.....w", "........", "........", "......b.", ".......w", "..W.....", "........",
         "........",
     ];
-    let g = pos(rows_, "w");
+    let g = pos(board, "w");
     assert_eq!(moves(&g), ["c3a1", "c3b2", "c3d2", "c3e1"]);
     assert_eq!(g.removed(0), 5);
     let next = after(&g, "c3e1");
@@ -155,18 +138,18 @@ fn a_king_reaching_its_first_row_is_demoted_and_nothing_follows() {
     assert_eq!(rows(&next)[0], ".b.....w");
     assert_eq!((next.removed(0), next.to_move()), (5, 1));
     // The arena bears off a checker (a point) and crowns h8 in the same turn.
-    let a = arena(rows_, "w");
+    let a = arena(board, "w");
     assert!(moves(&a).contains(&"c3e1e1") && moves(&a).contains(&"c3e1h4"));
     assert!(!moves(&a).contains(&"c3e1"));
 }
 
 #[test]
 fn a_swap_onto_the_first_row_demotes_the_king() {
-    let rows_ = [
+    let board = [
         "........", "......b.", "........", "........", "........", "....b...", ".W......",
         "..w.....",
     ];
-    let g = pos(rows_, "w");
+    let g = pos(board, "w");
     assert_eq!(moves(&g), ["b2a1", "b2c1", "c1d2"]);
     let next = after(&g, "b2c1");
     assert_eq!(rows(&next)[6], ".w......");
@@ -176,7 +159,7 @@ fn a_swap_onto_the_first_row_demotes_the_king() {
     assert_eq!(rows(&slid)[7], "w.w.....");
     assert_eq!(slid.removed(0), 6);
     // The arena's transpose bears off: one more checker removed.
-    let mut a = arena(rows_, "w");
+    let mut a = arena(board, "w");
     let before = a.score(0);
     a.play_text("b2c1").unwrap();
     assert_eq!(a.score(0), before + 1);
@@ -244,11 +227,11 @@ fn a_last_soldier_reaching_the_last_row_stays_a_soldier() {
 #[test]
 fn two_soldiers_on_the_last_row_promote_one_and_remove_the_other() {
     // a8 stays uncrowned from earlier; b7 arrives on c8. g3 may not be the removed one.
-    let rows_ = [
+    let board = [
         "w.......", ".w......", "........", "....W...", "...b.b.b", "......w.", "........",
         "........",
     ];
-    let g = pos(rows_, "w");
+    let g = pos(board, "w");
     assert_eq!(moves(&g), ["b7c8a8", "b7c8c8"]);
     let new_king = after(&g, "b7c8a8");
     assert_eq!(rows(&new_king)[0], "..W.....");
@@ -258,17 +241,17 @@ fn two_soldiers_on_the_last_row_promote_one_and_remove_the_other() {
     assert_eq!(rows(&old_king)[5], "......w.");
     assert_eq!(old_king.removed(0), 5);
     // The arena crowns either last-row single from any other single, g3 included.
-    assert!(moves(&arena(rows_, "w")).contains(&"b7c8g3"));
+    assert!(moves(&arena(board, "w")).contains(&"b7c8g3"));
 }
 
 #[test]
 fn the_impasse_removes_a_soldier_or_demotes_a_king_and_ends_the_turn() {
     // White cannot move: king c3 blocked by b2 and d2, a5 blocked by b6, h8 on its last row.
-    let rows_ = [
+    let board = [
         ".......w", "........", ".b......", "w.......", "........", "..W.....", ".b.b....",
         "........",
     ];
-    let g = pos(rows_, "w");
+    let g = pos(board, "w");
     assert_eq!(moves(&g), ["a5", "c3", "h8"]);
     let demoted = after(&g, "c3");
     assert_eq!(rows(&demoted)[5], "..w.....");
@@ -279,7 +262,7 @@ fn the_impasse_removes_a_soldier_or_demotes_a_king_and_ends_the_turn() {
     assert_eq!(rows(&removed)[3], "........");
     assert_eq!((removed.removed(0), removed.to_move()), (6, 1));
     // The arena removes a checker from the double and then crowns h8.
-    assert_eq!(moves(&arena(rows_, "w")), ["a5", "c3a5", "c3c3", "h8"]);
+    assert_eq!(moves(&arena(board, "w")), ["a5", "c3a5", "c3c3", "h8"]);
 }
 
 #[test]
@@ -431,199 +414,4 @@ fn the_view_labels_kings() {
     let a7 = v.cells.iter().find(|c| c.name == "a7").unwrap();
     assert_eq!((a7.pieces[0].seat, a7.pieces[0].label.as_str()), (1, ""));
     assert!(v.notes[0].contains("White 0, Black 0"));
-}
-
-/// The rules read a second time, as plainly as possible: the board as characters, every turn
-/// as its text and the position text after it. Slow and independent of the move generator.
-fn plain_rules(text: &str) -> Vec<(String, String)> {
-    let (board, side) = text.split_once(' ').unwrap();
-    // grid[r][c], r = 0 for row 1.
-    let mut grid: Vec<Vec<u8>> = board.split('/').map(|l| l.bytes().collect()).collect();
-    grid.reverse();
-    let white = side == "w";
-    let (soldier, king) = if white { (b'w', b'W') } else { (b'b', b'B') };
-    let fwd: i32 = if white { 1 } else { -1 };
-    let (first, last) = if white { (0, 7) } else { (7, 0) };
-    let name = |r: i32, c: i32| format!("{}{}", (b'a' + c as u8) as char, r + 1);
-    let inside = |r: i32, c: i32| (0..8).contains(&r) && (0..8).contains(&c);
-    let finish = |g: &Vec<Vec<u8>>| {
-        let pieces = g
-            .iter()
-            .flatten()
-            .filter(|&&x| x == soldier || x == king)
-            .count();
-        let mut rows: Vec<String> = g
-            .iter()
-            .map(|r| String::from_utf8(r.clone()).unwrap())
-            .collect();
-        rows.reverse();
-        let next = match (pieces <= 1, white) {
-            (true, true) | (false, false) => "w",
-            _ => "b",
-        };
-        format!("{} {next}", rows.join("/"))
-    };
-    let mut out = Vec::new();
-    // A soldier has just arrived on (r, c) after `g`: end the turn every way the rules allow.
-    let arrive = |g: Vec<Vec<u8>>, r: i32, c: i32, t: String, out: &mut Vec<(String, String)>| {
-        if r != last {
-            out.push((t, finish(&g)));
-            return;
-        }
-        let mut others = Vec::new();
-        for rr in 0..8 {
-            for cc in 0..8 {
-                if g[rr as usize][cc as usize] == soldier && (rr, cc) != (r, c) {
-                    others.push((rr, cc));
-                }
-            }
-        }
-        let on_last: Vec<_> = others.iter().copied().filter(|o| o.0 == last).collect();
-        let promote = |p: (i32, i32), x: (i32, i32), suffix: (i32, i32)| {
-            let mut h = g.clone();
-            h[p.0 as usize][p.1 as usize] = king;
-            h[x.0 as usize][x.1 as usize] = b'.';
-            (format!("{t}{}", name(suffix.0, suffix.1)), finish(&h))
-        };
-        if let [a] = on_last[..] {
-            out.push(promote((r, c), a, a));
-            out.push(promote(a, (r, c), (r, c)));
-        } else if others.is_empty() {
-            out.push((t.clone(), finish(&g)));
-        } else {
-            for &o in &others {
-                out.push(promote((r, c), o, o));
-            }
-        }
-    };
-    for r in 0..8i32 {
-        for c in 0..8i32 {
-            let here = grid[r as usize][c as usize];
-            if here != soldier && here != king {
-                continue;
-            }
-            let dir = if here == soldier { fwd } else { -fwd };
-            for dc in [-1, 1] {
-                let mut k = 1;
-                while inside(r + k * dir, c + k * dc)
-                    && grid[(r + k * dir) as usize][(c + k * dc) as usize] == b'.'
-                {
-                    let (tr, tc) = (r + k * dir, c + k * dc);
-                    let mut g = grid.clone();
-                    g[r as usize][c as usize] = b'.';
-                    let t = format!("{}{}", name(r, c), name(tr, tc));
-                    if here == king {
-                        g[tr as usize][tc as usize] = if tr == first { soldier } else { king };
-                        out.push((t, finish(&g)));
-                    } else {
-                        g[tr as usize][tc as usize] = soldier;
-                        arrive(g, tr, tc, t, &mut out);
-                    }
-                    k += 1;
-                }
-                let (sr, sc) = (r - fwd, c + dc);
-                if here == king && inside(sr, sc) && grid[sr as usize][sc as usize] == soldier {
-                    let mut g = grid.clone();
-                    g[r as usize][c as usize] = soldier;
-                    g[sr as usize][sc as usize] = if sr == first { soldier } else { king };
-                    arrive(g, r, c, format!("{}{}", name(r, c), name(sr, sc)), &mut out);
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        for r in 0..8i32 {
-            for c in 0..8i32 {
-                let here = grid[r as usize][c as usize];
-                let mut g = grid.clone();
-                if here == soldier {
-                    g[r as usize][c as usize] = b'.';
-                    out.push((name(r, c), finish(&g)));
-                } else if here == king {
-                    g[r as usize][c as usize] = soldier;
-                    let pair =
-                        (0..8).find(|&cc| cc != c && grid[last as usize][cc as usize] == soldier);
-                    match pair {
-                        Some(a) if r == last => {
-                            let mut keep = g.clone();
-                            keep[r as usize][c as usize] = king;
-                            keep[r as usize][a as usize] = b'.';
-                            out.push((format!("{}{}", name(r, c), name(r, a)), finish(&keep)));
-                            g[r as usize][a as usize] = king;
-                            g[r as usize][c as usize] = b'.';
-                            out.push((format!("{}{}", name(r, c), name(r, c)), finish(&g)));
-                        }
-                        _ => out.push((name(r, c), finish(&g))),
-                    }
-                }
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Every move of `g` with the position text after it.
-fn played(g: &SoldierKing) -> Vec<(String, String)> {
-    (0..g.legal_moves().len())
-        .map(|i| {
-            let mut next = g.clone();
-            next.play(i);
-            (g.legal_moves()[i].clone(), next.position_text())
-        })
-        .collect()
-}
-
-#[test]
-fn every_position_of_random_games_agrees_with_the_plain_reading() {
-    let busy = ".W.w.b../w.b...../.....W../....w.../.b...B../..B.w.../.w.b..../B.b..... w";
-    let mut checked = 0;
-    let mut events = [0usize; 4];
-    for seed in 0..150u64 {
-        let mut rng = Rng::new(seed);
-        let mut g = if seed % 3 == 0 {
-            from_position_text(busy).unwrap()
-        } else {
-            SoldierKing::new()
-        };
-        while g.outcome().is_none() {
-            let text = g.position_text();
-            let mine = played(&g);
-            assert!(
-                mine.windows(2).all(|w| w[0].0 < w[1].0),
-                "unsorted or duplicate"
-            );
-            let mut sorted = mine.clone();
-            sorted.sort();
-            assert_eq!(sorted, plain_rules(&text), "at {text}");
-            let back = from_position_text(&text).unwrap();
-            assert_eq!(back.legal_moves(), g.legal_moves());
-            let i = rng.below(mine.len());
-            let t = &mine[i].0;
-            // Count what the games went through, so the check is known to reach every rule.
-            let kings = |x: &SoldierKing| {
-                let text = x.position_text();
-                text.bytes().filter(u8::is_ascii_uppercase).count()
-            };
-            let kings_before = kings(&g);
-            g.play(i);
-            checked += 1;
-            if t.len() == 2 {
-                events[0] += 1; // impasse
-            } else if t.len() == 6 {
-                events[1] += 1; // promotion
-            }
-            if kings(&g) < kings_before && t.len() == 4 {
-                events[2] += 1; // demotion by a slide or swap
-            }
-            if g.outcome().is_some() {
-                events[3] += 1;
-            }
-        }
-    }
-    assert!(checked > 10_000, "{checked}");
-    assert!(
-        events.iter().all(|&n| n > 0),
-        "rules never reached: {events:?}"
-    );
 }

@@ -105,6 +105,7 @@ impl Default for SoldierKing {
 
 impl SoldierKing {
     /// The arena's start position (four soldiers and four kings a side), White to move.
+    /// Choice: the seed does not say who starts; White at the bottom does, as in the arena.
     pub fn new() -> Self {
         let start = super::Impasse::new();
         Self::from_board(start.board, 0).expect("the start position is valid")
@@ -211,7 +212,9 @@ impl SoldierKing {
                             (c, r) = (c + dc, r - fwd);
                         }
                         // The swap: the own soldier one step diagonally behind the king moves
-                        // to the king's square, the king to the soldier's.
+                        // to the king's square, the king to the soldier's. Choice: "adjacent"
+                        // is diagonal (pieces stand on dark squares only), and a swap counts as
+                        // arriving for both pieces (promotion here, demotion in `apply`).
                         let behind = at(col(from) + dc, row(from) - fwd);
                         if let Some(to) = behind.filter(|&to| self.board[to as usize] == soldier) {
                             let m = Move::new(Kind::Swap, from, to);
@@ -335,6 +338,7 @@ impl SoldierKing {
             self.board[m.removed as usize] = 0;
             self.pieces[p] -= 1;
         }
+        // Choice: "removes all, or all but one" of its pieces is at most one piece left.
         if self.pieces[p] <= 1 {
             self.winner = Some(p);
         } else {

@@ -46,7 +46,8 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
     let mut rng = Rng::new(seed);
     let mut first = vec![true; setup.seats];
     let mut played = Vec::new();
-    let standard = info.name != "impasse";
+    // Only the arena's Impasse keeps the CodinGame input and its duplicate move texts.
+    let standard = !(info.name == "impasse" && setup.variant == "arena");
     for turn in 0..info.default_max_turns {
         if let Some(outcome) = game.outcome() {
             assert_eq!(outcome.ranks.len(), setup.seats, "{label}: ranks per seat");

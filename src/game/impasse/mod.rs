@@ -8,6 +8,9 @@
 //! and several actions may print the same text (the referee plays the first one listed).
 //! `/work/shared/specs/impasse-codingame.md` is the reference for every rule below.
 //!
+//! The soldiers and kings variant (seed 003), with rules and input of its own, is in
+//! [`soldier_king`]; it reuses the square helpers below.
+//!
 //! Squares are `row * 8 + col`, with row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 
@@ -16,6 +19,7 @@ use super::{
 };
 use std::fmt::Write as _;
 
+pub mod soldier_king;
 #[cfg(test)]
 mod tests;
 
@@ -173,27 +177,38 @@ impl Action {
     }
 
     fn set_key(&mut self) {
-        let mut key = 0u64;
-        let mut shift = 64;
-        for sq in [self.from, self.to, self.crown_from] {
-            if sq != NONE {
-                for b in square_name(sq) {
-                    shift -= 8;
-                    key |= u64::from(b) << shift;
-                }
-            }
-        }
-        self.key = key;
+        self.key = text_key([self.from, self.to, self.crown_from]);
     }
 
     /// Appends the move text, e.g. `c1a3`, `f8g7c5`, `b6` or `a3a3`.
     fn write_text(&self, out: &mut String) {
-        for sq in [self.from, self.to, self.crown_from] {
-            if sq != NONE {
-                let [c, r] = square_name(sq);
-                out.push(c as char);
-                out.push(r as char);
+        write_squares([self.from, self.to, self.crown_from], out);
+    }
+}
+
+/// The text of up to three square names (`NONE` skipped) packed big-endian into a `u64`,
+/// zero-padded, so that keys order like the texts' bytes.
+fn text_key(squares: [Square; 3]) -> u64 {
+    let mut key = 0u64;
+    let mut shift = 64;
+    for sq in squares {
+        if sq != NONE {
+            for b in square_name(sq) {
+                shift -= 8;
+                key |= u64::from(b) << shift;
             }
+        }
+    }
+    key
+}
+
+/// Appends the names of `squares` (`NONE` skipped): a move text such as `c1a3` or `f8g7c5`.
+fn write_squares(squares: [Square; 3], out: &mut String) {
+    for sq in squares {
+        if sq != NONE {
+            let [c, r] = square_name(sq);
+            out.push(c as char);
+            out.push(r as char);
         }
     }
 }
@@ -734,18 +749,37 @@ pub fn from_position_text(text: &str) -> Result<Impasse, String> {
     Impasse::from_rows(&rows, to_move)
 }
 
-/// The registry entry: the CodinGame arena's Impasse.
+/// The registry entry: the CodinGame arena's Impasse (the default variant) and the soldiers and
+/// kings variant of [`soldier_king`].
 pub static INFO: GameInfo = GameInfo {
     name: "impasse",
     title: "Impasse",
     about: "Mark Steere's Impasse exactly as the CodinGame arena referees it (its input format)",
-    variants: &[Variant {
-        name: "arena",
-        about: "the CodinGame arena's rules and input, byte for byte",
-        seats: &[2],
-    }],
+    variants: &[
+        Variant {
+            name: "arena",
+            about: "the CodinGame arena's rules and input, byte for byte",
+            seats: &[2],
+        },
+        Variant {
+            name: soldier_king::VARIANT,
+            about: "soldiers and kings: promotion removes a soldier, kings are demoted, \
+                    down to one piece wins (standard input)",
+            seats: &[2],
+        },
+    ],
     default_max_turns: 250,
-    statement: include_str!("statement.md"),
-    new: |_: &Setup| Box::new(Impasse::new()),
-    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+    statement: concat!(
+        include_str!("statement.md"),
+        "\n",
+        include_str!("soldier_king.md")
+    ),
+    new: |setup: &Setup| match setup.variant {
+        soldier_king::VARIANT => Box::new(soldier_king::SoldierKing::new()),
+        _ => Box::new(Impasse::new()),
+    },
+    from_position: |setup: &Setup, text: &str| match setup.variant {
+        soldier_king::VARIANT => Ok(Box::new(soldier_king::from_position_text(text)?)),
+        _ => Ok(Box::new(from_position_text(text)?)),
+    },
 };

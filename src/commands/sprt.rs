@@ -86,7 +86,7 @@ fn new_score(bot0: &str, new_name: &str, winner: Option<u8>, reason: Option<&str
 }
 
 pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
-    super::tournament::check_resume_options(given, args.resume.as_ref())?;
+    super::tournament::check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
     let (settings, out, resuming) = settings_and_dir(
         args.resume.as_ref(),
         args.out.as_ref(),

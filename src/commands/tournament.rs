@@ -208,7 +208,11 @@ pub const RESUME_MAY_CHANGE: &[&str] = &[
 ];
 
 /// With `--resume`, options that would change the recorded settings are an error, not ignored.
-pub fn check_resume_options(given: &cli::Given, resume: Option<&PathBuf>) -> Result<()> {
+pub fn check_resume_options(
+    given: &cli::Given,
+    resume: Option<&PathBuf>,
+    file: &str,
+) -> Result<()> {
     let Some(dir) = resume else {
         return Ok(());
     };
@@ -218,7 +222,7 @@ pub fn check_resume_options(given: &cli::Given, resume: Option<&PathBuf>) -> Res
             "--resume {} continues the run with its recorded settings ({}), so {} would be \
              ignored; leave {} out, or start a new run with another --out",
             dir.display(),
-            dir.join("tournament.toml or sprt.toml").display(),
+            dir.join(file).display(),
             changed.join(", "),
             if changed.len() == 1 { "it" } else { "them" }
         );
@@ -227,7 +231,7 @@ pub fn check_resume_options(given: &cli::Given, resume: Option<&PathBuf>) -> Res
 }
 
 pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
-    check_resume_options(given, args.resume.as_ref())?;
+    check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
     let (settings, out, resuming) = settings_and_dir(
         args.resume.as_ref(),

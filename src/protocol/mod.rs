@@ -169,7 +169,9 @@ pub fn debug_hint(line: &[u8]) -> Option<&'static str> {
     let word = text.split(' ').next().unwrap_or("");
     let looks_like_prose = word.ends_with(':')
         || word.contains('=')
-        || text.split_whitespace().count() >= 3 && text.chars().filter(|c| c.is_alphabetic()).count() > 12;
+        || (text.split_whitespace().count() >= 3
+            && word.len() >= 3
+            && word.chars().all(char::is_alphabetic));
     looks_like_prose.then_some(
         "it looks like debug output: a bot's stdout is its answers only; write debug output to stderr",
     )

@@ -7,6 +7,7 @@
 //! results are rankings, positions are shown through a neutral [`view::BoardView`].
 
 pub mod impasse;
+pub mod moscow_ice;
 pub mod registry;
 pub mod standard;
 pub mod view;

@@ -408,10 +408,14 @@ impl Game for MoscowIce {
     }
 
     /// Choice: with four seats the forfeiting seat's pieces leave the board (pieces they covered
-    /// are free again) and the others play on; two seats end the game.
+    /// are free again) and the others play on; two seats end the game. True while the game goes
+    /// on: false when the forfeit leaves one seat (or one team) standing, which then wins.
     fn eliminate(&mut self, seat: usize) -> bool {
-        if self.seats == 2 || self.is_out(seat) || self.result.is_some() {
+        if self.seats == 2 || self.result.is_some() {
             return false;
+        }
+        if self.is_out(seat) {
+            return true;
         }
         self.eliminated |= 1 << seat;
         self.history.retire(seat);
@@ -424,7 +428,7 @@ impl Game for MoscowIce {
         }
         self.check_end();
         self.generate();
-        true
+        self.result.is_none()
     }
 
     fn position_text(&self) -> String {

@@ -8,8 +8,7 @@
 //! Squares are `row * 8 + col`, row 0 being rank `1` and col 0 file `a`; the twelve corner squares
 //! (three per corner) do not exist. Axis 0 runs from rank 1 (its start line) to rank 8 (its finish
 //! line); axis 1 from file `a` to file `h`. With two seats seat 0 plays axis 0 and seat 1 axis 1;
-//! with four seats, seats 0 and 2 share axis 0 and seats 1 and 3 axis 1 (turn order 0, 1, 2, 3 is
-//! clockwise: south, west, north... as the seats sit around the board).
+//! with four seats, seats 0 and 2 share axis 0 and seats 1 and 3 axis 1; turns go 0, 1, 2, 3.
 
 use super::{BoardView, Game, GameInfo, History, Outcome, Setup, Variant};
 
@@ -158,6 +157,7 @@ impl MoscowIce {
     pub fn new(seats: usize, partners: bool) -> Self {
         let mut board = [Cell::default(); 64];
         let sq = |name: &str| parse_square(name).expect("start square") as usize;
+        // Choice: the second player starts on the west line (the seed allows west or east).
         let owners: Vec<(&str, usize)> = if seats == 2 {
             vec![
                 ("c1", 0),
@@ -243,7 +243,9 @@ impl MoscowIce {
             .sum()
     }
 
-    /// Whether every piece `seat` has (at least one) stands on its finish line.
+    /// Whether every piece `seat` has (at least one) stands on its finish line. In play this is
+    /// exactly "all stacks rebuilt" (the order rule builds only S-M-L stacks there); positions
+    /// built with fewer pieces finish when what they have is home.
     fn finished(&self, seat: usize) -> bool {
         let axis = self.axis(seat);
         let mut any = false;
@@ -300,14 +302,18 @@ impl MoscowIce {
     }
 
     /// Ends the game if the rules say so: a winner, too few seats left, or a full round of passes.
+    /// Choice: the seed has no rule for everyone blocked; a full round of passes cannot change
+    /// anything, so it ends the game ranked by progress instead of running to the turn limit.
+    /// Choice: in partners a team wins when all its members still playing have finished (a
+    /// forfeiting partner's pieces are gone), or when the other team is entirely out.
     fn check_end(&mut self) {
         let active: Vec<usize> = self.active().collect();
         let winner = if self.partners {
             (0..2).find(|&team| {
-                let members: Vec<usize> = active.iter().copied().filter(|s| s % 2 == team).collect();
+                let members: Vec<usize> =
+                    active.iter().copied().filter(|s| s % 2 == team).collect();
                 let other_alive = active.iter().any(|s| s % 2 != team);
-                !members.is_empty()
-                    && (!other_alive || members.iter().all(|&s| self.finished(s)))
+                !members.is_empty() && (!other_alive || members.iter().all(|&s| self.finished(s)))
             })
         } else if active.len() == 1 {
             Some(active[0])
@@ -346,11 +352,10 @@ impl MoscowIce {
 
     /// Plays the move whose text is `text` (tests and tools).
     pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i = self
-            .texts
-            .iter()
-            .position(|t| t == text)
-            .ok_or_else(|| format!("{text} is not legal here; legal: {}", self.texts.join(" ")))?;
+        let i =
+            self.texts.iter().position(|t| t == text).ok_or_else(|| {
+                format!("{text} is not legal here; legal: {}", self.texts.join(" "))
+            })?;
         self.play(i);
         Ok(())
     }

@@ -2,8 +2,8 @@
 //! its end), steps and jump chains, the stalemate release rule, and the listing of legal moves.
 
 use super::{
-    at, col, on_line, progress, row, square_name, Board, Move, MoscowIce, Piece, Square,
-    NONE, SMALL,
+    at, col, on_line, progress, row, square_name, Board, MoscowIce, Move, Piece, Square, NONE,
+    SMALL,
 };
 
 /// The eight directions as (file, rank) offsets: N, NE, E, SE, S, SW, W, NW.
@@ -19,7 +19,9 @@ const DIRS: [(i8, i8); 8] = [
 ];
 
 /// The directions a piece of `axis` may move in: forwards (straight or diagonal) and sideways,
-/// never with a backward component. Both steps and every jump of a chain use them.
+/// never with a backward component. Choice: steps and every jump of a chain use the same five
+/// directions (the seed's jumps are draughts-like diagonals "and orthogonally too"; sideways
+/// counts as not backwards for both).
 fn directions(axis: usize) -> impl Iterator<Item = (i8, i8)> {
     DIRS.into_iter()
         .filter(move |&(dc, dr)| if axis == 0 { dr >= 0 } else { dc >= 0 })
@@ -144,7 +146,13 @@ impl MoscowIce {
     /// jumps. Choice: a chain never visits a square twice (its origin included), and a square
     /// reachable by several chains is listed once, written with the chain of fewest jumps found
     /// first in direction order (the result on the board is the same).
-    fn piece_moves(&self, board: &mut Board, seat: usize, from: Square, out: &mut Vec<(String, Move)>) {
+    fn piece_moves(
+        &self,
+        board: &mut Board,
+        seat: usize,
+        from: Square,
+        out: &mut Vec<(String, Move)>,
+    ) {
         let axis = self.axis(seat);
         let piece = board[from as usize].pop();
         let size = piece.size();
@@ -200,13 +208,20 @@ impl MoscowIce {
                 self.piece_moves(&mut board, seat, sq, &mut found);
             }
         }
-        // The stalemate rule: a seat that froze a stalled seat's piece must release one if it can.
+        // The stalemate rule: a seat that froze a stalled seat's piece must release one.
+        // Choice: when none of the covering pieces can move, the seat plays any legal move.
         let release = self.release_squares(seat);
         if release != 0 && found.iter().any(|(_, m)| release & (1 << m.from) != 0) {
             found.retain(|(_, m)| release & (1 << m.from) != 0);
         }
         if found.is_empty() {
-            found.push(("pass".to_string(), Move { from: NONE, to: NONE }));
+            found.push((
+                "pass".to_string(),
+                Move {
+                    from: NONE,
+                    to: NONE,
+                },
+            ));
         }
         found.sort_by(|a, b| a.0.cmp(&b.0));
         for (text, m) in found {

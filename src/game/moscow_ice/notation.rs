@@ -98,11 +98,12 @@ pub(super) fn parse_position(
             "expected four fields `to_move passes eliminated cells`, got {text:?}"
         ));
     };
-    let to_move: usize = to_move
-        .parse()
-        .ok()
-        .filter(|&s| s < seats)
-        .ok_or_else(|| format!("the seat to move must be 0 to {}, not {to_move:?}", seats - 1))?;
+    let to_move: usize = to_move.parse().ok().filter(|&s| s < seats).ok_or_else(|| {
+        format!(
+            "the seat to move must be 0 to {}, not {to_move:?}",
+            seats - 1
+        )
+    })?;
     let mut eliminated = 0u8;
     if out != "-" {
         if seats == 2 {
@@ -121,7 +122,9 @@ pub(super) fn parse_position(
         }
     }
     if eliminated & (1 << to_move) != 0 {
-        return Err(format!("seat {to_move} is eliminated and cannot be to move"));
+        return Err(format!(
+            "seat {to_move} is eliminated and cannot be to move"
+        ));
     }
     let active = (0..seats).filter(|&s| eliminated & (1 << s) == 0).count();
     let passes: u8 = passes
@@ -164,7 +167,9 @@ pub(super) fn parse_position(
                     return Err(format!("{name}: pieces must get larger upwards: {pieces}"));
                 }
                 if eliminated & (1 << seat) != 0 {
-                    return Err(format!("{name}: seat {seat} is eliminated and has no pieces"));
+                    return Err(format!(
+                        "{name}: seat {seat} is eliminated and has no pieces"
+                    ));
                 }
                 count[seat][size as usize] += 1;
                 if count[seat][size as usize] > per_size {

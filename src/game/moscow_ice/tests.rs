@@ -106,7 +106,11 @@ fn jump_chains_land_on_smaller_pieces_and_never_go_back() {
     );
     let mut g = g;
     g.play_text("c3-e5-g7").unwrap();
-    assert!(g.position_text().contains("g7:1S0L"), "{}", g.position_text());
+    assert!(
+        g.position_text().contains("g7:1S0L"),
+        "{}",
+        g.position_text()
+    );
 }
 
 #[test]
@@ -230,14 +234,14 @@ fn a_blocked_seat_passes_and_a_round_of_passes_ends_the_game() {
     let mut g = two("0 0 - c8:0S,d8:0S,e8:0S,f8:0S,d4:0M1L,b3:1S");
     assert_eq!(moves(&g), ["pass"]);
     g.play_text("pass").unwrap();
-    assert_eq!(g.position_text(), "1 1 - b3:1S,d4:0M1L,c8:0S,d8:0S,e8:0S,f8:0S");
+    assert_eq!(
+        g.position_text(),
+        "1 1 - b3:1S,d4:0M1L,c8:0S,d8:0S,e8:0S,f8:0S"
+    );
     assert!(g.outcome().is_none());
     // Seat 0 is now stalled (its one piece off the line frozen under seat 1's large), so seat
     // 1 must move that large before anything else.
-    assert_eq!(
-        moves(&g),
-        ["d4-d3", "d4-d5", "d4-e3", "d4-e4", "d4-e5"]
-    );
+    assert_eq!(moves(&g), ["d4-d3", "d4-d5", "d4-e3", "d4-e4", "d4-e5"]);
     // The counter: after one pass, a second in a row (seat 1 with its only piece frozen) means
     // no seat can move any more, and the game ends ranked by progress (the position is built to
     // exercise the counter).
@@ -416,4 +420,19 @@ fn board_lines_and_first_turn_input() {
     assert_eq!((c1.col, c1.row, c1.mark.as_str()), (2.0, 7.0, "start-0"));
     assert_eq!(c1.pieces.len(), 3);
     assert_eq!(c1.pieces[2].label, "L");
+}
+
+#[test]
+fn statement_shows_the_real_input_and_a_valid_position_text() {
+    let g = MoscowIce::new(2, false);
+    let mut input = String::new();
+    g.write_turn_input(true, &mut input);
+    let shown: String = input.lines().take(13).map(|l| format!("{l}\n")).collect();
+    assert!(
+        INFO.statement.contains(&shown),
+        "the statement's example input is out of date:\n{shown}"
+    );
+    let example = "1 0 3 c1:0S0M,d4:2S1L,e8:0S";
+    assert!(INFO.statement.contains(&format!("`{example}`")));
+    assert_eq!(pos(4, false, example).position_text(), example);
 }

@@ -147,7 +147,7 @@ pub(super) fn parse_position(
                 return Err(format!("square {name} listed twice"));
             }
             let chars: Vec<char> = pieces.chars().collect();
-            if chars.is_empty() || chars.len() % 2 != 0 || chars.len() > 6 {
+            if chars.is_empty() || !chars.len().is_multiple_of(2) || chars.len() > 6 {
                 return Err(format!(
                     "{name}: one to three pieces, each a seat digit and S, M or L: {pieces:?}"
                 ));

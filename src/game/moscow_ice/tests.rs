@@ -436,3 +436,55 @@ fn statement_shows_the_real_input_and_a_valid_position_text() {
     assert!(INFO.statement.contains(&format!("`{example}`")));
     assert_eq!(pos(4, false, example).position_text(), example);
 }
+
+/// After every move of random games: each seat keeps its pieces, stacks grow strictly upwards,
+/// no piece rests on the other axis's lines, finish lines hold only their owners' S-M-L stacks,
+/// and no move ends nearer its start line than it began.
+#[test]
+fn random_games_keep_the_invariants() {
+    use crate::rng::Rng;
+    for (seats, partners) in [(2, false), (4, false), (4, true)] {
+        for seed in 0..6 {
+            let mut g = MoscowIce::new(seats, partners);
+            let mut rng = Rng::new(seed);
+            let counts = |g: &MoscowIce| -> Vec<usize> {
+                (0..seats)
+                    .map(|s| {
+                        g.board
+                            .iter()
+                            .map(|c| c.pieces().filter(|p| p.seat() == s).count())
+                            .sum()
+                    })
+                    .collect()
+            };
+            let start = counts(&g);
+            for _ in 0..INFO.default_max_turns {
+                if g.outcome().is_some() {
+                    break;
+                }
+                let i = rng.below(g.legal_moves().len());
+                let m = g.moves[i];
+                let seat = g.to_move();
+                if m.from != NONE {
+                    let axis = g.axis(seat);
+                    assert!(progress(axis, m.to) >= progress(axis, m.from), "{m:?}");
+                }
+                g.play(i);
+                assert_eq!(counts(&g), start);
+                for sq in 0..64u8 {
+                    let cell = &g.board[sq as usize];
+                    let sizes: Vec<u8> = cell.pieces().map(|p| p.size()).collect();
+                    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{}", g.describe());
+                    for (k, p) in cell.pieces().enumerate() {
+                        let axis = g.axis(p.seat());
+                        assert!(!on_line(1 - axis, sq), "{}", g.describe());
+                        if progress(axis, sq) == 7 {
+                            assert_eq!(usize::from(p.size()), k, "{}", g.describe());
+                            assert_eq!(p.seat(), cell.pieces().next().unwrap().seat());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

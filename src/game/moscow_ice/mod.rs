@@ -111,14 +111,9 @@ impl Cell {
     }
     /// Removes every piece of `seat`, keeping the others in order (sizes still grow upwards).
     fn remove_seat(&mut self, seat: usize) {
-        let kept: Vec<u8> = self
-            .pieces()
-            .filter(|p| p.seat() != seat)
-            .map(|p| p.0)
-            .collect();
-        *self = Cell::default();
-        for c in kept {
-            self.push(Piece(c));
+        let old = std::mem::take(self);
+        for p in old.pieces().filter(|p| p.seat() != seat) {
+            self.push(p);
         }
     }
 }

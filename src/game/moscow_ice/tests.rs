@@ -217,6 +217,16 @@ fn a_freeze_that_would_stall_is_not_allowed() {
 }
 
 #[test]
+fn a_freezer_that_cannot_release_plays_any_move() {
+    // Seat 1 is stalled (its small under seat 0's medium on b7, its medium stuck on g4), but the
+    // medium on b7 has no move (c7 and d7 hold larges, c8 needs a small first): seat 0 plays on
+    // with its larges, which may land on their own medium.
+    let g = two("0 0 - b7:1S0M,c7:0L,d7:0L,g4:1M");
+    assert!(g.stalled(&g.board, 1));
+    assert_eq!(moves(&g), ["c7-b7", "c7-e7", "d7-b7", "d7-e7"]);
+}
+
+#[test]
 fn with_several_freezers_the_next_to_play_releases() {
     // Seat 1 is stalled with smalls frozen by seat 0 (d4) and seat 2 (d6). Seat 2 plays next and
     // must move its medium off d6; its small on e2 may not move this turn.

@@ -28,10 +28,12 @@ fn perft_table(g: &MoscowIce, expected: &[u64]) {
     }
 }
 
-// Depths 1 and 2 by hand: two seats, each side's four larges step forwards (3 squares each, 12);
-// after c1-b2 the west side loses a3-b2, so 12 * 12 - 1 = 143. Four seats: only seats 0 and 1
-// have larges on top at first moves... seat 0 has two stacks (6 moves), seat 1 two (6), and
-// c1-b2 again takes a3-b2: 6 * 6 - 1 = 35.
+// Checked by hand. Two seats: each side's four larges have three forward squares each (12);
+// after c1-b2 the west side loses a3-b2, so 12 * 12 - 1 = 143. Four seats: each seat has two
+// stacks (6 moves); c1-b2 again takes a3-b2: 6 * 6 - 1 = 35. Depth 3 (211): seat 2's six steps
+// are cut or turned into jumps by seat 0's move: after c1-b2 5 * 6 = 30; after c1-c2 seat 2
+// gains d1-b3 (lost if a3-b3, plus d1-b3-b5 if b4 was filled) for 6+5+7+7+6+6 = 37; after each
+// of c1-d2, e1-d2, e1-e2, e1-f2 every blocked step becomes a jump: 4 * 36 = 144.
 #[test]
 fn perft_two_seats() {
     perft_table(&MoscowIce::new(2, false), &[12, 143, 2828, 56575]);

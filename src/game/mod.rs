@@ -8,6 +8,7 @@
 
 pub mod draughts;
 pub mod impasse;
+pub mod moscow_ice;
 pub mod registry;
 pub mod standard;
 pub mod view;

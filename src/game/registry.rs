@@ -58,7 +58,11 @@ impl std::fmt::Debug for GameInfo {
 }
 
 /// Every game arbiter knows, in the order `arbiter games` lists them.
-pub static GAMES: &[&GameInfo] = &[&super::impasse::INFO, &super::draughts::INFO];
+pub static GAMES: &[&GameInfo] = &[
+    &super::impasse::INFO,
+    &super::draughts::INFO,
+    &super::moscow_ice::INFO,
+];
 
 /// Why a game choice is not valid.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,490 @@
+//! Moscow Ice (Kendall Johns, 2004), a race of nesting Icehouse pieces across a cross-shaped
+//! board, for two players, four players each on their own, or four players in two partnerships.
+//!
+//! The seed leaves several points open; each choice is written in `statement.md` and in a comment
+//! where the rule is coded (look for "Choice:"). `movegen.rs` holds the movement rules,
+//! `notation.rs` the texts (position, board lines, view).
+//!
+//! Squares are `row * 8 + col`, row 0 being rank `1` and col 0 file `a`; the twelve corner squares
+//! (three per corner) do not exist. Axis 0 runs from rank 1 (its start line) to rank 8 (its finish
+//! line); axis 1 from file `a` to file `h`. With two seats seat 0 plays axis 0 and seat 1 axis 1;
+//! with four seats, seats 0 and 2 share axis 0 and seats 1 and 3 axis 1; turns go 0, 1, 2, 3.
+
+use super::{BoardView, Game, GameInfo, History, Outcome, Setup, Variant};
+
+mod movegen;
+mod notation;
+#[cfg(test)]
+mod tests;
+
+pub use notation::{parse_square, square_name};
+
+/// A square index, `row * 8 + col`.
+pub type Square = u8;
+
+/// No square: the origin of a pass.
+const NONE: Square = u8::MAX;
+
+/// Piece sizes, smallest first.
+pub const SMALL: u8 = 0;
+pub const MEDIUM: u8 = 1;
+pub const LARGE: u8 = 2;
+
+/// Letters of the sizes in texts.
+const SIZE_LETTERS: [char; 3] = ['S', 'M', 'L'];
+
+fn col(sq: Square) -> i8 {
+    (sq % 8) as i8
+}
+
+fn row(sq: Square) -> i8 {
+    (sq / 8) as i8
+}
+
+/// Whether (`col`, `row`) is one of the 52 squares: inside 8x8 and not one of the three squares
+/// nearest each corner.
+fn exists(col: i8, row: i8) -> bool {
+    if !(0..8).contains(&col) || !(0..8).contains(&row) {
+        return false;
+    }
+    col.min(7 - col) + row.min(7 - row) >= 2
+}
+
+/// The square at (`col`, `row`) if it exists.
+fn at(col: i8, row: i8) -> Option<Square> {
+    exists(col, row).then(|| (row * 8 + col) as Square)
+}
+
+/// How far `sq` lies along `axis` from that axis's start line: 0 on the start line, 6 on the
+/// "7th rank", 7 on the finish line.
+fn progress(axis: usize, sq: Square) -> i8 {
+    if axis == 0 {
+        row(sq)
+    } else {
+        col(sq)
+    }
+}
+
+/// Whether `sq` is on the start or the finish line of `axis`.
+fn on_line(axis: usize, sq: Square) -> bool {
+    matches!(progress(axis, sq), 0 | 7)
+}
+
+/// One piece: its owner and size, packed as `seat * 3 + size + 1` (0 is no piece).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Piece(u8);
+
+impl Piece {
+    fn new(seat: usize, size: u8) -> Self {
+        Piece(seat as u8 * 3 + size + 1)
+    }
+    fn seat(self) -> usize {
+        usize::from((self.0 - 1) / 3)
+    }
+    fn size(self) -> u8 {
+        (self.0 - 1) % 3
+    }
+}
+
+/// The pieces on one square, bottom first. Every landing is on a smaller piece, so sizes grow
+/// strictly upwards and three is the most a square holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Cell {
+    n: u8,
+    p: [u8; 3],
+}
+
+impl Cell {
+    fn top(&self) -> Option<Piece> {
+        (self.n > 0).then(|| Piece(self.p[self.n as usize - 1]))
+    }
+    fn pieces(&self) -> impl Iterator<Item = Piece> + '_ {
+        self.p[..self.n as usize].iter().map(|&c| Piece(c))
+    }
+    fn push(&mut self, piece: Piece) {
+        self.p[self.n as usize] = piece.0;
+        self.n += 1;
+    }
+    fn pop(&mut self) -> Piece {
+        self.n -= 1;
+        Piece(self.p[self.n as usize])
+    }
+    /// Removes every piece of `seat`, keeping the others in order (sizes still grow upwards).
+    fn remove_seat(&mut self, seat: usize) {
+        let old = std::mem::take(self);
+        for p in old.pieces().filter(|p| p.seat() != seat) {
+            self.push(p);
+        }
+    }
+}
+
+type Board = [Cell; 64];
+
+/// One move: a piece from `from` to `to` (a step or the end of a jump chain), or a pass
+/// (`from == NONE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Move {
+    from: Square,
+    to: Square,
+}
+
+/// A Moscow Ice position with its legal moves already listed.
+#[derive(Clone, Debug)]
+pub struct MoscowIce {
+    seats: usize,
+    partners: bool,
+    board: Board,
+    to_move: usize,
+    /// Consecutive passes; when every seat still playing has passed in a row nothing can change
+    /// any more and the game ends (ranked by progress).
+    passes: u8,
+    /// Bit `s` set: seat `s` was eliminated (forfeited); its pieces left the board.
+    eliminated: u8,
+    /// Set once the rules end the game.
+    result: Option<Outcome>,
+    history: History,
+    moves: Vec<Move>,
+    texts: Vec<String>,
+}
+
+impl MoscowIce {
+    /// The start position: `seats` is 2 or 4; `partners` only with 4.
+    pub fn new(seats: usize, partners: bool) -> Self {
+        let mut board = [Cell::default(); 64];
+        let sq = |name: &str| parse_square(name).expect("start square") as usize;
+        // Choice: the second player starts on the west line (the seed allows west or east).
+        let owners: Vec<(&str, usize)> = if seats == 2 {
+            vec![
+                ("c1", 0),
+                ("d1", 0),
+                ("e1", 0),
+                ("f1", 0),
+                ("a3", 1),
+                ("a4", 1),
+                ("a5", 1),
+                ("a6", 1),
+            ]
+        } else {
+            // Choice: partners on one axis alternate squares, the earlier seat first from the
+            // low end (c1 e1 for seat 0, d1 f1 for seat 2, a3 a5 for seat 1, a4 a6 for seat 3).
+            vec![
+                ("c1", 0),
+                ("d1", 2),
+                ("e1", 0),
+                ("f1", 2),
+                ("a3", 1),
+                ("a4", 3),
+                ("a5", 1),
+                ("a6", 3),
+            ]
+        };
+        for (name, seat) in owners {
+            for size in [SMALL, MEDIUM, LARGE] {
+                board[sq(name)].push(Piece::new(seat, size));
+            }
+        }
+        Self::build(seats, partners, board, 0, 0, 0)
+    }
+
+    fn build(
+        seats: usize,
+        partners: bool,
+        board: Board,
+        to_move: usize,
+        passes: u8,
+        eliminated: u8,
+    ) -> Self {
+        let mut game = MoscowIce {
+            seats,
+            partners,
+            board,
+            to_move,
+            passes,
+            eliminated,
+            result: None,
+            history: History::new(seats),
+            moves: Vec::with_capacity(64),
+            texts: Vec::with_capacity(64),
+        };
+        game.check_end();
+        game.generate();
+        game
+    }
+
+    /// The axis `seat` races along.
+    fn axis(&self, seat: usize) -> usize {
+        seat % 2
+    }
+
+    fn is_out(&self, seat: usize) -> bool {
+        self.eliminated & (1 << seat) != 0
+    }
+
+    fn active(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.seats).filter(|&s| !self.is_out(s))
+    }
+
+    /// Pieces of `seat` on its finish line (the score).
+    pub fn home(&self, seat: usize) -> i32 {
+        let axis = self.axis(seat);
+        (0..64u8)
+            .filter(|&sq| progress(axis, sq) == 7 && exists(col(sq), row(sq)))
+            .map(|sq| {
+                self.board[sq as usize]
+                    .pieces()
+                    .filter(|p| p.seat() == seat)
+                    .count() as i32
+            })
+            .sum()
+    }
+
+    /// Whether every piece `seat` has (at least one) stands on its finish line. In play this is
+    /// exactly "all stacks rebuilt" (the order rule builds only S-M-L stacks there); positions
+    /// built with fewer pieces finish when what they have is home.
+    fn finished(&self, seat: usize) -> bool {
+        let axis = self.axis(seat);
+        let mut any = false;
+        for sq in 0..64u8 {
+            for p in self.board[sq as usize].pieces() {
+                if p.seat() == seat {
+                    if progress(axis, sq) != 7 {
+                        return false;
+                    }
+                    any = true;
+                }
+            }
+        }
+        any
+    }
+
+    /// Progress of one seat: 100 per piece on its finish line plus the summed distance of all its
+    /// pieces from its start line (at most 84), so home pieces count first.
+    pub fn progress_value(&self, seat: usize) -> i64 {
+        let axis = self.axis(seat);
+        let mut dist = 0i64;
+        for sq in 0..64u8 {
+            for p in self.board[sq as usize].pieces() {
+                if p.seat() == seat {
+                    dist += i64::from(progress(axis, sq));
+                }
+            }
+        }
+        100 * i64::from(self.home(seat)) + dist
+    }
+
+    /// The progress that ranks `seat`: its own, or its team's (both partners summed).
+    fn ranking_progress(&self, seat: usize) -> i64 {
+        if self.partners {
+            self.progress_value(seat) + self.progress_value((seat + 2) % 4)
+        } else {
+            self.progress_value(seat)
+        }
+    }
+
+    /// Ranks every seat: the winner (seat or team) first, then by progress; eliminated seats
+    /// share the last place below every seat still playing.
+    fn ranks(&self, winner: Option<usize>) -> Outcome {
+        let values: Vec<i64> = (0..self.seats)
+            .map(|s| {
+                if self.is_out(s) {
+                    return 0;
+                }
+                let won = winner.is_some_and(|w| w == s || (self.partners && w % 2 == s % 2));
+                1 + self.ranking_progress(s) + if won { 1_000_000 } else { 0 }
+            })
+            .collect();
+        Outcome::from_values(&values)
+    }
+
+    /// Ends the game if the rules say so: a winner, too few seats left, or a full round of passes.
+    /// Choice: the seed has no rule for everyone blocked; a full round of passes cannot change
+    /// anything, so it ends the game ranked by progress instead of running to the turn limit.
+    /// Choice: in partners a team wins when all its members still playing have finished (a
+    /// forfeiting partner's pieces are gone), or when the other team is entirely out.
+    fn check_end(&mut self) {
+        let active: Vec<usize> = self.active().collect();
+        let winner = if self.partners {
+            (0..2).find(|&team| {
+                let members: Vec<usize> =
+                    active.iter().copied().filter(|s| s % 2 == team).collect();
+                let other_alive = active.iter().any(|s| s % 2 != team);
+                !members.is_empty() && (!other_alive || members.iter().all(|&s| self.finished(s)))
+            })
+        } else if active.len() == 1 {
+            Some(active[0])
+        } else {
+            active.iter().copied().find(|&s| self.finished(s))
+        };
+        if winner.is_some() {
+            self.result = Some(self.ranks(winner));
+        } else if usize::from(self.passes) >= active.len() {
+            self.result = Some(self.ranks(None));
+        }
+    }
+
+    fn next_seat(&self, seat: usize) -> usize {
+        let mut s = seat;
+        loop {
+            s = (s + 1) % self.seats;
+            if !self.is_out(s) || s == seat {
+                return s;
+            }
+        }
+    }
+
+    fn apply(&mut self, m: Move) {
+        if m.from == NONE {
+            self.passes += 1;
+        } else {
+            self.passes = 0;
+            let piece = self.board[m.from as usize].pop();
+            self.board[m.to as usize].push(piece);
+        }
+        self.to_move = self.next_seat(self.to_move);
+        self.check_end();
+        self.generate();
+    }
+
+    /// Plays the move whose text is `text` (tests and tools).
+    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
+        let i =
+            self.texts.iter().position(|t| t == text).ok_or_else(|| {
+                format!("{text} is not legal here; legal: {}", self.texts.join(" "))
+            })?;
+        self.play(i);
+        Ok(())
+    }
+}
+
+impl Game for MoscowIce {
+    fn info(&self) -> &'static GameInfo {
+        &INFO
+    }
+
+    fn variant(&self) -> &'static str {
+        if self.partners {
+            "partners"
+        } else {
+            "standard"
+        }
+    }
+
+    fn seats(&self) -> usize {
+        self.seats
+    }
+
+    fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    fn legal_moves(&self) -> &[String] {
+        &self.texts
+    }
+
+    fn play(&mut self, index: usize) {
+        self.history.record(self.to_move, &self.texts[index]);
+        self.apply(self.moves[index]);
+    }
+
+    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
+        super::standard::write_input(self, &self.history, first_turn, out);
+    }
+
+    fn write_board(&self, out: &mut String) {
+        notation::write_board(&self.board, out);
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.result.clone()
+    }
+
+    /// Choice: at the turn limit seats are ranked by progress (pieces home, then distance).
+    fn outcome_at_turn_limit(&self) -> Outcome {
+        self.result.clone().unwrap_or_else(|| self.ranks(None))
+    }
+
+    fn scores(&self) -> Vec<i32> {
+        (0..self.seats).map(|s| self.home(s)).collect()
+    }
+
+    /// Choice: with four seats the forfeiting seat's pieces leave the board (pieces they covered
+    /// are free again) and the others play on; two seats end the game. True while the game goes
+    /// on: false when the forfeit leaves one seat (or one team) standing, which then wins.
+    fn eliminate(&mut self, seat: usize) -> bool {
+        if self.seats == 2 || self.result.is_some() {
+            return false;
+        }
+        if self.is_out(seat) {
+            return true;
+        }
+        self.eliminated |= 1 << seat;
+        self.history.retire(seat);
+        for cell in self.board.iter_mut() {
+            cell.remove_seat(seat);
+        }
+        self.passes = 0;
+        if self.to_move == seat {
+            self.to_move = self.next_seat(seat);
+        }
+        self.check_end();
+        self.generate();
+        self.result.is_none()
+    }
+
+    fn position_text(&self) -> String {
+        notation::position_text(self)
+    }
+
+    fn view(&self) -> BoardView {
+        notation::view(self)
+    }
+
+    fn box_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+
+    fn describe(&self) -> String {
+        let mut s = String::new();
+        notation::write_board(&self.board, &mut s);
+        match &self.result {
+            Some(o) => s.push_str(&format!("game over, ranks {:?}", o.ranks)),
+            None => s.push_str(&format!("seat {} to move", self.to_move)),
+        }
+        s
+    }
+}
+
+fn start(setup: &Setup) -> Box<dyn Game> {
+    Box::new(MoscowIce::new(setup.seats, setup.variant == "partners"))
+}
+
+fn from_position(setup: &Setup, text: &str) -> Result<Box<dyn Game>, String> {
+    Ok(Box::new(notation::parse_position(
+        setup.seats,
+        setup.variant == "partners",
+        text,
+    )?))
+}
+
+/// The registry entry.
+pub static INFO: GameInfo = GameInfo {
+    name: "moscow-ice",
+    title: "Moscow Ice",
+    about: "Kendall Johns' race of nesting pieces across a cross-shaped board (2 or 4 players)",
+    variants: &[
+        Variant {
+            name: "standard",
+            about: "every player for themselves (2 players on adjacent sides, or 4)",
+            seats: &[2, 4],
+        },
+        Variant {
+            name: "partners",
+            about: "4 players in two teams, seats 0+2 against 1+3; both partners must finish",
+            seats: &[4],
+        },
+    ],
+    default_max_turns: 800,
+    statement: include_str!("statement.md"),
+    new: start,
+    from_position,
+};

@@ -6,15 +6,17 @@
 //! ```text
 //! 0 2 moscow-ice standard      first turn only: own seat, number of seats, game, variant
 //! <position text>              the whole position in the game's one-line form
-//! <board lines>                a fixed number of lines picturing the board (game-specific)
+//! 8                            B: lines picturing the board (the same count every turn)
+//! <board lines>                B lines, game-specific
 //! 1                            M: moves played since this seat's previous turn
 //! 1 c2-c3                      M lines: the seat that played, a space, the move
 //! 3                            N: legal moves
 //! a2-a3                        N lines, one move each; the answer is one of them (or `random`)
 //! ```
 //!
-//! [`parse_input`] reads it back (the conformance suite checks that every turn of every game
-//! does), and the generic bots play from it through the library.
+//! Every section after the position is counted, so a bot can read any game's input without
+//! knowing the game. [`parse_input`] reads it back (the conformance suite checks that every turn
+//! of every game does), and the generic bots play from it through the library.
 
 use super::{registry, Game, GameError, GameInfo, Setup};
 use std::fmt::Write as _;
@@ -85,7 +87,10 @@ pub fn write_input(game: &dyn Game, history: &History, first_turn: bool, out: &m
     }
     out.push_str(&game.position_text());
     out.push('\n');
-    game.write_board(out);
+    let mut board = String::new();
+    game.write_board(&mut board);
+    let _ = writeln!(out, "{}", board.lines().count());
+    out.push_str(&board);
     let since = history.since(seat);
     let _ = writeln!(out, "{}", since.len());
     for (s, m) in since {
@@ -155,7 +160,6 @@ pub enum InputError {
 }
 
 /// Reads one turn (after the intro line, if any) from `lines` for a game of `info` and `setup`.
-/// The number of board lines to skip is learned by drawing the rebuilt position.
 pub fn parse_input<'a>(
     info: &'static GameInfo,
     setup: &Setup,
@@ -164,18 +168,32 @@ pub fn parse_input<'a>(
     let mut next = || lines.next().ok_or(InputError::Ended);
     let position = next()?;
     let game = info.position(setup, position)?;
-    let mut board = String::new();
-    game.write_board(&mut board);
-    for _ in 0..board.lines().count() {
-        next()?;
-    }
     let mut count = |what: &str| -> Result<usize, InputError> {
         let l = next()?;
         l.trim()
             .parse()
             .map_err(|_| InputError::Shape(format!("expected the number of {what}, got {l:?}")))
     };
-    let m = count("moves since the previous turn")?;
+    let b = count("board lines")?;
+    let mut drawn = String::new();
+    game.write_board(&mut drawn);
+    if b != drawn.lines().count() {
+        return Err(InputError::Shape(format!(
+            "{b} board lines announced, the position draws {}",
+            drawn.lines().count()
+        )));
+    }
+    for _ in 0..b {
+        lines.next().ok_or(InputError::Ended)?;
+    }
+    let m = {
+        let l = lines.next().ok_or(InputError::Ended)?;
+        l.trim().parse::<usize>().map_err(|_| {
+            InputError::Shape(format!(
+                "expected the number of moves since the previous turn, got {l:?}"
+            ))
+        })?
+    };
     let mut since = Vec::with_capacity(m);
     for _ in 0..m {
         let l = lines.next().ok_or(InputError::Ended)?;

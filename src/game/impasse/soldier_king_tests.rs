@@ -102,7 +102,7 @@ fn first_turn_input_is_the_standard_shape() {
     g.write_turn_input(true, &mut input);
     let mut want = String::from(
         "0 2 impasse soldier-king\n\
-         .W.b.W.b/b.W.b.W./......../......../......../......../.B.w.B.w/w.B.w.B. w\n\
+         .W.b.W.b/b.W.b.W./......../......../......../......../.B.w.B.w/w.B.w.B. w\n8\n\
          .W.b.W.b\nb.W.b.W.\n........\n........\n........\n........\n.B.w.B.w\nw.B.w.B.\n0\n22\n",
     );
     let expected = [

@@ -411,7 +411,8 @@ fn board_lines_and_first_turn_input() {
     want.push_str(&g.position_text());
     want.push('\n');
     want.push_str(
-        "# # . . . . # #\n\
+        "8\n\
+         # # . . . . # #\n\
          # . . . . . . #\n\
          1S1M1L . . . . . . .\n\
          1S1M1L . . . . . . .\n\
@@ -439,7 +440,7 @@ fn statement_shows_the_real_input_and_a_valid_position_text() {
     let g = MoscowIce::new(2, false);
     let mut input = String::new();
     g.write_turn_input(true, &mut input);
-    let shown: String = input.lines().take(13).map(|l| format!("{l}\n")).collect();
+    let shown: String = input.lines().take(14).map(|l| format!("{l}\n")).collect();
     assert!(
         INFO.statement.contains(&shown),
         "the statement's example input is out of date:\n{shown}"

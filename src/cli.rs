@@ -244,8 +244,9 @@ impl GameOpts {
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The bots, in seat order (the first moves first; for Impasse it plays White). Each is a path
-    /// to an executable, a directory with a bot.toml, or a quoted command line.
+    /// The bots, in seat order (the first moves first; for Impasse it plays White), as many as
+    /// the game has seats. Each is a path to an executable, a directory with a bot.toml, or a
+    /// quoted command line, optionally named: NAME=BOT (e.g. alice="python3 a/bot.py").
     #[arg(required = true, num_args = 2.., value_name = "BOT")]
     pub bots: Vec<String>,
     #[command(flatten)]
@@ -265,7 +266,7 @@ pub struct PlayArgs {
 pub fn resolve_bots(args: &[String]) -> Result<Vec<BotSpec>> {
     let specs = args
         .iter()
-        .map(|a| BotSpec::resolve(a).map_err(anyhow::Error::from))
+        .map(|a| BotSpec::resolve_named(a).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
     for spec in &specs {
         spec.build()
@@ -342,7 +343,8 @@ impl Pinning {
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// Two or more bots (at least the seat count): paths to executables, directories with a
-    /// bot.toml, or quoted command lines. Names (from bot.toml or the file name) must be unique.
+    /// bot.toml, or quoted command lines, optionally named: NAME=BOT (e.g. alice="python3
+    /// a/bot.py"). Names (given, else from bot.toml or the file name) must be unique.
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
     /// Pairing: every pair of bots, or the first bot against each of the others.

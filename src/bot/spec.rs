@@ -66,6 +66,27 @@ struct BotToml {
 
 impl BotSpec {
     /// Resolves one BOT argument as typed by the user.
+    /// Like [`BotSpec::resolve`], but `NAME=BOT` names the bot on the command line (NAME is
+    /// letters, digits, `_`, `-` and `.`), e.g. `alice="python3 a/bot.py"`; an argument that is
+    /// an existing path is never split.
+    pub fn resolve_named(arg: &str) -> Result<BotSpec, SpecError> {
+        if !Path::new(arg).exists() {
+            if let Some((name, rest)) = arg.split_once('=') {
+                let plain = !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+                if plain && !rest.trim().is_empty() {
+                    let mut spec = Self::resolve(rest)?;
+                    spec.name = name.to_string();
+                    spec.origin = arg.to_string();
+                    return Ok(spec);
+                }
+            }
+        }
+        Self::resolve(arg)
+    }
+
     pub fn resolve(arg: &str) -> Result<BotSpec, SpecError> {
         let path = Path::new(arg);
         if path.is_dir() {
@@ -118,8 +139,23 @@ impl BotSpec {
         let parsed: BotToml = toml::from_str(&text).map_err(|e| SpecError::BadToml {
             origin: origin.into(),
             path: toml_path.clone(),
-            message: e.message().to_string(),
+            message: match e.span() {
+                Some(span) => {
+                    let before = &text[..span.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("line {line}, column {column}: {}", e.message())
+                }
+                None => e.message().to_string(),
+            },
         })?;
+        if parsed.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(SpecError::BadToml {
+                origin: origin.into(),
+                path: toml_path.clone(),
+                message: "name is empty".into(),
+            });
+        }
         let dir = absolute(dir);
         let (program, args) = split(origin, &parsed.run, &dir)?;
         Ok(BotSpec {
@@ -249,5 +285,39 @@ mod tests {
             err.contains("bot 'mine': build command `false` failed"),
             "{err}"
         );
+    }
+}
+
+#[cfg(test)]
+mod naming_tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_can_be_named_on_the_command_line() {
+        let spec = BotSpec::resolve_named("alice=python3 -c pass").unwrap();
+        assert_eq!(spec.name, "alice");
+        assert_eq!(spec.args, vec!["-c", "pass"]);
+        // Not a name: spaces before the '='.
+        let spec = BotSpec::resolve_named("python3 -c x=1").unwrap();
+        assert_ne!(spec.name, "python3 -c x");
+    }
+
+    #[test]
+    fn a_bot_toml_error_has_its_line_and_column_and_an_empty_name_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bot.toml"), "name = \"x\"\nrun = = 3\n").unwrap();
+        let err = BotSpec::resolve(dir.path().to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2, column"), "{err}");
+        std::fs::write(
+            dir.path().join("bot.toml"),
+            "name = \" \"\nrun = \"true\"\n",
+        )
+        .unwrap();
+        let err = BotSpec::resolve(dir.path().to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("name is empty"), "{err}");
     }
 }

@@ -113,7 +113,7 @@ pub fn prepare_bots(
     let mut specs = Vec::new();
     let mut ok = Vec::new();
     for origin in origins {
-        match BotSpec::resolve(origin) {
+        match BotSpec::resolve_named(origin) {
             Ok(spec) => {
                 specs.push(spec);
                 ok.push(true);

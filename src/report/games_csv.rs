@@ -464,14 +464,17 @@ impl Columns {
                 .map(|f| {
                     let (seat, why) = f.split_once(':').ok_or(())?;
                     let seat: usize = seat.parse().map_err(|_| ())?;
-                    (seat < bots.len()).then(|| (seat, why.to_string())).ok_or(())
+                    (seat < bots.len())
+                        .then(|| (seat, why.to_string()))
+                        .ok_or(())
                 })
                 .collect::<Result<Vec<_>, ()>>()
                 .map_err(|()| format!("forfeits {list:?}: expected seat:reason;..."))?,
             // Files from before the column: a forfeit of a two-seat game is the loser's.
             None => match (&reason, ranks.as_slice()) {
                 (Some(r), [a, b])
-                    if crate::referee::Reason::parse(r).is_some_and(|r| r.is_forfeit()) && a != b =>
+                    if crate::referee::Reason::parse(r).is_some_and(|r| r.is_forfeit())
+                        && a != b =>
                 {
                     vec![(usize::from(a < b), r.clone())]
                 }

@@ -95,7 +95,10 @@ impl Builder {
         }
         self.seats = self.seats.max(ids.len());
         for (seat, reason) in &row.forfeits {
-            *self.forfeits.entry((ids[*seat], reason.clone())).or_default() += 1;
+            *self
+                .forfeits
+                .entry((ids[*seat], reason.clone()))
+                .or_default() += 1;
         }
         if let Some(hash) = &row.moves_hash {
             use std::hash::{Hash, Hasher};
@@ -301,7 +304,13 @@ pub fn print_forfeits(out: &mut impl Write, s: &Standings) -> io::Result<()> {
         return writeln!(out, "\nNo forfeits.");
     }
     writeln!(out, "\nForfeits (games lost by a bot's fault):")?;
-    let width = s.forfeits.iter().map(|f| s.names[f.0].len()).max().unwrap_or(3).max(3);
+    let width = s
+        .forfeits
+        .iter()
+        .map(|f| s.names[f.0].len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
     writeln!(out, "  {:<width$}  {:<16}  {:>6}", "Bot", "Reason", "Games")?;
     for (bot, reason, n) in &s.forfeits {
         writeln!(out, "  {:<width$}  {reason:<16}  {n:>6}", s.names[*bot])?;

@@ -6,6 +6,8 @@
 //! (seats, variant, seed) and the moves played. Nothing assumes two seats or a square board:
 //! results are rankings, positions are shown through a neutral [`view::BoardView`].
 
+pub mod alva;
+pub mod attraktion;
 pub mod draughts;
 pub mod impasse;
 pub mod moscow_ice;

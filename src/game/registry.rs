@@ -62,6 +62,8 @@ pub static GAMES: &[&GameInfo] = &[
     &super::impasse::INFO,
     &super::draughts::INFO,
     &super::moscow_ice::INFO,
+    &super::attraktion::INFO,
+    &super::alva::INFO,
 ];
 
 /// Why a game choice is not valid.

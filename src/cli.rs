@@ -30,12 +30,25 @@ pub struct Given {
 impl Given {
     /// The options of the subcommand that came from the command line, with their values.
     pub fn from_matches(m: &clap::ArgMatches) -> Given {
-        let Some((_, sub)) = m.subcommand() else {
+        let Some((name, sub)) = m.subcommand() else {
             return Given::default();
         };
+        use clap::CommandFactory;
+        let command = Cli::command();
+        let args: Vec<String> = command
+            .find_subcommand(name)
+            .map(|c| {
+                c.get_arguments()
+                    .map(|a| a.get_id().as_str().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut options = Vec::new();
         for id in sub.ids() {
             let id = id.as_str();
+            if !args.iter().any(|a| a == id) {
+                continue; // a group of flattened options, not an option
+            }
             if sub.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
                 continue;
             }
@@ -145,13 +158,28 @@ pub struct GameOpts {
     #[serde(default)]
     pub position: Option<String>,
     /// Time limit of each bot's first turn (start-up included), in milliseconds.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 1000,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
     pub first_turn_ms: u64,
     /// Time limit of every later turn, in milliseconds.
-    #[arg(long, default_value_t = 100, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 100,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
     pub turn_ms: u64,
     /// How late an answer may arrive and still count (as a strike), in milliseconds.
-    #[arg(long, default_value_t = 50, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 50,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
     pub grace_ms: u64,
     /// The late answer that loses the game: 3 means the third late answer is a timeout.
     #[arg(long, default_value_t = 3, value_name = "N")]
@@ -172,7 +200,12 @@ pub struct GameOpts {
     #[arg(long)]
     pub allow_pondering: bool,
     /// Memory limit of each bot (its data segment: heap and private mappings), in MiB; 0 = none.
-    #[arg(long, default_value_t = 768, value_name = "MIB")]
+    #[arg(
+        long,
+        default_value_t = 768,
+        value_name = "MIB",
+        allow_negative_numbers = true
+    )]
     pub memory_mb: u64,
     /// Most processes and threads a bot may have at once, a count [default: no limit]. Enforced by
     /// a pids cgroup where the referee can create one, else by RLIMIT_NPROC (which counts all of
@@ -184,7 +217,12 @@ pub struct GameOpts {
     #[arg(long)]
     pub sandbox: bool,
     /// Time a bot has to exit after SIGTERM before it is killed, in milliseconds.
-    #[arg(long, default_value_t = 200, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 200,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
     pub kill_grace_ms: u64,
 }
 
@@ -297,9 +335,9 @@ pub struct RunOpts {
     /// Master seed: fixes every pair's seed and opening [default: random, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Games played at the same time [default: the number of CPU cores].
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
+    /// Games played at the same time, at least 1 [default: the number of CPU cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: Option<u32>,
     /// Run each concurrent game, referee thread and bots, on a CPU of its own. The bots of a game
     /// take turns, so one CPU serves it, and turns cost about half as much as when the kernel
     /// spreads them; but a bot that thinks with several threads gets one CPU. `auto` pins when
@@ -373,6 +411,10 @@ pub struct TournamentArgs {
     /// Keep each game's replay file under DIR/replays/.
     #[arg(long)]
     pub replays: bool,
+    /// Play without the bots that cannot be built or started (they are named in the summary);
+    /// by default such a bot stops the run before any game, with exit status 3.
+    #[arg(long)]
+    pub skip_broken_bots: bool,
     /// Show ratings relative to this bot's fixed Elo, e.g. --anchor greedy=1500.
     #[arg(long, value_name = "BOT=ELO")]
     pub anchor: Option<String>,

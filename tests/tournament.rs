@@ -213,8 +213,28 @@ fn a_bot_whose_build_fails_is_left_out_and_the_rest_play() {
     )
     .unwrap();
     let out = dir.path().join("t");
-    let run = arbiter()
+    let stopped = arbiter()
         .args(["tournament", "--games", "2", "--turn-ms", "1000", "--out"])
+        .arg(&out)
+        .arg(&bad)
+        .args([random_bot(), first_bot()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stopped.status.code(),
+        Some(3),
+        "a broken bot stops the run by default"
+    );
+    let run = arbiter()
+        .args([
+            "tournament",
+            "--games",
+            "2",
+            "--turn-ms",
+            "1000",
+            "--skip-broken-bots",
+            "--out",
+        ])
         .arg(&out)
         .arg(&bad)
         .args([random_bot(), first_bot()])
@@ -227,7 +247,7 @@ fn a_bot_whose_build_fails_is_left_out_and_the_rest_play() {
     );
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(
-        err.contains("leaving out bot 'bad'") && err.contains("failed"),
+        err.contains("bot 'bad' cannot play") && err.contains("failed"),
         "{err}"
     );
     let rows = read_csv(&out.join("games.csv"));

@@ -7,6 +7,14 @@ use std::sync::Mutex;
 
 static LIVE: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
 
+/// What to print after an interrupted run, e.g. how to continue it.
+static STOP_HINT: Mutex<String> = Mutex::new(String::new());
+
+/// Sets the line printed when a signal stops the referee (how to continue the run).
+pub fn set_stop_hint(hint: String) {
+    *STOP_HINT.lock().unwrap_or_else(|e| e.into_inner()) = hint;
+}
+
 pub(crate) fn register(pgid: Pid) {
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
 }
@@ -39,6 +47,10 @@ pub fn install_signal_cleanup() -> std::io::Result<()> {
             if let Some(sig) = signals.forever().next() {
                 kill_all();
                 eprintln!("\narbiter: stopped by signal {sig}; every bot was killed; finished games are saved");
+                let hint = STOP_HINT.lock().unwrap_or_else(|e| e.into_inner());
+                if !hint.is_empty() {
+                    eprintln!("arbiter: {hint}");
+                }
                 std::process::exit(128 + sig);
             }
         })?;

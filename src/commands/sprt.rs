@@ -127,12 +127,16 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         std::env::set_current_dir(&settings.workdir)?;
     }
     let (bots, active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
-    if let Some(i) = active.iter().position(|a| !a) {
+    if let Some(i) = active.iter().position(Option::is_some) {
         bail!("bot '{}' cannot play (see above)", bots[i].origin);
     }
     let (new_name, old_name) = (bots[0].name.clone(), bots[1].name.clone());
     save_settings(&out, &settings)?;
 
+    arbiter::bot::cleanup::set_stop_hint(format!(
+        "continue with: arbiter sprt --resume {}",
+        out.display()
+    ));
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;

@@ -109,17 +109,17 @@ pub fn claim_folder(dir: &Path) -> Result<FolderLock> {
 pub fn prepare_bots(
     origins: &[String],
     cfg: &arbiter::referee::RefereeConfig,
-) -> Result<(Vec<BotSpec>, Vec<bool>)> {
+) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
     let mut specs = Vec::new();
-    let mut ok = Vec::new();
+    let mut ok: Vec<Option<String>> = Vec::new();
     for origin in origins {
         match BotSpec::resolve_named(origin) {
             Ok(spec) => {
                 specs.push(spec);
-                ok.push(true);
+                ok.push(None);
             }
             Err(e) => {
-                eprintln!("arbiter: leaving out bot '{origin}': {e}");
+                eprintln!("arbiter: bot '{origin}' cannot play: {e}");
                 specs.push(BotSpec {
                     name: origin.clone(),
                     origin: origin.clone(),
@@ -128,7 +128,7 @@ pub fn prepare_bots(
                     dir: PathBuf::from("."),
                     build: None,
                 });
-                ok.push(false);
+                ok.push(Some(e.to_string()));
             }
         }
     }
@@ -142,7 +142,11 @@ pub fn prepare_bots(
             );
         }
     }
-    for (spec, ok) in specs.iter().zip(ok.iter_mut()).filter(|(_, ok)| **ok) {
+    for (spec, ok) in specs
+        .iter()
+        .zip(ok.iter_mut())
+        .filter(|(_, ok)| ok.is_none())
+    {
         if let Some(build) = &spec.build {
             eprintln!("arbiter: building {} ({build})", spec.name);
         }
@@ -152,8 +156,8 @@ pub fn prepare_bots(
             Ok(())
         });
         if let Err(e) = checked {
-            eprintln!("arbiter: leaving out bot '{}': {e:#}", spec.name);
-            *ok = false;
+            eprintln!("arbiter: bot '{}' cannot play: {e:#}", spec.name);
+            *ok = Some(format!("{e:#}"));
         }
     }
     Ok((specs, ok))
@@ -172,7 +176,7 @@ impl Placement {
     /// are frozen.
     pub fn new(run: &cli::RunOpts, freeze_idle: bool) -> Placement {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let concurrency = run.concurrency.unwrap_or(cores).max(1);
+        let concurrency = run.concurrency.map_or(cores, |c| c as usize).max(1);
         if concurrency > cores {
             eprintln!(
                 "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
@@ -288,7 +292,22 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
             )
         })?;
     }
-    let (bots, active) = prepare_bots(&settings.bots, &cfg)?;
+    let (bots, problems) = prepare_bots(&settings.bots, &cfg)?;
+    let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
+    let broken: Vec<&str> = bots
+        .iter()
+        .zip(&problems)
+        .filter(|(_, p)| p.is_some())
+        .map(|(b, _)| b.name.as_str())
+        .collect();
+    if !broken.is_empty() && !args.skip_broken_bots {
+        bail!(
+            "{} cannot play (see above); fix {}, or pass --skip-broken-bots to play without {}",
+            broken.join(", "),
+            if broken.len() == 1 { "it" } else { "them" },
+            if broken.len() == 1 { "it" } else { "them" }
+        );
+    }
     let playing = active.iter().filter(|&&a| a).count();
     if playing < seats {
         bail!(
@@ -332,6 +351,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     );
 
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    arbiter::bot::cleanup::set_stop_hint(format!(
+        "continue with: arbiter tournament --resume {}",
+        out.display()
+    ));
     let mut progress = Progress::new(todo.len() as u64, &names);
     let runner = Runner {
         bots: &bots,
@@ -346,6 +369,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         let row = GameRow::new(&finished.spec, &finished.result);
         let mut write = || -> Result<()> {
             csv.append(&row)?;
+            report::failures::write(&out, finished.spec.game_id, &finished.result)?;
             if settings.replays {
                 let path = out
                     .join("replays")
@@ -377,6 +401,11 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     standings::print(&mut stdout, &table)?;
     use std::io::Write;
+    for (bot, problem) in bots.iter().zip(&problems) {
+        if let Some(why) = problem {
+            writeln!(stdout, "\nLeft out: {} could not play: {why}", bot.name)?;
+        }
+    }
     writeln!(stdout, "\nResults: {}", out.display())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -108,7 +108,7 @@ impl Default for RefereeConfig {
 /// Why a game could not be played at all.
 #[derive(Debug, thiserror::Error)]
 pub enum RefereeError {
-    #[error("{0}")]
+    #[error(transparent)]
     Spawn(#[from] SpawnError),
     #[error("game '{game}' seats {seats} bots, but {given} were given")]
     SeatCount {

@@ -115,20 +115,6 @@ pub fn last_lines(text: &str, lines: usize, bytes: usize) -> &str {
     &text[from..]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::last_lines;
-
-    #[test]
-    fn last_lines_are_bounded_by_count_and_bytes() {
-        let text = "a\nb\nc\nd\n";
-        assert_eq!(last_lines(text, 2, 100), "c\nd");
-        assert_eq!(last_lines(text, 10, 100), "a\nb\nc\nd");
-        assert_eq!(last_lines("xxxxé", 1, 2), "é");
-        assert_eq!(last_lines("", 3, 10), "");
-    }
-}
-
 fn list(v: &[i32]) -> String {
     v.iter().map(i32::to_string).collect::<Vec<_>>().join(" - ")
 }
@@ -174,4 +160,18 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
     });
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_lines;
+
+    #[test]
+    fn last_lines_are_bounded_by_count_and_bytes() {
+        let text = "a\nb\nc\nd\n";
+        assert_eq!(last_lines(text, 2, 100), "c\nd");
+        assert_eq!(last_lines(text, 10, 100), "a\nb\nc\nd");
+        assert_eq!(last_lines("xxxxé", 1, 2), "é");
+        assert_eq!(last_lines("", 3, 10), "");
+    }
 }

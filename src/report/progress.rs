@@ -30,7 +30,7 @@ impl Progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} games, {per_sec}, ETA {eta} {msg}",
+                    "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} games {msg}",
                 )
                 .expect("valid template")
                 .progress_chars("=> "),
@@ -90,20 +90,42 @@ impl Progress {
 
     fn message(&self) -> String {
         let mut msg = String::new();
-        let leader = self
+        let secs = self.started.elapsed().as_secs_f64();
+        if self.done > 0 && secs > 0.0 {
+            let rate = self.done as f64 / secs;
+            msg.push_str(&format!("| {} games/s", one_decimal(rate)));
+            if self.done < self.total {
+                let left = (self.total - self.done) as f64 / rate;
+                msg.push_str(&format!(", ETA {}", clock(Duration::from_secs_f64(left))));
+            }
+            msg.push(' ');
+        }
+        // The best score share; several bots on the same share are all named.
+        let share = |(p, g): &(f64, u32)| p / f64::from(*g);
+        let best = self
+            .points
+            .values()
+            .filter(|(_, g)| *g > 0)
+            .map(share)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let leaders: Vec<&str> = self
             .points
             .iter()
-            .filter(|(_, (_, g))| *g > 0)
-            .max_by(|a, b| {
-                let sa = a.1 .0 / f64::from(a.1 .1);
-                let sb = b.1 .0 / f64::from(b.1 .1);
-                sa.total_cmp(&sb)
-            });
-        if let Some((name, (p, g))) = leader {
-            msg.push_str(&format!(
-                "| leader {name} {:.0}%",
-                100.0 * p / f64::from(*g)
-            ));
+            .filter(|(_, pg)| pg.1 > 0 && (share(pg) - best).abs() < 1e-9)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        match leaders.len() {
+            0 => {}
+            1 => msg.push_str(&format!("| leader {} {:.0}%", leaders[0], 100.0 * best)),
+            n if n <= 3 => msg.push_str(&format!(
+                "| leaders {} {:.0}%",
+                leaders.join(", "),
+                100.0 * best
+            )),
+            n => msg.push_str(&format!(
+                "| {n} bots share the lead at {:.0}%",
+                100.0 * best
+            )),
         }
         if !self.forfeits.is_empty() {
             let list: Vec<String> = self
@@ -130,13 +152,7 @@ impl Progress {
             None => {
                 if self.last_line.elapsed() >= PLAIN_EVERY {
                     self.last_line = Instant::now();
-                    let secs = self.started.elapsed().as_secs_f64();
-                    eprintln!(
-                        "arbiter: {}/{} games, {:.1} games/s {msg}",
-                        self.done,
-                        self.total,
-                        self.done as f64 / secs.max(1e-9)
-                    );
+                    eprintln!("arbiter: {}/{} games {msg}", self.done, self.total);
                 }
             }
         }
@@ -149,11 +165,29 @@ impl Progress {
         }
         let secs = self.started.elapsed().as_secs_f64();
         eprintln!(
-            "arbiter: {} games in {:.1} s ({:.1} games/s) {}",
+            "arbiter: {} games in {} {}",
             self.done,
-            secs,
-            self.done as f64 / secs.max(1e-9),
+            clock(Duration::from_secs_f64(secs)),
             self.message()
         );
+    }
+}
+
+/// A rate for people: one decimal, none past 100.
+fn one_decimal(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// `42 s`, `3 min 05 s`, `2 h 07 min`.
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=59 => format!("{}.{} s", s, d.subsec_millis() / 100),
+        60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
     }
 }

@@ -1,0 +1,149 @@
+//! What users see when something goes wrong: bots left out, forfeits explained with the bot's own
+//! words, settings that would be ignored, bad numbers. The real binary with real bots.
+
+mod common;
+
+use common::*;
+
+fn standard(mode: &str) -> String {
+    format!(
+        "{} {}/tests/bots/standard.py {mode}",
+        python(),
+        root().display()
+    )
+}
+
+#[test]
+fn a_bot_that_cannot_start_stops_the_run_unless_asked_to_go_on_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(dir.path().join("a"))
+        .args(["./nonexistent", &random_bot(), &first_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("--skip-broken-bots"), "{err}");
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--skip-broken-bots", "--out"])
+        .arg(dir.path().join("b"))
+        .args(["./nonexistent", &random_bot(), &first_bot()])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        out.contains("Left out: nonexistent could not play"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_forfeit_shows_the_bots_stderr_in_play_and_in_the_tournaments_failures() {
+    let crash = standard("crash-at 2");
+    let run = arbiter()
+        .args(["play", "--game", "draughts", &crash, &standard("first")])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.contains("loses by crash"), "{out}");
+    assert!(out.contains("| ValueError: test crash"), "{out}");
+    assert!(out.contains("its turn 2"), "{out}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("t");
+    let run = arbiter()
+        .args(["tournament", "--game", "draughts", "--games", "2", "--out"])
+        .arg(&out_dir)
+        .args([
+            format!("crasher={crash}"),
+            format!("steady={}", standard("first")),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("Forfeits"), "{stdout}");
+    assert!(
+        stdout.contains("crasher") && stdout.contains("crash"),
+        "{stdout}"
+    );
+    let files: Vec<_> = std::fs::read_dir(out_dir.join("failures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(text.contains("lost by crash"), "{text}");
+        assert!(text.contains("ValueError: test crash"), "{text}");
+    }
+    let forfeits = std::fs::read_to_string(out_dir.join("forfeits.csv")).unwrap();
+    assert!(forfeits.contains("crasher,crash,2"), "{forfeits}");
+}
+
+#[test]
+fn a_changed_setting_on_resume_is_an_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(&out)
+        .args([random_bot(), first_bot()])
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let again = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .args(["--games", "40", "--turn-ms", "5", "--concurrency", "1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("--games 40") && err.contains("--turn-ms 5"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("--concurrency"),
+        "concurrency may change: {err}"
+    );
+}
+
+#[test]
+fn bad_numbers_are_named() {
+    for (args, want) in [
+        (vec!["--turn-ms", "-5"], "--turn-ms"),
+        (vec!["--concurrency", "0"], "--concurrency"),
+    ] {
+        let run = arbiter()
+            .arg("tournament")
+            .args(&args)
+            .args([random_bot(), first_bot()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(3), "{err}");
+        assert!(err.contains(want) && !err.contains("-- -5"), "{err}");
+    }
+}
+
+#[test]
+fn a_missing_program_is_reported_once() {
+    let run = arbiter()
+        .args(["play", "./no-such-bot", &random_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(err.matches("cannot start").count(), 1, "{err}");
+}

@@ -140,6 +140,7 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
     let v = json!({
         "game": r.game,
         "winner": r.winner,
+        "ranks": r.ranks,
         "reason": r.reason,
         "detail": r.detail,
         "offender": r.offender,

@@ -52,6 +52,7 @@ pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig) -> io::Result<()>
         "reason": r.reason,
         "detail": r.detail,
         "offender": r.offender,
+        "forfeits": r.forfeits,
         "turns": r.turns,
         "scores": r.scores,
         "removed": r.removed,

@@ -209,12 +209,16 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 r.winner.map(|w| w as u8),
                 Some(r.reason.as_str()),
             );
-            if pairs.add(finished.spec.pair_id, score) && decision == Decision::Continue {
+            // Games still in flight when the test decides are recorded and counted too, so the
+            // progress line always shows the LLR the summary will print.
+            if pairs.add(finished.spec.pair_id, score) {
                 let now = llr(&pairs);
                 let elo = EloEstimate::from_pentanomial(&pairs.penta)
                     .map_or("n/a".into(), |e| e.elo_text());
                 progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
-                decision = rating::decide(now, &params);
+                if decision == Decision::Continue {
+                    decision = rating::decide(now, &params);
+                }
             }
             if decision == Decision::Continue {
                 ControlFlow::Continue(())

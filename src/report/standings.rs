@@ -268,7 +268,7 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
         out,
         "\nCross-table (points of the row bot against the column bot, out of games):"
     )?;
-    let cell = 10.max(width.min(12));
+    let cell = width.max(7);
     write!(out, "{:<width$}", "")?;
     for n in &s.names {
         write!(out, "  {:>cell$}", truncate(n, cell))?;

@@ -1,0 +1,466 @@
+//! The six-sided 37-cell board Dieter Stein's stacking games (Accasta, Abande, Attangle) share,
+//! written once: cell names, neighbours, straight lines, stacks of two colours, and the text,
+//! board lines and view every one of those games prints the same way.
+//!
+//! Rows `a` (the first seat's side, drawn at the bottom) to `g` hold 4, 5, 6, 7, 6, 5, 4 cells,
+//! numbered from 1 left to right; `d4` is the centre. Cells are indexed 0..37 row by row (`a1` is
+//! 0, `g4` is 36). Internally a cell sits at row `r` (0 for `a`) and doubled column
+//! `x = |r - 3| + 2 * (number - 1)`, so that the six neighbours are the cells at `(r, x ± 2)` and
+//! `(r ± 1, x ± 1)` and a straight line repeats one of those steps.
+
+use super::{CellView, PieceView};
+
+/// A cell index, 0..[`CELLS`], row by row from `a1`.
+pub type Cell = u8;
+
+/// Number of cells.
+pub const CELLS: usize = 37;
+/// Number of rows (`a` to `g`).
+pub const ROWS: usize = 7;
+/// Cells in each row, `a` first.
+pub const ROW_LEN: [usize; ROWS] = [4, 5, 6, 7, 6, 5, 4];
+/// Index of each row's first cell.
+pub const ROW_START: [usize; ROWS] = [0, 4, 9, 15, 22, 28, 33];
+
+/// The six directions as (row step, doubled-column step): east, north-east, north-west, west,
+/// south-west, south-east ("north" is towards row `g`). Direction `d` and `(d + 3) % 6` are
+/// opposite.
+pub const DIRS: [(i32, i32); 6] = [(0, 2), (1, 1), (1, -1), (0, -2), (-1, -1), (-1, 1)];
+
+const NO: u8 = u8::MAX;
+
+/// The row (0 for `a`) of a cell.
+pub const fn row_of(c: Cell) -> usize {
+    let mut r = 0;
+    while r + 1 < ROWS && ROW_START[r + 1] <= c as usize {
+        r += 1;
+    }
+    r
+}
+
+/// The cell's number within its row, from 0.
+pub const fn index_in_row(c: Cell) -> usize {
+    c as usize - ROW_START[row_of(c)]
+}
+
+/// The doubled column of a cell (see the module doc).
+pub const fn x_of(c: Cell) -> i32 {
+    let r = row_of(c) as i32;
+    let off = if r > 3 { r - 3 } else { 3 - r };
+    off + 2 * index_in_row(c) as i32
+}
+
+/// The cell at row `r` and doubled column `x`, if there is one.
+pub const fn cell_at(r: i32, x: i32) -> Option<Cell> {
+    if r < 0 || r >= ROWS as i32 {
+        return None;
+    }
+    let off = if r > 3 { r - 3 } else { 3 - r };
+    let d = x - off;
+    if d < 0 || d % 2 != 0 || d / 2 >= ROW_LEN[r as usize] as i32 {
+        return None;
+    }
+    Some((ROW_START[r as usize] as i32 + d / 2) as Cell)
+}
+
+const fn build_neighbours() -> [[u8; 6]; CELLS] {
+    let mut t = [[NO; 6]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let r = row_of(c as Cell) as i32;
+        let x = x_of(c as Cell);
+        let mut d = 0;
+        while d < 6 {
+            if let Some(n) = cell_at(r + DIRS[d].0, x + DIRS[d].1) {
+                t[c][d] = n;
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+static NEIGHBOURS: [[u8; 6]; CELLS] = build_neighbours();
+
+/// The cell one step from `c` in direction `d` (0..6), if it is on the board.
+#[inline]
+pub fn step(c: Cell, d: usize) -> Option<Cell> {
+    let n = NEIGHBOURS[c as usize][d];
+    (n != NO).then_some(n)
+}
+
+/// The cells next to `c` (three to six of them).
+pub fn neighbours(c: Cell) -> impl Iterator<Item = Cell> {
+    NEIGHBOURS[c as usize].into_iter().filter(|&n| n != NO)
+}
+
+/// The cells beyond `c` in direction `d`, nearest first, up to the edge.
+pub fn ray(c: Cell, d: usize) -> impl Iterator<Item = Cell> {
+    let mut at = c;
+    std::iter::from_fn(move || {
+        let n = step(at, d)?;
+        at = n;
+        Some(n)
+    })
+}
+
+/// The cell in the same place seen from the other side (row `a` <-> `g`, same number).
+pub fn mirror(c: Cell) -> Cell {
+    let r = row_of(c);
+    (ROW_START[ROWS - 1 - r] + index_in_row(c)) as Cell
+}
+
+/// Appends the cell's name (`d4`).
+pub fn write_name(out: &mut String, c: Cell) {
+    out.push((b'a' + row_of(c) as u8) as char);
+    out.push((b'1' + index_in_row(c) as u8) as char);
+}
+
+/// The cell's name (`d4`).
+pub fn name(c: Cell) -> String {
+    let mut s = String::with_capacity(2);
+    write_name(&mut s, c);
+    s
+}
+
+/// The cell called `s` (`a1` to `g4`).
+pub fn parse_cell(s: &str) -> Option<Cell> {
+    let b = s.as_bytes();
+    if b.len() != 2 || !(b'a'..=b'g').contains(&b[0]) || !(b'1'..=b'7').contains(&b[1]) {
+        return None;
+    }
+    let r = (b[0] - b'a') as usize;
+    let i = (b[1] - b'1') as usize;
+    (i < ROW_LEN[r]).then(|| (ROW_START[r] + i) as Cell)
+}
+
+/// Where the viewer draws the cell: column in cell widths (half-cell offsets between rows), row 0
+/// at the top (row `g`).
+pub fn view_place(c: Cell) -> (f32, f32) {
+    (x_of(c) as f32 / 2.0, (ROWS - 1 - row_of(c)) as f32)
+}
+
+/// A stack of up to eight pieces of two seats, bottom first: small and `Copy`, so a board is a
+/// plain array and copying a position costs nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stack {
+    len: u8,
+    /// Bit `i` set: piece `i` (0 at the bottom) belongs to seat 1.
+    bits: u8,
+}
+
+impl Stack {
+    pub const EMPTY: Stack = Stack { len: 0, bits: 0 };
+    /// Stacks never grow past this many pieces.
+    pub const MAX: usize = 8;
+
+    /// `n` pieces of `seat`.
+    pub fn of(seat: usize, n: usize) -> Stack {
+        let mut s = Stack::EMPTY;
+        for _ in 0..n {
+            s.push(seat);
+        }
+        s
+    }
+
+    pub fn height(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// The seat of piece `i` (0 at the bottom).
+    pub fn seat_at(self, i: usize) -> usize {
+        usize::from(self.bits >> i & 1 == 1)
+    }
+
+    /// The seat of the top piece.
+    pub fn top(self) -> Option<usize> {
+        (self.len > 0).then(|| self.seat_at(self.len as usize - 1))
+    }
+
+    /// How many of the pieces belong to `seat`.
+    pub fn count(self, seat: usize) -> usize {
+        let ones = (self.bits & mask(self.len as usize)).count_ones() as usize;
+        if seat == 1 {
+            ones
+        } else {
+            self.len as usize - ones
+        }
+    }
+
+    /// Adds one piece of `seat` on top.
+    pub fn push(&mut self, seat: usize) {
+        debug_assert!((self.len as usize) < Stack::MAX);
+        if seat == 1 {
+            self.bits |= 1 << self.len;
+        } else {
+            self.bits &= !(1 << self.len);
+        }
+        self.len += 1;
+    }
+
+    /// Lifts the top `k` pieces off (`k <= height`) and returns them as a stack.
+    pub fn split_top(&mut self, k: usize) -> Stack {
+        debug_assert!(k <= self.len as usize);
+        let rest = self.len as usize - k;
+        let top = Stack {
+            len: k as u8,
+            bits: (self.bits >> rest) & mask(k),
+        };
+        self.len = rest as u8;
+        self.bits &= mask(rest);
+        top
+    }
+
+    /// Puts `upper` on top of this stack.
+    pub fn put(&mut self, upper: Stack) {
+        debug_assert!(self.height() + upper.height() <= Stack::MAX);
+        self.bits = (self.bits & mask(self.len as usize)) | (upper.bits << self.len);
+        self.len += upper.len;
+    }
+
+    /// Appends the pieces bottom first as `letters[seat]`, or `.` when empty.
+    pub fn write(self, out: &mut String, letters: [char; 2]) {
+        if self.len == 0 {
+            out.push('.');
+        }
+        for i in 0..self.len as usize {
+            out.push(letters[self.seat_at(i)]);
+        }
+    }
+
+    /// Reads what [`Stack::write`] printed.
+    pub fn parse(s: &str, letters: [char; 2]) -> Result<Stack, String> {
+        if s == "." {
+            return Ok(Stack::EMPTY);
+        }
+        if s.is_empty() || s.chars().count() > Stack::MAX {
+            return Err(format!("bad stack {s:?}"));
+        }
+        let mut st = Stack::EMPTY;
+        for ch in s.chars() {
+            let seat = letters
+                .iter()
+                .position(|&l| l == ch)
+                .ok_or_else(|| format!("bad piece {ch:?} in stack {s:?}"))?;
+            st.push(seat);
+        }
+        Ok(st)
+    }
+}
+
+fn mask(n: usize) -> u8 {
+    if n >= 8 {
+        u8::MAX
+    } else {
+        (1u8 << n) - 1
+    }
+}
+
+/// The board of any of the three games: one stack per cell.
+pub type Stacks = [Stack; CELLS];
+
+/// Appends the board as the games' position text starts: rows `a` to `g` joined by `/`, the
+/// cells of a row by `,`, each stack bottom first (`.` when empty).
+pub fn write_rows(out: &mut String, board: &Stacks, letters: [char; 2]) {
+    for r in 0..ROWS {
+        if r > 0 {
+            out.push('/');
+        }
+        for i in 0..ROW_LEN[r] {
+            if i > 0 {
+                out.push(',');
+            }
+            board[ROW_START[r] + i].write(out, letters);
+        }
+    }
+}
+
+/// Reads what [`write_rows`] printed.
+pub fn parse_rows(s: &str, letters: [char; 2]) -> Result<Stacks, String> {
+    let rows: Vec<&str> = s.split('/').collect();
+    if rows.len() != ROWS {
+        return Err(format!(
+            "expected {ROWS} rows joined by '/', got {}",
+            rows.len()
+        ));
+    }
+    let mut board = [Stack::EMPTY; CELLS];
+    for (r, row) in rows.iter().enumerate() {
+        let cells: Vec<&str> = row.split(',').collect();
+        if cells.len() != ROW_LEN[r] {
+            return Err(format!(
+                "row {} needs {} cells joined by ',', got {}",
+                (b'a' + r as u8) as char,
+                ROW_LEN[r],
+                cells.len()
+            ));
+        }
+        for (i, c) in cells.iter().enumerate() {
+            board[ROW_START[r] + i] = Stack::parse(c, letters)?;
+        }
+    }
+    Ok(board)
+}
+
+/// Appends the seven board lines every one of the games writes in its turn input: rows `g` down
+/// to `a`, each the row letter and then its cells' stacks from number 1, separated by spaces.
+pub fn write_board_lines(out: &mut String, board: &Stacks, letters: [char; 2]) {
+    for r in (0..ROWS).rev() {
+        out.push((b'a' + r as u8) as char);
+        for i in 0..ROW_LEN[r] {
+            out.push(' ');
+            board[ROW_START[r] + i].write(out, letters);
+        }
+        out.push('\n');
+    }
+}
+
+/// Every cell placed for the viewer, with its stack and the mark `mark` gives it.
+pub fn view_cells(board: &Stacks, mark: impl Fn(Cell) -> String) -> Vec<CellView> {
+    (0..CELLS as Cell)
+        .map(|c| {
+            let (col, row) = view_place(c);
+            let st = board[c as usize];
+            CellView {
+                name: name(c),
+                col,
+                row,
+                mark: mark(c),
+                pieces: (0..st.height())
+                    .map(|i| PieceView {
+                        seat: st.seat_at(i),
+                        label: String::new(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// Occupied cells as a bit set (bit `c` for cell `c`).
+pub fn occupied(board: &Stacks) -> u64 {
+    board
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .fold(0, |m, (c, _)| m | 1 << c)
+}
+
+/// Whether the cells of the bit set `set` form one connected group (an empty set does).
+pub fn connected(set: u64) -> bool {
+    if set == 0 {
+        return true;
+    }
+    let start = set.trailing_zeros() as Cell;
+    let mut seen = 1u64 << start;
+    let mut stack = [0u8; CELLS];
+    let mut n = 1;
+    stack[0] = start;
+    while n > 0 {
+        n -= 1;
+        let c = stack[n];
+        for m in neighbours(c) {
+            let bit = 1u64 << m;
+            if set & bit != 0 && seen & bit == 0 {
+                seen |= bit;
+                stack[n] = m;
+                n += 1;
+            }
+        }
+    }
+    seen == set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_rows_have_the_right_sizes() {
+        let names: Vec<String> = (0..CELLS as Cell).map(name).collect();
+        assert_eq!(names[0], "a1");
+        assert_eq!(names[18], "d4");
+        assert_eq!(names[36], "g4");
+        for c in 0..CELLS as Cell {
+            assert_eq!(parse_cell(&name(c)), Some(c));
+        }
+        assert_eq!(parse_cell("a5"), None);
+        assert_eq!(parse_cell("d8"), None);
+        assert_eq!(parse_cell("h1"), None);
+        assert_eq!(parse_cell("d"), None);
+        assert_eq!(ROW_LEN.iter().sum::<usize>(), CELLS);
+    }
+
+    #[test]
+    fn neighbours_and_lines() {
+        let d4 = parse_cell("d4").unwrap();
+        assert_eq!(neighbours(d4).count(), 6);
+        let mut n: Vec<String> = neighbours(d4).map(name).collect();
+        n.sort();
+        assert_eq!(n, ["c3", "c4", "d3", "d5", "e3", "e4"]);
+        for corner in ["a1", "a4", "d1", "d7", "g1", "g4"] {
+            assert_eq!(neighbours(parse_cell(corner).unwrap()).count(), 3, "{corner}");
+        }
+        // 90 adjacent pairs on a hexagon of side 4, each seen from both ends.
+        let total: usize = (0..CELLS as Cell).map(|c| neighbours(c).count()).sum();
+        assert_eq!(total, 180);
+        // Adjacency is symmetric and opposite directions undo each other.
+        for c in 0..CELLS as Cell {
+            for d in 0..6 {
+                if let Some(m) = step(c, d) {
+                    assert_eq!(step(m, (d + 3) % 6), Some(c));
+                }
+            }
+        }
+        // The left edge is a straight line a1-b1-c1-d1, and so is the long row d.
+        let a1 = parse_cell("a1").unwrap();
+        let line: Vec<String> = ray(a1, 2).map(name).collect();
+        assert_eq!(line, ["b1", "c1", "d1"]);
+        let line: Vec<String> = ray(parse_cell("d1").unwrap(), 0).map(name).collect();
+        assert_eq!(line, ["d2", "d3", "d4", "d5", "d6", "d7"]);
+        let line: Vec<String> = ray(a1, 1).map(name).collect();
+        assert_eq!(line, ["b2", "c3", "d4", "e4", "f4", "g4"]);
+        assert_eq!(name(mirror(parse_cell("b2").unwrap())), "f2");
+    }
+
+    #[test]
+    fn stacks_split_and_join() {
+        let mut s = Stack::of(0, 2);
+        s.push(1);
+        assert_eq!((s.height(), s.count(0), s.count(1), s.top()), (3, 2, 1, Some(1)));
+        let top = s.split_top(2);
+        assert_eq!((top.count(0), top.count(1), top.seat_at(0)), (1, 1, 0));
+        assert_eq!((s.height(), s.top()), (1, Some(0)));
+        s.put(top);
+        let mut t = String::new();
+        s.write(&mut t, ['w', 'b']);
+        assert_eq!(t, "wwb");
+        assert_eq!(Stack::parse("wwb", ['w', 'b']), Ok(s));
+        assert!(Stack::parse("wx", ['w', 'b']).is_err());
+    }
+
+    #[test]
+    fn rows_text_round_trips_and_connection() {
+        let mut board = [Stack::EMPTY; CELLS];
+        board[0] = Stack::of(0, 3);
+        board[18] = Stack::of(1, 1);
+        let mut t = String::new();
+        write_rows(&mut t, &board, ['w', 'b']);
+        assert_eq!(
+            t,
+            "www,.,.,./.,.,.,.,./.,.,.,.,.,./.,.,.,b,.,.,./.,.,.,.,.,./.,.,.,.,./.,.,.,."
+        );
+        assert_eq!(parse_rows(&t, ['w', 'b']), Ok(board));
+        assert!(parse_rows("www", ['w', 'b']).is_err());
+        assert!(!connected(occupied(&board)));
+        board[4] = Stack::of(0, 1); // b1 touches a1 but not d4
+        assert!(!connected(occupied(&board)));
+        let set = [0u8, 5, 11, 18].iter().fold(0u64, |m, &c| m | 1 << c); // a1 b2 c3 d4
+        assert!(connected(set));
+    }
+}

@@ -404,7 +404,11 @@ mod tests {
         n.sort();
         assert_eq!(n, ["c3", "c4", "d3", "d5", "e3", "e4"]);
         for corner in ["a1", "a4", "d1", "d7", "g1", "g4"] {
-            assert_eq!(neighbours(parse_cell(corner).unwrap()).count(), 3, "{corner}");
+            assert_eq!(
+                neighbours(parse_cell(corner).unwrap()).count(),
+                3,
+                "{corner}"
+            );
         }
         // 90 adjacent pairs on a hexagon of side 4, each seen from both ends.
         let total: usize = (0..CELLS as Cell).map(|c| neighbours(c).count()).sum();
@@ -432,7 +436,10 @@ mod tests {
     fn stacks_split_and_join() {
         let mut s = Stack::of(0, 2);
         s.push(1);
-        assert_eq!((s.height(), s.count(0), s.count(1), s.top()), (3, 2, 1, Some(1)));
+        assert_eq!(
+            (s.height(), s.count(0), s.count(1), s.top()),
+            (3, 2, 1, Some(1))
+        );
         let top = s.split_top(2);
         assert_eq!((top.count(0), top.count(1), top.seat_at(0)), (1, 1, 0));
         assert_eq!((s.height(), s.top()), (1, Some(0)));

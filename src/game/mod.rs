@@ -6,6 +6,7 @@
 //! (seats, variant, seed) and the moves played. Nothing assumes two seats or a square board:
 //! results are rankings, positions are shown through a neutral [`view::BoardView`].
 
+pub mod abande;
 pub mod hex37;
 pub mod impasse;
 pub mod registry;

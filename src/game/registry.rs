@@ -55,7 +55,7 @@ impl std::fmt::Debug for GameInfo {
 }
 
 /// Every game arbiter knows, in the order `arbiter games` lists them.
-pub static GAMES: &[&GameInfo] = &[&super::impasse::INFO];
+pub static GAMES: &[&GameInfo] = &[&super::impasse::INFO, &super::abande::INFO];
 
 /// Why a game choice is not valid.
 #[derive(Debug, thiserror::Error)]

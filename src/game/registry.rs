@@ -55,7 +55,11 @@ impl std::fmt::Debug for GameInfo {
 }
 
 /// Every game arbiter knows, in the order `arbiter games` lists them.
-pub static GAMES: &[&GameInfo] = &[&super::impasse::INFO, &super::abande::INFO];
+pub static GAMES: &[&GameInfo] = &[
+    &super::impasse::INFO,
+    &super::abande::INFO,
+    &super::attangle::INFO,
+];
 
 /// Why a game choice is not valid.
 #[derive(Debug, thiserror::Error)]

@@ -7,6 +7,7 @@
 //! results are rankings, positions are shown through a neutral [`view::BoardView`].
 
 pub mod abande;
+pub mod accasta;
 pub mod attangle;
 pub mod hex37;
 pub mod impasse;

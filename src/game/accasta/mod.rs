@@ -40,10 +40,14 @@ fn castle(seat: usize) -> u64 {
 
 /// How many stacks `seat` controls (top piece) in the other seat's castle.
 fn in_enemy_castle(board: &Stacks, seat: usize) -> usize {
-    let enemy = castle(1 - seat);
-    (0..CELLS)
-        .filter(|&c| enemy >> c & 1 == 1 && board[c].top() == Some(seat))
-        .count()
+    let mut cells = castle(1 - seat);
+    let mut n = 0;
+    while cells != 0 {
+        let c = cells.trailing_zeros() as usize;
+        cells &= cells - 1;
+        n += usize::from(board[c].top() == Some(seat));
+    }
+    n
 }
 
 /// One whole turn: up to three moves from the same cell, each taking `k` pieces off its top.
@@ -108,94 +112,21 @@ impl Accasta {
         if self.winner.is_some() {
             return;
         }
-        let me = self.to_move;
-        let mut text = String::with_capacity(24);
-        for from in 0..CELLS as Cell {
-            if self.board[from as usize].top() == Some(me) {
-                let turn = Turn {
-                    from,
-                    n: 0,
-                    steps: [(0, 0); MAX_MOVES],
-                };
-                text.clear();
-                hex37::write_name(&mut text, from);
-                text.push(':');
-                let board = self.board;
-                self.extend(&board, turn, &mut text);
-            }
-        }
+        list_turns(
+            &self.board,
+            self.to_move,
+            &mut self.turns,
+            Some(&mut self.texts),
+        );
         // A player without any legal turn has lost.
         if self.turns.is_empty() {
-            self.winner = Some(1 - me);
+            self.winner = Some(1 - self.to_move);
         }
-    }
-
-    /// Lists every turn that continues `turn` (whose start cell is still topped by the mover on
-    /// `board`) by one more move, and recursively their continuations.
-    fn extend(&mut self, board: &Stacks, turn: Turn, text: &mut String) {
-        let me = self.to_move;
-        let from = turn.from;
-        let st = board[from as usize];
-        // The controlling piece moves as far as its place among its own colour in the stack.
-        let range = st.count(me);
-        let base = text.len();
-        for k in 1..=st.height() {
-            let mut rest = st;
-            let moving = rest.split_top(k);
-            for d in 0..6 {
-                for to in hex37::ray(from, d).take(range) {
-                    let target = board[to as usize];
-                    let fits = (0..2).all(|s| target.count(s) + moving.count(s) <= MAX_OF_A_COLOUR);
-                    if fits {
-                        // A release (an enemy piece left on top) ends the turn, and is not
-                        // allowed from a cell of the mover's own castle.
-                        let released = rest.top() == Some(1 - me);
-                        if !(released && castle(me) >> from & 1 == 1) {
-                            let mut next = *board;
-                            next[from as usize] = rest;
-                            next[to as usize].put(moving);
-                            let mut t = turn;
-                            t.steps[t.n as usize] = (k as u8, to);
-                            t.n += 1;
-                            text.truncate(base);
-                            if turn.n > 0 {
-                                text.push(',');
-                            }
-                            if k > 1 {
-                                let _ = write!(text, "{k}");
-                            }
-                            text.push(match target.top() {
-                                None => '-',
-                                Some(s) if s == me => '+',
-                                Some(_) => 'x',
-                            });
-                            hex37::write_name(text, to);
-                            self.turns.push(t);
-                            self.texts.push(text.clone());
-                            // The win is checked after every move: a winning move ends the turn.
-                            let more = rest.top() == Some(me)
-                                && (t.n as usize) < MAX_MOVES
-                                && in_enemy_castle(&next, me) < CASTLE_WIN;
-                            if more {
-                                self.extend(&next, t, text);
-                            }
-                        }
-                    }
-                    if !target.is_empty() {
-                        break; // nothing is jumped
-                    }
-                }
-            }
-        }
-        text.truncate(base);
     }
 
     fn apply(&mut self, t: Turn) {
         let me = self.to_move;
-        for &(k, to) in &t.steps[..t.n as usize] {
-            let moving = self.board[t.from as usize].split_top(k as usize);
-            self.board[to as usize].put(moving);
-        }
+        apply_turn(&mut self.board, t);
         if in_enemy_castle(&self.board, me) >= CASTLE_WIN {
             self.winner = Some(me);
         }
@@ -211,6 +142,113 @@ impl Accasta {
             .ok_or_else(|| format!("'{text}' is not a legal turn here"))?;
         self.play(i);
         Ok(())
+    }
+}
+
+/// Appends to `turns` (and their texts to `texts`, when given) every legal turn of `me` on
+/// `board`, grouped by starting cell.
+fn list_turns(board: &Stacks, me: usize, turns: &mut Vec<Turn>, texts: Option<&mut Vec<String>>) {
+    let mut gen = TurnSearch {
+        me,
+        turns,
+        texts,
+        text: String::with_capacity(24),
+    };
+    for from in 0..CELLS as Cell {
+        if board[from as usize].top() == Some(me) {
+            let turn = Turn {
+                from,
+                n: 0,
+                steps: [(0, 0); MAX_MOVES],
+            };
+            gen.text.clear();
+            hex37::write_name(&mut gen.text, from);
+            gen.text.push(':');
+            gen.extend(board, turn);
+        }
+    }
+}
+
+/// Plays the moves of `t` on `board`.
+fn apply_turn(board: &mut Stacks, t: Turn) {
+    for &(k, to) in &t.steps[..t.n as usize] {
+        let moving = board[t.from as usize].split_top(k as usize);
+        board[to as usize].put(moving);
+    }
+}
+
+/// The depth-first search over the moves of one turn.
+struct TurnSearch<'a> {
+    me: usize,
+    turns: &'a mut Vec<Turn>,
+    texts: Option<&'a mut Vec<String>>,
+    /// The text of the turn so far.
+    text: String,
+}
+
+impl TurnSearch<'_> {
+    /// Lists every turn that continues `turn` (whose start cell is still topped by the mover on
+    /// `board`) by one more move, and recursively their continuations.
+    fn extend(&mut self, board: &Stacks, turn: Turn) {
+        let me = self.me;
+        let from = turn.from;
+        let st = board[from as usize];
+        // The controlling piece moves as far as its place among its own colour in the stack.
+        let range = st.count(me);
+        let base = self.text.len();
+        for k in 1..=st.height() {
+            let mut rest = st;
+            let moving = rest.split_top(k);
+            // A release (an enemy piece left on top) ends the turn, and is not allowed from a
+            // cell of the mover's own castle.
+            let released = rest.top() == Some(1 - me);
+            if released && castle(me) >> from & 1 == 1 {
+                continue;
+            }
+            for d in 0..6 {
+                for to in hex37::ray(from, d).take(range) {
+                    let target = board[to as usize];
+                    let fits = (0..2).all(|s| target.count(s) + moving.count(s) <= MAX_OF_A_COLOUR);
+                    if fits {
+                        let mut next = *board;
+                        next[from as usize] = rest;
+                        next[to as usize].put(moving);
+                        let mut t = turn;
+                        t.steps[t.n as usize] = (k as u8, to);
+                        t.n += 1;
+                        self.turns.push(t);
+                        if let Some(texts) = self.texts.as_mut() {
+                            let text = &mut self.text;
+                            text.truncate(base);
+                            if turn.n > 0 {
+                                text.push(',');
+                            }
+                            if k > 1 {
+                                let _ = write!(text, "{k}");
+                            }
+                            text.push(match target.top() {
+                                None => '-',
+                                Some(s) if s == me => '+',
+                                Some(_) => 'x',
+                            });
+                            hex37::write_name(text, to);
+                            texts.push(text.clone());
+                        }
+                        // The win is checked after every move: a winning move ends the turn.
+                        let more = rest.top() == Some(me)
+                            && (t.n as usize) < MAX_MOVES
+                            && in_enemy_castle(&next, me) < CASTLE_WIN;
+                        if more {
+                            self.extend(&next, t);
+                        }
+                    }
+                    if !target.is_empty() {
+                        break; // nothing is jumped
+                    }
+                }
+            }
+        }
+        self.text.truncate(base);
     }
 }
 

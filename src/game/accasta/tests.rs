@@ -204,3 +204,86 @@ fn bad_positions_are_rejected() {
     assert!(from_position_text(&text.replacen("www", "wwww", 1)).is_err());
     assert!(from_position_text(&text.replacen("www,", "", 1)).is_err());
 }
+
+#[test]
+#[ignore]
+fn measure_turn_counts() {
+    let mut max = 0;
+    let mut total = 0u64;
+    let mut positions = 0u64;
+    let t = std::time::Instant::now();
+    for seed in 0..20 {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut g = Accasta::new();
+        for ply in 0..120 {
+            if g.outcome().is_some() {
+                break;
+            }
+            let n = g.legal_moves().len();
+            if ply % 20 == 0 && seed < 3 {
+                eprintln!("seed {seed} ply {ply}: {n} turns");
+            }
+            max = max.max(n);
+            total += n as u64;
+            positions += 1;
+            g.play(rng.below(n));
+        }
+    }
+    eprintln!(
+        "{positions} positions, mean {} turns, max {max}, {:?} per position",
+        total / positions,
+        t.elapsed() / positions as u32
+    );
+}
+
+/// Perft on the bare board with the game's own turn search, without move texts (fast enough
+/// for depth 3 in a debug build). Agrees with the generic perft where both run.
+fn perft_turns(board: &Stacks, me: usize, depth: u32) -> u64 {
+    if in_enemy_castle(board, 1 - me) >= CASTLE_WIN {
+        return 0;
+    }
+    let mut turns = Vec::new();
+    list_turns(board, me, &mut turns, None);
+    if depth == 1 {
+        return turns.len() as u64;
+    }
+    turns
+        .iter()
+        .map(|&t| {
+            let mut next = *board;
+            apply_turn(&mut next, t);
+            perft_turns(&next, 1 - me, depth - 1)
+        })
+        .sum()
+}
+
+#[test]
+fn perft_in_a_middle_position() {
+    // Reached by 20 random turns (seed 0): mixed stacks, both sides in contact.
+    let text = "w,www,.,./ww,ww,w,ww,w/b,.,b,.,www,ww/.,b,.,w,.,.,./.,.,bb,bwb,bw,./.,bb,bb,bbb,./.,bbb,.,bb w";
+    let g = from_position_text(text).unwrap();
+    assert_eq!(perft(&g, 1), 923);
+    assert_eq!(perft(&g, 2), 490_368);
+    assert_eq!(perft_turns(&g.board, 0, 2), 490_368);
+}
+
+#[test]
+#[ignore = "about 10 s in a debug build; run with --ignored"]
+fn perft_3_from_the_start() {
+    let g = Accasta::new();
+    assert_eq!(perft_turns(&g.board, 0, 1), perft(&g, 1));
+    assert_eq!(perft_turns(&g.board, 0, 2), perft(&g, 2));
+    assert_eq!(perft_turns(&g.board, 0, 3), 13_012_864);
+}
+
+#[test]
+#[ignore]
+fn print_a_middle_position() {
+    let mut rng = crate::rng::Rng::new(0);
+    let mut g = Accasta::new();
+    for _ in 0..20 {
+        let n = g.legal_moves().len();
+        g.play(rng.below(n));
+    }
+    eprintln!("{} -> {}", g.position_text(), g.legal_moves().len());
+}

@@ -57,6 +57,7 @@ impl std::fmt::Debug for GameInfo {
 /// Every game arbiter knows, in the order `arbiter games` lists them.
 pub static GAMES: &[&GameInfo] = &[
     &super::impasse::INFO,
+    &super::accasta::INFO,
     &super::abande::INFO,
     &super::attangle::INFO,
 ];

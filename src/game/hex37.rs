@@ -433,6 +433,17 @@ mod tests {
     }
 
     #[test]
+    fn view_places_rows_from_the_top_with_half_cell_offsets() {
+        let at = |n: &str| view_place(parse_cell(n).unwrap());
+        assert_eq!(at("g1"), (1.5, 0.0));
+        assert_eq!(at("d1"), (0.0, 3.0));
+        assert_eq!(at("d4"), (3.0, 3.0));
+        assert_eq!(at("a1"), (1.5, 6.0));
+        assert_eq!(at("a4"), (4.5, 6.0));
+        assert_eq!(at("b1"), (1.0, 5.0));
+    }
+
+    #[test]
     fn stacks_split_and_join() {
         let mut s = Stack::of(0, 2);
         s.push(1);

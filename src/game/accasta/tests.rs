@@ -38,6 +38,17 @@ fn castles_are_the_named_cells() {
             .fold(0u64, |m, c| m | 1 << c);
         assert_eq!(castle(seat), set);
     }
+    let view = Accasta::new().view();
+    assert_eq!(view.shape, CellShape::Hex);
+    assert_eq!(view.cells.len(), 37);
+    for mark in ["castle-0", "castle-1"] {
+        assert_eq!(view.cells.iter().filter(|c| c.mark == mark).count(), 9);
+    }
+    let a1 = &view.cells[0];
+    assert_eq!(
+        (a1.name.as_str(), a1.pieces.len(), a1.mark.as_str()),
+        ("a1", 3, "castle-0")
+    );
 }
 
 #[test]
@@ -205,12 +216,13 @@ fn bad_positions_are_rejected() {
     assert!(from_position_text(&text.replacen("www,", "", 1)).is_err());
 }
 
+/// Random games: every listed turn text is unique and the position reads back. Also prints the
+/// turn counts met (start 192; middle positions a few hundred, up to a few thousand) and the
+/// time per position.
 #[test]
-#[ignore]
-fn measure_turn_counts() {
-    let mut max = 0;
-    let mut total = 0u64;
-    let mut positions = 0u64;
+#[ignore = "a measurement; a few seconds in a debug build"]
+fn turn_counts_in_random_games() {
+    let (mut max, mut total, mut positions) = (0, 0u64, 0u64);
     let t = std::time::Instant::now();
     for seed in 0..20 {
         let mut rng = crate::rng::Rng::new(seed);
@@ -220,6 +232,14 @@ fn measure_turn_counts() {
                 break;
             }
             let n = g.legal_moves().len();
+            let mut texts = g.legal_moves().to_vec();
+            texts.sort();
+            texts.dedup();
+            assert_eq!(
+                texts.len(),
+                n,
+                "duplicate turn texts at seed {seed} ply {ply}"
+            );
             if ply % 20 == 0 && seed < 3 {
                 eprintln!("seed {seed} ply {ply}: {n} turns");
             }
@@ -274,16 +294,4 @@ fn perft_3_from_the_start() {
     assert_eq!(perft_turns(&g.board, 0, 1), perft(&g, 1));
     assert_eq!(perft_turns(&g.board, 0, 2), perft(&g, 2));
     assert_eq!(perft_turns(&g.board, 0, 3), 13_012_864);
-}
-
-#[test]
-#[ignore]
-fn print_a_middle_position() {
-    let mut rng = crate::rng::Rng::new(0);
-    let mut g = Accasta::new();
-    for _ in 0..20 {
-        let n = g.legal_moves().len();
-        g.play(rng.below(n));
-    }
-    eprintln!("{} -> {}", g.position_text(), g.legal_moves().len());
 }

@@ -356,7 +356,7 @@ pub static INFO: GameInfo = GameInfo {
         about: "the six-sided board of 37 cells, 50 pieces each, three five-stacks to win",
         seats: &[2],
     }],
-    default_max_turns: 300,
+    default_max_turns: 400,
     statement: include_str!("statement.md"),
     new: |_: &Setup| Box::new(Attangle::new()),
     from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),

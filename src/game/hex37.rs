@@ -1,14 +1,13 @@
 //! The six-sided 37-cell board Dieter Stein's stacking games (Accasta, Abande, Attangle) share,
-//! written once: cell names, neighbours, straight lines, stacks of two colours, and the text,
-//! board lines and view every one of those games prints the same way.
+//! written once: cell names, neighbours, straight lines and placement for the viewer. The stacks
+//! and the printing every game shares are in [`super::stackboard`], which also offers the square
+//! boards of the variants.
 //!
 //! Rows `a` (the first seat's side, drawn at the bottom) to `g` hold 4, 5, 6, 7, 6, 5, 4 cells,
 //! numbered from 1 left to right; `d4` is the centre. Cells are indexed 0..37 row by row (`a1` is
 //! 0, `g4` is 36). Internally a cell sits at row `r` (0 for `a`) and doubled column
 //! `x = |r - 3| + 2 * (number - 1)`, so that the six neighbours are the cells at `(r, x ± 2)` and
 //! `(r ± 1, x ± 1)` and a straight line repeats one of those steps.
-
-use super::{CellView, PieceView};
 
 /// A cell index, 0..[`CELLS`], row by row from `a1`.
 pub type Cell = u8;
@@ -63,7 +62,8 @@ pub const fn cell_at(r: i32, x: i32) -> Option<Cell> {
     Some((ROW_START[r as usize] as i32 + d / 2) as Cell)
 }
 
-const fn build_neighbours() -> [[u8; 6]; CELLS] {
+/// The neighbour table: `[cell][direction]`, `u8::MAX` off the board.
+pub const fn build_neighbours() -> [[u8; 6]; CELLS] {
     let mut t = [[NO; 6]; CELLS];
     let mut c = 0;
     while c < CELLS {
@@ -141,241 +141,6 @@ pub fn view_place(c: Cell) -> (f32, f32) {
     (x_of(c) as f32 / 2.0, (ROWS - 1 - row_of(c)) as f32)
 }
 
-/// A stack of up to eight pieces of two seats, bottom first: small and `Copy`, so a board is a
-/// plain array and copying a position costs nothing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stack {
-    len: u8,
-    /// Bit `i` set: piece `i` (0 at the bottom) belongs to seat 1.
-    bits: u8,
-}
-
-impl Stack {
-    pub const EMPTY: Stack = Stack { len: 0, bits: 0 };
-    /// Stacks never grow past this many pieces.
-    pub const MAX: usize = 8;
-
-    /// `n` pieces of `seat`.
-    pub fn of(seat: usize, n: usize) -> Stack {
-        let mut s = Stack::EMPTY;
-        for _ in 0..n {
-            s.push(seat);
-        }
-        s
-    }
-
-    pub fn height(self) -> usize {
-        self.len as usize
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-
-    /// The seat of piece `i` (0 at the bottom).
-    pub fn seat_at(self, i: usize) -> usize {
-        usize::from(self.bits >> i & 1 == 1)
-    }
-
-    /// The seat of the top piece.
-    pub fn top(self) -> Option<usize> {
-        (self.len > 0).then(|| self.seat_at(self.len as usize - 1))
-    }
-
-    /// How many of the pieces belong to `seat`.
-    pub fn count(self, seat: usize) -> usize {
-        let ones = (self.bits & mask(self.len as usize)).count_ones() as usize;
-        if seat == 1 {
-            ones
-        } else {
-            self.len as usize - ones
-        }
-    }
-
-    /// Adds one piece of `seat` on top.
-    pub fn push(&mut self, seat: usize) {
-        debug_assert!((self.len as usize) < Stack::MAX);
-        if seat == 1 {
-            self.bits |= 1 << self.len;
-        } else {
-            self.bits &= !(1 << self.len);
-        }
-        self.len += 1;
-    }
-
-    /// Lifts the top `k` pieces off (`k <= height`) and returns them as a stack.
-    pub fn split_top(&mut self, k: usize) -> Stack {
-        debug_assert!(k <= self.len as usize);
-        let rest = self.len as usize - k;
-        let top = Stack {
-            len: k as u8,
-            bits: (self.bits >> rest) & mask(k),
-        };
-        self.len = rest as u8;
-        self.bits &= mask(rest);
-        top
-    }
-
-    /// Puts `upper` on top of this stack.
-    pub fn put(&mut self, upper: Stack) {
-        debug_assert!(self.height() + upper.height() <= Stack::MAX);
-        self.bits = (self.bits & mask(self.len as usize)) | (upper.bits << self.len);
-        self.len += upper.len;
-    }
-
-    /// Appends the pieces bottom first as `letters[seat]`, or `.` when empty.
-    pub fn write(self, out: &mut String, letters: [char; 2]) {
-        if self.len == 0 {
-            out.push('.');
-        }
-        for i in 0..self.len as usize {
-            out.push(letters[self.seat_at(i)]);
-        }
-    }
-
-    /// Reads what [`Stack::write`] printed.
-    pub fn parse(s: &str, letters: [char; 2]) -> Result<Stack, String> {
-        if s == "." {
-            return Ok(Stack::EMPTY);
-        }
-        if s.is_empty() || s.chars().count() > Stack::MAX {
-            return Err(format!("bad stack {s:?}"));
-        }
-        let mut st = Stack::EMPTY;
-        for ch in s.chars() {
-            let seat = letters
-                .iter()
-                .position(|&l| l == ch)
-                .ok_or_else(|| format!("bad piece {ch:?} in stack {s:?}"))?;
-            st.push(seat);
-        }
-        Ok(st)
-    }
-}
-
-fn mask(n: usize) -> u8 {
-    if n >= 8 {
-        u8::MAX
-    } else {
-        (1u8 << n) - 1
-    }
-}
-
-/// The board of any of the three games: one stack per cell.
-pub type Stacks = [Stack; CELLS];
-
-/// Appends the board as the games' position text starts: rows `a` to `g` joined by `/`, the
-/// cells of a row by `,`, each stack bottom first (`.` when empty).
-pub fn write_rows(out: &mut String, board: &Stacks, letters: [char; 2]) {
-    for r in 0..ROWS {
-        if r > 0 {
-            out.push('/');
-        }
-        for i in 0..ROW_LEN[r] {
-            if i > 0 {
-                out.push(',');
-            }
-            board[ROW_START[r] + i].write(out, letters);
-        }
-    }
-}
-
-/// Reads what [`write_rows`] printed.
-pub fn parse_rows(s: &str, letters: [char; 2]) -> Result<Stacks, String> {
-    let rows: Vec<&str> = s.split('/').collect();
-    if rows.len() != ROWS {
-        return Err(format!(
-            "expected {ROWS} rows joined by '/', got {}",
-            rows.len()
-        ));
-    }
-    let mut board = [Stack::EMPTY; CELLS];
-    for (r, row) in rows.iter().enumerate() {
-        let cells: Vec<&str> = row.split(',').collect();
-        if cells.len() != ROW_LEN[r] {
-            return Err(format!(
-                "row {} needs {} cells joined by ',', got {}",
-                (b'a' + r as u8) as char,
-                ROW_LEN[r],
-                cells.len()
-            ));
-        }
-        for (i, c) in cells.iter().enumerate() {
-            board[ROW_START[r] + i] = Stack::parse(c, letters)?;
-        }
-    }
-    Ok(board)
-}
-
-/// Appends the seven board lines every one of the games writes in its turn input: rows `g` down
-/// to `a`, each the row letter and then its cells' stacks from number 1, separated by spaces.
-pub fn write_board_lines(out: &mut String, board: &Stacks, letters: [char; 2]) {
-    for r in (0..ROWS).rev() {
-        out.push((b'a' + r as u8) as char);
-        for i in 0..ROW_LEN[r] {
-            out.push(' ');
-            board[ROW_START[r] + i].write(out, letters);
-        }
-        out.push('\n');
-    }
-}
-
-/// Every cell placed for the viewer, with its stack and the mark `mark` gives it.
-pub fn view_cells(board: &Stacks, mark: impl Fn(Cell) -> String) -> Vec<CellView> {
-    (0..CELLS as Cell)
-        .map(|c| {
-            let (col, row) = view_place(c);
-            let st = board[c as usize];
-            CellView {
-                name: name(c),
-                col,
-                row,
-                mark: mark(c),
-                pieces: (0..st.height())
-                    .map(|i| PieceView {
-                        seat: st.seat_at(i),
-                        label: String::new(),
-                    })
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
-/// Occupied cells as a bit set (bit `c` for cell `c`).
-pub fn occupied(board: &Stacks) -> u64 {
-    board
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.is_empty())
-        .fold(0, |m, (c, _)| m | 1 << c)
-}
-
-/// Whether the cells of the bit set `set` form one connected group (an empty set does).
-pub fn connected(set: u64) -> bool {
-    if set == 0 {
-        return true;
-    }
-    let start = set.trailing_zeros() as Cell;
-    let mut seen = 1u64 << start;
-    let mut stack = [0u8; CELLS];
-    let mut n = 1;
-    stack[0] = start;
-    while n > 0 {
-        n -= 1;
-        let c = stack[n];
-        for m in neighbours(c) {
-            let bit = 1u64 << m;
-            if set & bit != 0 && seen & bit == 0 {
-                seen |= bit;
-                stack[n] = m;
-                n += 1;
-            }
-        }
-    }
-    seen == set
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,44 +206,5 @@ mod tests {
         assert_eq!(at("a1"), (1.5, 6.0));
         assert_eq!(at("a4"), (4.5, 6.0));
         assert_eq!(at("b1"), (1.0, 5.0));
-    }
-
-    #[test]
-    fn stacks_split_and_join() {
-        let mut s = Stack::of(0, 2);
-        s.push(1);
-        assert_eq!(
-            (s.height(), s.count(0), s.count(1), s.top()),
-            (3, 2, 1, Some(1))
-        );
-        let top = s.split_top(2);
-        assert_eq!((top.count(0), top.count(1), top.seat_at(0)), (1, 1, 0));
-        assert_eq!((s.height(), s.top()), (1, Some(0)));
-        s.put(top);
-        let mut t = String::new();
-        s.write(&mut t, ['w', 'b']);
-        assert_eq!(t, "wwb");
-        assert_eq!(Stack::parse("wwb", ['w', 'b']), Ok(s));
-        assert!(Stack::parse("wx", ['w', 'b']).is_err());
-    }
-
-    #[test]
-    fn rows_text_round_trips_and_connection() {
-        let mut board = [Stack::EMPTY; CELLS];
-        board[0] = Stack::of(0, 3);
-        board[18] = Stack::of(1, 1);
-        let mut t = String::new();
-        write_rows(&mut t, &board, ['w', 'b']);
-        assert_eq!(
-            t,
-            "www,.,.,./.,.,.,.,./.,.,.,.,.,./.,.,.,b,.,.,./.,.,.,.,.,./.,.,.,.,./.,.,.,."
-        );
-        assert_eq!(parse_rows(&t, ['w', 'b']), Ok(board));
-        assert!(parse_rows("www", ['w', 'b']).is_err());
-        assert!(!connected(occupied(&board)));
-        board[4] = Stack::of(0, 1); // b1 touches a1 but not d4
-        assert!(!connected(occupied(&board)));
-        let set = [0u8, 5, 11, 18].iter().fold(0u64, |m, &c| m | 1 << c); // a1 b2 c3 d4
-        assert!(connected(set));
     }
 }

@@ -12,6 +12,7 @@ pub mod attangle;
 pub mod hex37;
 pub mod impasse;
 pub mod registry;
+pub mod stackboard;
 pub mod standard;
 pub mod view;
 

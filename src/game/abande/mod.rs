@@ -2,12 +2,13 @@
 //! by moving onto an adjacent enemy stack while the whole group stays connected, and points at the
 //! end for stacks that still touch an enemy, so a player scores only with the opponent's help.
 //!
-//! Seat 0 is Black, who places first (the initiative turn); seat 1 is White. The choices where the
-//! rules leave room are written in `statement.md` and by the code that makes them.
+//! Seat 0 is Black, who places first (the initiative turn); seat 1 is White. The variant `square`
+//! plays on 7x7 intersections where diagonal neighbours touch too. The choices where the rules
+//! leave room are written in `statement.md` and by the code that makes them.
 
-use super::hex37::{self, Cell, Stack, Stacks, CELLS};
+use super::stackboard::{self, Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7};
 use super::standard::{self, History};
-use super::{BoardView, CellShape, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, Game, GameInfo, Outcome, Setup, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -31,6 +32,7 @@ enum Move {
 /// An Abande position with its legal moves listed.
 #[derive(Clone, Debug)]
 pub struct Abande {
+    geo: &'static Geometry,
     board: Stacks,
     hand: [u8; 2],
     to_move: usize,
@@ -42,13 +44,20 @@ pub struct Abande {
 }
 
 impl Abande {
-    /// The empty board, both hands full, Black to move.
-    pub fn new() -> Self {
-        Self::from_parts([Stack::EMPTY; CELLS], [PIECES; 2], 0, 0)
+    /// The empty board of `geo`, both hands full, Black to move.
+    pub fn new(geo: &'static Geometry) -> Self {
+        Self::from_parts(geo, [Stack::EMPTY; MAX_CELLS], [PIECES; 2], 0, 0)
     }
 
-    fn from_parts(board: Stacks, hand: [u8; 2], to_move: usize, passes: u8) -> Self {
+    fn from_parts(
+        geo: &'static Geometry,
+        board: Stacks,
+        hand: [u8; 2],
+        to_move: usize,
+        passes: u8,
+    ) -> Self {
         let mut g = Abande {
+            geo,
             board,
             hand,
             to_move,
@@ -74,27 +83,28 @@ impl Abande {
             return;
         }
         let me = self.to_move;
-        let occ = hex37::occupied(&self.board);
+        let geo = self.geo;
+        let occ = stackboard::occupied(&self.board);
         if self.hand[me] > 0 {
-            for c in 0..CELLS as Cell {
+            for c in 0..geo.cells as Cell {
                 let free = self.board[c as usize].is_empty();
                 // The initiative turn goes anywhere; later pieces must touch the group.
-                if free && (occ == 0 || hex37::neighbours(c).any(|n| occ >> n & 1 == 1)) {
+                if free && (occ == 0 || geo.neighbours(c).any(|n| occ >> n & 1 == 1)) {
                     self.moves.push(Move::Place(c));
                 }
             }
         }
         if self.moving_allowed() {
-            for c in 0..CELLS as Cell {
+            for c in 0..geo.cells as Cell {
                 let st = self.board[c as usize];
                 if st.top() != Some(me) {
                     continue;
                 }
-                for n in hex37::neighbours(c) {
+                for n in geo.neighbours(c) {
                     let target = self.board[n as usize];
                     if target.top() == Some(1 - me)
                         && st.height() + target.height() <= MAX_HEIGHT
-                        && hex37::connected(occ & !(1u64 << c))
+                        && geo.connected(occ & !(1u64 << c))
                     {
                         self.moves.push(Move::Step(c, n));
                     }
@@ -105,7 +115,7 @@ impl Abande {
         if self.hand[me] == 0 || self.moves.is_empty() {
             self.moves.push(Move::Pass);
         }
-        self.texts = self.moves.iter().map(|&m| move_text(m)).collect();
+        self.texts = self.moves.iter().map(|&m| move_text(geo, m)).collect();
     }
 
     fn apply(&mut self, m: Move) {
@@ -142,7 +152,9 @@ impl Abande {
         let Some(owner) = self.board[c].top() else {
             return false;
         };
-        hex37::neighbours(c as Cell).any(|n| self.board[n as usize].top() == Some(1 - owner))
+        self.geo
+            .neighbours(c as Cell)
+            .any(|n| self.board[n as usize].top() == Some(1 - owner))
     }
 
     /// Points per seat as the end would count them: stacks whose top touches no enemy top are
@@ -150,7 +162,7 @@ impl Abande {
     /// scores its height.
     pub fn points(&self) -> [i32; 2] {
         let mut p = [0; 2];
-        for c in 0..CELLS {
+        for c in 0..self.geo.cells {
             if self.awake(c) {
                 let st = self.board[c];
                 p[st.top().unwrap_or(0)] += st.height() as i32;
@@ -160,16 +172,10 @@ impl Abande {
     }
 }
 
-impl Default for Abande {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn move_text(m: Move) -> String {
+fn move_text(geo: &Geometry, m: Move) -> String {
     match m {
-        Move::Place(c) => hex37::name(c),
-        Move::Step(a, b) => format!("{}-{}", hex37::name(a), hex37::name(b)),
+        Move::Place(c) => geo.name(c),
+        Move::Step(a, b) => format!("{}-{}", geo.name(a), geo.name(b)),
         Move::Pass => "pass".to_string(),
     }
 }
@@ -180,7 +186,10 @@ impl Game for Abande {
     }
 
     fn variant(&self) -> &'static str {
-        "standard"
+        match self.geo.kind {
+            Kind::Hex37 => "standard",
+            Kind::Square(_) => "square",
+        }
     }
 
     fn seats(&self) -> usize {
@@ -207,7 +216,7 @@ impl Game for Abande {
     }
 
     fn write_board(&self, out: &mut String) {
-        hex37::write_board_lines(out, &self.board, LETTERS);
+        self.geo.write_board_lines(out, &self.board, LETTERS);
         let _ = writeln!(out, "{} {}", self.hand[0], self.hand[1]);
     }
 
@@ -224,7 +233,7 @@ impl Game for Abande {
 
     fn position_text(&self) -> String {
         let mut s = String::with_capacity(120);
-        hex37::write_rows(&mut s, &self.board, LETTERS);
+        self.geo.write_rows(&mut s, &self.board, LETTERS);
         let _ = write!(
             s,
             " {} {} {} {}",
@@ -236,8 +245,8 @@ impl Game for Abande {
     fn view(&self) -> BoardView {
         let p = self.points();
         BoardView {
-            shape: CellShape::Hex,
-            cells: hex37::view_cells(&self.board, |_| String::new()),
+            shape: self.geo.shape,
+            cells: self.geo.view_cells(&self.board, |_| String::new()),
             notes: vec![
                 format!("in hand: Black {}, White {}", self.hand[0], self.hand[1]),
                 format!("points now: Black {}, White {}", p[0], p[1]),
@@ -263,14 +272,14 @@ impl Game for Abande {
     }
 }
 
-/// Reads the one-line form: the board rows (see [`hex37::write_rows`], `b` Black, `w` White), the
-/// side to move, Black's and White's pieces in hand, and the passes just played in a row.
-pub fn from_position_text(text: &str) -> Result<Abande, String> {
+/// Reads the one-line form: the board rows (see [`Geometry::write_rows`], `b` Black, `w` White),
+/// the side to move, Black's and White's pieces in hand, and the passes just played in a row.
+pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Abande, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [rows, side, hb, hw, passes] = words[..] else {
         return Err("expected `rows side black-hand white-hand passes`".into());
     };
-    let board = hex37::parse_rows(rows, LETTERS)?;
+    let board = geo.parse_rows(rows, LETTERS)?;
     let to_move = match side {
         "b" => 0,
         "w" => 1,
@@ -298,10 +307,19 @@ pub fn from_position_text(text: &str) -> Result<Abande, String> {
     if board.iter().any(|s| s.height() > MAX_HEIGHT) {
         return Err(format!("a stack is taller than {MAX_HEIGHT}"));
     }
-    if !hex37::connected(hex37::occupied(&board)) {
+    if !geo.connected(stackboard::occupied(&board)) {
         return Err("the pieces do not form one connected group".into());
     }
-    Ok(Abande::from_parts(board, hand, to_move, passes))
+    Ok(Abande::from_parts(geo, board, hand, to_move, passes))
+}
+
+/// The board of a variant.
+fn geometry(setup: &Setup) -> &'static Geometry {
+    if setup.variant == "square" {
+        &SQUARE7
+    } else {
+        &HEX37
+    }
 }
 
 /// The registry entry.
@@ -309,13 +327,22 @@ pub static INFO: GameInfo = GameInfo {
     name: "abande",
     title: "Abande",
     about: "Dieter Stein's Abande: place and capture on a 37-cell hex board, one connected group, points for stacks touching the enemy",
-    variants: &[Variant {
-        name: "standard",
-        about: "the six-sided board of 37 cells, 18 pieces each",
-        seats: &[2],
-    }],
+    variants: &[
+        Variant {
+            name: "standard",
+            about: "the six-sided board of 37 cells, 18 pieces each",
+            seats: &[2],
+        },
+        Variant {
+            name: "square",
+            about: "7x7 intersections, diagonal neighbours touch too",
+            seats: &[2],
+        },
+    ],
     default_max_turns: 200,
     statement: include_str!("statement.md"),
-    new: |_: &Setup| Box::new(Abande::new()),
-    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+    new: |setup: &Setup| Box::new(Abande::new(geometry(setup))),
+    from_position: |setup: &Setup, text: &str| {
+        Ok(Box::new(from_position_text(geometry(setup), text)?))
+    },
 };

@@ -19,7 +19,7 @@ fn pos(rows: &[(char, &str)], rest: &str) -> Abande {
         all[(*r as u8 - b'a') as usize] = cells.to_string();
     }
     let text = format!("{} {rest}", all.join("/"));
-    let g = from_position_text(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let g = from_position_text(&HEX37, &text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(g.position_text(), text);
     g
 }
@@ -30,7 +30,7 @@ fn moves(g: &Abande) -> Vec<&str> {
 
 #[test]
 fn perft_from_the_start() {
-    let g = Abande::new();
+    let g = Abande::new(&HEX37);
     // Depth 1: the initiative turn goes on any of the 37 cells. Depth 2: White must touch it, so
     // the sum of the cells' neighbour counts (2 x 90 adjacent pairs). Depths 3 and 4 agree with
     // an independent brute force written in cube coordinates while writing these tests.
@@ -42,7 +42,7 @@ fn perft_from_the_start() {
 
 #[test]
 fn the_start_offers_every_cell() {
-    let g = Abande::new();
+    let g = Abande::new(&HEX37);
     assert_eq!(g.legal_moves().len(), 37);
     assert_eq!(g.legal_moves()[0], "a1");
     assert_eq!(g.legal_moves()[36], "g4");
@@ -54,7 +54,7 @@ fn the_start_offers_every_cell() {
 
 #[test]
 fn moves_wait_for_blacks_second_piece() {
-    let mut g = Abande::new();
+    let mut g = Abande::new(&HEX37);
     g.play_text("d4").unwrap();
     // White's answer must touch d4 and cannot capture (nothing of White's is on the board).
     assert_eq!(moves(&g), ["c3", "c4", "d3", "d5", "e3", "e4"]);
@@ -132,10 +132,37 @@ fn a_pass_needs_an_empty_hand_and_does_not_end_the_game_alone() {
 #[test]
 fn bad_positions_are_rejected() {
     let empty = ".,.,.,./.,.,.,.,./.,.,.,.,.,./.,.,.,.,.,.,./.,.,.,.,.,./.,.,.,.,./.,.,.,.";
-    assert!(from_position_text(&format!("{empty} x 18 18 0")).is_err());
-    assert!(from_position_text(&format!("{empty} b 19 18 0")).is_err());
-    assert!(from_position_text(&format!("{empty} b 18 18 3")).is_err());
-    assert!(from_position_text(&format!("{empty} b 18 18")).is_err());
+    assert!(from_position_text(&HEX37, &format!("{empty} x 18 18 0")).is_err());
+    assert!(from_position_text(&HEX37, &format!("{empty} b 19 18 0")).is_err());
+    assert!(from_position_text(&HEX37, &format!("{empty} b 18 18 3")).is_err());
+    assert!(from_position_text(&HEX37, &format!("{empty} b 18 18")).is_err());
     let split = "b,.,.,./.,.,.,.,./.,.,.,.,.,./.,.,.,.,.,.,./.,.,.,.,.,./.,.,.,.,./.,.,.,w";
-    assert!(from_position_text(&format!("{split} b 17 17 0")).is_err());
+    assert!(from_position_text(&HEX37, &format!("{split} b 17 17 0")).is_err());
+}
+
+#[test]
+fn square_variant_perft() {
+    // 49 intersections; White must touch Black's piece: the sum of the eight-neighbour counts
+    // (4 corners x 3 + 20 edge points x 5 + 25 inner points x 8 = 312). Depths 3 and 4 agree
+    // with the same separate brute force.
+    let g = Abande::new(&SQUARE7);
+    let expect = [49, 312, 2_784, 33_752];
+    for (d, &n) in expect.iter().enumerate() {
+        assert_eq!(perft(&g, d as u32 + 1), n, "depth {}", d + 1);
+    }
+    assert_eq!(g.variant(), "square");
+    assert_eq!(g.view().cells.len(), 49);
+}
+
+#[test]
+fn square_variant_connects_along_diagonals() {
+    // a1 b, b2 w, c3 b: a diagonal chain. Both Black pieces may take b2, and the rest stays
+    // connected through the diagonals; placements touch any of the three, diagonals included.
+    let text = "b,.,.,.,.,.,./.,w,.,.,.,.,./.,.,b,.,.,.,./.,.,.,.,.,.,./.,.,.,.,.,.,./.,.,.,.,.,.,./.,.,.,.,.,.,. b 16 17 0";
+    let g = from_position_text(&SQUARE7, text).unwrap();
+    assert_eq!(g.position_text(), text);
+    assert_eq!(
+        moves(&g),
+        ["b1", "c1", "a2", "c2", "d2", "a3", "b3", "d3", "b4", "c4", "d4", "a1-b2", "c3-b2"]
+    );
 }

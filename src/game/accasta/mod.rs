@@ -7,7 +7,8 @@
 //! the turn's moves. The choices where the rules leave room are written in `statement.md` and by
 //! the code that makes them.
 
-use super::hex37::{self, Cell, Stack, Stacks, CELLS};
+use super::hex37::{self, Cell, CELLS};
+use super::stackboard::{Stack, Stacks, HEX37, MAX_CELLS};
 use super::standard::{self, History};
 use super::{BoardView, CellShape, Game, GameInfo, Outcome, Setup, Variant};
 use std::fmt::Write as _;
@@ -73,7 +74,7 @@ pub struct Accasta {
 /// The starting stacks: White three each on a1-a4, two each on b2-b4, one each on c3 and c4;
 /// Black the same on the mirror cells.
 fn start_board() -> Stacks {
-    let mut board = [Stack::EMPTY; CELLS];
+    let mut board = [Stack::EMPTY; MAX_CELLS];
     let heights = [3, 3, 3, 3, 2, 2, 2, 1, 1];
     for (name, h) in WHITE_CASTLE.iter().zip(heights) {
         let c = hex37::parse_cell(name).unwrap_or(0);
@@ -291,7 +292,7 @@ impl Game for Accasta {
     }
 
     fn write_board(&self, out: &mut String) {
-        hex37::write_board_lines(out, &self.board, LETTERS);
+        HEX37.write_board_lines(out, &self.board, LETTERS);
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -306,7 +307,7 @@ impl Game for Accasta {
 
     fn position_text(&self) -> String {
         let mut s = String::with_capacity(120);
-        hex37::write_rows(&mut s, &self.board, LETTERS);
+        HEX37.write_rows(&mut s, &self.board, LETTERS);
         s.push(' ');
         s.push(LETTERS[self.to_move]);
         s
@@ -316,7 +317,7 @@ impl Game for Accasta {
         let (w, b) = (castle(0), castle(1));
         BoardView {
             shape: CellShape::Hex,
-            cells: hex37::view_cells(&self.board, |c| {
+            cells: HEX37.view_cells(&self.board, |c| {
                 if w >> c & 1 == 1 {
                     "castle-0".into()
                 } else if b >> c & 1 == 1 {
@@ -360,7 +361,7 @@ pub fn from_position_text(text: &str) -> Result<Accasta, String> {
     let [rows, side] = words[..] else {
         return Err("expected `rows side`".into());
     };
-    let board = hex37::parse_rows(rows, LETTERS)?;
+    let board = HEX37.parse_rows(rows, LETTERS)?;
     let to_move = match side {
         "w" => 0,
         "b" => 1,

@@ -9,12 +9,12 @@ use crate::game::perft;
 
 /// A position from the non-empty cells (`("d4", "bw")`, bottom first) and the side to move.
 fn pos(stacks: &[(&str, &str)], side: &str) -> Accasta {
-    let mut board = [Stack::EMPTY; CELLS];
+    let mut board = [Stack::EMPTY; MAX_CELLS];
     for (cell, st) in stacks {
         board[hex37::parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
     }
     let mut text = String::new();
-    hex37::write_rows(&mut text, &board, LETTERS);
+    HEX37.write_rows(&mut text, &board, LETTERS);
     text.push(' ');
     text.push_str(side);
     let g = from_position_text(&text).unwrap_or_else(|e| panic!("{text}: {e}"));

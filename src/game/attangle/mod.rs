@@ -2,13 +2,14 @@
 //! two own units (two singles, or a single and a triple) converge along straight lines on an
 //! enemy stack to make a triple at 2:1 or a five-stack at 3:2; the third own five-stack wins.
 //!
-//! Seat 0 is White, who places first; seat 1 is Black. Where the rules leave room (a turn with
-//! nothing to do, the order of the captured stack) the choice is written in `statement.md` and by
-//! the code that makes it.
+//! Seat 0 is White, who places first; seat 1 is Black. The variant `square` plays on 8x8 cells
+//! with eight directions and needs five five-stacks. Where the rules leave room (a turn with
+//! nothing to do, the order of the captured stack, the centre on the square board) the choice is
+//! written in `statement.md` and by the code that makes it.
 
-use super::hex37::{self, Cell, Stack, Stacks, CELLS};
+use super::stackboard::{Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
 use super::standard::{self, History};
-use super::{BoardView, CellShape, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, Game, GameInfo, Outcome, Setup, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -16,12 +17,8 @@ mod tests;
 
 /// Pieces each player has at the start.
 pub const PIECES: u8 = 50;
-/// Five-stacks a player needs to win.
-pub const FIVES_TO_WIN: usize = 3;
 /// Letters for the pieces of seat 0 (White) and seat 1 (Black).
 const LETTERS: [char; 2] = ['w', 'b'];
-/// The centre, closed to the first placement of the game.
-const CENTRE: Cell = 18;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Move {
@@ -44,6 +41,7 @@ fn owner(st: Stack) -> Option<usize> {
 /// An Attangle position with its legal moves listed.
 #[derive(Clone, Debug)]
 pub struct Attangle {
+    geo: &'static Geometry,
     board: Stacks,
     hand: [u8; 2],
     to_move: usize,
@@ -56,13 +54,20 @@ pub struct Attangle {
 }
 
 impl Attangle {
-    /// The empty board, 50 pieces each in hand, White to move.
-    pub fn new() -> Self {
-        Self::from_parts([Stack::EMPTY; CELLS], [PIECES; 2], 0, 0)
+    /// The empty board of `geo`, 50 pieces each in hand, White to move.
+    pub fn new(geo: &'static Geometry) -> Self {
+        Self::from_parts(geo, [Stack::EMPTY; MAX_CELLS], [PIECES; 2], 0, 0)
     }
 
-    fn from_parts(board: Stacks, hand: [u8; 2], to_move: usize, passes: u8) -> Self {
+    fn from_parts(
+        geo: &'static Geometry,
+        board: Stacks,
+        hand: [u8; 2],
+        to_move: usize,
+        passes: u8,
+    ) -> Self {
         let mut g = Attangle {
+            geo,
             board,
             hand,
             to_move,
@@ -72,9 +77,30 @@ impl Attangle {
             moves: Vec::new(),
             texts: Vec::new(),
         };
-        g.winner = (0..2).find(|&s| g.fives(s) >= FIVES_TO_WIN);
+        g.winner = (0..2).find(|&s| g.fives(s) >= g.fives_to_win());
         g.generate();
         g
+    }
+
+    /// Five-stacks a player needs to win: 3 on the hex board, 5 on the square one.
+    pub fn fives_to_win(&self) -> usize {
+        match self.geo.kind {
+            Kind::Hex37 => 3,
+            Kind::Square(_) => 5,
+        }
+    }
+
+    /// Whether the first placement of the game may not go on `c`: the centre `d4` of the hex
+    /// board. The 8x8 board has no single centre cell; its four central cells are closed instead
+    /// (our choice, in the spirit of the rule).
+    fn closed_at_first(&self, c: Cell) -> bool {
+        match self.geo.kind {
+            Kind::Hex37 => c == 18,
+            Kind::Square(n) => {
+                let (x, y, lo, hi) = (c % n, c / n, n / 2 - 1, n / 2);
+                (lo..=hi).contains(&x) && (lo..=hi).contains(&y)
+            }
+        }
     }
 
     /// The five-stacks `seat` owns.
@@ -92,16 +118,17 @@ impl Attangle {
             return;
         }
         let me = self.to_move;
+        let geo = self.geo;
         if self.hand[me] > 0 {
             let first = self.board.iter().all(|s| s.is_empty());
-            for c in 0..CELLS as Cell {
-                if self.board[c as usize].is_empty() && !(first && c == CENTRE) {
+            for c in 0..geo.cells as Cell {
+                if self.board[c as usize].is_empty() && !(first && self.closed_at_first(c)) {
                     self.moves.push(Move::Place(c));
                 }
             }
         }
         let placements = self.moves.len();
-        for t in 0..CELLS as Cell {
+        for t in 0..geo.cells as Cell {
             let target = self.board[t as usize];
             // Five-stacks are never captured (any capture of one would pass five pieces).
             if owner(target) != Some(1 - me) || target.height() >= 5 {
@@ -109,10 +136,10 @@ impl Attangle {
             }
             // The unit that can reach the target from each direction: the first stack met on the
             // line, if it is an own single or triple. Anything nearer blocks the line.
-            let mut units = [0 as Cell; 6];
+            let mut units = [0 as Cell; 8];
             let mut n = 0;
-            for d in 0..6 {
-                if let Some(c) = hex37::ray(t, d).find(|&c| !self.board[c as usize].is_empty()) {
+            for d in 0..geo.dirs {
+                if let Some(c) = geo.ray(t, d).find(|&c| !self.board[c as usize].is_empty()) {
                     let st = self.board[c as usize];
                     if owner(st) == Some(me) && matches!(st.height(), 1 | 3) {
                         units[n] = c;
@@ -143,7 +170,7 @@ impl Attangle {
         if self.moves.is_empty() {
             self.moves.push(Move::Pass);
         }
-        self.texts = self.moves.iter().map(|&m| move_text(m)).collect();
+        self.texts = self.moves.iter().map(|&m| move_text(geo, m)).collect();
     }
 
     fn apply(&mut self, m: Move) {
@@ -162,7 +189,7 @@ impl Attangle {
                 self.board[t as usize].put(sa);
                 self.board[t as usize].put(sb);
                 self.passes = 0;
-                if self.board[t as usize].height() == 5 && self.fives(me) >= FIVES_TO_WIN {
+                if self.board[t as usize].height() == 5 && self.fives(me) >= self.fives_to_win() {
                     self.winner = Some(me);
                 }
             }
@@ -183,18 +210,10 @@ impl Attangle {
     }
 }
 
-impl Default for Attangle {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-fn move_text(m: Move) -> String {
+fn move_text(geo: &Geometry, m: Move) -> String {
     match m {
-        Move::Place(c) => hex37::name(c),
-        Move::Capture(a, b, t) => {
-            format!("{},{}-{}", hex37::name(a), hex37::name(b), hex37::name(t))
-        }
+        Move::Place(c) => geo.name(c),
+        Move::Capture(a, b, t) => format!("{},{}-{}", geo.name(a), geo.name(b), geo.name(t)),
         Move::Pass => "pass".to_string(),
     }
 }
@@ -205,7 +224,10 @@ impl Game for Attangle {
     }
 
     fn variant(&self) -> &'static str {
-        "standard"
+        match self.geo.kind {
+            Kind::Hex37 => "standard",
+            Kind::Square(_) => "square",
+        }
     }
 
     fn seats(&self) -> usize {
@@ -232,7 +254,7 @@ impl Game for Attangle {
     }
 
     fn write_board(&self, out: &mut String) {
-        hex37::write_board_lines(out, &self.board, LETTERS);
+        self.geo.write_board_lines(out, &self.board, LETTERS);
         let _ = writeln!(out, "{} {}", self.hand[0], self.hand[1]);
     }
 
@@ -249,7 +271,7 @@ impl Game for Attangle {
 
     fn position_text(&self) -> String {
         let mut s = String::with_capacity(120);
-        hex37::write_rows(&mut s, &self.board, LETTERS);
+        self.geo.write_rows(&mut s, &self.board, LETTERS);
         let _ = write!(
             s,
             " {} {} {} {}",
@@ -260,8 +282,8 @@ impl Game for Attangle {
 
     fn view(&self) -> BoardView {
         BoardView {
-            shape: CellShape::Hex,
-            cells: hex37::view_cells(&self.board, |_| String::new()),
+            shape: self.geo.shape,
+            cells: self.geo.view_cells(&self.board, |_| String::new()),
             notes: vec![
                 format!("in hand: White {}, Black {}", self.hand[0], self.hand[1]),
                 format!(
@@ -294,14 +316,14 @@ impl Game for Attangle {
     }
 }
 
-/// Reads the one-line form: the board rows (see [`hex37::write_rows`], `w` White, `b` Black), the
-/// side to move, White's and Black's pieces in hand, and the passes just played in a row.
-pub fn from_position_text(text: &str) -> Result<Attangle, String> {
+/// Reads the one-line form: the board rows (see [`Geometry::write_rows`], `w` White, `b` Black),
+/// the side to move, White's and Black's pieces in hand, and the passes just played in a row.
+pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Attangle, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [rows, side, hw, hb, passes] = words[..] else {
         return Err("expected `rows side white-hand black-hand passes`".into());
     };
-    let board = hex37::parse_rows(rows, LETTERS)?;
+    let board = geo.parse_rows(rows, LETTERS)?;
     let to_move = match side {
         "w" => 0,
         "b" => 1,
@@ -324,7 +346,7 @@ pub fn from_position_text(text: &str) -> Result<Attangle, String> {
         if !ok {
             return Err(format!(
                 "the stack on {} is not a single, a 2:1 triple or a 3:2 five",
-                hex37::name(c as Cell)
+                geo.name(c as Cell)
             ));
         }
     }
@@ -339,11 +361,20 @@ pub fn from_position_text(text: &str) -> Result<Attangle, String> {
             ));
         }
     }
-    let g = Attangle::from_parts(board, hand, to_move, passes);
-    if (0..2).all(|s| g.fives(s) >= FIVES_TO_WIN) {
-        return Err("both players have three five-stacks".into());
+    let g = Attangle::from_parts(geo, board, hand, to_move, passes);
+    if (0..2).all(|s| g.fives(s) >= g.fives_to_win()) {
+        return Err("both players have enough five-stacks to win".into());
     }
     Ok(g)
+}
+
+/// The board of a variant.
+fn geometry(setup: &Setup) -> &'static Geometry {
+    if setup.variant == "square" {
+        &SQUARE8
+    } else {
+        &HEX37
+    }
 }
 
 /// The registry entry.
@@ -351,13 +382,22 @@ pub static INFO: GameInfo = GameInfo {
     name: "attangle",
     title: "Attangle",
     about: "Dieter Stein's Attangle: place anywhere, capture with two converging units, three five-stacks win (37-cell hex board)",
-    variants: &[Variant {
-        name: "standard",
-        about: "the six-sided board of 37 cells, 50 pieces each, three five-stacks to win",
-        seats: &[2],
-    }],
+    variants: &[
+        Variant {
+            name: "standard",
+            about: "the six-sided board of 37 cells, 50 pieces each, three five-stacks to win",
+            seats: &[2],
+        },
+        Variant {
+            name: "square",
+            about: "8x8 cells, eight directions, five five-stacks to win",
+            seats: &[2],
+        },
+    ],
     default_max_turns: 400,
     statement: include_str!("statement.md"),
-    new: |_: &Setup| Box::new(Attangle::new()),
-    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+    new: |setup: &Setup| Box::new(Attangle::new(geometry(setup))),
+    from_position: |setup: &Setup, text: &str| {
+        Ok(Box::new(from_position_text(geometry(setup), text)?))
+    },
 };

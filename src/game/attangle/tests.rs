@@ -5,15 +5,15 @@ use crate::game::perft;
 
 /// A position from the non-empty cells (`("d4", "bwb")`) and the rest of the text.
 fn pos(stacks: &[(&str, &str)], rest: &str) -> Attangle {
-    let mut board = [Stack::EMPTY; CELLS];
+    let mut board = [Stack::EMPTY; MAX_CELLS];
     for (cell, st) in stacks {
-        board[hex37::parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
+        board[HEX37.parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
     }
     let mut text = String::new();
-    hex37::write_rows(&mut text, &board, LETTERS);
+    HEX37.write_rows(&mut text, &board, LETTERS);
     text.push(' ');
     text.push_str(rest);
-    let g = from_position_text(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let g = from_position_text(&HEX37, &text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(g.position_text(), text);
     g
 }
@@ -28,7 +28,7 @@ fn captures(g: &Attangle) -> Vec<&str> {
 
 fn stack(g: &Attangle, cell: &str) -> String {
     let mut s = String::new();
-    g.board[hex37::parse_cell(cell).unwrap() as usize].write(&mut s, LETTERS);
+    g.board[HEX37.parse_cell(cell).unwrap() as usize].write(&mut s, LETTERS);
     s
 }
 
@@ -36,7 +36,7 @@ fn stack(g: &Attangle, cell: &str) -> String {
 fn perft_from_the_start() {
     // Worked out by hand: 36 first placements (not d4), then 36 empty cells for Black, 35 and 34
     // for the next placements; nobody has two units before White's third turn, so no capture.
-    let g = Attangle::new();
+    let g = Attangle::new(&HEX37);
     let expect = [36, 1_296, 45_360, 1_542_240];
     for (d, &n) in expect.iter().enumerate() {
         assert_eq!(perft(&g, d as u32 + 1), n, "depth {}", d + 1);
@@ -45,7 +45,7 @@ fn perft_from_the_start() {
 
 #[test]
 fn the_first_placement_avoids_the_centre_and_only_the_first() {
-    let mut g = Attangle::new();
+    let mut g = Attangle::new(&HEX37);
     assert_eq!(g.legal_moves().len(), 36);
     assert!(!g.legal_moves().iter().any(|m| m == "d4"));
     g.play_text("a1").unwrap();
@@ -152,7 +152,7 @@ fn the_third_five_wins_at_once() {
     assert!(g.legal_moves().is_empty());
     assert_eq!(g.scores(), vec![3, 1]);
     // The won position reads back as won.
-    let back = from_position_text(&g.position_text()).unwrap();
+    let back = from_position_text(&HEX37, &g.position_text()).unwrap();
     assert_eq!(back.outcome(), Some(Outcome::winner(2, 0)));
 }
 
@@ -166,7 +166,7 @@ fn with_nothing_to_do_a_player_passes_and_two_passes_draw() {
     g.play_text("d4").unwrap();
     assert_eq!(g.legal_moves(), ["pass"]);
     let text = "w,.,.,./.,.,.,.,./.,.,.,.,.,./w,.,.,.,.,.,b/.,.,.,.,.,./.,.,.,.,./.,.,.,. b 0 0 1";
-    let mut g = from_position_text(text).unwrap();
+    let mut g = from_position_text(&HEX37, text).unwrap();
     assert_eq!(g.legal_moves(), ["pass"]);
     g.play_text("pass").unwrap();
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
@@ -176,7 +176,7 @@ fn with_nothing_to_do_a_player_passes_and_two_passes_draw() {
 #[test]
 fn bad_positions_are_rejected() {
     let rest = ".,.,.,.,./.,.,.,.,.,./.,.,.,.,.,.,./.,.,.,.,.,./.,.,.,.,./.,.,.,.";
-    assert!(from_position_text(&format!("w,.,.,./{rest} w 10 10 0")).is_ok());
+    assert!(from_position_text(&HEX37, &format!("w,.,.,./{rest} w 10 10 0")).is_ok());
     for bad in [
         format!("ww,.,.,./{rest} w 10 10 0"),
         format!("www,.,.,./{rest} w 10 10 0"),
@@ -186,6 +186,50 @@ fn bad_positions_are_rejected() {
         format!("w,.,.,./{rest} w 50 10 0"),
         format!("w,.,.,./{rest} w 10 10"),
     ] {
-        assert!(from_position_text(&bad).is_err(), "{bad}");
+        assert!(from_position_text(&HEX37, &bad).is_err(), "{bad}");
     }
+}
+
+#[test]
+fn square_variant_perft_and_first_placement() {
+    // 64 cells, the four central ones closed to the first placement: 60; then 63, 62 empty
+    // cells and no capture yet (nobody has two units before White's third turn).
+    let g = Attangle::new(&SQUARE8);
+    let expect = [60, 3_780, 234_360];
+    for (d, &n) in expect.iter().enumerate() {
+        assert_eq!(perft(&g, d as u32 + 1), n, "depth {}", d + 1);
+    }
+    for centre in ["d4", "d5", "e4", "e5"] {
+        assert!(!g.legal_moves().iter().any(|m| m == centre));
+    }
+    assert!(g.legal_moves().iter().any(|m| m == "c4"));
+    assert_eq!(g.variant(), "square");
+}
+
+#[test]
+fn square_variant_captures_along_diagonals_and_needs_five_fives() {
+    let mut board = [Stack::EMPTY; MAX_CELLS];
+    for (cell, st) in [
+        ("h1", "wbwbw"),
+        ("h2", "wbwbw"),
+        ("h3", "wbwbw"),
+        ("h5", "wbwbw"),
+        ("a1", "w"),
+        ("g4", "w"),
+        ("d4", "bwb"),
+    ] {
+        board[SQUARE8.parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
+    }
+    let mut text = String::new();
+    SQUARE8.write_rows(&mut text, &board, LETTERS);
+    text.push_str(" w 10 10 0");
+    let mut g = from_position_text(&SQUARE8, &text).unwrap();
+    assert_eq!(g.position_text(), text);
+    // a1 comes up the diagonal a1-b2-c3, g4 along row 4.
+    assert_eq!(captures(&g), ["a1,g4-d4"]);
+    assert_eq!(g.scores(), vec![4, 0]);
+    assert!(g.outcome().is_none());
+    g.play_text("a1,g4-d4").unwrap();
+    assert_eq!(g.outcome(), Some(Outcome::winner(2, 0)));
+    assert_eq!(g.scores(), vec![5, 0]);
 }

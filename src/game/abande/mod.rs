@@ -100,11 +100,13 @@ impl Abande {
                 if st.top() != Some(me) {
                     continue;
                 }
+                // Whether the group holds together without c: asked once, when needed.
+                let mut holds: Option<bool> = None;
                 for n in geo.neighbours(c) {
                     let target = self.board[n as usize];
                     if target.top() == Some(1 - me)
                         && st.height() + target.height() <= MAX_HEIGHT
-                        && geo.connected(occ & !(1u64 << c))
+                        && *holds.get_or_insert_with(|| geo.connected(occ & !(1u64 << c)))
                     {
                         self.moves.push(Move::Step(c, n));
                     }

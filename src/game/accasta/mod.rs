@@ -354,8 +354,8 @@ impl Game for Accasta {
     }
 }
 
-/// Reads the one-line form: the board rows (see [`hex37::write_rows`], `w` White, `b` Black) and
-/// the side to move.
+/// Reads the one-line form: the board rows (see [`super::stackboard::Geometry::write_rows`], `w`
+/// White, `b` Black) and the side to move.
 pub fn from_position_text(text: &str) -> Result<Accasta, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [rows, side] = words[..] else {

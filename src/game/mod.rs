@@ -6,12 +6,17 @@
 //! (seats, variant, seed) and the moves played. Nothing assumes two seats or a square board:
 //! results are rankings, positions are shown through a neutral [`view::BoardView`].
 
+pub mod abande;
+pub mod accasta;
 pub mod alva;
+pub mod attangle;
 pub mod attraktion;
 pub mod draughts;
+pub mod hex37;
 pub mod impasse;
 pub mod moscow_ice;
 pub mod registry;
+pub mod stackboard;
 pub mod standard;
 pub mod view;
 

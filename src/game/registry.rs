@@ -64,6 +64,9 @@ pub static GAMES: &[&GameInfo] = &[
     &super::moscow_ice::INFO,
     &super::attraktion::INFO,
     &super::alva::INFO,
+    &super::accasta::INFO,
+    &super::abande::INFO,
+    &super::attangle::INFO,
 ];
 
 /// Why a game choice is not valid.

@@ -1,0 +1,408 @@
+//! Accasta (Dieter Stein, 1998; the game as the seed describes it, with unmarked pieces) on the
+//! 37-cell hex board: stacks split and travel in straight lines, a turn chains up to three moves
+//! from one cell, and three controlled stacks in the enemy castle win.
+//!
+//! Seat 0 is White (castle on rows `a` to `c`, moves first); seat 1 is Black (castle on rows `e`
+//! to `g`). A whole turn is one legal move text, generated here by a small depth-first search over
+//! the turn's moves. The choices where the rules leave room are written in `statement.md` and by
+//! the code that makes them.
+
+use super::hex37::{self, Cell, CELLS};
+use super::stackboard::{Stack, Stacks, HEX37, MAX_CELLS};
+use super::standard::{self, History};
+use super::{BoardView, CellShape, Game, GameInfo, Outcome, Setup, Variant};
+use std::fmt::Write as _;
+
+#[cfg(test)]
+mod tests;
+
+/// Letters for the pieces of seat 0 (White) and seat 1 (Black).
+const LETTERS: [char; 2] = ['w', 'b'];
+/// No stack ever holds more pieces of one colour than this.
+const MAX_OF_A_COLOUR: usize = 3;
+/// Moves in one turn at most.
+const MAX_MOVES: usize = 3;
+/// Controlled stacks in the enemy castle that win.
+const CASTLE_WIN: usize = 3;
+/// White's castle (the cells of its starting set-up); Black's is the mirror image.
+const WHITE_CASTLE: [&str; 9] = ["a1", "a2", "a3", "a4", "b2", "b3", "b4", "c3", "c4"];
+
+/// The castles' cells as bit sets: White's a1-a4 (0-3), b2-b4 (5-7), c3 and c4 (11, 12); Black's
+/// g1-g4 (33-36), f2-f4 (29-31), e3 and e4 (24, 25). A test checks them against the names.
+const CASTLES: [u64; 2] = [
+    0b1111 | 0b111 << 5 | 0b11 << 11,
+    0b1111 << 33 | 0b111 << 29 | 0b11 << 24,
+];
+
+/// The bit set of `seat`'s castle.
+fn castle(seat: usize) -> u64 {
+    CASTLES[seat]
+}
+
+/// How many stacks `seat` controls (top piece) in the other seat's castle.
+fn in_enemy_castle(board: &Stacks, seat: usize) -> usize {
+    let mut cells = castle(1 - seat);
+    let mut n = 0;
+    while cells != 0 {
+        let c = cells.trailing_zeros() as usize;
+        cells &= cells - 1;
+        n += usize::from(board[c].top() == Some(seat));
+    }
+    n
+}
+
+/// One whole turn: up to three moves from the same cell, each taking `k` pieces off its top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Turn {
+    from: Cell,
+    n: u8,
+    /// (pieces moved, destination)
+    steps: [(u8, Cell); MAX_MOVES],
+}
+
+/// An Accasta position with its legal turns listed.
+#[derive(Clone, Debug)]
+pub struct Accasta {
+    board: Stacks,
+    to_move: usize,
+    winner: Option<usize>,
+    history: History,
+    turns: Vec<Turn>,
+    texts: Vec<String>,
+}
+
+/// The starting stacks: White three each on a1-a4, two each on b2-b4, one each on c3 and c4;
+/// Black the same on the mirror cells.
+fn start_board() -> Stacks {
+    let mut board = [Stack::EMPTY; MAX_CELLS];
+    let heights = [3, 3, 3, 3, 2, 2, 2, 1, 1];
+    for (name, h) in WHITE_CASTLE.iter().zip(heights) {
+        let c = hex37::parse_cell(name).unwrap_or(0);
+        board[c as usize] = Stack::of(0, h);
+        board[hex37::mirror(c) as usize] = Stack::of(1, h);
+    }
+    board
+}
+
+impl Accasta {
+    /// The starting position, White to move.
+    pub fn new() -> Self {
+        Self::from_parts(start_board(), 0)
+    }
+
+    fn from_parts(board: Stacks, to_move: usize) -> Self {
+        let mut g = Accasta {
+            board,
+            to_move,
+            winner: None,
+            history: History::new(2),
+            turns: Vec::new(),
+            texts: Vec::new(),
+        };
+        // The side that just moved is looked at first (the win is checked as it happens).
+        g.winner = [1 - to_move, to_move]
+            .into_iter()
+            .find(|&s| in_enemy_castle(&g.board, s) >= CASTLE_WIN);
+        g.generate();
+        g
+    }
+
+    fn generate(&mut self) {
+        self.turns.clear();
+        self.texts.clear();
+        if self.winner.is_some() {
+            return;
+        }
+        list_turns(
+            &self.board,
+            self.to_move,
+            &mut self.turns,
+            Some(&mut self.texts),
+        );
+        // A player without any legal turn has lost.
+        if self.turns.is_empty() {
+            self.winner = Some(1 - self.to_move);
+        }
+    }
+
+    fn apply(&mut self, t: Turn) {
+        let me = self.to_move;
+        apply_turn(&mut self.board, t);
+        if in_enemy_castle(&self.board, me) >= CASTLE_WIN {
+            self.winner = Some(me);
+        }
+        self.to_move = 1 - me;
+    }
+
+    /// Plays the turn written `text` (tests and tools).
+    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
+        let i = self
+            .texts
+            .iter()
+            .position(|t| t == text)
+            .ok_or_else(|| format!("'{text}' is not a legal turn here"))?;
+        self.play(i);
+        Ok(())
+    }
+}
+
+/// Appends to `turns` (and their texts to `texts`, when given) every legal turn of `me` on
+/// `board`, grouped by starting cell.
+fn list_turns(board: &Stacks, me: usize, turns: &mut Vec<Turn>, texts: Option<&mut Vec<String>>) {
+    let mut gen = TurnSearch {
+        me,
+        turns,
+        texts,
+        text: String::with_capacity(24),
+    };
+    for from in 0..CELLS as Cell {
+        if board[from as usize].top() == Some(me) {
+            let turn = Turn {
+                from,
+                n: 0,
+                steps: [(0, 0); MAX_MOVES],
+            };
+            gen.text.clear();
+            hex37::write_name(&mut gen.text, from);
+            gen.text.push(':');
+            gen.extend(board, turn);
+        }
+    }
+}
+
+/// Plays the moves of `t` on `board`.
+fn apply_turn(board: &mut Stacks, t: Turn) {
+    for &(k, to) in &t.steps[..t.n as usize] {
+        let moving = board[t.from as usize].split_top(k as usize);
+        board[to as usize].put(moving);
+    }
+}
+
+/// The depth-first search over the moves of one turn.
+struct TurnSearch<'a> {
+    me: usize,
+    turns: &'a mut Vec<Turn>,
+    texts: Option<&'a mut Vec<String>>,
+    /// The text of the turn so far.
+    text: String,
+}
+
+impl TurnSearch<'_> {
+    /// Lists every turn that continues `turn` (whose start cell is still topped by the mover on
+    /// `board`) by one more move, and recursively their continuations.
+    fn extend(&mut self, board: &Stacks, turn: Turn) {
+        let me = self.me;
+        let from = turn.from;
+        let st = board[from as usize];
+        // The controlling piece moves as far as its place among its own colour in the stack.
+        let range = st.count(me);
+        let base = self.text.len();
+        for k in 1..=st.height() {
+            let mut rest = st;
+            let moving = rest.split_top(k);
+            // A release (an enemy piece left on top) ends the turn, and is not allowed from a
+            // cell of the mover's own castle.
+            let released = rest.top() == Some(1 - me);
+            if released && castle(me) >> from & 1 == 1 {
+                continue;
+            }
+            for d in 0..6 {
+                for to in hex37::ray(from, d).take(range) {
+                    let target = board[to as usize];
+                    let fits = (0..2).all(|s| target.count(s) + moving.count(s) <= MAX_OF_A_COLOUR);
+                    if fits {
+                        let mut next = *board;
+                        next[from as usize] = rest;
+                        next[to as usize].put(moving);
+                        let mut t = turn;
+                        t.steps[t.n as usize] = (k as u8, to);
+                        t.n += 1;
+                        self.turns.push(t);
+                        if let Some(texts) = self.texts.as_mut() {
+                            let text = &mut self.text;
+                            text.truncate(base);
+                            if turn.n > 0 {
+                                text.push(',');
+                            }
+                            if k > 1 {
+                                let _ = write!(text, "{k}");
+                            }
+                            text.push(match target.top() {
+                                None => '-',
+                                Some(s) if s == me => '+',
+                                Some(_) => 'x',
+                            });
+                            hex37::write_name(text, to);
+                            texts.push(text.clone());
+                        }
+                        // The win is checked after every move: a winning move ends the turn.
+                        let more = rest.top() == Some(me)
+                            && (t.n as usize) < MAX_MOVES
+                            && in_enemy_castle(&next, me) < CASTLE_WIN;
+                        if more {
+                            self.extend(&next, t);
+                        }
+                    }
+                    if !target.is_empty() {
+                        break; // nothing is jumped
+                    }
+                }
+            }
+        }
+        self.text.truncate(base);
+    }
+}
+
+impl Default for Accasta {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Game for Accasta {
+    fn info(&self) -> &'static GameInfo {
+        &INFO
+    }
+
+    fn variant(&self) -> &'static str {
+        "standard"
+    }
+
+    fn seats(&self) -> usize {
+        2
+    }
+
+    fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    fn legal_moves(&self) -> &[String] {
+        &self.texts
+    }
+
+    fn play(&mut self, index: usize) {
+        let t = self.turns[index];
+        self.history.record(self.to_move, &self.texts[index]);
+        self.apply(t);
+        self.generate();
+    }
+
+    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
+        standard::write_input(self, &self.history, first_turn, out);
+    }
+
+    fn write_board(&self, out: &mut String) {
+        HEX37.write_board_lines(out, &self.board, LETTERS);
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.winner.map(|w| Outcome::winner(2, w))
+    }
+
+    fn scores(&self) -> Vec<i32> {
+        (0..2)
+            .map(|s| in_enemy_castle(&self.board, s) as i32)
+            .collect()
+    }
+
+    fn position_text(&self) -> String {
+        let mut s = String::with_capacity(120);
+        HEX37.write_rows(&mut s, &self.board, LETTERS);
+        s.push(' ');
+        s.push(LETTERS[self.to_move]);
+        s
+    }
+
+    fn view(&self) -> BoardView {
+        let (w, b) = (castle(0), castle(1));
+        BoardView {
+            shape: CellShape::Hex,
+            cells: HEX37.view_cells(&self.board, |c| {
+                if w >> c & 1 == 1 {
+                    "castle-0".into()
+                } else if b >> c & 1 == 1 {
+                    "castle-1".into()
+                } else {
+                    String::new()
+                }
+            }),
+            notes: vec![format!(
+                "controlled in the enemy castle: White {}, Black {}",
+                in_enemy_castle(&self.board, 0),
+                in_enemy_castle(&self.board, 1)
+            )],
+        }
+    }
+
+    fn box_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+
+    fn describe(&self) -> String {
+        let mut s = String::new();
+        self.write_board(&mut s);
+        let side = ["White", "Black"];
+        match self.winner {
+            Some(w) => {
+                let _ = write!(s, "{} has won", side[w]);
+            }
+            None => {
+                let _ = write!(s, "{} to move", side[self.to_move]);
+            }
+        }
+        s
+    }
+}
+
+/// Reads the one-line form: the board rows (see [`super::stackboard::Geometry::write_rows`], `w`
+/// White, `b` Black) and the side to move.
+pub fn from_position_text(text: &str) -> Result<Accasta, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [rows, side] = words[..] else {
+        return Err("expected `rows side`".into());
+    };
+    let board = HEX37.parse_rows(rows, LETTERS)?;
+    let to_move = match side {
+        "w" => 0,
+        "b" => 1,
+        other => return Err(format!("the side to move is w or b, not {other:?}")),
+    };
+    for (c, st) in board.iter().enumerate() {
+        if (0..2).any(|s| st.count(s) > MAX_OF_A_COLOUR) {
+            return Err(format!(
+                "the stack on {} holds more than {MAX_OF_A_COLOUR} pieces of a colour",
+                hex37::name(c as Cell)
+            ));
+        }
+    }
+    for seat in 0..2 {
+        let n: usize = board.iter().map(|s| s.count(seat)).sum();
+        // Fewer is accepted so that small positions can be written by hand.
+        if n > 20 {
+            return Err(format!(
+                "{} has {n} pieces, more than 20",
+                ["White", "Black"][seat]
+            ));
+        }
+    }
+    if (0..2).all(|s| in_enemy_castle(&board, s) >= CASTLE_WIN) {
+        return Err("both players hold three stacks in the enemy castle".into());
+    }
+    Ok(Accasta::from_parts(board, to_move))
+}
+
+/// The registry entry.
+pub static INFO: GameInfo = GameInfo {
+    name: "accasta",
+    title: "Accasta",
+    about: "Dieter Stein's Accasta: stacks split and travel on a 37-cell hex board, three controlled stacks in the enemy castle win",
+    variants: &[Variant {
+        name: "standard",
+        about: "the seed's game with unmarked pieces, 20 each",
+        seats: &[2],
+    }],
+    default_max_turns: 300,
+    statement: include_str!("statement.md"),
+    new: |_: &Setup| Box::new(Accasta::new()),
+    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+};

@@ -190,6 +190,24 @@ fn every_game_has_a_statement_that_documents_its_input() {
 }
 
 #[test]
+fn every_standard_statement_states_its_board_line_count() {
+    for (info, setup) in setups() {
+        if info.name == "impasse" && setup.variant == "arena" {
+            continue;
+        }
+        let mut board = String::new();
+        info.start(&setup).write_board(&mut board);
+        let count = format!("`{}`", board.lines().count());
+        assert!(
+            info.statement.contains("number of board lines") && info.statement.contains(&count),
+            "{} {}: the statement does not give the board line count {count}",
+            info.name,
+            setup.variant
+        );
+    }
+}
+
+#[test]
 fn registry_names_are_unique_and_lookup_validates() {
     let mut names: Vec<_> = GAMES.iter().map(|g| g.name).collect();
     names.sort();

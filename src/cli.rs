@@ -332,6 +332,16 @@ pub struct RunOpts {
     /// start), so only bots that read the position from their input can play.
     #[arg(long, default_value_t = 0, value_name = "K")]
     pub opening_plies: u32,
+    /// Start each table round from the next line of an opening book: a file with one opening a
+    /// line (move texts from the start, separated by spaces; `#` starts a comment), or a
+    /// built-in book (`draughts-3move`). Every line is checked before any game; random
+    /// --opening-plies, if any, follow the book's moves [default: no book].
+    #[arg(long, value_name = "FILE|NAME")]
+    pub openings: Option<String>,
+    /// How table rounds walk through the book: `in-order` (round n takes line n, cycling) or
+    /// `shuffled` (a permutation drawn from the master seed).
+    #[arg(long, value_enum, default_value = "in-order", value_name = "ORDER")]
+    pub openings_order: arbiter::tournament::openings::Order,
     /// Master seed: fixes every pair's seed and opening [default: random, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,

@@ -109,6 +109,7 @@ pub(super) fn play_all(
         game: &crate::game::GameChoice::new("impasse", None, None, None)
             .expect("impasse is registered"),
         opening_plies: 0,
+        book: None,
         referee,
         concurrency: match concurrency {
             Concurrency::Free(n) => n,

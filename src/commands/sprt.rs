@@ -22,6 +22,13 @@ struct Settings {
     workdir: PathBuf,
     max_pairs: u64,
     opening_plies: u32,
+    /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
+    #[serde(default)]
+    openings: Option<String>,
+    #[serde(default)]
+    openings_order: arbiter::tournament::openings::Order,
+    #[serde(default)]
+    openings_fingerprint: Option<String>,
     seed: u64,
     sprt: SprtOpts,
     game: GameOpts,
@@ -102,6 +109,20 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 workdir: std::env::current_dir()?,
                 max_pairs: args.max_pairs,
                 opening_plies: args.run.opening_plies,
+                openings: args.run.openings.clone(),
+                openings_order: args.run.openings_order,
+                openings_fingerprint: match &args.run.openings {
+                    Some(spec) => Some(
+                        arbiter::tournament::openings::Book::load(
+                            spec,
+                            &args.game.choice()?,
+                            args.run.openings_order,
+                            0,
+                        )?
+                        .fingerprint(),
+                    ),
+                    None => None,
+                },
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
                 game: args.game.clone(),
@@ -111,6 +132,13 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let params = settings.sprt.params()?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
+    let book = super::tournament::load_book(
+        settings.openings.as_deref(),
+        settings.openings_order,
+        settings.openings_fingerprint.as_deref(),
+        &settings.game.choice()?,
+        settings.seed,
+    )?;
     let choice = settings.game.choice()?;
     if choice.seats != 2 {
         bail!(
@@ -191,6 +219,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             bots: &bots,
             game: &choice,
             opening_plies: settings.opening_plies,
+            book: book.as_ref(),
             referee: &cfg,
             concurrency: placement.concurrency,
             pin_cpus: placement.pin_cpus,

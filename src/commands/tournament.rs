@@ -27,6 +27,13 @@ pub struct Settings {
     #[serde(default)]
     pub tables: Option<usize>,
     pub opening_plies: u32,
+    /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
+    #[serde(default)]
+    pub openings: Option<String>,
+    #[serde(default)]
+    pub openings_order: arbiter::tournament::openings::Order,
+    #[serde(default)]
+    pub openings_fingerprint: Option<String>,
     pub seed: u64,
     pub replays: bool,
     pub game: GameOpts,
@@ -97,6 +104,29 @@ pub fn save_settings<S: Recorded>(dir: &Path, settings: &S) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join(S::FILE), toml::to_string_pretty(settings)?)
         .with_context(|| format!("writing {}", dir.join(S::FILE).display()))
+}
+
+/// The run's opening book, checked against the fingerprint recorded when the run began (a book
+/// file changed since would give other games the same ids).
+pub fn load_book(
+    spec: Option<&str>,
+    order: arbiter::tournament::openings::Order,
+    recorded: Option<&str>,
+    choice: &arbiter::game::GameChoice,
+    seed: u64,
+) -> Result<Option<arbiter::tournament::openings::Book>> {
+    let Some(spec) = spec else {
+        return Ok(None);
+    };
+    let book = arbiter::tournament::openings::Book::load(spec, choice, order, seed)?;
+    if let Some(fp) = recorded {
+        if fp != book.fingerprint() {
+            bail!(
+                "the openings {spec} changed since this run began; restore the file or start a new run"
+            );
+        }
+    }
+    Ok(Some(book))
 }
 
 /// Claims the results folder for this run (see [`FolderLock`]): held until the run ends.
@@ -270,6 +300,20 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
                 games: args.games,
                 tables: args.tables,
                 opening_plies: args.run.opening_plies,
+                openings: args.run.openings.clone(),
+                openings_order: args.run.openings_order,
+                openings_fingerprint: match &args.run.openings {
+                    Some(spec) => Some(
+                        arbiter::tournament::openings::Book::load(
+                            spec,
+                            &args.game.choice()?,
+                            args.run.openings_order,
+                            0,
+                        )?
+                        .fingerprint(),
+                    ),
+                    None => None,
+                },
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 replays: args.replays,
                 game: args.game.clone(),
@@ -278,6 +322,13 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     )?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
+    let book = super::tournament::load_book(
+        settings.openings.as_deref(),
+        settings.openings_order,
+        settings.openings_fingerprint.as_deref(),
+        &settings.game.choice()?,
+        settings.seed,
+    )?;
     let choice = settings.game.choice()?;
     let seats = choice.seats;
     let mut cfg = settings
@@ -360,6 +411,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         bots: &bots,
         game: &choice,
         opening_plies: settings.opening_plies,
+        book: book.as_ref(),
         referee: &cfg,
         concurrency: placement.concurrency,
         pin_cpus: placement.pin_cpus,

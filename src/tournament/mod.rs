@@ -1,6 +1,7 @@
 //! Tournaments: pure scheduling (pairings, paired openings, stable game ids) and a runner with a
 //! concurrency limit that hands finished games to the caller as they end.
 
+pub mod openings;
 pub mod runner;
 pub mod schedule;
 

@@ -2,7 +2,8 @@
 //! one thread per worker for the whole run, never one per game or turn) and hands each finished
 //! game to the caller, in the caller's thread, the moment it ends.
 
-use super::schedule::{opening, GameSpec};
+use super::openings::Book;
+use super::schedule::{opening_from, GameSpec};
 use crate::bot::BotSpec;
 use crate::game::GameChoice;
 use crate::referee::{self, GameResult, Reason, RefereeConfig, SeatStats};
@@ -16,6 +17,8 @@ pub struct Runner<'a> {
     pub bots: &'a [BotSpec],
     pub game: &'a GameChoice,
     pub opening_plies: u32,
+    /// An opening book: each table round starts from its line (before any random plies).
+    pub book: Option<&'a Book>,
     pub referee: &'a RefereeConfig,
     pub concurrency: usize,
     /// Pin worker `w` (and so the bots it starts, which inherit its CPU) to the `w`-th CPU this
@@ -119,7 +122,8 @@ impl Runner<'_> {
         let bots: Vec<BotSpec> = spec.seats.iter().map(|&i| self.bots[i].clone()).collect();
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let (position, moves) = opening(self.game, spec.seed, self.opening_plies)
+            let book = self.book.map(|b| (b, spec.pair_id));
+            let (position, moves) = opening_from(self.game, spec.seed, self.opening_plies, book)
                 .map_err(|e| (Vec::new(), e.to_string()))?;
             referee::play(position, &moves, &bots, self.referee, spec.seed)
                 .map_err(|e| (moves, e.to_string()))
@@ -198,6 +202,7 @@ mod tests {
             bots: &bots,
             game: &GameChoice::new("impasse", None, None, None).unwrap(),
             opening_plies: 2,
+            book: None,
             referee: &cfg,
             concurrency: 2,
             pin_cpus: true,
@@ -227,6 +232,7 @@ mod tests {
             bots: &bots,
             game: &GameChoice::new("impasse", None, None, None).unwrap(),
             opening_plies: 0,
+            book: None,
             referee: &cfg,
             concurrency: 1,
             pin_cpus: false,

@@ -2,6 +2,7 @@
 //! openings. Pure and deterministic: the same settings always give the same games and ids,
 //! which is what lets a resumed run skip exactly the games already recorded.
 
+use super::openings::Book;
 use crate::game::{Game, GameChoice, GameError};
 use crate::rng::Rng;
 
@@ -171,9 +172,23 @@ pub fn opening(
     seed: u64,
     plies: u32,
 ) -> Result<(Box<dyn Game>, Vec<String>), GameError> {
+    opening_from(game, seed, plies, None)
+}
+
+/// The start of one game: the book's line for its table round (if a book is given), then
+/// `plies` random legal moves drawn from the seed; with the moves played.
+pub fn opening_from(
+    game: &GameChoice,
+    seed: u64,
+    plies: u32,
+    book: Option<(&Book, u64)>,
+) -> Result<(Box<dyn Game>, Vec<String>), GameError> {
     let mut position = game.start(seed)?;
+    let mut moves = match book {
+        Some((book, pair_id)) => book.apply(position.as_mut(), pair_id),
+        None => Vec::new(),
+    };
     let mut rng = Rng::new(Rng::derive(seed, 0x6f70_656e));
-    let mut moves = Vec::with_capacity(plies as usize);
     for _ in 0..plies {
         let n = position.legal_moves().len();
         if n == 0 || position.outcome().is_some() {

@@ -122,7 +122,7 @@ impl Builder {
         };
         let mut fit = rating::bradley_terry::fit(&self.table, anchor);
         // The fit speaks of bots by index; users know them by name.
-        for w in &mut fit.warnings {
+        for w in fit.warnings.iter_mut().chain([&mut fit.perfect_scores]) {
             for (i, name) in names.iter().enumerate() {
                 *w = w.replace(&format!("bot {i} "), &format!("'{name}' "));
             }
@@ -189,6 +189,7 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
         writeln!(out, "note: {w}")?;
     }
     writeln!(out, "Ratings: {}.", s.fit.method)?;
+    writeln!(out, "Perfect scores: {}.", s.fit.perfect_scores)?;
     writeln!(
         out,
         "\nCross-table (points of the row bot against the column bot, out of games):"
@@ -290,8 +291,6 @@ pub fn json(s: &Standings) -> Value {
             let r = &s.fit.ratings[i];
             let (elo, bound) = match r.rating {
                 RatingValue::Finite(x) => (finite(x), Value::Null),
-                RatingValue::AtLeast(x) => (finite(x), json!("at-least")),
-                RatingValue::AtMost(x) => (finite(x), json!("at-most")),
                 RatingValue::Unrated => (Value::Null, json!("unrated")),
             };
             json!({
@@ -309,19 +308,32 @@ pub fn json(s: &Standings) -> Value {
         })
         .collect();
     let mut los = serde_json::Map::new();
-    for (i, a) in s.names.iter().enumerate() {
+    for (i, row_los) in s.fit.los.iter().enumerate() {
         let mut row = serde_json::Map::new();
         for (j, b) in s.names.iter().enumerate() {
-            if let Some(p) = s.fit.los[i][j] {
+            if let Some(p) = row_los[j] {
                 row.insert(b.clone(), json!((p * 10000.0).round() / 10000.0));
             }
         }
-        los.insert(a.clone(), Value::Object(row));
+        los.insert(s.names[i].clone(), Value::Object(row));
     }
+    // Large fields have no LOS matrix: each bot's LOS over the next one in the ranking instead.
+    let los_next: Vec<Value> = s
+        .fit
+        .ranking()
+        .windows(2)
+        .filter_map(|w| {
+            s.fit.los_next[w[0]].map(|p| {
+                json!({"bot": s.names[w[0]], "next": s.names[w[1]], "los": (p * 10000.0).round() / 10000.0})
+            })
+        })
+        .collect();
     json!({
         "ratings": ratings,
         "los": los,
+        "los_next": los_next,
         "method": s.fit.method,
+        "perfect_scores": s.fit.perfect_scores,
         "warnings": s.fit.warnings,
     })
 }
@@ -336,8 +348,6 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
         let r = &s.fit.ratings[i];
         let (elo, bound) = match r.rating {
             RatingValue::Finite(x) => (format!("{x:.2}"), ""),
-            RatingValue::AtLeast(x) => (format!("{x:.2}"), "at-least"),
-            RatingValue::AtMost(x) => (format!("{x:.2}"), "at-most"),
             RatingValue::Unrated => (String::new(), "unrated"),
         };
         let end = |x: f64| {
@@ -381,11 +391,23 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
             s.table.points(i, j).to_string()
         }
     })?;
-    matrix("los.csv", &|i, j| {
-        s.fit.los[i][j]
-            .map(|p| format!("{p:.4}"))
-            .unwrap_or_default()
-    })?;
+    if s.fit.los.is_empty() && !s.names.is_empty() {
+        // Too many bots for a matrix: each bot's LOS over the next one in the ranking.
+        let mut w = csv::Writer::from_path(dir.join("los.csv"))?;
+        w.write_record(["bot", "next", "los"])?;
+        for pair in s.fit.ranking().windows(2) {
+            if let Some(p) = s.fit.los_next[pair[0]] {
+                w.write_record([&s.names[pair[0]], &s.names[pair[1]], &format!("{p:.4}")])?;
+            }
+        }
+        w.flush()?;
+    } else {
+        matrix("los.csv", &|i, j| {
+            s.fit.los[i][j]
+                .map(|p| format!("{p:.4}"))
+                .unwrap_or_default()
+        })?;
+    }
     let text = serde_json::to_string_pretty(&json(s)).map_err(io::Error::other)?;
     std::fs::write(dir.join("ratings.json"), text + "\n")
 }

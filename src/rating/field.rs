@@ -1,0 +1,526 @@
+//! The rated field: the result types every field fit returns ([`FieldFit`]) and the steps the
+//! Bradley-Terry and Plackett-Luce fits share around their likelihoods.
+//!
+//! **Who is rated.** Bots linked by games form groups; the largest group (ties: the anchor's,
+//! then the one with the lowest bot index) is fitted. Bots without games, or in another group,
+//! have no rating relative to it and are `Unrated`, with a note.
+//!
+//! **Perfect scores.** The maximum-likelihood ratings are finite only when every split of the
+//! group into two parts finds each part scoring at least half a point against the other (the
+//! "scored against" graph is strongly connected). When that holds, the fit is the plain maximum
+//! likelihood. When it fails (a bot or a group won or lost every game against the rest), every
+//! bot is given `prior_draws` virtual draws (default 2), spread over its opponents in proportion
+//! to the games it played against each, as BayesElo's prior does: pair (i, j) gets
+//! `prior_draws / 2 * g_ij * (1 / G_i + 1 / G_j)` draws, `G` a bot's games. All ratings are then
+//! finite, and since the prior treats bots with equal records alike, a bot that beat another in
+//! every game between them, with the rest of their records equal, is rated above it. Ordo
+//! instead drops such bots from the fit and reports a floor or ceiling; that leaves bots without
+//! a rating and lets bounds be ordered against the games, which is why it is not used here.
+//!
+//! **Intervals.** 95% Wald intervals `elo ± z se` from the observed information `F` at the
+//! optimum. For fields of up to [`DENSE_LIMIT`] fitted bots the covariance is exact (the
+//! pseudo-inverse of `F` when centred on the mean: errors relative to the field average; the
+//! inverse without the anchor's row and column when anchored: errors relative to the anchor,
+//! whose own error is 0, Ordo's convention), and the LOS matrix
+//! `los[i][j] = Phi((elo_i - elo_j) / sd(elo_i - elo_j))` is filled. Larger fields use the
+//! sparse approximation of `solver::approx_variances` (linear time and memory) and, instead of
+//! the LOS matrix, the LOS of each bot over the next one in the ranking (`los_next`).
+
+use crate::rating::cross_table::CrossTable;
+use crate::rating::elo::{fmt_elo, normal_cdf, Z95};
+use crate::rating::solver::{
+    approx_covariance, approx_variances, dense_covariance, Laplacian, Solution,
+};
+use serde::Serialize;
+use std::f64::consts::LN_10;
+use std::fmt;
+
+/// Elo per natural-log unit of strength.
+pub const ELO_PER_NAT: f64 = 400.0 / LN_10;
+
+/// Largest fitted group with an exact covariance and a LOS matrix.
+pub const DENSE_LIMIT: usize = 400;
+
+/// A bot's rating.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum RatingValue {
+    /// A finite rating.
+    Finite(f64),
+    /// No games, or no games linking the bot to the rated field.
+    Unrated,
+}
+
+impl RatingValue {
+    /// The rating if it is finite.
+    pub fn finite(&self) -> Option<f64> {
+        match *self {
+            RatingValue::Finite(x) => Some(x),
+            RatingValue::Unrated => None,
+        }
+    }
+}
+
+impl fmt::Display for RatingValue {
+    /// `"+12.34"` or `"n/a"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RatingValue::Finite(x) => f.write_str(&fmt_elo(x)),
+            RatingValue::Unrated => f.write_str("n/a"),
+        }
+    }
+}
+
+/// One bot's line in the rating list.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotRating {
+    /// Index of the bot in the field.
+    pub bot: usize,
+    pub rating: RatingValue,
+    /// Lower end of the 95% interval (-inf when unrated).
+    pub low: f64,
+    /// Upper end of the 95% interval (+inf when unrated).
+    pub high: f64,
+    /// Standard error in Elo, for a finite rating.
+    pub std_error: Option<f64>,
+    /// Games (pairwise games for rankings of more than two seats; likewise below).
+    pub games: u64,
+    pub points: f64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Points per game, `None` without games.
+    pub score: Option<f64>,
+}
+
+/// How to fit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FitOptions {
+    /// `(bot, elo)`: fix this bot's rating; `None` centres the fitted bots on mean 0.
+    pub anchor: Option<(usize, f64)>,
+    /// Largest accepted |gradient| (in points) of any bot; never below 1e-13 times the largest
+    /// bot's game count.
+    pub tolerance: f64,
+    /// Newton iteration cap.
+    pub max_iterations: usize,
+    /// Virtual draws per bot when the field has perfect scores (must be positive; otherwise
+    /// the default 2 is used).
+    pub prior_draws: f64,
+    /// Apply the virtual draws to every field, not only where the plain fit has no solution.
+    pub prior_always: bool,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        Self {
+            anchor: None,
+            tolerance: 1e-10,
+            max_iterations: 100,
+            prior_draws: 2.0,
+            prior_always: false,
+        }
+    }
+}
+
+/// The rated field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FieldFit {
+    /// One entry per bot, in field order.
+    pub ratings: Vec<BotRating>,
+    /// `los[i][j]` = P(elo_i > elo_j); `None` on the diagonal and where a bot is unrated.
+    /// Empty for fields of more than [`DENSE_LIMIT`] bots (see `los_next`).
+    pub los: Vec<Vec<Option<f64>>>,
+    /// Per bot: P(elo > elo of the next bot in [`FieldFit::ranking`]); `None` for the last
+    /// rated bot and unrated bots.
+    pub los_next: Vec<Option<f64>>,
+    /// How the ratings and intervals were computed.
+    pub method: String,
+    /// One line saying how perfect scores were handled in this field.
+    pub perfect_scores: String,
+    /// Virtual draws per bot when a prior was applied.
+    pub prior_draws: Option<f64>,
+    /// The bots with finite ratings (the fitted group), ascending.
+    pub fitted: Vec<usize>,
+    /// Newton iterations used.
+    pub iterations: usize,
+    /// Whether the optimum was reached within the tolerance.
+    pub converged: bool,
+    /// Largest |expected - actual| points among fitted bots at the end (virtual draws included).
+    pub max_residual: f64,
+    /// Whether the anchor was applied (it must be a fitted bot).
+    pub anchored: bool,
+    /// Plain-language notes on unrated bots, the anchor, convergence.
+    pub warnings: Vec<String>,
+}
+
+impl FieldFit {
+    /// Bot indices best first: rated bots by rating (equal ratings by score), then unrated
+    /// bots by index.
+    pub fn ranking(&self) -> Vec<usize> {
+        let mut order: Vec<&BotRating> = self.ratings.iter().collect();
+        order.sort_by(|a, b| match (a.rating, b.rating) {
+            (RatingValue::Finite(x), RatingValue::Finite(y)) => y.total_cmp(&x).then(
+                b.score
+                    .unwrap_or(0.0)
+                    .total_cmp(&a.score.unwrap_or(0.0)),
+            ),
+            (RatingValue::Finite(_), RatingValue::Unrated) => std::cmp::Ordering::Less,
+            (RatingValue::Unrated, RatingValue::Finite(_)) => std::cmp::Ordering::Greater,
+            (RatingValue::Unrated, RatingValue::Unrated) => a.bot.cmp(&b.bot),
+        });
+        order.into_iter().map(|r| r.bot).collect()
+    }
+}
+
+/// Who is fitted and whether the prior applies: the part of a fit decided before the
+/// likelihood is built.
+pub(crate) struct Plan {
+    /// Fitted bots, ascending (field indices).
+    pub(crate) main: Vec<usize>,
+    /// Field index -> index in `main` (`usize::MAX` outside it).
+    pub(crate) local: Vec<usize>,
+    /// Virtual draws per bot, when applied.
+    pub(crate) prior: Option<f64>,
+    pub(crate) perfect_scores: String,
+    /// Largest game count of a fitted bot.
+    pub(crate) most_games: f64,
+}
+
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+/// Whether every fitted bot reaches every other along "scored against" edges (a -> b when a
+/// took points from b) and back.
+fn strongly_connected(table: &CrossTable, plan_local: &[usize], m: usize) -> bool {
+    if m <= 1 {
+        return true;
+    }
+    let mut forward: Vec<Vec<u32>> = vec![Vec::new(); m];
+    let mut backward: Vec<Vec<u32>> = vec![Vec::new(); m];
+    for (a, b, w) in table.pairs() {
+        let (la, lb) = (plan_local[a], plan_local[b]);
+        if la == usize::MAX || lb == usize::MAX {
+            continue;
+        }
+        if w.points() > 0.0 {
+            forward[la].push(lb as u32);
+            backward[lb].push(la as u32);
+        }
+        if w.points() < w.games() as f64 {
+            forward[lb].push(la as u32);
+            backward[la].push(lb as u32);
+        }
+    }
+    let reaches_all = |adj: &[Vec<u32>]| {
+        let mut seen = vec![false; m];
+        let mut stack = vec![0u32];
+        seen[0] = true;
+        let mut count = 1;
+        while let Some(x) = stack.pop() {
+            for &y in &adj[x as usize] {
+                if !seen[y as usize] {
+                    seen[y as usize] = true;
+                    count += 1;
+                    stack.push(y);
+                }
+            }
+        }
+        count == m
+    };
+    reaches_all(&forward) && reaches_all(&backward)
+}
+
+/// Chooses the fitted group and decides on the prior.
+pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
+    let n = table.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    for (a, b, _) in table.pairs() {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let roots: Vec<usize> = (0..n).map(|i| find(&mut parent, i)).collect();
+    let mut size = vec![0usize; n];
+    for i in (0..n).filter(|&i| table.totals(i).games() > 0) {
+        size[roots[i]] += 1;
+    }
+    let anchor_root = options.anchor.and_then(|(b, _)| roots.get(b).copied());
+    // Roots are the lowest index of their group, so the last maximum in reverse index order is
+    // the lowest-index group among equals.
+    let best = (0..n)
+        .filter(|&r| size[r] > 0)
+        .max_by_key(|&r| (size[r], anchor_root == Some(r), std::cmp::Reverse(r)));
+    let main: Vec<usize> = match best {
+        Some(r) => (0..n)
+            .filter(|&i| roots[i] == r && table.totals(i).games() > 0)
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut local = vec![usize::MAX; n];
+    for (k, &i) in main.iter().enumerate() {
+        local[i] = k;
+    }
+    let most_games = main
+        .iter()
+        .map(|&i| table.totals(i).games() as f64)
+        .fold(1.0, f64::max);
+    let prior_draws = if options.prior_draws > 0.0 && options.prior_draws.is_finite() {
+        options.prior_draws
+    } else {
+        FitOptions::default().prior_draws
+    };
+    let needed = !strongly_connected(table, &local, main.len());
+    let prior = (needed || options.prior_always).then_some(prior_draws);
+    let spread = format!(
+        "{} virtual draws per bot, spread over its opponents in proportion to the games played (a weak prior, as BayesElo uses)",
+        fmt_count(prior_draws)
+    );
+    let perfect_scores = if needed {
+        let mut perfect: Vec<String> = Vec::new();
+        for &i in &main {
+            let t = table.totals(i);
+            if t.losses == 0 && t.draws == 0 {
+                perfect.push(format!("bot {i} won every game"));
+            } else if t.wins == 0 && t.draws == 0 {
+                perfect.push(format!("bot {i} lost every game"));
+            }
+        }
+        let who = match perfect.len() {
+            0 => "a group of bots won every game against the rest of the field".to_string(),
+            k if k <= 3 => perfect.join(", "),
+            k => format!("{} and {} more bots with perfect scores", perfect[..3].join(", "), k - 3),
+        };
+        format!("{who}, so the plain fit has no finite ratings: every rating includes {spread}; fields without perfect scores get the plain maximum-likelihood fit")
+    } else if options.prior_always {
+        format!("none; every rating includes {spread}, as requested")
+    } else {
+        format!("none, so these are the plain maximum-likelihood ratings (a field with perfect scores would get {spread})")
+    };
+    Plan {
+        main,
+        local,
+        prior,
+        perfect_scores,
+        most_games,
+    }
+}
+
+fn fmt_count(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// One pair's data for a pairwise likelihood term: `games` between local bots i and j of which
+/// i scored `points` (virtual draws included).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PairTerm {
+    pub(crate) i: u32,
+    pub(crate) j: u32,
+    pub(crate) games: f64,
+    pub(crate) points: f64,
+}
+
+/// The pairwise terms of the fitted group: the real results when `results` is set, plus the
+/// virtual draws of the plan's prior.
+pub(crate) fn pair_terms(table: &CrossTable, plan: &Plan, results: bool) -> Vec<PairTerm> {
+    let mut terms = Vec::new();
+    for (a, b, w) in table.pairs() {
+        let (i, j) = (plan.local[a], plan.local[b]);
+        if i == usize::MAX || j == usize::MAX {
+            continue;
+        }
+        let g = w.games() as f64;
+        let (mut games, mut points) = if results { (g, w.points()) } else { (0.0, 0.0) };
+        if let Some(p) = plan.prior {
+            let ga = table.totals(a).games() as f64;
+            let gb = table.totals(b).games() as f64;
+            let virtual_draws = p / 2.0 * g * (1.0 / ga + 1.0 / gb);
+            games += virtual_draws;
+            points += virtual_draws / 2.0;
+        }
+        if games > 0.0 {
+            terms.push(PairTerm {
+                i: i as u32,
+                j: j as u32,
+                games,
+                points,
+            });
+        }
+    }
+    terms
+}
+
+/// Turns the solution over the fitted group into the field's ratings, intervals and LOS.
+pub(crate) fn finish(
+    table: &CrossTable,
+    options: &FitOptions,
+    plan: Plan,
+    solution: Solution,
+    fisher: &Laplacian,
+    model: &str,
+) -> FieldFit {
+    let n = table.len();
+    let main = &plan.main;
+    let m = main.len();
+    let mut warnings = Vec::new();
+    let anchor_local = options.anchor.and_then(|(b, elo)| {
+        (b < n && plan.local[b] != usize::MAX).then(|| (plan.local[b], elo))
+    });
+    let anchored = anchor_local.is_some();
+    if let (Some((b, _)), false) = (options.anchor, anchored) {
+        warnings.push(format!(
+            "anchor bot {b} has no rating (or does not exist): ratings are centred on their mean instead"
+        ));
+    }
+    if m > 0 && !solution.converged {
+        warnings.push(format!(
+            "the fit stopped after {} iterations with a residual of {:.3e} points",
+            solution.iterations, solution.residual
+        ));
+    }
+    let beta = &solution.beta;
+    let reference = match anchor_local {
+        Some((k, _)) => beta[k],
+        None if m == 0 => 0.0,
+        None => beta.iter().sum::<f64>() / m as f64,
+    };
+    let offset = anchor_local.map_or(0.0, |(_, elo)| elo);
+    let dense = m <= DENSE_LIMIT;
+
+    // Variances: the displayed ones (relative to the mean or the anchor) and the centred ones
+    // used for LOS (differences do not depend on the reference).
+    let (covariance, shown_var, centred_var) = if dense {
+        let centred = dense_covariance(fisher, None);
+        let shown = match anchor_local {
+            Some((k, _)) => dense_covariance(fisher, Some(k)),
+            None => centred.clone(),
+        };
+        let diag = |c: &Option<Vec<Vec<f64>>>| c.as_ref().map(|c| (0..m).map(|k| c[k][k]).collect());
+        (centred.clone(), diag(&shown), diag(&centred))
+    } else {
+        let var = approx_variances(fisher);
+        let shown = match anchor_local {
+            Some((a, _)) => (0..m)
+                .map(|k| {
+                    if k == a {
+                        0.0
+                    } else {
+                        var[k] + var[a] - 2.0 * approx_covariance(fisher, k, a)
+                    }
+                })
+                .collect(),
+            None => var.clone(),
+        };
+        (None, Some(shown), Some(var))
+    };
+    let pair_var = |a: usize, b: usize| -> Option<f64> {
+        match &covariance {
+            Some(c) => Some(c[a][a] + c[b][b] - 2.0 * c[a][b]),
+            None if !dense => centred_var
+                .as_ref()
+                .map(|v| v[a] + v[b] - 2.0 * approx_covariance(fisher, a, b)),
+            None => None,
+        }
+    };
+    let los_of = |a: usize, b: usize| -> Option<f64> {
+        let diff = ELO_PER_NAT * (beta[a] - beta[b]);
+        let var = ELO_PER_NAT * ELO_PER_NAT * pair_var(a, b)?;
+        Some(if var > 0.0 && var.is_finite() {
+            normal_cdf(diff / var.sqrt())
+        } else if diff > 0.0 {
+            1.0
+        } else if diff < 0.0 {
+            0.0
+        } else {
+            0.5
+        })
+    };
+
+    let ratings: Vec<BotRating> = (0..n)
+        .map(|i| {
+            let t = table.totals(i);
+            let k = plan.local[i];
+            let (rating, std_error) = if k == usize::MAX {
+                if t.games() == 0 {
+                    warnings.push(format!("bot {i} played no games: unrated"));
+                } else {
+                    warnings.push(format!(
+                        "bot {i} is not linked to the rated field by its games: unrated"
+                    ));
+                }
+                (RatingValue::Unrated, None)
+            } else {
+                let elo = ELO_PER_NAT * (beta[k] - reference) + offset;
+                let se = shown_var
+                    .as_ref()
+                    .map(|v| ELO_PER_NAT * v[k].max(0.0).sqrt());
+                (RatingValue::Finite(elo), se)
+            };
+            let (low, high) = match (rating, std_error) {
+                (RatingValue::Finite(x), Some(se)) => (x - Z95 * se, x + Z95 * se),
+                _ => (f64::NEG_INFINITY, f64::INFINITY),
+            };
+            BotRating {
+                bot: i,
+                rating,
+                low,
+                high,
+                std_error,
+                games: t.games(),
+                points: t.points(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                score: t.score(),
+            }
+        })
+        .collect();
+
+    let mut los = Vec::new();
+    if dense && n <= DENSE_LIMIT {
+        los = vec![vec![None; n]; n];
+        for (a, &i) in main.iter().enumerate() {
+            for (b, &j) in main.iter().enumerate() {
+                if a != b {
+                    los[i][j] = los_of(a, b);
+                }
+            }
+        }
+    }
+    let intervals = if dense {
+        "95% Wald intervals from the inverse observed information"
+    } else {
+        "95% Wald intervals from a sparse approximation of the inverse observed information (own and opponents' information; exact inverse above 400 bots is too costly)"
+    };
+    let mut fit = FieldFit {
+        ratings,
+        los,
+        los_next: vec![None; n],
+        method: format!("{model}; {intervals}"),
+        perfect_scores: plan.perfect_scores,
+        prior_draws: plan.prior,
+        fitted: main.clone(),
+        iterations: solution.iterations,
+        converged: solution.converged,
+        max_residual: solution.residual,
+        anchored,
+        warnings,
+    };
+    let ranked: Vec<usize> = fit
+        .ranking()
+        .into_iter()
+        .filter(|&i| plan.local[i] != usize::MAX)
+        .collect();
+    for w in ranked.windows(2) {
+        fit.los_next[w[0]] = los_of(plan.local[w[0]], plan.local[w[1]]);
+    }
+    fit
+}

@@ -70,10 +70,26 @@ measure() { # name, command...: runs it under /usr/bin/time -v, prints wall time
 measure arbiter "$arbiter" ratings --json "$work/games.csv"
 if [ -n "$ordo" ]; then
     measure ordo "$ordo" -q -a 0 -z 200.2447 -N 4 -p "$work/games.pgn" -c "$work/ordo.csv"
-    python3 - "$work/arbiter.out" "$work/ordo.csv" <<'PY'
+    python3 - "$work/arbiter.out" "$work/ordo.csv" "$work/games.csv" <<'PY'
 import csv, json, sys
+from collections import defaultdict
 ours = {r["bot"]: r for r in json.load(open(sys.argv[1]))["ratings"]}
 theirs = {row["PLAYER"]: float(row["RATING"]) for row in csv.DictReader(open(sys.argv[2]))}
+# Which set is the maximum-likelihood one: each bot's expected minus actual points.
+pairs = defaultdict(lambda: [0, 0.0])
+for row in csv.DictReader(open(sys.argv[3])):
+    key = (row["bot0"], row["bot1"])
+    pairs[key][0] += 1
+    pairs[key][1] += {"0": 1.0, "1": 0.0, "": 0.5}[row["winner"]]
+def residual(rating):
+    r = defaultdict(float)
+    for (a, b), (g, p) in pairs.items():
+        e = g / (1.0 + 10.0 ** ((rating[b] - rating[a]) / 400.0))
+        r[a] += e - p
+        r[b] -= e - p
+    return max(abs(v) for v in r.values())
+print("max |expected - actual points| of a bot: arbiter %.2e (ratings rounded to 0.01 in --json), Ordo %.2e"
+      % (residual({b: r["elo"] for b, r in ours.items()}), residual(theirs)))
 both = [b for b in theirs if b in ours and ours[b]["elo"] is not None]
 diff = [abs(ours[b]["elo"] - theirs[b]) for b in both]
 worst = max(range(len(both)), key=lambda k: diff[k])

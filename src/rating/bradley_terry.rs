@@ -23,7 +23,8 @@ use crate::rating::cross_table::CrossTable;
 use crate::rating::field::{finish, pair_terms, plan, FieldFit, FitOptions, PairTerm};
 use crate::rating::solver::{maximise, Laplacian, Likelihood};
 
-const MODEL: &str = "Bradley-Terry maximum likelihood (Newton's method, sparse conjugate-gradient steps)";
+const MODEL: &str =
+    "Bradley-Terry maximum likelihood (Newton's method, sparse conjugate-gradient steps)";
 
 pub(crate) fn sigmoid(x: f64) -> f64 {
     if x >= 0.0 {

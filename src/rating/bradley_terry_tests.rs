@@ -31,7 +31,9 @@ fn residual(fit: &FieldFit, t: &CrossTable) -> f64 {
             if i != j && t.games(i, j) > 0 {
                 let g = t.games(i, j) as f64;
                 let v = fit.prior_draws.map_or(0.0, |p| {
-                    p / 2.0 * g * (1.0 / t.totals(i).games() as f64 + 1.0 / t.totals(j).games() as f64)
+                    p / 2.0
+                        * g
+                        * (1.0 / t.totals(i).games() as f64 + 1.0 / t.totals(j).games() as f64)
                 });
                 let e = elo_to_score(elo(fit, i) - elo(fit, j));
                 diff += (g + v) * e - t.points(i, j) - v / 2.0;
@@ -58,7 +60,11 @@ fn assert_no_nan(fit: &FieldFit) {
     for row in &fit.los {
         assert!(row.iter().flatten().all(|p| (0.0..=1.0).contains(p)));
     }
-    assert!(fit.los_next.iter().flatten().all(|p| (0.0..=1.0).contains(p)));
+    assert!(fit
+        .los_next
+        .iter()
+        .flatten()
+        .all(|p| (0.0..=1.0).contains(p)));
     assert!(!fit.max_residual.is_nan());
 }
 
@@ -184,11 +190,15 @@ fn perfect_winner_and_loser_get_finite_ordered_ratings() {
     assert_eq!(fit.prior_draws, Some(2.0));
     assert!(residual(&fit, &t) < 1e-9);
     assert_eq!(fit.ranking(), vec![4, 0, 1, 2, 3]);
-    assert!(fit.ratings.iter().all(|r| r.low.is_finite() && r.high.is_finite()));
+    assert!(fit
+        .ratings
+        .iter()
+        .all(|r| r.low.is_finite() && r.high.is_finite()));
     assert!(fit.los[4][0].unwrap() > 0.5 && fit.los[3][2].unwrap() < 0.5);
     assert!(fit.warnings.is_empty(), "{:?}", fit.warnings);
     assert!(
-        fit.perfect_scores.starts_with("bot 3 lost every game, bot 4 won every game"),
+        fit.perfect_scores
+            .starts_with("bot 3 lost every game, bot 4 won every game"),
         "{}",
         fit.perfect_scores
     );
@@ -212,7 +222,10 @@ fn single_game() {
     assert!((elo(&fit, 0) + gap / 2.0).abs() < 1e-9);
     // The case: 10 wins of 10 is rated above the loser whichever is listed first.
     for (a, b) in [(0, 1), (1, 0)] {
-        let f = fit_field(&table(2, &[(a, b, Wdl::new(10, 0, 0))]), &FitOptions::default());
+        let f = fit_field(
+            &table(2, &[(a, b, Wdl::new(10, 0, 0))]),
+            &FitOptions::default(),
+        );
         assert_eq!(f.ranking(), vec![a, b]);
         let want = score_to_elo(11.0 / 12.0);
         assert!((elo(&f, a) - elo(&f, b) - want).abs() < 1e-9);
@@ -290,7 +303,9 @@ fn prior_only_where_needed() {
     );
     let plain = fit_field(&t, &FitOptions::default());
     assert_eq!(plain.prior_draws, None);
-    assert!(plain.perfect_scores.starts_with("none, so these are the plain"));
+    assert!(plain
+        .perfect_scores
+        .starts_with("none, so these are the plain"));
     let always = fit_field(
         &t,
         &FitOptions {
@@ -355,7 +370,9 @@ fn large_field_sparse_intervals() {
     assert!(fit.los.is_empty());
     assert_no_nan(&fit);
     let ranked = fit.ranking();
-    assert!(ranked[..ranked.len() - 1].iter().all(|&i| fit.los_next[i].is_some()));
+    assert!(ranked[..ranked.len() - 1]
+        .iter()
+        .all(|&i| fit.los_next[i].is_some()));
     assert_eq!(fit.los_next[ranked[ranked.len() - 1]], None);
     assert!(fit.method.contains("sparse approximation"));
 
@@ -365,7 +382,9 @@ fn large_field_sparse_intervals() {
         m: plan.main.len(),
         terms: crate::rating::field::pair_terms(&t, &plan, true),
     };
-    let beta: Vec<f64> = (0..t.len()).map(|i| elo(&fit, i) / (400.0 / std::f64::consts::LN_10)).collect();
+    let beta: Vec<f64> = (0..t.len())
+        .map(|i| elo(&fit, i) / (400.0 / std::f64::consts::LN_10))
+        .collect();
     let fisher = lik.fisher(&beta);
     let exact = dense_covariance(&fisher, None).unwrap();
     let approx = approx_variances(&fisher);

@@ -158,11 +158,9 @@ impl FieldFit {
     pub fn ranking(&self) -> Vec<usize> {
         let mut order: Vec<&BotRating> = self.ratings.iter().collect();
         order.sort_by(|a, b| match (a.rating, b.rating) {
-            (RatingValue::Finite(x), RatingValue::Finite(y)) => y.total_cmp(&x).then(
-                b.score
-                    .unwrap_or(0.0)
-                    .total_cmp(&a.score.unwrap_or(0.0)),
-            ),
+            (RatingValue::Finite(x), RatingValue::Finite(y)) => y
+                .total_cmp(&x)
+                .then(b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0))),
             (RatingValue::Finite(_), RatingValue::Unrated) => std::cmp::Ordering::Less,
             (RatingValue::Unrated, RatingValue::Finite(_)) => std::cmp::Ordering::Greater,
             (RatingValue::Unrated, RatingValue::Unrated) => a.bot.cmp(&b.bot),
@@ -293,7 +291,11 @@ pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
         let who = match perfect.len() {
             0 => "a group of bots won every game against the rest of the field".to_string(),
             k if k <= 3 => perfect.join(", "),
-            k => format!("{} and {} more bots with perfect scores", perfect[..3].join(", "), k - 3),
+            k => format!(
+                "{} and {} more bots with perfect scores",
+                perfect[..3].join(", "),
+                k - 3
+            ),
         };
         format!("{who}, so the plain fit has no finite ratings: every rating includes {spread}; fields without perfect scores get the plain maximum-likelihood fit")
     } else if options.prior_always {
@@ -371,9 +373,9 @@ pub(crate) fn finish(
     let main = &plan.main;
     let m = main.len();
     let mut warnings = Vec::new();
-    let anchor_local = options.anchor.and_then(|(b, elo)| {
-        (b < n && plan.local[b] != usize::MAX).then(|| (plan.local[b], elo))
-    });
+    let anchor_local = options
+        .anchor
+        .and_then(|(b, elo)| (b < n && plan.local[b] != usize::MAX).then(|| (plan.local[b], elo)));
     let anchored = anchor_local.is_some();
     if let (Some((b, _)), false) = (options.anchor, anchored) {
         warnings.push(format!(
@@ -403,7 +405,8 @@ pub(crate) fn finish(
             Some((k, _)) => dense_covariance(fisher, Some(k)),
             None => centred.clone(),
         };
-        let diag = |c: &Option<Vec<Vec<f64>>>| c.as_ref().map(|c| (0..m).map(|k| c[k][k]).collect());
+        let diag =
+            |c: &Option<Vec<Vec<f64>>>| c.as_ref().map(|c| (0..m).map(|k| c[k][k]).collect());
         (centred.clone(), diag(&shown), diag(&centred))
     } else {
         let var = approx_variances(fisher);

@@ -28,13 +28,13 @@ mod solver;
 pub mod sprt;
 
 pub use bradley_terry::fit_field;
-pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
-pub use plackett_luce::{PlackettLuceError, RankedGame};
 pub use cross_table::{CrossTable, CrossTableError};
 pub use elo::{
     elo_to_score, fmt_elo, fmt_elo_opt, fmt_margin, fmt_percent, normal_cdf, score_to_elo,
     EloEstimate, GameOutcome, Pentanomial, Wdl, NELO_PER_T, Z95,
 };
+pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
+pub use plackett_luce::{PlackettLuceError, RankedGame};
 pub use sprt::{
     bounds, decide, llr_pentanomial, llr_wdl, Decision, SprtError, SprtModel, SprtParams,
 };

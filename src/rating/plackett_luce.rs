@@ -173,11 +173,8 @@ impl RankLikelihood {
                 for mask in 1u32..(1 << t) {
                     let r = mask.count_ones() as usize;
                     lik.weights.push(1.0 / binomial(t, r));
-                    lik.members.extend(
-                        (0..t)
-                            .filter(|&b| mask & (1 << b) != 0)
-                            .map(|b| group[b]),
-                    );
+                    lik.members
+                        .extend((0..t).filter(|&b| mask & (1 << b) != 0).map(|b| group[b]));
                     lik.members.extend(&below);
                     lik.starts.push(lik.members.len());
                 }

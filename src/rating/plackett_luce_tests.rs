@@ -46,7 +46,11 @@ fn four_player_check_values() {
         (-16.889903, 66.388504),
     ];
     for (bot, (r, se)) in want.iter().enumerate() {
-        assert!((elo(&fit, bot) - r).abs() < 1e-4, "bot {bot}: {}", elo(&fit, bot));
+        assert!(
+            (elo(&fit, bot) - r).abs() < 1e-4,
+            "bot {bot}: {}",
+            elo(&fit, bot)
+        );
         let got = fit.ratings[bot].std_error.unwrap();
         assert!((got - se).abs() < 1e-3, "bot {bot}: se {got}");
     }
@@ -64,7 +68,11 @@ fn four_player_check_values() {
         },
     )
     .unwrap();
-    let want = [(-6.845261, 109.721839), (38.671475, 113.268370), (35.733396, 107.755467)];
+    let want = [
+        (-6.845261, 109.721839),
+        (38.671475, 113.268370),
+        (35.733396, 107.755467),
+    ];
     for (bot, (r, se)) in want.iter().enumerate() {
         assert!((elo(&anchored, bot) - r).abs() < 1e-4);
         assert!((anchored.ratings[bot].std_error.unwrap() - se).abs() < 1e-3);
@@ -202,7 +210,12 @@ fn brute_force(bots: &[usize], ranks: &[u8], beta: &[f64]) -> f64 {
     places.dedup();
     let groups: Vec<Vec<usize>> = places
         .iter()
-        .map(|&p| (0..bots.len()).filter(|&s| ranks[s] == p).map(|s| bots[s]).collect())
+        .map(|&p| {
+            (0..bots.len())
+                .filter(|&s| ranks[s] == p)
+                .map(|s| bots[s])
+                .collect()
+        })
         .collect();
     let all = orders(&groups);
     let logp = |o: &Vec<usize>| -> f64 {

@@ -323,9 +323,18 @@ mod tests {
     fn laplacian_merges_and_solves() {
         let l = Laplacian::from_edges(
             4,
-            vec![(1, 0, 1.0), (0, 1, 2.0), (1, 2, 0.5), (3, 2, 4.0), (0, 3, 1.0)],
+            vec![
+                (1, 0, 1.0),
+                (0, 1, 2.0),
+                (1, 2, 0.5),
+                (3, 2, 4.0),
+                (0, 3, 1.0),
+            ],
         );
-        assert_eq!(l.edges, vec![(0, 1, 3.0), (0, 3, 1.0), (1, 2, 0.5), (2, 3, 4.0)]);
+        assert_eq!(
+            l.edges,
+            vec![(0, 1, 3.0), (0, 3, 1.0), (1, 2, 0.5), (2, 3, 4.0)]
+        );
         assert_eq!(l.diag, vec![4.0, 3.5, 4.5, 5.0]);
         assert_eq!(l.weight(3, 2), 4.0);
         assert_eq!(l.weight(0, 2), 0.0);

@@ -377,10 +377,10 @@ fn large_field_sparse_intervals() {
     assert!(fit.method.contains("sparse approximation"));
 
     // Exact errors for comparison, from the same information matrix.
-    let plan = crate::rating::field::plan(&t, &FitOptions::default());
+    let plan = crate::rating::prior::plan(&t, &FitOptions::default());
     let lik = PairLikelihood {
         m: plan.main.len(),
-        terms: crate::rating::field::pair_terms(&t, &plan, true),
+        terms: crate::rating::prior::pair_terms(&t, &plan, true),
     };
     let beta: Vec<f64> = (0..t.len())
         .map(|i| elo(&fit, i) / (400.0 / std::f64::consts::LN_10))

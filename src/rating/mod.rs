@@ -11,7 +11,8 @@
 //!   seats (ties allowed), which is Bradley-Terry for two seats.
 //! * [`field`] — what both fits return ([`FieldFit`]: ratings, 95% intervals, LOS) and the
 //!   steps they share: who is rated, the virtual-draw prior for perfect scores, intervals.
-//!   Their numerical core is the private `solver` (sparse Newton / conjugate gradients);
+//!   The private `prior` decides who is fitted and whether virtual draws apply; the private
+//!   `solver` is the numerical core (sparse Newton / conjugate gradients, covariance);
 //!   `linalg` and `roots` are small private helpers.
 //!
 //! The formulas and check values are in `shared/specs/statistics.md`.
@@ -23,6 +24,7 @@ pub mod field;
 pub mod format;
 mod linalg;
 pub mod plackett_luce;
+mod prior;
 mod roots;
 mod solver;
 pub mod sprt;

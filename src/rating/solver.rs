@@ -290,6 +290,9 @@ pub(crate) fn approx_covariance(f: &Laplacian, i: usize, j: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    // Index loops read better than iterator chains for these small matrix checks.
+    #![allow(clippy::needless_range_loop)]
+
     use super::*;
 
     /// A tiny quadratic "likelihood" -1/2 (b - t)^T L (b - t): Newton lands on t (centred).

@@ -30,7 +30,7 @@ use crate::rating::cross_table::CrossTable;
 use crate::rating::elo::{fmt_elo, normal_cdf, Z95};
 use crate::rating::prior::Plan;
 use crate::rating::solver::{
-    approx_covariance, approx_variances, dense_covariance, Laplacian, Solution,
+    approx_covariance, approx_variances, dense_covariance, mixing, Laplacian, Solution,
 };
 use serde::Serialize;
 use std::f64::consts::LN_10;
@@ -219,6 +219,14 @@ pub(crate) fn finish(
             |c: &Option<Vec<Vec<f64>>>| c.as_ref().map(|c| (0..m).map(|k| c[k][k]).collect());
         (centred.clone(), diag(&shown), diag(&centred))
     } else {
+        let lambda = mixing(fisher, 60);
+        let reach = lambda.powi(3) / (1.0 - lambda).max(1e-9);
+        if reach > 0.1 {
+            warnings.push(format!(
+                "the approximate intervals may be too narrow: the field is made of groups that rarely meet (second eigenvalue {lambda:.2}; neglected terms up to about {:.0}% of a variance)",
+                100.0 * reach.min(10.0)
+            ));
+        }
         let var = approx_variances(fisher);
         let shown = match anchor_local {
             Some((a, _)) => (0..m)

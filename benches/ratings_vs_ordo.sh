@@ -9,6 +9,7 @@
 #   BOTS GAMES   default 3000 bots, 300000 games between random pairs; "rr:K" plays every pair
 #                K times instead (300 rr:10 is 448,500 games).
 #
+# Wall times depend on what else the machine runs; CPU times (user + sys) less so.
 # Both programs get the same games: games.csv for arbiter, games.pgn for Ordo (benches/gen_field.py).
 # Ordo runs with -a 0 (mean 0, like arbiter's default centring) and -z 200.24 (the rating gap
 # for a 76% expected score on the 400*log10 logistic scale arbiter uses; Ordo's default 202 is a
@@ -61,10 +62,13 @@ measure() { # name, command...: runs it under /usr/bin/time -v, prints wall time
     local name=$1
     shift
     /usr/bin/time -v "$@" 2>"$work/$name.time" >"$work/$name.out"
-    local wall rss
+    local wall rss user sys
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/$name.time")
+    user=$(sed -n 's/.*User time (seconds): //p' "$work/$name.time")
+    sys=$(sed -n 's/.*System time (seconds): //p' "$work/$name.time")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$name.time")
-    printf '%-8s wall %s  peak RSS %.1f MB\n' "$name" "$wall" "$(echo "$rss / 1024" | bc -l)"
+    printf '%-8s wall %s  CPU %.2f s (user %s + sys %s)  peak RSS %.1f MB\n' "$name" "$wall" \
+        "$(echo "$user + $sys" | bc -l)" "$user" "$sys" "$(echo "$rss / 1024" | bc -l)"
 }
 
 measure arbiter "$arbiter" ratings --json "$work/games.csv"

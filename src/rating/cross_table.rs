@@ -6,7 +6,30 @@
 //! so `pair(a, b)` is always `pair(b, a).flipped()`. Only pairs that met take memory.
 
 use crate::rating::elo::{GameOutcome, Wdl};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small fixed hash for pair keys: fast (a league adds a million pairs) and the same in every
+/// run, so walks over the pairs, and the sums the fits take over them, repeat exactly.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(29) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
 
 /// Why a result could not be added.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -19,13 +42,17 @@ pub enum CrossTableError {
     InvalidScore(f64),
 }
 
+fn wdl_of(c: &[u32; 3]) -> Wdl {
+    Wdl::new(c[0] as u64, c[1] as u64, c[2] as u64)
+}
+
 /// W/D/L of every pair that met, stored sparsely: a league of thousands of bots where each plays
 /// a few hundred opponents needs memory for the pairs that met, not for every pair.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CrossTable {
-    /// `(a, b)` with `a < b` -> W/D/L of a against b. Ordered, so every walk over the pairs (and
-    /// every sum the fits take over them) is the same from run to run.
-    pairs: BTreeMap<(u32, u32), Wdl>,
+    /// `(a, b)` with `a < b` -> W/D/L of a against b, as 32-bit counts (saturating) to keep a
+    /// large league's table small.
+    pairs: HashMap<(u32, u32), [u32; 3], BuildHasherDefault<PairHasher>>,
     /// W/D/L of each bot against the whole field.
     totals: Vec<Wdl>,
 }
@@ -34,7 +61,7 @@ impl CrossTable {
     /// An empty table for `n` bots.
     pub fn new(n: usize) -> Self {
         Self {
-            pairs: BTreeMap::new(),
+            pairs: HashMap::default(),
             totals: vec![Wdl::default(); n],
         }
     }
@@ -97,7 +124,13 @@ impl CrossTable {
         } else {
             ((b as u32, a as u32), wdl.flipped())
         };
-        self.pairs.entry(key).or_default().add(&low_side);
+        let counts = self.pairs.entry(key).or_default();
+        for (c, x) in counts
+            .iter_mut()
+            .zip([low_side.wins, low_side.draws, low_side.losses])
+        {
+            *c = c.saturating_add(u32::try_from(x).unwrap_or(u32::MAX));
+        }
         self.totals[a].add(wdl);
         self.totals[b].add(&wdl.flipped());
         Ok(())
@@ -110,8 +143,8 @@ impl CrossTable {
         }
         let key = (a.min(b) as u32, a.max(b) as u32);
         match self.pairs.get(&key) {
-            Some(w) if a < b => *w,
-            Some(w) => w.flipped(),
+            Some(c) if a < b => wdl_of(c),
+            Some(c) => wdl_of(c).flipped(),
             None => Wdl::default(),
         }
     }
@@ -131,11 +164,12 @@ impl CrossTable {
         self.totals.get(bot).copied().unwrap_or_default()
     }
 
-    /// Every pair that met, as `(a, b, W/D/L of a against b)` with `a < b`, in ascending order.
+    /// Every pair that met, as `(a, b, W/D/L of a against b)` with `a < b`, in an order that
+    /// depends only on the games added (not ascending).
     pub fn pairs(&self) -> impl Iterator<Item = (usize, usize, Wdl)> + '_ {
         self.pairs
             .iter()
-            .map(|(&(a, b), w)| (a as usize, b as usize, *w))
+            .map(|(&(a, b), c)| (a as usize, b as usize, wdl_of(c)))
     }
 
     /// Number of pairs that met.
@@ -161,8 +195,10 @@ mod tests {
         assert_eq!(t.games(1, 2), 3);
         assert_eq!(t.points(2, 1), 0.5);
         assert_eq!(t.totals(0), Wdl::new(2, 1, 0));
+        let mut pairs: Vec<_> = t.pairs().collect();
+        pairs.sort_by_key(|p| (p.0, p.1));
         assert_eq!(
-            t.pairs().collect::<Vec<_>>(),
+            pairs,
             vec![
                 (0, 1, Wdl::new(1, 1, 0)),
                 (0, 2, Wdl::new(1, 0, 0)),

@@ -194,5 +194,8 @@ pub(crate) fn pair_terms(table: &CrossTable, plan: &Plan, results: bool) -> Vec<
             });
         }
     }
+    // In index order, so the sums repeat exactly and the information matrix is built from a
+    // sorted list.
+    terms.sort_unstable_by_key(|t| (t.i, t.j));
     terms
 }

@@ -33,22 +33,25 @@ impl Laplacian {
             }
         }
         edges.sort_unstable_by_key(|e| (e.0, e.1));
-        let mut merged: Vec<(u32, u32, f64)> = Vec::with_capacity(edges.len());
-        for e in edges {
-            match merged.last_mut() {
-                Some(last) if (last.0, last.1) == (e.0, e.1) => last.2 += e.2,
-                _ => merged.push(e),
+        // Merge repeats in place (no second copy of a large list).
+        let mut kept = 0;
+        for k in 0..edges.len() {
+            let e = edges[k];
+            if kept > 0 && (edges[kept - 1].0, edges[kept - 1].1) == (e.0, e.1) {
+                edges[kept - 1].2 += e.2;
+            } else {
+                edges[kept] = e;
+                kept += 1;
             }
         }
+        edges.truncate(kept);
+        edges.shrink_to_fit();
         let mut diag = vec![0.0; m];
-        for &(i, j, a) in &merged {
+        for &(i, j, a) in &edges {
             diag[i as usize] += a;
             diag[j as usize] += a;
         }
-        Laplacian {
-            diag,
-            edges: merged,
-        }
+        Laplacian { diag, edges }
     }
 
     /// `out = L v`.

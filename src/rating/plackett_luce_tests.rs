@@ -241,3 +241,38 @@ proptest! {
         prop_assert!((lik.value(&beta) - want).abs() < 1e-10, "{} vs {want}", lik.value(&beta));
     }
 }
+
+proptest! {
+    /// Bots 0 and 1 have the same games against the rest (every base game is played once with
+    /// bot 0 and once with bot 1 in the same seat and place) and bot 0 beat bot 1 in every game
+    /// between them: bot 0 is rated above bot 1, perfect records or not.
+    #[test]
+    fn a_sweep_is_never_rated_below(
+        base in proptest::collection::vec(
+            (proptest::collection::vec(2usize..6, 2..4), proptest::collection::vec(0u8..3, 4)),
+            1..6,
+        ),
+        sweeps in 1usize..4,
+    ) {
+        let mut games = Vec::new();
+        for (others, ranks) in &base {
+            let mut others = others.clone();
+            others.sort_unstable();
+            others.dedup();
+            for me in [0, 1] {
+                let mut bots = vec![me];
+                bots.extend(&others);
+                games.push(game(&bots, &ranks[..bots.len()]));
+            }
+        }
+        for _ in 0..sweeps {
+            games.push(game(&[1, 0], &[1, 0]));
+        }
+        let fit = fit(6, &games).unwrap();
+        let (a, b) = (elo(&fit, 0), elo(&fit, 1));
+        prop_assert!(a > b, "{a} vs {b}: {}", fit.perfect_scores);
+        let order = fit.ranking();
+        let pos = |x: usize| order.iter().position(|&y| y == x).unwrap();
+        prop_assert!(pos(0) < pos(1));
+    }
+}

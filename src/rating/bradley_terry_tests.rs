@@ -305,7 +305,7 @@ fn prior_only_where_needed() {
     assert_eq!(plain.prior_draws, None);
     assert!(plain
         .perfect_scores
-        .starts_with("none, so these are the plain"));
+        .starts_with("none: plain maximum-likelihood fit"));
     let always = fit_field(
         &t,
         &FitOptions {

@@ -112,7 +112,7 @@ pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
     let needed = !strongly_connected(table, &local, main.len());
     let prior = (needed || options.prior_always).then_some(prior_draws);
     let spread = format!(
-        "{} virtual draws per bot, spread over its opponents in proportion to the games played (a weak prior, as BayesElo uses)",
+        "{} virtual draws, spread over its opponents by games played (a weak prior, as in BayesElo)",
         fmt_count(prior_draws)
     );
     let perfect_scores = if needed {
@@ -134,11 +134,13 @@ pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
                 k - 3
             ),
         };
-        format!("{who}, so the plain fit has no finite ratings: every rating includes {spread}; fields without perfect scores get the plain maximum-likelihood fit")
+        format!("{who}: no finite plain fit, so each bot gets {spread}; fields without perfect scores get the plain fit")
     } else if options.prior_always {
-        format!("none; every rating includes {spread}, as requested")
+        format!("none; each bot gets {spread}, as requested")
     } else {
-        format!("none, so these are the plain maximum-likelihood ratings (a field with perfect scores would get {spread})")
+        format!(
+            "none: plain maximum-likelihood fit (with perfect scores, each bot would get {spread})"
+        )
     };
     Plan {
         main,

@@ -112,7 +112,7 @@ pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
     let needed = !strongly_connected(table, &local, main.len());
     let prior = (needed || options.prior_always).then_some(prior_draws);
     let spread = format!(
-        "{} virtual draws, spread over its opponents by games played (a weak prior, as in BayesElo)",
+        "{} virtual draws, spread over its opponents by games played, as BayesElo's weak prior does",
         fmt_count(prior_draws)
     );
     let perfect_scores = if needed {

@@ -319,7 +319,7 @@ pub(crate) fn finish(
     let intervals = if dense {
         "95% Wald intervals from the inverse observed information"
     } else {
-        "95% Wald intervals from a sparse approximation of the inverse observed information (own and opponents' information; exact inverse above 400 bots is too costly)"
+        "95% Wald intervals from a sparse approximation of the inverse observed information (own and opponents' information; the exact inverse is too costly above 400 bots); LOS of each bot over the next in the ranking instead of a matrix"
     };
     let mut fit = FieldFit {
         ratings,

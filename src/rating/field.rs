@@ -319,13 +319,18 @@ pub(crate) fn finish(
     let intervals = if dense {
         "95% Wald intervals from the inverse observed information"
     } else {
-        "95% Wald intervals from a sparse approximation of the inverse observed information (own and opponents' information; the exact inverse is too costly above 400 bots); LOS of each bot over the next in the ranking instead of a matrix"
+        "95% Wald intervals from a sparse approximation of the inverse observed information (own and opponents' information; the exact inverse is too costly above 400 bots)"
+    };
+    let los_text = if los.is_empty() && m > 1 {
+        "; LOS of each bot over the next in the ranking instead of a matrix (over 400 bots)"
+    } else {
+        ""
     };
     let mut fit = FieldFit {
         ratings,
         los,
         los_next: vec![None; n],
-        method: format!("{model}; {intervals}"),
+        method: format!("{model}; {intervals}{los_text}"),
         perfect_scores: plan.perfect_scores,
         prior_draws: plan.prior,
         fitted: main.clone(),

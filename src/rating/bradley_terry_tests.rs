@@ -272,6 +272,26 @@ fn disconnected_and_swept_groups() {
     assert!(residual(&fit, &swept) < 1e-9);
 }
 
+/// The field: `first` lost all its 60 games (20 of them to `random`), `random` took a
+/// few points from `greedy`. Every bot is rated, `first` last, below `random`.
+#[test]
+fn a_bot_that_lost_everything_is_last() {
+    let (greedy, random, first) = (0, 1, 2);
+    let t = table(
+        3,
+        &[
+            (greedy, random, Wdl::new(18, 0, 2)),
+            (greedy, first, Wdl::new(40, 0, 0)),
+            (random, first, Wdl::new(20, 0, 0)),
+        ],
+    );
+    let fit = fit_field(&t, &FitOptions::default());
+    assert_eq!(fit.ranking(), vec![greedy, random, first]);
+    assert!(fit.ratings[first].high < fit.ratings[random].rating.finite().unwrap());
+    assert!(fit.perfect_scores.starts_with("bot 2 lost every game"));
+    assert!(residual(&fit, &t) < 1e-9);
+}
+
 /// A chain A > B > C > D where every game is won by the stronger bot: finite and in order.
 #[test]
 fn chain_of_sweeps() {

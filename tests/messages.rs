@@ -155,7 +155,14 @@ fn openings_are_checked_before_any_game_and_a_changed_book_stops_a_resume() {
     std::fs::write(&book, "32-28 19-23\n31-27 99-98\n").unwrap();
     let out = dir.path().join("o");
     let run = arbiter()
-        .args(["tournament", "--game", "draughts", "--games", "2", "--openings"])
+        .args([
+            "tournament",
+            "--game",
+            "draughts",
+            "--games",
+            "2",
+            "--openings",
+        ])
         .arg(&book)
         .arg("--out")
         .arg(&out)
@@ -164,23 +171,44 @@ fn openings_are_checked_before_any_game_and_a_changed_book_stops_a_resume() {
         .unwrap();
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(3), "{err}");
-    assert!(err.contains("book.txt line 2: move 2 \"99-98\" is not legal"), "{err}");
+    assert!(
+        err.contains("book.txt line 2: move 2 \"99-98\" is not legal"),
+        "{err}"
+    );
     assert!(!out.join("games.csv").exists(), "no game was played");
 
     std::fs::write(&book, "32-28 19-23\n31-27 17-21\n").unwrap();
     let run = arbiter()
-        .args(["tournament", "--game", "draughts", "--games", "4", "--openings"])
+        .args([
+            "tournament",
+            "--game",
+            "draughts",
+            "--games",
+            "4",
+            "--openings",
+        ])
         .arg(&book)
         .arg("--out")
         .arg(&out)
         .args([standard("first"), format!("r={}", standard("random 3"))])
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let csv = std::fs::read_to_string(out.join("games.csv")).unwrap();
-    assert!(csv.contains(",32-28 19-23,") && csv.contains(",31-27 17-21,"), "{csv}");
+    assert!(
+        csv.contains(",32-28 19-23,") && csv.contains(",31-27 17-21,"),
+        "{csv}"
+    );
     std::fs::write(&book, "33-28\n").unwrap();
-    let again = arbiter().args(["tournament", "--resume"]).arg(&out).output().unwrap();
+    let again = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(3), "{err}");
     assert!(err.contains("changed since this run began"), "{err}");

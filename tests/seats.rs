@@ -28,7 +28,7 @@ fn a_four_seat_game_plays_on_without_a_seat_that_timed_out() {
             "--seed",
             "3",
         ])
-        .args(["--turn-ms", "300"])
+        .args(["--turn-ms", "300", "--first-turn-ms", "10000"])
         .args([
             standard("random 1"),
             standard("random 2"),

@@ -405,7 +405,7 @@ fn ratings_are_recomputed_from_a_hand_made_csv() {
 }
 
 #[test]
-fn a_bot_that_won_every_game_gets_a_bound_not_a_number() {
+fn a_bot_that_won_every_game_gets_a_finite_rating_above_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.csv");
     std::fs::write(&a, "bot0,bot1,winner\na,b,0\nb,a,1\nb,c,0\nc,b,\nc,a,1\n").unwrap();
@@ -420,8 +420,14 @@ fn a_bot_that_won_every_game_gets_a_bound_not_a_number() {
     assert!(!text.contains("NaN") && !text.contains("nan"), "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["ratings"][0]["bot"], "a");
-    assert_eq!(v["ratings"][0]["bound"], "at-least", "{v}");
-    assert_eq!(v["ratings"][0]["high"], Value::Null);
+    assert_eq!(v["ratings"][0]["bound"], Value::Null, "{v}");
+    assert!(v["ratings"][0]["high"].is_f64(), "{v}");
+    assert!(
+        v["ratings"][0]["elo"].as_f64() > v["ratings"][1]["elo"].as_f64(),
+        "{v}"
+    );
+    let note = v["perfect_scores"].as_str().unwrap();
+    assert!(note.starts_with("'a' won every game"), "{note}");
 }
 
 #[test]

@@ -2,11 +2,34 @@
 //!
 //! It exists as the single input of the many-bot statistics: the Bradley-Terry fit reads games and
 //! points per pair from it, and reports print it (and each bot's W/D/L totals) as they are. Only
-//! whole game results are recorded (score 1, 1/2 or 0 for the first bot); both directions of a
-//! pair are kept in step, so `pair(a, b)` is always `pair(b, a).flipped()`.
+//! whole game results are recorded (score 1, 1/2 or 0 for the first bot); a pair is stored once,
+//! so `pair(a, b)` is always `pair(b, a).flipped()`. Only pairs that met take memory.
 
 use crate::rating::elo::{GameOutcome, Wdl};
-use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small fixed hash for pair keys: fast (a league adds a million pairs) and the same in every
+/// run, so walks over the pairs, and the sums the fits take over them, repeat exactly.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(29) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
 
 /// Why a result could not be added.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -19,43 +42,49 @@ pub enum CrossTableError {
     InvalidScore(f64),
 }
 
-/// `results[i][j]`: W/D/L of bot i against bot j.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+fn wdl_of(c: &[u32; 3]) -> Wdl {
+    Wdl::new(c[0] as u64, c[1] as u64, c[2] as u64)
+}
+
+/// W/D/L of every pair that met, stored sparsely: a league of thousands of bots where each plays
+/// a few hundred opponents needs memory for the pairs that met, not for every pair.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CrossTable {
-    results: Vec<Vec<Wdl>>,
+    /// `(a, b)` with `a < b` -> W/D/L of a against b, as 32-bit counts (saturating) to keep a
+    /// large league's table small.
+    pairs: HashMap<(u32, u32), [u32; 3], BuildHasherDefault<PairHasher>>,
+    /// W/D/L of each bot against the whole field.
+    totals: Vec<Wdl>,
 }
 
 impl CrossTable {
     /// An empty table for `n` bots.
     pub fn new(n: usize) -> Self {
         Self {
-            results: vec![vec![Wdl::default(); n]; n],
+            pairs: HashMap::default(),
+            totals: vec![Wdl::default(); n],
         }
     }
 
     /// Number of bots.
     pub fn len(&self) -> usize {
-        self.results.len()
+        self.totals.len()
     }
 
     /// Whether the field has no bots.
     pub fn is_empty(&self) -> bool {
-        self.results.is_empty()
+        self.totals.is_empty()
     }
 
     /// Appends a bot without games and returns its index.
     pub fn add_bot(&mut self) -> usize {
-        let n = self.len();
-        for row in &mut self.results {
-            row.push(Wdl::default());
-        }
-        self.results.push(vec![Wdl::default(); n + 1]);
-        n
+        self.totals.push(Wdl::default());
+        self.totals.len() - 1
     }
 
     fn check_pair(&self, a: usize, b: usize) -> Result<(), CrossTableError> {
         for bot in [a, b] {
-            if bot >= self.len() {
+            if bot >= self.len() || bot > u32::MAX as usize {
                 return Err(CrossTableError::BotOutOfRange {
                     bot,
                     len: self.len(),
@@ -82,27 +111,42 @@ impl CrossTable {
         b: usize,
         outcome_a: GameOutcome,
     ) -> Result<(), CrossTableError> {
-        self.check_pair(a, b)?;
-        self.results[a][b].record(outcome_a);
-        self.results[b][a].record(outcome_a.flipped());
-        Ok(())
+        let mut wdl = Wdl::default();
+        wdl.record(outcome_a);
+        self.add_wdl(a, b, &wdl)
     }
 
     /// Records a batch of games: `wdl` is `a`'s W/D/L against `b`.
     pub fn add_wdl(&mut self, a: usize, b: usize, wdl: &Wdl) -> Result<(), CrossTableError> {
         self.check_pair(a, b)?;
-        self.results[a][b].add(wdl);
-        self.results[b][a].add(&wdl.flipped());
+        let (key, low_side) = if a < b {
+            ((a as u32, b as u32), *wdl)
+        } else {
+            ((b as u32, a as u32), wdl.flipped())
+        };
+        let counts = self.pairs.entry(key).or_default();
+        for (c, x) in counts
+            .iter_mut()
+            .zip([low_side.wins, low_side.draws, low_side.losses])
+        {
+            *c = c.saturating_add(u32::try_from(x).unwrap_or(u32::MAX));
+        }
+        self.totals[a].add(wdl);
+        self.totals[b].add(&wdl.flipped());
         Ok(())
     }
 
     /// W/D/L of `a` against `b` (all zero when either index is out of range or `a == b`).
     pub fn pair(&self, a: usize, b: usize) -> Wdl {
-        self.results
-            .get(a)
-            .and_then(|row| row.get(b))
-            .copied()
-            .unwrap_or_default()
+        if a == b || a > u32::MAX as usize || b > u32::MAX as usize {
+            return Wdl::default();
+        }
+        let key = (a.min(b) as u32, a.max(b) as u32);
+        match self.pairs.get(&key) {
+            Some(c) if a < b => wdl_of(c),
+            Some(c) => wdl_of(c).flipped(),
+            None => Wdl::default(),
+        }
     }
 
     /// Games between `a` and `b`.
@@ -117,34 +161,20 @@ impl CrossTable {
 
     /// W/D/L of `bot` against the whole field.
     pub fn totals(&self, bot: usize) -> Wdl {
-        let mut total = Wdl::default();
-        if let Some(row) = self.results.get(bot) {
-            for w in row {
-                total.add(w);
-            }
-        }
-        total
+        self.totals.get(bot).copied().unwrap_or_default()
     }
 
-    /// `games[i][j]`, games between i and j.
-    pub fn games_matrix(&self) -> Vec<Vec<u64>> {
-        self.results
+    /// Every pair that met, as `(a, b, W/D/L of a against b)` with `a < b`, in an order that
+    /// depends only on the games added (not ascending).
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize, Wdl)> + '_ {
+        self.pairs
             .iter()
-            .map(|row| row.iter().map(Wdl::games).collect())
-            .collect()
+            .map(|(&(a, b), c)| (a as usize, b as usize, wdl_of(c)))
     }
 
-    /// `points[i][j]`, points i scored against j.
-    pub fn points_matrix(&self) -> Vec<Vec<f64>> {
-        self.results
-            .iter()
-            .map(|row| row.iter().map(Wdl::points).collect())
-            .collect()
-    }
-
-    /// The whole table, `results[i][j]` = W/D/L of i against j.
-    pub fn results(&self) -> &[Vec<Wdl>] {
-        &self.results
+    /// Number of pairs that met.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
     }
 }
 
@@ -165,8 +195,17 @@ mod tests {
         assert_eq!(t.games(1, 2), 3);
         assert_eq!(t.points(2, 1), 0.5);
         assert_eq!(t.totals(0), Wdl::new(2, 1, 0));
-        assert_eq!(t.games_matrix()[0], vec![0, 2, 1]);
-        assert_eq!(t.points_matrix()[1], vec![0.5, 0.0, 2.5]);
+        let mut pairs: Vec<_> = t.pairs().collect();
+        pairs.sort_by_key(|p| (p.0, p.1));
+        assert_eq!(
+            pairs,
+            vec![
+                (0, 1, Wdl::new(1, 1, 0)),
+                (0, 2, Wdl::new(1, 0, 0)),
+                (1, 2, Wdl::new(2, 1, 0))
+            ]
+        );
+        assert_eq!(t.pair_count(), 3);
         assert_eq!(t.pair(7, 0), Wdl::default());
     }
 

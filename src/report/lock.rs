@@ -46,7 +46,15 @@ impl FolderLock {
             .truncate(false)
             .open(&path)
             .map_err(io)?;
-        if flock(&file, FlockOperation::NonBlockingLockExclusive).is_err() {
+        // A run killed a moment ago may still be releasing it: a bot it was starting holds a
+        // copy of the descriptor until that bot's exec or death. Retry for a short while.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let mut locked = flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok();
+        while !locked && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            locked = flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok();
+        }
+        if !locked {
             let mut pid = String::new();
             let _ = file.read_to_string(&mut pid);
             return Err(LockError::Busy {

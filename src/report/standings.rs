@@ -17,6 +17,8 @@ pub struct Standings {
     pub fit: FieldFit,
     /// Which model the ratings come from, for the line under the table.
     pub model: String,
+    /// Games each bot played (in a game of k seats: one, though it counts k - 1 pairwise results).
+    pub played: Vec<u64>,
     /// Forfeits by bot (index into `names`) and reason, with their counts.
     pub forfeits: Vec<(usize, String, u64)>,
     /// For exactly two bots: the match seen from the first.
@@ -50,6 +52,10 @@ pub struct Builder {
     repeats: u64,
     /// Forfeits counted by (bot, reason).
     forfeits: std::collections::BTreeMap<(usize, String), u64>,
+    /// The rankings of games of three or more seats, for the Plackett-Luce fit.
+    ranked: Vec<rating::plackett_luce::RankedGame>,
+    /// Games each bot played.
+    played_by: Vec<u64>,
 }
 
 impl Builder {
@@ -72,6 +78,8 @@ impl Builder {
             played: std::collections::HashSet::new(),
             repeats: 0,
             forfeits: std::collections::BTreeMap::new(),
+            ranked: Vec::new(),
+            played_by: vec![0; order.len()],
         }
     }
 
@@ -94,6 +102,18 @@ impl Builder {
             }
         }
         self.seats = self.seats.max(ids.len());
+        for &i in &ids {
+            if self.played_by.len() <= i {
+                self.played_by.resize(i + 1, 0);
+            }
+            self.played_by[i] += 1;
+        }
+        if ids.len() > 2 {
+            self.ranked.push(rating::plackett_luce::RankedGame {
+                bots: ids.clone(),
+                ranks: row.ranks.clone(),
+            });
+        }
         for (seat, reason) in &row.forfeits {
             *self
                 .forfeits
@@ -158,7 +178,20 @@ impl Builder {
             },
             None => None,
         };
-        let mut fit = rating::bradley_terry::fit(&self.table, anchor);
+        // Two seats: Bradley-Terry on the cross-table. More: Plackett-Luce on the rankings (for
+        // two seats the two are the same model; the cross-table is kept for the display).
+        let mut fit = if self.seats > 2 {
+            rating::plackett_luce::fit_with(
+                names.len(),
+                &self.ranked,
+                &rating::FitOptions {
+                    anchor,
+                    ..rating::FitOptions::default()
+                },
+            )?
+        } else {
+            rating::bradley_terry::fit(&self.table, anchor)
+        };
         if self.repeats > 0 {
             fit.warnings.push(format!(
                 "{} games repeat an earlier game move for move with the same bots in the same \
@@ -170,15 +203,15 @@ impl Builder {
         }
         let model = if self.seats > 2 {
             format!(
-                "{} over the pairwise results of {}-seat games (each game counts as one result \
-                 between every two of its bots)",
+                "{} of the finishing orders of {}-seat games; Points and W/D/L count each game as \
+                 one result against every other bot at the table",
                 fit.method, self.seats
             )
         } else {
             fit.method.to_string()
         };
         // The fit speaks of bots by index; users know them by name.
-        for w in &mut fit.warnings {
+        for w in fit.warnings.iter_mut().chain([&mut fit.perfect_scores]) {
             for (i, name) in names.iter().enumerate() {
                 *w = w.replace(&format!("bot {i} "), &format!("'{name}' "));
             }
@@ -194,8 +227,11 @@ impl Builder {
                 EloEstimate::from_wdl(&self.wdl)
             },
         });
+        let mut played = self.played_by;
+        played.resize(names.len(), 0);
         Ok(Standings {
             names,
+            played,
             table: self.table,
             forfeits: self
                 .forfeits
@@ -255,7 +291,7 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
             s.names[i],
             r.rating.to_string(),
             interval(r),
-            r.games,
+            s.played[i],
             r.points,
             format!("{}/{}/{}", r.wins, r.draws, r.losses)
         )?;
@@ -264,6 +300,7 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
         writeln!(out, "note: {w}")?;
     }
     writeln!(out, "Ratings: {}.", s.model)?;
+    writeln!(out, "Perfect scores: {}.", s.fit.perfect_scores)?;
     writeln!(
         out,
         "\nCross-table (points of the row bot against the column bot, out of games):"
@@ -385,8 +422,6 @@ pub fn json(s: &Standings) -> Value {
             let r = &s.fit.ratings[i];
             let (elo, bound) = match r.rating {
                 RatingValue::Finite(x) => (finite(x), Value::Null),
-                RatingValue::AtLeast(x) => (finite(x), json!("at-least")),
-                RatingValue::AtMost(x) => (finite(x), json!("at-most")),
                 RatingValue::Unrated => (Value::Null, json!("unrated")),
             };
             json!({
@@ -395,7 +430,7 @@ pub fn json(s: &Standings) -> Value {
                 "bound": bound,
                 "low": finite(r.low),
                 "high": finite(r.high),
-                "games": r.games,
+                "games": s.played[i],
                 "points": r.points,
                 "wins": r.wins,
                 "draws": r.draws,
@@ -404,19 +439,32 @@ pub fn json(s: &Standings) -> Value {
         })
         .collect();
     let mut los = serde_json::Map::new();
-    for (i, a) in s.names.iter().enumerate() {
+    for (i, row_los) in s.fit.los.iter().enumerate() {
         let mut row = serde_json::Map::new();
         for (j, b) in s.names.iter().enumerate() {
-            if let Some(p) = s.fit.los[i][j] {
+            if let Some(p) = row_los[j] {
                 row.insert(b.clone(), json!((p * 10000.0).round() / 10000.0));
             }
         }
-        los.insert(a.clone(), Value::Object(row));
+        los.insert(s.names[i].clone(), Value::Object(row));
     }
+    // Large fields have no LOS matrix: each bot's LOS over the next one in the ranking instead.
+    let los_next: Vec<Value> = s
+        .fit
+        .ranking()
+        .windows(2)
+        .filter_map(|w| {
+            s.fit.los_next[w[0]].map(|p| {
+                json!({"bot": s.names[w[0]], "next": s.names[w[1]], "los": (p * 10000.0).round() / 10000.0})
+            })
+        })
+        .collect();
     json!({
         "ratings": ratings,
         "los": los,
+        "los_next": los_next,
         "method": s.model,
+        "perfect_scores": s.fit.perfect_scores,
         "warnings": s.fit.warnings,
     })
 }
@@ -431,8 +479,6 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
         let r = &s.fit.ratings[i];
         let (elo, bound) = match r.rating {
             RatingValue::Finite(x) => (format!("{x:.2}"), ""),
-            RatingValue::AtLeast(x) => (format!("{x:.2}"), "at-least"),
-            RatingValue::AtMost(x) => (format!("{x:.2}"), "at-most"),
             RatingValue::Unrated => (String::new(), "unrated"),
         };
         let end = |x: f64| {
@@ -449,7 +495,7 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
             bound.to_string(),
             end(r.low),
             end(r.high),
-            r.games.to_string(),
+            s.played[i].to_string(),
             r.points.to_string(),
             r.wins.to_string(),
             r.draws.to_string(),
@@ -476,11 +522,23 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
             s.table.points(i, j).to_string()
         }
     })?;
-    matrix("los.csv", &|i, j| {
-        s.fit.los[i][j]
-            .map(|p| format!("{p:.4}"))
-            .unwrap_or_default()
-    })?;
+    if s.fit.los.is_empty() && !s.names.is_empty() {
+        // Too many bots for a matrix: each bot's LOS over the next one in the ranking.
+        let mut w = csv::Writer::from_path(dir.join("los.csv"))?;
+        w.write_record(["bot", "next", "los"])?;
+        for pair in s.fit.ranking().windows(2) {
+            if let Some(p) = s.fit.los_next[pair[0]] {
+                w.write_record([&s.names[pair[0]], &s.names[pair[1]], &format!("{p:.4}")])?;
+            }
+        }
+        w.flush()?;
+    } else {
+        matrix("los.csv", &|i, j| {
+            s.fit.los[i][j]
+                .map(|p| format!("{p:.4}"))
+                .unwrap_or_default()
+        })?;
+    }
     let mut w = csv::Writer::from_path(dir.join("forfeits.csv"))?;
     w.write_record(["bot", "reason", "games"])?;
     for (bot, reason, n) in &s.forfeits {

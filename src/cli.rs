@@ -428,6 +428,14 @@ pub struct TournamentArgs {
     /// Show ratings relative to this bot's fixed Elo, e.g. --anchor greedy=1500.
     #[arg(long, value_name = "BOT=ELO")]
     pub anchor: Option<String>,
+    /// With --resume: grow the run on purpose, with --games (more games per table than
+    /// recorded) and/or --add-bot. Finished games are kept and never replayed; the new games get
+    /// new ids.
+    #[arg(long, requires = "resume")]
+    pub grow: bool,
+    /// With --grow: a bot to add to the field (repeatable).
+    #[arg(long, value_name = "BOT", requires = "grow")]
+    pub add_bot: Vec<String>,
     #[command(flatten)]
     pub game: GameOpts,
 }

@@ -515,3 +515,41 @@ fn by_default_games_start_from_the_arena_position_and_replayed_games_are_named()
     );
     assert!(stdout.contains("--opening-plies"), "{stdout}");
 }
+
+#[test]
+fn a_run_grows_on_purpose_without_replaying_a_finished_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g");
+    arbiter()
+        .args(["tournament", "--games", "4", "--seed", "3", "--out"])
+        .arg(&out)
+        .args([random_bot(), first_bot()])
+        .assert()
+        .success();
+    let before = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let refused = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .args(["--grow", "--games", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("give a larger multiple of 2"));
+    arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .args(["--grow", "--games", "6", "--add-bot", &greedy_bot()])
+        .assert()
+        .success();
+    let after = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(
+        after.starts_with(&before),
+        "finished rows are kept as they were"
+    );
+    let rows = read_csv(&out.join("games.csv"));
+    let ids: std::collections::HashSet<&String> = rows.iter().map(|r| &r["game_id"]).collect();
+    // Three pairs of 6 games: the old pair's 4 games, plus 2 more, plus two new pairs.
+    assert_eq!((rows.len(), ids.len()), (18, 18));
+    let ratings = read_csv(&out.join("ratings.csv"));
+    assert_eq!(ratings.len(), 3);
+}

@@ -7,7 +7,7 @@ use arbiter::bot::{BotProcess, BotSpec};
 use arbiter::report::games_csv::{GameRow, GamesCsv};
 use arbiter::report::lock::FolderLock;
 use arbiter::report::{self, progress::Progress, standings};
-use arbiter::tournament::{schedule_tables, Format, Plan, Runner};
+use arbiter::tournament::{schedule_grown, Format, Plan, Runner};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -26,6 +26,13 @@ pub struct Settings {
     /// Sampled tables instead of every table (large fields).
     #[serde(default)]
     pub tables: Option<usize>,
+    /// How the run was grown after it began (`--grow`), in order; `bots` and `games` above
+    /// are those of the first stage.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<arbiter::tournament::Stage>,
+    /// How many of `bots` the run began with, once it has grown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_bots: Option<usize>,
     pub opening_plies: u32,
     /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
     #[serde(default)]
@@ -264,8 +271,55 @@ pub fn check_resume_options(
     Ok(())
 }
 
+/// `--grow`: the recorded settings with one more stage (more games per table, added bots).
+fn grow(mut settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Result<Settings> {
+    let k = settings.game.choice()?.seats as u32;
+    if settings.tables.is_some() {
+        bail!("a run of sampled tables (--tables) cannot grow; start a new run with more tables");
+    }
+    let (bots_now, games_now) = settings
+        .stages
+        .last()
+        .map_or((settings.bots.len(), settings.games), |s| {
+            (s.bots, s.games_per_table)
+        });
+    let games = if given.options.iter().any(|(id, _)| id == "games") {
+        args.games
+    } else {
+        games_now
+    };
+    if games < games_now || !games.is_multiple_of(k) {
+        bail!(
+            "--grow --games {games}: the run plays {games_now} games per table; give a larger \
+             multiple of {k}"
+        );
+    }
+    if games == games_now && args.add_bot.is_empty() {
+        bail!("--grow needs --games above {games_now} or --add-bot BOT");
+    }
+    settings.first_bots.get_or_insert(settings.bots.len());
+    settings.bots.extend(args.add_bot.iter().cloned());
+    settings.stages.push(arbiter::tournament::Stage {
+        bots: bots_now + args.add_bot.len(),
+        games_per_table: games,
+    });
+    Ok(settings)
+}
+
 pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
-    check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
+    if args.grow {
+        let mut allowed = RESUME_MAY_CHANGE.to_vec();
+        allowed.extend(["grow", "games", "add-bot"]);
+        let changed = given.outside(&allowed);
+        if !changed.is_empty() {
+            bail!(
+                "--grow adds games or bots to a run and keeps its other settings; {} cannot change",
+                changed.join(", ")
+            );
+        }
+    } else {
+        check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
+    }
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
     let (settings, out, resuming) = settings_and_dir(
         args.resume.as_ref(),
@@ -299,6 +353,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
                 format: args.format,
                 games: args.games,
                 tables: args.tables,
+                stages: Vec::new(),
+                first_bots: None,
                 opening_plies: args.run.opening_plies,
                 openings: args.run.openings.clone(),
                 openings_order: args.run.openings_order,
@@ -322,6 +378,11 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     )?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
+    let settings = if args.grow {
+        grow(settings, &args, given)?
+    } else {
+        settings
+    };
     let book = super::tournament::load_book(
         settings.openings.as_deref(),
         settings.openings_order,
@@ -370,14 +431,19 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     save_settings(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    let all = schedule_tables(&Plan {
-        bots: bots.len(),
-        seats,
-        format: settings.format,
-        games_per_table: settings.games,
-        tables: settings.tables,
-        master_seed: settings.seed,
-    });
+    // Bots added by --grow come last in the list; the first plan had the others.
+    let base_bots = settings.first_bots.unwrap_or(bots.len());
+    let all = schedule_grown(
+        &Plan {
+            bots: base_bots,
+            seats,
+            format: settings.format,
+            games_per_table: settings.games,
+            tables: settings.tables,
+            master_seed: settings.seed,
+        },
+        &settings.stages,
+    );
     let todo: Vec<_> = all
         .iter()
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))

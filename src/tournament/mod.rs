@@ -6,4 +6,6 @@ pub mod runner;
 pub mod schedule;
 
 pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
-pub use schedule::{opening, schedule, schedule_tables, tables, Format, GameSpec, Plan};
+pub use schedule::{
+    opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec, Plan, Stage,
+};

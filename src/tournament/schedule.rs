@@ -175,6 +175,65 @@ pub fn opening(
     opening_from(game, seed, plies, None)
 }
 
+/// One stage of a run that was grown on purpose: from this stage on the field has `bots` bots
+/// and each table plays `games_per_table` games.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stage {
+    pub bots: usize,
+    pub games_per_table: u32,
+}
+
+/// Every game of a run that began as `plan` and was then grown through `stages` (more bots
+/// appended at the end of the list, more games per table). The games of the first plan keep
+/// their ids, seeds and seats; each stage adds only the table rounds no earlier stage had
+/// (rounds of new tables, and further rounds of old ones), numbered after every earlier id. So
+/// growing a run never replays a finished game and never changes one already scheduled.
+pub fn schedule_grown(plan: &Plan, stages: &[Stage]) -> Vec<GameSpec> {
+    use std::collections::HashSet;
+    let k = plan.seats.max(1);
+    let mut games = schedule_tables(plan);
+    // A table round is known by its set of bots and its round number.
+    let key = |seats: &[usize], round: u64| {
+        let mut set = seats.to_vec();
+        set.sort_unstable();
+        (set, round)
+    };
+    let first_rounds = u64::from(plan.games_per_table / k as u32).max(1);
+    let mut seen: HashSet<(Vec<usize>, u64)> = games
+        .iter()
+        .step_by(k)
+        .map(|g| key(&g.seats, g.pair_id % first_rounds))
+        .collect();
+    let mut next_pair = games.last().map_or(0, |g| g.pair_id + 1);
+    for stage in stages {
+        let grown = Plan {
+            bots: stage.bots,
+            games_per_table: stage.games_per_table,
+            ..plan.clone()
+        };
+        let rounds = u64::from(stage.games_per_table / k as u32);
+        for round in 0..rounds {
+            for table in tables(&grown) {
+                if !seen.insert(key(&table, round)) {
+                    continue;
+                }
+                let pair_id = next_pair;
+                next_pair += 1;
+                let seed = Rng::derive(plan.master_seed, pair_id) >> 11;
+                for r in 0..k {
+                    games.push(GameSpec {
+                        game_id: k as u64 * pair_id + r as u64,
+                        pair_id,
+                        seed,
+                        seats: (0..k).map(|s| table[(s + k - r) % k]).collect(),
+                    });
+                }
+            }
+        }
+    }
+    games
+}
+
 /// The start of one game: the book's line for its table round (if a book is given), then
 /// `plies` random legal moves drawn from the seed; with the moves played.
 pub fn opening_from(
@@ -327,5 +386,49 @@ mod tests {
         // 7 tables a round (2 bots sit out), 70 tables: each bot at 9 or 10 tables.
         let (lo, hi) = (seen.iter().min().unwrap(), seen.iter().max().unwrap());
         assert!(hi - lo <= 1, "{seen:?}");
+    }
+
+    #[test]
+    fn growing_a_run_keeps_every_scheduled_game_and_adds_only_new_ones() {
+        let base = Plan {
+            games_per_table: 4,
+            ..plan(3, 2, Format::RoundRobin, None)
+        };
+        let before = schedule_tables(&base);
+        assert_eq!(schedule_grown(&base, &[]), before);
+        // One more bot and 6 games per pair instead of 4.
+        let grown = schedule_grown(
+            &base,
+            &[Stage {
+                bots: 4,
+                games_per_table: 6,
+            }],
+        );
+        assert_eq!(&grown[..before.len()], &before[..], "old games unchanged");
+        let ids: HashSet<u64> = grown.iter().map(|g| g.game_id).collect();
+        assert_eq!(ids.len(), grown.len());
+        // Every pair of the 4 bots now plays 6 games, seats swapped in pairs.
+        for (a, b) in [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3)] {
+            let n = grown
+                .iter()
+                .filter(|g| g.seats == vec![a, b] || g.seats == vec![b, a])
+                .count();
+            assert_eq!(n, 6, "{a} {b}");
+        }
+        // Growing again by nothing adds nothing.
+        let same = schedule_grown(
+            &base,
+            &[
+                Stage {
+                    bots: 4,
+                    games_per_table: 6,
+                },
+                Stage {
+                    bots: 4,
+                    games_per_table: 6,
+                },
+            ],
+        );
+        assert_eq!(same, grown);
     }
 }

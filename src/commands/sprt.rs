@@ -4,12 +4,11 @@
 use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_dir, Recorded};
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
-use arbiter::rating::{self, Decision, EloEstimate, Pentanomial, SprtParams, Wdl};
+use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
 use arbiter::report::games_csv::{self, GameRow, GamesCsv};
 use arbiter::report::{progress::Progress, sprt_block};
 use arbiter::tournament::{schedule, Format, Runner};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -38,41 +37,6 @@ impl Recorded for Settings {
     const FILE: &'static str = "sprt.toml";
     fn seed_mut(&mut self) -> &mut u64 {
         &mut self.seed
-    }
-}
-
-/// Pair scores of NEW, as pairs complete.
-#[derive(Default)]
-struct Pairs {
-    /// First game's score for NEW, by pair id, until its partner finishes.
-    half: HashMap<u64, Option<f64>>,
-    penta: Pentanomial,
-    wdl: Wdl,
-}
-
-impl Pairs {
-    /// Records one game (`new_score`: 1, 0.5 or 0; `None` for a game the referee could not
-    /// play, which voids its pair). Returns true when this completed a pair.
-    fn add(&mut self, pair: u64, new_score: Option<f64>) -> bool {
-        match self.half.remove(&pair) {
-            None => {
-                self.half.insert(pair, new_score);
-                false
-            }
-            Some(first) => {
-                if let (Some(a), Some(b)) = (first, new_score) {
-                    for s in [a, b] {
-                        match s {
-                            x if x > 0.75 => self.wdl.wins += 1,
-                            x if x < 0.25 => self.wdl.losses += 1,
-                            _ => self.wdl.draws += 1,
-                        }
-                    }
-                    self.penta.0[((a + b) * 2.0).round() as usize] += 1;
-                }
-                true
-            }
-        }
     }
 }
 
@@ -168,7 +132,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
-    let mut pairs = Pairs::default();
+    let mut pairs = PairCounter::default();
     games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
             pairs.add(
@@ -210,7 +174,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         out.display()
     );
 
-    let llr = |p: &Pairs| rating::llr_pentanomial(&p.penta, &params);
+    let llr = |p: &PairCounter| rating::llr_pentanomial(&p.penta, &params);
     let mut decision = rating::decide(llr(&pairs), &params);
     if decision == Decision::Continue && !todo.is_empty() {
         let mut progress = Progress::new(todo.len() as u64, &[new_name.clone(), old_name.clone()]);
@@ -283,7 +247,7 @@ fn print_result(
     out: &mut impl Write,
     new: &str,
     old: &str,
-    p: &Pairs,
+    p: &PairCounter,
     params: &SprtParams,
     llr: f64,
     decision: Decision,

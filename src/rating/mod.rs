@@ -23,6 +23,7 @@ pub mod elo;
 pub mod field;
 pub mod format;
 mod linalg;
+pub mod pairs;
 pub mod plackett_luce;
 mod prior;
 mod roots;
@@ -36,6 +37,7 @@ pub use elo::{
     EloEstimate, GameOutcome, Pentanomial, Wdl, NELO_PER_T, Z95,
 };
 pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
+pub use pairs::PairCounter;
 pub use plackett_luce::{PlackettLuceError, RankedGame};
 pub use sprt::{
     bounds, decide, llr_pentanomial, llr_wdl, Decision, SprtError, SprtModel, SprtParams,

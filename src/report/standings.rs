@@ -41,10 +41,8 @@ pub struct Builder {
     names: Vec<String>,
     index: HashMap<String, usize>,
     table: CrossTable,
-    /// The first bot's score in the first game of each pair still waiting for its partner.
-    half_pairs: HashMap<u64, f64>,
-    wdl: Wdl,
-    penta: Pentanomial,
+    /// The match of the first two bots, from the first's side.
+    duel: rating::PairCounter,
     /// The most seats of any game seen.
     seats: usize,
     /// Hashes of (bots by seat, moves) seen, to count games replayed move for move.
@@ -71,9 +69,7 @@ impl Builder {
                 .map(|(i, n)| (n, i))
                 .collect(),
             table: CrossTable::new(order.len()),
-            half_pairs: HashMap::new(),
-            wdl: Wdl::default(),
-            penta: Pentanomial::default(),
+            duel: rating::PairCounter::default(),
             seats: 0,
             played: std::collections::HashSet::new(),
             repeats: 0,
@@ -147,19 +143,9 @@ impl Builder {
                     std::cmp::Ordering::Greater => 0.0,
                 };
                 let first = if a == 0 { score_a } else { 1.0 - score_a };
-                match first {
-                    x if x > 0.75 => self.wdl.wins += 1,
-                    x if x < 0.25 => self.wdl.losses += 1,
-                    _ => self.wdl.draws += 1,
-                }
-                if let Some(pair) = row.pair_id {
-                    match self.half_pairs.remove(&pair) {
-                        Some(other) => self.penta.0[((first + other) * 2.0).round() as usize] += 1,
-                        None => {
-                            self.half_pairs.insert(pair, first);
-                        }
-                    }
-                }
+                // Rows without a pair id are single games (their own pair of one).
+                let pair = row.pair_id.unwrap_or(u64::MAX - self.duel.wdl.games());
+                self.duel.add(pair, Some(first));
             }
         }
         Ok(())
@@ -219,12 +205,12 @@ impl Builder {
         let duel = (names.len() == 2).then(|| Duel {
             first: names[0].clone(),
             second: names[1].clone(),
-            wdl: self.wdl,
-            penta: self.penta,
-            estimate: if self.penta.pairs() > 0 {
-                EloEstimate::from_pentanomial(&self.penta)
+            wdl: self.duel.wdl,
+            penta: self.duel.penta,
+            estimate: if self.duel.penta.pairs() > 0 {
+                EloEstimate::from_pentanomial(&self.duel.penta)
             } else {
-                EloEstimate::from_wdl(&self.wdl)
+                EloEstimate::from_wdl(&self.duel.wdl)
             },
         });
         let mut played = self.played_by;

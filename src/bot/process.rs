@@ -105,13 +105,17 @@ impl BotProcess {
             dir: spec.dir.display().to_string(),
             reason,
         };
-        let (program, args) = match &limits.sandbox {
-            Some(bwrap) => super::sandbox::command(bwrap, spec, others),
-            None => (spec.program.clone(), spec.args.clone()),
+        let (program, args, seccomp) = match &limits.sandbox {
+            Some(bwrap) => {
+                let c = super::sandbox::command(bwrap, spec, others, limits.memory_bytes);
+                (c.program, c.args, c.seccomp)
+            }
+            None => (spec.program.clone(), spec.args.clone(), None),
         };
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
         let cgroup = super::cgroup::Cgroup::create(limits.max_processes).map(std::sync::Arc::new);
+        let procs: Vec<&std::ffi::CStr> = cgroup.iter().map(|g| g.procs.as_c_str()).collect();
         let request = super::spawn::Request {
             program: &program,
             args: &args,
@@ -122,7 +126,8 @@ impl BotProcess {
             } else {
                 limits.max_processes
             },
-            cgroup_procs: cgroup.as_ref().map(|g| g.procs.as_c_str()),
+            cgroup_procs: &procs,
+            fd3: seccomp.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {

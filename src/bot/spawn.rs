@@ -24,8 +24,10 @@ pub struct Request<'a> {
     pub memory_bytes: Option<u64>,
     /// RLIMIT_NPROC.
     pub max_processes: Option<u64>,
-    /// A `cgroup.procs` file to write the child into.
-    pub cgroup_procs: Option<&'a CStr>,
+    /// `cgroup.procs` files to write the child into (one per cgroup hierarchy).
+    pub cgroup_procs: &'a [&'a CStr],
+    /// A descriptor the program gets as its fd 3 (bwrap's seccomp filter).
+    pub fd3: Option<libc::c_int>,
 }
 
 /// A started child: its pid (also its process group) and the referee's ends of its pipes.
@@ -45,7 +47,8 @@ struct Child {
     fds: [libc::c_int; 3],
     memory_bytes: Option<u64>,
     max_processes: Option<u64>,
-    cgroup_procs: Option<*const libc::c_char>,
+    cgroup_procs: [*const libc::c_char; MAX_CGROUPS],
+    fd3: libc::c_int,
     /// Set by the child when a step fails: (step, errno).
     error: (libc::c_int, libc::c_int),
 }
@@ -60,6 +63,9 @@ const STEPS: [&str; 7] = [
     "set up its standard input and output",
     "change to its directory",
 ];
+
+/// Most cgroup hierarchies a child joins (v1: pids, memory, freezer).
+pub const MAX_CGROUPS: usize = 4;
 
 /// Stack of the child until `exec`: the child function's frame and the system calls' only.
 const CHILD_STACK_BYTES: usize = 64 * 1024;
@@ -77,6 +83,16 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
     argv.push(std::ptr::null());
     let dir = cstring(req.dir.as_os_str().as_bytes())?;
 
+    if req.cgroup_procs.len() > MAX_CGROUPS {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "too many cgroups",
+        ));
+    }
+    let mut cgroup_procs = [std::ptr::null(); MAX_CGROUPS];
+    for (slot, procs) in cgroup_procs.iter_mut().zip(req.cgroup_procs) {
+        *slot = procs.as_ptr();
+    }
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
@@ -91,7 +107,8 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         ],
         memory_bytes: req.memory_bytes,
         max_processes: req.max_processes,
-        cgroup_procs: req.cgroup_procs.map(CStr::as_ptr),
+        cgroup_procs,
+        fd3: req.fd3.unwrap_or(-1),
         error: (0, 0),
     };
     let mut stack = vec![0u128; CHILD_STACK_BYTES / 16];
@@ -179,7 +196,7 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 }
             }
         }
-        if let Some(procs) = c.cgroup_procs {
+        for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
             let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
             if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                 return fail(c, 4);
@@ -194,6 +211,16 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 libc::fcntl(fd, libc::F_SETFD, 0) == 0
             } else {
                 libc::dup2(fd, target) == target
+            };
+            if !ok {
+                return fail(c, 5);
+            }
+        }
+        if c.fd3 >= 0 {
+            let ok = if c.fd3 == 3 {
+                libc::fcntl(3, libc::F_SETFD, 0) == 0
+            } else {
+                libc::dup2(c.fd3, 3) == 3
             };
             if !ok {
                 return fail(c, 5);
@@ -261,7 +288,8 @@ mod tests {
             dir,
             memory_bytes: None,
             max_processes: None,
-            cgroup_procs: None,
+            cgroup_procs: &[],
+            fd3: None,
         }
     }
 

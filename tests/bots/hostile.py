@@ -37,6 +37,13 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             "READ-BLOCKED <error>" to stderr, then answer
   write-file T PATH [1 -]   at turn T try to write PATH (required), write "WRITE-OK" or
                             "WRITE-BLOCKED <error>" to stderr, then answer
+  escape T CSV DIR [1 - -] at turn T write "CAPEFF <hex>" (its effective capabilities), then try,
+                            each step noted "<WHAT>-OK" or "<WHAT>-BLOCKED <error>": UMOUNT (detach
+                            DIR's mount, then /tmp), REMOUNT (/ read-write), CSV (append a forged row
+                            to CSV), OPPONENT (list DIR and read its files), PTRACE (attach pid 1 and
+                            its parent), RAW (open a raw IP socket); then answer
+  unix-connect T PATHS [1 -] at turn T connect to each unix socket in PATHS (comma-separated);
+                            note "UNIX-OK <path>" or "UNIX-BLOCKED <path> <error>", then answer
   env-dump                  at start write the sorted environment variable names to stderr
                             (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
   peek PATH MS   [- 0]      every turn, MS ms after reading the input, read a pid from PATH and
@@ -83,13 +90,15 @@ MODES = {
     "net": (["T"], [1]),
     "read-file": (["T", "PATH"], [1, None]),
     "write-file": (["T", "PATH"], [1, None]),
+    "escape": (["T", "CSV", "DIR"], [1, None, None]),
+    "unix-connect": (["T", "PATHS"], [1, None]),
     "env-dump": ([], []),
     "memory": (["T", "MB"], [1, 2000]),
     "peek": (["PATH", "MS"], [None, 0]),
     "ponder": ([], []),
     "cpus": ([], []),
 }
-TEXT_ARGS = {"TEXT", "MARKER", "PATH"}
+TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS"}
 
 # Python code run by a descendant: optionally start one more sleeper, then sleep.
 SLEEPER = "import time; time.sleep(1000)"
@@ -196,6 +205,74 @@ def write_file(path, text):
         f.write(text)
 
 
+def libc_call(name, *args):
+    """Call a libc function through ctypes; raise OSError on -1."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(libc, name)(*args) == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def escape(csv, opponent):
+    """Every way out of a box that a bot with capabilities would have."""
+    with open("/proc/self/status") as f:
+        caps = [l.split()[1] for l in f if l.startswith("CapEff:")]
+    note("CAPEFF %s" % caps[0])
+    MNT_DETACH, MS_REMOUNT, MS_BIND = 2, 32, 4096
+
+    def umount():
+        errors = []
+        for target in (opponent, "/tmp"):
+            try:
+                libc_call("umount2", target.encode(), MNT_DETACH)
+            except OSError as e:
+                errors.append(e)
+        if len(errors) == 2:
+            raise errors[1]
+
+    def remount():
+        try:
+            libc_call("mount", None, b"/", None, MS_REMOUNT, None)
+        except OSError:
+            libc_call("mount", None, b"/", None, MS_REMOUNT | MS_BIND, None)
+
+    def forge():
+        with open(csv, "a") as f:
+            f.write("forged,row,written,by,hostile.py\n")
+
+    def read_opponent():
+        for name in os.listdir(opponent):
+            path = os.path.join(opponent, name)
+            if os.path.isfile(path):
+                read_file(path)
+
+    def trace():
+        PTRACE_SEIZE = 0x4206
+        for pid in sorted({1, os.getppid()} - {os.getpid()}):
+            libc_call("ptrace", PTRACE_SEIZE, pid, None, None)
+
+    attempt("UMOUNT", umount)
+    attempt("REMOUNT", remount)
+    attempt("CSV", forge)
+    attempt("OPPONENT", read_opponent)
+    attempt("PTRACE", trace)
+    attempt("RAW", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close())
+
+
+def unix_connect(paths):
+    for path in paths.split(","):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            note("UNIX-OK %s" % path)
+        except OSError as e:
+            note("UNIX-BLOCKED %s %s" % (path, e))
+        finally:
+            s.close()
+
+
 def sleep_ms(ms):
     time.sleep(ms / 1000.0)
 
@@ -288,6 +365,10 @@ def main():
             attempt("READ", lambda: read_file(a["PATH"]))
         elif mode == "write-file" and at:
             attempt("WRITE", lambda: write_file(a["PATH"], "written by hostile.py\n"))
+        elif mode == "escape" and at:
+            escape(a["CSV"], a["DIR"])
+        elif mode == "unix-connect" and at:
+            unix_connect(a["PATHS"])
         elif mode == "peek":
             sleep_ms(a["MS"])
             try:

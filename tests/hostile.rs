@@ -197,14 +197,6 @@ fn a_referee_killed_with_sigkill_takes_its_bots_with_it() {
 }
 
 #[test]
-fn a_bot_over_its_memory_limit_fails_inside_itself_and_crashes() {
-    let (v, _, dir) = play_marked("mem", &hostile("memory 1 600"), &["--memory-mb", "200"]);
-    lost_by(&v, "crash");
-    let tail = stderr_tail(&dir.path().join("r.jsonl"), 0);
-    assert!(tail.contains("MEM-FAIL"), "{tail}");
-}
-
-#[test]
 fn bots_that_cannot_start_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let not_exec = dir.path().join("bot.sh");

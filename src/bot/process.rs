@@ -83,7 +83,10 @@ pub struct BotProcess {
     ended: bool,
     sandboxed: bool,
     /// Dropped (killing whatever is left in it) after the bot is reaped.
-    cgroup: Option<std::sync::Arc<super::cgroup::Cgroup>>,
+    cgroup: Option<super::cgroup::Cgroup>,
+    /// The memory limit, when a memory cgroup enforces it (and the bot hit it).
+    memory_cap: Option<u64>,
+    memory_hit: bool,
     inner_pid: std::cell::Cell<Option<i32>>,
 }
 
@@ -114,13 +117,22 @@ impl BotProcess {
         };
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
-        let cgroup = super::cgroup::Cgroup::create(limits.max_processes).map(std::sync::Arc::new);
-        let procs: Vec<&std::ffi::CStr> = cgroup.iter().map(|g| g.procs.as_c_str()).collect();
+        let cgroup = super::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
+        let memory_cap = cgroup.as_ref().and_then(|g| g.memory_bytes);
+        let procs: Vec<&std::ffi::CStr> = cgroup
+            .iter()
+            .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))
+            .collect();
         let request = super::spawn::Request {
             program: &program,
             args: &args,
             dir: &spec.dir,
-            memory_bytes: limits.memory_bytes,
+            // A memory cgroup covers the bot; otherwise RLIMIT_DATA caps each process's own.
+            memory_bytes: if memory_cap.is_some() {
+                None
+            } else {
+                limits.memory_bytes
+            },
             max_processes: if cgroup.is_some() {
                 None
             } else {
@@ -170,6 +182,8 @@ impl BotProcess {
                 ended: false,
                 sandboxed: limits.sandbox.is_some(),
                 cgroup,
+                memory_cap,
+                memory_hit: false,
                 inner_pid: std::cell::Cell::new(None),
             }),
             Err(e) => {
@@ -336,6 +350,15 @@ impl BotProcess {
         }
     }
 
+    /// The memory limit, in bytes, if the kernel killed a process of the bot for going over it
+    /// (known only where a memory cgroup enforces the limit).
+    pub fn memory_limit_hit(&mut self) -> Option<u64> {
+        if !self.memory_hit {
+            self.memory_hit = self.cgroup.as_ref().is_some_and(|g| g.memory_exceeded());
+        }
+        self.memory_cap.filter(|_| self.memory_hit)
+    }
+
     /// Total bytes the bot wrote to stderr.
     pub fn stderr_bytes(&self) -> u64 {
         self.err_total
@@ -481,6 +504,8 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         let _ = kill_process_group(bot.pgid, Signal::KILL);
         bot.exited = bot.exited.or_else(|| reap(bot.pgid, true));
+        // Read before the cgroup goes: the verdict may depend on it.
+        bot.memory_limit_hit();
         // Processes that left the group (setsid) are still in the bot's cgroup.
         bot.cgroup = None;
         bot.drain_stderr();

@@ -313,10 +313,9 @@ impl Turns {
                     .try_exit_status()
                     .map(describe_exit)
                     .unwrap_or_else(|| "closed its standard input".into());
-                return Err(forfeit(
-                    Reason::Crash,
-                    format!("{how} before turn {}", self.turn + 1),
-                ));
+                let (reason, detail) =
+                    exit_verdict(bot, format!("{how} before turn {}", self.turn + 1));
+                return Err(forfeit(reason, detail));
             }
         }
         bot.thaw();
@@ -346,16 +345,18 @@ impl Turns {
         let (line, at) = match waited {
             Wait::Line(line, at) => (line, at),
             Wait::Exited(status) => {
-                return Err(forfeit(
-                    Reason::Crash,
-                    format!("{} before answering turn {turn_no} (after {})", describe_exit(status), ms(start.elapsed())),
-                ))
+                let how = format!(
+                    "{} before answering turn {turn_no} (after {})",
+                    describe_exit(status),
+                    ms(start.elapsed())
+                );
+                let (reason, detail) = exit_verdict(&mut procs[seat], how);
+                return Err(forfeit(reason, detail));
             }
             Wait::ClosedStdout => {
-                return Err(forfeit(
-                    Reason::Crash,
-                    format!("closed its standard output before answering turn {turn_no} (still running; it was killed)"),
-                ))
+                let how = format!("closed its standard output before answering turn {turn_no} (still running; it was killed)");
+                let (reason, detail) = exit_verdict(&mut procs[seat], how);
+                return Err(forfeit(reason, detail));
             }
             Wait::TooLong => {
                 return Err(forfeit(
@@ -501,6 +502,21 @@ fn wait_answer(procs: &mut [BotProcess], seat: usize, mut a: Allowed, first: &[b
             Wait::Timeout => continue,
             other => return other,
         }
+    }
+}
+
+/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), else
+/// a crash; `how` says how it ended.
+fn exit_verdict(bot: &mut BotProcess, how: String) -> (Reason, String) {
+    match bot.memory_limit_hit() {
+        Some(bytes) => (
+            Reason::MemoryLimit,
+            format!(
+                "went over its memory limit of {} MiB (with its children, shared memory and files in RAM) and was killed: {how}",
+                bytes / (1024 * 1024)
+            ),
+        ),
+        None => (Reason::Crash, how),
     }
 }
 

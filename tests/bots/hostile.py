@@ -46,6 +46,12 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             note "UNIX-OK <path>" or "UNIX-BLOCKED <path> <error>", then answer
   env-dump                  at start write the sorted environment variable names to stderr
                             (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
+  mmap-shared T MB [1 300] at turn T map MB MiB of shared anonymous memory and touch every page
+                            (kept); then answer
+  shm-file T MB DIR [1 300 /dev/shm] at turn T write MB MiB into a file in DIR (kept), note
+                            "SHM-WRITTEN <path>", then answer
+  children T N MB [1 3 60]  at turn T fork N children that each allocate and touch MB MiB and then
+                            sleep; after up to 5 s note "CHILDREN-ALIVE <alive>/<N>", then answer
   peek PATH MS   [- 0]      every turn, MS ms after reading the input, read a pid from PATH and
                             write "STATE <c>" to stderr, c being that process's state letter in
                             /proc (T = stopped; a running "R" is looked at again for up to 100 ms)
@@ -95,6 +101,9 @@ MODES = {
     "env-dump": ([], []),
     "memory": (["T", "MB"], [1, 2000]),
     "peek": (["PATH", "MS"], [None, 0]),
+    "mmap-shared": (["T", "MB"], [1, 300]),
+    "shm-file": (["T", "MB", "DIR"], [1, 300, "/dev/shm"]),
+    "children": (["T", "N", "MB"], [1, 3, 60]),
     "ponder": ([], []),
     "cpus": ([], []),
 }
@@ -273,6 +282,36 @@ def unix_connect(paths):
             s.close()
 
 
+def touch_all(buf, size):
+    for i in range(0, size, 4096):
+        buf[i] = 1
+
+
+def children(n, mb):
+    """Fork n children holding mb MiB each; return how many are alive once all have
+    allocated or died (up to 5 s)."""
+    r, w = os.pipe()
+    pids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            block = bytearray(mb * 1024 * 1024)
+            touch_all(block, len(block))
+            os.write(w, b"+")
+            sleep_forever()
+        pids.append(pid)
+    os.close(w)
+    ready, dead, deadline = 0, set(), time.time() + 5
+    while ready + len(dead) < n and time.time() < deadline:
+        if select.select([r], [], [], 0.05)[0]:
+            ready += len(os.read(r, 64))
+        for pid in pids:
+            if pid not in dead and os.waitpid(pid, os.WNOHANG)[0] == pid:
+                dead.add(pid)
+    return n - len(dead)
+
+
 def sleep_ms(ms):
     time.sleep(ms / 1000.0)
 
@@ -369,6 +408,22 @@ def main():
             escape(a["CSV"], a["DIR"])
         elif mode == "unix-connect" and at:
             unix_connect(a["PATHS"])
+        elif mode == "mmap-shared" and at:
+            import mmap
+
+            size = a["MB"] * 1024 * 1024
+            block = mmap.mmap(-1, size, flags=mmap.MAP_SHARED)
+            touch_all(block, size)
+            _kept.append(block)
+        elif mode == "shm-file" and at:
+            path = os.path.join(a["DIR"], "arbiter-shm-%d" % os.getpid())
+            with open(path, "wb") as f:
+                chunk = b"s" * (1024 * 1024)
+                for _ in range(a["MB"]):
+                    f.write(chunk)
+            note("SHM-WRITTEN %s" % path)
+        elif mode == "children" and at:
+            note("CHILDREN-ALIVE %d/%d" % (children(a["N"], a["MB"]), a["N"]))
         elif mode == "peek":
             sleep_ms(a["MS"])
             try:

@@ -5,6 +5,7 @@
 //!   files in RAM (tmpfs, /dev/shm) included, and an overrun is told apart from a crash;
 //! - freezer: freezing stops every process of the bot, even one that left its process group;
 //! - and at the end every process still in it is found and killed.
+//!
 //! Each controller is optional: where one cannot be had the caller falls back (RLIMIT_NPROC,
 //! RLIMIT_DATA, SIGSTOP to the process group). The cgroups are made below the referee's own, so
 //! limits set on the referee still hold for its bots.

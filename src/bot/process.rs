@@ -102,6 +102,8 @@ impl BotProcess {
         limits: &Limits,
         others: &[&BotSpec],
     ) -> Result<BotProcess, SpawnError> {
+        // The thread that starts a bot is the one that plays its game.
+        super::sched::short_slice_for_this_thread();
         let fail = |reason: String| SpawnError {
             name: spec.name.clone(),
             command: spec.command_line(),
@@ -140,6 +142,8 @@ impl BotProcess {
             },
             cgroup_procs: &procs,
             fd3: seccomp.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
+            // bwrap makes its own namespaces.
+            isolate: limits.sandbox.is_none() && super::spawn::isolate(),
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
@@ -228,11 +232,14 @@ impl BotProcess {
         Ok(())
     }
 
-    /// Stops every process of the bot (SIGSTOP to its group), so it cannot think on the
-    /// opponent's time.
+    /// Stops every process of the bot, so it cannot think on the opponent's time: through its
+    /// cgroup freezer where it has one (which holds even processes that left its process
+    /// group), else SIGSTOP to its process group.
     pub fn freeze(&mut self) {
         if !self.frozen {
-            let _ = kill_process_group(self.pgid, Signal::STOP);
+            if !self.cgroup.as_ref().is_some_and(|g| g.set_frozen(true)) {
+                let _ = kill_process_group(self.pgid, Signal::STOP);
+            }
             self.frozen = true;
         }
     }
@@ -245,7 +252,9 @@ impl BotProcess {
     /// Lets a frozen bot run again.
     pub fn thaw(&mut self) {
         if self.frozen {
-            let _ = kill_process_group(self.pgid, Signal::CONT);
+            if !self.cgroup.as_ref().is_some_and(|g| g.set_frozen(false)) {
+                let _ = kill_process_group(self.pgid, Signal::CONT);
+            }
             self.frozen = false;
         }
     }
@@ -493,8 +502,8 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
         let _ = kill_process_group(bot.pgid, Signal::TERM);
+        bot.thaw();
         let _ = kill_process_group(bot.pgid, Signal::CONT);
-        bot.frozen = false;
     }
     let deadline = Instant::now() + grace;
     for bot in bots.iter_mut().filter(|b| !b.ended) {

@@ -28,6 +28,9 @@ pub struct Request<'a> {
     pub cgroup_procs: &'a [&'a CStr],
     /// A descriptor the program gets as its fd 3 (bwrap's seccomp filter).
     pub fd3: Option<libc::c_int>,
+    /// Start the child in a process-id namespace of its own with its own /proc, and without
+    /// any capability (for a referee running as root: see [`isolate`]).
+    pub isolate: bool,
 }
 
 /// A started child: its pid (also its process group) and the referee's ends of its pipes.
@@ -49,12 +52,13 @@ struct Child {
     max_processes: Option<u64>,
     cgroup_procs: [*const libc::c_char; MAX_CGROUPS],
     fd3: libc::c_int,
+    isolate: bool,
     /// Set by the child when a step fails: (step, errno).
     error: (libc::c_int, libc::c_int),
 }
 
 /// The steps of the child, for error messages.
-const STEPS: [&str; 7] = [
+const STEPS: [&str; 9] = [
     "",
     "set its process group",
     "set its parent-death signal",
@@ -62,6 +66,8 @@ const STEPS: [&str; 7] = [
     "join its cgroup",
     "set up its standard input and output",
     "change to its directory",
+    "mount its own /proc",
+    "drop its capabilities",
 ];
 
 /// Most cgroup hierarchies a child joins (v1: pids, memory, freezer).
@@ -109,6 +115,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         max_processes: req.max_processes,
         cgroup_procs,
         fd3: req.fd3.unwrap_or(-1),
+        isolate: req.isolate,
         error: (0, 0),
     };
     let mut stack = vec![0u128; CHILD_STACK_BYTES / 16];
@@ -122,10 +129,15 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let namespaces = if req.isolate {
+            libc::CLONE_NEWPID | libc::CLONE_NEWNS
+        } else {
+            0
+        };
         let pid = libc::clone(
             child_main,
             top,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | namespaces,
             (&mut child as *mut Child).cast(),
         );
         let clone_error = io::Error::last_os_error();
@@ -203,6 +215,28 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
             }
             libc::close(fd);
         }
+        if c.isolate {
+            // Mounts made from here on stay in the child's mount namespace; its /proc shows
+            // only its own process-id namespace (itself and what it starts).
+            let none = std::ptr::null::<libc::c_char>();
+            if libc::mount(
+                none,
+                c"/".as_ptr(),
+                none,
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+                || libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    std::ptr::null(),
+                ) != 0
+            {
+                return fail(c, 7);
+            }
+        }
         for (target, fd) in c.fds.into_iter().enumerate() {
             let target = target as libc::c_int;
             // The pipes are close-on-exec; dup2 gives copies that are not (and one that is
@@ -229,6 +263,9 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         if libc::chdir(c.dir) != 0 {
             return fail(c, 6);
         }
+        if c.isolate && !drop_capabilities() {
+            return fail(c, 8);
+        }
         // The referee ignores SIGPIPE and handles a few signals; the bot starts with the
         // defaults and nothing blocked, as from a shell.
         for sig in [
@@ -248,6 +285,55 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         libc::execv(c.program, c.argv);
         fail(c, 0)
     }
+}
+
+/// Drops every capability for good: root's exec no longer grants them back (securebits,
+/// locked), the bounding set is emptied, the sets cleared, and no new privileges.
+/// Async-signal-safe: raw system calls only.
+unsafe fn drop_capabilities() -> bool {
+    // SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE, each locked.
+    const SECUREBITS: libc::c_ulong = 0b1100_1111;
+    if libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS, 0, 0, 0) != 0 {
+        return false;
+    }
+    for cap in 0..64 {
+        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+    }
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let header = Header {
+        version: 0x2008_0522, // _LINUX_CAPABILITY_VERSION_3
+        pid: 0,
+    };
+    let none = [
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+    ];
+    libc::syscall(libc::SYS_capset, &header, none.as_ptr()) == 0
+        && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+}
+
+/// Whether bots are isolated from each other and from the referee without the sandbox: where
+/// the referee runs as root (only root can make the namespaces without a user namespace).
+pub fn isolate() -> bool {
+    rustix::process::geteuid().is_root()
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -290,6 +376,7 @@ mod tests {
             max_processes: None,
             cgroup_procs: &[],
             fd3: None,
+            isolate: false,
         }
     }
 

@@ -125,3 +125,24 @@ fn nothing_of_a_bot_outlives_a_referee_killed_with_sigkill() {
         }
     }
 }
+
+#[test]
+fn a_bot_that_ignores_the_end_of_its_input_is_ended_without_waiting_the_grace() {
+    // The first process of a pid namespace ignores TERM it does not handle: a bot that would
+    // have died of it is killed at once, not after the grace.
+    let out = arbiter()
+        .args([
+            "play",
+            "--json",
+            "--first-turn-ms",
+            "300",
+            "--kill-grace-ms",
+            "20000",
+        ])
+        .args(["sh -c 'exec sleep 1000'", &random_bot()])
+        .timeout(Duration::from_secs(10))
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    assert_eq!(v["reason"], "timeout", "{v}");
+}

@@ -10,8 +10,8 @@ mod sched;
 mod seccomp;
 mod spawn;
 pub mod spec;
+mod status;
 
-pub use process::{
-    describe_exit, shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait,
-};
+pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
 pub use spec::{BotSpec, SpecError};
+pub use status::describe_exit;

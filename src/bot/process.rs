@@ -6,13 +6,13 @@
 
 use super::cleanup;
 use super::spec::BotSpec;
+use super::status::{handles_term, reap};
 use crate::protocol::LineBuffer;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
@@ -82,6 +82,8 @@ pub struct BotProcess {
     frozen: bool,
     ended: bool,
     sandboxed: bool,
+    /// The first process of its own pid namespace (see `spawn::isolate`).
+    isolated: bool,
     /// Dropped (killing whatever is left in it) after the bot is reaped.
     cgroup: Option<super::cgroup::Cgroup>,
     /// The memory limit, when a memory cgroup enforces it (and the bot hit it).
@@ -121,6 +123,7 @@ impl BotProcess {
         // finds every process of the bot at the end.
         let cgroup = super::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
         let memory_cap = cgroup.as_ref().and_then(|g| g.memory_bytes);
+        let isolated = limits.sandbox.is_none() && super::spawn::isolate();
         let procs: Vec<&std::ffi::CStr> = cgroup
             .iter()
             .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))
@@ -143,7 +146,7 @@ impl BotProcess {
             cgroup_procs: &procs,
             fd3: seccomp.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
             // bwrap makes its own namespaces.
-            isolate: limits.sandbox.is_none() && super::spawn::isolate(),
+            isolate: isolated,
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
@@ -185,6 +188,7 @@ impl BotProcess {
                 frozen: false,
                 ended: false,
                 sandboxed: limits.sandbox.is_some(),
+                isolated,
                 cgroup,
                 memory_cap,
                 memory_hit: false,
@@ -505,6 +509,13 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         bot.thaw();
         let _ = kill_process_group(bot.pgid, Signal::CONT);
     }
+    // A bot that is the first process of its pid namespace ignores TERM unless it handles it;
+    // one that would have died of TERM is killed at once instead of after the grace.
+    for bot in bots.iter_mut().filter(|b| !b.ended && b.isolated) {
+        if !handles_term(bot.pgid) {
+            let _ = kill_process_group(bot.pgid, Signal::KILL);
+        }
+    }
     let deadline = Instant::now() + grace;
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -535,49 +546,5 @@ impl Drop for BotProcess {
             self.cgroup = None;
             cleanup::unregister(self.pgid);
         }
-    }
-}
-
-/// The exit status of child `pid` once it has ended (waiting for it if `block`), reaping it.
-fn reap(pid: Pid, block: bool) -> Option<ExitStatus> {
-    let mut status = 0;
-    let flags = if block { 0 } else { libc::WNOHANG };
-    loop {
-        // SAFETY: waits for our own child and writes only `status`.
-        let rc = unsafe { libc::waitpid(pid.as_raw_nonzero().get(), &mut status, flags) };
-        if rc == -1 && std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
-            continue;
-        }
-        return (rc > 0).then(|| ExitStatus::from_raw(status));
-    }
-}
-
-/// Says how a process ended, in words: "exited with status 3", "killed by signal 11 (SIGSEGV)".
-pub fn describe_exit(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exited with status {code}");
-    }
-    match status.signal() {
-        Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
-        None => status.to_string(),
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL (out of memory, or killed from outside)",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        24 => "SIGXCPU",
-        25 => "SIGXFSZ",
-        _ => "signal",
     }
 }

@@ -317,4 +317,26 @@ mod tests {
         assert_eq!(p.freezer, Some(root.path().join("freezer")));
         assert_eq!(p.v2, None);
     }
+
+    #[test]
+    fn v2_falls_back_to_the_root_when_its_own_cgroup_cannot_delegate() {
+        let root = tempfile::tempdir().unwrap();
+        let mine = root.path().join("system.slice/job.service");
+        std::fs::create_dir_all(&mine).unwrap();
+        for dir in [root.path(), mine.as_path()] {
+            std::fs::write(dir.join("cgroup.procs"), "").unwrap();
+        }
+        std::fs::write(root.path().join("cgroup.controllers"), "cpu memory pids").unwrap();
+        std::fs::write(root.path().join("cgroup.subtree_control"), "memory pids").unwrap();
+        // Its own cgroup offers only cpu: nothing to delegate from there.
+        std::fs::write(mine.join("cgroup.controllers"), "cpu").unwrap();
+        std::fs::write(mine.join("cgroup.subtree_control"), "").unwrap();
+        let p = find_places("0::/system.slice/job.service\n", root.path());
+        assert_eq!(p.v2, Some(root.path().to_path_buf()));
+        // Where it delegates them already, its own cgroup is used.
+        std::fs::write(mine.join("cgroup.controllers"), "cpu memory pids").unwrap();
+        std::fs::write(mine.join("cgroup.subtree_control"), "memory pids").unwrap();
+        let p = find_places("0::/system.slice/job.service\n", root.path());
+        assert_eq!(p.v2, Some(mine));
+    }
 }

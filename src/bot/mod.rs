@@ -13,5 +13,6 @@ pub mod spec;
 mod status;
 
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
+pub use spawn::isolate as isolates_bots;
 pub use spec::{BotSpec, SpecError};
 pub use status::describe_exit;

@@ -331,9 +331,20 @@ unsafe fn drop_capabilities() -> bool {
 }
 
 /// Whether bots are isolated from each other and from the referee without the sandbox: where
-/// the referee runs as root (only root can make the namespaces without a user namespace).
+/// the referee runs as root with CAP_SYS_ADMIN, which making the namespaces and mounting /proc
+/// need (a container's root often lacks it). Found once.
 pub fn isolate() -> bool {
-    rustix::process::geteuid().is_root()
+    static ISOLATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ISOLATE.get_or_init(|| {
+        const CAP_SYS_ADMIN: u32 = 21;
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let effective = status
+            .lines()
+            .find_map(|l| l.strip_prefix("CapEff:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        rustix::process::geteuid().is_root() && effective & (1 << CAP_SYS_ADMIN) != 0
+    })
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {

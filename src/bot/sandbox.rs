@@ -69,14 +69,26 @@ pub struct Command {
 /// The descriptor number bwrap reads the seccomp filter from.
 pub const SECCOMP_FD: i32 = 3;
 
-/// Whether this bwrap knows `--disable-userns` (bubblewrap 0.8 and later); asked once.
-fn knows_disable_userns(bwrap: &Path) -> bool {
-    static KNOWS: OnceLock<bool> = OnceLock::new();
-    *KNOWS.get_or_init(|| {
-        std::process::Command::new(bwrap)
+/// What this bwrap knows beyond the basics, asked once: `--disable-userns` (0.8 and later) and
+/// `--size` for a tmpfs (0.7 and later).
+#[derive(Clone, Copy, Default)]
+struct Features {
+    disable_userns: bool,
+    size: bool,
+}
+
+fn features(bwrap: &Path) -> Features {
+    static FEATURES: OnceLock<Features> = OnceLock::new();
+    *FEATURES.get_or_init(|| {
+        let help = std::process::Command::new(bwrap)
             .arg("--help")
             .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--disable-userns"))
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        Features {
+            disable_userns: help.contains("--disable-userns"),
+            size: help.contains("--size"),
+        }
     })
 }
 
@@ -165,7 +177,8 @@ pub fn command(
         "--cap-drop",
         "ALL",
     ]);
-    if knows_disable_userns(bwrap) {
+    let features = features(bwrap);
+    if features.disable_userns {
         args.push("--disable-userns".into());
     }
     for dir in SYSTEM {
@@ -179,7 +192,7 @@ pub fn command(
     }
     args.extend(strings(&["--dev", "/dev", "--proc", "/proc"]));
     for dir in ["/tmp", "/dev/shm"] {
-        if let Some(bytes) = tmp_bytes {
+        if let Some(bytes) = tmp_bytes.filter(|_| features.size) {
             args.extend(["--size".to_string(), bytes.to_string()]);
         }
         args.extend(strings(&["--tmpfs", dir]));

@@ -110,3 +110,21 @@ fn files_in_the_sandboxs_ram_count_and_are_gone_after_the_game() {
     let (v, _) = limited(&hostile("shm-file 1 300 /dev/shm"), "100", &["--sandbox"]);
     over_the_limit(&v, 100);
 }
+
+#[test]
+fn files_a_bot_leaves_in_dev_shm_are_gone_after_the_game_as_root() {
+    if !arbiter::bot::isolates_bots() {
+        eprintln!("not root: the host's /dev/shm is the bot's");
+        return;
+    }
+    let (v, err) = limited(&hostile("shm-file 1 20 /dev/shm"), "200", &[]);
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    let path = err
+        .lines()
+        .find_map(|l| l.strip_prefix("SHM-WRITTEN "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        !std::path::Path::new(path).exists(),
+        "{path} outlived the game"
+    );
+}

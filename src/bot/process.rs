@@ -146,6 +146,7 @@ impl BotProcess {
             cgroup_procs: &procs,
             fd3: seccomp.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
             // bwrap makes its own namespaces.
+            shm_bytes: limits.memory_bytes,
             isolate: isolated,
         };
         let child = super::spawn::spawn(&request).map_err(|e| {

@@ -28,6 +28,8 @@ pub struct Request<'a> {
     pub cgroup_procs: &'a [&'a CStr],
     /// A descriptor the program gets as its fd 3 (bwrap's seccomp filter).
     pub fd3: Option<libc::c_int>,
+    /// The size of the private /dev/shm of an isolated child (no limit if `None`).
+    pub shm_bytes: Option<u64>,
     /// Start the child in a process-id namespace of its own with its own /proc, and without
     /// any capability (for a referee running as root: see [`isolate`]).
     pub isolate: bool,
@@ -53,6 +55,8 @@ struct Child {
     cgroup_procs: [*const libc::c_char; MAX_CGROUPS],
     fd3: libc::c_int,
     isolate: bool,
+    /// The mount options of its private /dev/shm (its size).
+    shm_options: *const libc::c_char,
     /// Set by the child when a step fails: (step, errno).
     error: (libc::c_int, libc::c_int),
 }
@@ -99,6 +103,13 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
     for (slot, procs) in cgroup_procs.iter_mut().zip(req.cgroup_procs) {
         *slot = procs.as_ptr();
     }
+    let shm_options = cstring(
+        match req.shm_bytes {
+            Some(bytes) => format!("size={bytes},mode=1777"),
+            None => "mode=1777".to_string(),
+        }
+        .as_bytes(),
+    )?;
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
@@ -116,6 +127,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         cgroup_procs,
         fd3: req.fd3.unwrap_or(-1),
         isolate: req.isolate,
+        shm_options: shm_options.as_ptr(),
         error: (0, 0),
     };
     let mut stack = vec![0u128; CHILD_STACK_BYTES / 16];
@@ -236,6 +248,15 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
             {
                 return fail(c, 7);
             }
+            // A /dev/shm of its own (charged to its memory cgroup), gone with the bot. Where
+            // the machine has none, there is nothing to hide.
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/dev/shm".as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c.shm_options.cast(),
+            );
         }
         for (target, fd) in c.fds.into_iter().enumerate() {
             let target = target as libc::c_int;
@@ -387,6 +408,7 @@ mod tests {
             max_processes: None,
             cgroup_procs: &[],
             fd3: None,
+            shm_bytes: None,
             isolate: false,
         }
     }

@@ -146,3 +146,61 @@ fn a_bot_that_ignores_the_end_of_its_input_is_ended_without_waiting_the_grace() 
     let v = json_of(&out);
     assert_eq!(v["reason"], "timeout", "{v}");
 }
+
+#[test]
+fn a_bot_frozen_when_the_referee_is_killed_goes_too() {
+    // White answers at once and is frozen 5 ms into Black's first turn, which lasts a minute;
+    // the referee is then killed with SIGKILL. A frozen process cannot act on the signal that
+    // should end it until something thaws it.
+    let mark = marker("frozen-orphan");
+    let args: Vec<String> = vec![
+        "play".into(),
+        "--first-turn-ms".into(),
+        "60000".into(),
+        hostile("honest"),
+        hostile("sleep 1 100000"),
+    ];
+    let mut referee = start(&args, &mark);
+    let t = Instant::now();
+    let white = loop {
+        let found = children_with(referee.id(), "honest").into_iter().find(|p| {
+            let started = std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(python().as_bytes()));
+            started
+                && std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                    matches!(s.rsplit_once(") ").map(|(_, r)| &r[..1]), Some("T" | "D"))
+                })
+        });
+        if let Some(p) = found {
+            break p;
+        }
+        if t.elapsed() > Duration::from_secs(10) {
+            let _ = referee.kill();
+            panic!("White was never frozen");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    referee.kill().unwrap(); // SIGKILL
+    referee.wait().unwrap();
+    let t = Instant::now();
+    while std::path::Path::new(&format!("/proc/{white}")).exists() {
+        let stat = std::fs::read_to_string(format!("/proc/{white}/stat")).unwrap_or_default();
+        if stat.contains(") Z") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "frozen bot left: {stat}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let t = Instant::now();
+    while !processes_with(&mark).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "left: {:?}",
+            processes_with(&mark)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

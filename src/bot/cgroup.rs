@@ -35,14 +35,60 @@ fn places() -> &'static Places {
     PLACES.get_or_init(|| {
         let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let places = find_places(&own, Path::new("/sys/fs/cgroup"));
-        for dir in [&places.v2, &places.pids, &places.memory, &places.freezer]
+        let dirs: Vec<&PathBuf> = [&places.v2, &places.pids, &places.memory, &places.freezer]
             .into_iter()
             .flatten()
-        {
+            .collect();
+        for dir in &dirs {
             sweep_stale(dir);
+        }
+        if !dirs.is_empty() {
+            start_watchdog(&dirs);
         }
         places
     })
+}
+
+/// The watchdog's end of its pipe: held, never written, for as long as the referee lives.
+static WATCHDOG: std::sync::Mutex<Option<std::process::ChildStdin>> = std::sync::Mutex::new(None);
+
+/// Starts a small shell that waits for the referee to end, however it ends (even by SIGKILL:
+/// its pipe then reaches end of file), and then thaws, kills and removes every bot cgroup the
+/// referee left. A frozen process cannot die (a v1 freezer holds even SIGKILL), so without it a
+/// bot frozen when its referee was killed would stay, frozen, for good.
+fn start_watchdog(dirs: &[&PathBuf]) {
+    let script = r#"trap '' INT TERM HUP
+while read -r _; do :; done
+for round in 1 2 3 4 5 6 7 8 9 10; do
+  left=0
+  for base in "$@"; do
+    for g in "$base"/arbiter-"$PPID_OF_BOTS"-*; do
+      [ -d "$g" ] || continue
+      left=1
+      [ -f "$g/freezer.state" ] && echo THAWED > "$g/freezer.state"
+      [ -f "$g/cgroup.freeze" ] && echo 0 > "$g/cgroup.freeze"
+      for p in $(cat "$g/cgroup.procs"); do kill -9 "$p"; done
+      rmdir "$g" 2>/dev/null
+    done
+  done
+  [ "$left" = 0 ] && exit 0
+  sleep 0.05
+done"#;
+    let child = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(script)
+        .arg("arbiter-watchdog")
+        .args(dirs)
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("PPID_OF_BOTS", std::process::id().to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = child {
+        *WATCHDOG.lock().unwrap_or_else(|e| e.into_inner()) = child.stdin.take();
+    }
 }
 
 /// Finds the places from `/proc/self/cgroup`'s text and the cgroup mount `root`.
@@ -286,8 +332,13 @@ fn sweep_stale(base: &Path) {
 
 impl Drop for Cgroup {
     fn drop(&mut self) {
-        // Frozen processes do not die until thawed.
-        self.set_frozen(false);
+        // Frozen processes do not die until thawed (this cgroup's, or a stale one's).
+        if !self.set_frozen(false) {
+            for dir in &self.dirs {
+                let _ = std::fs::write(dir.join("freezer.state"), "THAWED");
+                let _ = std::fs::write(dir.join("cgroup.freeze"), "0");
+            }
+        }
         for _ in 0..100 {
             let killed = self.kill_all();
             self.dirs.retain(|d| std::fs::remove_dir(d).is_err());

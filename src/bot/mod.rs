@@ -4,6 +4,7 @@
 
 pub mod cgroup;
 pub mod cleanup;
+mod isolation;
 pub mod process;
 pub mod sandbox;
 mod sched;
@@ -12,7 +13,7 @@ mod spawn;
 pub mod spec;
 mod status;
 
+pub use isolation::isolate as isolates_bots;
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
-pub use spawn::isolate as isolates_bots;
 pub use spec::{BotSpec, SpecError};
 pub use status::describe_exit;

@@ -195,11 +195,14 @@ pub struct GameOpts {
     /// loaded machines.
     #[arg(long, value_enum, default_value = "wall")]
     pub clock: arbiter::referee::Clock,
-    /// Let the bot that is not on turn keep running (by default it is frozen with SIGSTOP 5 ms
-    /// into the opponent's turn, or at once after answering once it was seen thinking while idle).
+    /// Let the bot that is not on turn keep running (by default it is frozen 5 ms into the
+    /// opponent's turn, or at once after answering once it was seen thinking while idle; frozen
+    /// by its cgroup freezer as root, else by SIGSTOP to its process group).
     #[arg(long)]
     pub allow_pondering: bool,
-    /// Memory limit of each bot (its data segment: heap and private mappings), in MiB; 0 = none.
+    /// Memory limit of each bot, in MiB; 0 = none. Where a memory cgroup can be made (as root) it
+    /// covers everything the bot and its children hold, and going over it loses by
+    /// `memory-limit`; elsewhere it limits each process's data segment (RLIMIT_DATA).
     #[arg(
         long,
         default_value_t = 768,
@@ -212,8 +215,9 @@ pub struct GameOpts {
     /// the user's processes and does not bind root).
     #[arg(long, value_name = "N")]
     pub max_processes: Option<u64>,
-    /// Run each bot under bubblewrap: no network, read-only system, private /tmp, the other
-    /// bots' files hidden (needs the bwrap program; see the README for what it protects).
+    /// Run each bot under bubblewrap as an unprivileged user with no capabilities: no network,
+    /// only system folders and its own files (read-only), a private /tmp and /dev/shm (needs the
+    /// bwrap program; see the README for what it protects).
     #[arg(long)]
     pub sandbox: bool,
     /// Time a bot has to exit after SIGTERM before it is killed, in milliseconds.
@@ -254,6 +258,14 @@ impl GameOpts {
         } else {
             (Duration::from_millis(self.grace_ms), self.strikes)
         };
+        if self.memory_mb > 0 && !arbiter::bot::cgroup::memory_cap_is_full() {
+            eprintln!(
+                "arbiter: --memory-mb {} is a partial cap here: no memory cgroup can be made \
+                 (run as root for one), so it limits each process's private memory only \
+                 (RLIMIT_DATA), not shared memory, files in RAM or the sum over a bot's children",
+                self.memory_mb
+            );
+        }
         Ok(RefereeConfig {
             time: TimeControl {
                 first_turn: Duration::from_millis(self.first_turn_ms),

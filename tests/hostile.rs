@@ -197,14 +197,6 @@ fn a_referee_killed_with_sigkill_takes_its_bots_with_it() {
 }
 
 #[test]
-fn a_bot_over_its_memory_limit_fails_inside_itself_and_crashes() {
-    let (v, _, dir) = play_marked("mem", &hostile("memory 1 600"), &["--memory-mb", "200"]);
-    lost_by(&v, "crash");
-    let tail = stderr_tail(&dir.path().join("r.jsonl"), 0);
-    assert!(tail.contains("MEM-FAIL"), "{tail}");
-}
-
-#[test]
 fn bots_that_cannot_start_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let not_exec = dir.path().join("bot.sh");
@@ -231,93 +223,6 @@ fn bots_that_cannot_start_are_clear_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{bot}: {err}");
     }
-}
-
-#[test]
-fn the_bot_off_turn_is_frozen_unless_pondering_is_allowed() {
-    // White looks, 20 ms into each of its turns (past the referee's 5 ms before it freezes the
-    // idle bot), at the state of Black's process (its pid in a file).
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("black.pid");
-    let black = format!(
-        "sh -c 'echo $$ > {}; exec {} {}/tests/bots/hostile.py honest'",
-        pidfile.display(),
-        python(),
-        root().display()
-    );
-    let states = |extra: &[&str]| -> Vec<String> {
-        let replay = dir.path().join("r.jsonl");
-        let out = arbiter()
-            .args([
-                "play",
-                "--json",
-                "--max-turns",
-                "8",
-                "--first-turn-ms",
-                "5000",
-                "--turn-ms",
-                "1000",
-                "--replay",
-            ])
-            .arg(&replay)
-            .args(extra)
-            .arg(hostile(&format!("peek {} 20", pidfile.display())))
-            .arg(&black)
-            .output()
-            .unwrap();
-        json_of(&out);
-        let tail = stderr_tail(&replay, 0);
-        tail.lines()
-            .filter_map(|l| l.strip_prefix("STATE "))
-            .map(String::from)
-            .collect()
-    };
-    // From White's second turn on, Black has answered once and is stopped while White thinks.
-    let frozen = states(&[]);
-    assert!(frozen.len() >= 3, "{frozen:?}");
-    assert!(frozen[1..].iter().all(|s| s == "T"), "{frozen:?}");
-    let pondering = states(&["--allow-pondering"]);
-    assert!(pondering[1..].iter().all(|s| s != "T"), "{pondering:?}");
-}
-
-/// The CPU milliseconds a `ponder` bot (seat 1) got while idle, turn by turn, against a White
-/// that takes 30 ms a turn.
-fn pondered_ms(extra: &[&str]) -> Vec<f64> {
-    let dir = tempfile::tempdir().unwrap();
-    let replay = dir.path().join("r.jsonl");
-    let out = arbiter()
-        .args(["play", "--json", "--max-turns", "16", "--replay"])
-        .arg(&replay)
-        .args(extra)
-        .arg(hostile("late 30"))
-        .arg(hostile("ponder"))
-        .output()
-        .unwrap();
-    json_of(&out);
-    stderr_tail(&replay, 1)
-        .lines()
-        .filter_map(|l| l.strip_prefix("PONDERED "))
-        .map(|ms| ms.parse().unwrap())
-        .collect()
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-#[test]
-fn a_bot_seen_thinking_while_idle_is_frozen_as_soon_as_it_answers() {
-    // The first time, the pondering bot runs until the referee's freeze 5 ms into White's turn;
-    // it is then seen to have used CPU while idle and frozen at each answer: nothing more.
-    let caught = pondered_ms(&[]);
-    assert!(caught.len() >= 6, "{caught:?}");
-    assert!(caught[0] < 25.0, "first window: {caught:?}");
-    assert!(median(&caught[1..]) < 2.0, "{caught:?}");
-    // Allowed to ponder, it thinks through most of White's 30 ms every turn.
-    let allowed = pondered_ms(&["--allow-pondering"]);
-    assert!(median(&allowed[1..]) > 15.0, "{allowed:?}");
 }
 
 #[test]

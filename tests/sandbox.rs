@@ -119,3 +119,82 @@ fn cpu_time_is_measured_inside_the_sandbox_too() {
     let cpu = v["bots"][0]["cpu_mean_ms"].as_f64().unwrap();
     assert!(cpu >= 15.0, "{v}");
 }
+
+#[test]
+fn a_sandboxed_bot_run_by_root_has_no_capabilities_and_cannot_reach_out() {
+    // A results folder beside the referee's working folder, and an opponent with a folder of
+    // its own: the bot tries to unmount, remount, forge a row, read the opponent and trace.
+    let results = tempfile::tempdir_in(root().join("target")).unwrap();
+    let csv = results.path().join("games.csv");
+    std::fs::write(&csv, "id,white,black\n").unwrap();
+    let opponent = root().join("bots/python-starter");
+    let (v, err) = sandboxed(
+        &hostile(&format!(
+            "escape 1 {} {}",
+            csv.display(),
+            opponent.display()
+        )),
+        "bots/python-starter",
+    );
+    assert_eq!(v["reason"], "turn-limit", "the game goes on: {v}");
+    assert!(err.contains("CAPEFF 0000000000000000"), "{err}");
+    for what in ["UMOUNT", "REMOUNT", "CSV", "OPPONENT", "PTRACE", "RAW"] {
+        assert!(err.contains(&format!("{what}-BLOCKED")), "{what}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "id,white,black\n");
+}
+
+#[test]
+fn no_unix_socket_of_the_host_is_reachable_from_the_sandbox() {
+    let name = format!("arbiter-test-{}.sock", std::process::id());
+    let places: Vec<std::path::PathBuf> = ["/tmp", "/var/tmp", "/run"]
+        .iter()
+        .map(|d| std::path::Path::new(d).join(&name))
+        .collect();
+    let mut listeners = Vec::new();
+    for p in &places {
+        let _ = std::fs::remove_file(p);
+        listeners.push(std::os::unix::net::UnixListener::bind(p).unwrap());
+    }
+    let paths: Vec<String> = places.iter().map(|p| p.display().to_string()).collect();
+    // Reachable without the sandbox: the test can tell the difference.
+    let (_, reached) = play_json_stderr(&hostile(&format!("unix-connect 1 {}", paths.join(","))));
+    let (v, err) = sandboxed(
+        &hostile(&format!("unix-connect 1 {}", paths.join(","))),
+        &random_bot(),
+    );
+    for p in &places {
+        let _ = std::fs::remove_file(p);
+    }
+    assert_eq!(v["reason"], "turn-limit", "{v}");
+    for p in &paths {
+        assert!(reached.contains(&format!("UNIX-OK {p}")), "{reached}");
+        assert!(err.contains(&format!("UNIX-BLOCKED {p}")), "{err}");
+    }
+}
+
+/// The stderr tail of White in an unsandboxed game against the random bot.
+fn play_json_stderr(white: &str) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let out = arbiter()
+        .args([
+            "play",
+            "--json",
+            "--seed",
+            "4",
+            "--max-turns",
+            "4",
+            "--first-turn-ms",
+            "20000",
+            "--turn-ms",
+            "5000",
+            "--replay",
+        ])
+        .arg(&replay)
+        .arg(white)
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    (json_of(&out), stderr_tail(&replay, 0))
+}

@@ -1,83 +1,312 @@
-//! A pids cgroup per bot, where the machine lets the referee create one: it caps the bot's
-//! process count (`--max-processes`) without counting the user's other processes, and it lets
-//! the referee find and kill every process the bot started, even one that left its process
-//! group. Where no cgroup can be created the caller falls back to RLIMIT_NPROC.
+//! A cgroup per bot, where the machine lets the referee create one (as root, with cgroup v1 or
+//! v2). It is what makes the limits cover the whole bot, children and all:
+//! - pids: `--max-processes` counts the bot's processes without the user's others;
+//! - memory: `--memory-mb` covers everything the bot and its children hold, shared memory and
+//!   files in RAM (tmpfs, /dev/shm) included, and an overrun is told apart from a crash;
+//! - freezer: freezing stops every process of the bot, even one that left its process group;
+//! - and at the end every process still in it is found and killed.
+//!
+//! Each controller is optional: where one cannot be had the caller falls back (RLIMIT_NPROC,
+//! RLIMIT_DATA, SIGSTOP to the process group). The cgroups are made below the referee's own, so
+//! limits set on the referee still hold for its bots.
 
 use rustix::process::{kill_process, Pid, Signal};
 use std::ffi::CString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// One bot's cgroup; removed (after killing what is left in it) when dropped.
-#[derive(Debug)]
-pub struct Cgroup {
-    dir: PathBuf,
-    /// `cgroup.procs`, ready for the child to write itself into before exec.
-    pub procs: CString,
+/// Where this machine lets the referee make bot cgroups, found once.
+#[derive(Debug, Default)]
+struct Places {
+    /// cgroup v2: one folder (below the referee's own cgroup, or the root) for everything.
+    v2: Option<PathBuf>,
+    /// cgroup v1: the folders, below the referee's own cgroups, of each controller.
+    pids: Option<PathBuf>,
+    memory: Option<PathBuf>,
+    freezer: Option<PathBuf>,
 }
 
-/// The pids hierarchy: cgroup v1's pids controller, else a v2 hierarchy that offers pids.
-fn root() -> Option<PathBuf> {
-    let v1 = Path::new("/sys/fs/cgroup/pids");
-    if v1.join("cgroup.procs").is_file() {
-        return Some(v1.to_path_buf());
+fn places() -> &'static Places {
+    static PLACES: OnceLock<Places> = OnceLock::new();
+    PLACES.get_or_init(|| {
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let places = find_places(&own, Path::new("/sys/fs/cgroup"));
+        let dirs: Vec<&PathBuf> = [&places.v2, &places.pids, &places.memory, &places.freezer]
+            .into_iter()
+            .flatten()
+            .collect();
+        for dir in &dirs {
+            sweep_stale(dir);
+        }
+        if !dirs.is_empty() {
+            start_watchdog(&dirs);
+        }
+        places
+    })
+}
+
+/// The watchdog's end of its pipe: held, never written, for as long as the referee lives.
+static WATCHDOG: std::sync::Mutex<Option<std::process::ChildStdin>> = std::sync::Mutex::new(None);
+
+/// Starts a small shell that waits for the referee to end, however it ends (even by SIGKILL:
+/// its pipe then reaches end of file), and then thaws, kills and removes every bot cgroup the
+/// referee left. A frozen process cannot die (a v1 freezer holds even SIGKILL), so without it a
+/// bot frozen when its referee was killed would stay, frozen, for good.
+fn start_watchdog(dirs: &[&PathBuf]) {
+    let script = r#"trap '' INT TERM HUP
+while read -r _; do :; done
+for round in 1 2 3 4 5 6 7 8 9 10; do
+  left=0
+  for base in "$@"; do
+    for g in "$base"/arbiter-"$PPID_OF_BOTS"-*; do
+      [ -d "$g" ] || continue
+      left=1
+      [ -f "$g/freezer.state" ] && echo THAWED > "$g/freezer.state"
+      [ -f "$g/cgroup.freeze" ] && echo 0 > "$g/cgroup.freeze"
+      for p in $(cat "$g/cgroup.procs"); do kill -9 "$p"; done
+      rmdir "$g" 2>/dev/null
+    done
+  done
+  [ "$left" = 0 ] && exit 0
+  sleep 0.05
+done"#;
+    let child = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(script)
+        .arg("arbiter-watchdog")
+        .args(dirs)
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("PPID_OF_BOTS", std::process::id().to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = child {
+        *WATCHDOG.lock().unwrap_or_else(|e| e.into_inner()) = child.stdin.take();
     }
-    let v2 = Path::new("/sys/fs/cgroup");
-    let controllers = std::fs::read_to_string(v2.join("cgroup.controllers")).ok()?;
-    controllers
-        .split_whitespace()
-        .any(|c| c == "pids")
-        .then(|| v2.to_path_buf())
+}
+
+/// Finds the places from `/proc/self/cgroup`'s text and the cgroup mount `root`.
+fn find_places(own: &str, root: &Path) -> Places {
+    let mut places = Places::default();
+    let writable = |dir: &Path| dir.join("cgroup.procs").is_file() && access_w(dir);
+    if root.join("cgroup.controllers").is_file() {
+        // Pure v2: the referee's own cgroup if it can delegate pids and memory to children,
+        // else the root cgroup (which has no rule against processes beside children).
+        let path = own
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .unwrap_or("/");
+        let mine = root.join(path.trim_start_matches('/'));
+        for dir in [mine.as_path(), root] {
+            if writable(dir) && delegate(dir) {
+                places.v2 = Some(dir.to_path_buf());
+                break;
+            }
+        }
+        return places;
+    }
+    for line in own.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = match (parts.next(), parts.next(), parts.next()) {
+            (Some(a), Some(b), Some(c)) => (a, b, c),
+            _ => continue,
+        };
+        for c in controllers.split(',') {
+            let slot = match c {
+                "pids" => &mut places.pids,
+                "memory" => &mut places.memory,
+                "freezer" => &mut places.freezer,
+                _ => continue,
+            };
+            let dir = root.join(c).join(path.trim_start_matches('/'));
+            if writable(&dir) {
+                *slot = Some(dir);
+            }
+        }
+    }
+    places
+}
+
+fn access_w(dir: &Path) -> bool {
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_ok()
+}
+
+/// Makes sure the children of v2 cgroup `dir` get the pids and memory controllers.
+fn delegate(dir: &Path) -> bool {
+    let wanted = ["pids", "memory"];
+    let has = |file: &str| {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        wanted
+            .iter()
+            .all(|w| text.split_whitespace().any(|c| c == *w))
+    };
+    if has("cgroup.subtree_control") {
+        return true;
+    }
+    if !has("cgroup.controllers") {
+        return false;
+    }
+    let _ = std::fs::write(dir.join("cgroup.subtree_control"), "+pids +memory");
+    has("cgroup.subtree_control")
+}
+
+/// Whether bots get a memory cgroup here, so that `--memory-mb` covers all they hold; else
+/// the limit is RLIMIT_DATA, per process and for private memory only.
+pub fn memory_cap_is_full() -> bool {
+    let p = places();
+    p.v2.is_some() || p.memory.is_some()
+}
+
+/// Whether bots get a cgroup freezer here (else freezing is SIGSTOP to the process group).
+pub fn freezer_available() -> bool {
+    let p = places();
+    p.v2.is_some() || p.freezer.is_some()
+}
+
+/// One bot's cgroups; removed (after killing what is left in them) when dropped.
+#[derive(Debug)]
+pub struct Cgroup {
+    dirs: Vec<PathBuf>,
+    /// The `cgroup.procs` files, ready for the child to write itself into before exec.
+    pub procs: Vec<CString>,
+    /// The memory controller's folder and whether it is v2.
+    memory: Option<(PathBuf, bool)>,
+    /// The memory limit, in bytes, when the cgroup enforces it.
+    pub memory_bytes: Option<u64>,
+    /// The freezer's file, open, and whether it is v2 (`cgroup.freeze`) or v1 (`freezer.state`).
+    freezer: Option<(std::fs::File, bool)>,
 }
 
 impl Cgroup {
-    /// Creates a cgroup limited to `max_pids` processes (no limit if `None`); `None` when this
-    /// machine does not allow it.
-    pub fn create(max_pids: Option<u64>) -> Option<Cgroup> {
-        let root = root()?;
-        static SWEPT: std::sync::Once = std::sync::Once::new();
-        SWEPT.call_once(|| sweep_stale(&root));
+    /// Creates the cgroups of one bot: at most `max_pids` processes and `memory_bytes` of
+    /// memory (no limit for `None`); `None` when this machine allows none.
+    pub fn create(max_pids: Option<u64>, memory_bytes: Option<u64>) -> Option<Cgroup> {
+        let places = places();
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = root.join(format!("arbiter-{}-{n}", std::process::id()));
-        std::fs::create_dir(&dir).ok()?;
-        let group = Cgroup {
-            procs: CString::new(
-                dir.join("cgroup.procs")
-                    .into_os_string()
-                    .into_encoded_bytes(),
-            )
-            .ok()?,
-            dir,
+        let name = format!("arbiter-{}-{n}", std::process::id());
+        let mut group = Cgroup {
+            dirs: Vec::new(),
+            procs: Vec::new(),
+            memory: None,
+            memory_bytes: None,
+            freezer: None,
         };
-        if let Some(max) = max_pids {
-            std::fs::write(group.dir.join("pids.max"), max.to_string()).ok()?;
+        let mut make = |base: &Option<PathBuf>| -> Option<PathBuf> {
+            let dir = base.as_ref()?.join(&name);
+            std::fs::create_dir(&dir).ok()?;
+            group.dirs.push(dir.clone());
+            let procs = dir
+                .join("cgroup.procs")
+                .into_os_string()
+                .into_encoded_bytes();
+            group.procs.push(CString::new(procs).ok()?);
+            Some(dir)
+        };
+        let v2 = make(&places.v2);
+        let pids = v2.clone().or_else(|| make(&places.pids));
+        let memory = v2.clone().or_else(|| make(&places.memory));
+        let freezer = v2.clone().or_else(|| make(&places.freezer));
+        if group.dirs.is_empty() {
+            return None;
+        }
+        let v2 = v2.is_some();
+        if let (Some(dir), Some(max)) = (&pids, max_pids) {
+            std::fs::write(dir.join("pids.max"), max.to_string()).ok()?;
+        }
+        if let Some(dir) = memory {
+            if let Some(bytes) = memory_bytes {
+                let set = if v2 {
+                    let _ = std::fs::write(dir.join("memory.swap.max"), "0");
+                    std::fs::write(dir.join("memory.max"), bytes.to_string())
+                } else {
+                    let r = std::fs::write(dir.join("memory.limit_in_bytes"), bytes.to_string());
+                    // With swap accounting, swap counts too (set after the RAM limit).
+                    let _ =
+                        std::fs::write(dir.join("memory.memsw.limit_in_bytes"), bytes.to_string());
+                    r
+                };
+                if set.is_ok() {
+                    group.memory_bytes = Some(bytes);
+                }
+            }
+            group.memory = Some((dir, v2));
+        }
+        if let Some(dir) = freezer {
+            let file = if v2 { "cgroup.freeze" } else { "freezer.state" };
+            group.freezer = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.join(file))
+                .ok()
+                .map(|f| (f, v2));
         }
         Some(group)
     }
 
-    /// Sends SIGKILL to every process in the cgroup; returns how many there were.
+    /// Whether the kernel killed a process of the bot for going over its memory limit.
+    pub fn memory_exceeded(&self) -> bool {
+        let Some((dir, v2)) = &self.memory else {
+            return false;
+        };
+        let file = if *v2 {
+            "memory.events"
+        } else {
+            "memory.oom_control"
+        };
+        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        text.lines().any(|l| {
+            let mut words = l.split_whitespace();
+            words.next() == Some("oom_kill") && words.next().is_some_and(|n| n != "0")
+        })
+    }
+
+    /// Freezes (or thaws) every process of the bot; false when there is no freezer.
+    pub fn set_frozen(&self, frozen: bool) -> bool {
+        let Some((file, v2)) = &self.freezer else {
+            return false;
+        };
+        let text: &[u8] = match (v2, frozen) {
+            (true, true) => b"1",
+            (true, false) => b"0",
+            (false, true) => b"FROZEN",
+            (false, false) => b"THAWED",
+        };
+        (&*file).write(text).is_ok()
+    }
+
+    /// Whether the bot has a freezer.
+    pub fn has_freezer(&self) -> bool {
+        self.freezer.is_some()
+    }
+
+    /// Sends SIGKILL to every process in the cgroups; returns how many there were.
     pub fn kill_all(&self) -> usize {
-        let text = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
         let mut n = 0;
-        for pid in text
-            .split_whitespace()
-            .filter_map(|p| p.parse::<i32>().ok())
-        {
-            if let Some(pid) = Pid::from_raw(pid) {
-                let _ = kill_process(pid, Signal::KILL);
-                n += 1;
+        for dir in &self.dirs {
+            let text = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+            for pid in text
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok())
+            {
+                if let Some(pid) = Pid::from_raw(pid) {
+                    let _ = kill_process(pid, Signal::KILL);
+                    n += 1;
+                }
             }
         }
         n
     }
 }
 
-/// Removes the cgroups of referees that were killed before they could clean up (their bots died
-/// with them, by their parent-death signal, but the folders stay).
-fn sweep_stale(root: &Path) {
-    let Ok(entries) = std::fs::read_dir(root) else {
+/// Removes the cgroups of referees that were killed before they could clean up, and kills
+/// what is still in them.
+fn sweep_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
         return;
     };
     for entry in entries.flatten() {
@@ -91,8 +320,11 @@ fn sweep_stale(root: &Path) {
         };
         if !Path::new(&format!("/proc/{pid}")).exists() {
             drop(Cgroup {
-                procs: CString::default(),
-                dir: entry.path(),
+                dirs: vec![entry.path()],
+                procs: Vec::new(),
+                memory: None,
+                memory_bytes: None,
+                freezer: None,
             });
         }
     }
@@ -100,11 +332,62 @@ fn sweep_stale(root: &Path) {
 
 impl Drop for Cgroup {
     fn drop(&mut self) {
+        // Frozen processes do not die until thawed (this cgroup's, or a stale one's).
+        if !self.set_frozen(false) {
+            for dir in &self.dirs {
+                let _ = std::fs::write(dir.join("freezer.state"), "THAWED");
+                let _ = std::fs::write(dir.join("cgroup.freeze"), "0");
+            }
+        }
         for _ in 0..100 {
-            if self.kill_all() == 0 && std::fs::remove_dir(&self.dir).is_ok() {
+            let killed = self.kill_all();
+            self.dirs.retain(|d| std::fs::remove_dir(d).is_err());
+            if killed == 0 && self.dirs.is_empty() {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_places_are_below_the_referees_own_cgroups() {
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["memory/jobs/42", "pids", "freezer"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+            std::fs::write(root.path().join(dir).join("cgroup.procs"), "").unwrap();
+        }
+        let own = "9:name=systemd:/\n8:pids:/\n6:freezer:/\n4:memory:/jobs/42\n0::/\n";
+        let p = find_places(own, root.path());
+        assert_eq!(p.memory, Some(root.path().join("memory/jobs/42")));
+        assert_eq!(p.pids, Some(root.path().join("pids")));
+        assert_eq!(p.freezer, Some(root.path().join("freezer")));
+        assert_eq!(p.v2, None);
+    }
+
+    #[test]
+    fn v2_falls_back_to_the_root_when_its_own_cgroup_cannot_delegate() {
+        let root = tempfile::tempdir().unwrap();
+        let mine = root.path().join("system.slice/job.service");
+        std::fs::create_dir_all(&mine).unwrap();
+        for dir in [root.path(), mine.as_path()] {
+            std::fs::write(dir.join("cgroup.procs"), "").unwrap();
+        }
+        std::fs::write(root.path().join("cgroup.controllers"), "cpu memory pids").unwrap();
+        std::fs::write(root.path().join("cgroup.subtree_control"), "memory pids").unwrap();
+        // Its own cgroup offers only cpu: nothing to delegate from there.
+        std::fs::write(mine.join("cgroup.controllers"), "cpu").unwrap();
+        std::fs::write(mine.join("cgroup.subtree_control"), "").unwrap();
+        let p = find_places("0::/system.slice/job.service\n", root.path());
+        assert_eq!(p.v2, Some(root.path().to_path_buf()));
+        // Where it delegates them already, its own cgroup is used.
+        std::fs::write(mine.join("cgroup.controllers"), "cpu memory pids").unwrap();
+        std::fs::write(mine.join("cgroup.subtree_control"), "memory pids").unwrap();
+        let p = find_places("0::/system.slice/job.service\n", root.path());
+        assert_eq!(p.v2, Some(mine));
     }
 }

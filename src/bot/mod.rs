@@ -4,12 +4,16 @@
 
 pub mod cgroup;
 pub mod cleanup;
+mod isolation;
 pub mod process;
 pub mod sandbox;
+mod sched;
+mod seccomp;
 mod spawn;
 pub mod spec;
+mod status;
 
-pub use process::{
-    describe_exit, shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait,
-};
+pub use isolation::isolate as isolates_bots;
+pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
 pub use spec::{BotSpec, SpecError};
+pub use status::describe_exit;

@@ -1,9 +1,18 @@
-//! `--sandbox`: each bot runs under bubblewrap (bwrap) with no network, a read-only view of the
-//! system, a private writable /tmp, its own process-id namespace, and the other bots' files
-//! hidden. bwrap is required: without it `--sandbox` fails instead of running unsandboxed.
+//! `--sandbox`: each bot runs under bubblewrap (bwrap). Inside the box a bot sees only what it
+//! needs to run: the system's programs and libraries (read-only), its own files (read-only), a
+//! private writable /tmp and /dev/shm, and its own /proc. It has no network, no capabilities
+//! and no way to regain any (a user namespace in which it is the unprivileged `nobody`, no new
+//! privileges, no further user namespaces), and a seccomp filter refuses the system calls that
+//! reach into other processes or the kernel's keyrings. Nothing else of the host is mounted:
+//! not the results folder, not the other bots, not the host's /tmp, /var or /run (so no unix
+//! socket of the host either). bwrap is required: without it `--sandbox` fails instead of
+//! running unsandboxed.
 
 use super::spec::BotSpec;
+use std::io::{Seek, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The bwrap program, if installed.
 pub fn bwrap() -> Option<PathBuf> {
@@ -23,6 +32,66 @@ pub fn require() -> Result<PathBuf, String> {
     })
 }
 
+/// The user and group a bot is inside the box (`nobody`, `nogroup`).
+pub const INSIDE_ID: u32 = 65534;
+
+/// Read-only system folders every bot may need (programs, libraries, interpreters, settings).
+const SYSTEM: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc",
+];
+
+/// Files under /etc that hold secrets: replaced by an empty file inside the box.
+const ETC_SECRET_FILES: [&str; 6] = [
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/security/opasswd",
+];
+
+/// Folders under /etc that hold secrets: replaced by an empty folder inside the box.
+const ETC_SECRET_DIRS: [&str; 4] = [
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/sudoers.d",
+    "/etc/credstore",
+];
+
+/// A bot's command under bwrap, and the seccomp program bwrap reads from fd
+/// [`SECCOMP_FD`] (the spawner puts it there).
+pub struct Command {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub seccomp: Option<OwnedFd>,
+}
+
+/// The descriptor number bwrap reads the seccomp filter from.
+pub const SECCOMP_FD: i32 = 3;
+
+/// What this bwrap knows beyond the basics, asked once: `--disable-userns` (0.8 and later) and
+/// `--size` for a tmpfs (0.7 and later).
+#[derive(Clone, Copy, Default)]
+struct Features {
+    disable_userns: bool,
+    size: bool,
+}
+
+fn features(bwrap: &Path) -> Features {
+    static FEATURES: OnceLock<Features> = OnceLock::new();
+    *FEATURES.get_or_init(|| {
+        let help = std::process::Command::new(bwrap)
+            .arg("--help")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        Features {
+            disable_userns: help.contains("--disable-userns"),
+            size: help.contains("--size"),
+        }
+    })
+}
+
 /// The files that belong to `bot` alone: its bot.toml directory (if it has one of its own),
 /// its program, and its script (the first argument that names a file).
 fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
@@ -31,83 +100,152 @@ fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
         paths.push(bot.dir.clone());
     }
     let mut files: Vec<PathBuf> = vec![bot.program.clone()];
-    files.extend(
-        bot.args
-            .iter()
-            .map(|a| bot.dir.join(a))
-            .find(|p| p.is_file()),
-    );
+    files.extend(script(bot));
     for f in files {
-        if f.is_absolute() && f.is_file() && !f.starts_with("/usr") && !f.starts_with("/bin") {
+        if f.is_absolute() && f.is_file() && !is_system(&f) {
             paths.push(f);
         }
     }
     paths
 }
 
-/// The command that runs `bot` inside the sandbox, with `others`' private files hidden:
-/// `(program, arguments)`.
-pub fn command(bwrap: &Path, bot: &BotSpec, others: &[&BotSpec]) -> (PathBuf, Vec<String>) {
-    let own = private_paths(bot);
-    let mut args: Vec<String> = [
+/// The bot's script: the first argument that names a file, relative to its folder.
+fn script(bot: &BotSpec) -> Option<PathBuf> {
+    bot.args
+        .iter()
+        .map(|a| bot.dir.join(a))
+        .find(|p| p.is_file())
+}
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM.iter().any(|s| path.starts_with(s))
+}
+
+/// What must be bound into the box for `bot` to run: its private paths and, for a program
+/// outside the system folders, the installation it belongs to (the folder above its `bin/`,
+/// as for an interpreter under pyenv or a JDK unpacked in a home folder).
+fn needed_paths(bot: &BotSpec) -> Vec<PathBuf> {
+    let mut paths = private_paths(bot);
+    if bot.program.is_absolute() {
+        let real = std::fs::canonicalize(&bot.program).unwrap_or_else(|_| bot.program.clone());
+        for program in [&bot.program, &real] {
+            let install = program
+                .parent()
+                .filter(|bin| bin.file_name().is_some_and(|n| n == "bin"))
+                .and_then(Path::parent);
+            match install {
+                Some(dir) if !is_system(dir) && dir.parent().is_some() => {
+                    paths.push(dir.to_path_buf())
+                }
+                _ if !is_system(program) && program.is_file() => paths.push(program.clone()),
+                _ => {}
+            }
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    // A path inside another one already bound needs no bind of its own.
+    let all = paths.clone();
+    paths.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
+    paths
+}
+
+fn strings(words: &[&str]) -> Vec<String> {
+    words.iter().map(|s| s.to_string()).collect()
+}
+
+/// The command that runs `bot` inside the sandbox, with `others`' private files hidden; a
+/// private /tmp and /dev/shm of at most `tmp_bytes` each (no size if `None`).
+pub fn command(
+    bwrap: &Path,
+    bot: &BotSpec,
+    others: &[&BotSpec],
+    tmp_bytes: Option<u64>,
+) -> Command {
+    let mut args = strings(&[
         "--die-with-parent",
+        "--unshare-user",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
         "--unshare-net",
         "--unshare-pid",
         "--unshare-ipc",
         "--unshare-uts",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--setenv",
-        "TMPDIR",
-        "/tmp",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    // The private /tmp covers the real one: what the bot itself needs from there (its folder,
-    // program, script: a checkout under /tmp, say) is bound back, read-only.
-    let mut needed = own.clone();
-    needed.push(bot.dir.clone());
-    for path in needed
-        .iter()
-        .filter(|p| p.starts_with("/tmp") && p.exists())
-    {
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+    ]);
+    let features = features(bwrap);
+    if features.disable_userns {
+        args.push("--disable-userns".into());
+    }
+    for dir in SYSTEM {
+        args.extend(strings(&["--ro-bind-try", dir, dir]));
+    }
+    for file in ETC_SECRET_FILES.iter().filter(|f| Path::new(f).exists()) {
+        args.extend(strings(&["--ro-bind", "/dev/null", file]));
+    }
+    for dir in ETC_SECRET_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
+        args.extend(strings(&["--tmpfs", dir]));
+    }
+    args.extend(strings(&["--dev", "/dev", "--proc", "/proc"]));
+    for dir in ["/tmp", "/dev/shm"] {
+        if let Some(bytes) = tmp_bytes.filter(|_| features.size) {
+            args.extend(["--size".to_string(), bytes.to_string()]);
+        }
+        args.extend(strings(&["--tmpfs", dir]));
+    }
+    args.extend(strings(&["--setenv", "TMPDIR", "/tmp"]));
+    // The bot's own files, read-only; its working folder exists even when it is not bound (a
+    // command-line bot runs in the referee's folder, which may hold the results: not shown).
+    let own = needed_paths(bot);
+    for path in own.iter().filter(|p| p.exists()) {
         let p = path.display().to_string();
         args.extend(["--ro-bind".to_string(), p.clone(), p]);
     }
-    for other in others {
-        for path in private_paths(other) {
-            // Never hide what this bot needs itself (two bots sharing one interpreter or folder).
-            if own
-                .iter()
-                .any(|o| o.starts_with(&path) || path.starts_with(o))
-                || bot.dir.starts_with(&path)
-            {
-                continue;
-            }
-            let p = path.display().to_string();
-            if path.is_dir() {
-                args.extend(["--tmpfs".to_string(), p]);
-            } else {
-                args.extend(["--ro-bind".to_string(), "/dev/null".to_string(), p]);
-            }
+    // An opponent's files inside what this bot sees (both bots in one folder tree) are hidden,
+    // unless this bot needs them itself (two bots sharing one interpreter or folder).
+    for path in others.iter().flat_map(|other| private_paths(other)) {
+        let inside_own = own.iter().any(|o| path.starts_with(o) && &path != o);
+        let needed = own.iter().any(|o| o.starts_with(&path)) || bot.dir.starts_with(&path);
+        if !inside_own || needed {
+            continue;
+        }
+        let p = path.display().to_string();
+        if path.is_dir() {
+            args.extend(["--tmpfs".to_string(), p]);
+        } else {
+            args.extend(["--ro-bind".to_string(), "/dev/null".to_string(), p]);
         }
     }
-    args.extend([
-        "--chdir".to_string(),
-        bot.dir.display().to_string(),
-        "--".to_string(),
-    ]);
+    let dir = bot.dir.display().to_string();
+    args.extend(["--dir".to_string(), dir.clone()]);
+    args.extend(strings(&["--remount-ro", "/"]));
+    let seccomp = seccomp_fd();
+    if seccomp.is_some() {
+        args.extend(["--seccomp".to_string(), SECCOMP_FD.to_string()]);
+    }
+    args.extend(["--chdir".to_string(), dir, "--".to_string()]);
     args.push(bot.program.display().to_string());
     args.extend(bot.args.iter().cloned());
-    (bwrap.to_path_buf(), args)
+    Command {
+        program: bwrap.to_path_buf(),
+        args,
+        seccomp,
+    }
+}
+
+/// The seccomp program in a fresh memory file, read from its start by bwrap; `None` on an
+/// architecture the filter does not know.
+fn seccomp_fd() -> Option<OwnedFd> {
+    let program = super::seccomp::program()?;
+    let fd = rustix::fs::memfd_create("arbiter-seccomp", rustix::fs::MemfdFlags::CLOEXEC).ok()?;
+    let mut file = std::fs::File::from(fd);
+    file.write_all(&program).ok()?;
+    file.rewind().ok()?;
+    Some(OwnedFd::from(file))
 }
 
 #[cfg(test)]
@@ -134,18 +272,38 @@ mod tests {
     }
 
     #[test]
-    fn a_bot_under_tmp_is_bound_back_and_its_opponent_hidden_after() {
+    fn a_bot_sees_its_own_folder_and_not_its_opponents() {
         let tmp = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let me = bot_in(&tmp.path().join("me"), "me");
         let other = bot_in(&tmp.path().join("other"), "other");
-        let args = command(Path::new("/usr/bin/bwrap"), &me, &[&other]).1;
+        let args = command(Path::new("/usr/bin/bwrap"), &me, &[&other], None).args;
         let dir = me.dir.display().to_string();
         let other_dir = other.dir.display().to_string();
         let private_tmp = position(&args, &["--tmpfs", "/tmp"]).unwrap();
-        let rebound = position(&args, &["--ro-bind", &dir, &dir]).expect("own folder bound back");
-        let hidden = position(&args, &["--tmpfs", &other_dir]).expect("opponent hidden");
-        assert!(private_tmp < rebound && rebound < hidden, "{args:?}");
+        let own = position(&args, &["--ro-bind", &dir, &dir]).expect("own folder bound");
+        assert!(private_tmp < own, "{args:?}");
+        assert!(!args.contains(&other_dir), "{args:?}");
+        assert!(position(&args, &["--ro-bind", "/", "/"]).is_none());
         assert_eq!(args[args.len() - 1], me.program.display().to_string());
         assert!(position(&args, &["--chdir", &dir]).is_some());
+        assert!(position(&args, &["--cap-drop", "ALL"]).is_some());
+    }
+
+    #[test]
+    fn an_interpreter_outside_the_system_brings_its_installation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("py/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("python3"), "").unwrap();
+        let me = BotSpec {
+            name: "me".into(),
+            origin: "me".into(),
+            program: bin.join("python3"),
+            args: vec!["bot.py".into()],
+            dir: tmp.path().join("work"),
+            build: None,
+        };
+        let paths = needed_paths(&me);
+        assert_eq!(paths, vec![tmp.path().join("py")]);
     }
 }

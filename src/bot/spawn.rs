@@ -24,8 +24,15 @@ pub struct Request<'a> {
     pub memory_bytes: Option<u64>,
     /// RLIMIT_NPROC.
     pub max_processes: Option<u64>,
-    /// A `cgroup.procs` file to write the child into.
-    pub cgroup_procs: Option<&'a CStr>,
+    /// `cgroup.procs` files to write the child into (one per cgroup hierarchy).
+    pub cgroup_procs: &'a [&'a CStr],
+    /// A descriptor the program gets as its fd 3 (bwrap's seccomp filter).
+    pub fd3: Option<libc::c_int>,
+    /// The size of the private /dev/shm of an isolated child (no limit if `None`).
+    pub shm_bytes: Option<u64>,
+    /// Start the child in a process-id namespace of its own with its own /proc, and without
+    /// any capability (for a referee running as root: see [`super::isolation`]).
+    pub isolate: bool,
 }
 
 /// A started child: its pid (also its process group) and the referee's ends of its pipes.
@@ -45,13 +52,17 @@ struct Child {
     fds: [libc::c_int; 3],
     memory_bytes: Option<u64>,
     max_processes: Option<u64>,
-    cgroup_procs: Option<*const libc::c_char>,
+    cgroup_procs: [*const libc::c_char; MAX_CGROUPS],
+    fd3: libc::c_int,
+    isolate: bool,
+    /// The mount options of its private /dev/shm (its size).
+    shm_options: *const libc::c_char,
     /// Set by the child when a step fails: (step, errno).
     error: (libc::c_int, libc::c_int),
 }
 
 /// The steps of the child, for error messages.
-const STEPS: [&str; 7] = [
+const STEPS: [&str; 9] = [
     "",
     "set its process group",
     "set its parent-death signal",
@@ -59,7 +70,12 @@ const STEPS: [&str; 7] = [
     "join its cgroup",
     "set up its standard input and output",
     "change to its directory",
+    "mount its own /proc",
+    "drop its capabilities",
 ];
+
+/// Most cgroup hierarchies a child joins (v1: pids, memory, freezer).
+pub const MAX_CGROUPS: usize = 4;
 
 /// Stack of the child until `exec`: the child function's frame and the system calls' only.
 const CHILD_STACK_BYTES: usize = 64 * 1024;
@@ -77,6 +93,23 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
     argv.push(std::ptr::null());
     let dir = cstring(req.dir.as_os_str().as_bytes())?;
 
+    if req.cgroup_procs.len() > MAX_CGROUPS {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "too many cgroups",
+        ));
+    }
+    let mut cgroup_procs = [std::ptr::null(); MAX_CGROUPS];
+    for (slot, procs) in cgroup_procs.iter_mut().zip(req.cgroup_procs) {
+        *slot = procs.as_ptr();
+    }
+    let shm_options = cstring(
+        match req.shm_bytes {
+            Some(bytes) => format!("size={bytes},mode=1777"),
+            None => "mode=1777".to_string(),
+        }
+        .as_bytes(),
+    )?;
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
@@ -91,7 +124,10 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         ],
         memory_bytes: req.memory_bytes,
         max_processes: req.max_processes,
-        cgroup_procs: req.cgroup_procs.map(CStr::as_ptr),
+        cgroup_procs,
+        fd3: req.fd3.unwrap_or(-1),
+        isolate: req.isolate,
+        shm_options: shm_options.as_ptr(),
         error: (0, 0),
     };
     let mut stack = vec![0u128; CHILD_STACK_BYTES / 16];
@@ -105,10 +141,15 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let namespaces = if req.isolate {
+            libc::CLONE_NEWPID | libc::CLONE_NEWNS
+        } else {
+            0
+        };
         let pid = libc::clone(
             child_main,
             top,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | namespaces,
             (&mut child as *mut Child).cast(),
         );
         let clone_error = io::Error::last_os_error();
@@ -179,12 +220,43 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 }
             }
         }
-        if let Some(procs) = c.cgroup_procs {
+        for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
             let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
             if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                 return fail(c, 4);
             }
             libc::close(fd);
+        }
+        if c.isolate {
+            // Mounts made from here on stay in the child's mount namespace; its /proc shows
+            // only its own process-id namespace (itself and what it starts).
+            let none = std::ptr::null::<libc::c_char>();
+            if libc::mount(
+                none,
+                c"/".as_ptr(),
+                none,
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+                || libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    std::ptr::null(),
+                ) != 0
+            {
+                return fail(c, 7);
+            }
+            // A /dev/shm of its own (charged to its memory cgroup), gone with the bot. Where
+            // the machine has none, there is nothing to hide.
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/dev/shm".as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c.shm_options.cast(),
+            );
         }
         for (target, fd) in c.fds.into_iter().enumerate() {
             let target = target as libc::c_int;
@@ -199,8 +271,21 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 return fail(c, 5);
             }
         }
+        if c.fd3 >= 0 {
+            let ok = if c.fd3 == 3 {
+                libc::fcntl(3, libc::F_SETFD, 0) == 0
+            } else {
+                libc::dup2(c.fd3, 3) == 3
+            };
+            if !ok {
+                return fail(c, 5);
+            }
+        }
         if libc::chdir(c.dir) != 0 {
             return fail(c, 6);
+        }
+        if c.isolate && !super::isolation::drop_capabilities() {
+            return fail(c, 8);
         }
         // The referee ignores SIGPIPE and handles a few signals; the bot starts with the
         // defaults and nothing blocked, as from a shell.
@@ -261,7 +346,10 @@ mod tests {
             dir,
             memory_bytes: None,
             max_processes: None,
-            cgroup_procs: None,
+            cgroup_procs: &[],
+            fd3: None,
+            shm_bytes: None,
+            isolate: false,
         }
     }
 

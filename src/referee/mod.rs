@@ -350,10 +350,9 @@ impl Turns {
                     .try_exit_status()
                     .map(describe_exit)
                     .unwrap_or_else(|| "closed its standard input".into());
-                return Err(forfeit(
-                    Reason::Crash,
-                    format!("{how} before turn {}", self.turn + 1),
-                ));
+                let (reason, detail) =
+                    exit_verdict(bot, format!("{how} before turn {}", self.turn + 1));
+                return Err(forfeit(reason, detail));
             }
         }
         bot.thaw();
@@ -392,16 +391,18 @@ impl Turns {
         let (line, at) = match waited {
             Wait::Line(line, at) => (line, at),
             Wait::Exited(status) => {
-                return Err(forfeit(
-                    Reason::Crash,
-                    format!("{} before answering {which} (after {})", describe_exit(status), ms(start.elapsed())),
-                ))
+                let how = format!(
+                    "{} before answering {which} (after {})",
+                    describe_exit(status),
+                    ms(start.elapsed())
+                );
+                let (reason, detail) = exit_verdict(&mut procs[seat], how);
+                return Err(forfeit(reason, detail));
             }
             Wait::ClosedStdout => {
-                return Err(forfeit(
-                    Reason::Crash,
-                    format!("closed its standard output before answering {which} (still running; it was killed)"),
-                ))
+                let how = format!("closed its standard output before answering {which} (still running; it was killed)");
+                let (reason, detail) = exit_verdict(&mut procs[seat], how);
+                return Err(forfeit(reason, detail));
             }
             Wait::TooLong => {
                 return Err(forfeit(
@@ -431,7 +432,7 @@ impl Turns {
                             ""
                         }
                     ),
-                ))
+                ));
             }
         };
         let wall = at.saturating_duration_since(start);
@@ -572,6 +573,21 @@ fn wait_answer(
             Wait::Timeout => continue,
             other => return other,
         }
+    }
+}
+
+/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), else
+/// a crash; `how` says how it ended.
+fn exit_verdict(bot: &mut BotProcess, how: String) -> (Reason, String) {
+    match bot.memory_limit_hit() {
+        Some(bytes) => (
+            Reason::MemoryLimit,
+            format!(
+                "went over its memory limit of {} MiB (with its children, shared memory and files in RAM) and was killed: {how}",
+                bytes / (1024 * 1024)
+            ),
+        ),
+        None => (Reason::Crash, how),
     }
 }
 

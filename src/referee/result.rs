@@ -19,18 +19,21 @@ pub enum Reason {
     Crash,
     /// More than 10,000 bytes without a newline.
     OutputTooLong,
+    /// The bot (with its children) went over its memory limit and the kernel killed it.
+    MemoryLimit,
     /// The referee itself failed during this game (recorded so a tournament goes on).
     RefereeError,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 7] = [
+    pub const ALL: [Reason; 8] = [
         Reason::Win,
         Reason::TurnLimit,
         Reason::Timeout,
         Reason::InvalidMove,
         Reason::Crash,
         Reason::OutputTooLong,
+        Reason::MemoryLimit,
         Reason::RefereeError,
     ];
 
@@ -42,6 +45,7 @@ impl Reason {
             Reason::InvalidMove => "invalid-move",
             Reason::Crash => "crash",
             Reason::OutputTooLong => "output-too-long",
+            Reason::MemoryLimit => "memory-limit",
             Reason::RefereeError => "referee-error",
         }
     }

@@ -12,7 +12,8 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   sleep T MS     [2 100000] at turn T sleep MS ms, then answer
   late MS        [120]      every turn after the first, sleep MS ms, then answer
   exit T CODE    [2 3]      at turn T exit with CODE without answering
-  kill-self T    [2]        at turn T kill itself with SIGSEGV
+  kill-self T    [2]        at turn T die of SIGSEGV (reading address 0: a real fault, which the
+                            kernel delivers even to the first process of a pid namespace)
   close-stdout T [2]        at turn T close stdout (fd 1), then sleep forever
   invalid T TEXT [2 zz99]   at turn T answer TEXT
   long T BYTES   [2 20000]  at turn T write BYTES bytes of "x" with no newline, flush, sleep forever
@@ -37,11 +38,33 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             "READ-BLOCKED <error>" to stderr, then answer
   write-file T PATH [1 -]   at turn T try to write PATH (required), write "WRITE-OK" or
                             "WRITE-BLOCKED <error>" to stderr, then answer
+  escape T CSV DIR [1 - -] at turn T write "CAPEFF <hex>" (its effective capabilities), then try,
+                            each step noted "<WHAT>-OK" or "<WHAT>-BLOCKED <error>": UMOUNT (detach
+                            DIR's mount, then /tmp), REMOUNT (/ read-write), CSV (append a forged row
+                            to CSV), OPPONENT (list DIR and read its files), PTRACE (attach pid 1 and
+                            its parent), RAW (open a raw IP socket); then answer
+  attack T FILE  [1 -]      at turn T wait (up to 10 s) for FILE to hold "<opponent pid> <referee pid>",
+                            write "CAPEFF <hex>", then try, each noted "<WHAT>-OK" or
+                            "<WHAT>-BLOCKED <error>": SEE (the opponent in /proc), SIGNAL-OPP and
+                            SIGNAL-REF (signal 0 to each), FD-WRITE (write "zz99" into the
+                            opponent's stdout), FD-READ (open the opponent's stdin); then answer
+  unix-connect T PATHS [1 -] at turn T connect to each unix socket in PATHS (comma-separated);
+                            note "UNIX-OK <path>" or "UNIX-BLOCKED <path> <error>", then answer
   env-dump                  at start write the sorted environment variable names to stderr
                             (one per line, between "ENV-BEGIN" and "ENV-END"), then play honestly
-  peek PATH MS   [- 0]      every turn, MS ms after reading the input, read a pid from PATH and
-                            write "STATE <c>" to stderr, c being that process's state letter in
-                            /proc (T = stopped; a running "R" is looked at again for up to 100 ms)
+  mmap-shared T MB [1 300] at turn T map MB MiB of shared anonymous memory and touch every page
+                            (kept); then answer
+  shm-file T MB DIR [1 300 /dev/shm] at turn T write MB MiB into a file in DIR (kept), note
+                            "SHM-WRITTEN <path>", then answer
+  children T N MB [1 3 60]  at turn T fork N children that each allocate and touch MB MiB and then
+                            sleep; after up to 5 s note "CHILDREN-ALIVE <alive>/<N>", then answer
+  peek PATH MS   [- 0]      every turn, MS ms after reading the input, read from PATH a pid or the
+                            path of a cgroup freezer file (freezer.state or cgroup.events), and
+                            write "STATE <c>" to stderr: the process's state letter in /proc, or
+                            T for a frozen cgroup and S for a thawed one (T = stopped; anything
+                            else is looked at again for up to 100 ms)
+  setsid-spin               at start fork a child that leaves the process group and session
+                            (setsid) and busy-loops until killed; then play honestly
   cpus                      at start write "CPUS <n,n,...>" (the CPUs it may run on) to stderr
   ponder                    after each answer, busy-loop on CPU until the next input can be read;
                             on each later turn first write "PONDERED <ms>" (CPU ms it got) to stderr
@@ -83,13 +106,20 @@ MODES = {
     "net": (["T"], [1]),
     "read-file": (["T", "PATH"], [1, None]),
     "write-file": (["T", "PATH"], [1, None]),
+    "escape": (["T", "CSV", "DIR"], [1, None, None]),
+    "unix-connect": (["T", "PATHS"], [1, None]),
+    "attack": (["T", "FILE"], [1, None]),
     "env-dump": ([], []),
     "memory": (["T", "MB"], [1, 2000]),
     "peek": (["PATH", "MS"], [None, 0]),
+    "mmap-shared": (["T", "MB"], [1, 300]),
+    "shm-file": (["T", "MB", "DIR"], [1, 300, "/dev/shm"]),
+    "children": (["T", "N", "MB"], [1, 3, 60]),
     "ponder": ([], []),
     "cpus": ([], []),
+    "setsid-spin": ([], []),
 }
-TEXT_ARGS = {"TEXT", "MARKER", "PATH"}
+TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS", "FILE"}
 
 # Python code run by a descendant: optionally start one more sleeper, then sleep.
 SLEEPER = "import time; time.sleep(1000)"
@@ -196,6 +226,144 @@ def write_file(path, text):
         f.write(text)
 
 
+def libc_call(name, *args):
+    """Call a libc function through ctypes; raise OSError on -1."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(libc, name)(*args) == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def escape(csv, opponent):
+    """Every way out of a box that a bot with capabilities would have."""
+    note_caps()
+    MNT_DETACH, MS_REMOUNT, MS_BIND = 2, 32, 4096
+
+    def umount():
+        errors = []
+        for target in (opponent, "/tmp"):
+            try:
+                libc_call("umount2", target.encode(), MNT_DETACH)
+            except OSError as e:
+                errors.append(e)
+        if len(errors) == 2:
+            raise errors[1]
+
+    def remount():
+        try:
+            libc_call("mount", None, b"/", None, MS_REMOUNT, None)
+        except OSError:
+            libc_call("mount", None, b"/", None, MS_REMOUNT | MS_BIND, None)
+
+    def forge():
+        with open(csv, "a") as f:
+            f.write("forged,row,written,by,hostile.py\n")
+
+    def read_opponent():
+        for name in os.listdir(opponent):
+            path = os.path.join(opponent, name)
+            if os.path.isfile(path):
+                read_file(path)
+
+    def trace():
+        PTRACE_SEIZE = 0x4206
+        for pid in sorted({1, os.getppid()} - {os.getpid()}):
+            libc_call("ptrace", PTRACE_SEIZE, pid, None, None)
+
+    attempt("UMOUNT", umount)
+    attempt("REMOUNT", remount)
+    attempt("CSV", forge)
+    attempt("OPPONENT", read_opponent)
+    attempt("PTRACE", trace)
+    attempt("RAW", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close())
+
+
+def note_caps():
+    with open("/proc/self/status") as f:
+        caps = [l.split()[1] for l in f if l.startswith("CapEff:")]
+    note("CAPEFF %s" % caps[0])
+
+
+def attack(path):
+    """What a bot could do to its opponent and the referee through /proc and signals."""
+    deadline = time.time() + 10
+    words = []
+    while len(words) < 2 and time.time() < deadline:
+        try:
+            with open(path) as f:
+                words = f.read().split()
+        except OSError:
+            pass
+        time.sleep(0.02)
+    opp, ref = int(words[0]), int(words[1])
+    note_caps()
+    attempt("SEE", lambda: os.stat("/proc/%d/stat" % opp))
+    attempt("SIGNAL-OPP", lambda: os.kill(opp, 0))
+    attempt("SIGNAL-REF", lambda: os.kill(ref, 0))
+
+    def fd_write():
+        with open("/proc/%d/fd/1" % opp, "wb") as f:
+            f.write(b"zz99\n")
+
+    attempt("FD-WRITE", fd_write)
+    attempt("FD-READ", lambda: os.close(os.open("/proc/%d/fd/0" % opp, os.O_RDONLY | os.O_NONBLOCK)))
+
+
+def unix_connect(paths):
+    for path in paths.split(","):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            note("UNIX-OK %s" % path)
+        except OSError as e:
+            note("UNIX-BLOCKED %s %s" % (path, e))
+        finally:
+            s.close()
+
+
+def touch_all(buf, size):
+    for i in range(0, size, 4096):
+        buf[i] = 1
+
+
+def children(n, mb):
+    """Fork n children holding mb MiB each; return how many are alive once all have
+    allocated or died (up to 5 s)."""
+    r, w = os.pipe()
+    pids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            block = bytearray(mb * 1024 * 1024)
+            touch_all(block, len(block))
+            os.write(w, b"+")
+            sleep_forever()
+        pids.append(pid)
+    os.close(w)
+    ready, dead, deadline = 0, set(), time.time() + 5
+    while ready + len(dead) < n and time.time() < deadline:
+        if select.select([r], [], [], 0.05)[0]:
+            ready += len(os.read(r, 64))
+        for pid in pids:
+            if pid not in dead and os.waitpid(pid, os.WNOHANG)[0] == pid:
+                dead.add(pid)
+    return n - len(dead)
+
+
+def peek_state(target):
+    """T when the process (a pid) is stopped or the cgroup (a freezer file) frozen."""
+    with open(target if "/" in target else "/proc/%s/stat" % target) as f:
+        text = f.read()
+    if target.endswith("freezer.state"):
+        return "T" if text.strip() == "FROZEN" else "S"
+    if target.endswith("cgroup.events"):
+        return "T" if "frozen 1" in text else "S"
+    return text.rsplit(") ", 1)[1][0]
+
+
 def sleep_ms(ms):
     time.sleep(ms / 1000.0)
 
@@ -220,6 +388,10 @@ def main():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if mode == "cpus":
         note("CPUS " + ",".join(str(c) for c in sorted(os.sched_getaffinity(0))))
+    if mode == "setsid-spin" and os.fork() == 0:
+        os.setsid()
+        while True:
+            sum(range(1000))
     if mode == "env-dump":
         note("\n".join(["ENV-BEGIN"] + sorted(os.environ) + ["ENV-END"]))
 
@@ -242,7 +414,9 @@ def main():
         elif mode == "exit" and at:
             sys.exit(a["CODE"])
         elif mode == "kill-self" and at:
-            os.kill(os.getpid(), signal.SIGSEGV)
+            import ctypes
+
+            ctypes.string_at(0)
             sleep_forever()
         elif mode == "close-stdout" and at:
             os.close(1)
@@ -288,17 +462,41 @@ def main():
             attempt("READ", lambda: read_file(a["PATH"]))
         elif mode == "write-file" and at:
             attempt("WRITE", lambda: write_file(a["PATH"], "written by hostile.py\n"))
+        elif mode == "escape" and at:
+            escape(a["CSV"], a["DIR"])
+        elif mode == "attack" and at:
+            attack(a["FILE"])
+        elif mode == "unix-connect" and at:
+            unix_connect(a["PATHS"])
+        elif mode == "mmap-shared" and at:
+            import mmap
+
+            size = a["MB"] * 1024 * 1024
+            block = mmap.mmap(-1, size, flags=mmap.MAP_SHARED)
+            touch_all(block, size)
+            _kept.append(block)
+        elif mode == "shm-file" and at:
+            path = os.path.join(a["DIR"], "arbiter-shm-%d" % os.getpid())
+            with open(path, "wb") as f:
+                chunk = b"s" * (1024 * 1024)
+                for _ in range(a["MB"]):
+                    f.write(chunk)
+            note("SHM-WRITTEN %s" % path)
+        elif mode == "children" and at:
+            note("CHILDREN-ALIVE %d/%d" % (children(a["N"], a["MB"]), a["N"]))
         elif mode == "peek":
             sleep_ms(a["MS"])
             try:
+                deadline = time.time() + 3
+                while not os.path.exists(a["PATH"]) and time.time() < deadline:
+                    time.sleep(0.01)  # written by the test once this game's bots exist
                 with open(a["PATH"]) as f:
-                    pid = f.read().strip()
-                # A process just sent SIGSTOP shows "R" until the kernel has stopped it;
-                # look again shortly before reporting.
+                    target = f.read().strip()
+                # A process just sent SIGSTOP shows "R" until the kernel has stopped it, and a
+                # cgroup being frozen shows FREEZING: look again shortly before reporting.
                 for _ in range(10):
-                    with open("/proc/%s/stat" % pid) as f:
-                        state = f.read().rsplit(") ", 1)[1][0]
-                    if state != "R":
+                    state = peek_state(target)
+                    if state == "T":
                         break
                     time.sleep(0.01)
                 note("STATE %s" % state)

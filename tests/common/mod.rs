@@ -133,3 +133,49 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
 pub fn marker(name: &str) -> String {
     format!("arbiter-test-{name}-{}", std::process::id())
 }
+
+/// The referee's children whose command line contains `text`.
+pub fn children_with(referee: u32, text: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let tasks = std::fs::read_dir(format!("/proc/{referee}/task"))
+        .into_iter()
+        .flatten();
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in children
+            .split_whitespace()
+            .filter_map(|p| p.parse::<u32>().ok())
+        {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(text) {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+/// What tells whether process `pid` is frozen: its cgroup freezer's file (v1 `freezer.state`,
+/// v2 `cgroup.events`) when it is in a bot cgroup of the referee, else its pid (for /proc).
+pub fn freeze_state_file(pid: u32) -> String {
+    let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+    for line in cgroups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if !path.contains("/arbiter-") {
+            continue;
+        }
+        let file = match controllers {
+            "freezer" => format!("/sys/fs/cgroup/freezer{path}/freezer.state"),
+            "" => format!("/sys/fs/cgroup{path}/cgroup.events"),
+            _ => continue,
+        };
+        if std::path::Path::new(&file).is_file() {
+            return file;
+        }
+    }
+    pid.to_string()
+}

@@ -4,15 +4,20 @@
 //! Everything is non-blocking file descriptors and `poll(2)` from the game's own thread: no thread
 //! or task per turn, and a bot's stderr is drained whenever the referee waits on anything.
 
+mod wait;
+
+use wait::wait_exit;
+pub use wait::wait_line;
+
 use super::cleanup;
 use super::spec::BotSpec;
+use super::status::{handles_term, reap};
 use crate::protocol::LineBuffer;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
@@ -82,8 +87,13 @@ pub struct BotProcess {
     frozen: bool,
     ended: bool,
     sandboxed: bool,
+    /// The first process of its own pid namespace (see `super::isolation`).
+    isolated: bool,
     /// Dropped (killing whatever is left in it) after the bot is reaped.
-    cgroup: Option<std::sync::Arc<super::cgroup::Cgroup>>,
+    cgroup: Option<super::cgroup::Cgroup>,
+    /// The memory limit, when a memory cgroup enforces it (and the bot hit it).
+    memory_cap: Option<u64>,
+    memory_hit: bool,
     inner_pid: std::cell::Cell<Option<i32>>,
 }
 
@@ -99,30 +109,50 @@ impl BotProcess {
         limits: &Limits,
         others: &[&BotSpec],
     ) -> Result<BotProcess, SpawnError> {
+        // The thread that starts a bot is the one that plays its game.
+        super::sched::short_slice_for_this_thread();
         let fail = |reason: String| SpawnError {
             name: spec.name.clone(),
             command: spec.command_line(),
             dir: spec.dir.display().to_string(),
             reason,
         };
-        let (program, args) = match &limits.sandbox {
-            Some(bwrap) => super::sandbox::command(bwrap, spec, others),
-            None => (spec.program.clone(), spec.args.clone()),
+        let (program, args, seccomp) = match &limits.sandbox {
+            Some(bwrap) => {
+                let c = super::sandbox::command(bwrap, spec, others, limits.memory_bytes);
+                (c.program, c.args, c.seccomp)
+            }
+            None => (spec.program.clone(), spec.args.clone(), None),
         };
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
-        let cgroup = super::cgroup::Cgroup::create(limits.max_processes).map(std::sync::Arc::new);
+        let cgroup = super::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
+        let memory_cap = cgroup.as_ref().and_then(|g| g.memory_bytes);
+        let isolated = limits.sandbox.is_none() && super::isolation::isolate();
+        let procs: Vec<&std::ffi::CStr> = cgroup
+            .iter()
+            .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))
+            .collect();
         let request = super::spawn::Request {
             program: &program,
             args: &args,
             dir: &spec.dir,
-            memory_bytes: limits.memory_bytes,
+            // A memory cgroup covers the bot; otherwise RLIMIT_DATA caps each process's own.
+            memory_bytes: if memory_cap.is_some() {
+                None
+            } else {
+                limits.memory_bytes
+            },
             max_processes: if cgroup.is_some() {
                 None
             } else {
                 limits.max_processes
             },
-            cgroup_procs: cgroup.as_ref().map(|g| g.procs.as_c_str()),
+            cgroup_procs: &procs,
+            fd3: seccomp.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
+            // bwrap makes its own namespaces.
+            shm_bytes: limits.memory_bytes,
+            isolate: isolated,
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
@@ -164,7 +194,10 @@ impl BotProcess {
                 frozen: false,
                 ended: false,
                 sandboxed: limits.sandbox.is_some(),
+                isolated,
                 cgroup,
+                memory_cap,
+                memory_hit: false,
                 inner_pid: std::cell::Cell::new(None),
             }),
             Err(e) => {
@@ -209,11 +242,14 @@ impl BotProcess {
         Ok(())
     }
 
-    /// Stops every process of the bot (SIGSTOP to its group), so it cannot think on the
-    /// opponent's time.
+    /// Stops every process of the bot, so it cannot think on the opponent's time: through its
+    /// cgroup freezer where it has one (which holds even processes that left its process
+    /// group), else SIGSTOP to its process group.
     pub fn freeze(&mut self) {
         if !self.frozen {
-            let _ = kill_process_group(self.pgid, Signal::STOP);
+            if !self.cgroup.as_ref().is_some_and(|g| g.set_frozen(true)) {
+                let _ = kill_process_group(self.pgid, Signal::STOP);
+            }
             self.frozen = true;
         }
     }
@@ -226,7 +262,9 @@ impl BotProcess {
     /// Lets a frozen bot run again.
     pub fn thaw(&mut self) {
         if self.frozen {
-            let _ = kill_process_group(self.pgid, Signal::CONT);
+            if !self.cgroup.as_ref().is_some_and(|g| g.set_frozen(false)) {
+                let _ = kill_process_group(self.pgid, Signal::CONT);
+            }
             self.frozen = false;
         }
     }
@@ -331,6 +369,15 @@ impl BotProcess {
         }
     }
 
+    /// The memory limit, in bytes, if the kernel killed a process of the bot for going over it
+    /// (known only where a memory cgroup enforces the limit).
+    pub fn memory_limit_hit(&mut self) -> Option<u64> {
+        if !self.memory_hit {
+            self.memory_hit = self.cgroup.as_ref().is_some_and(|g| g.memory_exceeded());
+        }
+        self.memory_cap.filter(|_| self.memory_hit)
+    }
+
     /// Total bytes the bot wrote to stderr.
     pub fn stderr_bytes(&self) -> u64 {
         self.err_total
@@ -367,106 +414,21 @@ fn timespec(d: Duration) -> Timespec {
     }
 }
 
-/// Waits until bot `seat` has a complete line, exits, closes stdout, overflows or `deadline`
-/// passes; meanwhile drains every bot's stderr so none of them can block on a full pipe.
-pub fn wait_line(bots: &mut [BotProcess], seat: usize, deadline: Instant) -> Wait {
-    loop {
-        let bot = &mut bots[seat];
-        if let Some(line) = bot.out.take_line() {
-            return Wait::Line(line, Instant::now());
-        }
-        if bot.out.overlong() {
-            return Wait::TooLong;
-        }
-        if let Some(status) = bot.exited {
-            return Wait::Exited(status);
-        }
-        if bot.stdout.is_none() {
-            // End of file: tell an exit from a bot that only closed its stdout.
-            return match wait_exit(bot, Duration::from_millis(20)) {
-                Some(status) => Wait::Exited(status),
-                None => Wait::ClosedStdout,
-            };
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Wait::Timeout;
-        }
-        let (stdout_ready, exited, stderr_ready) = poll_bots(bots, seat, deadline - now);
-        let bot = &mut bots[seat];
-        if stdout_ready || exited {
-            bot.drain_stdout();
-        }
-        if exited && bot.out.pending().iter().all(|&b| b != b'\n') {
-            // The answer may still be in the pipe: read to the end before calling it a crash.
-            bot.drain_stdout();
-            if bot.out.pending().iter().all(|&b| b != b'\n') {
-                bot.exited = bot.try_exit_status();
-            }
-        }
-        for (i, bot) in bots.iter_mut().enumerate() {
-            // Bots past the mask's 64 are drained every time (a read that finds nothing).
-            if i >= 64 || stderr_ready & (1 << i) != 0 {
-                bot.drain_stderr();
-            }
-        }
-    }
-}
-
-/// One `poll(2)` over the bot's stdout and exit, and every bot's stderr. The third value has
-/// bit `i` set when bot `i`'s stderr is ready (bots past 64 are not reported).
-fn poll_bots(bots: &[BotProcess], seat: usize, timeout: Duration) -> (bool, bool, u64) {
-    let bot = &bots[seat];
-    let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(2 + bots.len());
-    fds.push(PollFd::new(
-        bot.stdout.as_ref().expect("open stdout"),
-        PollFlags::IN,
-    ));
-    fds.push(PollFd::new(&bot.pidfd, PollFlags::IN));
-    fds.extend(
-        bots.iter()
-            .filter_map(|b| b.stderr.as_ref())
-            .map(|err| PollFd::new(err, PollFlags::IN)),
-    );
-    let _ = poll(&mut fds, Some(&timespec(timeout)));
-    let mut stderr_ready = 0u64;
-    let owners = bots.iter().enumerate().filter(|(_, b)| b.stderr.is_some());
-    for ((i, _), fd) in owners.zip(&fds[2..]) {
-        if i < 64 && !fd.revents().is_empty() {
-            stderr_ready |= 1 << i;
-        }
-    }
-    (
-        !fds[0].revents().is_empty(),
-        !fds[1].revents().is_empty(),
-        stderr_ready,
-    )
-}
-
-/// Waits up to `limit` for the bot's leader process to exit.
-fn wait_exit(bot: &mut BotProcess, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = bot.try_exit_status() {
-            return Some(status);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return None;
-        }
-        let mut fds = [PollFd::new(&bot.pidfd, PollFlags::IN)];
-        let _ = poll(&mut fds, Some(&timespec(deadline - now)));
-    }
-}
-
 /// Ends every bot's process group at once: TERM (and CONT, so a frozen bot sees it), up to
 /// `grace` for the leaders to exit, then KILL to each whole group, and reaps every leader.
 pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
         let _ = kill_process_group(bot.pgid, Signal::TERM);
+        bot.thaw();
         let _ = kill_process_group(bot.pgid, Signal::CONT);
-        bot.frozen = false;
+    }
+    // A bot that is the first process of its pid namespace ignores TERM unless it handles it;
+    // one that would have died of TERM is killed at once instead of after the grace.
+    for bot in bots.iter_mut().filter(|b| !b.ended && b.isolated) {
+        if !handles_term(bot.pgid) {
+            let _ = kill_process_group(bot.pgid, Signal::KILL);
+        }
     }
     let deadline = Instant::now() + grace;
     for bot in bots.iter_mut().filter(|b| !b.ended) {
@@ -476,6 +438,8 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         let _ = kill_process_group(bot.pgid, Signal::KILL);
         bot.exited = bot.exited.or_else(|| reap(bot.pgid, true));
+        // Read before the cgroup goes: the verdict may depend on it.
+        bot.memory_limit_hit();
         // Processes that left the group (setsid) are still in the bot's cgroup.
         bot.cgroup = None;
         bot.drain_stderr();
@@ -496,49 +460,5 @@ impl Drop for BotProcess {
             self.cgroup = None;
             cleanup::unregister(self.pgid);
         }
-    }
-}
-
-/// The exit status of child `pid` once it has ended (waiting for it if `block`), reaping it.
-fn reap(pid: Pid, block: bool) -> Option<ExitStatus> {
-    let mut status = 0;
-    let flags = if block { 0 } else { libc::WNOHANG };
-    loop {
-        // SAFETY: waits for our own child and writes only `status`.
-        let rc = unsafe { libc::waitpid(pid.as_raw_nonzero().get(), &mut status, flags) };
-        if rc == -1 && std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
-            continue;
-        }
-        return (rc > 0).then(|| ExitStatus::from_raw(status));
-    }
-}
-
-/// Says how a process ended, in words: "exited with status 3", "killed by signal 11 (SIGSEGV)".
-pub fn describe_exit(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exited with status {code}");
-    }
-    match status.signal() {
-        Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
-        None => status.to_string(),
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL (out of memory, or killed from outside)",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        24 => "SIGXCPU",
-        25 => "SIGXFSZ",
-        _ => "signal",
     }
 }

@@ -1,0 +1,206 @@
+//! Bots of one game without `--sandbox`, with the referee running as root (as in CI): a bot
+//! cannot see, signal or read and write the pipes of its opponent or the referee, and nothing
+//! of a bot outlives a referee killed with SIGKILL. (Run by another user, bots get no such
+//! isolation; the README says so, and these tests check the root case only.)
+
+mod common;
+
+use common::*;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn is_root() -> bool {
+    arbiter::bot::isolates_bots()
+}
+
+fn start(args: &[String], mark: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .env("ARBITER_TEST_MARKER", mark)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_bot_cannot_reach_its_opponent_or_the_referee() {
+    if !is_root() {
+        eprintln!("not root (or no CAP_SYS_ADMIN): bots of one game are not isolated");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let replay = dir.path().join("r.jsonl");
+    let mark = marker("attack");
+    let args: Vec<String> = [
+        "play",
+        "--json",
+        "--seed",
+        "5",
+        "--max-turns",
+        "6",
+        "--first-turn-ms",
+        "20000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        "--replay".to_string(),
+        replay.display().to_string(),
+        hostile(&format!("attack 1 {}", pids.display())),
+        hostile("honest"),
+    ])
+    .collect();
+    let referee = start(&args, &mark);
+    let t = Instant::now();
+    let opponent = loop {
+        let started = children_with(referee.id(), "honest").into_iter().find(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(python().as_bytes()))
+        });
+        if let Some(p) = started {
+            break p;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the bots never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    std::fs::write(&pids, format!("{opponent} {}", referee.id())).unwrap();
+    let out = referee.wait_with_output().unwrap();
+    let v = json_of(&out);
+    let err = stderr_tail(&replay, 0);
+    assert_eq!(v["reason"], "turn-limit", "the game goes on: {v}\n{err}");
+    assert!(err.contains("CAPEFF 0000000000000000"), "{err}");
+    for what in ["SEE", "SIGNAL-OPP", "SIGNAL-REF", "FD-WRITE", "FD-READ"] {
+        assert!(err.contains(&format!("{what}-BLOCKED")), "{what}: {err}");
+    }
+    assert!(processes_with(&mark).is_empty());
+}
+
+#[test]
+fn nothing_of_a_bot_outlives_a_referee_killed_with_sigkill() {
+    // The bot starts a sleeper in a session of its own, out of its process group: with the
+    // referee gone without cleaning up, the sleeper must still go within a second.
+    let mark = marker("orphan");
+    for sandbox in [false, true] {
+        // The bot itself never answers (its first turn may last a minute).
+        let bot = "sh -c 'setsid sleep 1000 & exec sleep 999'".to_string();
+        let mut args: Vec<String> = vec!["play".into(), "--first-turn-ms".into(), "60000".into()];
+        if sandbox {
+            args.push("--sandbox".into());
+        }
+        args.extend([bot, random_bot()]);
+        let mut referee = start(&args, &mark);
+        let others = |referee: u32| -> Vec<u32> {
+            processes_with(&mark)
+                .into_iter()
+                .filter(|&p| p != referee)
+                .collect()
+        };
+        let t = Instant::now();
+        while !processes_with(&mark).iter().any(|&p| {
+            std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.starts_with(b"sleep\0"))
+        }) {
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "the sleeper never started"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let id = referee.id();
+        referee.kill().unwrap(); // SIGKILL
+        referee.wait().unwrap();
+        let t = Instant::now();
+        while !others(id).is_empty() {
+            assert!(
+                t.elapsed() < Duration::from_secs(1),
+                "sandbox {sandbox}: left behind after a second: {:?}",
+                others(id)
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+#[test]
+fn a_bot_that_ignores_the_end_of_its_input_is_ended_without_waiting_the_grace() {
+    // The first process of a pid namespace ignores TERM it does not handle: a bot that would
+    // have died of it is killed at once, not after the grace.
+    let out = arbiter()
+        .args([
+            "play",
+            "--json",
+            "--first-turn-ms",
+            "300",
+            "--kill-grace-ms",
+            "20000",
+        ])
+        .args(["sh -c 'exec sleep 1000'", &random_bot()])
+        .timeout(Duration::from_secs(10))
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    assert_eq!(v["reason"], "timeout", "{v}");
+}
+
+#[test]
+fn a_bot_frozen_when_the_referee_is_killed_goes_too() {
+    // White answers at once and is frozen 5 ms into Black's first turn, which lasts a minute;
+    // the referee is then killed with SIGKILL. A frozen process cannot act on the signal that
+    // should end it until something thaws it.
+    let mark = marker("frozen-orphan");
+    let args: Vec<String> = vec![
+        "play".into(),
+        "--first-turn-ms".into(),
+        "60000".into(),
+        hostile("honest"),
+        hostile("sleep 1 100000"),
+    ];
+    let mut referee = start(&args, &mark);
+    let t = Instant::now();
+    let white = loop {
+        let found = children_with(referee.id(), "honest").into_iter().find(|p| {
+            let started = std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(python().as_bytes()));
+            started
+                && std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                    matches!(s.rsplit_once(") ").map(|(_, r)| &r[..1]), Some("T" | "D"))
+                })
+        });
+        if let Some(p) = found {
+            break p;
+        }
+        if t.elapsed() > Duration::from_secs(10) {
+            let _ = referee.kill();
+            panic!("White was never frozen");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    referee.kill().unwrap(); // SIGKILL
+    referee.wait().unwrap();
+    let t = Instant::now();
+    while std::path::Path::new(&format!("/proc/{white}")).exists() {
+        let stat = std::fs::read_to_string(format!("/proc/{white}/stat")).unwrap_or_default();
+        if stat.contains(") Z") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "frozen bot left: {stat}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let t = Instant::now();
+    while !processes_with(&mark).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "left: {:?}",
+            processes_with(&mark)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -231,6 +231,18 @@ pub struct GameOpts {
 }
 
 impl GameOpts {
+    /// A note for the start line when the memory limit cannot be enforced in full.
+    pub fn memory_note(&self) -> Option<String> {
+        (self.memory_mb > 0 && !arbiter::bot::cgroup::memory_cap_is_full()).then(|| {
+            format!(
+                "--memory-mb {} is a partial cap here: no memory cgroup can be made (run as root \
+                 for one), so it limits each process's private memory only (RLIMIT_DATA), not \
+                 shared memory, files in RAM or the sum over a bot's children",
+                self.memory_mb
+            )
+        })
+    }
+
     /// The validated game, variant, seats and start position.
     pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
         Ok(arbiter::game::GameChoice::new(
@@ -258,14 +270,6 @@ impl GameOpts {
         } else {
             (Duration::from_millis(self.grace_ms), self.strikes)
         };
-        if self.memory_mb > 0 && !arbiter::bot::cgroup::memory_cap_is_full() {
-            eprintln!(
-                "arbiter: --memory-mb {} is a partial cap here: no memory cgroup can be made \
-                 (run as root for one), so it limits each process's private memory only \
-                 (RLIMIT_DATA), not shared memory, files in RAM or the sum over a bot's children",
-                self.memory_mb
-            );
-        }
         Ok(RefereeConfig {
             time: TimeControl {
                 first_turn: Duration::from_millis(self.first_turn_ms),

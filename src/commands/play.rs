@@ -31,6 +31,9 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
             }
         );
     }
+    if let Some(note) = args.game.memory_note() {
+        eprintln!("arbiter: {note}");
+    }
     cfg.record_turns = args.replay.is_some();
     let bots = cli::resolve_bots(&args.bots)?;
     let seed = args.seed.unwrap_or_else(cli::fresh_seed);

@@ -153,6 +153,9 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
+    if let Some(note) = settings.game.memory_note() {
+        eprintln!("arbiter: {note}");
+    }
     let placement = super::tournament::Placement::new(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(

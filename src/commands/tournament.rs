@@ -449,6 +449,9 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
+    if let Some(note) = settings.game.memory_note() {
+        eprintln!("arbiter: {note}");
+    }
     let placement = Placement::new(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(

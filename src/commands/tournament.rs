@@ -7,7 +7,7 @@ use arbiter::bot::{BotProcess, BotSpec};
 use arbiter::report::games_csv::{GameRow, GamesCsv};
 use arbiter::report::lock::FolderLock;
 use arbiter::report::{self, progress::Progress, standings};
-use arbiter::tournament::{schedule_tables, Format, Plan, Runner};
+use arbiter::tournament::{schedule_tables, Format, Plan, Runner, Shard};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,9 @@ pub struct Settings {
     pub opening_plies: u32,
     pub seed: u64,
     pub replays: bool,
+    /// Only this slice of the schedule (`--shard K/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub game: GameOpts,
 }
 
@@ -46,7 +49,7 @@ impl Recorded for Settings {
     }
 }
 
-fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
+pub fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
     let path = dir.join(S::FILE);
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -110,6 +113,15 @@ pub fn prepare_bots(
     origins: &[String],
     cfg: &arbiter::referee::RefereeConfig,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
+    prepare_bots_built(origins, cfg, true)
+}
+
+/// [`prepare_bots`], running the bots' build commands only if `build`.
+pub fn prepare_bots_built(
+    origins: &[String],
+    cfg: &arbiter::referee::RefereeConfig,
+    build: bool,
+) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
     let mut specs = Vec::new();
     let mut ok: Vec<Option<String>> = Vec::new();
     for origin in origins {
@@ -147,10 +159,14 @@ pub fn prepare_bots(
         .zip(ok.iter_mut())
         .filter(|(_, ok)| ok.is_none())
     {
-        if let Some(build) = &spec.build {
-            eprintln!("arbiter: building {} ({build})", spec.name);
-        }
-        let checked = spec.build().map_err(anyhow::Error::from).and_then(|()| {
+        let built = match &spec.build {
+            Some(command) if build => {
+                eprintln!("arbiter: building {} ({command})", spec.name);
+                spec.build()
+            }
+            _ => Ok(()),
+        };
+        let checked = built.map_err(anyhow::Error::from).and_then(|()| {
             let mut p = BotProcess::spawn(spec, &cfg.limits, &[])?;
             p.shutdown(cfg.kill_grace);
             Ok(())
@@ -209,6 +225,7 @@ pub const RESUME_MAY_CHANGE: &[&str] = &[
     "pin-cpus",
     "anchor",
     "skip-broken-bots",
+    "no-build",
 ];
 
 /// With `--resume`, options that would change the recorded settings are an error, not ignored.
@@ -234,6 +251,49 @@ pub fn check_resume_options(
     Ok(())
 }
 
+/// The settings of a new run from the command line (checked; a fresh seed unless given).
+pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
+    let choice = args.game.choice()?;
+    let k = choice.seats;
+    if args.bots.len() < k {
+        bail!(
+            "a tournament of {} needs {k} or more bots (got {})",
+            choice.describe(),
+            args.bots.len()
+        );
+    }
+    if args.games == 0 || !args.games.is_multiple_of(k as u32) {
+        bail!(
+            "--games must be a positive multiple of {k}: each table of {k} bots plays \
+             rounds of {k} games with the same seed and opening, each bot in every seat once \
+             (got {})",
+            args.games
+        );
+    }
+    if args.tables == Some(0) {
+        bail!("--tables must be at least 1");
+    }
+    if let (Some(shard), None) = (args.shard, args.run.seed) {
+        bail!(
+            "--shard {shard} needs --seed: every shard must compute the same schedule \
+             (choose any number and give it to all {} shards)",
+            shard.count()
+        );
+    }
+    Ok(Settings {
+        bots: args.bots.clone(),
+        workdir: std::env::current_dir()?,
+        format: args.format,
+        games: args.games,
+        tables: args.tables,
+        opening_plies: args.run.opening_plies,
+        seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
+        replays: args.replays,
+        shard: args.shard,
+        game: args.game.clone(),
+    })
+}
+
 pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
@@ -242,39 +302,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         args.out.as_ref(),
         "tournament",
         args.run.seed.is_some(),
-        || {
-            let choice = args.game.choice()?;
-            let k = choice.seats;
-            if args.bots.len() < k {
-                bail!(
-                    "a tournament of {} needs {k} or more bots (got {})",
-                    choice.describe(),
-                    args.bots.len()
-                );
-            }
-            if args.games == 0 || !args.games.is_multiple_of(k as u32) {
-                bail!(
-                    "--games must be a positive multiple of {k}: each table of {k} bots plays \
-                     rounds of {k} games with the same seed and opening, each bot in every seat once \
-                     (got {})",
-                    args.games
-                );
-            }
-            if args.tables == Some(0) {
-                bail!("--tables must be at least 1");
-            }
-            Ok(Settings {
-                bots: args.bots.clone(),
-                workdir: std::env::current_dir()?,
-                format: args.format,
-                games: args.games,
-                tables: args.tables,
-                opening_plies: args.run.opening_plies,
-                seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
-                replays: args.replays,
-                game: args.game.clone(),
-            })
-        },
+        || fresh_settings(&args),
     )?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
@@ -292,7 +320,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
             )
         })?;
     }
-    let (bots, problems) = prepare_bots(&settings.bots, &cfg)?;
+    let (bots, problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
     let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
     let broken: Vec<&str> = bots
         .iter()
@@ -327,6 +355,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         tables: settings.tables,
         master_seed: settings.seed,
     });
+    let all = match settings.shard {
+        Some(shard) => shard.slice(&all),
+        None => all,
+    };
     let todo: Vec<_> = all
         .iter()
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
@@ -342,11 +374,14 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "arbiter: {} games of {} between {playing} bots, {}, seed {}, results in {}",
+        "arbiter: {} games of {} between {playing} bots, {}, seed {}{}, results in {}",
         todo.len(),
         choice.describe(),
         placement.describe(),
         settings.seed,
+        settings
+            .shard
+            .map_or(String::new(), |s| format!(", shard {s}")),
         out.display()
     );
 
@@ -407,5 +442,12 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         }
     }
     writeln!(stdout, "\nResults: {}", out.display())?;
+    if let Some(shard) = settings.shard {
+        writeln!(
+            stdout,
+            "These are the games of shard {shard} alone; put the shards together with: \
+             arbiter merge OUT SHARD_DIR..."
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }

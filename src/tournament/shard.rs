@@ -197,7 +197,10 @@ mod tests {
                 let part = shard.slice(&all);
                 sizes.push(part.len() / seats);
                 for g in &part {
-                    assert!(seen.insert(g.game_id, shard).is_none(), "game in two shards");
+                    assert!(
+                        seen.insert(g.game_id, shard).is_none(),
+                        "game in two shards"
+                    );
                 }
                 // Schedule order is kept.
                 let ids: Vec<u64> = part.iter().map(|g| g.game_id).collect();
@@ -265,8 +268,14 @@ mod tests {
             turn: Duration::from_millis(100),
             grace: Duration::from_millis(50),
         };
-        assert_eq!(clock.worst_game(), Duration::from_millis(2 * 1050 + 8 * 150));
-        assert_eq!(time_limit(Duration::from_secs(100)), Duration::from_secs(480));
+        assert_eq!(
+            clock.worst_game(),
+            Duration::from_millis(2 * 1050 + 8 * 150)
+        );
+        assert_eq!(
+            time_limit(Duration::from_secs(100)),
+            Duration::from_secs(480)
+        );
         assert_eq!(time_limit(Duration::ZERO), Duration::from_secs(300));
     }
 }

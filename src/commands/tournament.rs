@@ -251,6 +251,16 @@ pub fn check_resume_options(
     Ok(())
 }
 
+/// Whether a game ended by a bot killed by a signal is the work of a stop of the whole job
+/// (see [`arbiter::bot::cleanup::stopping_within`]): such a game is not recorded.
+fn killed_while_stopping(result: &arbiter::referee::GameResult) -> bool {
+    result
+        .forfeits
+        .iter()
+        .any(|f| f.detail.contains("killed by signal"))
+        && arbiter::bot::cleanup::stopping_within(std::time::Duration::from_millis(500))
+}
+
 /// The settings of a new run from the command line (checked; a fresh seed unless given).
 pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
     let choice = args.game.choice()?;
@@ -401,6 +411,9 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     };
     let mut failure: Option<anyhow::Error> = None;
     runner.run(&todo, |finished| {
+        if killed_while_stopping(&finished.result) {
+            return ControlFlow::Break(());
+        }
         let row = GameRow::new(&finished.spec, &finished.result);
         let mut write = || -> Result<()> {
             csv.append(&row)?;

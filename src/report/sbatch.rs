@@ -82,6 +82,9 @@ impl Job {
         self.header(&mut s, &self.name, self.time_limit, "shard-%a.out");
         s.push_str(&format!("#SBATCH --array=1-{n}\n"));
         s.push_str(&format!("#SBATCH --cpus-per-task={}\n", self.cpus));
+        // A minute before the time limit, stop arbiter alone (it kills its bots and keeps every
+        // finished game), rather than every process of the task at once.
+        s.push_str("#SBATCH --signal=B:TERM@60\n");
         s.push_str(&format!(
             "#\n# Written by `arbiter slurm`: array task K plays shard K/{n} of the tournament into\n\
              # {}/shard-K. Rerun a shard with `sbatch --array=K {}`: it plays only the games\n\

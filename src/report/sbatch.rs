@@ -95,6 +95,12 @@ impl Job {
         s.push_str("set -eu\n");
         s.push_str(&format!("cd {}\n", path(&self.workdir)));
         s.push_str("K=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\n");
+        // Pin each game to a CPU only where Slurm confined the task to its own CPUs; otherwise
+        // every shard on a node would pin its games to the node's first CPUs.
+        s.push_str(&format!(
+            "pin=auto\n[ \"$(nproc)\" -le {} ] || pin=never\n",
+            self.cpus
+        ));
         let mut line = vec![path(&self.arbiter), "tournament".into()];
         line.push("--shard".into());
         line.push(format!("\"$K/{n}\""));
@@ -103,6 +109,7 @@ impl Job {
         line.push("--concurrency".into());
         line.push(self.cpus.to_string());
         line.push("--no-build".into());
+        line.push("--pin-cpus=\"$pin\"".into());
         line.extend(self.options.iter().map(|o| quote(o)));
         line.push("--".into());
         line.extend(self.bots.iter().map(|b| quote(b)));
@@ -179,7 +186,8 @@ mod tests {
             "#SBATCH --output='/shared/runs/my league/slurm/shard-%a.out'\n",
             "#SBATCH --partition=short\n",
             "cd /shared/bots\n",
-            "exec /shared/bin/arbiter tournament --shard \"$K/4\" --out '/shared/runs/my league'/shard-\"$K\" --concurrency 2 --no-build --seed 7 -- a 'b=python3 b.py'\n",
+            "exec /shared/bin/arbiter tournament --shard \"$K/4\" --out '/shared/runs/my league'/shard-\"$K\" --concurrency 2 --no-build --pin-cpus=\"$pin\" --seed 7 -- a 'b=python3 b.py'\n",
+            "[ \"$(nproc)\" -le 2 ] || pin=never\n",
         ] {
             assert!(s.contains(line), "{line} in\n{s}");
         }

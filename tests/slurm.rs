@@ -372,6 +372,10 @@ fn a_tournament_in_four_shards_on_slurm_merges_into_the_single_machine_result() 
     cluster.wait(&again_id, Duration::from_secs(60));
     let log = std::fs::read_to_string(run.join("slurm/shard-1.out")).unwrap();
     assert!(
+        log.contains("stopped by signal 15"),
+        "the cancelled run's lines are kept:\n{log}"
+    );
+    assert!(
         log.contains(&format!(
             "{} games recorded, {} to play",
             kept.len(),

@@ -85,6 +85,8 @@ impl Job {
         // A minute before the time limit, stop arbiter alone (it kills its bots and keeps every
         // finished game), rather than every process of the task at once.
         s.push_str("#SBATCH --signal=B:TERM@60\n");
+        // A rerun of a shard adds to its log rather than wiping the story of the first run.
+        s.push_str("#SBATCH --open-mode=append\n");
         s.push_str(&format!(
             "#\n# Written by `arbiter slurm`: array task K plays shard K/{n} of the tournament into\n\
              # {}/shard-K. Rerun a shard with `sbatch --array=K {}`: it plays only the games\n\

@@ -78,3 +78,15 @@ pub fn install_signal_cleanup() -> std::io::Result<()> {
         })?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_stop_signal_the_wait_ends_after_the_grace() {
+        let start = Instant::now();
+        assert!(!stopping_within(Duration::from_millis(30)));
+        assert!(start.elapsed() >= Duration::from_millis(30));
+    }
+}

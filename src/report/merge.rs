@@ -128,7 +128,7 @@ mod tests {
         );
         assert_eq!(checked[3], (1, 2, "x, q|y".to_string()));
         // A rejected row stops the merge with the file and row named.
-        let err = merge_games(&[a.clone()], &out, 2, |_, id, _| {
+        let err = merge_games(std::slice::from_ref(&a), &out, 2, |_, id, _| {
             if id == 1 {
                 bail!("not ours")
             }

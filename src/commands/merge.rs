@@ -7,7 +7,7 @@ use crate::commands::shards;
 use crate::commands::tournament::{load_settings, save_settings, Recorded, Settings};
 use anyhow::{bail, Context, Result};
 use arbiter::report::{merge::merge_games, standings};
-use arbiter::tournament::{schedule_tables, GameSpec, Plan, Shard};
+use arbiter::tournament::{GameSpec, Shard};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,14 +80,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         ..first.settings.clone()
     };
     let choice = run.game.choice()?;
-    let schedule = schedule_tables(&Plan {
-        bots: run.bots.len(),
-        seats: choice.seats,
-        format: run.format,
-        games_per_table: run.games,
-        tables: run.tables,
-        master_seed: run.seed,
-    });
+    let schedule = crate::commands::tournament::schedule_of(&run, choice.seats);
     let by_id: HashMap<u64, &GameSpec> = schedule.iter().map(|g| (g.game_id, g)).collect();
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -227,17 +220,26 @@ fn missing_report(
                     .parent()
                     .unwrap_or(out)
                     .join(format!("shard-{}", shard.index()));
-                let mut words = vec!["arbiter".to_string(), "tournament".into()];
-                words.extend(shards::options(run)?);
-                words.extend(["--shard".into(), shard.to_string(), "--out".into()]);
-                words.push(dir.display().to_string());
-                words.push("--".into());
-                words.extend(run.bots.iter().cloned());
-                format!(
-                    "cd {} && {}",
-                    shell_path(&run.workdir),
-                    shards::shell_line(&words)
-                )
+                let dir_text = dir.display().to_string();
+                match shards::shard_arguments(run, &shard.to_string(), &dir_text) {
+                    Ok(args) => {
+                        let mut words = vec!["arbiter".to_string(), "tournament".into()];
+                        words.extend(args);
+                        format!(
+                            "cd {} && {}",
+                            shell_path(&run.workdir),
+                            shards::shell_line(&words)
+                        )
+                    }
+                    // Any shard's settings with this shard's number make its folder.
+                    Err(_) => format!(
+                        "mkdir -p {d} && sed 's|^shard = .*|shard = \"{shard}\"|' {from} > {d}/{file} \
+                         && arbiter tournament --resume {d}",
+                        d = shell_path(&dir),
+                        from = shell_path(&inputs[0].dir.join(Settings::FILE)),
+                        file = Settings::FILE
+                    ),
+                }
             }
         };
         let state = match &folder {

@@ -71,6 +71,48 @@ fn game_options(game: &GameOpts, defaults: &GameOpts) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// [`options`], checked: parsed back as a shard's command line would be, they must give the
+/// same settings, so a setting that no option can express (a run grown in stages, a setting
+/// added later without an option of its name) is an error here, never a wrong command.
+pub fn checked_options(settings: &Settings) -> Result<Vec<String>> {
+    let words = options(settings)?;
+    let mut check: Vec<String> = vec!["arbiter".into(), "tournament".into()];
+    check.extend(words.iter().cloned());
+    check.extend(["--shard".into(), "1/1".into(), "--".into()]);
+    check.extend(settings.bots.iter().cloned());
+    use clap::Parser;
+    let parsed = match Cli::try_parse_from(&check)?.command {
+        Command::Tournament(args) => crate::commands::tournament::fresh_settings(&args)?,
+        _ => unreachable!("parsed as a tournament"),
+    };
+    let diff: Vec<_> = differences(&parsed, settings)?
+        .into_iter()
+        .filter(|d| !d.starts_with("shards:"))
+        .collect();
+    if !diff.is_empty() {
+        bail!(
+            "the run's settings cannot be written as one command line ({})",
+            diff.join("; ")
+        );
+    }
+    Ok(words)
+}
+
+/// The checked `arbiter tournament` arguments (after the command name) that play `shard` of the
+/// run of `settings` into `out`.
+pub fn shard_arguments(settings: &Settings, shard: &str, out: &str) -> Result<Vec<String>> {
+    let mut words = checked_options(settings)?;
+    words.extend([
+        "--shard".into(),
+        shard.to_string(),
+        "--out".into(),
+        out.to_string(),
+    ]);
+    words.push("--".into());
+    words.extend(settings.bots.iter().cloned());
+    Ok(words)
+}
+
 /// A command line as a shell reads it.
 pub fn shell_line(words: &[String]) -> String {
     shell_words::join(words)
@@ -182,9 +224,7 @@ mod tests {
             ][..],
         ] {
             let settings = parse(words);
-            let mut line = options(&settings).unwrap();
-            line.extend(["--shard".into(), "2/3".into(), "--".into()]);
-            line.extend(settings.bots.iter().cloned());
+            let line = shard_arguments(&settings, "2/3", "some/dir").unwrap();
             let again = parse(&line.iter().map(String::as_str).collect::<Vec<_>>());
             assert_eq!(again.shard.map(|s| s.to_string()), Some("2/3".into()));
             assert_eq!(
@@ -195,10 +235,19 @@ mod tests {
                 settings,
                 "{line:?}"
             );
+            assert_eq!(line.iter().filter(|w| *w == "some/dir").count(), 1);
             // Through a shell and back.
             let text = shell_line(&line);
             assert_eq!(shell_words::split(&text).unwrap(), line);
         }
+    }
+
+    #[test]
+    fn settings_no_command_line_gives_back_are_refused() {
+        let mut bad = parse(&["--seed", "5", "a", "b"]);
+        bad.games = 3; // odd: every command line with it is refused
+        assert!(checked_options(&bad).is_err());
+        assert!(shard_arguments(&bad, "1/2", "x").is_err());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::commands::{shards, tournament};
 use anyhow::{bail, Context, Result};
 use arbiter::report::sbatch::{minutes, Job};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
-use arbiter::tournament::{schedule_tables, Plan, Runner, Shard};
+use arbiter::tournament::{Runner, Shard};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -72,14 +72,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             broken.join(", ")
         );
     }
-    let schedule = schedule_tables(&Plan {
-        bots: bots.len(),
-        seats: choice.seats,
-        format: settings.format,
-        games_per_table: settings.games,
-        tables: settings.tables,
-        master_seed: settings.seed,
-    });
+    let schedule = crate::commands::tournament::schedule_of(&settings, choice.seats);
 
     // What a game costs: measured on a few games of the first shard, else from the clocks.
     let per_game = if args.sample > 0 {
@@ -159,7 +152,8 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         sbatch.push(format!("--account={a}"));
     }
     sbatch.extend(args.sbatch.iter().cloned());
-    let mut options = shards::options(&settings)?;
+    // Checked: the options must give back these settings (the tasks would refuse to run otherwise).
+    let mut options = shards::checked_options(&settings)?;
     if t.skip_broken_bots {
         options.push("--skip-broken-bots".into());
     }

@@ -251,6 +251,19 @@ pub fn check_resume_options(
     Ok(())
 }
 
+/// Every game of the run of `settings` (all shards), for games of `seats` seats: the one place
+/// that turns settings into a schedule, for the run, `merge` and `slurm`.
+pub fn schedule_of(settings: &Settings, seats: usize) -> Vec<arbiter::tournament::GameSpec> {
+    schedule_tables(&Plan {
+        bots: settings.bots.len(),
+        seats,
+        format: settings.format,
+        games_per_table: settings.games,
+        tables: settings.tables,
+        master_seed: settings.seed,
+    })
+}
+
 /// Whether a game ended by a bot killed by a signal is the work of a stop of the whole job
 /// (see [`arbiter::bot::cleanup::stopping_within`]): such a game is not recorded.
 fn killed_while_stopping(result: &arbiter::referee::GameResult) -> bool {
@@ -357,14 +370,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     save_settings(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    let all = schedule_tables(&Plan {
-        bots: bots.len(),
-        seats,
-        format: settings.format,
-        games_per_table: settings.games,
-        tables: settings.tables,
-        master_seed: settings.seed,
-    });
+    let all = schedule_of(&settings, seats);
     let all = match settings.shard {
         Some(shard) => shard.slice(&all),
         None => all,

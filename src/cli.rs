@@ -103,6 +103,60 @@ pub enum Command {
     Games(GamesArgs),
     /// Count the move sequences of each depth from a position: the rules author's check.
     Perft(PerftArgs),
+    /// Put the results folders of a tournament's shards (`tournament --shard K/N`) together:
+    /// one games.csv and the standings of the whole run, and the missing games named. Exit
+    /// status 1 when games are missing (the files are written anyway), 3 on error.
+    Merge(MergeArgs),
+    /// Write (and with --submit, submit) a Slurm job array that plays a tournament in shards on
+    /// a cluster, then merges them: `arbiter slurm --shards 16 --seed 7 --out DIR BOT...`.
+    Slurm(Box<SlurmArgs>),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The folder to write the merged games.csv, standings and settings into.
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// The shards' results folders (a folder without results, a shard that never started, is
+    /// reported as missing).
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Show ratings relative to this bot's fixed Elo, e.g. --anchor greedy=1500.
+    #[arg(long, value_name = "BOT=ELO")]
+    pub anchor: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SlurmArgs {
+    /// Shards: array tasks, each playing 1/N of the table rounds.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: u32,
+    /// Submit the jobs with sbatch and print their ids (otherwise only write the scripts).
+    #[arg(long)]
+    pub submit: bool,
+    /// The array tasks' time limit in minutes [default: from the estimate it prints].
+    #[arg(long, value_name = "MIN", value_parser = clap::value_parser!(u32).range(1..))]
+    pub time_limit: Option<u32>,
+    /// Games played here first to measure what a game costs, for the time limit; 0 estimates
+    /// from the clocks instead (every turn using --turn-share of its limit).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub sample: u32,
+    /// With --sample 0: the share of each turn's time limit a bot is expected to use.
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    pub turn_share: f64,
+    /// Slurm partition (sbatch --partition).
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Slurm account (sbatch --account).
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+    /// Another #SBATCH line for both jobs, e.g. --sbatch=--qos=short (repeatable).
+    #[arg(long = "sbatch", value_name = "OPTION", allow_hyphen_values = true)]
+    pub sbatch: Vec<String>,
+    /// The tournament, as for `arbiter tournament` (--concurrency is per shard and sets
+    /// --cpus-per-task; --out is the run's folder, default results/tournament-<date>).
+    #[command(flatten)]
+    pub tournament: TournamentArgs,
 }
 
 #[derive(Args, Debug)]
@@ -452,6 +506,15 @@ pub struct TournamentArgs {
     /// With --grow: a bot to add to the field (repeatable).
     #[arg(long, value_name = "BOT", requires = "grow")]
     pub add_bot: Vec<String>,
+    /// Play only the K-th of N slices of the schedule (whole table rounds, the same slices on
+    /// every machine), e.g. on N machines at once; needs an explicit --seed. `arbiter merge`
+    /// puts the shards' results folders together.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<arbiter::tournament::Shard>,
+    /// Do not run the bots' build commands: they were built beforehand (as `arbiter slurm` does
+    /// once for all shards). The start-up check still runs.
+    #[arg(long)]
+    pub no_build: bool,
     #[command(flatten)]
     pub game: GameOpts,
 }

@@ -2,11 +2,14 @@
 
 mod bench;
 mod games;
+mod merge;
 mod play;
 mod ratings;
+mod shards;
+mod slurm;
 mod sprt;
 mod stats;
-mod tournament;
+pub mod tournament;
 
 use crate::cli::Command;
 use anyhow::Result;
@@ -25,5 +28,7 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
         Command::Stats(args) => stats::run(args),
         Command::Games(args) => games::games(args),
         Command::Perft(args) => games::perft(args),
+        Command::Merge(args) => merge::run(args),
+        Command::Slurm(args) => slurm::run(*args),
     }
 }

@@ -7,7 +7,7 @@ use arbiter::bot::{BotProcess, BotSpec};
 use arbiter::report::games_csv::{GameRow, GamesCsv};
 use arbiter::report::lock::FolderLock;
 use arbiter::report::{self, progress::Progress, standings};
-use arbiter::tournament::{schedule_grown, Format, Plan, Runner};
+use arbiter::tournament::{schedule_grown, Format, Plan, Runner, Shard};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,9 @@ pub struct Settings {
     pub openings_fingerprint: Option<String>,
     pub seed: u64,
     pub replays: bool,
+    /// Only this slice of the schedule (`--shard K/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub game: GameOpts,
 }
 
@@ -60,7 +63,7 @@ impl Recorded for Settings {
     }
 }
 
-fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
+pub fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
     let path = dir.join(S::FILE);
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -147,6 +150,15 @@ pub fn prepare_bots(
     origins: &[String],
     cfg: &arbiter::referee::RefereeConfig,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
+    prepare_bots_built(origins, cfg, true)
+}
+
+/// [`prepare_bots`], running the bots' build commands only if `build`.
+pub fn prepare_bots_built(
+    origins: &[String],
+    cfg: &arbiter::referee::RefereeConfig,
+    build: bool,
+) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
     let mut specs = Vec::new();
     let mut ok: Vec<Option<String>> = Vec::new();
     for origin in origins {
@@ -184,10 +196,14 @@ pub fn prepare_bots(
         .zip(ok.iter_mut())
         .filter(|(_, ok)| ok.is_none())
     {
-        if let Some(build) = &spec.build {
-            eprintln!("arbiter: building {} ({build})", spec.name);
-        }
-        let checked = spec.build().map_err(anyhow::Error::from).and_then(|()| {
+        let built = match &spec.build {
+            Some(command) if build => {
+                eprintln!("arbiter: building {} ({command})", spec.name);
+                spec.build()
+            }
+            _ => Ok(()),
+        };
+        let checked = built.map_err(anyhow::Error::from).and_then(|()| {
             let mut p = BotProcess::spawn(spec, &cfg.limits, &[])?;
             p.shutdown(cfg.kill_grace);
             Ok(())
@@ -246,6 +262,7 @@ pub const RESUME_MAY_CHANGE: &[&str] = &[
     "pin-cpus",
     "anchor",
     "skip-broken-bots",
+    "no-build",
 ];
 
 /// With `--resume`, options that would change the recorded settings are an error, not ignored.
@@ -306,6 +323,92 @@ fn grow(mut settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Re
     Ok(settings)
 }
 
+/// Every game of the run of `settings` (all shards), for games of `seats` seats: the one place
+/// that turns settings into a schedule, for the run, `merge` and `slurm`.
+pub fn schedule_of(settings: &Settings, seats: usize) -> Vec<arbiter::tournament::GameSpec> {
+    // Bots added by --grow come last in the list; the first plan had the others.
+    schedule_grown(
+        &Plan {
+            bots: settings.first_bots.unwrap_or(settings.bots.len()),
+            seats,
+            format: settings.format,
+            games_per_table: settings.games,
+            tables: settings.tables,
+            master_seed: settings.seed,
+        },
+        &settings.stages,
+    )
+}
+
+/// Whether a game ended by a bot killed by a signal is the work of a stop of the whole job
+/// (see [`arbiter::bot::cleanup::stopping_within`]): such a game is not recorded.
+fn killed_while_stopping(result: &arbiter::referee::GameResult) -> bool {
+    result
+        .forfeits
+        .iter()
+        .any(|f| f.detail.contains("killed by signal"))
+        && arbiter::bot::cleanup::stopping_within(std::time::Duration::from_millis(500))
+}
+
+/// The settings of a new run from the command line (checked; a fresh seed unless given).
+pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
+    let choice = args.game.choice()?;
+    let k = choice.seats;
+    if args.bots.len() < k {
+        bail!(
+            "a tournament of {} needs {k} or more bots (got {})",
+            choice.describe(),
+            args.bots.len()
+        );
+    }
+    if args.games == 0 || !args.games.is_multiple_of(k as u32) {
+        bail!(
+            "--games must be a positive multiple of {k}: each table of {k} bots plays \
+             rounds of {k} games with the same seed and opening, each bot in every seat once \
+             (got {})",
+            args.games
+        );
+    }
+    if args.tables == Some(0) {
+        bail!("--tables must be at least 1");
+    }
+    if let (Some(shard), None) = (args.shard, args.run.seed) {
+        bail!(
+            "--shard {shard} needs --seed: every shard must compute the same schedule \
+             (choose any number and give it to all {} shards)",
+            shard.count()
+        );
+    }
+    Ok(Settings {
+        bots: args.bots.clone(),
+        workdir: std::env::current_dir()?,
+        format: args.format,
+        games: args.games,
+        tables: args.tables,
+        stages: Vec::new(),
+        first_bots: None,
+        opening_plies: args.run.opening_plies,
+        openings: args.run.openings.clone(),
+        openings_order: args.run.openings_order,
+        openings_fingerprint: match &args.run.openings {
+            Some(spec) => Some(
+                arbiter::tournament::openings::Book::load(
+                    spec,
+                    &args.game.choice()?,
+                    args.run.openings_order,
+                    0,
+                )?
+                .fingerprint(),
+            ),
+            None => None,
+        },
+        seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
+        replays: args.replays,
+        shard: args.shard,
+        game: args.game.clone(),
+    })
+}
+
 pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     if args.grow {
         let mut allowed = RESUME_MAY_CHANGE.to_vec();
@@ -326,55 +429,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         args.out.as_ref(),
         "tournament",
         args.run.seed.is_some(),
-        || {
-            let choice = args.game.choice()?;
-            let k = choice.seats;
-            if args.bots.len() < k {
-                bail!(
-                    "a tournament of {} needs {k} or more bots (got {})",
-                    choice.describe(),
-                    args.bots.len()
-                );
-            }
-            if args.games == 0 || !args.games.is_multiple_of(k as u32) {
-                bail!(
-                    "--games must be a positive multiple of {k}: each table of {k} bots plays \
-                     rounds of {k} games with the same seed and opening, each bot in every seat once \
-                     (got {})",
-                    args.games
-                );
-            }
-            if args.tables == Some(0) {
-                bail!("--tables must be at least 1");
-            }
-            Ok(Settings {
-                bots: args.bots.clone(),
-                workdir: std::env::current_dir()?,
-                format: args.format,
-                games: args.games,
-                tables: args.tables,
-                stages: Vec::new(),
-                first_bots: None,
-                opening_plies: args.run.opening_plies,
-                openings: args.run.openings.clone(),
-                openings_order: args.run.openings_order,
-                openings_fingerprint: match &args.run.openings {
-                    Some(spec) => Some(
-                        arbiter::tournament::openings::Book::load(
-                            spec,
-                            &args.game.choice()?,
-                            args.run.openings_order,
-                            0,
-                        )?
-                        .fingerprint(),
-                    ),
-                    None => None,
-                },
-                seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
-                replays: args.replays,
-                game: args.game.clone(),
-            })
-        },
+        || fresh_settings(&args),
     )?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
@@ -404,7 +459,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
             )
         })?;
     }
-    let (bots, problems) = prepare_bots(&settings.bots, &cfg)?;
+    let (bots, problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
     let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
     let broken: Vec<&str> = bots
         .iter()
@@ -431,19 +486,11 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     save_settings(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    // Bots added by --grow come last in the list; the first plan had the others.
-    let base_bots = settings.first_bots.unwrap_or(bots.len());
-    let all = schedule_grown(
-        &Plan {
-            bots: base_bots,
-            seats,
-            format: settings.format,
-            games_per_table: settings.games,
-            tables: settings.tables,
-            master_seed: settings.seed,
-        },
-        &settings.stages,
-    );
+    let all = schedule_of(&settings, seats);
+    let all = match settings.shard {
+        Some(shard) => shard.slice(&all),
+        None => all,
+    };
     let todo: Vec<_> = all
         .iter()
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
@@ -462,11 +509,14 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "arbiter: {} games of {} between {playing} bots, {}, seed {}, results in {}",
+        "arbiter: {} games of {} between {playing} bots, {}, seed {}{}, results in {}",
         todo.len(),
         choice.describe(),
         placement.describe(),
         settings.seed,
+        settings
+            .shard
+            .map_or(String::new(), |s| format!(", shard {s}")),
         out.display()
     );
 
@@ -487,6 +537,9 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     };
     let mut failure: Option<anyhow::Error> = None;
     runner.run(&todo, |finished| {
+        if killed_while_stopping(&finished.result) {
+            return ControlFlow::Break(());
+        }
         let row = GameRow::new(&finished.spec, &finished.result);
         let mut write = || -> Result<()> {
             csv.append(&row)?;
@@ -528,5 +581,12 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         }
     }
     writeln!(stdout, "\nResults: {}", out.display())?;
+    if let Some(shard) = settings.shard {
+        writeln!(
+            stdout,
+            "These are the games of shard {shard} alone; put the shards together with: \
+             arbiter merge OUT SHARD_DIR..."
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }

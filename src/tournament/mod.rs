@@ -1,11 +1,14 @@
 //! Tournaments: pure scheduling (pairings, paired openings, stable game ids) and a runner with a
-//! concurrency limit that hands finished games to the caller as they end.
+//! concurrency limit that hands finished games to the caller as they end, and the slices
+//! (shards) that let several machines share one tournament.
 
 pub mod openings;
 pub mod runner;
 pub mod schedule;
+pub mod shard;
 
 pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
 pub use schedule::{
     opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec, Plan, Stage,
 };
+pub use shard::Shard;

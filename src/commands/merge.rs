@@ -1,0 +1,270 @@
+//! `arbiter merge OUT SHARD_DIR...`: puts the results folders of a tournament's shards back
+//! together: checks they come from one run, copies each game once into OUT/games.csv, names the
+//! missing games and shards with the commands that play them, and writes the standings.
+
+use crate::cli::{self, MergeArgs};
+use crate::commands::shards;
+use crate::commands::tournament::{load_settings, save_settings, Recorded, Settings};
+use anyhow::{bail, Context, Result};
+use arbiter::report::{merge::merge_games, standings};
+use arbiter::tournament::{GameSpec, Shard};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit status of a merge that wrote its files but lacks games.
+pub const INCOMPLETE_EXIT: u8 = 1;
+
+/// One input folder with its recorded settings.
+struct Input {
+    dir: PathBuf,
+    settings: Settings,
+}
+
+pub fn run(args: MergeArgs) -> Result<ExitCode> {
+    let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
+    let out = std::path::absolute(&args.out)?;
+    let mut stderr = std::io::stderr().lock();
+    // Folders without settings are shards that never started: reported as missing below.
+    let mut inputs: Vec<Input> = Vec::new();
+    for dir in &args.dirs {
+        let dir = std::path::absolute(dir)?;
+        if same_folder(&dir, &out) {
+            bail!(
+                "{} is both the output and an input; write the merge into another folder",
+                out.display()
+            );
+        }
+        if !dir.join(Settings::FILE).exists() {
+            writeln!(
+                stderr,
+                "arbiter: {} holds no {} (a shard that never started?): skipped",
+                dir.display(),
+                Settings::FILE
+            )?;
+            continue;
+        }
+        let settings: Settings = load_settings(&dir)?;
+        inputs.push(Input { dir, settings });
+    }
+    let Some(first) = inputs.first() else {
+        bail!(
+            "none of the folders holds a tournament's results ({})",
+            Settings::FILE
+        );
+    };
+    for other in &inputs[1..] {
+        let diff = shards::differences(&first.settings, &other.settings)?;
+        if !diff.is_empty() {
+            bail!(
+                "{} and {} are not shards of the same run:\n  {}",
+                first.dir.display(),
+                other.dir.display(),
+                diff.join("\n  ")
+            );
+        }
+        if other.settings.workdir != first.settings.workdir {
+            writeln!(
+                stderr,
+                "arbiter: note: the bots of {} were named from {}, those of {} from {}",
+                first.dir.display(),
+                first.settings.workdir.display(),
+                other.dir.display(),
+                other.settings.workdir.display()
+            )?;
+        }
+    }
+    let run = Settings {
+        shard: None,
+        ..first.settings.clone()
+    };
+    let choice = run.game.choice()?;
+    let schedule = crate::commands::tournament::schedule_of(&run, choice.seats);
+    let by_id: HashMap<u64, &GameSpec> = schedule.iter().map(|g| (g.game_id, g)).collect();
+
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let _lock = crate::commands::tournament::claim_folder(&out)?;
+    let csvs: Vec<PathBuf> = inputs.iter().map(|i| i.dir.join("games.csv")).collect();
+    let present: Vec<usize> = (0..inputs.len()).filter(|&i| csvs[i].exists()).collect();
+    let files: Vec<PathBuf> = present.iter().map(|&i| csvs[i].clone()).collect();
+    // The bots' names by index, learned from the rows: a name that changes between shards means
+    // a different bot under the same argument.
+    let mut names: Vec<Option<(String, PathBuf)>> = vec![None; run.bots.len()];
+    let mut recorded = arbiter::report::games_csv::DoneSet::default();
+    let merged = out.join("games.csv");
+    let summary = merge_games(&files, &merged, choice.seats, |n, id, bots| {
+        let input = &inputs[present[n]];
+        let Some(spec) = by_id.get(&id) else {
+            bail!("game {id} is not in the run's schedule (settings edited after the run?)");
+        };
+        if let Some(shard) = input.settings.shard {
+            if !shard.holds(spec) {
+                bail!(
+                    "game {id} belongs to shard {}, not to this folder's shard {shard}",
+                    Shard::of_pair(spec.pair_id, shard.count())
+                );
+            }
+        }
+        for (&bot, name) in spec.seats.iter().zip(bots) {
+            match &names[bot] {
+                Some((known, from)) if known != name => bail!(
+                    "bot #{} ({}) is '{known}' in {} but '{name}' here: the shards did not play \
+                     the same bots",
+                    bot + 1,
+                    run.bots[bot],
+                    from.display()
+                ),
+                Some(_) => {}
+                None => names[bot] = Some((name.clone(), input.dir.clone())),
+            }
+        }
+        recorded.insert(id);
+        Ok(())
+    })?;
+    for path in &summary.torn {
+        writeln!(
+            stderr,
+            "arbiter: the last line of {} was cut off (a shard killed while writing) and left out",
+            path.display()
+        )?;
+    }
+    if summary.repeated > 0 {
+        writeln!(
+            stderr,
+            "arbiter: {} rows repeat a game already merged and were counted once",
+            summary.repeated
+        )?;
+    }
+    save_settings(&out, &run)?;
+
+    let order: Vec<String> = names.iter().flatten().map(|(n, _)| n.clone()).collect();
+    let (table, _) = standings::from_files(std::slice::from_ref(&merged), &order, anchor.as_ref())?;
+    standings::write_files(&out, &table)?;
+    let mut stdout = std::io::stdout().lock();
+    standings::print(&mut stdout, &table)?;
+
+    let missing = missing_report(&run, &inputs, &schedule, &recorded, &out)?;
+    let total = schedule.len();
+    writeln!(
+        stdout,
+        "\nMerged {} of {total} games from {} folders into {}",
+        summary.written,
+        inputs.len(),
+        out.display()
+    )?;
+    if missing.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(stdout, "\nMissing:")?;
+    for line in missing {
+        writeln!(stdout, "{line}")?;
+    }
+    Ok(ExitCode::from(INCOMPLETE_EXIT))
+}
+
+/// Whether two paths name the same folder (the second may not exist yet).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Lines naming every shard that is missing or lacks games, with the command that plays them.
+fn missing_report(
+    run: &Settings,
+    inputs: &[Input],
+    schedule: &[GameSpec],
+    recorded: &arbiter::report::games_csv::DoneSet,
+    out: &Path,
+) -> Result<Vec<String>> {
+    let count = inputs
+        .iter()
+        .find_map(|i| i.settings.shard)
+        .map_or(1, Shard::count);
+    let sharded = inputs.iter().any(|i| i.settings.shard.is_some());
+    // Games still to play, by shard.
+    let mut lacking: BTreeMap<Shard, Vec<u64>> = BTreeMap::new();
+    for g in schedule.iter().filter(|g| !recorded.contains(g.game_id)) {
+        lacking
+            .entry(Shard::of_pair(g.pair_id, count))
+            .or_default()
+            .push(g.game_id);
+    }
+    let mut lines = Vec::new();
+    let sbatch = out.join("slurm").join("shards.sbatch");
+    let mut resubmit: Vec<u32> = Vec::new();
+    for (shard, ids) in &lacking {
+        let folder = inputs
+            .iter()
+            .find(|i| i.settings.shard.is_none_or(|s| s == *shard))
+            .map(|i| i.dir.clone());
+        let listed = ids
+            .iter()
+            .take(10)
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = if ids.len() > 10 { ", ..." } else { "" };
+        let what = if sharded {
+            format!("shard {shard}: ")
+        } else {
+            String::new()
+        };
+        let command = match &folder {
+            Some(dir) => format!("arbiter tournament --resume {}", shell_path(dir)),
+            None => {
+                let dir = inputs[0]
+                    .dir
+                    .parent()
+                    .unwrap_or(out)
+                    .join(format!("shard-{}", shard.index()));
+                let dir_text = dir.display().to_string();
+                match shards::shard_arguments(run, &shard.to_string(), &dir_text) {
+                    Ok(args) => {
+                        let mut words = vec!["arbiter".to_string(), "tournament".into()];
+                        words.extend(args);
+                        format!(
+                            "cd {} && {}",
+                            shell_path(&run.workdir),
+                            shards::shell_line(&words)
+                        )
+                    }
+                    // Any shard's settings with this shard's number make its folder.
+                    Err(_) => format!(
+                        "mkdir -p {d} && sed 's|^shard = .*|shard = \"{shard}\"|' {from} > {d}/{file} \
+                         && arbiter tournament --resume {d}",
+                        d = shell_path(&dir),
+                        from = shell_path(&inputs[0].dir.join(Settings::FILE)),
+                        file = Settings::FILE
+                    ),
+                }
+            }
+        };
+        let state = match &folder {
+            Some(dir) => format!("{} of its games missing in {}", ids.len(), dir.display()),
+            None => format!("no results folder ({} games)", ids.len()),
+        };
+        lines.push(format!(
+            "  {what}{state} (game ids {listed}{more})\n    play them with: {command}"
+        ));
+        resubmit.push(shard.index());
+    }
+    if sharded && sbatch.exists() && !resubmit.is_empty() {
+        let list = resubmit
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        lines.push(format!(
+            "  on Slurm: sbatch --array={list} {} (then merge again)",
+            shell_path(&sbatch)
+        ));
+    }
+    Ok(lines)
+}
+
+fn shell_path(p: &Path) -> String {
+    shell_words::quote(&p.display().to_string()).into_owned()
+}

@@ -1,0 +1,208 @@
+//! The Slurm batch scripts of a tournament played in shards: a job array whose task K plays
+//! `--shard K/N` into its own folder, and a merge job run after the array. Pure text, so the
+//! scripts can be checked without a cluster; `arbiter slurm` writes and submits them.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Everything the scripts say.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The Slurm job name (the merge job adds `-merge`).
+    pub name: String,
+    pub shards: u32,
+    /// CPUs per array task: the games one shard plays at a time.
+    pub cpus: u32,
+    /// Time limit of each array task.
+    pub time_limit: Duration,
+    /// The run's folder: shards in `shard-K/`, scripts and logs in `slurm/`, the merge in itself.
+    pub run_dir: PathBuf,
+    /// Where the bots were named (the tasks start there).
+    pub workdir: PathBuf,
+    /// The arbiter program (on the shared file system).
+    pub arbiter: PathBuf,
+    /// `arbiter tournament` options of the run, without --shard, --out and the bots.
+    pub options: Vec<String>,
+    pub bots: Vec<String>,
+    /// `arbiter merge` options (e.g. --anchor).
+    pub merge_options: Vec<String>,
+    /// Extra `#SBATCH` options for both jobs (partition, account, ...).
+    pub sbatch: Vec<String>,
+}
+
+fn quote(text: &str) -> String {
+    shell_words::quote(text).into_owned()
+}
+
+fn path(p: &Path) -> String {
+    quote(&p.display().to_string())
+}
+
+/// Whole minutes, at least one (sbatch --time takes minutes).
+pub fn minutes(d: Duration) -> u64 {
+    d.as_secs().div_ceil(60).max(1)
+}
+
+impl Job {
+    /// The folder of scripts and logs.
+    pub fn slurm_dir(&self) -> PathBuf {
+        self.run_dir.join("slurm")
+    }
+
+    pub fn shards_file(&self) -> PathBuf {
+        self.slurm_dir().join("shards.sbatch")
+    }
+
+    pub fn merge_file(&self) -> PathBuf {
+        self.slurm_dir().join("merge.sbatch")
+    }
+
+    pub fn submit_file(&self) -> PathBuf {
+        self.slurm_dir().join("submit.sh")
+    }
+
+    fn header(&self, out: &mut String, name: &str, time: Duration, log: &str) {
+        out.push_str("#!/bin/bash\n");
+        out.push_str(&format!("#SBATCH --job-name={}\n", quote(name)));
+        out.push_str("#SBATCH --ntasks=1\n");
+        out.push_str(&format!("#SBATCH --time={}\n", minutes(time)));
+        out.push_str(&format!(
+            "#SBATCH --output={}\n",
+            path(&self.slurm_dir().join(log))
+        ));
+        for extra in &self.sbatch {
+            out.push_str(&format!("#SBATCH {extra}\n"));
+        }
+    }
+
+    /// The job array: task K plays shard K/N into `RUN/shard-K`.
+    pub fn shards_script(&self) -> String {
+        let n = self.shards;
+        let mut s = String::new();
+        self.header(&mut s, &self.name, self.time_limit, "shard-%a.out");
+        s.push_str(&format!("#SBATCH --array=1-{n}\n"));
+        s.push_str(&format!("#SBATCH --cpus-per-task={}\n", self.cpus));
+        // A minute before the time limit, stop arbiter alone (it kills its bots and keeps every
+        // finished game), rather than every process of the task at once.
+        s.push_str("#SBATCH --signal=B:TERM@60\n");
+        // A rerun of a shard adds to its log rather than wiping the story of the first run.
+        s.push_str("#SBATCH --open-mode=append\n");
+        s.push_str(&format!(
+            "#\n# Written by `arbiter slurm`: array task K plays shard K/{n} of the tournament into\n\
+             # {}/shard-K. Rerun a shard with `sbatch --array=K {}`: it plays only the games\n\
+             # its folder lacks. The bots were built once beforehand (--no-build).\n",
+            self.run_dir.display(),
+            self.shards_file().display()
+        ));
+        s.push_str("set -eu\n");
+        s.push_str(&format!("cd {}\n", path(&self.workdir)));
+        s.push_str("K=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\n");
+        // Pin each game to a CPU only where Slurm confined the task to its own CPUs; otherwise
+        // every shard on a node would pin its games to the node's first CPUs.
+        s.push_str(&format!(
+            "pin=auto\n[ \"$(nproc)\" -le {} ] || pin=never\n",
+            self.cpus
+        ));
+        let mut line = vec![path(&self.arbiter), "tournament".into()];
+        line.push("--shard".into());
+        line.push(format!("\"$K/{n}\""));
+        line.push("--out".into());
+        line.push(format!("{}/shard-\"$K\"", path(&self.run_dir)));
+        line.push("--concurrency".into());
+        line.push(self.cpus.to_string());
+        line.push("--no-build".into());
+        line.push("--pin-cpus=\"$pin\"".into());
+        line.extend(self.options.iter().map(|o| quote(o)));
+        line.push("--".into());
+        line.extend(self.bots.iter().map(|b| quote(b)));
+        s.push_str(&format!("exec {}\n", line.join(" ")));
+        s
+    }
+
+    /// The merge job: `arbiter merge RUN RUN/shard-1 ... RUN/shard-N`.
+    pub fn merge_script(&self) -> String {
+        let mut s = String::new();
+        let name = format!("{}-merge", self.name);
+        self.header(&mut s, &name, Duration::from_secs(30 * 60), "merge.out");
+        s.push_str("#SBATCH --cpus-per-task=1\n");
+        s.push_str(
+            "#\n# Written by `arbiter slurm`: runs after every array task has ended (afterany), so a\n\
+             # failed shard is named by the merge instead of blocking it.\n",
+        );
+        s.push_str("set -eu\n");
+        s.push_str(&format!("cd {}\n", path(&self.workdir)));
+        let mut line = vec![path(&self.arbiter), "merge".into()];
+        line.extend(self.merge_options.iter().map(|o| quote(o)));
+        line.push(path(&self.run_dir));
+        line.push(format!(
+            "{}/shard-{{1..{}}}",
+            path(&self.run_dir),
+            self.shards
+        ));
+        s.push_str(&format!("exec {}\n", line.join(" ")));
+        s
+    }
+
+    /// Submits both jobs by hand: the array, then the merge after it.
+    pub fn submit_script(&self) -> String {
+        format!(
+            "#!/bin/sh\n# Submits the shards and the merge that follows them (written by `arbiter slurm`).\n\
+             set -eu\n\
+             array=$(sbatch --parsable {})\n\
+             array=${{array%%;*}}\n\
+             merge=$(sbatch --parsable --dependency=afterany:\"$array\" {})\n\
+             echo \"shards: job $array, merge: job ${{merge%%;*}}\"\n",
+            path(&self.shards_file()),
+            path(&self.merge_file())
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> Job {
+        Job {
+            name: "arbiter-league".into(),
+            shards: 4,
+            cpus: 2,
+            time_limit: Duration::from_secs(601),
+            run_dir: "/shared/runs/my league".into(),
+            workdir: "/shared/bots".into(),
+            arbiter: "/shared/bin/arbiter".into(),
+            options: vec!["--seed".into(), "7".into()],
+            bots: vec!["a".into(), "b=python3 b.py".into()],
+            merge_options: vec![],
+            sbatch: vec!["--partition=short".into()],
+        }
+    }
+
+    #[test]
+    fn the_array_script_plays_shard_k_of_n_into_its_own_folder() {
+        let s = job().shards_script();
+        for line in [
+            "#SBATCH --array=1-4\n",
+            "#SBATCH --cpus-per-task=2\n",
+            "#SBATCH --time=11\n",
+            "#SBATCH --output='/shared/runs/my league/slurm/shard-%a.out'\n",
+            "#SBATCH --partition=short\n",
+            "cd /shared/bots\n",
+            "exec /shared/bin/arbiter tournament --shard \"$K/4\" --out '/shared/runs/my league'/shard-\"$K\" --concurrency 2 --no-build --pin-cpus=\"$pin\" --seed 7 -- a 'b=python3 b.py'\n",
+            "[ \"$(nproc)\" -le 2 ] || pin=never\n",
+        ] {
+            assert!(s.contains(line), "{line} in\n{s}");
+        }
+        // Every #SBATCH line comes before the first command (sbatch stops reading there).
+        let first_command = s.find("\nset -eu").unwrap();
+        assert!(s.rfind("#SBATCH").unwrap() < first_command);
+        let m = job().merge_script();
+        assert!(
+            m.contains("merge '/shared/runs/my league' '/shared/runs/my league'/shard-{1..4}\n"),
+            "{m}"
+        );
+        let sub = job().submit_script();
+        assert!(sub.contains("--dependency=afterany:\"$array\""), "{sub}");
+        assert_eq!(minutes(Duration::from_secs(1)), 1);
+    }
+}

@@ -228,7 +228,8 @@ count_plies() {
 
 CONFIGS=(fastchess-affinity fastchess-kernel arbiter-pinned arbiter-kernel)
 # Per configuration and repeat: whole-run seconds, seconds to the last game's end, plies.
-declare -A RUN_S GAMES_S PLIES NGAMES COMMAND_TEXT
+declare -A RUN_S GAMES_S CPU_S PLIES NGAMES COMMAND_TEXT
+TIMEFORMAT='%3U %3S'
 
 # seconds / plies in microseconds, two decimals.
 per_ply() {
@@ -245,7 +246,8 @@ for rep in $(seq 1 "$REPEATS"); do
         log "run $rep/$REPEATS: $config, $GAMES games"
         start=$(now)
         # fastchess writes its autosave file into the working directory: give it the run's own.
-        if ! (cd "$dir" && "${CMD[@]}" </dev/null >"$dir/out.log" 2>&1); then
+        # bash's `time` adds the CPU time of the tool and of every bot process it waited for.
+        if ! { time (cd "$dir" && "${CMD[@]}" </dev/null >"$dir/out.log" 2>&1); } 2>"$dir/time.txt"; then
             tail -n 20 "$dir/out.log" >&2
             die "$config failed (command: ${COMMAND_TEXT[$config]})"
         fi
@@ -255,11 +257,12 @@ for rep in $(seq 1 "$REPEATS"); do
         [ "$games" = "$GAMES" ] || die "$config played $games games, not $GAMES"
         [ "$plies" -gt 0 ] || die "$config: no plies recorded"
         [ "$bad" = 0 ] || log "warning: $config had $bad games ending abnormally (forfeit, time, crash)"
+        CPU_S[$config,$rep]=$(awk '{ printf "%.3f", $1 + $2 }' "$dir/time.txt")
         RUN_S[$config,$rep]=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
         GAMES_S[$config,$rep]=$(awk -v a="$start" -v b="$last_game" 'BEGIN { printf "%.3f", b - a }')
         PLIES[$config,$rep]=$plies
         NGAMES[$config]=$games
-        log "  $plies plies; whole run ${RUN_S[$config,$rep]} s ($(per_ply "${RUN_S[$config,$rep]}" "$plies") µs/ply); to the last game's end ${GAMES_S[$config,$rep]} s ($(per_ply "${GAMES_S[$config,$rep]}" "$plies") µs/ply)"
+        log "  $plies plies; whole run ${RUN_S[$config,$rep]} s ($(per_ply "${RUN_S[$config,$rep]}" "$plies") µs/ply); to the last game's end ${GAMES_S[$config,$rep]} s ($(per_ply "${GAMES_S[$config,$rep]}" "$plies") µs/ply); CPU ${CPU_S[$config,$rep]} s"
     done
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
@@ -272,15 +275,17 @@ median() {
 
 # --- 4. the report -------------------------------------------------------------------------------
 
-declare -A MED_RUN MED_GAMES MED_PLIES US_RUN US_GAMES EACH_RUN
+declare -A MED_RUN MED_GAMES MED_CPU MED_PLIES US_RUN US_GAMES US_CPU EACH_RUN
 for config in "${CONFIGS[@]}"; do
-    r=() g=() p=() u=()
+    r=() g=() c=() p=() u=()
     for rep in $(seq 1 "$REPEATS"); do
-        r+=("${RUN_S[$config,$rep]}") g+=("${GAMES_S[$config,$rep]}") p+=("${PLIES[$config,$rep]}")
+        r+=("${RUN_S[$config,$rep]}") g+=("${GAMES_S[$config,$rep]}") c+=("${CPU_S[$config,$rep]}")
+        p+=("${PLIES[$config,$rep]}")
         u+=("$(per_ply "${RUN_S[$config,$rep]}" "${PLIES[$config,$rep]}")")
     done
     MED_RUN[$config]=$(median "${r[@]}")
     MED_GAMES[$config]=$(median "${g[@]}")
+    MED_CPU[$config]=$(median "${c[@]}")
     # Both programs are deterministic, so every repeat plays the same plies and the median time
     # over them is the median per-ply figure.
     MED_PLIES[$config]=${p[0]}
@@ -289,6 +294,7 @@ for config in "${CONFIGS[@]}"; do
     done
     US_RUN[$config]=$(per_ply "${MED_RUN[$config]}" "${MED_PLIES[$config]}")
     US_GAMES[$config]=$(per_ply "${MED_GAMES[$config]}" "${MED_PLIES[$config]}")
+    US_CPU[$config]=$(per_ply "${MED_CPU[$config]}" "${MED_PLIES[$config]}")
     EACH_RUN[$config]="${u[*]}"
 done
 
@@ -316,26 +322,38 @@ echo "machine:   $(uname -srm), ${cpu_model:-unknown CPU}, $(nproc) CPUs"
 echo "load:      $LOAD_BEFORE before, $LOAD_AFTER after (1, 5, 15 min averages)"
 echo "versions:  fastchess commit $FC_COMMIT; arbiter commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
-printf '%-9s %-25s %5s %7s %-17s %s\n' "" "" "" "" " whole run" " to the last game's end"
-printf '%-9s %-25s %5s %7s %8s %8s %8s %8s  %s\n' tool placement games plies seconds "µs/ply" seconds "µs/ply" "(µs/ply of each whole run)"
+row() {
+    printf '%-9s %-25s %5s %7s %8s %8s %8s %8s %8s\n' "$@"
+}
+row tool placement games plies "run s" "µs/ply" "to end s" "µs/ply" "CPU/ply"
 for config in "${CONFIGS[@]}"; do
-    printf '%-9s %-25s %5s %7s %8s %8s %8s %8s  %s\n' "${config%%-*}" "$(placement "$config")" \
-        "${NGAMES[$config]}" "${MED_PLIES[$config]}" "${MED_RUN[$config]}" "${US_RUN[$config]}" \
-        "${MED_GAMES[$config]}" "${US_GAMES[$config]}" "(${EACH_RUN[$config]// /, })"
+    row "${config%%-*}" "$(placement "$config")" "${NGAMES[$config]}" "${MED_PLIES[$config]}" \
+        "${MED_RUN[$config]}" "${US_RUN[$config]}" "${MED_GAMES[$config]}" "${US_GAMES[$config]}" \
+        "${US_CPU[$config]}"
 done
 echo
-echo "fastchess / arbiter, µs per ply (whole run; to the last game's end):"
-echo "  both pinned (-use-affinity / default):   $(ratio US_RUN fastchess-affinity arbiter-pinned)x; $(ratio US_GAMES fastchess-affinity arbiter-pinned)x"
-echo "  both placed by the kernel:               $(ratio US_RUN fastchess-kernel arbiter-kernel)x; $(ratio US_GAMES fastchess-kernel arbiter-kernel)x"
-echo "  each tool's default (kernel / pinned):   $(ratio US_RUN fastchess-kernel arbiter-pinned)x; $(ratio US_GAMES fastchess-kernel arbiter-pinned)x"
+echo "µs/ply of each whole run, in order:"
+for config in "${CONFIGS[@]}"; do
+    printf '  %-36s %s\n' "${config%%-*} $(placement "$config")" "${EACH_RUN[$config]// /, }"
+done
 echo
-echo "\"whole run\" is the command's wall time; \"to last game end\" stops at the last change of the"
-echo "file each tool appends after every game (games.pgn, games.csv), leaving out what follows the"
+ratios() {
+    printf '%-8s %-8s %-8s' "$(ratio US_RUN "$1" "$2")x" "$(ratio US_GAMES "$1" "$2")x" "$(ratio US_CPU "$1" "$2")x"
+}
+echo "fastchess / arbiter, per ply:            run      to end   CPU"
+echo "  both pinned (-use-affinity / default): $(ratios fastchess-affinity arbiter-pinned)"
+echo "  both placed by the kernel:             $(ratios fastchess-kernel arbiter-kernel)"
+echo "  each tool's default (kernel / pinned): $(ratios fastchess-kernel arbiter-pinned)"
+echo
+echo "\"run s\" is the command's wall time; \"to end s\" stops at the last game's end (the last change of the"
+echo "file each tool appends after every game: games.pgn, games.csv), leaving out what follows the"
 echo "games (fastchess polls for the end once a second and waits for its engines to exit; arbiter"
 echo "rates the field and writes its reports). Both include each tool's start-up and the start and"
 echo "end of every game, spread over its plies: the chess games here last"
 echo "$((MED_PLIES[fastchess-kernel] / GAMES)) plies, the Impasse games $((MED_PLIES[arbiter-pinned] / GAMES)). fastchess keeps its two engines running from"
-echo "game to game (its default); arbiter starts two fresh bot processes for every game."
+echo "game to game (its default); arbiter starts two fresh bot processes for every game. \"CPU\" is"
+echo "the user and system time of the tool and its bots (bash's time): it does not count waiting,"
+echo "so it moves less than wall time when other work shares the machine."
 echo
 echo "commands (each run in a directory of its own; DIR stands for it):"
 for config in "${CONFIGS[@]}"; do

@@ -11,9 +11,12 @@
 # printed: games, plies, wall seconds of the whole run, microseconds per ply (wall time / plies),
 # and the ratio fastchess / arbiter, with the machine, the date and the exact commands.
 #
-# Usage: benches/fastchess.sh [--fastchess-src DIR] [--games N] [--repeats N] [--rebuild]
+# Usage: benches/fastchess.sh [--fastchess-src DIR] [--games N] [--repeats N] [--restart] [--rebuild]
 #   --games N     games per run, even (default 1000)
 #   --repeats N   runs of each of the four configurations (default 3)
+#   --restart     also run fastchess with `restart=on` (new engine processes for every game, as
+#                 arbiter starts new bots), placed by the kernel. Slow: fastchess checks every
+#                 100 ms whether an engine it told to quit has exited, so a game takes over 0.1 s
 #   --rebuild     build fastchess again from a fresh copy of its source
 #
 # fastchess's source is not shipped with arbiter. Get it once and name it on the first run:
@@ -33,6 +36,7 @@ GAMES=1000
 REPEATS=3
 FC_SRC_ARG=""
 REBUILD=0
+RESTART=0
 FASTCHESS_URL="https://github.com/Disservin/fastchess"
 
 usage() {
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
         --repeats) REPEATS="${2:?--repeats needs a number}"; shift 2 ;;
         --repeats=*) REPEATS="${1#*=}"; shift ;;
         --rebuild) REBUILD=1; shift ;;
+        --restart) RESTART=1; shift ;;
         -h | --help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1" ;;
     esac
@@ -159,10 +164,11 @@ now() {
 set_command() {
     local config="$1" dir="$2"
     case "$config" in
-        fastchess-affinity | fastchess-kernel)
+        fastchess-*)
             CMD=("$FC_BIN" -engine "cmd=$ENGINE" name=instant-a -engine "cmd=$ENGINE" name=instant-b
-                -each tc=10+0.1 proto=uci -rounds $((GAMES / 2)) -games 2 -concurrency 1
-                -pgnout "file=$dir/games.pgn")
+                -each tc=10+0.1 proto=uci)
+            if [ "$config" = fastchess-restart ]; then CMD+=(restart=on); fi
+            CMD+=(-rounds $((GAMES / 2)) -games 2 -concurrency 1 -pgnout "file=$dir/games.pgn")
             if [ "$config" = fastchess-affinity ]; then CMD+=(-use-affinity); fi
             ;;
         arbiter-pinned | arbiter-kernel)
@@ -227,6 +233,7 @@ count_plies() {
 }
 
 CONFIGS=(fastchess-affinity fastchess-kernel arbiter-pinned arbiter-kernel)
+if [ "$RESTART" = 1 ]; then CONFIGS+=(fastchess-restart); fi
 # Per configuration and repeat: whole-run seconds, seconds to the last game's end, plies.
 declare -A RUN_S GAMES_S CPU_S PLIES NGAMES COMMAND_TEXT
 TIMEFORMAT='%3U %3S'
@@ -302,6 +309,7 @@ placement() {
     case "$1" in
         fastchess-affinity) echo "-use-affinity" ;;
         fastchess-kernel) echo "kernel (default)" ;;
+        fastchess-restart) echo "kernel, restart=on" ;;
         arbiter-pinned) echo "pinned (default)" ;;
         arbiter-kernel) echo "kernel (--pin-cpus=never)" ;;
     esac
@@ -344,6 +352,9 @@ echo "fastchess / arbiter, per ply:            run      to end   CPU"
 echo "  both pinned (-use-affinity / default): $(ratios fastchess-affinity arbiter-pinned)"
 echo "  both placed by the kernel:             $(ratios fastchess-kernel arbiter-kernel)"
 echo "  each tool's default (kernel / pinned): $(ratios fastchess-kernel arbiter-pinned)"
+if [ "$RESTART" = 1 ]; then
+    echo "  kernel, new processes every game:      $(ratios fastchess-restart arbiter-kernel)"
+fi
 echo
 echo "\"run s\" is the command's wall time; \"to end s\" stops at the last game's end (the last change of the"
 echo "file each tool appends after every game: games.pgn, games.csv), leaving out what follows the"

@@ -116,7 +116,7 @@ elif [ ! -f "$FC_DIR/.origin" ]; then
     log "no fastchess source in $FC_DIR: trying git clone $FASTCHESS_URL"
     tmp_clone="$CACHE/fastchess-clone"
     rm -rf "$tmp_clone"
-    if git clone -q --depth 1 "$FASTCHESS_URL" "$tmp_clone" 2>/dev/null; then
+    if GIT_TERMINAL_PROMPT=0 git clone -q --depth 1 "$FASTCHESS_URL" "$tmp_clone" 2>/dev/null; then
         import_source "$tmp_clone"
         rm -rf "$tmp_clone"
     else

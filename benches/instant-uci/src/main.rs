@@ -103,3 +103,56 @@ fn main() -> io::Result<()> {
         out.flush()?;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::EnPassantMode;
+
+    fn fen(game: &Game) -> String {
+        Fen::from_position(game.pos.clone(), EnPassantMode::Legal).to_string()
+    }
+
+    fn fresh(args: &str) -> Game {
+        let mut game = Game::new();
+        game.set(args).unwrap();
+        game
+    }
+
+    #[test]
+    fn plays_the_first_legal_move_of_the_side_to_move() {
+        assert_eq!(fresh("startpos").first_move(), "a2a3");
+        assert_eq!(fresh("startpos moves a2a3").first_move(), "a7a6");
+    }
+
+    #[test]
+    fn a_longer_game_continues_from_the_kept_position() {
+        let mut game = fresh("startpos moves e2e4 e7e5");
+        game.set("startpos moves e2e4 e7e5 g1f3 b8c6").unwrap();
+        assert_eq!(game.moves.len(), 4);
+        assert_eq!(
+            fen(&game),
+            fen(&fresh("startpos moves e2e4 e7e5 g1f3 b8c6"))
+        );
+    }
+
+    #[test]
+    fn a_different_game_starts_again() {
+        let mut game = fresh("startpos moves e2e4 e7e5");
+        game.set("startpos moves d2d4").unwrap();
+        assert_eq!(fen(&game), fen(&fresh("startpos moves d2d4")));
+        game.set("fen 7k/8/8/8/8/8/8/K7 w - - 0 1 moves a1a2")
+            .unwrap();
+        assert_eq!(fen(&game), "7k/8/8/8/8/8/K7/8 b - - 1 1");
+    }
+
+    #[test]
+    fn no_legal_move_is_the_null_move_and_bad_input_is_an_error() {
+        assert_eq!(
+            fresh("fen 7k/5QQ1/8/8/8/8/8/K7 b - - 0 1").first_move(),
+            "0000"
+        );
+        assert!(Game::new().set("fen not-a-fen").is_err());
+        assert!(Game::new().set("startpos moves e2e5").is_err());
+    }
+}

@@ -9,3 +9,5 @@ pub mod progress;
 pub mod replay;
 pub mod sprt_block;
 pub mod standings;
+pub mod rebuild;
+pub mod records;

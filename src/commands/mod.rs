@@ -4,6 +4,7 @@ mod bench;
 mod games;
 mod play;
 mod ratings;
+mod report;
 mod sprt;
 mod stats;
 mod tournament;
@@ -22,6 +23,8 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
         Command::Ratings(args) => ratings::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Sprt(args) => sprt::run(args, given),
+        Command::Report(args) => report::run(args),
+        Command::Replay(args) => report::replay(args),
         Command::Stats(args) => stats::run(args),
         Command::Games(args) => games::games(args),
         Command::Perft(args) => games::perft(args),

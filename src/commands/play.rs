@@ -37,7 +37,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
     let game = choice.start(seed)?;
     let result = referee::play(game, &[], &bots, &cfg, seed)?;
     if let Some(path) = &args.replay {
-        report::replay::write(path, &result, &cfg)
+        report::replay::write(path, &result, &cfg, &choice)
             .with_context(|| format!("writing the replay to {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();

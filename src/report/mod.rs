@@ -11,3 +11,4 @@ pub mod sprt_block;
 pub mod standings;
 pub mod rebuild;
 pub mod records;
+pub mod html;

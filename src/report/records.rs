@@ -108,7 +108,7 @@ pub struct GameRecord {
 }
 
 /// The last `keep` bytes of `text`, cut at a character boundary.
-fn tail(text: &str, keep: usize) -> String {
+pub fn tail(text: &str, keep: usize) -> String {
     let mut start = text.len().saturating_sub(keep);
     while !text.is_char_boundary(start) {
         start += 1;

@@ -75,11 +75,11 @@ pub fn page(rec: &GameRecord, back: Option<&str>) -> Result<String, RebuildError
                     div {
                         svg #board xmlns="http://www.w3.org/2000/svg" role="img" aria-label="board" {}
                         div.controls {
-                            button #first title="first (Home)" { "\u{23ee}" }
-                            button #prev title="previous (\u{2190})" { "\u{25c0}" }
+                            button #first title="first (Home)" { "\u{ab}" }
+                            button #prev title="previous (\u{2190})" { "\u{2039}" }
                             button #play title="autoplay (space)" { "\u{25b6}" }
-                            button #next title="next (\u{2192})" { "\u{25b6}\u{25b6}" }
-                            button #last title="last (End)" { "\u{23ed}" }
+                            button #next title="next (\u{2192})" { "\u{203a}" }
+                            button #last title="last (End)" { "\u{bb}" }
                             select #speed title="autoplay speed" {
                                 @for (ms, label) in speeds {
                                     option value=(ms) selected[ms == 500] { (label) }

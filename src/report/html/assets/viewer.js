@@ -169,7 +169,7 @@
   function play() {
     if (timer) return stop();
     if (at >= D.steps.length) show(0);
-    text('play', '\u275a\u275a');
+    text('play', '\u2016');
     timer = setInterval(function () {
       if (at >= D.steps.length) return stop();
       show(at + 1);

@@ -14,11 +14,18 @@ use std::time::Duration;
 /// The Chromium binary; without one the test is skipped locally and fails on CI.
 fn chromium() -> Option<String> {
     for name in ["chromium", "chromium-browser"] {
-        if Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success()) {
+        if Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return Some(name.to_string());
         }
     }
-    assert!(std::env::var_os("CI").is_none(), "CI must have chromium (.ci/run installs it)");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have chromium (.ci/run installs it)"
+    );
     eprintln!("skipped: no chromium on this machine (apt-get install chromium)");
     None
 }
@@ -27,7 +34,13 @@ fn chromium() -> Option<String> {
 fn load(browser: &str, url: &str) -> (String, Vec<String>) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(browser)
-        .args(["--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0"])
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(["--dump-dom", url])
         .output()
@@ -46,7 +59,10 @@ fn url(path: &Path, fragment: &str) -> String {
 
 /// The text between `start` and the next `end` after it.
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
-    let from = text.find(start).unwrap_or_else(|| panic!("no {start:?} in the page")) + start.len();
+    let from = text
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start:?} in the page"))
+        + start.len();
     let to = text[from..].find(end).unwrap() + from;
     &text[from..to]
 }
@@ -101,16 +117,28 @@ fn final_cells(rec: &Value) -> Vec<(String, String)> {
     )
     .unwrap();
     let mut g = choice.start(rec["seed"].as_u64().unwrap()).unwrap();
-    let plies = rec["opening"].as_array().unwrap().iter().chain(rec["moves"].as_array().unwrap());
+    let plies = rec["opening"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(rec["moves"].as_array().unwrap());
     for m in plies {
-        let i = g.legal_moves().iter().position(|x| x == m.as_str().unwrap()).unwrap();
+        let i = g
+            .legal_moves()
+            .iter()
+            .position(|x| x == m.as_str().unwrap())
+            .unwrap();
         g.play(i);
     }
     g.view()
         .cells
         .iter()
         .map(|c| {
-            let p: Vec<String> = c.pieces.iter().map(|p| format!("{}{}", p.seat, p.label)).collect();
+            let p: Vec<String> = c
+                .pieces
+                .iter()
+                .map(|p| format!("{}{}", p.seat, p.label))
+                .collect();
             (c.name.clone(), p.join(","))
         })
         .collect()
@@ -126,7 +154,17 @@ fn records(dir: &Path) -> Vec<Value> {
 
 fn tournament(dir: &Path, game: &str, bots: &[String]) {
     let out = arbiter()
-        .args(["tournament", "--game", game, "--games", "2", "--seed", "5", "--concurrency", "2"])
+        .args([
+            "tournament",
+            "--game",
+            game,
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--concurrency",
+            "2",
+        ])
         .args(["--first-turn-ms", "5000", "--turn-ms", "1000"])
         .arg("--out")
         .arg(dir)
@@ -135,7 +173,11 @@ fn tournament(dir: &Path, game: &str, bots: &[String]) {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         stdout.contains(&format!("Report: {}", dir.join("report.html").display())),
         "{stdout}"
@@ -150,7 +192,11 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
     // The standings show ratings.csv's numbers.
     let shown = rows(between(&dom, "id=\"ratings\"", "</table>"));
     let csv = std::fs::read_to_string(dir.join("ratings.csv")).unwrap();
-    let expected: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect();
+    let expected: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
     assert_eq!(shown.len(), expected.len());
     for (row, want) in shown.iter().zip(&expected) {
         // rank, bot, elo, interval, games, points, W/D/L
@@ -163,7 +209,10 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
     let games = rows(between(&dom, "id=\"games\"", "</table>"));
     let csv = std::fs::read_to_string(dir.join("games.csv")).unwrap();
     assert_eq!(games.len(), csv.lines().count() - 1);
-    assert!(dom.contains("of ") && dom.contains("games shown"), "the filter script ran");
+    assert!(
+        dom.contains("of ") && dom.contains("games shown"),
+        "the filter script ran"
+    );
     // The longest game that ended by the rules, stepped to its end.
     let recs = records(dir);
     let longest = recs
@@ -171,11 +220,17 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
         .filter(|r| r["reason"] == "win")
         .max_by_key(|r| r["moves"].as_array().unwrap().len())
         .expect("a game won by the rules");
-    let page = dir.join("replays").join(format!("game-{}.html", longest["game_id"]));
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", longest["game_id"]));
     let (dom, console) = load(browser, &url(&page, "#last"));
     assert!(console.is_empty(), "console messages: {console:?}");
-    let n = longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();
-    assert!(dom.contains(&format!("step {n} of {n}")), "at the last step");
+    let n =
+        longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();
+    assert!(
+        dom.contains(&format!("step {n} of {n}")),
+        "at the last step"
+    );
     assert_eq!(drawn_cells(&dom), final_cells(longest));
     // Its start is not its end: the comparison can tell positions apart.
     let (dom, _) = load(browser, &url(&page, "#step=0"));
@@ -184,7 +239,11 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
 }
 
 fn python_bot(script: &str, mode: &str) -> String {
-    format!("{} {}/tests/bots/{script} {mode}", python(), root().display())
+    format!(
+        "{} {}/tests/bots/{script} {mode}",
+        python(),
+        root().display()
+    )
 }
 
 #[test]
@@ -204,16 +263,25 @@ fn an_impasse_report_and_its_replays_in_a_browser() {
     let recs = check_report(&browser, &dir);
     // A forfeit shows its verdict and detail at the end.
     let lost = recs.iter().find(|r| r["reason"] == "invalid-move").unwrap();
-    let page = dir.join("replays").join(format!("game-{}.html", lost["game_id"]));
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", lost["game_id"]));
     let (dom, console) = load(&browser, &url(&page, "#last"));
     assert!(console.is_empty(), "{console:?}");
     assert!(dom.contains("bad forfeited (invalid-move)"), "{dom}");
     assert!(dom.contains("zz99"), "the detail names the answer");
-    assert!(dom.contains("<div id=\"end\">"), "the verdict is shown at the last step");
+    assert!(
+        dom.contains("<div id=\"end\">"),
+        "the verdict is shown at the last step"
+    );
     // `arbiter report` rebuilds the same report from the files.
     std::fs::remove_dir_all(dir.join("replays")).unwrap();
     let out = arbiter().arg("report").arg(&dir).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(page.exists());
     check_report(&browser, &dir);
 }
@@ -234,11 +302,16 @@ fn a_draughts_report_shows_a_crash_with_its_stderr() {
     );
     let recs = check_report(&browser, &dir);
     let crashed = recs.iter().find(|r| r["reason"] == "crash").unwrap();
-    let page = dir.join("replays").join(format!("game-{}.html", crashed["game_id"]));
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", crashed["game_id"]));
     let (dom, console) = load(&browser, &url(&page, "#last"));
     assert!(console.is_empty(), "{console:?}");
     assert!(dom.contains("crash forfeited (crash)"), "{dom}");
-    assert!(dom.contains("Traceback"), "the crashing bot's stderr is shown");
+    assert!(
+        dom.contains("Traceback"),
+        "the crashing bot's stderr is shown"
+    );
     assert_eq!(drawn_cells(&dom), final_cells(crashed));
 }
 
@@ -248,16 +321,34 @@ fn a_replay_file_of_play_becomes_a_page() {
     let tmp = tempfile::tempdir().unwrap();
     let file: PathBuf = tmp.path().join("g.jsonl");
     let out = arbiter()
-        .args(["play", "--game", "alva", "--seed", "4", "--first-turn-ms", "5000", "--turn-ms", "1000"])
+        .args([
+            "play",
+            "--game",
+            "alva",
+            "--seed",
+            "4",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+        ])
         .arg("--replay")
         .arg(&file)
         .arg(python_bot("standard.py", "random 1"))
         .arg(python_bot("standard.py", "random 2"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = arbiter().arg("replay").arg(&file).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = tmp.path().join("g.html");
     let (dom, console) = load(&browser, &url(&page, "#last"));
     assert!(console.is_empty(), "{console:?}");
@@ -280,7 +371,11 @@ fn the_console_check_sees_a_script_error() {
     let Some(browser) = chromium() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("bad.html");
-    std::fs::write(&page, "<html><body><script>throw new Error('boom')</script></body></html>").unwrap();
+    std::fs::write(
+        &page,
+        "<html><body><script>throw new Error('boom')</script></body></html>",
+    )
+    .unwrap();
     let (_, console) = load(&browser, &url(&page, ""));
     assert!(console.iter().any(|l| l.contains("boom")), "{console:?}");
 }

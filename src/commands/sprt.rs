@@ -200,7 +200,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         };
         let mut failure = None;
         runner.run(&todo, |finished| {
-            let record = report::records::GameRecord::new(&finished.spec, &choice, &cfg, &finished.result);
+            let record =
+                report::records::GameRecord::new(&finished.spec, &choice, &cfg, &finished.result);
             if let Err(e) = csv
                 .append(&GameRow::new(&finished.spec, &finished.result))
                 .and_then(|()| records.append(&record))

@@ -3,12 +3,12 @@
 pub mod catalogue;
 pub mod failures;
 pub mod games_csv;
+pub mod html;
 pub mod lock;
 pub mod play;
 pub mod progress;
+pub mod rebuild;
+pub mod records;
 pub mod replay;
 pub mod sprt_block;
 pub mod standings;
-pub mod rebuild;
-pub mod records;
-pub mod html;

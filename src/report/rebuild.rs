@@ -10,7 +10,11 @@ pub enum RebuildError {
     #[error(transparent)]
     Game(#[from] game::GameError),
     #[error("game {game_id}: ply {ply} \"{text}\" is not a legal move there (a record of another arbiter version or of other rules?)")]
-    Illegal { game_id: u64, ply: usize, text: String },
+    Illegal {
+        game_id: u64,
+        ply: usize,
+        text: String,
+    },
     #[error("game {game_id}: the game is over before ply {ply}")]
     Over { game_id: u64, ply: usize },
 }
@@ -74,11 +78,11 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
         .collect();
     let mut ply = 0usize;
     let forfeit_now = |g: &mut Box<dyn Game>,
-                           first: &mut [bool],
-                           steps: &mut Vec<Step>,
-                           turn: u32,
-                           which: usize,
-                           eliminate: bool| {
+                       first: &mut [bool],
+                       steps: &mut Vec<Step>,
+                       turn: u32,
+                       which: usize,
+                       eliminate: bool| {
         let seat = rec.forfeits[which].seat;
         let input = (g.outcome().is_none() && g.to_move() == seat).then(|| {
             let mut s = String::new();

@@ -160,7 +160,11 @@ impl GameRecord {
                 })
                 .collect(),
             offender: r.offender,
-            stderr: r.stderr_tails.iter().map(|t| tail(t, STDERR_KEEP)).collect(),
+            stderr: r
+                .stderr_tails
+                .iter()
+                .map(|t| tail(t, STDERR_KEEP))
+                .collect(),
             stderr_bytes: r.stderr_bytes.clone(),
             duration_ms: r.duration.as_millis() as u64,
         };
@@ -269,10 +273,7 @@ pub struct ReadRecords {
 /// Streams the records of `path` into `each`, in file order. A missing file has no records.
 /// Lines that do not parse are skipped and counted, so a run still writing (or killed in a
 /// write) never stops a report.
-pub fn for_each_record(
-    path: &Path,
-    mut each: impl FnMut(GameRecord),
-) -> io::Result<ReadRecords> {
+pub fn for_each_record(path: &Path, mut each: impl FnMut(GameRecord)) -> io::Result<ReadRecords> {
     let mut summary = ReadRecords::default();
     let file = match File::open(path) {
         Ok(f) => f,
@@ -315,4 +316,4 @@ pub fn read_folders(dirs: &[PathBuf]) -> io::Result<(Vec<(usize, GameRecord)>, R
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

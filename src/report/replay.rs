@@ -10,7 +10,12 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig, choice: &GameChoice) -> io::Result<()> {
+pub fn write(
+    path: &Path,
+    r: &GameResult,
+    cfg: &RefereeConfig,
+    choice: &GameChoice,
+) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -99,7 +104,11 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         why: why.to_string(),
     };
     let mut lines = Vec::new();
-    for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let v: Value = serde_json::from_str(l).map_err(|source| ReadError::Json {
             path: name.clone(),
             line: i + 1,

@@ -9,12 +9,7 @@ use serde_json::{json, Value};
 
 /// A cell's pieces as `[[seat, label], ...]`, bottom first.
 fn pieces(c: &CellView) -> Value {
-    Value::Array(
-        c.pieces
-            .iter()
-            .map(|p| json!([p.seat, p.label]))
-            .collect(),
-    )
+    Value::Array(c.pieces.iter().map(|p| json!([p.seat, p.label])).collect())
 }
 
 /// The cells of `after` that differ from `before`: `[index, pieces]`, with the mark when it

@@ -12,6 +12,9 @@ pub mod page;
 pub mod svg;
 pub mod viewer;
 
+#[cfg(test)]
+mod tests;
+
 use crate::report::records::{self, GameRecord};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -52,7 +55,12 @@ fn href(from: &Path, target: &Path) -> String {
 }
 
 /// Writes `out` (a report of the folders `dirs`, bots of `order` first) and the replay pages.
-pub fn write_report(dirs: &[PathBuf], out: &Path, order: &[String], pages: Pages) -> Result<Written> {
+pub fn write_report(
+    dirs: &[PathBuf],
+    out: &Path,
+    order: &[String],
+    pages: Pages,
+) -> Result<Written> {
     let (recs, read) = records::read_folders(dirs).context("reading records.jsonl")?;
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let base = std::path::absolute(&base).unwrap_or(base);
@@ -89,7 +97,10 @@ pub fn write_report(dirs: &[PathBuf], out: &Path, order: &[String], pages: Pages
             href(&base, &abs)
         })
     };
-    let abs_dirs: Vec<PathBuf> = dirs.iter().map(|d| std::path::absolute(d).unwrap_or(d.clone())).collect();
+    let abs_dirs: Vec<PathBuf> = dirs
+        .iter()
+        .map(|d| std::path::absolute(d).unwrap_or(d.clone()))
+        .collect();
     let mut data = data::gather(&abs_dirs, order, &recs, read, &link)?;
     for f in &written.failed {
         data.notes.push(format!("a game cannot be replayed: {f}"));
@@ -152,7 +163,10 @@ impl LiveReport {
             self.next = Instant::now() + self.pause;
             if !self.warned {
                 self.warned = true;
-                eprintln!("arbiter: warning: cannot update {}: {e:#}", self.dir.join(FILE).display());
+                eprintln!(
+                    "arbiter: warning: cannot update {}: {e:#}",
+                    self.dir.join(FILE).display()
+                );
             }
         }
     }

@@ -137,7 +137,11 @@ fn times(d: &ReportData) -> Markup {
 }
 
 fn games(d: &ReportData) -> Markup {
-    let mut bots: Vec<&str> = d.games.iter().flat_map(|g| g.bots.iter().map(String::as_str)).collect();
+    let mut bots: Vec<&str> = d
+        .games
+        .iter()
+        .flat_map(|g| g.bots.iter().map(String::as_str))
+        .collect();
     bots.sort_unstable();
     bots.dedup();
     let mut verdicts: Vec<&str> = d.games.iter().map(|g| g.reason.as_str()).collect();

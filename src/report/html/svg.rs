@@ -86,7 +86,15 @@ fn ticks(lo: f64, hi: f64) -> Vec<f64> {
 pub fn time_histogram(t: &BotTimes, limit_us: u64) -> Markup {
     const BINS: usize = 24;
     let (w, h) = (240.0, 48.0);
-    let top = t.turns_us.iter().copied().max().unwrap_or(1).max(limit_us).max(10) as f64 * 1.3;
+    let top = t
+        .turns_us
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(limit_us)
+        .max(10) as f64
+        * 1.3;
     let (lo, hi) = (10f64.log10(), top.log10());
     let pos = |us: f64| ((us.max(10.0).log10() - lo) / (hi - lo)).clamp(0.0, 1.0);
     let mut bins = [0u64; BINS];

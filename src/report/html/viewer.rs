@@ -45,7 +45,12 @@ pub fn page(rec: &GameRecord, back: Option<&str>) -> Result<String, RebuildError
         rec.bots.join(" vs ")
     );
     let data = game_data(rec, &title)?;
-    let speeds = [(1000, "1 s"), (500, "0.5 s"), (250, "0.25 s"), (100, "0.1 s")];
+    let speeds = [
+        (1000, "1 s"),
+        (500, "0.5 s"),
+        (250, "0.25 s"),
+        (100, "0.1 s"),
+    ];
     let markup = html! {
         (DOCTYPE)
         html lang="en" {

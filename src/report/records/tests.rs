@@ -7,7 +7,12 @@ use std::time::Duration;
 /// Plays `choice` with random moves the way the referee does (inputs written before each move,
 /// first turns tracked), optionally eliminating `drop` = (turn, seat) on the way, and returns
 /// the result with every turn kept.
-fn simulate(choice: &GameChoice, seed: u64, plies: u32, drop: Option<(u32, usize)>) -> GameResult {
+pub(crate) fn simulate(
+    choice: &GameChoice,
+    seed: u64,
+    plies: u32,
+    drop: Option<(u32, usize)>,
+) -> GameResult {
     let (mut g, opening) = crate::tournament::opening(choice, seed, plies).unwrap();
     let seats = choice.seats;
     let mut rng = Rng::new(seed);
@@ -80,7 +85,7 @@ fn simulate(choice: &GameChoice, seed: u64, plies: u32, drop: Option<(u32, usize
     }
 }
 
-fn spec(id: u64) -> GameSpec {
+pub(crate) fn spec(id: u64) -> GameSpec {
     GameSpec {
         game_id: id,
         pair_id: id / 2,
@@ -100,7 +105,11 @@ fn a_record_rebuilds_every_input_and_the_final_position() {
         let rec: GameRecord = serde_json::from_str(&rec.to_line()).unwrap();
         assert!(rec.stderr[0].len() <= STDERR_KEEP && rec.stderr[0].ends_with('é'));
         let rebuilt = rebuild(&rec).unwrap();
-        assert_eq!(rebuilt.steps.len(), r.opening.len() + r.moves.len(), "{name}");
+        assert_eq!(
+            rebuilt.steps.len(),
+            r.opening.len() + r.moves.len(),
+            "{name}"
+        );
         let moves: Vec<_> = rebuilt
             .steps
             .iter()
@@ -162,8 +171,10 @@ fn a_torn_last_line_is_cut_on_open_and_skipped_by_readers() {
     let choice = GameChoice::new("impasse", None, None, None).unwrap();
     let r = simulate(&choice, 1, 2, None);
     let mut f = RecordsFile::open(&path).unwrap();
-    f.append(&GameRecord::new(&spec(0), &choice, &cfg, &r)).unwrap();
-    f.append(&GameRecord::new(&spec(1), &choice, &cfg, &r)).unwrap();
+    f.append(&GameRecord::new(&spec(0), &choice, &cfg, &r))
+        .unwrap();
+    f.append(&GameRecord::new(&spec(1), &choice, &cfg, &r))
+        .unwrap();
     drop(f);
     let mut raw = OpenOptions::new().append(true).open(&path).unwrap();
     raw.write_all(b"{\"game_id\":2,\"pair_").unwrap();
@@ -172,10 +183,17 @@ fn a_torn_last_line_is_cut_on_open_and_skipped_by_readers() {
     let s = for_each_record(&path, |r| ids.push(r.game_id)).unwrap();
     assert_eq!((ids.clone(), s.skipped), (vec![0, 1], 1));
     let mut f = RecordsFile::open(&path).unwrap();
-    f.append(&GameRecord::new(&spec(1), &choice, &cfg, &r)).unwrap();
+    f.append(&GameRecord::new(&spec(1), &choice, &cfg, &r))
+        .unwrap();
     drop(f);
     let (all, s) = read_folders(&[dir.path().to_path_buf()]).unwrap();
-    assert_eq!(s, ReadRecords { records: 3, skipped: 0 });
+    assert_eq!(
+        s,
+        ReadRecords {
+            records: 3,
+            skipped: 0
+        }
+    );
     let ids: Vec<u64> = all.iter().map(|(_, r)| r.game_id).collect();
     assert_eq!(ids, vec![0, 1], "the game recorded twice counts once");
 }
@@ -190,7 +208,11 @@ fn records_are_small() {
         r.stderr_tails = vec![String::new(); 2];
         let line = GameRecord::new(&spec(0), &choice, &cfg, &r).to_line();
         let per_move = line.len() as f64 / r.moves.len() as f64;
-        eprintln!("{name}: {} moves, {} bytes, {per_move:.1} bytes per move", r.moves.len(), line.len());
+        eprintln!(
+            "{name}: {} moves, {} bytes, {per_move:.1} bytes per move",
+            r.moves.len(),
+            line.len()
+        );
         assert!(per_move < 40.0, "{name}: {per_move} bytes per move");
     }
 }

@@ -116,7 +116,7 @@ pub fn time_histogram(t: &BotTimes, limit_us: u64) -> Markup {
             }
             line x1=(f(limit_x)) x2=(f(limit_x)) y1="0" y2=(f(h)) stroke="#c0392b" stroke-width="1.5" {}
             text x="0" y=(f(h + 10.0)) font-size="9" fill="#666" { "10 \u{b5}s" }
-            text x=(f(limit_x)) y=(f(h + 10.0)) font-size="9" fill="#c0392b" text-anchor="middle" { "limit" }
+            text x=(f(limit_x - 2.0)) y="9" font-size="9" fill="#c0392b" text-anchor="end" { "limit" }
             text x=(f(w)) y=(f(h + 10.0)) font-size="9" fill="#666" text-anchor="end" { (super::page::ms(top as u64)) }
         }
     }

@@ -31,12 +31,24 @@
     if (D.shape === 'hex') return [c[1] + 0.5, c[2] * HEX_H + 0.58];
     return [c[1] + 0.5, c[2] + 0.5];
   }
+  // A cell's background: light, dark, or for a seat's mark (`start-1`, `castle-0`) a blend of
+  // the board's light colour with that seat's colour, so pieces on it stay easy to see.
+  function blend(a, b, t) {
+    var out = '#';
+    for (var i = 1; i < 7; i += 2) {
+      var v = Math.round(parseInt(a.substr(i, 2), 16) * (1 - t) + parseInt(b.substr(i, 2), 16) * t);
+      out += (v < 16 ? '0' : '') + v.toString(16);
+    }
+    return out;
+  }
   function markFill(mark) {
     if (!mark) return D.shape === 'point' ? 'none' : '#e8dcc0';
     if (mark === 'dark') return '#9a7b55';
     var m = /-(\d+)$/.exec(mark);
-    if (m) return FILL[+m[1] % FILL.length];
-    return '#cdbf9f';
+    if (!m) return '#cdbf9f';
+    // Seat 0's colour is nearly the board's: its marks are drawn whiter instead.
+    var seat = +m[1] % FILL.length, t = /^finish/.test(mark) ? 0.25 : 0.45;
+    return seat === 0 ? blend('#e8dcc0', '#ffffff', 0.75) : blend('#e8dcc0', FILL[seat], t);
   }
 
   var svg = document.getElementById('board');

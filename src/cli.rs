@@ -98,6 +98,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Write the replay page of one game recorded with `arbiter play --replay FILE`.
     Replay(ReplayArgs),
+    /// The human seat's side of `arbiter play human BOT` (started by arbiter itself).
+    #[command(hide = true)]
+    HumanSeat,
     /// Offline calculator: Elo, LOS, nElo and (with bounds) the SPRT log-likelihood ratio of a
     /// W/D/L or pentanomial record.
     Stats(StatsArgs),
@@ -289,7 +292,8 @@ impl GameOpts {
 pub struct PlayArgs {
     /// The bots, in seat order (the first moves first; for Impasse it plays White), as many as
     /// the game has seats. Each is a path to an executable, a directory with a bot.toml, or a
-    /// quoted command line, optionally named: NAME=BOT (e.g. alice="python3 a/bot.py").
+    /// quoted command line, optionally named: NAME=BOT (e.g. alice="python3 a/bot.py"). `human`
+    /// seats a person at this terminal (no clock unless --turn-ms or --first-turn-ms is given).
     #[arg(required = true, num_args = 2.., value_name = "BOT")]
     pub bots: Vec<String>,
     #[command(flatten)]

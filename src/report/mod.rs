@@ -12,3 +12,4 @@ pub mod records;
 pub mod replay;
 pub mod sprt_block;
 pub mod standings;
+pub mod terminal;

@@ -87,11 +87,12 @@ impl StandingsView {
     }
 }
 
-/// One bot's think times per turn (its first turn of each game apart: it has its own limit).
+/// One bot's think times per turn on the clock the limit applies to (wall or CPU), its first
+/// turn of each game apart (it has its own limit).
 #[derive(Default)]
 pub struct BotTimes {
     pub name: String,
-    /// Wall time of every later turn, microseconds.
+    /// Time of every later turn, microseconds.
     pub turns_us: Vec<u64>,
     pub first_max_us: u64,
     pub late: u64,
@@ -266,7 +267,13 @@ pub fn gather(
             rec.clocks.clock.clone(),
         ));
         let mut first = vec![true; rec.seats];
-        for (i, &us) in rec.wall_us.iter().enumerate() {
+        // The times the limit applies to: CPU time on the CPU clock.
+        let clock = if rec.clocks.clock == "cpu" {
+            &rec.cpu_us
+        } else {
+            &rec.wall_us
+        };
+        for (i, &us) in clock.iter().enumerate() {
             let Some(&seat) = rec.seat.get(i) else { break };
             let seat = seat as usize;
             let name = &rec.bots[seat];

@@ -112,7 +112,7 @@ fn times(d: &ReportData) -> Markup {
     html! {
         h2 #times { "Think time" }
         p.muted {
-            "Wall time per turn (the limit is on the " (clock) " clock): " (ms(*limit)) " a turn, "
+            "Time per turn on the " (clock) " clock, which the limit measures: " (ms(*limit)) " a turn, "
             (ms(*first)) " for a bot's first turn of a game, which is counted apart. "
             "The plots have a log scale; the red line is the limit."
         }

@@ -100,3 +100,21 @@ fn dates_and_quantiles() {
     assert_eq!(times.quantile(1.0), Some(100));
     assert_eq!(data::BotTimes::default().quantile(0.5), None);
 }
+
+#[test]
+fn a_live_report_is_written_at_once_then_after_its_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let r = simulate(&choice, 1, 0, None);
+    csv.append(&GameRow::new(&spec(0), &r)).unwrap();
+    let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
+    live.tick();
+    assert!(d.join(FILE).exists(), "the first game writes the report");
+    std::fs::remove_file(d.join(FILE)).unwrap();
+    live.tick();
+    assert!(!d.join(FILE).exists(), "not again within the pause");
+    assert_eq!(live.write(Pages::Missing).unwrap(), d.join(FILE));
+    assert!(d.join(FILE).exists());
+}

@@ -107,6 +107,66 @@ fn drawn_cells(dom: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Opens a replay page in a frame of a test page, as a person would use it: `actions` is
+/// script run on the replay's document (`click(id)` presses a button, `key(name)` a key). Returns
+/// the step the page then shows ("step N of M") and the cells it drew, with the console messages.
+fn drive(
+    browser: &str,
+    page: &Path,
+    actions: &str,
+) -> (String, Vec<(String, String)>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = dir.path().join("harness.html");
+    std::fs::write(
+        &harness,
+        format!(
+            r#"<html><body><pre id="out"></pre><iframe id="f" src="{}"></iframe><script>
+document.getElementById('f').onload = function () {{
+  var d = this.contentDocument;
+  function key(k) {{ d.dispatchEvent(new KeyboardEvent('keydown', {{ key: k }})); }}
+  function click(id) {{ d.getElementById(id).click(); }}
+  {actions}
+  var cells = Array.prototype.map.call(d.querySelectorAll('[data-cell]'), function (g) {{
+    return g.getAttribute('data-cell') + '=' + g.getAttribute('data-pieces');
+  }});
+  document.getElementById('out').textContent =
+    d.getElementById('where').textContent + '\n' + cells.join('\n');
+}};
+</script></body></html>"#,
+            url(page, "")
+        ),
+    )
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args(["--headless", "--disable-gpu", "--no-sandbox"])
+        .args([
+            "--allow-file-access-from-files",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", &url(&harness, "")])
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = between(&dom, "<pre id=\"out\">", "</pre>").to_string();
+    let mut lines = text.lines();
+    let at = lines.next().unwrap_or_default().to_string();
+    let cells = lines
+        .map(|l| {
+            let (name, pieces) = l.split_once('=').unwrap();
+            (name.to_string(), pieces.to_string())
+        })
+        .collect();
+    (at, cells, console)
+}
+
 /// The final position the rules give after a record's moves, as the viewer should draw it.
 fn final_cells(rec: &Value) -> Vec<(String, String)> {
     let choice = arbiter::game::GameChoice::new(
@@ -223,18 +283,30 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
     let page = dir
         .join("replays")
         .join(format!("game-{}.html", longest["game_id"]));
-    let (dom, console) = load(browser, &url(&page, "#last"));
-    assert!(console.is_empty(), "console messages: {console:?}");
     let n =
         longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();
-    assert!(
-        dom.contains(&format!("step {n} of {n}")),
-        "at the last step"
+    // The last-step button, then back one step and forward again with the arrow keys.
+    let (at, cells, console) = drive(
+        browser,
+        &page,
+        "click('last'); key('ArrowLeft'); key('ArrowRight');",
     );
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert_eq!(at, format!("step {n} of {n}"));
+    assert_eq!(cells, final_cells(longest));
+    // Next from the start, and the End key: the comparison tells positions apart.
+    let (at, cells, _) = drive(browser, &page, "click('next'); click('next');");
+    assert_eq!(at, format!("step 2 of {n}"));
+    assert_ne!(cells, final_cells(longest));
+    let (at, cells, _) = drive(browser, &page, "key('End');");
+    assert_eq!(
+        (at, cells),
+        (format!("step {n} of {n}"), final_cells(longest))
+    );
+    // The address #last opens the page at its end too.
+    let (dom, console) = load(browser, &url(&page, "#last"));
+    assert!(console.is_empty(), "console messages: {console:?}");
     assert_eq!(drawn_cells(&dom), final_cells(longest));
-    // Its start is not its end: the comparison can tell positions apart.
-    let (dom, _) = load(browser, &url(&page, "#step=0"));
-    assert_ne!(drawn_cells(&dom), final_cells(longest));
     recs
 }
 

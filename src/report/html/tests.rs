@@ -118,3 +118,26 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
     assert_eq!(live.write(Pages::Missing).unwrap(), d.join(FILE));
     assert!(d.join(FILE).exists());
 }
+
+#[test]
+fn a_record_the_rules_reject_is_listed_without_a_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let r = simulate(&choice, 1, 0, None);
+    csv.append(&GameRow::new(&spec(0), &r)).unwrap();
+    let mut rec = GameRecord::new(&spec(0), &choice, &cfg, &r);
+    rec.moves[2] = "z9z9".into();
+    recs.append(&rec).unwrap();
+    drop((csv, recs));
+    let out = d.join(FILE);
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::All).unwrap();
+    assert_eq!((w.games, w.pages, w.failed.len()), (1, 0, 1));
+    assert!(w.failed[0].contains("ply 3 \"z9z9\""), "{:?}", w.failed);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(!html.contains("href=\"replays/"));
+    assert!(html.contains("a game cannot be replayed"));
+}

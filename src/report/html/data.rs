@@ -315,9 +315,18 @@ pub fn gather(
     Ok(ReportData {
         folders: dirs
             .iter()
-            .map(|d| Folder {
-                path: d.clone(),
-                settings: folder_settings(d),
+            .enumerate()
+            .map(|(i, d)| {
+                let mut settings = folder_settings(d);
+                // The settings name the variant and seats only when they were given.
+                if let Some((_, r)) = records.iter().find(|(f, _)| *f == i) {
+                    let played = format!("{} ({}, {} seats)", r.game, r.variant, r.seats);
+                    settings.insert(settings.len().min(1), ("played".into(), played));
+                }
+                Folder {
+                    path: d.clone(),
+                    settings,
+                }
             })
             .collect(),
         generated: utc(std::time::SystemTime::now()),

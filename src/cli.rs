@@ -93,6 +93,14 @@ pub enum Command {
     /// decides. Exit status: 0 = H1 accepted (NEW better by at least elo1), 1 = H0 accepted
     /// (not better than elo0), 2 = no decision within --max-pairs, 3 = error.
     Sprt(SprtArgs),
+    /// Write report.html for one or more results folders (standings, charts, every game's
+    /// replay page); tournament and sprt write it themselves as they run.
+    Report(ReportArgs),
+    /// Write the replay page of one game recorded with `arbiter play --replay FILE`.
+    Replay(ReplayArgs),
+    /// The human seat's side of `arbiter play human BOT` (started by arbiter itself).
+    #[command(hide = true)]
+    HumanSeat,
     /// Offline calculator: Elo, LOS, nElo and (with bounds) the SPRT log-likelihood ratio of a
     /// W/D/L or pentanomial record.
     Stats(StatsArgs),
@@ -354,7 +362,8 @@ impl GameOpts {
 pub struct PlayArgs {
     /// The bots, in seat order (the first moves first; for Impasse it plays White), as many as
     /// the game has seats. Each is a path to an executable, a directory with a bot.toml, or a
-    /// quoted command line, optionally named: NAME=BOT (e.g. alice="python3 a/bot.py").
+    /// quoted command line, optionally named: NAME=BOT (e.g. alice="python3 a/bot.py"). `human`
+    /// seats a person at this terminal (no clock unless --turn-ms or --first-turn-ms is given).
     #[arg(required = true, num_args = 2.., value_name = "BOT")]
     pub bots: Vec<String>,
     #[command(flatten)]
@@ -567,6 +576,26 @@ pub struct RatingsArgs {
     /// Show ratings relative to this bot's fixed Elo, e.g. --anchor greedy=1500.
     #[arg(long, value_name = "BOT=ELO")]
     pub anchor: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Results folders of tournament or sprt runs; several are merged into one report.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the report [default: DIR/report.html of the first DIR].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A replay file written by `arbiter play --replay FILE`.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Where to write the page [default: FILE with the extension .html].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -2,9 +2,11 @@
 
 mod bench;
 mod games;
+mod human;
 mod merge;
 mod play;
 mod ratings;
+mod report;
 mod shards;
 mod slurm;
 mod sprt;
@@ -20,11 +22,14 @@ pub const ERROR_EXIT: u8 = 3;
 
 pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
     match command {
-        Command::Play(args) => play::run(args),
+        Command::Play(args) => play::run(args, given),
         Command::Tournament(args) => tournament::run(args, given),
         Command::Ratings(args) => ratings::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Sprt(args) => sprt::run(args, given),
+        Command::Report(args) => report::run(args),
+        Command::Replay(args) => report::replay(args),
+        Command::HumanSeat => human::run(),
         Command::Stats(args) => stats::run(args),
         Command::Games(args) => games::games(args),
         Command::Perft(args) => games::perft(args),

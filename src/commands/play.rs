@@ -6,7 +6,31 @@ use arbiter::referee;
 use arbiter::report;
 use std::process::ExitCode;
 
-pub fn run(args: PlayArgs) -> Result<ExitCode> {
+/// The BOT argument that seats a person at the terminal.
+const HUMAN: &str = "human";
+
+/// Resolves the bots, seating a person for each `human` argument (when no file of that name is
+/// there) through arbiter's own human seat.
+fn resolve(args: &[String]) -> Result<Vec<arbiter::bot::BotSpec>> {
+    let mut specs = Vec::with_capacity(args.len());
+    for a in args {
+        if a == HUMAN && !std::path::Path::new(a).exists() {
+            specs.push(arbiter::bot::BotSpec {
+                name: HUMAN.into(),
+                origin: HUMAN.into(),
+                program: std::env::current_exe().context("finding arbiter's own program")?,
+                args: vec!["human-seat".into()],
+                dir: std::env::current_dir()?,
+                build: None,
+            });
+        } else {
+            specs.extend(cli::resolve_bots(std::slice::from_ref(a))?);
+        }
+    }
+    Ok(specs)
+}
+
+pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     let choice = args.game.choice()?;
     let mut cfg = args.game.referee_config(choice.info.default_max_turns)?;
     if args.bots.len() != choice.seats {
@@ -35,12 +59,21 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
         eprintln!("arbiter: {note}");
     }
     cfg.record_turns = args.replay.is_some();
-    let bots = cli::resolve_bots(&args.bots)?;
+    let bots = resolve(&args.bots)?;
+    // A person has no clock unless one is asked for (--turn-ms, --first-turn-ms).
+    let clocked = given
+        .options
+        .iter()
+        .any(|(id, _)| id.replace('_', "-").contains("turn-ms"));
+    if args.bots.iter().any(|b| b == HUMAN) && !clocked {
+        cfg.time.turn = std::time::Duration::from_secs(86_400);
+        cfg.time.first_turn = cfg.time.turn;
+    }
     let seed = args.seed.unwrap_or_else(cli::fresh_seed);
     let game = choice.start(seed)?;
     let result = referee::play(game, &[], &bots, &cfg, seed)?;
     if let Some(path) = &args.replay {
-        report::replay::write(path, &result, &cfg)
+        report::replay::write(path, &result, &cfg, &choice)
             .with_context(|| format!("writing the replay to {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();

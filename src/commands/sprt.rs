@@ -6,7 +6,7 @@ use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
 use arbiter::report::games_csv::{self, GameRow, GamesCsv};
-use arbiter::report::{progress::Progress, sprt_block};
+use arbiter::report::{self, progress::Progress, sprt_block};
 use arbiter::tournament::{schedule, Format, Runner};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -112,9 +112,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             choice.seats
         );
     }
-    let cfg = settings
+    let mut cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
+    cfg.record_turns = true;
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir)?;
     }
@@ -132,6 +133,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
+    let mut records = report::records::RecordsFile::open(&out.join(report::records::FILE))?;
+    let mut live = report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()]);
     let mut pairs = PairCounter::default();
     games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
@@ -193,10 +196,16 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         };
         let mut failure = None;
         runner.run(&todo, |finished| {
-            if let Err(e) = csv.append(&GameRow::new(&finished.spec, &finished.result)) {
+            let record =
+                report::records::GameRecord::new(&finished.spec, &choice, &cfg, &finished.result);
+            if let Err(e) = csv
+                .append(&GameRow::new(&finished.spec, &finished.result))
+                .and_then(|()| records.append(&record))
+            {
                 failure = Some(anyhow::Error::from(e).context("recording a game"));
                 return ControlFlow::Break(());
             }
+            live.tick();
             progress.game_done(&finished.result);
             let r = &finished.result;
             let score = new_score(
@@ -239,6 +248,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         decision,
     )?;
     writeln!(stdout, "Results: {}", out.display())?;
+    match live.write(report::html::Pages::Missing) {
+        Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
+        Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
+    }
     Ok(ExitCode::from(match decision {
         Decision::AcceptH1 => 0,
         Decision::AcceptH0 => 1,

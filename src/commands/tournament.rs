@@ -450,7 +450,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     let mut cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    cfg.record_turns = settings.replays;
+    // Every game keeps its turns for records.jsonl (the replay pages of report.html).
+    cfg.record_turns = true;
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir).with_context(|| {
             format!(
@@ -526,6 +527,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         out.display()
     ));
     let mut progress = Progress::new(todo.len() as u64, &names);
+    let mut records = report::records::RecordsFile::open(&out.join(report::records::FILE))?;
+    let mut live = report::html::LiveReport::new(&out, &names);
     let runner = Runner {
         bots: &bots,
         game: &choice,
@@ -543,12 +546,18 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         let row = GameRow::new(&finished.spec, &finished.result);
         let mut write = || -> Result<()> {
             csv.append(&row)?;
+            records.append(&report::records::GameRecord::new(
+                &finished.spec,
+                &choice,
+                &cfg,
+                &finished.result,
+            ))?;
             report::failures::write(&out, finished.spec.game_id, &finished.result)?;
             if settings.replays {
                 let path = out
                     .join("replays")
                     .join(format!("game-{}.jsonl", finished.spec.game_id));
-                report::replay::write(&path, &finished.result, &cfg)?;
+                report::replay::write(&path, &finished.result, &cfg, &choice)?;
             }
             Ok(())
         };
@@ -557,9 +566,11 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
             return ControlFlow::Break(());
         }
         progress.game_done(&finished.result);
+        live.tick();
         ControlFlow::Continue(())
     });
     progress.finish();
+    let report_path = live.write(report::html::Pages::Missing);
     if let Some(e) = failure {
         return Err(e);
     }
@@ -581,6 +592,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         }
     }
     writeln!(stdout, "\nResults: {}", out.display())?;
+    match report_path {
+        Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
+        Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
+    }
     if let Some(shard) = settings.shard {
         writeln!(
             stdout,

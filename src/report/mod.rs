@@ -3,11 +3,15 @@
 pub mod catalogue;
 pub mod failures;
 pub mod games_csv;
+pub mod html;
 pub mod lock;
 pub mod merge;
 pub mod play;
 pub mod progress;
+pub mod rebuild;
+pub mod records;
 pub mod replay;
 pub mod sbatch;
 pub mod sprt_block;
 pub mod standings;
+pub mod terminal;

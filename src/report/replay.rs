@@ -2,13 +2,20 @@
 //! inspected with `jq`. A `start` line (game, seed, bots, opening, clocks), one `turn` line per
 //! answered turn, and a `result` line with the verdict and each bot's stderr tail.
 
+use crate::game::GameChoice;
 use crate::referee::{GameResult, RefereeConfig};
-use serde_json::json;
+use crate::report::records::{Clocks, GameRecord, RecordForfeit};
+use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig) -> io::Result<()> {
+pub fn write(
+    path: &Path,
+    r: &GameResult,
+    cfg: &RefereeConfig,
+    choice: &GameChoice,
+) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -16,6 +23,9 @@ pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig) -> io::Result<()>
     let start = json!({
         "type": "start",
         "game": r.game,
+        "variant": choice.variant,
+        "seats": choice.seats,
+        "position": choice.position,
         "seed": r.seed,
         "bots": r.bots,
         "opening": r.opening,
@@ -63,4 +73,156 @@ pub fn write(path: &Path, r: &GameResult, cfg: &RefereeConfig) -> io::Result<()>
     serde_json::to_writer(&mut out, &end)?;
     writeln!(out)?;
     out.flush()
+}
+
+/// Why a replay file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("reading {path}: {source}")]
+    Io { path: String, source: io::Error },
+    #[error("{path}: line {line} is not JSON: {source}")]
+    Json {
+        path: String,
+        line: usize,
+        source: serde_json::Error,
+    },
+    #[error("{path}: not a replay file (written by `arbiter play --replay`): {why}")]
+    Shape { path: String, why: String },
+}
+
+/// Reads a replay file back into a game record (the inputs it holds are rebuilt by the rules
+/// like every record's). Files from before the variant was written get the game's first
+/// variant and one seat per bot.
+pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    let shape = |why: &str| ReadError::Shape {
+        path: name.clone(),
+        why: why.to_string(),
+    };
+    let mut lines = Vec::new();
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let v: Value = serde_json::from_str(l).map_err(|source| ReadError::Json {
+            path: name.clone(),
+            line: i + 1,
+            source,
+        })?;
+        lines.push(v);
+    }
+    let start = lines
+        .iter()
+        .find(|v| v["type"] == "start")
+        .ok_or_else(|| shape("no start line"))?;
+    let end = lines
+        .iter()
+        .find(|v| v["type"] == "result")
+        .ok_or_else(|| shape("no result line (the game did not finish?)"))?;
+    let str_of = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().map(str_of).collect())
+            .unwrap_or_default()
+    };
+    let game = str_of(&start["game"]);
+    let info = crate::game::find(&game).map_err(|e| shape(&e.to_string()))?;
+    let bots = strings(&start["bots"]);
+    let ms = |v: &Value| v.as_u64().unwrap_or(0) * 1000;
+    let mut rec = GameRecord {
+        game_id: 0,
+        pair_id: 0,
+        game,
+        variant: start["variant"]
+            .as_str()
+            .unwrap_or(info.variants[0].name)
+            .to_string(),
+        seats: start["seats"].as_u64().map_or(bots.len(), |n| n as usize),
+        seed: start["seed"].as_u64().unwrap_or(0),
+        position: start["position"].as_str().map(str::to_string),
+        clocks: Clocks {
+            first_turn_us: ms(&start["first_turn_ms"]),
+            turn_us: ms(&start["turn_ms"]),
+            grace_us: ms(&start["grace_ms"]),
+            strikes: start["strikes"].as_u64().unwrap_or(0) as u32,
+            clock: start["clock"].as_str().unwrap_or("wall").to_string(),
+            max_turns: start["max_turns"].as_u64().unwrap_or(0) as u32,
+        },
+        bots,
+        opening: strings(&start["opening"]),
+        moves: Vec::new(),
+        seat: Vec::new(),
+        wall_us: Vec::new(),
+        cpu_us: Vec::new(),
+        late: Vec::new(),
+        comments: Vec::new(),
+        answers: Vec::new(),
+        extra_lines: Vec::new(),
+        reason: str_of(&end["reason"]),
+        detail: str_of(&end["detail"]),
+        ranks: end["ranks"]
+            .as_array()
+            .map(|a| a.iter().map(|r| r.as_u64().unwrap_or(0) as u8).collect())
+            .unwrap_or_default(),
+        scores: end["scores"]
+            .as_array()
+            .map(|a| a.iter().map(|r| r.as_i64().unwrap_or(0) as i32).collect())
+            .unwrap_or_default(),
+        forfeits: end["forfeits"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|f| RecordForfeit {
+                        seat: f["seat"].as_u64().unwrap_or(0) as usize,
+                        reason: str_of(&f["reason"]),
+                        detail: str_of(&f["detail"]),
+                        turn: f["turn"].as_u64().unwrap_or(0) as u32,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        offender: end["offender"].as_u64().map(|s| s as usize),
+        stderr: strings(&end["stderr_tail"])
+            .into_iter()
+            .map(|t| crate::report::records::tail(&t, crate::report::records::STDERR_KEEP))
+            .collect(),
+        stderr_bytes: end["stderr_bytes"]
+            .as_array()
+            .map(|a| a.iter().map(|b| b.as_u64().unwrap_or(0)).collect())
+            .unwrap_or_default(),
+        duration_ms: 0,
+    };
+    for (i, t) in lines.iter().filter(|v| v["type"] == "turn").enumerate() {
+        let i = i as u32;
+        let played = str_of(&t["played"]);
+        let comment = str_of(&t["comment"]);
+        let answer = str_of(&t["answer"]);
+        rec.seat.push(t["seat"].as_u64().unwrap_or(0) as u8);
+        rec.wall_us.push(t["time_us"].as_u64().unwrap_or(0));
+        rec.cpu_us.push(t["cpu_us"].as_u64().unwrap_or(0));
+        if t["strike"].as_bool() == Some(true) {
+            rec.late.push(i);
+        }
+        let plain = if comment.is_empty() {
+            played.clone()
+        } else {
+            format!("{played} {comment}")
+        };
+        if answer != plain {
+            rec.answers.push((i, answer));
+        }
+        if !comment.is_empty() {
+            rec.comments.push((i, comment));
+        }
+        if let Some(n) = t["extra_lines"].as_u64().filter(|&n| n > 0) {
+            rec.extra_lines.push((i, n as usize));
+        }
+        rec.moves.push(played);
+    }
+    Ok(rec)
 }

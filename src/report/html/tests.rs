@@ -1,0 +1,143 @@
+use super::*;
+use crate::game::{GameChoice, GAMES};
+use crate::referee::RefereeConfig;
+use crate::report::games_csv::{GameRow, GamesCsv};
+use crate::report::records::tests::{simulate, spec};
+use crate::report::records::RecordsFile;
+
+#[test]
+fn every_game_and_variant_gets_a_replay_page() {
+    let cfg = RefereeConfig::default();
+    for info in GAMES {
+        for v in info.variants {
+            for &seats in v.seats {
+                let choice = GameChoice::new(info.name, Some(v.name), Some(seats), None).unwrap();
+                let mut r = simulate(&choice, 2, 2, None);
+                r.log[0].comment = "</script><script>alert(1)</script>".into();
+                r.log[0].answer = format!("{} {}", r.log[0].played, r.log[0].comment);
+                let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
+                let html = viewer::page(&rec, Some("../report.html")).unwrap();
+                let what = format!("{} {} {seats}", info.name, v.name);
+                // One closing tag per script element: the comment cannot end the data early.
+                assert_eq!(html.matches("</script>").count(), 2, "{what}");
+                assert!(html.contains("\\u003c/script>"), "{what}");
+                let data = frames::game_data(&rec, "t").unwrap();
+                let steps = data["steps"].as_array().unwrap();
+                assert_eq!(steps.len(), r.opening.len() + r.moves.len(), "{what}");
+                assert_eq!(
+                    data["cells"].as_array().unwrap().len(),
+                    choice.start(2).unwrap().view().cells.len()
+                );
+                // Each move but a pass changes the board or its notes, and the changes are what
+                // the viewer highlights.
+                for s in steps.iter().filter(|s| s["move"] != "pass") {
+                    assert!(
+                        !s["ch"].as_array().unwrap().is_empty() || s.get("notes").is_some(),
+                        "{what}: a move that changes nothing: {s}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_report_lists_every_game_and_links_the_recorded_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    for id in 0..4 {
+        let mut r = simulate(&choice, id, 2, None);
+        r.bots = if id % 2 == 0 {
+            vec!["a".into(), "b".into()]
+        } else {
+            vec!["b".into(), "a".into()]
+        };
+        r.ranks = vec![0, 1];
+        r.winner = Some(0);
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        // Game 3 has no record (a run from before records, or killed between the two files).
+        if id != 3 {
+            recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
+                .unwrap();
+        }
+    }
+    drop((csv, recs));
+    let out = d.join(FILE);
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::All).unwrap();
+    assert_eq!((w.games, w.pages), (4, 3));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        html.matches("href=\"replays/game-").count(),
+        3,
+        "links to recorded games only"
+    );
+    assert!(
+        html.contains("<td class=\"games\">4</td>"),
+        "each bot played 4 games"
+    );
+    assert!(replay_path(&d, 2).exists());
+    // A live rewrite writes only pages that are missing.
+    std::fs::write(replay_path(&d, 2), "kept").unwrap();
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::Missing).unwrap();
+    assert_eq!(w.pages, 0);
+    assert_eq!(std::fs::read_to_string(replay_path(&d, 2)).unwrap(), "kept");
+}
+
+#[test]
+fn dates_and_quantiles() {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    assert_eq!(data::utc(t), "2023-11-14 22:13 UTC");
+    let times = data::BotTimes {
+        turns_us: (1..=100).rev().collect(),
+        ..Default::default()
+    };
+    assert_eq!(times.quantile(0.5), Some(50));
+    assert_eq!(times.quantile(0.99), Some(99));
+    assert_eq!(times.quantile(1.0), Some(100));
+    assert_eq!(data::BotTimes::default().quantile(0.5), None);
+}
+
+#[test]
+fn a_live_report_is_written_at_once_then_after_its_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let r = simulate(&choice, 1, 0, None);
+    csv.append(&GameRow::new(&spec(0), &r)).unwrap();
+    let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
+    live.tick();
+    assert!(d.join(FILE).exists(), "the first game writes the report");
+    std::fs::remove_file(d.join(FILE)).unwrap();
+    live.tick();
+    assert!(!d.join(FILE).exists(), "not again within the pause");
+    assert_eq!(live.write(Pages::Missing).unwrap(), d.join(FILE));
+    assert!(d.join(FILE).exists());
+}
+
+#[test]
+fn a_record_the_rules_reject_is_listed_without_a_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let r = simulate(&choice, 1, 0, None);
+    csv.append(&GameRow::new(&spec(0), &r)).unwrap();
+    let mut rec = GameRecord::new(&spec(0), &choice, &cfg, &r);
+    rec.moves[2] = "z9z9".into();
+    recs.append(&rec).unwrap();
+    drop((csv, recs));
+    let out = d.join(FILE);
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::All).unwrap();
+    assert_eq!((w.games, w.pages, w.failed.len()), (1, 0, 1));
+    assert!(w.failed[0].contains("ply 3 \"z9z9\""), "{:?}", w.failed);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(!html.contains("href=\"replays/"));
+    assert!(html.contains("a game cannot be replayed"));
+}

@@ -1,0 +1,453 @@
+//! The HTML report and replay pages in a real browser (headless Chromium, installed by
+//! .ci/run): real tournaments are played, their pages load without a console error, show the
+//! numbers of the results files, and stepping to the last turn of a replay shows the final
+//! position the rules give after the recorded moves.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The Chromium binary; without one the test is skipped locally and fails on CI.
+fn chromium() -> Option<String> {
+    for name in ["chromium", "chromium-browser"] {
+        if Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return Some(name.to_string());
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have chromium (.ci/run installs it)"
+    );
+    eprintln!("skipped: no chromium on this machine (apt-get install chromium)");
+    None
+}
+
+/// Loads `url` and returns the DOM after its scripts ran, with the page's console messages.
+fn load(browser: &str, url: &str) -> (String, Vec<String>) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", url])
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
+}
+
+fn url(path: &Path, fragment: &str) -> String {
+    format!("file://{}{fragment}", path.display())
+}
+
+/// The text between `start` and the next `end` after it.
+fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let from = text
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start:?} in the page"))
+        + start.len();
+    let to = text[from..].find(end).unwrap() + from;
+    &text[from..to]
+}
+
+/// The cells of a table body: rows of cell texts (tags stripped).
+fn rows(table: &str) -> Vec<Vec<String>> {
+    let body = between(table, "<tbody>", "</tbody>");
+    body.split("</tr>")
+        .filter(|r| r.contains("<td"))
+        .map(|r| {
+            r.split("<td")
+                .skip(1)
+                .map(|c| {
+                    let c = &c[c.find('>').unwrap() + 1..];
+                    let c = c.split("</td>").next().unwrap();
+                    let mut text = String::new();
+                    let mut in_tag = false;
+                    for ch in c.chars() {
+                        match ch {
+                            '<' => in_tag = true,
+                            '>' => in_tag = false,
+                            _ if !in_tag => text.push(ch),
+                            _ => {}
+                        }
+                    }
+                    text
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `cell name -> "seat+label,..."` as the viewer drew the board.
+fn drawn_cells(dom: &str) -> Vec<(String, String)> {
+    dom.split("data-cell=\"")
+        .skip(1)
+        .map(|s| {
+            let name = s[..s.find('"').unwrap()].to_string();
+            let pieces = between(s, "data-pieces=\"", "\"").to_string();
+            (name, pieces)
+        })
+        .collect()
+}
+
+/// Opens a replay page in a frame of a test page, as a person would use it: `actions` is
+/// script run on the replay's document (`click(id)` presses a button, `key(name)` a key). Returns
+/// the step the page then shows ("step N of M") and the cells it drew, with the console messages.
+fn drive(
+    browser: &str,
+    page: &Path,
+    actions: &str,
+) -> (String, Vec<(String, String)>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = dir.path().join("harness.html");
+    std::fs::write(
+        &harness,
+        format!(
+            r#"<html><body><pre id="out"></pre><iframe id="f" src="{}"></iframe><script>
+document.getElementById('f').onload = function () {{
+  var d = this.contentDocument;
+  function key(k) {{ d.dispatchEvent(new KeyboardEvent('keydown', {{ key: k }})); }}
+  function click(id) {{ d.getElementById(id).click(); }}
+  {actions}
+  var cells = Array.prototype.map.call(d.querySelectorAll('[data-cell]'), function (g) {{
+    return g.getAttribute('data-cell') + '=' + g.getAttribute('data-pieces');
+  }});
+  document.getElementById('out').textContent =
+    d.getElementById('where').textContent + '\n' + cells.join('\n');
+}};
+</script></body></html>"#,
+            url(page, "")
+        ),
+    )
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args(["--headless", "--disable-gpu", "--no-sandbox"])
+        .args([
+            "--allow-file-access-from-files",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", &url(&harness, "")])
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = between(&dom, "<pre id=\"out\">", "</pre>").to_string();
+    let mut lines = text.lines();
+    let at = lines.next().unwrap_or_default().to_string();
+    let cells = lines
+        .map(|l| {
+            let (name, pieces) = l.split_once('=').unwrap();
+            (name.to_string(), pieces.to_string())
+        })
+        .collect();
+    (at, cells, console)
+}
+
+/// The final position the rules give after a record's moves, as the viewer should draw it.
+fn final_cells(rec: &Value) -> Vec<(String, String)> {
+    let choice = arbiter::game::GameChoice::new(
+        rec["game"].as_str().unwrap(),
+        rec["variant"].as_str(),
+        rec["seats"].as_u64().map(|n| n as usize),
+        None,
+    )
+    .unwrap();
+    let mut g = choice.start(rec["seed"].as_u64().unwrap()).unwrap();
+    let plies = rec["opening"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(rec["moves"].as_array().unwrap());
+    for m in plies {
+        let i = g
+            .legal_moves()
+            .iter()
+            .position(|x| x == m.as_str().unwrap())
+            .unwrap();
+        g.play(i);
+    }
+    g.view()
+        .cells
+        .iter()
+        .map(|c| {
+            let p: Vec<String> = c
+                .pieces
+                .iter()
+                .map(|p| format!("{}{}", p.seat, p.label))
+                .collect();
+            (c.name.clone(), p.join(","))
+        })
+        .collect()
+}
+
+fn records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("records.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn tournament(dir: &Path, game: &str, bots: &[String]) {
+    let out = arbiter()
+        .args([
+            "tournament",
+            "--game",
+            game,
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--concurrency",
+            "2",
+        ])
+        .args(["--first-turn-ms", "5000", "--turn-ms", "1000"])
+        .arg("--out")
+        .arg(dir)
+        .args(bots)
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("Report: {}", dir.join("report.html").display())),
+        "{stdout}"
+    );
+}
+
+/// Checks the report against the results files, and the replay of the longest finished game
+/// against the rules; returns the records.
+fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
+    let (dom, console) = load(browser, &url(&dir.join("report.html"), ""));
+    assert!(console.is_empty(), "console messages: {console:?}");
+    // The standings show ratings.csv's numbers.
+    let shown = rows(between(&dom, "id=\"ratings\"", "</table>"));
+    let csv = std::fs::read_to_string(dir.join("ratings.csv")).unwrap();
+    let expected: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    assert_eq!(shown.len(), expected.len());
+    for (row, want) in shown.iter().zip(&expected) {
+        // rank, bot, elo, interval, games, points, W/D/L
+        assert_eq!(row[1], want[1]);
+        assert_eq!(row[4], want[6], "games of {}", want[1]);
+        assert_eq!(row[5], want[7], "points of {}", want[1]);
+        assert_eq!(row[6], format!("{}/{}/{}", want[8], want[9], want[10]));
+    }
+    // Every game of games.csv is listed, forfeits marked.
+    let games = rows(between(&dom, "id=\"games\"", "</table>"));
+    let csv = std::fs::read_to_string(dir.join("games.csv")).unwrap();
+    assert_eq!(games.len(), csv.lines().count() - 1);
+    assert!(
+        dom.contains("of ") && dom.contains("games shown"),
+        "the filter script ran"
+    );
+    // The longest game that ended by the rules, stepped to its end.
+    let recs = records(dir);
+    let longest = recs
+        .iter()
+        .filter(|r| r["reason"] == "win")
+        .max_by_key(|r| r["moves"].as_array().unwrap().len())
+        .expect("a game won by the rules");
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", longest["game_id"]));
+    let n =
+        longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();
+    // The last-step button, then back one step and forward again with the arrow keys.
+    let (at, cells, console) = drive(
+        browser,
+        &page,
+        "click('last'); key('ArrowLeft'); key('ArrowRight');",
+    );
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert_eq!(at, format!("step {n} of {n}"));
+    assert_eq!(cells, final_cells(longest));
+    // Next from the start, and the End key: the comparison tells positions apart.
+    let (at, cells, _) = drive(browser, &page, "click('next'); click('next');");
+    assert_eq!(at, format!("step 2 of {n}"));
+    assert_ne!(cells, final_cells(longest));
+    let (at, cells, _) = drive(browser, &page, "key('End');");
+    assert_eq!(
+        (at, cells),
+        (format!("step {n} of {n}"), final_cells(longest))
+    );
+    // The address #last opens the page at its end too.
+    let (dom, console) = load(browser, &url(&page, "#last"));
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert_eq!(drawn_cells(&dom), final_cells(longest));
+    recs
+}
+
+fn python_bot(script: &str, mode: &str) -> String {
+    format!(
+        "{} {}/tests/bots/{script} {mode}",
+        python(),
+        root().display()
+    )
+}
+
+#[test]
+fn an_impasse_report_and_its_replays_in_a_browser() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("impasse");
+    tournament(
+        &dir,
+        "impasse",
+        &[
+            format!("random={}", env!("CARGO_BIN_EXE_arbiter-bot-random")),
+            format!("first={}", env!("CARGO_BIN_EXE_arbiter-bot-first")),
+            format!("bad={}", python_bot("hostile.py", "invalid 3 zz99")),
+        ],
+    );
+    let recs = check_report(&browser, &dir);
+    // A forfeit shows its verdict and detail at the end.
+    let lost = recs.iter().find(|r| r["reason"] == "invalid-move").unwrap();
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", lost["game_id"]));
+    let (dom, console) = load(&browser, &url(&page, "#last"));
+    assert!(console.is_empty(), "{console:?}");
+    assert!(dom.contains("bad forfeited (invalid-move)"), "{dom}");
+    assert!(dom.contains("zz99"), "the detail names the answer");
+    assert!(
+        dom.contains("<div id=\"end\">"),
+        "the verdict is shown at the last step"
+    );
+    // `arbiter report` rebuilds the same report from the files.
+    std::fs::remove_dir_all(dir.join("replays")).unwrap();
+    let out = arbiter().arg("report").arg(&dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(page.exists());
+    check_report(&browser, &dir);
+}
+
+#[test]
+fn a_draughts_report_shows_a_crash_with_its_stderr() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("draughts");
+    tournament(
+        &dir,
+        "draughts",
+        &[
+            format!("r1={}", python_bot("standard.py", "random 1")),
+            format!("r2={}", python_bot("standard.py", "random 2")),
+            format!("crash={}", python_bot("standard.py", "crash-at 3")),
+        ],
+    );
+    let recs = check_report(&browser, &dir);
+    let crashed = recs.iter().find(|r| r["reason"] == "crash").unwrap();
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", crashed["game_id"]));
+    let (dom, console) = load(&browser, &url(&page, "#last"));
+    assert!(console.is_empty(), "{console:?}");
+    assert!(dom.contains("crash forfeited (crash)"), "{dom}");
+    assert!(
+        dom.contains("Traceback"),
+        "the crashing bot's stderr is shown"
+    );
+    assert_eq!(drawn_cells(&dom), final_cells(crashed));
+}
+
+#[test]
+fn a_replay_file_of_play_becomes_a_page() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let file: PathBuf = tmp.path().join("g.jsonl");
+    let out = arbiter()
+        .args([
+            "play",
+            "--game",
+            "alva",
+            "--seed",
+            "4",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+        ])
+        .arg("--replay")
+        .arg(&file)
+        .arg(python_bot("standard.py", "random 1"))
+        .arg(python_bot("standard.py", "random 2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = arbiter().arg("replay").arg(&file).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = tmp.path().join("g.html");
+    let (dom, console) = load(&browser, &url(&page, "#last"));
+    assert!(console.is_empty(), "{console:?}");
+    let lines: Vec<Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let start = &lines[0];
+    let rec = serde_json::json!({
+        "game": "alva", "variant": start["variant"], "seats": start["seats"], "seed": start["seed"],
+        "opening": start["opening"],
+        "moves": lines.iter().filter(|l| l["type"] == "turn").map(|l| l["played"].clone()).collect::<Vec<_>>(),
+    });
+    assert_eq!(drawn_cells(&dom), final_cells(&rec));
+}
+
+#[test]
+fn the_console_check_sees_a_script_error() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("bad.html");
+    std::fs::write(
+        &page,
+        "<html><body><script>throw new Error('boom')</script></body></html>",
+    )
+    .unwrap();
+    let (_, console) = load(&browser, &url(&page, ""));
+    assert!(console.iter().any(|l| l.contains("boom")), "{console:?}");
+}

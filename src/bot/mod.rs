@@ -6,6 +6,7 @@ pub mod cgroup;
 pub mod cleanup;
 pub mod process;
 pub mod sandbox;
+pub mod source;
 mod spawn;
 pub mod spec;
 

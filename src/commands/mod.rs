@@ -4,6 +4,7 @@ mod bench;
 mod games;
 mod play;
 mod ratings;
+mod run_common;
 mod sprt;
 mod stats;
 mod tournament;

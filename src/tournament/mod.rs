@@ -5,4 +5,6 @@ pub mod runner;
 pub mod schedule;
 
 pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
-pub use schedule::{opening, schedule, schedule_tables, tables, Format, GameSpec, Plan};
+pub use schedule::{
+    games_of_tables, opening, schedule, schedule_tables, tables, Format, GameSpec, Plan,
+};

@@ -2,6 +2,7 @@
 
 mod bench;
 mod games;
+mod grade;
 mod play;
 mod ratings;
 mod run_common;
@@ -20,6 +21,7 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
     match command {
         Command::Play(args) => play::run(args),
         Command::Tournament(args) => tournament::run(args, given),
+        Command::Grade(args) => grade::run(args),
         Command::Ratings(args) => ratings::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Sprt(args) => sprt::run(args, given),

@@ -53,7 +53,8 @@ pub fn rows(
     rubric: &Rubric,
 ) -> Vec<Row> {
     let index = |name: &str| standings.names.iter().position(|n| n == name);
-    // Competition ranking among the students in the standings: equal ratings share a rank.
+    // Competition ranking among the students in the standings, in the order of the ratings
+    // table: equal ratings with equal scores share a rank.
     let mut ranks = std::collections::HashMap::new();
     let (mut seen, mut current, mut previous) = (0, 0, None);
     for i in standings.fit.ranking() {
@@ -64,11 +65,13 @@ pub fn rows(
             continue;
         }
         seen += 1;
-        let rating = standings.fit.ratings[i].rating;
-        if previous != Some(rating) {
+        // Bots outside the rated group share a bound; their scores still tell them apart.
+        let r = &standings.fit.ratings[i];
+        let key = (r.rating, r.score);
+        if previous != Some(key) {
             current = seen;
         }
-        previous = Some(rating);
+        previous = Some(key);
         ranks.insert(i, current);
     }
     let kinds = forfeit_kinds();

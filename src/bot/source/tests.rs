@@ -102,3 +102,51 @@ fn long_compiler_output_is_clipped_at_a_character_boundary() {
         &clipped[clipped.len() - 30..]
     );
 }
+
+#[test]
+fn the_javascript_prelude_reads_lines_synchronously_like_the_arena() {
+    if find_program("node").is_none() {
+        eprintln!("node is not installed; skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let prelude = dir.path().join("prelude.js");
+    std::fs::write(&prelude, include_str!("../source_prelude.js")).unwrap();
+    let bot = dir.path().join("bot.js");
+    std::fs::write(
+        &bot,
+        "const seen = [];\n\
+         for (let i = 0; i < 5; i++) seen.push(readline());\n\
+         printErr('to stderr');\n\
+         print(JSON.stringify(seen));\n",
+    )
+    .unwrap();
+    let mut child = Command::new("node")
+        .arg("--require")
+        .arg(&prelude)
+        .arg(&bot)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all("w\r\n".as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        stdin.write_all("é".as_bytes()[..1].as_ref()).unwrap(); // a character cut in two writes
+        stdin.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        stdin.write_all(&"é\n\nlast".as_bytes()[1..]).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        r#"["w","é","","last",null]"#,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("to stderr"));
+}

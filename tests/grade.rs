@@ -316,6 +316,15 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
         stdout.contains("Student") && stdout.contains("/7"),
         "{stdout}"
     );
+    // The report: a section per student with the build log and each forfeit's verdict.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for name in &students {
+        assert!(page.contains(&format!("id=\"student-{name}\"")), "{name}");
+    }
+    assert!(page.contains("undefined_thing"), "frank's compiler message");
+    assert!(page.contains("lost by crash"), "gina's verdict");
+    assert!(page.contains("lost by timeout"), "hank's verdict");
+    assert!(page.contains("&lt;-"), "a bound rating, escaped");
 
     // Bob resubmits: only his games are played again; the others' rows stay as they were.
     let games_before = std::fs::read_to_string(out.join("games.csv")).unwrap();

@@ -4,6 +4,7 @@
 //! games of students whose submission changed (by the hash of its files).
 
 mod marks;
+mod page;
 mod rubric;
 
 use super::run_common::{check_bots, play_and_record};
@@ -443,14 +444,35 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     standings::write_files(&out, &table)?;
     let rows = marks::rows(&students, &baseline_names, &table, &rubric);
     marks::write_csv(&out.join("marks.csv"), &baseline_names, &rows)?;
+    let summary = format!(
+        "{} games per pairing of {}, seed {}; baselines: {}; {} students, {} of them built.",
+        settings.games,
+        choice.describe(),
+        settings.seed,
+        baseline_names.join(", "),
+        n,
+        active[..n].iter().filter(|&&a| a).count()
+    );
+    page::write(
+        &page::Context {
+            title: &format!("Grading of {class_name}"),
+            summary: &summary,
+            out: &out,
+            baselines: &baseline_names,
+            maximum: rubric.maximum(),
+        },
+        &students,
+        &rows,
+        &table,
+    )?;
     let mut stdout = std::io::stdout().lock();
     marks::print(&mut stdout, &baseline_names, &rows, rubric.maximum())?;
     use std::io::Write;
     writeln!(
         stdout,
-        "\nMarks: {} (build logs in {})",
+        "\nMarks: {}; report: {}",
         out.join("marks.csv").display(),
-        builds.display()
+        out.join("report.html").display()
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -277,7 +277,11 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
     );
     assert_eq!(frank["mark"], "1");
     assert_eq!(frank["rank"], "");
-    assert!(frank["problem"].contains("does not build"), "{frank:?}");
+    assert_eq!(frank["mark_detail"], "does not build");
+    assert!(
+        frank["problem"].contains("error") && frank["problem"].contains("undefined_thing"),
+        "the compiler's first error: {frank:?}"
+    );
     let log = std::fs::read_to_string(out.join("builds/frank.log")).unwrap();
     assert!(
         log.contains("undefined_thing") && log.contains("frank.cpp"),

@@ -150,3 +150,18 @@ fn the_javascript_prelude_reads_lines_synchronously_like_the_arena() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("to stderr"));
 }
+
+#[test]
+fn a_rust_bot_is_built_with_rustc() {
+    if find_program("rustc").is_none() {
+        eprintln!("rustc is not installed; skipped");
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("main.rs");
+    std::fs::write(&src, "fn main() { println!(\"from rust\"); }\n").unwrap();
+    let spec = resolve_in(cache.path(), "main.rs", &src, "ferris".into()).unwrap();
+    let out = Command::new(&spec.program).output().unwrap();
+    assert_eq!(out.stdout, b"from rust\n");
+}

@@ -32,7 +32,7 @@ pub struct Row {
     /// Forfeits per kind of [`forfeit_kinds`].
     pub forfeits: Vec<u64>,
     pub mark: Mark,
-    /// The first line of the build or start-up problem.
+    /// The telling line of the build or start-up problem (see [`headline`]).
     pub problem: String,
 }
 
@@ -122,14 +122,23 @@ pub fn rows(
                     })
                     .collect(),
                 mark,
-                problem: s
-                    .problem
-                    .as_deref()
-                    .map(|p| p.lines().next().unwrap_or("").to_string())
-                    .unwrap_or_default(),
+                problem: s.problem.as_deref().map(headline).unwrap_or_default(),
             }
         })
         .collect()
+}
+
+/// The line of a build or start-up failure that says most: the compiler's first error line,
+/// else the first line.
+fn headline(problem: &str) -> String {
+    problem
+        .lines()
+        .skip(1)
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| problem.lines().next())
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 fn percent(points: f64, games: u64) -> String {
@@ -256,5 +265,19 @@ fn truncate(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
         Some((i, _)) => &s[..i],
         None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_problem_column_shows_the_compilers_first_error() {
+        let gcc = "bot 'x' does not build: `gcc x.c` failed (exit status: 1):\n\
+                   x.c: In function 'main':\n\
+                   x.c:1:10: error: expected ';'\n\
+                   x.c:2:1: error: other";
+        assert_eq!(super::headline(gcc), "x.c:1:10: error: expected ';'");
+        let missing = "bot 'x' is written in Go, which needs the program `go`";
+        assert_eq!(super::headline(missing), missing);
     }
 }

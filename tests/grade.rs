@@ -376,4 +376,11 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
     assert!(run.status.success(), "{stderr}");
     assert!(stderr.contains(" 0 games of impasse"), "{stderr}");
     assert!(!stderr.contains("changed since"), "{stderr}");
+
+    // A new student changes the schedule: the folder cannot be continued, and says why.
+    std::fs::write(class.join("zoe.py"), python_bot("pass")).unwrap();
+    let run = grade(&class, &out, &cache);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("added: zoe; removed: none"), "{stderr}");
 }

@@ -196,7 +196,7 @@ fn elo_half_width(games: f64) -> f64 {
 
 /// A results folder graded for other students than `new` cannot be continued: game ids follow
 /// the list of students.
-fn check_same_class(out: &Path, new: &Settings) -> Result<()> {
+fn check_same_class(out: &Path, new: &Settings, seed_given: bool) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(out.join(Settings::FILE)) else {
         return Ok(());
     };
@@ -230,6 +230,19 @@ fn check_same_class(out: &Path, new: &Settings) -> Result<()> {
             } else {
                 removed.join(", ")
             },
+        );
+    }
+    let mut compared = new.clone();
+    if !seed_given {
+        compared.seed = old.seed;
+    }
+    if compared != old {
+        bail!(
+            "{} holds a grading of this class with other settings (baselines, game, clocks, \
+             --games, --tables, --seed or the sandbox; see its {}); run with the same options to \
+             continue it, or grade into another --out",
+            out.display(),
+            Settings::FILE
         );
     }
     Ok(())
@@ -279,7 +292,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             game,
         }
     };
-    check_same_class(&out, &fresh)?;
+    check_same_class(&out, &fresh, args.run.seed.is_some())?;
     let (settings, out, resuming) =
         settings_and_dir(None, Some(&out), "grade", args.run.seed.is_some(), || {
             Ok(fresh.clone())

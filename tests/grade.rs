@@ -382,5 +382,5 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
     let run = grade(&class, &out, &cache);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("added: zoe; removed: none"), "{stderr}");
+    assert!(stderr.contains("added: zoe.py; removed: none"), "{stderr}");
 }

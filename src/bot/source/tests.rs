@@ -111,7 +111,7 @@ fn the_javascript_prelude_reads_lines_synchronously_like_the_arena() {
     }
     let dir = tempfile::tempdir().unwrap();
     let prelude = dir.path().join("prelude.js");
-    std::fs::write(&prelude, include_str!("../source_prelude.js")).unwrap();
+    std::fs::write(&prelude, include_str!("readline_prelude.js")).unwrap();
     let bot = dir.path().join("bot.js");
     std::fs::write(
         &bot,

@@ -3,6 +3,7 @@
 //! marked by a rubric into marks.csv. Running it again into the same folder replays only the
 //! games of students whose submission changed (by the hash of its files).
 
+mod class;
 mod marks;
 mod page;
 mod rubric;
@@ -11,11 +12,11 @@ use super::run_common::{check_bots, play_and_record};
 use super::tournament::{claim_folder, save_settings, settings_and_dir, Placement, Recorded};
 use crate::cli::{GameOpts, GradeArgs};
 use anyhow::{bail, Context, Result};
-use arbiter::bot::source::{hash_hex, Language};
 use arbiter::bot::BotSpec;
 use arbiter::report::games_csv::{self, GamesCsv};
 use arbiter::report::{failures, standings};
 use arbiter::tournament::{games_of_tables, tables, Format, Plan, Runner};
+use class::{list_students, read_hashes, submission_hash, write_hashes, HASHES};
 use marks::Student;
 use rubric::Rubric;
 use serde::{Deserialize, Serialize};
@@ -47,111 +48,6 @@ impl Recorded for Settings {
     fn seed_mut(&mut self) -> &mut u64 {
         &mut self.seed
     }
-}
-
-/// The file that remembers each student's submission hash between runs.
-const HASHES: &str = "submissions.csv";
-
-/// Names skipped when hashing a folder: build outputs and caches, which change without the
-/// student changing anything.
-const NOT_HASHED: &[&str] = &["target", "__pycache__", "node_modules"];
-
-/// The students of a class folder: every subfolder, and every file that is a bot source or an
-/// executable (hidden entries skipped), sorted by name. Returns `(entry name, student name)`.
-fn list_students(dir: &Path) -> Result<Vec<(String, String)>> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut found = Vec::new();
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("reading the class folder {}", dir.display()))?;
-    for entry in entries {
-        let entry = entry?;
-        let entry_name = entry.file_name().to_string_lossy().into_owned();
-        if entry_name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let meta = std::fs::metadata(&path)?;
-        let student = if meta.is_dir() {
-            entry_name.clone()
-        } else if Language::of(&path).is_some() || meta.permissions().mode() & 0o111 != 0 {
-            path.file_stem()
-                .map_or(entry_name.clone(), |s| s.to_string_lossy().into_owned())
-        } else {
-            eprintln!(
-                "arbiter: skipping {}: not a bot source file, an executable or a folder",
-                path.display()
-            );
-            continue;
-        };
-        found.push((entry_name, student));
-    }
-    found.sort();
-    for (i, (entry, student)) in found.iter().enumerate() {
-        if let Some((other, _)) = found[..i].iter().find(|(_, s)| s == student) {
-            bail!(
-                "{other} and {entry} in {} would both be student '{student}'; keep one submission per student",
-                dir.display()
-            );
-        }
-    }
-    Ok(found)
-}
-
-/// SHA-256 over a submission: a file's bytes, or every file of a folder (relative path and
-/// bytes, in name order; hidden entries and build outputs left out).
-pub fn submission_hash(path: &Path) -> Result<String> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<u8>) -> std::io::Result<()> {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)?.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || NOT_HASHED.contains(&name.as_str()) {
-                continue;
-            }
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out)?;
-            } else if p.is_file() {
-                let rel = p.strip_prefix(root).unwrap_or(&p);
-                out.extend_from_slice(rel.to_string_lossy().as_bytes());
-                out.push(0);
-                out.extend_from_slice(&std::fs::read(&p)?);
-                out.push(0);
-            }
-        }
-        Ok(())
-    }
-    let mut bytes = Vec::new();
-    if path.is_dir() {
-        walk(path, path, &mut bytes)
-    } else {
-        std::fs::read(path).map(|b| bytes = b)
-    }
-    .with_context(|| format!("reading {}", path.display()))?;
-    Ok(hash_hex(&bytes))
-}
-
-fn read_hashes(path: &Path) -> Result<Vec<(String, String)>> {
-    if !path.is_file() {
-        return Ok(Vec::new());
-    }
-    let mut r = csv::Reader::from_path(path)?;
-    r.records()
-        .map(|rec| {
-            let rec = rec.with_context(|| format!("reading {}", path.display()))?;
-            Ok((rec[0].to_string(), rec[1].to_string()))
-        })
-        .collect()
-}
-
-fn write_hashes(path: &Path, students: &[Student]) -> Result<()> {
-    let mut w = csv::Writer::from_path(path)?;
-    w.write_record(["student", "source_hash"])?;
-    for s in students {
-        w.write_record([&s.name, &s.hash])?;
-    }
-    w.flush()?;
-    Ok(())
 }
 
 /// The tables of a grading run with `students` students (bots `0..students`) and `baselines`
@@ -517,17 +413,5 @@ mod tests {
     fn the_interval_narrows_with_the_square_root_of_the_games() {
         assert!((elo_half_width(100.0) - 68.1).abs() < 0.1);
         assert!((elo_half_width(400.0) - 34.0).abs() < 0.1);
-    }
-
-    #[test]
-    fn a_folder_hash_ignores_build_outputs_and_follows_the_sources() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("bot.py"), "print(1)").unwrap();
-        let a = submission_hash(dir.path()).unwrap();
-        std::fs::create_dir(dir.path().join("__pycache__")).unwrap();
-        std::fs::write(dir.path().join("__pycache__/bot.pyc"), "x").unwrap();
-        assert_eq!(submission_hash(dir.path()).unwrap(), a);
-        std::fs::write(dir.path().join("bot.py"), "print(2)").unwrap();
-        assert_ne!(submission_hash(dir.path()).unwrap(), a);
     }
 }

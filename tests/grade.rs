@@ -224,6 +224,12 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
         stderr.contains("skipping") && stderr.contains("notes.txt"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains(
+            "9 students (8 build), 2 baselines; each student plays 18 games (2 against each baseline)"
+        ),
+        "{stderr}"
+    );
     for f in [
         "marks.csv",
         "grade.toml",

@@ -302,12 +302,14 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
-    // Seats taken by students over the students: the games of an average student.
-    let per_student = all
-        .iter()
+    // Seats taken by students that build over their number, in the games that can be played:
+    // the games of an average student.
+    let playable = || all.iter().filter(|g| g.seats.iter().all(|&s| active[s]));
+    let built = active[..n].iter().filter(|&&a| a).count();
+    let per_student = playable()
         .map(|g| g.seats.iter().filter(|&&s| s < n).count())
         .sum::<usize>()
-        / n;
+        / built.max(1);
     let vs_baseline = all
         .iter()
         .filter(|g| g.seats.contains(&0) && g.seats.contains(&n))
@@ -317,7 +319,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         "arbiter: {n} students ({} build), {} baselines; each student plays {} games ({} against \
          each baseline): a rating interval of about ±{:.0} Elo at 95% for an even score, and a \
          score against a baseline known to about ±{:.0} percentage points",
-        active[..n].iter().filter(|&&a| a).count(),
+        built,
         baseline_names.len(),
         per_student,
         vs_baseline,

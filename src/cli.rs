@@ -87,6 +87,10 @@ pub enum Command {
     Play(PlayArgs),
     /// Play many games between two or more bots, record them in games.csv, and rate the field.
     Tournament(TournamentArgs),
+    /// Grade a class: build every student's bot (single source files as on the CodinGame arena,
+    /// or bot folders), play each against the baselines and the other students in the sandbox,
+    /// and write marks.csv with a mark per student from a rubric.
+    Grade(GradeArgs),
     /// Recompute standings from one or more games.csv files (e.g. shards from several machines).
     Ratings(RatingsArgs),
     /// Is NEW better than OLD? Play pairs of games until a sequential probability ratio test
@@ -524,6 +528,42 @@ pub struct TournamentArgs {
     /// once for all shards). The start-up check still runs.
     #[arg(long)]
     pub no_build: bool,
+    #[command(flatten)]
+    pub game: GameOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct GradeArgs {
+    /// The class: a folder in which every file (a source file such as alice.py or bob.cpp, or an
+    /// executable) and every subfolder (a bot.toml folder, or one holding a single source file)
+    /// is one student's bot, named after the file or folder.
+    #[arg(value_name = "SUBMISSIONS")]
+    pub submissions: PathBuf,
+    /// A reference bot every student plays (give one or more), e.g. --baseline bots/random.
+    #[arg(long = "baseline", value_name = "BOT", required = true)]
+    pub baselines: Vec<String>,
+    /// Games per pairing (student against a baseline, student against student), a multiple of
+    /// the seat count: rounds with the same seed and opening, each bot in every seat once.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub games: u32,
+    /// For large classes: play N sampled tables of students instead of every pairing of
+    /// students (every student still plays every baseline) [default: every pairing].
+    #[arg(long, value_name = "N")]
+    pub tables: Option<usize>,
+    /// The marking rule, a TOML file (see "Grading a class" in the README) [default: 4 points
+    /// for scoring 50% or more against each baseline, 2 for rank 1, 1 for rank 2, 0 if it does
+    /// not build].
+    #[arg(long, value_name = "FILE")]
+    pub rubric: Option<PathBuf>,
+    /// Results folder [default: results/grade-<SUBMISSIONS folder name>]. Running again into the
+    /// same folder replays only the games of students whose submission changed.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run the bots without the bubblewrap sandbox (students' code then runs with your rights).
+    #[arg(long)]
+    pub no_sandbox: bool,
+    #[command(flatten)]
+    pub run: RunOpts,
     #[command(flatten)]
     pub game: GameOpts,
 }

@@ -9,6 +9,7 @@ pub mod process;
 pub mod sandbox;
 mod sched;
 mod seccomp;
+pub mod source;
 mod spawn;
 pub mod spec;
 mod status;

@@ -92,11 +92,14 @@ fn features(bwrap: &Path) -> Features {
     })
 }
 
-/// The files that belong to `bot` alone: its bot.toml directory (if it has one of its own),
-/// its program, and its script (the first argument that names a file).
+/// The files that belong to `bot` alone: its bot.toml directory (if it has one of its own), its
+/// build folder (a bot built from a single source file runs in its own folder of the build
+/// cache), its program, and its script (the first argument that names a file).
 fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
     let mut paths = Vec::new();
-    if bot.dir.join("bot.toml").is_file() {
+    let cache = std::path::absolute(super::source::cache_root()).ok();
+    let built = cache.is_some_and(|c| bot.dir.starts_with(&c) && bot.dir != c);
+    if bot.dir.join("bot.toml").is_file() || built {
         paths.push(bot.dir.clone());
     }
     let mut files: Vec<PathBuf> = vec![bot.program.clone()];

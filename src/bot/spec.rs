@@ -35,7 +35,7 @@ pub enum SpecError {
         path: PathBuf,
         message: String,
     },
-    #[error("bot '{origin}': directory {path} has no bot.toml; give an executable, a directory with a bot.toml, or a command line")]
+    #[error("bot '{origin}': directory {path} has no bot.toml and not exactly one bot source file (.py, .c, .cpp, .java, .js, .ts, .rs, .go, .cs, .kt, .rb, .php); give an executable, a source file, a directory with a bot.toml, or a command line")]
     NoBotToml { origin: String, path: PathBuf },
     #[error("bot '{origin}': cannot split the command line: {message} (check the quotes)")]
     BadCommandLine { origin: String, message: String },
@@ -54,6 +54,9 @@ pub enum SpecError {
         command: String,
         source: std::io::Error,
     },
+    /// A single source file that cannot be built (see [`super::source`]).
+    #[error(transparent)]
+    Source(#[from] super::source::SourceError),
 }
 
 #[derive(Deserialize)]
@@ -93,6 +96,9 @@ impl BotSpec {
             return Self::from_dir(arg, path);
         }
         if path.is_file() {
+            if super::source::Language::of(path).is_some() {
+                return Ok(super::source::resolve(arg, path, stem(path))?);
+            }
             let program = absolute(path);
             return Ok(BotSpec {
                 name: stem(path),
@@ -126,6 +132,9 @@ impl BotSpec {
     fn from_dir(origin: &str, dir: &Path) -> Result<BotSpec, SpecError> {
         let toml_path = dir.join("bot.toml");
         if !toml_path.is_file() {
+            if let Some(file) = super::source::single_source(dir) {
+                return Ok(super::source::resolve(origin, &file, stem(&absolute(dir)))?);
+            }
             return Err(SpecError::NoBotToml {
                 origin: origin.into(),
                 path: dir.to_path_buf(),

@@ -2,11 +2,13 @@
 
 mod bench;
 mod games;
+mod grade;
 mod human;
 mod merge;
 mod play;
 mod ratings;
 mod report;
+mod run_common;
 mod shards;
 mod slurm;
 mod sprt;
@@ -24,6 +26,7 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
     match command {
         Command::Play(args) => play::run(args, given),
         Command::Tournament(args) => tournament::run(args, given),
+        Command::Grade(args) => grade::run(args),
         Command::Ratings(args) => ratings::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Sprt(args) => sprt::run(args, given),

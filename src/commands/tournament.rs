@@ -3,13 +3,12 @@
 
 use crate::cli::{self, GameOpts, TournamentArgs};
 use anyhow::{bail, Context, Result};
-use arbiter::bot::{BotProcess, BotSpec};
-use arbiter::report::games_csv::{GameRow, GamesCsv};
+use arbiter::bot::BotSpec;
+use arbiter::report::games_csv::GamesCsv;
 use arbiter::report::lock::FolderLock;
-use arbiter::report::{self, progress::Progress, standings};
+use arbiter::report::standings;
 use arbiter::tournament::{schedule_grown, Format, Plan, Runner, Shard};
 use serde::{Deserialize, Serialize};
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -159,61 +158,11 @@ pub fn prepare_bots_built(
     cfg: &arbiter::referee::RefereeConfig,
     build: bool,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
-    let mut specs = Vec::new();
-    let mut ok: Vec<Option<String>> = Vec::new();
-    for origin in origins {
-        match BotSpec::resolve_named(origin) {
-            Ok(spec) => {
-                specs.push(spec);
-                ok.push(None);
-            }
-            Err(e) => {
-                eprintln!("arbiter: bot '{origin}' cannot play: {e}");
-                specs.push(BotSpec {
-                    name: origin.clone(),
-                    origin: origin.clone(),
-                    program: PathBuf::from(origin),
-                    args: Vec::new(),
-                    dir: PathBuf::from("."),
-                    build: None,
-                });
-                ok.push(Some(e.to_string()));
-            }
-        }
-    }
-    for (i, a) in specs.iter().enumerate() {
-        if let Some(b) = specs[..i].iter().find(|b| b.name == a.name) {
-            bail!(
-                "two bots are named '{}' ({} and {}); names come from bot.toml or the file name and must be unique",
-                a.name,
-                b.origin,
-                a.origin
-            );
-        }
-    }
-    for (spec, ok) in specs
+    let resolved = origins
         .iter()
-        .zip(ok.iter_mut())
-        .filter(|(_, ok)| ok.is_none())
-    {
-        let built = match &spec.build {
-            Some(command) if build => {
-                eprintln!("arbiter: building {} ({command})", spec.name);
-                spec.build()
-            }
-            _ => Ok(()),
-        };
-        let checked = built.map_err(anyhow::Error::from).and_then(|()| {
-            let mut p = BotProcess::spawn(spec, &cfg.limits, &[])?;
-            p.shutdown(cfg.kill_grace);
-            Ok(())
-        });
-        if let Err(e) = checked {
-            eprintln!("arbiter: bot '{}' cannot play: {e:#}", spec.name);
-            *ok = Some(format!("{e:#}"));
-        }
-    }
-    Ok((specs, ok))
+        .map(|o| (o.clone(), BotSpec::resolve_named(o)))
+        .collect();
+    super::run_common::check_bots(resolved, cfg, build)
 }
 
 /// Games at a time: as asked, else the number of cores; a warning when it exceeds them.
@@ -338,16 +287,6 @@ pub fn schedule_of(settings: &Settings, seats: usize) -> Vec<arbiter::tournament
         },
         &settings.stages,
     )
-}
-
-/// Whether a game ended by a bot killed by a signal is the work of a stop of the whole job
-/// (see [`arbiter::bot::cleanup::stopping_within`]): such a game is not recorded.
-fn killed_while_stopping(result: &arbiter::referee::GameResult) -> bool {
-    result
-        .forfeits
-        .iter()
-        .any(|f| f.detail.contains("killed by signal"))
-        && arbiter::bot::cleanup::stopping_within(std::time::Duration::from_millis(500))
 }
 
 /// The settings of a new run from the command line (checked; a fresh seed unless given).
@@ -521,14 +460,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         out.display()
     );
 
-    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     arbiter::bot::cleanup::set_stop_hint(format!(
         "continue with: arbiter tournament --resume {}",
         out.display()
     ));
-    let mut progress = Progress::new(todo.len() as u64, &names);
-    let mut records = report::records::RecordsFile::open(&out.join(report::records::FILE))?;
-    let mut live = report::html::LiveReport::new(&out, &names);
     let runner = Runner {
         bots: &bots,
         game: &choice,
@@ -538,39 +473,14 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         concurrency: placement.concurrency,
         pin_cpus: placement.pin_cpus,
     };
-    let mut failure: Option<anyhow::Error> = None;
-    runner.run(&todo, |finished| {
-        if killed_while_stopping(&finished.result) {
-            return ControlFlow::Break(());
-        }
-        let row = GameRow::new(&finished.spec, &finished.result);
-        let mut write = || -> Result<()> {
-            csv.append(&row)?;
-            records.append(&report::records::GameRecord::new(
-                &finished.spec,
-                &choice,
-                &cfg,
-                &finished.result,
-            ))?;
-            report::failures::write(&out, finished.spec.game_id, &finished.result)?;
-            if settings.replays {
-                let path = out
-                    .join("replays")
-                    .join(format!("game-{}.jsonl", finished.spec.game_id));
-                report::replay::write(&path, &finished.result, &cfg, &choice)?;
-            }
-            Ok(())
-        };
-        if let Err(e) = write() {
-            failure = Some(e.context(format!("recording game {}", finished.spec.game_id)));
-            return ControlFlow::Break(());
-        }
-        progress.game_done(&finished.result);
-        live.tick();
-        ControlFlow::Continue(())
-    });
-    progress.finish();
-    let report_path = live.write(report::html::Pages::Missing);
+    let (failure, report_path) = super::run_common::play_and_record(
+        &runner,
+        &todo,
+        &mut csv,
+        &out,
+        settings.replays,
+        &choice,
+    )?;
     if let Some(e) = failure {
         return Err(e);
     }

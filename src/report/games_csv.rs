@@ -576,6 +576,51 @@ pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
     Ok(rows)
 }
 
+/// Rewrites the games.csv at `path` without the games that any bot in `drop` played (for a
+/// re-run after some bots changed: their games are played again, the others kept). Returns the
+/// ids of the games removed, with the bots of each. A missing file removes nothing.
+pub fn drop_games_of(path: &Path, drop: &[String]) -> io::Result<Vec<(u64, Vec<String>)>> {
+    if drop.is_empty() || !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
+    let headers = reader.headers()?.clone();
+    let bots: Vec<usize> = (0..seat_columns(&headers))
+        .filter_map(|i| headers.iter().position(|h| h == format!("bot{i}")))
+        .collect();
+    let id_col = headers
+        .iter()
+        .position(|h| h == "game_id")
+        .ok_or_else(|| bad(format!("{}: no game_id column", path.display())))?;
+    let tmp = path.with_extension("csv.tmp");
+    let mut writer = csv::Writer::from_path(&tmp)?;
+    writer.write_record(&headers)?;
+    let mut dropped = Vec::new();
+    for rec in reader.records() {
+        let rec = rec.map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        if rec.len() != headers.len() {
+            continue; // a torn last line: that game is played again
+        }
+        let names: Vec<String> = bots.iter().map(|&c| rec[c].to_string()).collect();
+        if names.iter().any(|n| drop.contains(n)) {
+            let id = rec[id_col].parse().unwrap_or(u64::MAX);
+            dropped.push((id, names));
+        } else {
+            writer.write_record(&rec)?;
+        }
+    }
+    writer.flush()?;
+    drop_writer(writer)?;
+    std::fs::rename(&tmp, path)?;
+    Ok(dropped)
+}
+
+fn drop_writer(writer: csv::Writer<File>) -> io::Result<()> {
+    let file = writer.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,6 +690,37 @@ mod tests {
         assert_eq!(rows[0].winner(), None);
         let err = GamesCsv::open(&path, 4).err().unwrap().to_string();
         assert!(err.contains("games of 2 seats, not 4"), "{err}");
+    }
+
+    #[test]
+    fn the_games_of_changed_bots_are_dropped_and_the_rest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        let (mut csv, _) = GamesCsv::open(&path, 2).unwrap();
+        for (id, a, b) in [
+            (0, "ann", "bob"),
+            (1, "bob", "ann"),
+            (2, "ann", "cy"),
+            (3, "cy", "bob"),
+        ] {
+            let mut r = row(id, 2);
+            r.bots = vec![a.into(), b.into()];
+            csv.append(&r).unwrap();
+        }
+        drop(csv);
+        assert!(drop_games_of(&path, &[]).unwrap().is_empty());
+        let dropped = drop_games_of(&path, &["cy".to_string()]).unwrap();
+        assert_eq!(
+            dropped,
+            vec![
+                (2, vec!["ann".to_string(), "cy".to_string()]),
+                (3, vec!["cy".to_string(), "bob".to_string()])
+            ]
+        );
+        let (_, done) = GamesCsv::open(&path, 2).unwrap();
+        assert_eq!(done.len(), 2);
+        assert!(done.contains(0) && done.contains(1) && !done.contains(2));
+        assert!(!path.with_extension("csv.tmp").exists());
     }
 
     /// The header of games.csv files before seats were counted.

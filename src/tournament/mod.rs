@@ -9,6 +9,7 @@ pub mod shard;
 
 pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
 pub use schedule::{
-    opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec, Plan, Stage,
+    games_of_tables, opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec,
+    Plan, Stage,
 };
 pub use shard::Shard;

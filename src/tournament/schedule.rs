@@ -144,14 +144,30 @@ fn combinations(pool: &[usize], k: usize) -> Vec<Vec<usize>> {
 /// balanced). The k games of a table round share a seed and an opening, and rotate the table so
 /// that each bot plays every seat once (for two seats: the pair with seats swapped).
 pub fn schedule_tables(plan: &Plan) -> Vec<GameSpec> {
-    let k = plan.seats.max(1);
-    let tables = tables(plan);
-    let rounds = u64::from(plan.games_per_table / k as u32);
-    let mut games = Vec::with_capacity(tables.len() * plan.games_per_table as usize);
+    games_of_tables(
+        &tables(plan),
+        plan.seats,
+        plan.games_per_table,
+        plan.master_seed,
+    )
+}
+
+/// The games of a list of tables of `seats` bots each, `games_per_table` per table (a multiple of
+/// `seats`), round by round as [`schedule_tables`] plays them; for callers that choose their
+/// tables themselves. Ids depend on the position of each table in the list.
+pub fn games_of_tables(
+    tables: &[Vec<usize>],
+    seats: usize,
+    games_per_table: u32,
+    master_seed: u64,
+) -> Vec<GameSpec> {
+    let k = seats.max(1);
+    let rounds = u64::from(games_per_table / k as u32);
+    let mut games = Vec::with_capacity(tables.len() * games_per_table as usize);
     for round in 0..rounds {
         for (t, table) in tables.iter().enumerate() {
             let pair_id = t as u64 * rounds + round;
-            let seed = Rng::derive(plan.master_seed, pair_id) >> 11;
+            let seed = Rng::derive(master_seed, pair_id) >> 11;
             for r in 0..k {
                 games.push(GameSpec {
                     game_id: k as u64 * pair_id + r as u64,

@@ -1,0 +1,285 @@
+//! Bots given as one source file, as students write them for the CodinGame arena (`bot.py`,
+//! `Player.java`, `main.cpp`, ...): the language is told by the extension, the file is compiled
+//! once with the arena's usual settings into a cache folder named after a hash of the source and
+//! the recipe, and the bot is run from there the way the arena runs it (Java's class `Player`,
+//! JavaScript's synchronous `readline()`, a line-buffered stdout for C and C++).
+//!
+//! The cache is `$ARBITER_CACHE`, else `$XDG_CACHE_HOME/arbiter/build`, else
+//! `~/.cache/arbiter/build`; each build is made in a temporary folder beside it and renamed into
+//! place when it succeeded, so an interrupted or failed build leaves nothing that looks built.
+
+mod language;
+
+pub use language::Language;
+
+use super::spec::BotSpec;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bumped whenever a recipe changes in a way its text does not show, to rebuild every cache entry.
+const RECIPE_VERSION: &str = "arbiter-source-1";
+
+/// How long one compiler run may take before it is stopped.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// At most this much of a compiler's output is kept in a message.
+const MESSAGE_BYTES: usize = 8 * 1024;
+
+/// Why a source file cannot be made into a bot.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("bot '{name}': cannot read {path}: {source}")]
+    Read {
+        name: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("bot '{name}' is written in {language}, which needs the program `{program}`, not found on PATH; install it (Debian/Ubuntu: apt-get install {package})")]
+    MissingTool {
+        name: String,
+        language: &'static str,
+        program: &'static str,
+        package: &'static str,
+    },
+    #[error("bot '{name}' does not build: `{command}` failed ({status}):\n{output}")]
+    Compile {
+        name: String,
+        command: String,
+        status: String,
+        output: String,
+    },
+    #[error("bot '{name}': cannot use the build cache {path}: {source}")]
+    Cache {
+        name: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The folder that holds every build: see the module documentation.
+pub fn cache_root() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("ARBITER_CACHE") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = var("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("arbiter").join("build");
+    }
+    if let Some(home) = var("HOME") {
+        return PathBuf::from(home)
+            .join(".cache")
+            .join("arbiter")
+            .join("build");
+    }
+    std::env::temp_dir().join("arbiter-build")
+}
+
+/// SHA-256 of `bytes`, in hex.
+pub fn hash_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The one source file of a folder, if it has exactly one file in a bot language (hidden files
+/// are not counted). Whether it has a bot.toml is the caller's business.
+pub fn single_source(dir: &Path) -> Option<PathBuf> {
+    let mut found = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && Language::of(p).is_some()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Builds (or finds built) the bot in `source` and returns how to run it, named `name`.
+pub fn resolve(origin: &str, source: &Path, name: String) -> Result<BotSpec, SourceError> {
+    resolve_in(&cache_root(), origin, source, name)
+}
+
+/// [`resolve`] with the cache in `root`.
+pub fn resolve_in(
+    root: &Path,
+    origin: &str,
+    source: &Path,
+    name: String,
+) -> Result<BotSpec, SourceError> {
+    let language = Language::of(source).expect("resolve is called for a source file");
+    let bytes = std::fs::read(source).map_err(|e| SourceError::Read {
+        name: name.clone(),
+        path: source.to_path_buf(),
+        source: e,
+    })?;
+    let src = language.file_name(source);
+    let steps = language.steps(&src);
+    let mut key = Vec::new();
+    for part in [RECIPE_VERSION, language.extension(), &src] {
+        key.extend_from_slice(part.as_bytes());
+        key.push(0);
+    }
+    for step in &steps {
+        key.extend_from_slice(step.join(" ").as_bytes());
+        key.push(0);
+    }
+    key.extend_from_slice(&bytes);
+    let dir = std::path::absolute(root)
+        .unwrap_or_else(|_| root.to_path_buf())
+        .join(&hash_hex(&key)[..32]);
+    if !dir.is_dir() {
+        build(&name, language, &bytes, &src, &steps, root, &dir)?;
+    }
+    let (program, args) = language.run(&dir, &src);
+    Ok(BotSpec {
+        name,
+        origin: origin.to_string(),
+        program,
+        args,
+        dir,
+        build: None,
+    })
+}
+
+/// Compiles into a fresh folder beside `dir` and renames it to `dir` on success.
+fn build(
+    name: &str,
+    language: Language,
+    bytes: &[u8],
+    src: &str,
+    steps: &[Vec<String>],
+    root: &Path,
+    dir: &Path,
+) -> Result<(), SourceError> {
+    for (program, package) in language.tools() {
+        if find_program(program).is_none() {
+            return Err(SourceError::MissingTool {
+                name: name.to_string(),
+                language: language.name(),
+                program,
+                package,
+            });
+        }
+    }
+    let cache_err = |path: &Path| {
+        let name = name.to_string();
+        let path = path.to_path_buf();
+        move |source| SourceError::Cache { name, path, source }
+    };
+    std::fs::create_dir_all(root).map_err(cache_err(root))?;
+    let work = Scratch::new(root).map_err(cache_err(root))?;
+    let write = |file: &str, data: &[u8]| {
+        let path = work.0.join(file);
+        std::fs::write(&path, data).map_err(cache_err(&path))
+    };
+    write(src, bytes)?;
+    for (file, text) in language.support_files() {
+        write(file, text.as_bytes())?;
+    }
+    let mut log = String::new();
+    for step in steps {
+        let command = step.join(" ");
+        let (status, output) = run_step(step, &work.0).map_err(cache_err(&work.0))?;
+        log.push_str(&format!("$ {command}\n{output}"));
+        if status != "exit status: 0" {
+            return Err(SourceError::Compile {
+                name: name.to_string(),
+                command,
+                status,
+                output: clip(&output),
+            });
+        }
+    }
+    write("build.log", log.as_bytes())?;
+    if let Err(e) = std::fs::rename(&work.0, dir) {
+        // Another run built the same source meanwhile: its folder serves as well.
+        if !dir.is_dir() {
+            return Err(cache_err(dir)(e));
+        }
+    }
+    Ok(())
+}
+
+/// A build folder in the making, removed unless renamed into place.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(root: &Path) -> std::io::Result<Scratch> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = root.join(format!(".building-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&path)?;
+        Ok(Scratch(path))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.0.exists() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Runs one build step in `dir` with a time limit; returns its status text and its output
+/// (stdout then stderr).
+fn run_step(step: &[String], dir: &Path) -> std::io::Result<(String, String)> {
+    let out_path = dir.join(".arbiter-build-output");
+    let out = std::fs::File::create(&out_path)?;
+    let mut child = Command::new(&step[0])
+        .args(&step[1..])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out)
+        .spawn()?;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status.to_string();
+        }
+        if start.elapsed() > BUILD_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break format!("stopped after {} s", BUILD_TIMEOUT.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = String::from_utf8_lossy(&std::fs::read(&out_path)?).into_owned();
+    std::fs::remove_file(&out_path)?;
+    Ok((status, output))
+}
+
+/// The first [`MESSAGE_BYTES`] of a compiler's output (the first errors matter most).
+fn clip(text: &str) -> String {
+    if text.len() <= MESSAGE_BYTES {
+        return text.trim_end().to_string();
+    }
+    let mut end = MESSAGE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[... {} more bytes]", &text[..end], text.len() - end)
+}
+
+/// The executable `name` on PATH.
+fn find_program(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+#[cfg(test)]
+mod tests;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Share of a later turn's limit spent searching.
-const TURN_SHARE: f64 = 0.45;
+const TURN_SHARE: f64 = 0.4;
 /// Share of the first turn's limit (which also pays for starting the process).
 const FIRST_TURN_SHARE: f64 = 0.4;
 

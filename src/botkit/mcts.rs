@@ -1,7 +1,8 @@
 //! Monte Carlo tree search (UCT) over any game of the library, for any number of seats: the
 //! generic baseline bot's brain. It knows nothing of a game beyond the [`Game`] trait: moves are
 //! tried by playing them on copies, positions are judged by random playouts to the end (or to the
-//! turn limit, where the game's own turn-limit result counts).
+//! turn limit, where the game's own turn-limit result counts), cut short once the game's own
+//! scores tell the seats apart (see [`Config::playout_plies`]).
 //!
 //! Each node holds the statistics of the seat that played the move into it, so at every level the
 //! seat to move picks what is best for itself; an outcome is worth 1 to the first place, 0 to the
@@ -20,6 +21,15 @@ pub struct Config {
     pub max_nodes: usize,
     /// Playouts between two looks at the clock.
     pub clock_every: u32,
+    /// Random plies after which a playout stops and ranks the seats by the game's scores
+    /// (higher is better; equal scores tie), if the scores tell them apart; `None` plays on to
+    /// the end or the turn limit. A short playout judged by the score is less noisy than a long
+    /// random one: at Impasse, 16 plies win 20 of 20 games against greedy where full playouts
+    /// win 14 (and full playouts lose 8 to 12 on a slow wall clock).
+    pub playout_plies: Option<u32>,
+    /// Past `playout_plies`, play on while every seat has the same score (so a game whose scores
+    /// only move at the end gets full playouts); false stops there, ties and all.
+    pub until_scores_differ: bool,
 }
 
 impl Default for Config {
@@ -28,6 +38,8 @@ impl Default for Config {
             exploration: 0.7,
             max_nodes: 1 << 21,
             clock_every: 4,
+            playout_plies: Some(16),
+            until_scores_differ: true,
         }
     }
 }
@@ -232,12 +244,21 @@ impl Search {
     /// Plays random moves until the game ends or `left` turns are spent, and stores every seat's
     /// value of the result in `self.values`.
     fn playout(&mut self, game: &mut dyn Game, mut left: u32) {
+        let mut plies = self.config.playout_plies.unwrap_or(u32::MAX);
         let outcome = loop {
             if let Some(outcome) = game.outcome() {
                 break outcome;
             }
             if left == 0 {
                 break game.outcome_at_turn_limit();
+            }
+            if plies == 0 {
+                let scores: Vec<i64> = game.scores().into_iter().map(i64::from).collect();
+                if !self.config.until_scores_differ || scores.iter().any(|&s| s != scores[0]) {
+                    break Outcome::from_values(&scores);
+                }
+            } else {
+                plies -= 1;
             }
             let n = game.legal_moves().len();
             game.play(self.rng.below(n));

@@ -251,3 +251,24 @@ fn the_turn_limit_result_scores_a_capped_playout() {
     let choice = Search::new(Config::default(), 5).choose(&game, 1, Stop::Playouts(300));
     assert_eq!(choice.value, 0.5);
 }
+
+#[test]
+fn a_cut_playout_is_ranked_by_score_only_once_the_scores_differ() {
+    // Nim scores only the winner, at the end: cut at once with ties and all, every playout that
+    // does not win at once is a draw; playing on until the scores differ finds the real results.
+    let game = Nim::new(2, 9, 0);
+    let run = |until_scores_differ, playouts| {
+        let config = Config {
+            playout_plies: Some(0),
+            until_scores_differ,
+            ..Config::default()
+        };
+        Search::new(config, 3).choose(&game, 100, Stop::Playouts(playouts))
+    };
+    // Three playouts: one from each move, none of which wins at once.
+    assert_eq!(run(false, 3).value, 0.5);
+    let value = run(true, 3).value;
+    assert!(value == 0.0 || value == 1.0, "{value}");
+    // And the search still finds the winning take (leave 8).
+    assert_eq!(run(true, 400).index + 1, 1);
+}

@@ -86,7 +86,7 @@ impl Stop {
     fn reached(&self, playouts: u64, clock_every: u32) -> bool {
         match *self {
             Stop::At(deadline) => {
-                playouts % u64::from(clock_every.max(1)) == 0 && Instant::now() >= deadline
+                playouts.is_multiple_of(u64::from(clock_every.max(1))) && Instant::now() >= deadline
             }
             Stop::Playouts(n) => playouts >= n,
         }

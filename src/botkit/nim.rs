@@ -41,10 +41,6 @@ impl Nim {
             }
         }
     }
-
-    pub fn pile(&self) -> u32 {
-        self.pile
-    }
 }
 
 impl Game for Nim {

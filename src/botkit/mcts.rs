@@ -82,7 +82,15 @@ pub enum Stop {
     Playouts(u64),
 }
 
+/// Plies of a playout between two looks at the clock.
+const PLIES_PER_CLOCK: u32 = 8;
+
 impl Stop {
+    /// Whether a deadline has passed (never for a playout count).
+    fn passed(&self) -> bool {
+        matches!(*self, Stop::At(deadline) if Instant::now() >= deadline)
+    }
+
     fn reached(&self, playouts: u64, clock_every: u32) -> bool {
         match *self {
             Stop::At(deadline) => {
@@ -140,7 +148,9 @@ impl Search {
                 if stop.reached(playouts, self.config.clock_every) {
                     break;
                 }
-                self.iterate(root, turns_left);
+                if !self.iterate(root, turns_left, stop) {
+                    break;
+                }
                 playouts += 1;
             }
         }
@@ -167,8 +177,9 @@ impl Search {
         first..first + node.children as usize
     }
 
-    /// One selection, expansion, playout and backpropagation.
-    fn iterate(&mut self, root: &dyn Game, turns_left: u32) {
+    /// One selection, expansion, playout and backpropagation; false (and nothing learned) when
+    /// the playout ran into the deadline.
+    fn iterate(&mut self, root: &dyn Game, turns_left: u32, stop: Stop) -> bool {
         let mut game = root.box_clone();
         let mut left = turns_left;
         let mut at = 0u32;
@@ -190,12 +201,15 @@ impl Search {
                 break;
             }
         }
-        self.playout(game.as_mut(), left);
+        if !self.playout(game.as_mut(), left, stop) {
+            return false;
+        }
         for &i in &self.path {
             let node = &mut self.nodes[i as usize];
             node.visits += 1;
             node.reward += self.values[node.mover as usize];
         }
+        true
     }
 
     /// Gives node `at` one child per legal move, in random order; false when the node budget is
@@ -242,9 +256,12 @@ impl Search {
     }
 
     /// Plays random moves until the game ends or `left` turns are spent, and stores every seat's
-    /// value of the result in `self.values`.
-    fn playout(&mut self, game: &mut dyn Game, mut left: u32) {
+    /// value of the result in `self.values`. False if the deadline of `stop` passed first: in a
+    /// game with slow rules one playout may cost more than a whole turn's budget, so the clock is
+    /// also read every [`PLIES_PER_CLOCK`] plies.
+    fn playout(&mut self, game: &mut dyn Game, mut left: u32, stop: Stop) -> bool {
         let mut plies = self.config.playout_plies.unwrap_or(u32::MAX);
+        let mut played = 0u32;
         let outcome = loop {
             if let Some(outcome) = game.outcome() {
                 break outcome;
@@ -260,11 +277,16 @@ impl Search {
             } else {
                 plies -= 1;
             }
+            played += 1;
+            if played.is_multiple_of(PLIES_PER_CLOCK) && stop.passed() {
+                return false;
+            }
             let n = game.legal_moves().len();
             game.play(self.rng.below(n));
             left -= 1;
         };
         rank_values(&outcome, &mut self.values);
+        true
     }
 }
 

@@ -30,8 +30,11 @@ pub struct Turn {
     /// The moves played since the bot's previous turn, each with the seat that played it (in the
     /// arena's format only the opponent's last move is known).
     pub since: Vec<(usize, String)>,
-    /// Turns played in the game before this one, as far as the input tells (the referee's
-    /// opening plies included): what counts towards the turn limit.
+    /// Turns played in the game before this one, as far as the input tells: what counts
+    /// towards the turn limit. A lower bound when the referee played opening plies: the
+    /// arena's input names only the last move, and the standard history leaves out what the
+    /// bot's own seat played in the opening (and the moves before it), so up to that many turns
+    /// are not counted.
     pub turns_played: u32,
     /// Whether this is the bot's first turn (which has the longer time limit).
     pub first: bool,

@@ -30,6 +30,12 @@ pub struct Config {
     /// Past `playout_plies`, play on while every seat has the same score (so a game whose scores
     /// only move at the end gets full playouts); false stops there, ties and all.
     pub until_scores_differ: bool,
+    /// The score of a move not yet tried, against the UCB1 scores of those tried; `None` tries
+    /// every move once before any twice. Where there are more moves than playouts (Accasta's
+    /// hundreds of turns, some 50 playouts in 40 ms) trying each once is all the search would
+    /// do; 0.8 lets a move that did well be tried again first (Accasta against random, 40 ms a
+    /// move: 19 of 20 games won, against 16 of 20 without).
+    pub first_play_urgency: Option<f64>,
 }
 
 impl Default for Config {
@@ -40,6 +46,7 @@ impl Default for Config {
             clock_every: 4,
             playout_plies: Some(16),
             until_scores_differ: true,
+            first_play_urgency: Some(0.8),
         }
     }
 }
@@ -236,18 +243,24 @@ impl Search {
         true
     }
 
-    /// The child of `at` to follow: the first unvisited one, else the best by UCB1.
+    /// The child of `at` to follow: the best by UCB1, an unvisited one scoring the first-play
+    /// urgency (or taken at once without one); equal scores go to the first in the shuffled
+    /// order.
     fn select(&self, at: u32) -> u32 {
         let node = self.nodes[at as usize];
         let log_n = f64::from(node.visits.max(1)).ln();
         let mut best = (f64::NEG_INFINITY, node.first_child);
         for c in self.children(&node) {
             let child = &self.nodes[c];
-            if child.visits == 0 {
-                return c as u32;
-            }
-            let n = f64::from(child.visits);
-            let score = child.reward / n + self.config.exploration * (log_n / n).sqrt();
+            let score = if child.visits == 0 {
+                match self.config.first_play_urgency {
+                    None => return c as u32,
+                    Some(v) => v,
+                }
+            } else {
+                let n = f64::from(child.visits);
+                child.reward / n + self.config.exploration * (log_n / n).sqrt()
+            };
             if score > best.0 {
                 best = (score, c as u32);
             }

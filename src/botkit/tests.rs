@@ -261,6 +261,7 @@ fn a_cut_playout_is_ranked_by_score_only_once_the_scores_differ() {
         let config = Config {
             playout_plies: Some(0),
             until_scores_differ,
+            first_play_urgency: None,
             ..Config::default()
         };
         Search::new(config, 3).choose(&game, 100, Stop::Playouts(playouts))

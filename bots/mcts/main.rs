@@ -61,9 +61,14 @@ fn main() -> ExitCode {
             );
             return turn.moves[0].clone();
         };
+        // The comment: the search's figures and the bot's own time from its input to its
+        // answer, which tells a slow machine (a referee's time far above it) from a slow bot.
         format!(
-            "{text} playouts={} visits={} value={:.2}",
-            choice.playouts, choice.visits, choice.value
+            "{text} playouts={} visits={} value={:.2} ms={:.1}",
+            choice.playouts,
+            choice.visits,
+            choice.value,
+            turn.read_at.elapsed().as_secs_f64() * 1e3
         )
     })
 }

@@ -1,10 +1,12 @@
 //! A Monte Carlo tree search bot for any game and any number of seats: the strong generic
-//! baseline. It thinks for a fixed share of its turn limit, measured from the moment its input
-//! was read, so that it never times out.
+//! baseline. It thinks for a fixed share of its turn limit (40%), measured from the moment its
+//! input was read, and reads the clock inside playouts too, so that the rest of the limit is
+//! left for the pipes and the machine.
 //!
 //! The limits come from the environment, as the referee sets them: `ARBITER_TURN_MS` and
 //! `ARBITER_FIRST_TURN_MS` (milliseconds; the defaults are arbiter's own, 100 and 1000). The first
-//! argument, if any, seeds the search (else the clock does).
+//! argument, if any, seeds the search (else the clock does). Each answer carries a comment:
+//! `playouts=N visits=N value=V ms=T`, the search's figures and the bot's own time.
 
 use arbiter::botkit::mcts::{Config, Search, Stop};
 use arbiter::botkit::{self, Turn};

@@ -1,6 +1,5 @@
-//! An instant Impasse bot that answers the first offered move: the cheapest possible opponent,
-//! for measuring the referee's own overhead. It reuses two line buffers and allocates nothing
-//! per turn once they have grown.
+//! An instant bot for any game that answers the first offered move: the cheapest possible
+//! opponent, for measuring the referee's own overhead.
 //!
 //! Two options serve `arbiter bench`:
 //! - `--echo`: no game at all; every stdin line is written back at once (the pipe round-trip
@@ -10,9 +9,11 @@
 //!   time the bot really took from the end of its input to its answer as a comment,
 //!   `slept_us=N`, so that the sleep's own overshoot can be told from the referee's.
 
+use arbiter::botkit;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, Write};
-use std::time::{Duration, Instant};
+use std::process::ExitCode;
+use std::time::Duration;
 
 /// Reads the next line into `line` (cleared first); false at end of input or on a read error.
 fn next_line(input: &mut impl BufRead, line: &mut String) -> bool {
@@ -51,13 +52,16 @@ fn parse_args() -> Result<Mode, String> {
     Ok(Mode::Play { delay })
 }
 
-fn main() {
+fn main() -> ExitCode {
     match parse_args() {
-        Ok(Mode::Echo) => echo(),
+        Ok(Mode::Echo) => {
+            echo();
+            ExitCode::SUCCESS
+        }
         Ok(Mode::Play { delay }) => play(delay),
         Err(message) => {
             eprintln!("arbiter-bot-first: {message}");
-            std::process::exit(2);
+            ExitCode::from(2)
         }
     }
 }
@@ -78,49 +82,15 @@ fn echo() {
     }
 }
 
-/// Plays Impasse: answers each turn with the first offered move, `delay` after reading the input.
-fn play(delay: Option<Duration>) {
-    let mut input = BufReader::new(io::stdin().lock());
-    let mut out = io::stdout().lock();
-    let mut line = String::with_capacity(64);
-    let mut answer = String::with_capacity(16);
-    loop {
-        // A turn opens with the colour line (first turn only) or the board's top row.
-        if !next_line(&mut input, &mut line) {
-            return;
-        }
-        let rows_left = if line.trim_end().len() == 1 { 8 } else { 7 };
-        // The remaining board rows, then the opponent's last move.
-        for _ in 0..rows_left + 1 {
-            if !next_line(&mut input, &mut line) {
-                return;
-            }
-        }
-        if !next_line(&mut input, &mut line) {
-            return;
-        }
-        let n: usize = line.trim().parse().unwrap_or(0);
-        answer.clear();
-        for i in 0..n {
-            if !next_line(&mut input, &mut line) {
-                return;
-            }
-            if i == 0 {
-                answer.push_str(line.trim_end());
-            }
-        }
+/// Plays any game: answers each turn with the first offered move, `delay` after reading the
+/// input.
+fn play(delay: Option<Duration>) -> ExitCode {
+    botkit::play("arbiter-bot-first", |turn| {
+        let mut answer = turn.moves[0].clone();
         if let Some(delay) = delay {
-            let read = Instant::now();
             std::thread::sleep(delay);
-            let _ = write!(answer, " slept_us={}", read.elapsed().as_micros());
+            let _ = write!(answer, " slept_us={}", turn.read_at.elapsed().as_micros());
         }
-        answer.push('\n');
-        if out
-            .write_all(answer.as_bytes())
-            .and_then(|()| out.flush())
-            .is_err()
-        {
-            return;
-        }
-    }
+        answer
+    })
 }

@@ -336,6 +336,18 @@ impl GameOpts {
         } else {
             (Duration::from_millis(self.grace_ms), self.strikes)
         };
+        // Bots inherit the referee's environment (bubblewrap passes it on too): a bot that
+        // budgets its time reads its limits here instead of assuming the arena's. Set before
+        // any game thread starts.
+        std::env::set_var("ARBITER_TURN_MS", self.turn_ms.to_string());
+        std::env::set_var("ARBITER_FIRST_TURN_MS", self.first_turn_ms.to_string());
+        std::env::set_var(
+            "ARBITER_CLOCK",
+            match self.clock {
+                arbiter::referee::Clock::Wall => "wall",
+                arbiter::referee::Clock::Cpu => "cpu",
+            },
+        );
         Ok(RefereeConfig {
             time: TimeControl {
                 first_turn: Duration::from_millis(self.first_turn_ms),
@@ -460,13 +472,16 @@ pub enum Pinning {
 }
 
 impl Pinning {
-    /// Whether `concurrency` games are pinned, given `cpus` usable CPUs and whether idle bots
-    /// are frozen (pondering bots of one game would compete for its CPU).
-    pub fn pins(self, concurrency: usize, cpus: usize, freeze_idle: bool) -> bool {
+    /// Whether `concurrency` games are pinned, given `cpus` usable CPUs, whether idle bots are
+    /// frozen (pondering bots of one game would compete for its CPU), and whether other work
+    /// already keeps the CPUs busy (a pinned game cannot move off a CPU another program holds,
+    /// and its bots then stall for whole scheduler slices: measured as timeouts of a bot using
+    /// 40% of its limit on a machine with a load average of 10).
+    pub fn pins(self, concurrency: usize, cpus: usize, freeze_idle: bool, busy: bool) -> bool {
         match self {
             Pinning::Always => cpus > 0,
             Pinning::Never => false,
-            Pinning::Auto => freeze_idle && cpus > 0 && concurrency <= cpus,
+            Pinning::Auto => freeze_idle && cpus > 0 && concurrency <= cpus && !busy,
         }
     }
 }
@@ -766,14 +781,18 @@ mod tests {
 
     #[test]
     fn auto_pins_only_games_that_fit_the_cpus_with_frozen_idle_bots() {
-        assert!(Pinning::Auto.pins(2, 2, true));
-        assert!(!Pinning::Auto.pins(3, 2, true), "more games than CPUs");
+        assert!(Pinning::Auto.pins(2, 2, true, false));
         assert!(
-            !Pinning::Auto.pins(1, 2, false),
+            !Pinning::Auto.pins(3, 2, true, false),
+            "more games than CPUs"
+        );
+        assert!(
+            !Pinning::Auto.pins(1, 2, false, false),
             "pondering bots share a CPU"
         );
-        assert!(!Pinning::Auto.pins(1, 0, true), "affinity unknown");
-        assert!(Pinning::Always.pins(3, 2, false));
-        assert!(!Pinning::Never.pins(1, 8, true));
+        assert!(!Pinning::Auto.pins(1, 0, true, false), "affinity unknown");
+        assert!(!Pinning::Auto.pins(1, 2, true, true), "the CPUs are busy");
+        assert!(Pinning::Always.pins(3, 2, false, true));
+        assert!(!Pinning::Never.pins(1, 8, true, false));
     }
 }

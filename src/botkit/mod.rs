@@ -69,11 +69,7 @@ enum Format {
     /// The Impasse arena's lines; the colour came on the first turn.
     Arena { seat: usize },
     /// The standard shape, with the intro line read on the first turn.
-    Standard {
-        intro: Intro,
-        /// Board lines per turn, learned by drawing the first position.
-        board_lines: Option<usize>,
-    },
+    Standard { intro: Intro },
 }
 
 /// Reads turns, one call each, from a bot's input.
@@ -151,10 +147,7 @@ impl<R: BufRead> TurnReader<R> {
                 }
                 intro_line => {
                     let intro = (self.parse_intro)(intro_line)?;
-                    self.format = Some(Format::Standard {
-                        intro,
-                        board_lines: None,
-                    });
+                    self.format = Some(Format::Standard { intro });
                     let position = self.need("the position")?;
                     self.standard_turn(position)?
                 }
@@ -201,28 +194,19 @@ impl<R: BufRead> TurnReader<R> {
 
     /// The rest of a standard turn after its position line.
     fn standard_turn(&mut self, position: String) -> Result<Turn, BotError> {
-        let Some(Format::Standard { intro, board_lines }) = &mut self.format else {
+        let Some(Format::Standard { intro }) = &mut self.format else {
             unreachable!("standard_turn is called for the standard format");
         };
         let (info, setup, seat) = (intro.info, intro.setup.clone(), intro.seat);
-        let board_lines = match *board_lines {
-            Some(n) => n,
-            None => {
-                let mut board = String::new();
-                info.position(&setup, &position)
-                    .map_err(InputError::from)?
-                    .write_board(&mut board);
-                *board_lines = Some(board.lines().count());
-                board.lines().count()
-            }
-        };
-        // Gather the turn's lines, then let the standard parser read them.
-        let mut lines = Vec::with_capacity(board_lines + 40);
+        // Gather the turn's lines (every section is counted), then let the standard parser
+        // read them.
+        let mut lines = Vec::with_capacity(48);
         lines.push(position);
-        for _ in 0..board_lines {
-            lines.push(self.need("the board")?);
-        }
-        for what in ["moves since the previous turn", "legal moves"] {
+        for what in [
+            "board lines",
+            "moves since the previous turn",
+            "legal moves",
+        ] {
             let n = self.count(what)?;
             lines.push(n.to_string());
             for _ in 0..n {

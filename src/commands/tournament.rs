@@ -171,6 +171,18 @@ pub struct Placement {
     pub concurrency: usize,
     pub pin_cpus: bool,
     cpus: usize,
+    /// The load average that kept `auto` from pinning, for the start line.
+    busy_load: Option<f64>,
+}
+
+/// The 1-minute load average, where the system tells it.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 impl Placement {
@@ -185,10 +197,14 @@ impl Placement {
             );
         }
         let cpus = arbiter::tournament::allowed_cpus().len();
+        let load = load_average();
+        // Busy: other programs already keep half the CPUs or more running.
+        let busy = load.is_some_and(|l| l >= 0.5 * cpus as f64);
         Placement {
             concurrency,
-            pin_cpus: run.pin_cpus.pins(concurrency, cpus, freeze_idle),
+            pin_cpus: run.pin_cpus.pins(concurrency, cpus, freeze_idle, busy),
             cpus,
+            busy_load: (busy && run.pin_cpus == cli::Pinning::Auto).then(|| load.unwrap_or(0.0)),
         }
     }
 
@@ -198,6 +214,14 @@ impl Placement {
             false => String::new(),
             true if self.concurrency <= self.cpus => ", one CPU per game".into(),
             true => format!(", games pinned to the {} CPUs in turn", self.cpus),
+        };
+        let pinned = match self.busy_load {
+            Some(load) => format!(
+                ", not pinned to CPUs: the machine is busy (load average {load:.1} on {} CPUs; \
+                 --pin-cpus to pin anyway)",
+                self.cpus
+            ),
+            None => pinned,
         };
         format!("concurrency {}{pinned}", self.concurrency)
     }

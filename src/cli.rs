@@ -661,6 +661,12 @@ pub struct BenchArgs {
     /// A shorter run (under 15 seconds), with fewer samples.
     #[arg(long)]
     pub quick: bool,
+    /// The game the instant bots play (any registered game; `arbiter games` lists them).
+    #[arg(long, default_value = "impasse", value_name = "NAME")]
+    pub game: String,
+    /// The game's variant [default: the game's first].
+    #[arg(long, value_name = "NAME")]
+    pub variant: Option<String>,
 }
 
 /// The hypotheses of an SPRT.

@@ -5,6 +5,7 @@
 use super::measure::{children_cpu_us, process_cpu_us};
 use super::BenchError;
 use crate::bot::BotSpec;
+use crate::game::GameChoice;
 use crate::referee::{GameResult, Reason, RefereeConfig};
 use crate::tournament::allowed_cpus;
 use crate::tournament::{GameSpec, Runner};
@@ -49,13 +50,15 @@ impl Batch {
 /// Plays `games` with `concurrency` workers and measures the wall and CPU time they took.
 /// Any game that ends other than by the rules or the turn limit fails the bench.
 pub(super) fn batch(
+    game: &GameChoice,
     bots: &[BotSpec],
     referee: &RefereeConfig,
     games: &[GameSpec],
     concurrency: Concurrency,
     phase: &'static str,
 ) -> Result<Batch, BenchError> {
-    let (results, wall, cpu_us, children_cpu_us) = play_all(bots, referee, games, concurrency);
+    let (results, wall, cpu_us, children_cpu_us) =
+        play_all(game, bots, referee, games, concurrency);
     if let Some(bad) = results
         .iter()
         .find(|r| !matches!(r.reason, Reason::Win | Reason::TurnLimit))
@@ -99,6 +102,7 @@ impl Concurrency {
 /// Plays `games` on the tournament runner; returns the results, the wall time, and the CPU time
 /// of this process and of its children, in µs.
 pub(super) fn play_all(
+    game: &GameChoice,
     bots: &[BotSpec],
     referee: &RefereeConfig,
     games: &[GameSpec],
@@ -106,8 +110,7 @@ pub(super) fn play_all(
 ) -> (Vec<GameResult>, Duration, f64, f64) {
     let runner = Runner {
         bots,
-        game: &crate::game::GameChoice::new("impasse", None, None, None)
-            .expect("impasse is registered"),
+        game,
         opening_plies: 0,
         book: None,
         referee,

@@ -53,12 +53,19 @@ pub struct BenchConfig {
     pub quick: bool,
     /// The concurrency of the parallel runs (the number of cores).
     pub cores: usize,
+    /// The game the instant bots play.
+    pub game: crate::game::GameChoice,
 }
 
 impl BenchConfig {
-    pub fn new(bot: PathBuf, quick: bool) -> Self {
+    pub fn new(bot: PathBuf, quick: bool, game: crate::game::GameChoice) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        BenchConfig { bot, quick, cores }
+        BenchConfig {
+            bot,
+            quick,
+            cores,
+            game,
+        }
     }
 }
 
@@ -223,6 +230,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         ..generous.clone()
     };
     let setup = batch(
+        &cfg.game,
         &instant,
         &setup_cfg,
         &same_games(sizes.setup_games, 0),
@@ -234,9 +242,17 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
 
     let games = |n: usize| same_games(n, 0);
     progress("games at concurrency 1");
-    let serial = batch(&instant, &generous, &games(sizes.games), auto(1), "games")?;
+    let serial = batch(
+        &cfg.game,
+        &instant,
+        &generous,
+        &games(sizes.games),
+        auto(1),
+        "games",
+    )?;
     progress("games at concurrency 1, placed by the kernel");
     let serial_free = batch(
+        &cfg.game,
         &instant,
         &generous,
         &games(sizes.games),
@@ -249,6 +265,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         ..generous.clone()
     };
     let eager = batch(
+        &cfg.game,
         &instant,
         &eager_cfg,
         &games(sizes.games),
@@ -261,6 +278,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         ..generous.clone()
     };
     let no_freeze = batch(
+        &cfg.game,
         &instant,
         &no_freeze_cfg,
         &games(sizes.games),
@@ -269,6 +287,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     )?;
     progress(&format!("games at concurrency {cores}"));
     let parallel = batch(
+        &cfg.game,
         &instant,
         &generous,
         &games(sizes.games_parallel),
@@ -279,6 +298,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         "games at concurrency {cores}, placed by the kernel"
     ));
     let parallel_free = batch(
+        &cfg.game,
         &instant,
         &generous,
         &games(sizes.games_parallel),

@@ -56,7 +56,7 @@ pub(super) fn timing_accuracy(
         record_turns: true,
         ..RefereeConfig::default()
     };
-    let (results, ..) = play_all(&bots, &referee, &games, Concurrency::auto(cores));
+    let (results, ..) = play_all(&cfg.game, &bots, &referee, &games, Concurrency::auto(cores));
     let mut errors: Vec<DelayErrors> = sizes
         .delays
         .iter()
@@ -130,6 +130,7 @@ pub(super) fn near_limit(
     };
     let near_bots = [bot_spec(&cfg.bot, Some(NEAR_DELAY_MS))];
     let (results, ..) = play_all(
+        &cfg.game,
         &near_bots,
         &strict,
         &same_games(sizes.near_games, 0),
@@ -175,7 +176,13 @@ pub(super) fn near_limit(
             seats: if i % 2 == 0 { vec![1, 0] } else { vec![0, 1] },
         })
         .collect();
-    let (results, ..) = play_all(&late_bots, &strict, &late_games, Concurrency::auto(cores));
+    let (results, ..) = play_all(
+        &cfg.game,
+        &late_bots,
+        &strict,
+        &late_games,
+        Concurrency::auto(cores),
+    );
     for (result, spec) in results.iter().zip(sorted_by_seed(&late_games)) {
         let seat = usize::from(spec.seats[0] == 0);
         out.late_total += 1;

@@ -198,8 +198,9 @@ impl Placement {
         }
         let cpus = arbiter::tournament::allowed_cpus().len();
         let load = load_average();
-        // Busy: other programs already keep half the CPUs or more running.
-        let busy = load.is_some_and(|l| l >= 0.5 * cpus as f64);
+        // Busy: other programs already keep every CPU running (a build just before the run
+        // leaves a load average of 1 or 2 behind on a small machine; that is no reason not to pin).
+        let busy = load.is_some_and(|l| l >= cpus.max(1) as f64);
         Placement {
             concurrency,
             pin_cpus: run.pin_cpus.pins(concurrency, cpus, freeze_idle, busy),

@@ -1,9 +1,18 @@
 //! Plays one game: starts the bots, runs the turn loop with clocks, and turns everything a bot
 //! can do wrong into a verdict. Emits a [`GameResult`]; never prints and never writes files.
 
+mod ranks;
 mod result;
+pub mod seat;
+mod wait;
 
+#[cfg(test)]
+mod scripted;
+
+use ranks::rank_with_eliminations;
 pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
+pub use seat::Seat;
+use wait::{exit_verdict, wait_answer, Allowed};
 
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, Limits, SendError, SpawnError, Wait};
 use crate::game::{Game, Outcome, ScoreEnd};
@@ -121,7 +130,7 @@ pub enum RefereeError {
 /// Plays `game` (already advanced by the `opening` plies) between `bots`, seat `i` played by
 /// `bots[i]`. `seed` drives the `random` answer.
 pub fn play(
-    mut game: Box<dyn Game>,
+    game: Box<dyn Game>,
     opening: &[String],
     bots: &[BotSpec],
     cfg: &RefereeConfig,
@@ -152,6 +161,24 @@ pub fn play(
             }
         }
     }
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    Ok(play_seats(
+        game, opening, &names, &mut procs, cfg, seed, started,
+    ))
+}
+
+/// Plays `game` between started `seats` (named `names`) to its end and ends them: the turn
+/// loop behind [`play`], for any kind of [`Seat`].
+pub fn play_seats<S: Seat>(
+    mut game: Box<dyn Game>,
+    opening: &[String],
+    names: &[String],
+    procs: &mut [S],
+    cfg: &RefereeConfig,
+    seed: u64,
+    started: Instant,
+) -> GameResult {
+    let seats = procs.len();
     // Bots start together, as on CodinGame, and may be frozen from their first answer on: a
     // freeze during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle
     // of setting up, which then never answers.
@@ -168,8 +195,8 @@ pub fn play(
         log: Vec::new(),
         input: String::with_capacity(1024),
     };
-    let end = state.run(game.as_mut(), &mut procs, cfg);
-    bot::shutdown_all(&mut procs, cfg.kill_grace);
+    let end = state.run(game.as_mut(), procs, cfg);
+    S::shutdown_all(procs, cfg.kill_grace);
 
     let (mut ranks, reason, detail, offender, score_end) = match end {
         End::Outcome(outcome, reason) => {
@@ -206,10 +233,10 @@ pub fn play(
             turn: state.turn + 1,
         });
     }
-    Ok(GameResult {
+    GameResult {
         game: game.name().to_string(),
         seed,
-        bots: bots.iter().map(|b| b.name.clone()).collect(),
+        bots: names.to_vec(),
         opening: opening.to_vec(),
         winner,
         ranks,
@@ -223,10 +250,10 @@ pub fn play(
         stats: state.stats,
         moves: state.moves,
         log: state.log,
-        stderr_tails: procs.iter().map(BotProcess::stderr_tail).collect(),
-        stderr_bytes: procs.iter().map(BotProcess::stderr_bytes).collect(),
+        stderr_tails: procs.iter().map(Seat::stderr_tail).collect(),
+        stderr_bytes: procs.iter().map(Seat::stderr_bytes).collect(),
         duration: started.elapsed(),
-    })
+    }
 }
 
 enum End {
@@ -254,7 +281,7 @@ struct Turns {
 }
 
 impl Turns {
-    fn run(&mut self, game: &mut dyn Game, procs: &mut [BotProcess], cfg: &RefereeConfig) -> End {
+    fn run<S: Seat>(&mut self, game: &mut dyn Game, procs: &mut [S], cfg: &RefereeConfig) -> End {
         loop {
             if let Some(outcome) = game.outcome() {
                 return End::Outcome(outcome, Reason::Win);
@@ -285,10 +312,10 @@ impl Turns {
         cfg.freeze_idle && (self.eager[seat] || cfg.freeze_after.is_zero())
     }
 
-    fn one_turn(
+    fn one_turn<S: Seat>(
         &mut self,
         game: &mut dyn Game,
-        procs: &mut [BotProcess],
+        procs: &mut [S],
         cfg: &RefereeConfig,
     ) -> Result<(), End> {
         let seat = game.to_move();
@@ -303,7 +330,7 @@ impl Turns {
 
         let bot = &mut procs[seat];
         bot.drain_stdout();
-        let extra_lines = bot.out.complete_lines();
+        let extra_lines = bot.out().complete_lines();
         let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
         // A bot frozen since its answer has the same CPU clock: one system call saved a turn.
         // Any other bot's clock is read, and one that used CPU while idle becomes eager.
@@ -410,12 +437,12 @@ impl Turns {
                     format!(
                         "wrote more than {} bytes without a newline on {which}: \"{}\"",
                         crate::protocol::MAX_LINE_BYTES,
-                        escape(procs[seat].out.pending(), 100)
+                        escape(procs[seat].out().pending(), 100)
                     ),
                 ))
             }
             Wait::Timeout => {
-                let silent = procs[seat].out.received() == 0;
+                let silent = procs[seat].out().received() == 0;
                 return Err(forfeit(
                     Reason::Timeout,
                     format!(
@@ -516,81 +543,6 @@ impl Turns {
     }
 }
 
-/// What a turn's wait may use.
-struct Allowed {
-    /// When the clock started.
-    start: Instant,
-    /// The limit, grace included.
-    allowed: Duration,
-    clock: Clock,
-    /// The bot's CPU clock at `start`.
-    cpu_before: Option<Duration>,
-    /// When the idle bots still running are frozen.
-    freeze_at: Option<Instant>,
-}
-
-/// Waits for the answer of `seat` until its clock (wall or CPU) passes `allowed`. On the CPU
-/// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
-/// than wall time per thread), with a wall-time cap of ten times `allowed`. At `freeze_at` every
-/// other bot that has answered before (`first` false) is frozen.
-fn wait_answer(
-    procs: &mut [BotProcess],
-    seat: usize,
-    mut a: Allowed,
-    first: &[bool],
-    out: &[bool],
-) -> Wait {
-    let mut wait_until = |procs: &mut [BotProcess], deadline: Instant| {
-        if let Some(at) = a.freeze_at.filter(|&at| at < deadline) {
-            match bot::wait_line(procs, seat, at) {
-                Wait::Timeout => {
-                    a.freeze_at = None;
-                    for (i, p) in procs.iter_mut().enumerate() {
-                        if i != seat && !first[i] && !out[i] {
-                            p.freeze();
-                        }
-                    }
-                }
-                other => return other,
-            }
-        }
-        bot::wait_line(procs, seat, deadline)
-    };
-    let (Clock::Cpu, Some(cpu_before)) = (a.clock, a.cpu_before) else {
-        return wait_until(procs, a.start + a.allowed);
-    };
-    let wall_cap = a.start + a.allowed * 10;
-    loop {
-        let used = procs[seat]
-            .cpu_time()
-            .unwrap_or(cpu_before)
-            .saturating_sub(cpu_before);
-        if used >= a.allowed || Instant::now() >= wall_cap {
-            return Wait::Timeout;
-        }
-        let slice = (a.allowed - used).max(Duration::from_millis(1));
-        match wait_until(procs, (Instant::now() + slice).min(wall_cap)) {
-            Wait::Timeout => continue,
-            other => return other,
-        }
-    }
-}
-
-/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), else
-/// a crash; `how` says how it ended.
-fn exit_verdict(bot: &mut BotProcess, how: String) -> (Reason, String) {
-    match bot.memory_limit_hit() {
-        Some(bytes) => (
-            Reason::MemoryLimit,
-            format!(
-                "went over its memory limit of {} MiB (with its children, shared memory and files in RAM) and was killed: {how}",
-                bytes / (1024 * 1024)
-            ),
-        ),
-        None => (Reason::Crash, how),
-    }
-}
-
 /// A duration for messages: "100 ms", "12.3 ms".
 pub fn ms(d: Duration) -> String {
     let v = d.as_secs_f64() * 1000.0;
@@ -598,50 +550,5 @@ pub fn ms(d: Duration) -> String {
         format!("{v:.0} ms")
     } else {
         format!("{v:.1} ms")
-    }
-}
-
-/// Final ranks when seats were eliminated on the way: the seats still playing keep their order
-/// from `ranks` (compressed to start at 0) above every eliminated seat, and a seat eliminated later
-/// ranks above one eliminated earlier. `ending` is a forfeit that ended the game (ranked last).
-fn rank_with_eliminations(ranks: &[u8], forfeits: &[Forfeit], ending: Option<usize>) -> Vec<u8> {
-    let seats = ranks.len();
-    let gone: Vec<usize> = forfeits.iter().map(|f| f.seat).chain(ending).collect();
-    let playing: Vec<usize> = (0..seats).filter(|s| !gone.contains(s)).collect();
-    let mut out = vec![0u8; seats];
-    for &s in &playing {
-        out[s] = playing.iter().filter(|&&o| ranks[o] < ranks[s]).count() as u8;
-    }
-    // The last one out ranks just below the survivors, the first one out last of all.
-    for (k, &s) in gone.iter().rev().enumerate() {
-        out[s] = (playing.len() + k) as u8;
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn forfeit(seat: usize) -> Forfeit {
-        Forfeit {
-            seat,
-            reason: Reason::Timeout,
-            detail: String::new(),
-            turn: 1,
-        }
-    }
-
-    #[test]
-    fn eliminated_seats_rank_below_survivors_latest_out_highest() {
-        // Seat 1 out first, then seat 3; of seats 0 and 2 the rules made 2 the winner.
-        let ranks = rank_with_eliminations(&[1, 0, 0, 0], &[forfeit(1), forfeit(3)], None);
-        assert_eq!(ranks, vec![1, 3, 0, 2]);
-        // A tie among survivors stays a tie.
-        let ranks = rank_with_eliminations(&[0, 0, 0, 0], &[forfeit(2)], None);
-        assert_eq!(ranks, vec![0, 0, 3, 0], "three seats are ahead of seat 2");
-        // A forfeit that ended the game is the latest out: above the seat eliminated before.
-        let ranks = rank_with_eliminations(&[0, 0, 0, 0], &[forfeit(2)], Some(0));
-        assert_eq!(ranks, vec![2, 0, 3, 0]);
     }
 }

@@ -1,0 +1,382 @@
+//! Scripted seats: the turn loop's clocks, strikes, freezing decisions and verdicts tested
+//! through the [`Seat`] seam without processes. A scripted seat answers each turn after a
+//! scripted think time; its answer carries the instant it would have arrived (start of the turn
+//! plus the think time), so the referee's clock arithmetic is exact and no test sleeps.
+
+use super::seat::Seat;
+use super::*;
+use crate::bot::{SendError, Wait};
+use crate::game;
+use crate::protocol::LineBuffer;
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+
+/// What a scripted seat does on one of its turns.
+#[derive(Clone, Debug)]
+enum Act {
+    /// Answers `line` after `think` of wall time and `cpu` of CPU time; afterwards, while idle,
+    /// uses `ponder` of CPU (seen at its next turn).
+    Answer {
+        think: Duration,
+        cpu: Duration,
+        line: Vec<u8>,
+        ponder: Duration,
+    },
+    /// Exits with `code` after `after`.
+    Exit { after: Duration, code: i32 },
+    /// Never answers.
+    Silent,
+}
+
+fn answer(ms: u64, line: &str) -> Act {
+    Act::Answer {
+        think: Duration::from_millis(ms),
+        cpu: Duration::from_millis(ms),
+        line: line.as_bytes().to_vec(),
+        ponder: Duration::ZERO,
+    }
+}
+
+#[derive(Debug)]
+struct Scripted {
+    script: VecDeque<Act>,
+    /// After the script: this act forever.
+    then: Act,
+    out: LineBuffer,
+    sent_at: Option<Instant>,
+    cpu: Duration,
+    /// CPU used while idle, not yet seen by the referee.
+    ponder: Duration,
+    /// cpu_time() calls since the last answer (the first is the referee's reading at the answer).
+    reads: Cell<u32>,
+    frozen: bool,
+    /// Freezes that happened while this seat had just answered (before any other seat moved).
+    freezes: u32,
+    exited: Option<ExitStatus>,
+    inputs: Vec<String>,
+}
+
+impl Scripted {
+    fn new(script: Vec<Act>, then: Act) -> Self {
+        Scripted {
+            script: script.into(),
+            then,
+            out: LineBuffer::new(),
+            sent_at: None,
+            cpu: Duration::ZERO,
+            ponder: Duration::ZERO,
+            reads: Cell::new(0),
+            frozen: false,
+            freezes: 0,
+            exited: None,
+            inputs: Vec::new(),
+        }
+    }
+
+    fn next_act(&self) -> Act {
+        self.script
+            .front()
+            .cloned()
+            .unwrap_or_else(|| self.then.clone())
+    }
+
+    fn consume(&mut self) {
+        self.script.pop_front();
+    }
+}
+
+impl Seat for Scripted {
+    fn send(&mut self, data: &[u8], _deadline: Instant) -> Result<(), SendError> {
+        if self.exited.is_some() {
+            return Err(SendError::Closed);
+        }
+        self.sent_at = Some(Instant::now());
+        self.inputs.push(String::from_utf8_lossy(data).into_owned());
+        Ok(())
+    }
+    fn freeze(&mut self) {
+        if !self.frozen {
+            self.freezes += 1;
+        }
+        self.frozen = true;
+    }
+    fn is_frozen(&self) -> bool {
+        self.frozen
+    }
+    fn thaw(&mut self) {
+        self.frozen = false;
+    }
+    fn drain_stdout(&mut self) {}
+    fn out(&self) -> &LineBuffer {
+        &self.out
+    }
+    fn cpu_time(&self) -> Option<Duration> {
+        let reads = self.reads.get();
+        self.reads.set(reads + 1);
+        // The first reading after an answer is the referee's own, at the answer; pondering
+        // happens after it.
+        Some(if reads == 0 {
+            self.cpu
+        } else {
+            self.cpu + self.ponder
+        })
+    }
+    fn try_exit_status(&mut self) -> Option<ExitStatus> {
+        self.exited
+    }
+    fn memory_limit_hit(&mut self) -> Option<u64> {
+        None
+    }
+    fn shutdown(&mut self, _grace: Duration) {
+        self.exited.get_or_insert(ExitStatus::from_raw(15));
+    }
+    fn stderr_tail(&self) -> String {
+        String::new()
+    }
+    fn stderr_bytes(&self) -> u64 {
+        0
+    }
+    fn shutdown_all(seats: &mut [Self], grace: Duration) {
+        for s in seats {
+            s.shutdown(grace);
+        }
+    }
+    fn wait_line(seats: &mut [Self], seat: usize, deadline: Instant) -> Wait {
+        let s = &mut seats[seat];
+        let start = s.sent_at.expect("input sent before waiting");
+        match s.next_act() {
+            Act::Silent => Wait::Timeout,
+            Act::Exit { after, code } if start + after <= deadline => {
+                s.consume();
+                let status = ExitStatus::from_raw(code << 8);
+                s.exited = Some(status);
+                Wait::Exited(status)
+            }
+            Act::Answer {
+                think,
+                cpu,
+                line,
+                ponder,
+            } if start + think <= deadline => {
+                s.consume();
+                s.cpu += s.ponder + cpu;
+                s.ponder = ponder;
+                s.reads.set(0);
+                s.out.extend(&line);
+                s.out.extend(b"\n");
+                let line = s.out.take_line().expect("a whole line");
+                Wait::Line(line, start + think)
+            }
+            _ => Wait::Timeout,
+        }
+    }
+}
+
+/// Plays Impasse (or `game`) between scripted seats with the arena's clocks.
+fn play_scripted(game: Box<dyn Game>, seats: &mut [Scripted], cfg: &RefereeConfig) -> GameResult {
+    let names: Vec<String> = (0..seats.len()).map(|i| format!("s{i}")).collect();
+    play_seats(game, &[], &names, seats, cfg, 1, Instant::now())
+}
+
+fn impasse() -> Box<dyn Game> {
+    game::new_game("impasse", 0).unwrap()
+}
+
+fn cfg() -> RefereeConfig {
+    RefereeConfig {
+        max_turns: 40,
+        ..RefereeConfig::default()
+    }
+}
+
+#[test]
+fn answers_within_the_limits_play_to_the_turn_limit() {
+    let mut seats = [
+        Scripted::new(vec![answer(900, "random")], answer(90, "random")),
+        Scripted::new(vec![], answer(10, "random")),
+    ];
+    let r = play_scripted(impasse(), &mut seats, &cfg());
+    assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+    assert_eq!(r.stats[0].turns, 20);
+    assert_eq!(r.stats[0].strikes, 0);
+    // The clock is what the answer's arrival says: 900 ms on the first turn, 90 ms after.
+    assert_eq!(r.stats[0].max_us, 900_000);
+    assert_eq!(r.stats[1].max_us, 10_000);
+    // The first input has the colour line, later ones not.
+    assert!(seats[0].inputs[0].starts_with("w\n"));
+    assert!(!seats[0].inputs[1].starts_with("w\n"));
+}
+
+#[test]
+fn late_answers_are_strikes_and_the_third_one_loses() {
+    let late = answer(120, "random");
+    let mut seats = [
+        Scripted::new(vec![answer(5, "random")], late.clone()),
+        Scripted::new(vec![], answer(5, "random")),
+    ];
+    let r = play_scripted(impasse(), &mut seats, &cfg());
+    assert_eq!(r.reason, Reason::Timeout);
+    assert_eq!(r.offender, Some(0));
+    assert!(
+        r.detail
+            .starts_with("late answer number 3 (its turn 4 (game turn 7) took 120"),
+        "{}",
+        r.detail
+    );
+    // Strict: the first late answer loses.
+    let strict = RefereeConfig {
+        time: TimeControl {
+            grace: Duration::ZERO,
+            strikes: 1,
+            ..TimeControl::default()
+        },
+        ..cfg()
+    };
+    let mut seats = [
+        Scripted::new(vec![answer(5, "random")], late),
+        Scripted::new(vec![], answer(5, "random")),
+    ];
+    let r = play_scripted(impasse(), &mut seats, &strict);
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+    assert!(r.detail.contains("turn 2"), "{}", r.detail);
+}
+
+#[test]
+fn past_the_grace_is_a_timeout_and_silence_gets_a_hint() {
+    let mut seats = [
+        Scripted::new(vec![answer(5, "random")], answer(151, "random")),
+        Scripted::new(vec![], answer(5, "random")),
+    ];
+    let r = play_scripted(impasse(), &mut seats, &cfg());
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+    assert!(
+        r.detail
+            .starts_with("no answer to its turn 2 (game turn 3) within 100 ms + 50 ms grace"),
+        "{}",
+        r.detail
+    );
+    assert!(!r.detail.contains("flush"), "it did write before");
+    let mut seats = [
+        Scripted::new(vec![], answer(5, "random")),
+        Scripted::new(vec![], Act::Silent),
+    ];
+    let r = play_scripted(impasse(), &mut seats, &cfg());
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(1)));
+    assert!(r.detail.contains("1000 ms + 50 ms grace"), "{}", r.detail);
+    assert!(r.detail.contains("does it flush stdout"), "{}", r.detail);
+    assert_eq!(r.ranks, vec![0, 1]);
+}
+
+#[test]
+fn bad_answers_and_exits_get_their_verdicts() {
+    let cases: [(Act, Reason, &str); 4] = [
+        (
+            answer(5, "zz99"),
+            Reason::InvalidMove,
+            "\"zz99\" is not one of the 22 offered moves",
+        ),
+        (
+            Act::Answer {
+                think: Duration::from_millis(5),
+                cpu: Duration::ZERO,
+                line: b"\xffa5".to_vec(),
+                ponder: Duration::ZERO,
+            },
+            Reason::InvalidMove,
+            "not valid UTF-8",
+        ),
+        (
+            answer(5, &"x".repeat(10_001)),
+            Reason::OutputTooLong,
+            "10001 bytes",
+        ),
+        (
+            Act::Exit {
+                after: Duration::from_millis(3),
+                code: 3,
+            },
+            Reason::Crash,
+            "exited with status 3 before answering turn 1",
+        ),
+    ];
+    for (act, reason, detail) in cases {
+        let mut seats = [
+            Scripted::new(vec![act], answer(5, "random")),
+            Scripted::new(vec![], answer(5, "random")),
+        ];
+        let r = play_scripted(impasse(), &mut seats, &cfg());
+        assert_eq!((r.reason, r.offender), (reason, Some(0)), "{}", r.detail);
+        assert!(r.detail.contains(detail), "{}", r.detail);
+        assert_eq!(r.scores, vec![-1, 0], "the arena's record of a forfeit");
+    }
+}
+
+#[test]
+fn a_seat_seen_thinking_while_idle_is_frozen_at_its_answers_from_then_on() {
+    let ponderer = Act::Answer {
+        think: Duration::from_millis(1),
+        cpu: Duration::from_millis(1),
+        line: b"random".to_vec(),
+        ponder: Duration::from_millis(3),
+    };
+    let mut seats = [
+        Scripted::new(vec![], ponderer),
+        Scripted::new(vec![], answer(1, "random")),
+    ];
+    let r = play_scripted(impasse(), &mut seats, &cfg());
+    assert_eq!(r.reason, Reason::TurnLimit);
+    // The ponderer: frozen at each answer once seen (from its second turn on); the quiet seat
+    // answers within 5 ms, so no signal is ever sent to it.
+    assert_eq!(seats[0].freezes, 19, "frozen at answers 2..20");
+    assert_eq!(seats[1].freezes, 0);
+    // Without freezing nobody is stopped.
+    let pondering = RefereeConfig {
+        freeze_idle: false,
+        ..cfg()
+    };
+    let ponderer = Act::Answer {
+        think: Duration::from_millis(1),
+        cpu: Duration::from_millis(1),
+        line: b"random".to_vec(),
+        ponder: Duration::from_millis(3),
+    };
+    let mut seats = [
+        Scripted::new(vec![], ponderer),
+        Scripted::new(vec![], answer(1, "random")),
+    ];
+    play_scripted(impasse(), &mut seats, &pondering);
+    assert_eq!((seats[0].freezes, seats[1].freezes), (0, 0));
+}
+
+#[test]
+fn four_seats_play_on_without_a_seat_that_timed_out() {
+    let (info, setup) = game::lookup("moscow-ice", Some("standard"), Some(4), 0).unwrap();
+    let mut seats = [
+        Scripted::new(vec![], answer(1, "random")),
+        Scripted::new(vec![], answer(1, "random")),
+        Scripted::new(vec![answer(1, "random")], Act::Silent),
+        Scripted::new(vec![], answer(1, "random")),
+    ];
+    let cfg = RefereeConfig {
+        max_turns: 800,
+        ..cfg()
+    };
+    let r = play_scripted(info.start(&setup), &mut seats, &cfg);
+    assert_eq!(r.forfeits.len(), 1, "{:?}", r.forfeits);
+    assert_eq!(
+        (r.forfeits[0].seat, r.forfeits[0].reason),
+        (2, Reason::Timeout)
+    );
+    assert!(
+        r.forfeits[0].detail.contains("its turn 2 (game turn 7)"),
+        "{}",
+        r.forfeits[0].detail
+    );
+    assert!(r.turns > 7, "the others played on");
+    assert_eq!(r.ranks[2], 3);
+    assert_eq!(r.scores[2], -1);
+    // Seat 2 was sent two inputs and never another after it was out.
+    assert_eq!(seats[2].inputs.len(), 2);
+}

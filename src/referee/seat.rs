@@ -1,0 +1,90 @@
+//! The seam between the referee and the processes it referees: what the turn loop asks of a
+//! seat (send a turn, wait for a line, freeze, thaw, read its CPU clock, learn how it ended).
+//! [`BotProcess`] is the real seat; the unit tests drive the same loop with scripted seats, so
+//! clocks, strikes, freezing decisions and verdicts are tested without processes (the real
+//! processes stay tested end to end in `tests/`).
+
+use crate::bot::{self, BotProcess, SendError, Wait};
+use crate::protocol::LineBuffer;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+/// One seat of a game as the turn loop sees it.
+pub trait Seat {
+    /// Writes one turn's input, waiting for room in the pipe until `deadline`.
+    fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError>;
+    /// Stops the seat (it is not on turn).
+    fn freeze(&mut self);
+    fn is_frozen(&self) -> bool;
+    /// Lets a frozen seat run again.
+    fn thaw(&mut self);
+    /// Reads whatever the seat has written without blocking.
+    fn drain_stdout(&mut self);
+    /// What the seat has written and the referee has not consumed yet.
+    fn out(&self) -> &LineBuffer;
+    /// The CPU time the seat has used so far, where the system tells it.
+    fn cpu_time(&self) -> Option<Duration>;
+    /// How it ended, if it has.
+    fn try_exit_status(&mut self) -> Option<ExitStatus>;
+    /// The memory limit it went over, if the system says it was killed for that.
+    fn memory_limit_hit(&mut self) -> Option<u64>;
+    /// Ends it (TERM, `grace`, KILL).
+    fn shutdown(&mut self, grace: Duration);
+    /// The last part of what it wrote to stderr, and how much it wrote in all.
+    fn stderr_tail(&self) -> String;
+    fn stderr_bytes(&self) -> u64;
+    /// Ends them all at once (TERM to all, one shared grace, then KILL).
+    fn shutdown_all(seats: &mut [Self], grace: Duration)
+    where
+        Self: Sized;
+    /// Waits until `seats[seat]` has written a line (or ended, or `deadline` passed), keeping
+    /// every seat's stderr drained meanwhile.
+    fn wait_line(seats: &mut [Self], seat: usize, deadline: Instant) -> Wait
+    where
+        Self: Sized;
+}
+
+impl Seat for BotProcess {
+    fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError> {
+        BotProcess::send(self, data, deadline)
+    }
+    fn freeze(&mut self) {
+        BotProcess::freeze(self)
+    }
+    fn is_frozen(&self) -> bool {
+        BotProcess::is_frozen(self)
+    }
+    fn thaw(&mut self) {
+        BotProcess::thaw(self)
+    }
+    fn drain_stdout(&mut self) {
+        BotProcess::drain_stdout(self)
+    }
+    fn out(&self) -> &LineBuffer {
+        &self.out
+    }
+    fn cpu_time(&self) -> Option<Duration> {
+        BotProcess::cpu_time(self)
+    }
+    fn try_exit_status(&mut self) -> Option<ExitStatus> {
+        BotProcess::try_exit_status(self)
+    }
+    fn memory_limit_hit(&mut self) -> Option<u64> {
+        BotProcess::memory_limit_hit(self)
+    }
+    fn shutdown(&mut self, grace: Duration) {
+        BotProcess::shutdown(self, grace)
+    }
+    fn stderr_tail(&self) -> String {
+        BotProcess::stderr_tail(self)
+    }
+    fn stderr_bytes(&self) -> u64 {
+        BotProcess::stderr_bytes(self)
+    }
+    fn shutdown_all(seats: &mut [Self], grace: Duration) {
+        bot::shutdown_all(seats, grace)
+    }
+    fn wait_line(seats: &mut [Self], seat: usize, deadline: Instant) -> Wait {
+        bot::wait_line(seats, seat, deadline)
+    }
+}

@@ -1,0 +1,82 @@
+//! Waiting for one seat's answer on the wall or the CPU clock, freezing the idle seats on time,
+//! and the verdict on a seat that ended instead of answering.
+
+use super::seat::Seat;
+use super::{Clock, Reason};
+use crate::bot::Wait;
+use std::time::{Duration, Instant};
+
+/// What a turn's wait may use.
+pub(super) struct Allowed {
+    /// When the clock started.
+    pub(super) start: Instant,
+    /// The limit, grace included.
+    pub(super) allowed: Duration,
+    pub(super) clock: Clock,
+    /// The bot's CPU clock at `start`.
+    pub(super) cpu_before: Option<Duration>,
+    /// When the idle bots still running are frozen.
+    pub(super) freeze_at: Option<Instant>,
+}
+
+/// Waits for the answer of `seat` until its clock (wall or CPU) passes `allowed`. On the CPU
+/// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
+/// than wall time per thread), with a wall-time cap of ten times `allowed`. At `freeze_at` every
+/// other bot that has answered before (`first` false) is frozen.
+pub(super) fn wait_answer<S: Seat>(
+    procs: &mut [S],
+    seat: usize,
+    mut a: Allowed,
+    first: &[bool],
+    out: &[bool],
+) -> Wait {
+    let mut wait_until = |procs: &mut [S], deadline: Instant| {
+        if let Some(at) = a.freeze_at.filter(|&at| at < deadline) {
+            match S::wait_line(procs, seat, at) {
+                Wait::Timeout => {
+                    a.freeze_at = None;
+                    for (i, p) in procs.iter_mut().enumerate() {
+                        if i != seat && !first[i] && !out[i] {
+                            p.freeze();
+                        }
+                    }
+                }
+                other => return other,
+            }
+        }
+        S::wait_line(procs, seat, deadline)
+    };
+    let (Clock::Cpu, Some(cpu_before)) = (a.clock, a.cpu_before) else {
+        return wait_until(procs, a.start + a.allowed);
+    };
+    let wall_cap = a.start + a.allowed * 10;
+    loop {
+        let used = procs[seat]
+            .cpu_time()
+            .unwrap_or(cpu_before)
+            .saturating_sub(cpu_before);
+        if used >= a.allowed || Instant::now() >= wall_cap {
+            return Wait::Timeout;
+        }
+        let slice = (a.allowed - used).max(Duration::from_millis(1));
+        match wait_until(procs, (Instant::now() + slice).min(wall_cap)) {
+            Wait::Timeout => continue,
+            other => return other,
+        }
+    }
+}
+
+/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), else
+/// a crash; `how` says how it ended.
+pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: String) -> (Reason, String) {
+    match bot.memory_limit_hit() {
+        Some(bytes) => (
+            Reason::MemoryLimit,
+            format!(
+                "went over its memory limit of {} MiB (with its children, shared memory and files in RAM) and was killed: {how}",
+                bytes / (1024 * 1024)
+            ),
+        ),
+        None => (Reason::Crash, how),
+    }
+}

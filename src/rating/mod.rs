@@ -26,6 +26,7 @@ mod linalg;
 pub mod pairs;
 pub mod plackett_luce;
 mod prior;
+pub mod record;
 mod roots;
 mod solver;
 pub mod sprt;
@@ -39,6 +40,7 @@ pub use elo::{
 pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
 pub use pairs::PairCounter;
 pub use plackett_luce::{PlackettLuceError, RankedGame};
+pub use record::{FieldRecord, RecordError};
 pub use sprt::{
     bounds, decide, llr_pentanomial, llr_wdl, Decision, SprtError, SprtModel, SprtParams,
 };

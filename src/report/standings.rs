@@ -40,20 +40,13 @@ pub struct Duel {
 pub struct Builder {
     names: Vec<String>,
     index: HashMap<String, usize>,
-    table: CrossTable,
-    /// The match of the first two bots, from the first's side.
-    duel: rating::PairCounter,
-    /// The most seats of any game seen.
-    seats: usize,
+    /// The statistics of the games (cross-table, games played, rankings, the duel).
+    record: rating::FieldRecord,
     /// Hashes of (bots by seat, moves) seen, to count games replayed move for move.
     played: std::collections::HashSet<u64>,
     repeats: u64,
     /// Forfeits counted by (bot, reason).
     forfeits: std::collections::BTreeMap<(usize, String), u64>,
-    /// The rankings of games of three or more seats, for the Plackett-Luce fit.
-    ranked: Vec<rating::plackett_luce::RankedGame>,
-    /// Games each bot played.
-    played_by: Vec<u64>,
 }
 
 impl Builder {
@@ -68,14 +61,10 @@ impl Builder {
                 .enumerate()
                 .map(|(i, n)| (n, i))
                 .collect(),
-            table: CrossTable::new(order.len()),
-            duel: rating::PairCounter::default(),
-            seats: 0,
+            record: rating::FieldRecord::new(order.len()),
             played: std::collections::HashSet::new(),
             repeats: 0,
             forfeits: std::collections::BTreeMap::new(),
-            ranked: Vec::new(),
-            played_by: vec![0; order.len()],
         }
     }
 
@@ -85,31 +74,22 @@ impl Builder {
         }
         self.names.push(name.to_string());
         self.index.insert(name.to_string(), self.names.len() - 1);
-        self.table.add_bot()
+        self.names.len() - 1
     }
 
     /// Counts one game. A game of k seats counts in the cross-table as one result between every
     /// two of its bots (1 to the better rank, half each for equal ranks).
     pub fn add(&mut self, row: &ResultRow) -> Result<()> {
         let ids: Vec<usize> = row.bots.iter().map(|b| self.id(b)).collect();
-        for (i, &a) in ids.iter().enumerate() {
-            if ids[..i].contains(&a) {
-                bail!("a game where '{}' sits twice cannot be rated", row.bots[i]);
-            }
-        }
-        self.seats = self.seats.max(ids.len());
-        for &i in &ids {
-            if self.played_by.len() <= i {
-                self.played_by.resize(i + 1, 0);
-            }
-            self.played_by[i] += 1;
-        }
-        if ids.len() > 2 {
-            self.ranked.push(rating::plackett_luce::RankedGame {
-                bots: ids.clone(),
-                ranks: row.ranks.clone(),
-            });
-        }
+        self.record
+            .add(&ids, &row.ranks, row.pair_id)
+            .map_err(|e| match e {
+                rating::RecordError::SeatsTwice(b) => anyhow::anyhow!(
+                    "a game where '{}' sits twice cannot be rated",
+                    self.names[b]
+                ),
+                other => other.into(),
+            })?;
         for (seat, reason) in &row.forfeits {
             *self
                 .forfeits
@@ -124,35 +104,11 @@ impl Builder {
                 self.repeats += 1;
             }
         }
-        for i in 0..ids.len() {
-            for j in i + 1..ids.len() {
-                let score = match row.ranks[i].cmp(&row.ranks[j]) {
-                    std::cmp::Ordering::Less => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Greater => 0.0,
-                };
-                self.table.add_game(ids[i], ids[j], score)?;
-            }
-        }
-        // The match of bots 0 and 1, seen from bot 0 (used when they are the whole field).
-        if let [a, b] = ids[..] {
-            if a + b == 1 {
-                let score_a = match row.ranks[0].cmp(&row.ranks[1]) {
-                    std::cmp::Ordering::Less => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Greater => 0.0,
-                };
-                let first = if a == 0 { score_a } else { 1.0 - score_a };
-                // Rows without a pair id are single games (their own pair of one).
-                let pair = row.pair_id.unwrap_or(u64::MAX - self.duel.wdl.games());
-                self.duel.add(pair, Some(first));
-            }
-        }
         Ok(())
     }
 
     /// Fits the ratings, centred on mean 0 or on `anchor` (bot name, Elo).
-    pub fn finish(self, anchor: Option<&(String, f64)>) -> Result<Standings> {
+    pub fn finish(mut self, anchor: Option<&(String, f64)>) -> Result<Standings> {
         let names = self.names;
         let anchor = match anchor {
             Some((bot, elo)) => match names.iter().position(|n| n == bot) {
@@ -164,20 +120,14 @@ impl Builder {
             },
             None => None,
         };
-        // Two seats: Bradley-Terry on the cross-table. More: Plackett-Luce on the rankings (for
-        // two seats the two are the same model; the cross-table is kept for the display).
-        let mut fit = if self.seats > 2 {
-            rating::plackett_luce::fit_with(
-                names.len(),
-                &self.ranked,
-                &rating::FitOptions {
-                    anchor,
-                    ..rating::FitOptions::default()
-                },
-            )?
-        } else {
-            rating::bradley_terry::fit(&self.table, anchor)
-        };
+        // Bots named in the order but without a game still get their row.
+        while self.record.table.len() < names.len() {
+            self.record.table.add_bot();
+        }
+        let mut fit = self.record.fit(&rating::FitOptions {
+            anchor,
+            ..rating::FitOptions::default()
+        })?;
         if self.repeats > 0 {
             fit.warnings.push(format!(
                 "{} games repeat an earlier game move for move with the same bots in the same \
@@ -187,11 +137,11 @@ impl Builder {
                 self.repeats
             ));
         }
-        let model = if self.seats > 2 {
+        let model = if self.record.seats > 2 {
             format!(
                 "{} of the finishing orders of {}-seat games; Points and W/D/L count each game as \
                  one result against every other bot at the table",
-                fit.method, self.seats
+                fit.method, self.record.seats
             )
         } else {
             fit.method.to_string()
@@ -205,20 +155,20 @@ impl Builder {
         let duel = (names.len() == 2).then(|| Duel {
             first: names[0].clone(),
             second: names[1].clone(),
-            wdl: self.duel.wdl,
-            penta: self.duel.penta,
-            estimate: if self.duel.penta.pairs() > 0 {
-                EloEstimate::from_pentanomial(&self.duel.penta)
+            wdl: self.record.duel.wdl,
+            penta: self.record.duel.penta,
+            estimate: if self.record.duel.penta.pairs() > 0 {
+                EloEstimate::from_pentanomial(&self.record.duel.penta)
             } else {
-                EloEstimate::from_wdl(&self.duel.wdl)
+                EloEstimate::from_wdl(&self.record.duel.wdl)
             },
         });
-        let mut played = self.played_by;
+        let mut played = self.record.played;
         played.resize(names.len(), 0);
         Ok(Standings {
             names,
             played,
-            table: self.table,
+            table: self.record.table,
             forfeits: self
                 .forfeits
                 .into_iter()

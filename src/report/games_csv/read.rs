@@ -1,0 +1,283 @@
+//! Reading results files back: the columns ratings need from games.csv files of any seat count
+//! (and from the two-seat files of earlier versions), with one count per game id; and dropping
+//! the games of some bots from a file (a re-graded student's).
+
+use super::{complete_length, seat_columns, DoneSet};
+use std::fs::File;
+use std::io::{self, BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// What ratings need of one game: the bots by seat and their ranks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub bots: Vec<String>,
+    /// 0 = first; equal ranks tie.
+    pub ranks: Vec<u8>,
+    pub reason: Option<String>,
+    pub pair_id: Option<u64>,
+    pub game_id: Option<u64>,
+    pub moves_hash: Option<String>,
+    /// `(seat, reason)` of every forfeit of the game.
+    pub forfeits: Vec<(usize, String)>,
+}
+
+impl ResultRow {
+    /// The seat alone in first place, if any.
+    pub fn winner(&self) -> Option<usize> {
+        crate::game::Outcome {
+            ranks: self.ranks.clone(),
+        }
+        .sole_winner()
+    }
+}
+
+/// What reading result files found besides the games.
+#[derive(Clone, Debug, Default)]
+pub struct ReadSummary {
+    /// Games passed on.
+    pub games: u64,
+    /// Rows skipped because their game id was already seen in the same file.
+    pub duplicates: u64,
+    /// Games the referee could not play (`referee-error`), skipped.
+    pub referee_errors: u64,
+    /// Files whose last line had no newline and was not a complete row (a run still writing).
+    pub torn: Vec<PathBuf>,
+}
+
+/// The columns of one results file.
+struct Columns {
+    bots: Vec<usize>,
+    ranks: Option<Vec<usize>>,
+    winner: Option<usize>,
+    reason: Option<usize>,
+    pair_id: Option<usize>,
+    game_id: Option<usize>,
+    moves_hash: Option<usize>,
+    forfeits: Option<usize>,
+}
+
+impl Columns {
+    fn find(headers: &csv::StringRecord, path: &Path) -> anyhow::Result<Columns> {
+        let col = |name: &str| headers.iter().position(|h| h == name);
+        let seats = seat_columns(headers);
+        let bots: Vec<usize> = (0..seats).filter_map(|i| col(&format!("bot{i}"))).collect();
+        let ranks: Option<Vec<usize>> = (0..seats).map(|i| col(&format!("rank{i}"))).collect();
+        let winner = col("winner");
+        if seats < 2 || (ranks.is_none() && (winner.is_none() || seats != 2)) {
+            anyhow::bail!(
+                "{}: not a results file: need columns bot0, bot1, ... and rank0, rank1, ... \
+                 (or, for two seats, bot0, bot1 and winner: 0, 1 or empty)",
+                path.display()
+            );
+        }
+        Ok(Columns {
+            bots,
+            ranks,
+            winner,
+            reason: col("reason"),
+            pair_id: col("pair_id"),
+            game_id: col("game_id"),
+            moves_hash: col("moves_hash"),
+            forfeits: col("forfeits"),
+        })
+    }
+
+    fn read(&self, rec: &csv::StringRecord) -> Result<ResultRow, String> {
+        let get = |i: usize| rec.get(i).unwrap_or("").trim();
+        let bots: Vec<String> = self.bots.iter().map(|&i| get(i).to_string()).collect();
+        if let Some(b) = bots.iter().find(|b| b.is_empty()) {
+            let _ = b;
+            return Err("a bot name is empty".into());
+        }
+        let ranks = match &self.ranks {
+            Some(cols) => cols
+                .iter()
+                .map(|&i| {
+                    get(i)
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|&r| (r as usize) < bots.len())
+                        .ok_or_else(|| {
+                            format!("rank {:?} is not a number below {}", get(i), bots.len())
+                        })
+                })
+                .collect::<Result<Vec<u8>, String>>()?,
+            None => match get(self.winner.expect("checked")) {
+                "" => vec![0, 0],
+                "0" => vec![0, 1],
+                "1" => vec![1, 0],
+                w => return Err(format!("winner {w:?}: expected 0, 1 or empty")),
+            },
+        };
+        let opt = |c: Option<usize>| c.map(get).filter(|v| !v.is_empty());
+        let number = |c: Option<usize>, what: &str| -> Result<Option<u64>, String> {
+            opt(c)
+                .map(|v| {
+                    v.parse()
+                        .map_err(|_| format!("{what} {v:?} is not a number"))
+                })
+                .transpose()
+        };
+        let reason = opt(self.reason).map(str::to_string);
+        let forfeits = match opt(self.forfeits) {
+            Some(list) => list
+                .split(';')
+                .map(|f| {
+                    let (seat, why) = f.split_once(':').ok_or(())?;
+                    let seat: usize = seat.parse().map_err(|_| ())?;
+                    (seat < bots.len())
+                        .then(|| (seat, why.to_string()))
+                        .ok_or(())
+                })
+                .collect::<Result<Vec<_>, ()>>()
+                .map_err(|()| format!("forfeits {list:?}: expected seat:reason;..."))?,
+            // Files from before the column: a forfeit of a two-seat game is the loser's.
+            None => match (&reason, ranks.as_slice()) {
+                (Some(r), [a, b])
+                    if crate::referee::Reason::parse(r).is_some_and(|r| r.is_forfeit())
+                        && a != b =>
+                {
+                    vec![(usize::from(a < b), r.clone())]
+                }
+                _ => Vec::new(),
+            },
+        };
+        Ok(ResultRow {
+            bots,
+            ranks,
+            forfeits,
+            reason,
+            pair_id: number(self.pair_id, "pair_id")?,
+            game_id: number(self.game_id, "game_id")?,
+            moves_hash: opt(self.moves_hash).map(str::to_string),
+        })
+    }
+}
+
+/// Streams the games of one or more results files into `each`, skipping games the referee could
+/// not play (`referee-error`) and rows repeating a game id already seen in the same file. A
+/// finished file's last row counts even without its final newline; a last line that is not a
+/// complete row (a run still writing) is skipped and reported.
+pub fn for_each_result(
+    paths: &[PathBuf],
+    mut each: impl FnMut(ResultRow) -> anyhow::Result<()>,
+) -> anyhow::Result<ReadSummary> {
+    use anyhow::Context;
+    let mut summary = ReadSummary::default();
+    for path in paths {
+        if path.is_dir() {
+            anyhow::bail!(
+                "{} is a folder; give its games.csv ({})",
+                path.display(),
+                path.join("games.csv").display()
+            );
+        }
+        let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        let complete = complete_length(&mut file)?;
+        let total = file.metadata()?.len();
+        file.seek(SeekFrom::Start(0))?;
+        let mut reader = csv::Reader::from_reader(BufReader::new(file));
+        let headers = reader
+            .headers()
+            .with_context(|| format!("{}: not a CSV file", path.display()))?
+            .clone();
+        let cols = Columns::find(&headers, path)?;
+        let mut seen = DoneSet::default();
+        let mut rec = csv::StringRecord::new();
+        let mut line = 1u64;
+        loop {
+            let more = reader.read_record(&mut rec);
+            let in_torn_tail =
+                rec.position().is_some_and(|p| p.byte() >= complete) && total > complete;
+            let more = match more {
+                Ok(more) => more,
+                Err(_) if in_torn_tail => {
+                    summary.torn.push(path.clone());
+                    break;
+                }
+                Err(e) => return Err(anyhow::anyhow!("{}: row {}: {e}", path.display(), line + 1)),
+            };
+            if !more {
+                break;
+            }
+            line += 1;
+            let row = match cols.read(&rec) {
+                Ok(row) => row,
+                Err(_) if in_torn_tail => {
+                    summary.torn.push(path.clone());
+                    break;
+                }
+                Err(why) => anyhow::bail!("{}: row {line}: {why}", path.display()),
+            };
+            if let Some(id) = row.game_id {
+                if seen.contains(id) {
+                    summary.duplicates += 1;
+                    continue;
+                }
+                seen.insert(id);
+            }
+            if row.reason.as_deref() == Some("referee-error") {
+                summary.referee_errors += 1;
+                continue;
+            }
+            summary.games += 1;
+            each(row)?;
+        }
+    }
+    Ok(summary)
+}
+
+/// All rating rows of the files, in memory (for tests and small inputs).
+pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+    let mut rows = Vec::new();
+    for_each_result(paths, |row| {
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// Rewrites the games.csv at `path` without the games that any bot in `drop` played (for a
+/// re-run after some bots changed: their games are played again, the others kept). Returns the
+/// ids of the games removed, with the bots of each. A missing file removes nothing.
+pub fn drop_games_of(path: &Path, drop: &[String]) -> io::Result<Vec<(u64, Vec<String>)>> {
+    if drop.is_empty() || !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
+    let headers = reader.headers()?.clone();
+    let bots: Vec<usize> = (0..seat_columns(&headers))
+        .filter_map(|i| headers.iter().position(|h| h == format!("bot{i}")))
+        .collect();
+    let id_col = headers
+        .iter()
+        .position(|h| h == "game_id")
+        .ok_or_else(|| bad(format!("{}: no game_id column", path.display())))?;
+    let tmp = path.with_extension("csv.tmp");
+    let mut writer = csv::Writer::from_path(&tmp)?;
+    writer.write_record(&headers)?;
+    let mut dropped = Vec::new();
+    for rec in reader.records() {
+        let rec = rec.map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        if rec.len() != headers.len() {
+            continue; // a torn last line: that game is played again
+        }
+        let names: Vec<String> = bots.iter().map(|&c| rec[c].to_string()).collect();
+        if names.iter().any(|n| drop.contains(n)) {
+            let id = rec[id_col].parse().unwrap_or(u64::MAX);
+            dropped.push((id, names));
+        } else {
+            writer.write_record(&rec)?;
+        }
+    }
+    writer.flush()?;
+    drop_writer(writer)?;
+    std::fs::rename(&tmp, path)?;
+    Ok(dropped)
+}
+
+fn drop_writer(writer: csv::Writer<File>) -> io::Result<()> {
+    let file = writer.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}

@@ -1,0 +1,201 @@
+//! The options every command that plays games shares: the game, its clocks and the bots'
+//! limits, turned into the referee's configuration; and resolving BOT arguments.
+
+use anyhow::{bail, Context, Result};
+use arbiter::bot::{BotSpec, Limits};
+use arbiter::referee::{RefereeConfig, TimeControl};
+use clap::Args;
+use std::time::Duration;
+
+/// The options every command that plays games shares: the game, its clocks and the bots' limits.
+#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GameOpts {
+    /// The game to play (`arbiter games` lists them with their variants and seat counts).
+    #[arg(long, default_value = "impasse", value_name = "NAME")]
+    pub game: String,
+    /// The game's variant [default: the game's first, see `arbiter games NAME`].
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Seats per game, for games played by more than two [default: the variant's first seat
+    /// count, 2 for every game but those listed otherwise by `arbiter games`].
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub seats: Option<usize>,
+    /// Start every game from this position, in the game's one-line text form (each game's
+    /// statement describes it) [default: the standard start].
+    #[arg(long, value_name = "TEXT")]
+    #[serde(default)]
+    pub position: Option<String>,
+    /// Time limit of each bot's first turn (start-up included), in milliseconds.
+    #[arg(
+        long,
+        default_value_t = 1000,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
+    pub first_turn_ms: u64,
+    /// Time limit of every later turn, in milliseconds.
+    #[arg(
+        long,
+        default_value_t = 100,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
+    pub turn_ms: u64,
+    /// How late an answer may arrive and still count (as a strike), in milliseconds.
+    #[arg(
+        long,
+        default_value_t = 50,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
+    pub grace_ms: u64,
+    /// The late answer that loses the game: 3 means the third late answer is a timeout.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub strikes: u32,
+    /// No grace and no strikes: any answer after the limit loses.
+    #[arg(long)]
+    pub strict: bool,
+    /// The game is a draw after this many turns in all (one bot's move each, opening plies
+    /// included) [default: the game's own, 250 for Impasse].
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// What the time limits measure: wall time (CodinGame's clock) or the bot's CPU time, for
+    /// loaded machines.
+    #[arg(long, value_enum, default_value = "wall")]
+    pub clock: arbiter::referee::Clock,
+    /// Let the bot that is not on turn keep running (by default it is frozen 5 ms into the
+    /// opponent's turn, or at once after answering once it was seen thinking while idle; frozen
+    /// by its cgroup freezer as root, else by SIGSTOP to its process group).
+    #[arg(long)]
+    pub allow_pondering: bool,
+    /// Memory limit of each bot, in MiB; 0 = none. Where a memory cgroup can be made (as root) it
+    /// covers everything the bot and its children hold, and going over it loses by
+    /// `memory-limit`; elsewhere it limits each process's data segment (RLIMIT_DATA).
+    #[arg(
+        long,
+        default_value_t = 768,
+        value_name = "MIB",
+        allow_negative_numbers = true
+    )]
+    pub memory_mb: u64,
+    /// Most processes and threads a bot may have at once, a count [default: no limit]. Enforced by
+    /// a pids cgroup where the referee can create one, else by RLIMIT_NPROC (which counts all of
+    /// the user's processes and does not bind root).
+    #[arg(long, value_name = "N")]
+    pub max_processes: Option<u64>,
+    /// Run each bot under bubblewrap as an unprivileged user with no capabilities: no network,
+    /// only system folders and its own files (read-only), a private /tmp and /dev/shm (needs the
+    /// bwrap program; see the README for what it protects).
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Time a bot has to exit after SIGTERM before it is killed, in milliseconds.
+    #[arg(
+        long,
+        default_value_t = 200,
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
+    pub kill_grace_ms: u64,
+}
+
+impl GameOpts {
+    /// A note for the start line when the memory limit cannot be enforced in full.
+    pub fn memory_note(&self) -> Option<String> {
+        (self.memory_mb > 0 && !arbiter::bot::cgroup::memory_cap_is_full()).then(|| {
+            format!(
+                "--memory-mb {} is a partial cap here: no memory cgroup can be made (run as root \
+                 for one), so it limits each process's private memory only (RLIMIT_DATA), not \
+                 shared memory, files in RAM or the sum over a bot's children",
+                self.memory_mb
+            )
+        })
+    }
+
+    /// The validated game, variant, seats and start position.
+    pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
+        Ok(arbiter::game::GameChoice::new(
+            &self.game,
+            self.variant.as_deref(),
+            self.seats,
+            self.position.as_deref(),
+        )?)
+    }
+
+    /// The referee's settings; `default_max_turns` is the game's own limit.
+    pub fn referee_config(&self, default_max_turns: u32) -> Result<RefereeConfig> {
+        if self.turn_ms == 0 || self.first_turn_ms == 0 {
+            bail!("--turn-ms and --first-turn-ms must be at least 1");
+        }
+        if self.strikes == 0 {
+            bail!("--strikes must be at least 1 (1 = the first late answer loses)");
+        }
+        let max_turns = self.max_turns.unwrap_or(default_max_turns);
+        if max_turns == 0 {
+            bail!("--max-turns must be at least 1");
+        }
+        let (grace, strikes) = if self.strict {
+            (Duration::ZERO, 1)
+        } else {
+            (Duration::from_millis(self.grace_ms), self.strikes)
+        };
+        // Bots inherit the referee's environment (bubblewrap passes it on too): a bot that
+        // budgets its time reads its limits here instead of assuming the arena's. Set before
+        // any game thread starts.
+        std::env::set_var("ARBITER_TURN_MS", self.turn_ms.to_string());
+        std::env::set_var("ARBITER_FIRST_TURN_MS", self.first_turn_ms.to_string());
+        std::env::set_var(
+            "ARBITER_CLOCK",
+            match self.clock {
+                arbiter::referee::Clock::Wall => "wall",
+                arbiter::referee::Clock::Cpu => "cpu",
+            },
+        );
+        Ok(RefereeConfig {
+            time: TimeControl {
+                first_turn: Duration::from_millis(self.first_turn_ms),
+                turn: Duration::from_millis(self.turn_ms),
+                grace,
+                strikes,
+                clock: self.clock,
+            },
+            max_turns,
+            freeze_idle: !self.allow_pondering,
+            freeze_after: arbiter::referee::FREEZE_AFTER,
+            kill_grace: Duration::from_millis(self.kill_grace_ms),
+            limits: Limits {
+                memory_bytes: (self.memory_mb > 0).then_some(self.memory_mb * 1024 * 1024),
+                max_processes: self.max_processes,
+                sandbox: if self.sandbox {
+                    Some(arbiter::bot::sandbox::require().map_err(anyhow::Error::msg)?)
+                } else {
+                    None
+                },
+            },
+            record_turns: false,
+        })
+    }
+}
+
+/// Resolves and builds every BOT argument; the first failure is the error.
+pub fn resolve_bots(args: &[String]) -> Result<Vec<BotSpec>> {
+    let specs = args
+        .iter()
+        .map(|a| BotSpec::resolve_named(a).map_err(anyhow::Error::from))
+        .collect::<Result<Vec<_>>>()?;
+    for spec in &specs {
+        spec.build()
+            .with_context(|| format!("building bot '{}'", spec.name))?;
+    }
+    Ok(specs)
+}
+
+/// A seed from the clock and the process id, for when the user gives none.
+pub fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    arbiter::rng::Rng::derive(nanos, u64::from(std::process::id())) >> 11 // keep it below 2^53 so JSON readers see it exactly
+}

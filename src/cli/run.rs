@@ -1,0 +1,134 @@
+//! How a run of many games is played: openings, seeds, concurrency and CPU placement; and where
+//! its results go.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+
+/// How a run of many games is played: openings, seeds, and where the games run.
+#[derive(Args, Debug)]
+pub struct RunOpts {
+    /// Random legal plies the referee plays before the bots take over, so that deterministic
+    /// bots play different games. 0 starts every game from the game's start position, as the
+    /// CodinGame arena does. With K > 0 a bot's first input is a position after K random moves
+    /// (for Impasse: White's first last move is not `null` and the board is not the standard
+    /// start), so only bots that read the position from their input can play.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    pub opening_plies: u32,
+    /// Start each table round from the next line of an opening book: a file with one opening a
+    /// line (move texts from the start, separated by spaces; `#` starts a comment), or a
+    /// built-in book (`draughts-3move`). Every line is checked before any game; random
+    /// --opening-plies, if any, follow the book's moves [default: no book].
+    #[arg(long, value_name = "FILE|NAME")]
+    pub openings: Option<String>,
+    /// How table rounds walk through the book: `in-order` (round n takes line n, cycling) or
+    /// `shuffled` (a permutation drawn from the master seed).
+    #[arg(long, value_enum, default_value = "in-order", value_name = "ORDER")]
+    pub openings_order: arbiter::tournament::openings::Order,
+    /// Master seed: fixes every pair's seed and opening [default: random, recorded].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Games played at the same time, at least 1 [default: the number of CPU cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: Option<u32>,
+    /// Run each concurrent game, referee thread and bots, on a CPU of its own. The bots of a game
+    /// take turns, so one CPU serves it, and turns cost about half as much as when the kernel
+    /// spreads them; but a bot that thinks with several threads gets one CPU. `auto` pins when
+    /// the games fit the CPUs (concurrency <= CPUs) and idle bots are frozen (no
+    /// --allow-pondering); `--pin-cpus` alone means `always`, `--pin-cpus=never` turns it off.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "always"
+    )]
+    pub pin_cpus: Pinning,
+}
+
+/// Whether each concurrent game gets a CPU of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pinning {
+    /// Pin when the games fit the CPUs and idle bots are frozen.
+    Auto,
+    /// Always pin (past the CPU count, games share CPUs in turn).
+    Always,
+    /// Never: the kernel places every process.
+    Never,
+}
+
+impl Pinning {
+    /// Whether `concurrency` games are pinned, given `cpus` usable CPUs, whether idle bots are
+    /// frozen (pondering bots of one game would compete for its CPU), and whether other work
+    /// already keeps the CPUs busy (a pinned game cannot move off a CPU another program holds,
+    /// and its bots then stall for whole scheduler slices: measured as timeouts of a bot using
+    /// 40% of its limit on a machine with a load average of 10).
+    pub fn pins(self, concurrency: usize, cpus: usize, freeze_idle: bool, busy: bool) -> bool {
+        match self {
+            Pinning::Always => cpus > 0,
+            Pinning::Never => false,
+            Pinning::Auto => freeze_idle && cpus > 0 && concurrency <= cpus && !busy,
+        }
+    }
+}
+
+/// Parses `--anchor BOT=ELO`.
+pub fn parse_anchor(text: &str) -> Result<(String, f64)> {
+    let (bot, elo) = text
+        .rsplit_once('=')
+        .with_context(|| format!("--anchor '{text}': expected BOT=ELO, e.g. greedy=1500"))?;
+    let elo: f64 = elo
+        .trim()
+        .parse()
+        .with_context(|| format!("--anchor '{text}': '{elo}' is not a number"))?;
+    Ok((bot.trim().to_string(), elo))
+}
+
+/// `results/<name>-<UTC date-time>`.
+pub fn default_out_dir(name: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    PathBuf::from("results").join(format!(
+        "{name}-{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pinning;
+
+    #[test]
+    fn auto_pins_only_games_that_fit_the_cpus_with_frozen_idle_bots() {
+        assert!(Pinning::Auto.pins(2, 2, true, false));
+        assert!(
+            !Pinning::Auto.pins(3, 2, true, false),
+            "more games than CPUs"
+        );
+        assert!(
+            !Pinning::Auto.pins(1, 2, false, false),
+            "pondering bots share a CPU"
+        );
+        assert!(!Pinning::Auto.pins(1, 0, true, false), "affinity unknown");
+        assert!(!Pinning::Auto.pins(1, 2, true, true), "the CPUs are busy");
+        assert!(Pinning::Always.pins(3, 2, false, true));
+        assert!(!Pinning::Never.pins(1, 8, true, false));
+    }
+}

@@ -1,0 +1,221 @@
+//! How the arena's Impasse meets the rest of arbiter: the `Game` trait (the arena's input, byte
+//! for byte), its one-line position text, and its registry entry (which also serves the
+//! soldier-king variant).
+
+use super::*;
+
+impl Game for Impasse {
+    fn name(&self) -> &'static str {
+        "impasse"
+    }
+
+    fn seats(&self) -> usize {
+        2
+    }
+
+    fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    fn legal_moves(&self) -> &[String] {
+        &self.texts
+    }
+
+    fn play(&mut self, index: usize) {
+        let a = self.actions[index];
+        let mut last = self.last_move.take().unwrap_or_default();
+        last.clear();
+        last.push_str(&self.texts[index]);
+        self.apply(a);
+        self.last_move = Some(last);
+    }
+
+    fn write_board(&self, out: &mut String) {
+        for r in (0..8).rev() {
+            for c in 0..8 {
+                out.push(CELL_CHARS[self.board[r * 8 + c] as usize] as char);
+            }
+            out.push('\n');
+        }
+    }
+
+    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
+        out.reserve(96 + 8 * self.texts.len());
+        if first_turn {
+            out.push_str(if self.to_move == 0 { "w\n" } else { "b\n" });
+        }
+        self.write_board(out);
+        out.push_str(self.last_move.as_deref().unwrap_or("null"));
+        out.push('\n');
+        let _ = writeln!(out, "{}", self.texts.len());
+        for t in &self.texts {
+            out.push_str(t);
+            out.push('\n');
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.winner.map(|w| Outcome::winner(2, w))
+    }
+
+    fn scores(&self) -> Vec<i32> {
+        self.score.to_vec()
+    }
+
+    /// The arena's record: -1 for a bot that forfeits and 0 for the other, 0 and 0 at the turn
+    /// limit, the checkers removed after a win.
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        match end {
+            ScoreEnd::Rules => self.score.to_vec(),
+            ScoreEnd::TurnLimit => vec![0, 0],
+            ScoreEnd::Forfeit(seat) => (0..2).map(|s| if s == seat { -1 } else { 0 }).collect(),
+        }
+    }
+
+    fn info(&self) -> &'static GameInfo {
+        &INFO
+    }
+
+    fn variant(&self) -> &'static str {
+        "arena"
+    }
+
+    fn position_text(&self) -> String {
+        let mut s = String::with_capacity(80);
+        for r in (0..8).rev() {
+            for c in 0..8 {
+                s.push(CELL_CHARS[self.board[r * 8 + c] as usize] as char);
+            }
+            if r > 0 {
+                s.push('/');
+            }
+        }
+        s.push_str(if self.to_move == 0 { " w" } else { " b" });
+        s
+    }
+
+    fn view(&self) -> BoardView {
+        let mut cells = Vec::with_capacity(64);
+        for r in (0..8).rev() {
+            for c in 0..8 {
+                let sq = (r * 8 + c) as Square;
+                let name = square_name(sq);
+                let code = self.board[sq as usize];
+                let pieces = match code {
+                    0 => vec![],
+                    1 | 2 => vec![PieceView {
+                        seat: code as usize - 1,
+                        label: String::new(),
+                    }],
+                    _ => vec![
+                        PieceView {
+                            seat: code as usize - 3,
+                            label: String::new()
+                        };
+                        2
+                    ],
+                };
+                cells.push(CellView {
+                    name: String::from_utf8_lossy(&name).into_owned(),
+                    col: c as f32,
+                    row: (7 - r) as f32,
+                    mark: if (r + c) % 2 == 0 {
+                        "dark".into()
+                    } else {
+                        String::new()
+                    },
+                    pieces,
+                });
+            }
+        }
+        BoardView {
+            shape: CellShape::Square,
+            cells,
+            notes: vec![format!(
+                "removed: White {}, Black {}",
+                self.score[0], self.score[1]
+            )],
+        }
+    }
+
+    fn box_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+
+    fn describe(&self) -> String {
+        let mut s = String::with_capacity(128);
+        for r in (0..8).rev() {
+            for c in 0..8 {
+                s.push(CELL_CHARS[self.board[r * 8 + c] as usize] as char);
+            }
+            s.push('\n');
+        }
+        let side = ["White", "Black"];
+        match self.winner {
+            Some(w) => s.push_str(side[w]),
+            None => s.push_str(side[self.to_move]),
+        }
+        let verb = if self.winner.is_some() {
+            "has won"
+        } else {
+            "to move"
+        };
+        let _ = write!(
+            s,
+            " {verb} (removed: White {}, Black {})",
+            self.score[0], self.score[1]
+        );
+        s
+    }
+}
+
+/// Reads the one-line form: the eight rows from row 8 to row 1 joined by `/`, a space, and `w` or
+/// `b` for the side to move (`.W.b.W.b/b.W.b.W./......../......../......../......../.B.w.B.w/w.B.w.B. w`).
+pub fn from_position_text(text: &str) -> Result<Impasse, String> {
+    let (rows, side) = text
+        .trim()
+        .split_once(' ')
+        .ok_or("expected eight rows joined by '/', a space, and w or b")?;
+    let to_move = match side.trim() {
+        "w" => 0,
+        "b" => 1,
+        other => return Err(format!("the side to move is w or b, not {other:?}")),
+    };
+    let rows: Vec<&str> = rows.split('/').collect();
+    Impasse::from_rows(&rows, to_move)
+}
+
+/// The registry entry: the CodinGame arena's Impasse (the default variant) and the soldiers and
+/// kings variant of [`soldier_king`].
+pub static INFO: GameInfo = GameInfo {
+    name: "impasse",
+    title: "Impasse",
+    about: "Mark Steere's Impasse exactly as the CodinGame arena referees it (its input format)",
+    variants: &[
+        Variant {
+            name: "arena",
+            about: "the CodinGame arena's rules and input, byte for byte",
+            seats: &[2],
+        },
+        Variant {
+            name: soldier_king::VARIANT,
+            about: "soldiers and kings: promotion removes a soldier, kings are demoted, \
+                    down to one piece wins (standard input)",
+            seats: &[2],
+        },
+    ],
+    default_max_turns: 250,
+    statement: concat!(
+        include_str!("statement.md"),
+        "\n",
+        include_str!("soldier_king.md")
+    ),
+    new: |setup: &Setup| match setup.variant {
+        soldier_king::VARIANT => Box::new(soldier_king::SoldierKing::new()),
+        _ => Box::new(Impasse::new()),
+    },
+    from_position: |setup: &Setup, text: &str| match setup.variant {
+        soldier_king::VARIANT => Ok(Box::new(soldier_king::from_position_text(text)?)),
+        _ => Ok(Box::new(from_position_text(text)?)),
+    },
+};

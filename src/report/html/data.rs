@@ -79,7 +79,7 @@ impl StandingsView {
                 .iter()
                 .map(|(b, r, k)| (s.names[*b].clone(), r.clone(), *k))
                 .collect(),
-            model: format!("{} Perfect scores: {}.", s.model, s.fit.perfect_scores),
+            model: format!("{}. Perfect scores: {}", s.model, s.fit.perfect_scores),
             warnings: s.fit.warnings.clone(),
         }
     }

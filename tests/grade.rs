@@ -140,21 +140,6 @@ fn write_class(dir: &Path) {
     std::fs::write(dir.join("notes.txt"), "not a student").unwrap();
 }
 
-fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(path).unwrap();
-    let headers = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            headers
-                .iter()
-                .map(String::from)
-                .zip(rec.iter().map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
 fn grade(class: &Path, out: &Path, cache: &Path) -> std::process::Output {
     arbiter()
         .env("ARBITER_CACHE", cache)

@@ -8,21 +8,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(path).unwrap();
-    let headers = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            headers
-                .iter()
-                .map(String::from)
-                .zip(rec.iter().map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn a_two_bot_tournament_writes_every_file_and_the_match_block() {
     let dir = tempfile::tempdir().unwrap();

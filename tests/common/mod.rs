@@ -179,3 +179,19 @@ pub fn freeze_state_file(pid: u32) -> String {
     }
     pid.to_string()
 }
+
+/// The rows of a CSV file, each as a map from column name to value.
+pub fn read_csv(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            headers
+                .iter()
+                .map(String::from)
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}

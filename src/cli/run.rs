@@ -34,8 +34,10 @@ pub struct RunOpts {
     /// Run each concurrent game, referee thread and bots, on a CPU of its own. The bots of a game
     /// take turns, so one CPU serves it, and turns cost about half as much as when the kernel
     /// spreads them; but a bot that thinks with several threads gets one CPU. `auto` pins when
-    /// the games fit the CPUs (concurrency <= CPUs) and idle bots are frozen (no
-    /// --allow-pondering); `--pin-cpus` alone means `always`, `--pin-cpus=never` turns it off.
+    /// the games fit the CPUs (concurrency <= CPUs), idle bots are frozen (no --allow-pondering)
+    /// and other work does not already keep every CPU busy (a pinned game cannot move away from
+    /// a CPU another program holds); `--pin-cpus` alone means `always`, `--pin-cpus=never` turns
+    /// it off.
     #[arg(
         long,
         value_enum,
@@ -51,7 +53,8 @@ pub struct RunOpts {
 /// Whether each concurrent game gets a CPU of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Pinning {
-    /// Pin when the games fit the CPUs and idle bots are frozen.
+    /// Pin when the games fit the CPUs, idle bots are frozen, and other work does not already
+    /// keep every CPU busy (load average below the CPU count).
     Auto,
     /// Always pin (past the CPU count, games share CPUs in turn).
     Always,

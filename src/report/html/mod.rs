@@ -28,9 +28,15 @@ pub const FILE: &str = "report.html";
 pub enum Pages {
     /// Every recorded game's page, replacing any there.
     All,
-    /// Only pages not written yet (a live report while games are added).
+    /// Only pages not written yet (a live report while games are added). Past
+    /// [`LIVE_PAGES`] recorded games, only the games lost by a forfeit get one as they come:
+    /// a replay page is some 50 KB, so a league of 100,000 games would fill 5 GB; `arbiter
+    /// report DIR` then writes the others.
     Missing,
 }
+
+/// How many games a run may have before its live report writes replay pages for forfeits only.
+pub const LIVE_PAGES: usize = 5_000;
 
 /// What writing a report did.
 #[derive(Debug, Default)]
@@ -61,15 +67,33 @@ pub fn write_report(
     order: &[String],
     pages: Pages,
 ) -> Result<Written> {
+    write_report_capped(dirs, out, order, pages, LIVE_PAGES)
+}
+
+/// [`write_report`], with `Pages::Missing` writing pages for forfeits only past `live_pages`
+/// recorded games.
+fn write_report_capped(
+    dirs: &[PathBuf],
+    out: &Path,
+    order: &[String],
+    pages: Pages,
+    live_pages: usize,
+) -> Result<Written> {
     let (recs, read) = records::read_folders(dirs).context("reading records.jsonl")?;
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let base = std::path::absolute(&base).unwrap_or(base);
     let mut written = Written::default();
     let mut ok: std::collections::HashSet<(usize, u64)> = Default::default();
+    let forfeits_only = pages == Pages::Missing && recs.len() > live_pages;
+    let mut skipped = 0usize;
     for (d, rec) in &recs {
         let path = replay_path(&dirs[*d], rec.game_id);
         if pages == Pages::Missing && path.exists() {
             ok.insert((*d, rec.game_id));
+            continue;
+        }
+        if forfeits_only && rec.forfeits.is_empty() {
+            skipped += 1;
             continue;
         }
         // The page sits in DIR/replays/: the report is one folder up when it is DIR's own.
@@ -104,6 +128,17 @@ pub fn write_report(
     let mut data = data::gather(&abs_dirs, order, &recs, read, &link)?;
     for f in &written.failed {
         data.notes.push(format!("a game cannot be replayed: {f}"));
+    }
+    if skipped > 0 {
+        data.notes.push(format!(
+            "{skipped} games have no replay page yet: past {live_pages} games a running \
+             tournament writes pages for forfeits only (some 50 KB each); `arbiter report {}` \
+             writes every page",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
     }
     written.games = data.games.len();
     let title = title_of(&data);

@@ -88,6 +88,35 @@ fn a_report_lists_every_game_and_links_the_recorded_ones() {
 }
 
 #[test]
+fn a_large_live_run_writes_pages_for_forfeits_only_and_says_how_to_get_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("moscow-ice", None, Some(4), None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 4).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    for id in 0..3 {
+        // Game 1 has a seat out by a timeout.
+        let drop = (id == 1).then_some((3, 2));
+        let mut r = simulate(&choice, id, 0, drop);
+        r.bots = vec!["a".into(), "b".into(), "c".into(), "d".into()];
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
+            .unwrap();
+    }
+    drop((csv, recs));
+    let out = d.join(FILE);
+    let w = write_report_capped(std::slice::from_ref(&d), &out, &[], Pages::Missing, 2).unwrap();
+    assert_eq!(w.pages, 1, "the forfeit's page alone");
+    assert!(replay_path(&d, 1).exists() && !replay_path(&d, 0).exists());
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("2 games have no replay page yet"), "the note");
+    // `arbiter report` writes them all.
+    let w = write_report_capped(std::slice::from_ref(&d), &out, &[], Pages::All, 2).unwrap();
+    assert_eq!(w.pages, 3);
+}
+
+#[test]
 fn dates_and_quantiles() {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
     assert_eq!(data::utc(t), "2023-11-14 22:13 UTC");

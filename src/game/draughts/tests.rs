@@ -45,7 +45,7 @@ fn perft_from_the_start_to_depth_6() {
 /// Depth 7 (about 2.5 s in a debug build, so left out of the default run): `cargo test --lib
 /// game::draughts::tests::perft_depth_7 -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "depth 7: about 2.5 s in a debug build; run with --ignored"]
 fn perft_depth_7() {
     assert_eq!(perft(&Draughts::new(), 7), PERFT[6]);
 }

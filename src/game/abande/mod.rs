@@ -277,35 +277,12 @@ impl Game for Abande {
 /// Reads the one-line form: the board rows (see [`Geometry::write_rows`], `b` Black, `w` White),
 /// the side to move, Black's and White's pieces in hand, and the passes just played in a row.
 pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Abande, String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let [rows, side, hb, hw, passes] = words[..] else {
-        return Err("expected `rows side black-hand white-hand passes`".into());
-    };
-    let board = geo.parse_rows(rows, LETTERS)?;
-    let to_move = match side {
-        "b" => 0,
-        "w" => 1,
-        other => return Err(format!("the side to move is b or w, not {other:?}")),
-    };
-    let num = |w: &str, max: u8| -> Result<u8, String> {
-        w.parse::<u8>()
-            .ok()
-            .filter(|&n| n <= max)
-            .ok_or_else(|| format!("{w:?} is not a number from 0 to {max}"))
-    };
-    let hand = [num(hb, PIECES)?, num(hw, PIECES)?];
-    let passes = num(passes, 2)?;
-    for seat in 0..2 {
-        let on_board: usize = board.iter().map(|s| s.count(seat)).sum();
-        // Fewer is accepted (pieces out of play) so that small positions can be written by hand.
-        if on_board + hand[seat] as usize > PIECES as usize {
-            return Err(format!(
-                "{} has {on_board} pieces on the board and {} in hand, more than {PIECES}",
-                ["Black", "White"][seat],
-                hand[seat]
-            ));
-        }
-    }
+    let stackboard::hand::HandPosition {
+        board,
+        to_move,
+        hand,
+        passes,
+    } = stackboard::hand::parse(geo, text, LETTERS, ["Black", "White"], PIECES)?;
     if board.iter().any(|s| s.height() > MAX_HEIGHT) {
         return Err(format!("a stack is taller than {MAX_HEIGHT}"));
     }

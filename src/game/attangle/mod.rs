@@ -319,24 +319,12 @@ impl Game for Attangle {
 /// Reads the one-line form: the board rows (see [`Geometry::write_rows`], `w` White, `b` Black),
 /// the side to move, White's and Black's pieces in hand, and the passes just played in a row.
 pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Attangle, String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let [rows, side, hw, hb, passes] = words[..] else {
-        return Err("expected `rows side white-hand black-hand passes`".into());
-    };
-    let board = geo.parse_rows(rows, LETTERS)?;
-    let to_move = match side {
-        "w" => 0,
-        "b" => 1,
-        other => return Err(format!("the side to move is w or b, not {other:?}")),
-    };
-    let num = |w: &str, max: u8| -> Result<u8, String> {
-        w.parse::<u8>()
-            .ok()
-            .filter(|&n| n <= max)
-            .ok_or_else(|| format!("{w:?} is not a number from 0 to {max}"))
-    };
-    let hand = [num(hw, PIECES)?, num(hb, PIECES)?];
-    let passes = num(passes, 2)?;
+    let super::stackboard::hand::HandPosition {
+        board,
+        to_move,
+        hand,
+        passes,
+    } = super::stackboard::hand::parse(geo, text, LETTERS, ["White", "Black"], PIECES)?;
     for (c, st) in board.iter().enumerate() {
         let ok = match st.height() {
             0 | 1 => true,
@@ -347,17 +335,6 @@ pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Attangle
             return Err(format!(
                 "the stack on {} is not a single, a 2:1 triple or a 3:2 five",
                 geo.name(c as Cell)
-            ));
-        }
-    }
-    for seat in 0..2 {
-        let on_board: usize = board.iter().map(|s| s.count(seat)).sum();
-        // Fewer is accepted (pieces out of play) so that small positions can be written by hand.
-        if on_board + hand[seat] as usize > PIECES as usize {
-            return Err(format!(
-                "{} has {on_board} pieces on the board and {} in hand, more than {PIECES}",
-                ["White", "Black"][seat],
-                hand[seat]
             ));
         }
     }

@@ -10,6 +10,7 @@
 use super::hex37;
 use super::{CellShape, CellView, PieceView};
 
+pub mod hand;
 mod stack;
 #[cfg(test)]
 mod tests;

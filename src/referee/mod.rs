@@ -256,6 +256,24 @@ pub fn play_seats<S: Seat>(
     }
 }
 
+/// A turn as messages name it: the bot's own turn, and the game's turn where they differ.
+/// Formatted only when a message is written, never on a turn that goes well.
+#[derive(Clone, Copy)]
+struct TurnName {
+    own: u32,
+    game: u32,
+}
+
+impl std::fmt::Display for TurnName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.own == self.game {
+            write!(f, "turn {}", self.own)
+        } else {
+            write!(f, "its turn {} (game turn {})", self.own, self.game)
+        }
+    }
+}
+
 enum End {
     Outcome(Outcome, Reason),
     Forfeit(usize, Reason, String),
@@ -409,11 +427,9 @@ impl Turns {
         let turn_no = self.turn + 1;
         // Messages name the bot's own turn, and the game's turn when openings or other seats
         // make them differ.
-        let own = self.stats[seat].turns + 1;
-        let which = if own == turn_no {
-            format!("turn {own}")
-        } else {
-            format!("its turn {own} (game turn {turn_no})")
+        let which = TurnName {
+            own: self.stats[seat].turns + 1,
+            game: turn_no,
         };
         let (line, at) = match waited {
             Wait::Line(line, at) => (line, at),

@@ -163,6 +163,16 @@ pub fn memory_cap_is_full() -> bool {
     p.v2.is_some() || p.memory.is_some()
 }
 
+/// The process cap of a bot when the user gives none (processes and threads at once).
+pub const DEFAULT_MAX_PROCESSES: u64 = 64;
+
+/// [`DEFAULT_MAX_PROCESSES`] where a pids cgroup enforces it for the bot alone; `None` elsewhere
+/// (RLIMIT_NPROC would count all of the user's processes).
+pub fn default_max_processes() -> Option<u64> {
+    let p = places();
+    (p.v2.is_some() || p.pids.is_some()).then_some(DEFAULT_MAX_PROCESSES)
+}
+
 /// Whether bots get a cgroup freezer here (else freezing is SIGSTOP to the process group).
 pub fn freezer_available() -> bool {
     let p = places();

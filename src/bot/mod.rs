@@ -4,8 +4,10 @@
 
 pub mod cgroup;
 pub mod cleanup;
+pub mod env;
 mod isolation;
 pub mod process;
+mod reach;
 pub mod sandbox;
 mod sched;
 mod seccomp;
@@ -14,7 +16,7 @@ mod spawn;
 pub mod spec;
 mod status;
 
-pub use isolation::isolate as isolates_bots;
+pub use isolation::{changes_user as bots_run_as_own_user, isolate as isolates_bots};
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
 pub use spec::{BotSpec, SpecError};
 pub use status::describe_exit;

@@ -7,10 +7,14 @@
 //! not the results folder, not the other bots, not the host's /tmp, /var or /run (so no unix
 //! socket of the host either). bwrap is required: without it `--sandbox` fails instead of
 //! running unsandboxed.
+//!
+//! A referee running as root starts bwrap as the bot's own unprivileged user (see
+//! [`super::isolation`]), so the box's user namespace is an unprivileged one: `nobody` inside is
+//! that user outside, not root, and nothing the host's root owns is writable from the box
+//! (/proc/sys included) or readable unless every user may read it (/etc is shown as it is, and
+//! its secrets are unreadable because they are root's).
 
 use super::spec::BotSpec;
-use std::io::{Seek, Write};
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -40,34 +44,12 @@ const SYSTEM: [&str; 9] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc",
 ];
 
-/// Files under /etc that hold secrets: replaced by an empty file inside the box.
-const ETC_SECRET_FILES: [&str; 6] = [
-    "/etc/shadow",
-    "/etc/shadow-",
-    "/etc/gshadow",
-    "/etc/gshadow-",
-    "/etc/sudoers",
-    "/etc/security/opasswd",
-];
-
-/// Folders under /etc that hold secrets: replaced by an empty folder inside the box.
-const ETC_SECRET_DIRS: [&str; 4] = [
-    "/etc/ssh",
-    "/etc/ssl/private",
-    "/etc/sudoers.d",
-    "/etc/credstore",
-];
-
-/// A bot's command under bwrap, and the seccomp program bwrap reads from fd
-/// [`SECCOMP_FD`] (the spawner puts it there).
+/// A bot's command under bwrap (the spawner installs the seccomp filter on bwrap itself, which
+/// passes it on to the bot).
 pub struct Command {
     pub program: PathBuf,
     pub args: Vec<String>,
-    pub seccomp: Option<OwnedFd>,
 }
-
-/// The descriptor number bwrap reads the seccomp filter from.
-pub const SECCOMP_FD: i32 = 3;
 
 /// What this bwrap knows beyond the basics, asked once: `--disable-userns` (0.8 and later) and
 /// `--size` for a tmpfs (0.7 and later).
@@ -124,14 +106,16 @@ fn is_system(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
 }
 
-/// What must be bound into the box for `bot` to run: its private paths and, for a program
-/// outside the system folders, the installation it belongs to (the folder above its `bin/`,
-/// as for an interpreter under pyenv or a JDK unpacked in a home folder).
-fn needed_paths(bot: &BotSpec) -> Vec<PathBuf> {
+/// What `bot` needs to run, when its program is `program` (as resolved in its PATH): its
+/// private paths and, for a program outside the system folders, the installation it belongs to
+/// (the folder above its `bin/`, as for an interpreter under pyenv or a JDK unpacked in a home
+/// folder). Bound into the box; as root, made reachable for the bot's user (see
+/// [`super::reach`]).
+pub(super) fn needed_paths(bot: &BotSpec, program: &Path) -> Vec<PathBuf> {
     let mut paths = private_paths(bot);
-    if bot.program.is_absolute() {
-        let real = std::fs::canonicalize(&bot.program).unwrap_or_else(|_| bot.program.clone());
-        for program in [&bot.program, &real] {
+    if program.is_absolute() {
+        let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+        for program in [program, real.as_path()] {
             let install = program
                 .parent()
                 .filter(|bin| bin.file_name().is_some_and(|n| n == "bin"))
@@ -140,7 +124,7 @@ fn needed_paths(bot: &BotSpec) -> Vec<PathBuf> {
                 Some(dir) if !is_system(dir) && dir.parent().is_some() => {
                     paths.push(dir.to_path_buf())
                 }
-                _ if !is_system(program) && program.is_file() => paths.push(program.clone()),
+                _ if !is_system(program) && program.is_file() => paths.push(program.to_path_buf()),
                 _ => {}
             }
         }
@@ -187,12 +171,6 @@ pub fn command(
     for dir in SYSTEM {
         args.extend(strings(&["--ro-bind-try", dir, dir]));
     }
-    for file in ETC_SECRET_FILES.iter().filter(|f| Path::new(f).exists()) {
-        args.extend(strings(&["--ro-bind", "/dev/null", file]));
-    }
-    for dir in ETC_SECRET_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
-        args.extend(strings(&["--tmpfs", dir]));
-    }
     args.extend(strings(&["--dev", "/dev", "--proc", "/proc"]));
     for dir in ["/tmp", "/dev/shm"] {
         if let Some(bytes) = tmp_bytes.filter(|_| features.size) {
@@ -200,19 +178,22 @@ pub fn command(
         }
         args.extend(strings(&["--tmpfs", dir]));
     }
-    args.extend(strings(&["--setenv", "TMPDIR", "/tmp"]));
     // The bot's own files, read-only; its working folder exists even when it is not bound (a
     // command-line bot runs in the referee's folder, which may hold the results: not shown).
-    let own = needed_paths(bot);
+    let own = needed_paths(bot, &bot.program);
     for path in own.iter().filter(|p| p.exists()) {
         let p = path.display().to_string();
         args.extend(["--ro-bind".to_string(), p.clone(), p]);
     }
     // An opponent's files inside what this bot sees (both bots in one folder tree) are hidden,
-    // unless this bot needs them itself (two bots sharing one interpreter or folder).
+    // unless this bot needs them itself (two bots sharing one interpreter or folder, or two
+    // identical submissions sharing one build folder, whose script is this bot's own too).
+    let mine = private_paths(bot);
     for path in others.iter().flat_map(|other| private_paths(other)) {
         let inside_own = own.iter().any(|o| path.starts_with(o) && &path != o);
-        let needed = own.iter().any(|o| o.starts_with(&path)) || bot.dir.starts_with(&path);
+        let needed = own.iter().any(|o| o.starts_with(&path))
+            || bot.dir.starts_with(&path)
+            || mine.contains(&path);
         if !inside_own || needed {
             continue;
         }
@@ -226,29 +207,13 @@ pub fn command(
     let dir = bot.dir.display().to_string();
     args.extend(["--dir".to_string(), dir.clone()]);
     args.extend(strings(&["--remount-ro", "/"]));
-    let seccomp = seccomp_fd();
-    if seccomp.is_some() {
-        args.extend(["--seccomp".to_string(), SECCOMP_FD.to_string()]);
-    }
     args.extend(["--chdir".to_string(), dir, "--".to_string()]);
     args.push(bot.program.display().to_string());
     args.extend(bot.args.iter().cloned());
     Command {
         program: bwrap.to_path_buf(),
         args,
-        seccomp,
     }
-}
-
-/// The seccomp program in a fresh memory file, read from its start by bwrap; `None` on an
-/// architecture the filter does not know.
-fn seccomp_fd() -> Option<OwnedFd> {
-    let program = super::seccomp::program()?;
-    let fd = rustix::fs::memfd_create("arbiter-seccomp", rustix::fs::MemfdFlags::CLOEXEC).ok()?;
-    let mut file = std::fs::File::from(fd);
-    file.write_all(&program).ok()?;
-    file.rewind().ok()?;
-    Some(OwnedFd::from(file))
 }
 
 #[cfg(test)]
@@ -306,7 +271,7 @@ mod tests {
             dir: tmp.path().join("work"),
             build: None,
         };
-        let paths = needed_paths(&me);
+        let paths = needed_paths(&me, &me.program);
         assert_eq!(paths, vec![tmp.path().join("py")]);
     }
 }

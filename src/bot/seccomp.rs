@@ -1,17 +1,14 @@
-//! The seccomp filter of the sandbox, as a classic BPF program for bwrap's `--seccomp`: it
-//! refuses (EPERM) the system calls that reach into another process (ptrace, reading or writing
-//! another process's memory) or into kernel facilities a bot has no use for and that have been
-//! the way out of sandboxes before (keyrings, perf events, eBPF, userfaultfd, kexec). Capabilities
-//! and namespaces already stop most of them; the filter also covers the box's own first process,
+//! The seccomp filter of every bot, with or without the sandbox, as a classic BPF program that
+//! the spawner installs just before `exec` (with no new privileges): it refuses (EPERM) the
+//! system calls that reach into another process (ptrace, reading or writing another process's
+//! memory) or into kernel facilities a bot has no use for and that have been the way out of
+//! sandboxes before (keyrings, perf events, eBPF, userfaultfd, kexec), and the two `ioctl`s that
+//! put characters into a terminal's input (TIOCSTI, TIOCLINUX): a bot must not type commands
+//! into the shell that started arbiter. Capabilities, namespaces and the bot's own session
+//! already stop most of them; the filter also covers bubblewrap's first process in the box,
 //! which a bot could otherwise trace.
 
-/// `struct sock_filter`: one instruction.
-struct Insn {
-    code: u16,
-    jt: u8,
-    jf: u8,
-    k: u32,
-}
+use libc::sock_filter as Insn;
 
 const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
 const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
@@ -25,6 +22,21 @@ const RET_EPERM: u32 = 0x0005_0000 | libc::EPERM as u32; // SECCOMP_RET_ERRNO
 /// Offsets in `struct seccomp_data`.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
+/// The low 32 bits of the second argument (little-endian; the kernel reads an ioctl's request
+/// as 32 bits, so the high ones do not matter).
+const ARG1_LOW: u32 = 24;
+
+/// The ioctl requests that push input into a terminal.
+const TIOCSTI: u32 = 0x5412;
+const TIOCLINUX: u32 = 0x541c;
+
+/// `ioctl`'s number.
+#[cfg(target_arch = "x86_64")]
+const IOCTL: u32 = 16;
+#[cfg(target_arch = "aarch64")]
+const IOCTL: u32 = 29;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const IOCTL: u32 = u32::MAX;
 
 /// The audit architecture and the refused system-call numbers of this machine.
 #[cfg(target_arch = "x86_64")]
@@ -42,73 +54,38 @@ const TARGET: Option<(u32, &[u32])> = Some((
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const TARGET: Option<(u32, &[u32])> = None;
 
-/// The filter's bytes, as bwrap reads them; `None` on an architecture not listed above.
-pub fn program() -> Option<Vec<u8>> {
+fn insn(code: u16, jt: u8, jf: u8, k: u32) -> Insn {
+    Insn { code, jt, jf, k }
+}
+
+/// The filter's instructions; `None` on an architecture not listed above.
+pub fn filter() -> Option<Vec<Insn>> {
     let (arch, refused) = TARGET?;
     let n = refused.len() as u8;
     let mut insns = vec![
-        Insn {
-            code: LD_W_ABS,
-            jt: 0,
-            jf: 0,
-            k: ARCH,
-        },
+        insn(LD_W_ABS, 0, 0, ARCH),
         // Another architecture's calls (a 32-bit entry on a 64-bit kernel): not allowed at all.
-        Insn {
-            code: JEQ_K,
-            jt: 1,
-            jf: 0,
-            k: arch,
-        },
-        Insn {
-            code: RET_K,
-            jt: 0,
-            jf: 0,
-            k: RET_KILL,
-        },
-        Insn {
-            code: LD_W_ABS,
-            jt: 0,
-            jf: 0,
-            k: NR,
-        },
+        insn(JEQ_K, 1, 0, arch),
+        insn(RET_K, 0, 0, RET_KILL),
+        insn(LD_W_ABS, 0, 0, NR),
     ];
+    // After the list: the ioctl check (5 instructions, ending with the ALLOW return), then the
+    // EPERM return.
+    const IOCTL_CHECK: u8 = 5;
     if cfg!(target_arch = "x86_64") {
         // The x32 calls (numbers with bit 30 set) bypass a list of x86-64 numbers.
-        insns.push(Insn {
-            code: JGE_K,
-            jt: n + 1,
-            jf: 0,
-            k: 0x4000_0000,
-        });
+        insns.push(insn(JGE_K, n + IOCTL_CHECK, 0, 0x4000_0000));
     }
     for (i, &nr) in refused.iter().enumerate() {
-        // Jump to the EPERM return, which follows the ALLOW return after the list.
-        insns.push(Insn {
-            code: JEQ_K,
-            jt: n - i as u8,
-            jf: 0,
-            k: nr,
-        });
+        insns.push(insn(JEQ_K, n - 1 - i as u8 + IOCTL_CHECK, 0, nr));
     }
-    insns.push(Insn {
-        code: RET_K,
-        jt: 0,
-        jf: 0,
-        k: RET_ALLOW,
-    });
-    insns.push(Insn {
-        code: RET_K,
-        jt: 0,
-        jf: 0,
-        k: RET_EPERM,
-    });
-    let mut bytes = Vec::with_capacity(insns.len() * 8);
-    for i in insns {
-        bytes.extend_from_slice(&i.code.to_ne_bytes());
-        bytes.push(i.jt);
-        bytes.push(i.jf);
-        bytes.extend_from_slice(&i.k.to_ne_bytes());
-    }
-    Some(bytes)
+    insns.extend([
+        insn(JEQ_K, 0, 3, IOCTL),
+        insn(LD_W_ABS, 0, 0, ARG1_LOW),
+        insn(JEQ_K, 2, 0, TIOCSTI),
+        insn(JEQ_K, 1, 0, TIOCLINUX),
+        insn(RET_K, 0, 0, RET_ALLOW),
+        insn(RET_K, 0, 0, RET_EPERM),
+    ]);
+    Some(insns)
 }

@@ -8,6 +8,13 @@
 //! The child shares the referee's memory and runs on its own small stack until `exec`; the
 //! referee's thread is suspended meanwhile. The child makes only raw system calls: no
 //! allocation, no lock, nothing that could touch state another thread of the referee holds.
+//!
+//! What the child does, in order: a session of its own (no controlling terminal), its
+//! parent-death signal, its resource limits, its cgroups (as root, before it drops that), in its
+//! own mount namespace the mounts that make its files reachable ([`super::reach`]) and its own
+//! /proc, its pipes and folder, then its user ([`super::isolation`]), no new privileges and the
+//! seccomp filter ([`super::seccomp`]), and `exec` with the environment it was given (nothing
+//! of the referee's own).
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -26,13 +33,20 @@ pub struct Request<'a> {
     pub max_processes: Option<u64>,
     /// `cgroup.procs` files to write the child into (one per cgroup hierarchy).
     pub cgroup_procs: &'a [&'a CStr],
-    /// A descriptor the program gets as its fd 3 (bwrap's seccomp filter).
-    pub fd3: Option<libc::c_int>,
     /// The size of the private /dev/shm of an isolated child (no limit if `None`).
     pub shm_bytes: Option<u64>,
     /// Start the child in a process-id namespace of its own with its own /proc, and without
     /// any capability (for a referee running as root: see [`super::isolation`]).
     pub isolate: bool,
+    /// The program's whole environment, `NAME=VALUE` each; a bare program name is looked up in
+    /// its `PATH` (else /usr/local/bin:/usr/bin:/bin), not in the referee's.
+    pub env: &'a [CString],
+    /// Become this user and group (and no other group) before exec (a referee running as root).
+    pub user: Option<u32>,
+    /// Mounts, in a mount namespace of the child's own, that make its files reachable.
+    pub reach: &'a [super::reach::Op],
+    /// The seccomp filter installed just before exec.
+    pub seccomp: Option<&'a [libc::sock_filter]>,
 }
 
 /// A started child: its pid (also its process group) and the referee's ends of its pipes.
@@ -53,18 +67,32 @@ struct Child {
     memory_bytes: Option<u64>,
     max_processes: Option<u64>,
     cgroup_procs: [*const libc::c_char; MAX_CGROUPS],
-    fd3: libc::c_int,
     isolate: bool,
+    envp: *const *const libc::c_char,
+    user: Option<u32>,
+    /// (what, path, source): 0 tmpfs, 1 folder, 2 file, 3 bind source onto path.
+    reach: *mut RawOp,
+    reach_len: usize,
+    seccomp: *const libc::sock_fprog,
     /// The mount options of its private /dev/shm (its size).
     shm_options: *const libc::c_char,
     /// Set by the child when a step fails: (step, errno).
     error: (libc::c_int, libc::c_int),
 }
 
+/// One mount step of [`super::reach`], as the child reads it.
+struct RawOp {
+    what: u8,
+    path: *const libc::c_char,
+    source: *const libc::c_char,
+    /// The source, opened by the child before any mount.
+    fd: libc::c_int,
+}
+
 /// The steps of the child, for error messages.
-const STEPS: [&str; 9] = [
+const STEPS: [&str; 13] = [
     "",
-    "set its process group",
+    "start its own session",
     "set its parent-death signal",
     "set its resource limits",
     "join its cgroup",
@@ -72,6 +100,10 @@ const STEPS: [&str; 9] = [
     "change to its directory",
     "mount its own /proc",
     "drop its capabilities",
+    "make its files reachable for its user (a mount in its namespace failed)",
+    "become its own unprivileged user",
+    "install its seccomp filter",
+    "make its mounts private",
 ];
 
 /// Most cgroup hierarchies a child joins (v1: pids, memory, freezer).
@@ -83,7 +115,36 @@ const CHILD_STACK_BYTES: usize = 64 * 1024;
 /// Starts `req.program` with `req.args` in `req.dir`, in a new process group, with piped stdin,
 /// stdout and stderr. The error says which step failed (exec errors keep their `ErrorKind`).
 pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
-    let program = cstring(resolve(req.program)?.as_os_str().as_bytes())?;
+    let program = cstring(
+        resolve(req.program, bot_path(req.env))?
+            .as_os_str()
+            .as_bytes(),
+    )?;
+    let mut envp: Vec<*const libc::c_char> = req.env.iter().map(|e| e.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    let mut reach: Vec<RawOp> = req
+        .reach
+        .iter()
+        .map(|op| {
+            use super::reach::Op;
+            match op {
+                Op::Tmpfs(p) => (0, p.as_ptr(), std::ptr::null()),
+                Op::Dir(p) => (1, p.as_ptr(), std::ptr::null()),
+                Op::File(p) => (2, p.as_ptr(), std::ptr::null()),
+                Op::Bind { from, to } => (3, to.as_ptr(), from.as_ptr()),
+            }
+        })
+        .map(|(what, path, source)| RawOp {
+            what,
+            path,
+            source,
+            fd: -1,
+        })
+        .collect();
+    let fprog = req.seccomp.map(|f| libc::sock_fprog {
+        len: f.len() as u16,
+        filter: f.as_ptr().cast_mut(),
+    });
     let mut argv_c = Vec::with_capacity(req.args.len() + 1);
     argv_c.push(cstring(req.program.as_os_str().as_bytes())?);
     for a in req.args {
@@ -125,8 +186,14 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         memory_bytes: req.memory_bytes,
         max_processes: req.max_processes,
         cgroup_procs,
-        fd3: req.fd3.unwrap_or(-1),
         isolate: req.isolate,
+        envp: envp.as_ptr(),
+        user: req.user,
+        reach: reach.as_mut_ptr(),
+        reach_len: reach.len(),
+        seccomp: fprog
+            .as_ref()
+            .map_or(std::ptr::null(), |f| f as *const libc::sock_fprog),
         shm_options: shm_options.as_ptr(),
         error: (0, 0),
     };
@@ -143,6 +210,8 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
         let namespaces = if req.isolate {
             libc::CLONE_NEWPID | libc::CLONE_NEWNS
+        } else if !req.reach.is_empty() {
+            libc::CLONE_NEWNS
         } else {
             0
         };
@@ -192,19 +261,10 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
             c.error = (step, *libc::__errno_location());
             libc::_exit(127)
         };
-        if libc::setpgid(0, 0) != 0 {
+        // Its own session and process group: no controlling terminal to read, signal or type
+        // into.
+        if libc::setsid() < 0 {
             return fail(c, 1);
-        }
-        // A referee killed without warning takes its bots with it.
-        if libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        ) != 0
-        {
-            return fail(c, 2);
         }
         for (resource, value) in [
             (libc::RLIMIT_DATA, c.memory_bytes),
@@ -227,10 +287,9 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
             }
             libc::close(fd);
         }
-        if c.isolate {
-            // Mounts made from here on stay in the child's mount namespace; its /proc shows
-            // only its own process-id namespace (itself and what it starts).
-            let none = std::ptr::null::<libc::c_char>();
+        let none = std::ptr::null::<libc::c_char>();
+        if c.isolate || c.reach_len > 0 {
+            // Mounts made from here on stay in the child's mount namespace.
             if libc::mount(
                 none,
                 c"/".as_ptr(),
@@ -238,13 +297,66 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 libc::MS_REC | libc::MS_PRIVATE,
                 std::ptr::null(),
             ) != 0
-                || libc::mount(
-                    c"proc".as_ptr(),
-                    c"/proc".as_ptr(),
-                    c"proc".as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                    std::ptr::null(),
-                ) != 0
+            {
+                return fail(c, 12);
+            }
+        }
+        // Every source first: a later in-memory folder may cover it.
+        for i in 0..c.reach_len {
+            let op = &mut *c.reach.add(i);
+            if op.what == 3 {
+                op.fd = libc::open(op.source, libc::O_PATH | libc::O_CLOEXEC);
+                if op.fd < 0 {
+                    return fail(c, 9);
+                }
+            }
+        }
+        for i in 0..c.reach_len {
+            let op = &*c.reach.add(i);
+            let ok = match op.what {
+                0 => {
+                    libc::mount(
+                        c"tmpfs".as_ptr(),
+                        op.path,
+                        c"tmpfs".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        c"mode=0755".as_ptr().cast(),
+                    ) == 0
+                }
+                1 => libc::mkdir(op.path, 0o755) == 0 || *libc::__errno_location() == libc::EEXIST,
+                2 => {
+                    let fd = libc::open(
+                        op.path,
+                        libc::O_WRONLY | libc::O_CREAT | libc::O_CLOEXEC,
+                        0o644,
+                    );
+                    fd >= 0 && libc::close(fd) == 0
+                }
+                _ => {
+                    let mut source = [0u8; 32];
+                    fd_path(op.fd, &mut source);
+                    libc::mount(
+                        source.as_ptr().cast(),
+                        op.path,
+                        none,
+                        libc::MS_BIND | libc::MS_REC,
+                        std::ptr::null(),
+                    ) == 0
+                }
+            };
+            if !ok {
+                return fail(c, 9);
+            }
+        }
+        if c.isolate {
+            // Its /proc shows only its own process-id namespace (itself and what it starts).
+            if libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
             {
                 return fail(c, 7);
             }
@@ -271,21 +383,42 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 return fail(c, 5);
             }
         }
-        if c.fd3 >= 0 {
-            let ok = if c.fd3 == 3 {
-                libc::fcntl(3, libc::F_SETFD, 0) == 0
-            } else {
-                libc::dup2(c.fd3, 3) == 3
-            };
-            if !ok {
-                return fail(c, 5);
-            }
-        }
         if libc::chdir(c.dir) != 0 {
             return fail(c, 6);
         }
-        if c.isolate && !super::isolation::drop_capabilities() {
-            return fail(c, 8);
+        if c.isolate {
+            if !super::isolation::drop_capabilities(c.user) {
+                return fail(c, 8);
+            }
+        } else if let Some(id) = c.user {
+            // From root to another user: every capability goes.
+            if !super::isolation::become_user(id) {
+                return fail(c, 10);
+            }
+        }
+        // A referee killed without warning takes its bots with it. (Set after the change of
+        // user, which clears it.)
+        if libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        ) != 0
+        {
+            return fail(c, 2);
+        }
+        if !c.seccomp.is_null()
+            && (libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                    c.seccomp,
+                    0,
+                    0,
+                ) != 0)
+        {
+            return fail(c, 11);
         }
         // The referee ignores SIGPIPE and handles a few signals; the bot starts with the
         // defaults and nothing blocked, as from a shell.
@@ -303,9 +436,29 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-        libc::execv(c.program, c.argv);
+        libc::execve(c.program, c.argv, c.envp);
         fail(c, 0)
     }
+}
+
+/// Writes `/proc/self/fd/<fd>` and a NUL into `out`, without allocating.
+fn fd_path(fd: libc::c_int, out: &mut [u8; 32]) {
+    const PREFIX: &[u8] = b"/proc/self/fd/";
+    out[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut digits = [0u8; 10];
+    let (mut n, mut len) = (fd.max(0) as u32, 0);
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for i in 0..len {
+        out[PREFIX.len() + i] = digits[len - 1 - i];
+    }
+    out[PREFIX.len() + len] = 0;
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -316,14 +469,23 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(io::Error::from)
 }
 
+/// The bot's `PATH`, from its environment (the default when it has none).
+pub fn bot_path(env: &[CString]) -> &str {
+    env.iter()
+        .find_map(|e| e.to_str().ok()?.strip_prefix("PATH="))
+        .unwrap_or(DEFAULT_PATH)
+}
+
+/// A bot's `PATH` unless it is given another.
+pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
 /// The file `program` names: as given when it has a `/`, else the first executable of that
-/// name in `PATH` (as execvp looks it up).
-fn resolve(program: &Path) -> io::Result<PathBuf> {
+/// name in `path` (as execvp looks it up).
+pub fn resolve(program: &Path, path: &str) -> io::Result<PathBuf> {
     if program.as_os_str().as_bytes().contains(&b'/') {
         return Ok(program.to_path_buf());
     }
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    std::env::split_paths(&path)
+    std::env::split_paths(path)
         .map(|dir| dir.join(program))
         .find(|candidate| is_executable(candidate))
         .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
@@ -347,9 +509,12 @@ mod tests {
             memory_bytes: None,
             max_processes: None,
             cgroup_procs: &[],
-            fd3: None,
             shm_bytes: None,
             isolate: false,
+            env: &[],
+            user: None,
+            reach: &[],
+            seccomp: None,
         }
     }
 

@@ -80,11 +80,18 @@ pub struct GameOpts {
         allow_negative_numbers = true
     )]
     pub memory_mb: u64,
-    /// Most processes and threads a bot may have at once, a count [default: no limit]. Enforced by
-    /// a pids cgroup where the referee can create one, else by RLIMIT_NPROC (which counts all of
-    /// the user's processes and does not bind root).
+    /// Most processes and threads a bot may have at once, a count; 0 = no limit [default: 64
+    /// where a pids cgroup enforces it (as root), else none]. Going over it loses by
+    /// `process-limit` where a pids cgroup enforces it; elsewhere a given N is RLIMIT_NPROC
+    /// (which counts all of the user's processes).
     #[arg(long, value_name = "N")]
     pub max_processes: Option<u64>,
+    /// Pass an environment variable on to the bots: NAME=VALUE, or NAME for arbiter's own value
+    /// (repeatable). Bots otherwise get only PATH=/usr/local/bin:/usr/bin:/bin, HOME=/tmp,
+    /// TMPDIR=/tmp, LANG=C.UTF-8 and the ARBITER_* settings (see the README).
+    #[arg(long, value_name = "NAME[=VALUE]")]
+    #[serde(default)]
+    pub bot_env: Vec<String>,
     /// Run each bot under bubblewrap as an unprivileged user with no capabilities: no network,
     /// only system folders and its own files (read-only), a private /tmp and /dev/shm (needs the
     /// bwrap program; see the README for what it protects).
@@ -140,18 +147,26 @@ impl GameOpts {
         } else {
             (Duration::from_millis(self.grace_ms), self.strikes)
         };
-        // Bots inherit the referee's environment (bubblewrap passes it on too): a bot that
-        // budgets its time reads its limits here instead of assuming the arena's. Set before
-        // any game thread starts.
-        std::env::set_var("ARBITER_TURN_MS", self.turn_ms.to_string());
-        std::env::set_var("ARBITER_FIRST_TURN_MS", self.first_turn_ms.to_string());
-        std::env::set_var(
-            "ARBITER_CLOCK",
-            match self.clock {
-                arbiter::referee::Clock::Wall => "wall",
-                arbiter::referee::Clock::Cpu => "cpu",
-            },
-        );
+        // A bot that budgets its time reads its limits here instead of assuming the arena's;
+        // then what the user passes on.
+        let mut env = vec![
+            ("ARBITER_TURN_MS".to_string(), self.turn_ms.to_string()),
+            (
+                "ARBITER_FIRST_TURN_MS".to_string(),
+                self.first_turn_ms.to_string(),
+            ),
+            (
+                "ARBITER_CLOCK".to_string(),
+                match self.clock {
+                    arbiter::referee::Clock::Wall => "wall",
+                    arbiter::referee::Clock::Cpu => "cpu",
+                }
+                .to_string(),
+            ),
+        ];
+        for arg in &self.bot_env {
+            env.push(arbiter::bot::env::parse_bot_env(arg).map_err(anyhow::Error::msg)?);
+        }
         Ok(RefereeConfig {
             time: TimeControl {
                 first_turn: Duration::from_millis(self.first_turn_ms),
@@ -166,12 +181,17 @@ impl GameOpts {
             kill_grace: Duration::from_millis(self.kill_grace_ms),
             limits: Limits {
                 memory_bytes: (self.memory_mb > 0).then_some(self.memory_mb * 1024 * 1024),
-                max_processes: self.max_processes,
+                max_processes: match self.max_processes {
+                    Some(0) => None,
+                    Some(n) => Some(n),
+                    None => arbiter::bot::cgroup::default_max_processes(),
+                },
                 sandbox: if self.sandbox {
                     Some(arbiter::bot::sandbox::require().map_err(anyhow::Error::msg)?)
                 } else {
                     None
                 },
+                env,
             },
             record_turns: false,
         })

@@ -44,6 +44,9 @@ pub struct Limits {
     pub max_processes: Option<u64>,
     /// Run under bubblewrap (this is its path): see [`super::sandbox`].
     pub sandbox: Option<PathBuf>,
+    /// What the bot's environment holds beyond [`super::env::BASE`] (the `ARBITER_*` settings,
+    /// what the user passes on with `--bot-env`); a name given twice takes the last value.
+    pub env: Vec<(String, String)>,
 }
 
 /// Why a bot could not be started.
@@ -95,6 +98,8 @@ pub struct BotProcess {
     memory_cap: Option<u64>,
     memory_hit: bool,
     inner_pid: std::cell::Cell<Option<i32>>,
+    /// The bot's own user id (as root), held until the bot is gone.
+    _user: Option<super::isolation::SeatId>,
 }
 
 fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
@@ -117,13 +122,52 @@ impl BotProcess {
             dir: spec.dir.display().to_string(),
             reason,
         };
-        let (program, args, seccomp) = match &limits.sandbox {
+        let mut env = super::env::bot_env(&limits.env);
+        // Its folder, as a shell (and bwrap) would say.
+        env.push(("PWD".to_string(), spec.dir.display().to_string()));
+        let env_c = super::env::entries(&env);
+        let path = super::spawn::bot_path(&env_c);
+        // As root, the bot runs as a user of its own, which must be able to reach its files.
+        let user = super::isolation::SeatId::take()
+            .transpose()
+            .map_err(&fail)?;
+        let reach = match &user {
+            Some(_) => {
+                let resolved = super::spawn::resolve(&spec.program, path)
+                    .unwrap_or_else(|_| spec.program.clone());
+                let mut paths = super::sandbox::needed_paths(spec, &resolved);
+                paths.push(spec.dir.clone());
+                let plan = super::reach::plan(&paths)
+                    .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
+                if let Some(top) = plan
+                    .covered
+                    .first()
+                    .filter(|_| !super::isolation::isolate())
+                {
+                    return Err(fail(format!(
+                        "its own unprivileged user (arbiter runs bots as root under a user of \
+                         their own) cannot enter {} (mode {:o}), and this referee cannot mount \
+                         (no CAP_SYS_ADMIN) to show it the bot's files; move the bot to a folder \
+                         every user may enter, or let others enter it (chmod o+x {})",
+                        top.display(),
+                        std::fs::metadata(top)
+                            .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
+                            .unwrap_or(0),
+                        top.display()
+                    )));
+                }
+                plan
+            }
+            None => super::reach::Plan::default(),
+        };
+        let (program, args) = match &limits.sandbox {
             Some(bwrap) => {
                 let c = super::sandbox::command(bwrap, spec, others, limits.memory_bytes);
-                (c.program, c.args, c.seccomp)
+                (c.program, c.args)
             }
-            None => (spec.program.clone(), spec.args.clone(), None),
+            None => (spec.program.clone(), spec.args.clone()),
         };
+        let seccomp = super::seccomp::filter();
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
         let cgroup = super::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
@@ -149,15 +193,24 @@ impl BotProcess {
                 limits.max_processes
             },
             cgroup_procs: &procs,
-            fd3: seccomp.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
             // bwrap makes its own namespaces.
             shm_bytes: limits.memory_bytes,
             isolate: isolated,
+            env: &env_c,
+            user: user.as_ref().map(|u| u.id),
+            reach: &reach.ops,
+            seccomp: seccomp.as_deref(),
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
                 ErrorKind::NotFound => format!(
-                    "no such program (or its interpreter, named on its #! line, is missing): {e}"
+                    "no such program in the bot's PATH ({path}; `--bot-env PATH` passes \
+                     arbiter's own), or its interpreter, named on its #! line, is missing: {e}"
+                ),
+                ErrorKind::PermissionDenied if user.is_some() => format!(
+                    "permission denied (is the file executable, try chmod +x; and may every \
+                     user read it and enter its folders? arbiter runs bots as root under an \
+                     unprivileged user of their own, with PATH={path}): {e}"
                 ),
                 ErrorKind::PermissionDenied => {
                     format!("permission denied (is the file executable? try chmod +x): {e}")
@@ -199,6 +252,7 @@ impl BotProcess {
                 memory_cap,
                 memory_hit: false,
                 inner_pid: std::cell::Cell::new(None),
+                _user: user,
             }),
             Err(e) => {
                 let _ = kill_process_group(pgid, Signal::KILL);

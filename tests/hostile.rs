@@ -29,6 +29,8 @@ fn play_marked(name: &str, white: &str, extra: &[&str]) -> (Value, Duration, tem
         .arg("--replay")
         .arg(&replay)
         .args(extra)
+        // Bots get only what is passed on: the marker finds every process they start.
+        .args(["--bot-env", "ARBITER_TEST_MARKER"])
         .arg(white)
         .arg(random_bot())
         .output()
@@ -165,6 +167,7 @@ fn a_referee_killed_with_sigkill_takes_its_bots_with_it() {
     let mut referee = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .env("ARBITER_TEST_MARKER", &mark)
         .args(["play", "--first-turn-ms", "60000"])
+        .args(["--bot-env", "ARBITER_TEST_MARKER"])
         .arg(hostile("ignore-term 1"))
         .arg(random_bot())
         .stdout(std::process::Stdio::null())
@@ -287,9 +290,11 @@ fn a_bot_over_its_process_limit_cannot_fork() {
 fn a_process_that_leaves_the_bots_process_group_is_still_ended() {
     // `setsid` puts the sleeper in a session and group of its own, out of reach of a group
     // kill; the bot's cgroup still holds it.
+    // `python3` as the bot's own PATH finds it: a path named inside a shell command is not
+    // made reachable for the bot's user (as root, the interpreter of these tests may be under
+    // /root, which that user cannot enter).
     let bot = format!(
-        "sh -c 'setsid sleep 1000 & exec {} {}/tests/bots/hostile.py honest'",
-        python(),
+        "sh -c 'setsid sleep 1000 & exec python3 {}/tests/bots/hostile.py honest'",
         root().display()
     );
     let (v, _, _) = play_marked("setsid", &bot, &["--max-turns", "6"]);
@@ -307,7 +312,8 @@ fn a_flood_of_lines_is_read_only_as_far_as_needed() {
         .env("ARBITER_TEST_MARKER", &mark)
         .arg("-c")
         .arg(format!(
-            "ulimit -d 40000 && exec {} play --json --memory-mb 0 --turn-ms 5000 \"{}\" {}",
+            "ulimit -d 40000 && exec {} play --json --memory-mb 0 --turn-ms 5000 \
+             --bot-env ARBITER_TEST_MARKER \"{}\" {}",
             env!("CARGO_BIN_EXE_arbiter"),
             hostile("line-flood 2 64"),
             random_bot()

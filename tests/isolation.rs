@@ -13,11 +13,15 @@ fn is_root() -> bool {
     arbiter::bot::isolates_bots()
 }
 
+/// Starts `arbiter COMMAND ARGS...` with `mark` in the bots' environment (passed on with
+/// `--bot-env`: it finds every process they start).
 fn start(args: &[String], mark: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .current_dir(root())
         .env("ARBITER_TEST_MARKER", mark)
-        .args(args)
+        .arg(&args[0])
+        .args(["--bot-env", "ARBITER_TEST_MARKER"])
+        .args(&args[1..])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -22,6 +22,7 @@ fn limited(white: &str, mb: &str, extra: &[&str]) -> (Value, String) {
         .args(["--turn-ms", "5000", "--first-turn-ms", "10000"])
         .args(["--memory-mb", mb])
         .args(extra)
+        .args(["--bot-env", "ARBITER_TEST_MARKER"])
         .arg("--replay")
         .arg(&replay)
         .arg(white)

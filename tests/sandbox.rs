@@ -100,6 +100,7 @@ fn a_sandboxed_game_is_a_normal_game_and_leaves_nothing_behind() {
     let out = arbiter()
         .env("ARBITER_TEST_MARKER", &mark)
         .args(["play", "--json", "--sandbox", "--seed", "4"])
+        .args(["--bot-env", "ARBITER_TEST_MARKER"])
         .args([greedy_bot(), random_bot()])
         .output()
         .unwrap();
@@ -155,6 +156,10 @@ fn no_unix_socket_of_the_host_is_reachable_from_the_sandbox() {
     for p in &places {
         let _ = std::fs::remove_file(p);
         listeners.push(std::os::unix::net::UnixListener::bind(p).unwrap());
+        // Open to every user: a bot run by root runs as a user of its own, and the sandbox must
+        // hide the socket, not only its permissions.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
     let paths: Vec<String> = places.iter().map(|p| p.display().to_string()).collect();
     // Reachable without the sandbox: the test can tell the difference.

@@ -189,6 +189,9 @@ pub struct Cgroup {
     memory: Option<(PathBuf, bool)>,
     /// The memory limit, in bytes, when the cgroup enforces it.
     pub memory_bytes: Option<u64>,
+    /// The pids controller's folder, and its cap when it enforces one.
+    pids: Option<PathBuf>,
+    pub max_pids: Option<u64>,
     /// The freezer's file, open, and whether it is v2 (`cgroup.freeze`) or v1 (`freezer.state`).
     freezer: Option<(std::fs::File, bool)>,
 }
@@ -205,6 +208,8 @@ impl Cgroup {
             procs: Vec::new(),
             memory: None,
             memory_bytes: None,
+            pids: None,
+            max_pids: None,
             freezer: None,
         };
         let mut make = |base: &Option<PathBuf>| -> Option<PathBuf> {
@@ -228,7 +233,9 @@ impl Cgroup {
         let v2 = v2.is_some();
         if let (Some(dir), Some(max)) = (&pids, max_pids) {
             std::fs::write(dir.join("pids.max"), max.to_string()).ok()?;
+            group.max_pids = Some(max);
         }
+        group.pids = pids;
         if let Some(dir) = memory {
             if let Some(bytes) = memory_bytes {
                 let set = if v2 {
@@ -272,6 +279,19 @@ impl Cgroup {
         text.lines().any(|l| {
             let mut words = l.split_whitespace();
             words.next() == Some("oom_kill") && words.next().is_some_and(|n| n != "0")
+        })
+    }
+
+    /// Whether a fork or thread of the bot was refused for going over its process cap
+    /// (`pids.events`' `max` count, in cgroup v1 and v2).
+    pub fn pids_exceeded(&self) -> bool {
+        let Some(dir) = &self.pids else {
+            return false;
+        };
+        let text = std::fs::read_to_string(dir.join("pids.events")).unwrap_or_default();
+        text.lines().any(|l| {
+            let mut words = l.split_whitespace();
+            words.next() == Some("max") && words.next().is_some_and(|n| n != "0")
         })
     }
 
@@ -334,6 +354,8 @@ fn sweep_stale(base: &Path) {
                 procs: Vec::new(),
                 memory: None,
                 memory_bytes: None,
+                pids: None,
+                max_pids: None,
                 freezer: None,
             });
         }

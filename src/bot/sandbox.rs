@@ -102,7 +102,8 @@ fn script(bot: &BotSpec) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn is_system(path: &Path) -> bool {
+/// Whether `path` is in one of the system folders every bot sees.
+pub(super) fn is_system(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
 }
 

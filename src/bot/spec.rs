@@ -54,6 +54,12 @@ pub enum SpecError {
         command: String,
         source: std::io::Error,
     },
+    #[error("bot '{origin}': the run line of {toml} names {path}, which is outside the bot's folder; a bot gets only its own folder and the system's files (with --sandbox nothing else is shown to it), so copy what it needs into its folder and name it from there")]
+    OutsideArgument {
+        origin: String,
+        toml: PathBuf,
+        path: PathBuf,
+    },
     /// A single source file that cannot be built (see [`super::source`]).
     #[error(transparent)]
     Source(#[from] super::source::SourceError),
@@ -167,6 +173,13 @@ impl BotSpec {
         }
         let dir = absolute(dir);
         let (program, args) = split(origin, &parsed.run, &dir)?;
+        if let Some(path) = outside_argument(&args, &dir) {
+            return Err(SpecError::OutsideArgument {
+                origin: origin.into(),
+                toml: toml_path,
+                path,
+            });
+        }
         Ok(BotSpec {
             name: parsed.name.unwrap_or_else(|| stem(&dir)),
             origin: origin.into(),
@@ -239,6 +252,16 @@ fn split(origin: &str, line: &str, dir: &Path) -> Result<(PathBuf, Vec<String>),
     Ok((program, words))
 }
 
+/// The first argument of a bot.toml's run line that names an existing file or folder of the host
+/// outside the bot's folder `dir` and the system's folders (the program itself may be anywhere).
+fn outside_argument(args: &[String], dir: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    args.iter()
+        .filter(|a| a.contains('/') || dir.join(a).exists())
+        .filter_map(|a| std::fs::canonicalize(dir.join(a)).ok())
+        .find(|p| !p.starts_with(&dir) && !super::sandbox::is_system(p))
+}
+
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -267,6 +290,33 @@ mod tests {
             BotSpec::resolve("  "),
             Err(SpecError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn a_run_line_naming_a_host_file_outside_the_folder_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bot = tmp.path().join("bot");
+        std::fs::create_dir(&bot).unwrap();
+        let secret = tmp.path().join("secret.txt");
+        std::fs::write(&secret, "hunter2").unwrap();
+        std::fs::write(bot.join("bot.py"), "").unwrap();
+        let outside = format!("cat {}", secret.display());
+        for (run, refused) in [
+            ("python3 bot.py", false),
+            ("python3 bot.py /etc/hostname", false),
+            ("python3 bot.py ../secret.txt", true),
+            (outside.as_str(), true),
+        ] {
+            std::fs::write(bot.join("bot.toml"), format!("run = \"{run}\"\n")).unwrap();
+            let r = BotSpec::resolve(bot.to_str().unwrap());
+            match r {
+                Err(SpecError::OutsideArgument { path, .. }) => {
+                    assert!(refused, "{run}");
+                    assert_eq!(path, std::fs::canonicalize(&secret).unwrap());
+                }
+                other => assert!(!refused && other.is_ok(), "{run}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -21,12 +21,14 @@ pub enum Reason {
     OutputTooLong,
     /// The bot (with its children) went over its memory limit and the kernel killed it.
     MemoryLimit,
+    /// The bot ended after a process or thread it tried to start went over its process cap.
+    ProcessLimit,
     /// The referee itself failed during this game (recorded so a tournament goes on).
     RefereeError,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 8] = [
+    pub const ALL: [Reason; 9] = [
         Reason::Win,
         Reason::TurnLimit,
         Reason::Timeout,
@@ -34,6 +36,7 @@ impl Reason {
         Reason::Crash,
         Reason::OutputTooLong,
         Reason::MemoryLimit,
+        Reason::ProcessLimit,
         Reason::RefereeError,
     ];
 
@@ -46,6 +49,7 @@ impl Reason {
             Reason::Crash => "crash",
             Reason::OutputTooLong => "output-too-long",
             Reason::MemoryLimit => "memory-limit",
+            Reason::ProcessLimit => "process-limit",
             Reason::RefereeError => "referee-error",
         }
     }

@@ -28,6 +28,10 @@ pub trait Seat {
     fn try_exit_status(&mut self) -> Option<ExitStatus>;
     /// The memory limit it went over, if the system says it was killed for that.
     fn memory_limit_hit(&mut self) -> Option<u64>;
+    /// The process cap it tried to go over, where the system tells.
+    fn process_limit_hit(&mut self) -> Option<u64> {
+        None
+    }
     /// Ends it (TERM, `grace`, KILL).
     fn shutdown(&mut self, grace: Duration);
     /// The last part of what it wrote to stderr, and how much it wrote in all.
@@ -71,6 +75,9 @@ impl Seat for BotProcess {
     }
     fn memory_limit_hit(&mut self) -> Option<u64> {
         BotProcess::memory_limit_hit(self)
+    }
+    fn process_limit_hit(&mut self) -> Option<u64> {
+        BotProcess::process_limit_hit(self)
     }
     fn shutdown(&mut self, grace: Duration) {
         BotProcess::shutdown(self, grace)

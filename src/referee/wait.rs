@@ -66,8 +66,8 @@ pub(super) fn wait_answer<S: Seat>(
     }
 }
 
-/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), else
-/// a crash; `how` says how it ended.
+/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), over
+/// its process cap (where a pids cgroup tells), else a crash; `how` says how it ended.
 pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: String) -> (Reason, String) {
     match bot.memory_limit_hit() {
         Some(bytes) => (
@@ -77,6 +77,15 @@ pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: String) -> (Reason, String
                 bytes / (1024 * 1024)
             ),
         ),
-        None => (Reason::Crash, how),
+        None => match bot.process_limit_hit() {
+            Some(n) => (
+                Reason::ProcessLimit,
+                format!(
+                    "ended after trying to run more than {n} processes and threads at once \
+                     (its process cap, --max-processes): {how}"
+                ),
+            ),
+            None => (Reason::Crash, how),
+        },
     }
 }

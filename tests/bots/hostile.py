@@ -118,6 +118,10 @@ MODES = {
     "ponder": ([], []),
     "cpus": ([], []),
     "setsid-spin": ([], []),
+    "privileges": (["T", "DIR"], [1, None]),
+    "tiocsti": (["T", "TEXT"], [1, "echo PWNED"]),
+    "fork-bomb": (["T", "N"], [1, 300]),
+    "raise-segv": (["T"], [2]),
 }
 TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS", "FILE"}
 
@@ -278,6 +282,73 @@ def escape(csv, opponent):
     attempt("OPPONENT", read_opponent)
     attempt("PTRACE", trace)
     attempt("RAW", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close())
+
+
+def privileges(results):
+    """What a bot run by root must not have: its uid, and writes into cgroup files, the host's
+    kernel settings and the results folder RESULTS."""
+    note("UID %d GID %d GROUPS %s" % (os.getuid(), os.getgid(), os.getgroups()))
+    procs = []
+    for line in open("/proc/self/cgroup"):
+        _, controllers, path = line.rstrip("\n").split(":", 2)
+        for c in controllers.split(",") or [""]:
+            base = "/sys/fs/cgroup/" + (c if c and not c.startswith("name=") else "")
+            procs.append(os.path.join(base, "cgroup.procs"))
+            procs.append(os.path.join(base + path, "cgroup.procs"))
+
+    def write_cgroups():
+        # Leaving its cgroup: writes itself into its hierarchy's root (any one succeeding).
+        errors = []
+        for f in sorted(set(procs)):
+            try:
+                with open(f, "w") as out:
+                    out.write("0")
+                return
+            except OSError as e:
+                errors.append(e)
+        raise errors[0] if errors else OSError("no cgroup file")
+
+    def write_sysctl():
+        # Writes back the value it reads: nothing changes on a host that lets it through.
+        path = "/proc/sys/kernel/printk_ratelimit_burst"
+        with open(path) as f:
+            value = f.read()
+        with open(path, "w") as f:
+            f.write(value)
+
+    attempt("CGROUP", write_cgroups)
+    attempt("SYSCTL", write_sysctl)
+    attempt("RESULTS", lambda: write_file(os.path.join(results, "forged.csv"), "x\n"))
+
+
+def tiocsti(text):
+    """Types TEXT and a newline into the controlling terminal's input, as if at the keyboard."""
+    import fcntl
+    import termios
+
+    def inject():
+        fd = os.open("/dev/tty", os.O_RDWR)
+        try:
+            for ch in (text + "\n").encode():
+                fcntl.ioctl(fd, termios.TIOCSTI, bytes([ch]))
+        finally:
+            os.close(fd)
+
+    attempt("TIOCSTI", inject)
+
+
+def fork_bomb(n):
+    """Starts up to N sleeping children; a refused fork is noted and ends the bot with 1."""
+    for _ in range(n):
+        try:
+            pid = os.fork()
+        except OSError as e:
+            note("FORK-REFUSED %s" % e)
+            sys.exit(1)
+        if pid == 0:
+            time.sleep(1000)
+            os._exit(0)
+    note("FORKED %d" % n)
 
 
 def note_caps():
@@ -502,6 +573,15 @@ def main():
                 note("STATE %s" % state)
             except OSError as e:
                 note("PEEK-FAILED %s" % e)
+        elif mode == "privileges" and at:
+            privileges(a["DIR"])
+        elif mode == "tiocsti" and at:
+            tiocsti(a["TEXT"])
+        elif mode == "fork-bomb" and at:
+            fork_bomb(a["N"])
+        elif mode == "raise-segv" and at:
+            signal.raise_signal(signal.SIGSEGV)
+            note("SURVIVED-SIGSEGV")
         elif mode == "memory" and at:
             try:
                 block = bytearray(a["MB"] * 1024 * 1024)

@@ -97,6 +97,9 @@ pub struct BotProcess {
     /// The memory limit, when a memory cgroup enforces it (and the bot hit it).
     memory_cap: Option<u64>,
     memory_hit: bool,
+    /// The process cap, when a pids cgroup enforces it (and the bot hit it).
+    process_cap: Option<u64>,
+    process_hit: bool,
     inner_pid: std::cell::Cell<Option<i32>>,
     /// The bot's own user id (as root), held until the bot is gone.
     _user: Option<super::isolation::SeatId>,
@@ -172,6 +175,7 @@ impl BotProcess {
         // finds every process of the bot at the end.
         let cgroup = super::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
         let memory_cap = cgroup.as_ref().and_then(|g| g.memory_bytes);
+        let process_cap = cgroup.as_ref().and_then(|g| g.max_pids);
         let isolated = limits.sandbox.is_none() && super::isolation::isolate();
         let procs: Vec<&std::ffi::CStr> = cgroup
             .iter()
@@ -251,6 +255,8 @@ impl BotProcess {
                 cgroup,
                 memory_cap,
                 memory_hit: false,
+                process_cap,
+                process_hit: false,
                 inner_pid: std::cell::Cell::new(None),
                 _user: user,
             }),
@@ -321,6 +327,16 @@ impl BotProcess {
             }
             self.frozen = false;
         }
+    }
+
+    /// Thaws the bot whatever froze it (its cgroup's freezer, SIGSTOP), even when the referee
+    /// did not.
+    fn force_thaw(&mut self) {
+        if let Some(g) = &self.cgroup {
+            g.set_frozen(false);
+        }
+        let _ = kill_process_group(self.pgid, Signal::CONT);
+        self.frozen = false;
     }
 
     /// Reads whatever stdout holds now, without waiting.
@@ -432,6 +448,15 @@ impl BotProcess {
         self.memory_cap.filter(|_| self.memory_hit)
     }
 
+    /// The process cap, if the bot tried to go over it (known only where a pids cgroup
+    /// enforces it).
+    pub fn process_limit_hit(&mut self) -> Option<u64> {
+        if !self.process_hit {
+            self.process_hit = self.cgroup.as_ref().is_some_and(|g| g.pids_exceeded());
+        }
+        self.process_cap.filter(|_| self.process_hit)
+    }
+
     /// Total bytes the bot wrote to stderr.
     pub fn stderr_bytes(&self) -> u64 {
         self.err_total
@@ -468,14 +493,16 @@ fn timespec(d: Duration) -> Timespec {
     }
 }
 
-/// Ends every bot's process group at once: TERM (and CONT, so a frozen bot sees it), up to
-/// `grace` for the leaders to exit, then KILL to each whole group, and reaps every leader.
+/// Ends every bot's process group at once: TERM (and a thaw and CONT, so a frozen or stopped
+/// bot sees it), up to `grace` for the leaders to exit, then KILL to each whole group and
+/// cgroup, and reaps every leader. Never waits on a bot without a deadline: a leader that is
+/// still there a short while after KILL (frozen again, or stuck in the kernel) is reaped by a
+/// thread of its own, and the game goes on to its verdict.
 pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
         let _ = kill_process_group(bot.pgid, Signal::TERM);
-        bot.thaw();
-        let _ = kill_process_group(bot.pgid, Signal::CONT);
+        bot.force_thaw();
     }
     // A bot that is the first process of its pid namespace ignores TERM unless it handles it;
     // one that would have died of TERM is killed at once instead of after the grace.
@@ -491,9 +518,22 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     }
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         let _ = kill_process_group(bot.pgid, Signal::KILL);
-        bot.exited = bot.exited.or_else(|| reap(bot.pgid, true));
+        // However it was frozen, a frozen process does not die until thawed.
+        bot.force_thaw();
+        if let Some(g) = &bot.cgroup {
+            g.kill_all();
+        }
+    }
+    let deadline = Instant::now() + grace.max(KILL_WAIT);
+    for bot in bots.iter_mut().filter(|b| !b.ended) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        bot.exited = bot.exited.or_else(|| wait_exit(bot, left));
+        if bot.exited.is_none() {
+            reap_later(bot.pgid);
+        }
         // Read before the cgroup goes: the verdict may depend on it.
         bot.memory_limit_hit();
+        bot.process_limit_hit();
         // Processes that left the group (setsid) are still in the bot's cgroup.
         bot.cgroup = None;
         bot.drain_stderr();
@@ -504,12 +544,26 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     }
 }
 
+/// The least time given to a killed bot's leader to be reaped, whatever the kill grace.
+const KILL_WAIT: Duration = Duration::from_millis(100);
+
+/// Reaps `pid` on a thread of its own, whenever it ends (it is killed already).
+fn reap_later(pid: Pid) {
+    let _ = std::thread::Builder::new()
+        .name("arbiter-reaper".into())
+        .spawn(move || reap(pid, true));
+}
+
 impl Drop for BotProcess {
     fn drop(&mut self) {
         if !self.ended {
             let _ = kill_process_group(self.pgid, Signal::KILL);
-            if self.exited.is_none() {
-                let _ = reap(self.pgid, true);
+            self.force_thaw();
+            if let Some(g) = &self.cgroup {
+                g.kill_all();
+            }
+            if self.exited.is_none() && wait_exit(self, KILL_WAIT).is_none() {
+                reap_later(self.pgid);
             }
             self.cgroup = None;
             cleanup::unregister(self.pgid);

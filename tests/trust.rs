@@ -113,8 +113,13 @@ fn a_bot_frozen_by_someone_else_is_thawed_killed_and_judged() {
         .unwrap();
     let t = Instant::now();
     let black = loop {
-        if let Some(p) = children_with(referee.id(), "100000").first() {
-            break *p;
+        // The python process itself (before its exec, a child shows the referee's command line).
+        let started = children_with(referee.id(), "100000").into_iter().find(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(python().as_bytes()))
+        });
+        if let Some(p) = started {
+            break p;
         }
         if t.elapsed() > Duration::from_secs(10) {
             let _ = referee.kill();

@@ -163,8 +163,10 @@ pub fn memory_cap_is_full() -> bool {
     p.v2.is_some() || p.memory.is_some()
 }
 
-/// The process cap of a bot when the user gives none (processes and threads at once).
-pub const DEFAULT_MAX_PROCESSES: u64 = 64;
+/// The process cap of a bot when the user gives none (processes and threads at once): a fork
+/// bomb stops there, while a JVM, which starts some 20 threads on a small machine and about 80
+/// on one of 64 cores (garbage collector and compiler threads grow with the cores), still runs.
+pub const DEFAULT_MAX_PROCESSES: u64 = 128;
 
 /// [`DEFAULT_MAX_PROCESSES`] where a pids cgroup enforces it for the bot alone; `None` elsewhere
 /// (RLIMIT_NPROC would count all of the user's processes).

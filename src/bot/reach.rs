@@ -229,7 +229,7 @@ mod tests {
         std::fs::create_dir_all(&bot).unwrap();
         std::fs::set_permissions(top.join("a"), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let plan = plan(&[bot.clone()]).unwrap();
+        let plan = plan(std::slice::from_ref(&bot)).unwrap();
         let t = top.display();
         assert_eq!(
             names(&plan),
@@ -264,7 +264,7 @@ mod tests {
         let secret = top.join("secret");
         std::fs::write(&secret, "").unwrap();
         std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let e = super::plan(&[secret.clone()]).unwrap_err();
+        let e = super::plan(std::slice::from_ref(&secret)).unwrap_err();
         assert!(e.to_string().contains("chmod o+r"), "{e}");
     }
 }

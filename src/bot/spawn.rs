@@ -102,7 +102,7 @@ const STEPS: [&str; 13] = [
     "drop its capabilities",
     "make its files reachable for its user (a mount in its namespace failed)",
     "become its own unprivileged user",
-    "install its seccomp filter",
+    "set no new privileges or install its seccomp filter",
     "make its mounts private",
 ];
 
@@ -408,9 +408,10 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         {
             return fail(c, 2);
         }
-        if !c.seccomp.is_null()
-            && (libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                || libc::prctl(
+        // No exec of the bot's gains privileges (set-user-ID programs, file capabilities).
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            || (!c.seccomp.is_null()
+                && libc::prctl(
                     libc::PR_SET_SECCOMP,
                     libc::SECCOMP_MODE_FILTER as libc::c_ulong,
                     c.seccomp,

@@ -80,7 +80,7 @@ pub struct GameOpts {
         allow_negative_numbers = true
     )]
     pub memory_mb: u64,
-    /// Most processes and threads a bot may have at once, a count; 0 = no limit [default: 64
+    /// Most processes and threads a bot may have at once, a count; 0 = no limit [default: 128
     /// where a pids cgroup enforces it (as root), else none]. Going over it loses by
     /// `process-limit` where a pids cgroup enforces it; elsewhere a given N is RLIMIT_NPROC
     /// (which counts all of the user's processes).

@@ -281,7 +281,17 @@ fn a_bot_over_its_process_limit_cannot_fork() {
         &hostile("fork 1 arbiter-nproc-marker"),
         &["--max-processes", "1"],
     );
-    lost_by(&v, "crash");
+    // Where a pids cgroup enforces the cap (as root), a bot that ends after a refused fork
+    // loses by `process-limit`; elsewhere RLIMIT_NPROC makes it a crash.
+    let pids_cgroup = arbiter::bot::cgroup::default_max_processes().is_some();
+    lost_by(
+        &v,
+        if pids_cgroup {
+            "process-limit"
+        } else {
+            "crash"
+        },
+    );
     let tail = stderr_tail(&dir.path().join("r.jsonl"), 0);
     assert!(tail.contains("Error") || tail.contains("error"), "{tail}");
 }

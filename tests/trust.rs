@@ -312,3 +312,32 @@ fn identical_submissions_each_see_their_own_program_in_the_sandbox() {
     let v = json_of(&out);
     assert_eq!(v["reason"], "turn-limit", "{v}");
 }
+
+#[test]
+fn the_start_up_check_names_an_interpreter_its_user_cannot_use() {
+    if !as_root("running bots as their own user") {
+        return;
+    }
+    // A pyenv-style shim under a folder only root may enter (as /root is).
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let shims = home.path().join(".pyenv/shims");
+    std::fs::create_dir_all(&shims).unwrap();
+    let shim = shims.join("python3");
+    std::fs::write(
+        &shim,
+        "#!/bin/sh\nexec \"$(dirname \"$0\")/../libexec/pyenv\" \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = arbiter()
+        .args(["play", "--json"])
+        .arg(format!("{} tests/bots/hostile.py honest", shim.display()))
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains(&shim.display().to_string()), "{err}");
+    assert!(err.contains("shim"), "{err}");
+}

@@ -47,6 +47,8 @@ pub struct Request<'a> {
     pub reach: &'a [super::reach::Op],
     /// The seccomp filter installed just before exec.
     pub seccomp: Option<&'a [libc::sock_filter]>,
+    /// Start a session of its own (no controlling terminal); else only a process group.
+    pub new_session: bool,
 }
 
 /// A started child: its pid (also its process group) and the referee's ends of its pipes.
@@ -74,6 +76,7 @@ struct Child {
     reach: *mut RawOp,
     reach_len: usize,
     seccomp: *const libc::sock_fprog,
+    new_session: bool,
     /// The mount options of its private /dev/shm (its size).
     shm_options: *const libc::c_char,
     /// Set by the child when a step fails: (step, errno).
@@ -194,6 +197,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         seccomp: fprog
             .as_ref()
             .map_or(std::ptr::null(), |f| f as *const libc::sock_fprog),
+        new_session: req.new_session,
         shm_options: shm_options.as_ptr(),
         error: (0, 0),
     };
@@ -263,7 +267,12 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         };
         // Its own session and process group: no controlling terminal to read, signal or type
         // into.
-        if libc::setsid() < 0 {
+        let grouped = if c.new_session {
+            libc::setsid() >= 0
+        } else {
+            libc::setpgid(0, 0) == 0
+        };
+        if !grouped {
             return fail(c, 1);
         }
         for (resource, value) in [
@@ -516,6 +525,7 @@ mod tests {
             user: None,
             reach: &[],
             seccomp: None,
+            new_session: true,
         }
     }
 

@@ -130,14 +130,36 @@ impl BotProcess {
         env.push(("PWD".to_string(), spec.dir.display().to_string()));
         let env_c = super::env::entries(&env);
         let path = super::spawn::bot_path(&env_c);
+        // arbiter's own human seat talks to the person on arbiter's terminal: it keeps the
+        // session and the user (it runs no code of anyone else's).
+        let human_seat = spec.args.first().is_some_and(|a| a == "human-seat")
+            && std::env::current_exe().is_ok_and(|me| me == spec.program);
         // As root, the bot runs as a user of its own, which must be able to reach its files.
-        let user = super::isolation::SeatId::take()
-            .transpose()
-            .map_err(&fail)?;
+        let user = if human_seat {
+            None
+        } else {
+            super::isolation::SeatId::take()
+                .transpose()
+                .map_err(&fail)?
+        };
         let reach = match &user {
             Some(_) => {
                 let resolved = super::spawn::resolve(&spec.program, path)
                     .unwrap_or_else(|_| spec.program.clone());
+                // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
+                // installation, which stays closed to the bot's user: say so before any game.
+                let shim = resolved
+                    .parent()
+                    .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"));
+                if shim && super::reach::first_blocked(&resolved).is_some() {
+                    return Err(fail(format!(
+                        "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
+                         users cannot enter, and arbiter runs bots as root under an unprivileged \
+                         user of their own: name the interpreter itself (`pyenv which python3` \
+                         prints it), or the system's (`python3` in the bot's PATH {path})",
+                        resolved.display()
+                    )));
+                }
                 let mut paths = super::sandbox::needed_paths(spec, &resolved);
                 paths.push(spec.dir.clone());
                 let plan = super::reach::plan(&paths)
@@ -204,6 +226,7 @@ impl BotProcess {
             user: user.as_ref().map(|u| u.id),
             reach: &reach.ops,
             seccomp: seccomp.as_deref(),
+            new_session: !human_seat,
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {

@@ -12,7 +12,8 @@ const FOLDER_RECIPE: &str = "arbiter-folder-1";
 
 /// Refuses a submission `entry` of the class folder `class` that its author could not have
 /// made readable to a grader by ordinary means: a symlink (at any depth) whose target is
-/// outside `class` or missing, or a FIFO, socket or device. The message names the path.
+/// outside `class`, missing or a folder, or a FIFO, socket or device. The message names the
+/// path.
 pub fn check_tree(class: &Path, entry: &Path) -> Result<(), String> {
     let class = std::fs::canonicalize(class)
         .map_err(|e| format!("cannot read the class folder {}: {e}", class.display()))?;
@@ -33,10 +34,17 @@ pub fn check_tree(class: &Path, entry: &Path) -> Result<(), String> {
                     path.display()
                 ));
             }
-            // Its target is in the class folder and is checked there as well.
+            // Its target is in the class folder and is checked there as well. A symlink to a
+            // folder is refused: it could make a loop, and a submission needs none.
             let target_meta = std::fs::metadata(&target)
                 .map_err(|e| format!("cannot read {}: {e}", target.display()))?;
-            if !target_meta.is_file() && !target_meta.is_dir() {
+            if target_meta.is_dir() {
+                return Err(format!(
+                    "{} is a symlink to a folder; submit the folder itself",
+                    path.display()
+                ));
+            }
+            if !target_meta.is_file() {
                 return Err(special(path));
             }
             return Ok(());

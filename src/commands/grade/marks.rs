@@ -4,6 +4,7 @@
 use super::rubric::{Mark, Results, Rubric};
 use arbiter::rating::{fmt_elo, RatingValue};
 use arbiter::referee::Reason;
+use arbiter::report::games_csv::text_cell;
 use arbiter::report::standings::Standings;
 use std::io::{self, Write};
 use std::path::Path;
@@ -162,7 +163,8 @@ fn number(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Writes marks.csv: `student, built, source_hash, games`, then `score_vs_B` (percent of the
+/// Writes marks.csv (every cell that carries a name or a message as text, see [`text_cell`]):
+/// `student, built, source_hash, games`, then `score_vs_B` (percent of the
 /// points) and `games_vs_B` per baseline B, `elo, elo_low, elo_high, rank`, `forfeits_K` per
 /// kind K, `mark, mark_detail, problem`.
 pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<()> {
@@ -175,6 +177,7 @@ pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<
         header.push(format!("games_vs_{b}"));
     }
     header.extend(["elo", "elo_low", "elo_high", "rank"].map(String::from));
+    let mut header: Vec<String> = header.iter().map(|h| text_cell(h).into_owned()).collect();
     header.extend(
         forfeit_kinds()
             .iter()
@@ -184,7 +187,7 @@ pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<
     w.write_record(&header)?;
     for r in rows {
         let mut f = vec![
-            r.student.clone(),
+            text_cell(&r.student).into_owned(),
             if r.built { "yes" } else { "no" }.to_string(),
             r.hash.clone(),
             r.games.to_string(),
@@ -199,8 +202,9 @@ pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<
         f.push(r.rank.map(|k| k.to_string()).unwrap_or_default());
         f.extend(r.forfeits.iter().map(u64::to_string));
         f.push(number(r.mark.total));
-        f.push(r.mark.detail.clone());
-        f.push(r.problem.clone());
+        f.push(text_cell(&r.mark.detail).into_owned());
+        // The problem line quotes a compiler or a file name: text too.
+        f.push(text_cell(&r.problem).into_owned());
         w.write_record(&f)?;
     }
     w.flush()

@@ -50,9 +50,8 @@ int main(void) {
 "#;
 
 fn bwrap_or_fail() -> bool {
-    let found = std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| d.join("bwrap").is_file())
-    });
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bwrap").is_file()));
     if !found {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -133,7 +132,10 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
             class.join("eve/written").display()
         ),
     );
-    write("inc.c", &format!("#include \"{s}\"\nint main(void) {{ return 0; }}\n"));
+    write(
+        "inc.c",
+        &format!("#include \"{s}\"\nint main(void) {{ return 0; }}\n"),
+    );
     write("incbin.c", &INCBIN_C.replace("SECRET", &s));
     std::os::unix::fs::symlink(&secret, class.join("sym.py")).unwrap();
     std::fs::create_dir(class.join("fifo")).unwrap();
@@ -182,7 +184,10 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
     // The secret is nowhere: not in arbiter's output, the results or the build cache.
     assert!(!stderr.contains(&secret_word), "{stderr}");
     assert!(!stdout.contains(&secret_word), "{stdout}");
-    assert_eq!(files_holding(&out, secret_word.as_bytes()), Vec::<String>::new());
+    assert_eq!(
+        files_holding(&out, secret_word.as_bytes()),
+        Vec::<String>::new()
+    );
     assert_eq!(
         files_holding(&cache, secret_word.as_bytes()),
         Vec::<String>::new()
@@ -239,10 +244,7 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
     // Two submissions for one student: both named, that student not graded, the rest are.
     let dup = row("dup");
     assert_eq!(dup["built"], "no");
-    assert!(
-        dup["problem"].contains("dup.c and dup.py"),
-        "{dup:?}"
-    );
+    assert!(dup["problem"].contains("dup.c and dup.py"), "{dup:?}");
     assert!(stderr.contains("dup.c and dup.py"), "{stderr}");
     // The formula is text in marks.csv, games.csv and submissions.csv.
     let marks = std::fs::read_to_string(out.join("marks.csv")).unwrap();

@@ -410,8 +410,8 @@ fn collect(mut reader: std::io::PipeReader, keep: usize) -> String {
 fn seccomp_fd() -> Option<OwnedFd> {
     use std::io::{Seek, Write};
     let program = super::seccomp::program()?;
-    let fd = rustix::fs::memfd_create("arbiter-build-seccomp", rustix::fs::MemfdFlags::CLOEXEC)
-        .ok()?;
+    let fd =
+        rustix::fs::memfd_create("arbiter-build-seccomp", rustix::fs::MemfdFlags::CLOEXEC).ok()?;
     let mut file = std::fs::File::from(fd);
     file.write_all(&program).ok()?;
     file.rewind().ok()?;

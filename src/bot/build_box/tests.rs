@@ -91,5 +91,9 @@ fn a_flood_is_cut_and_a_build_past_its_time_is_stopped_and_named() {
     };
     let out = sh("sleep 1000 & sleep 1000", stage.dir(), &limits);
     assert!(!out.success);
-    assert!(out.status.contains("wall-clock limit of 1 s"), "{}", out.status);
+    assert!(
+        out.status.contains("wall-clock limit of 1 s"),
+        "{}",
+        out.status
+    );
 }

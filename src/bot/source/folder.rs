@@ -159,13 +159,14 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
                 });
             }
             let log = run_steps(&name, &[words], stage.dir())?;
-            std::fs::write(stage.dir().join("build.log"), log)
-                .map_err(cache_err(stage.dir()))?;
+            std::fs::write(stage.dir().join("build.log"), log).map_err(cache_err(stage.dir()))?;
         }
-        stage.install(&dest).map_err(|source: BoxError| SourceError::Box {
-            name: name.clone(),
-            source,
-        })?;
+        stage
+            .install(&dest)
+            .map_err(|source: BoxError| SourceError::Box {
+                name: name.clone(),
+                source,
+            })?;
     }
     let mut copy = BotSpec::resolve(&dest.to_string_lossy()).map_err(|e| SourceError::Refused {
         name: name.clone(),

@@ -76,7 +76,10 @@ pub fn list_students(dir: &Path) -> Result<Vec<Entry>> {
     found.sort_by(|a, b| a.entry.cmp(&b.entry));
     let mut groups: Vec<(Entry, Vec<String>)> = Vec::new();
     for e in found {
-        match groups.iter_mut().find(|(first, _)| first.student == e.student) {
+        match groups
+            .iter_mut()
+            .find(|(first, _)| first.student == e.student)
+        {
             Some((_, others)) => others.push(e.entry),
             None => groups.push((e, Vec::new())),
         }

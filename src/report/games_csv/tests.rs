@@ -199,7 +199,16 @@ fn a_game_id_counts_once_per_file() {
 
 #[test]
 fn a_name_a_spreadsheet_would_run_is_written_as_text_and_read_back_exactly() {
-    for name in ["=1+2", "+x", "-y", "@SUM(A1)", "\tz", "\rw", "'quoted", "=HYPERLINK(\"a\";\"b\")"] {
+    for name in [
+        "=1+2",
+        "+x",
+        "-y",
+        "@SUM(A1)",
+        "\tz",
+        "\rw",
+        "'quoted",
+        "=HYPERLINK(\"a\";\"b\")",
+    ] {
         let cell = text_cell(name);
         assert!(cell.starts_with('\''), "{name:?} -> {cell:?}");
         assert_eq!(from_text_cell(&cell), name);

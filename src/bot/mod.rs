@@ -3,6 +3,7 @@
 //! Knows nothing of game rules.
 
 pub mod build_box;
+mod build_stamp;
 pub mod cgroup;
 pub mod cleanup;
 mod isolation;

@@ -111,11 +111,13 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
         std::fs::write(path, text).unwrap();
     };
     write("honest.py", PY_BOT);
-    // Imported by `python3 -m py_compile py_compile.py` from its own folder before the fix.
+    // Run by `python3 -m py_compile py_compile.py` from its own folder before the fix (as
+    // `__main__`, with the file to check as its argument); a plain bot when run alone.
     write(
         "py_compile.py",
         &format!(
-            "if __name__ != '__main__':\n    \
+            "import sys\n\
+             if sys.argv[1:]:\n    \
                  open({:?}, 'w').write('imported')\n    \
                  print(open({s:?}).read())\n\
              else:\n    exec({PY_BOT:?})\n",
@@ -127,7 +129,7 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
     write(
         "eve/bot.toml",
         &format!(
-            "run = \"python3 bot.py\"\nbuild = \"sh -c 'id -u > uid.txt; cat {s}; cat {s} > stolen.txt; echo x > {}; echo x > {}; true'\"\n",
+            "run = \"python3 bot.py\"\nbuild = \"sh -c 'id -u > uid.txt; cat {s}; cat {s} > stolen.txt; echo x > {}; echo x > {}; ln -s {s} build.log; ln -s {s} leak; true'\"\n",
             marker("from-build").display(),
             class.join("eve/written").display()
         ),
@@ -222,6 +224,16 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
     if rustix::process::geteuid().is_root() {
         assert_ne!(uid.trim(), "0");
     }
+    // The symlinks the build left to the secret: replaced (the log) or removed, never followed.
+    assert!(std::fs::symlink_metadata(copies[0].path().join("leak")).is_err());
+    assert!(
+        std::fs::symlink_metadata(copies[0].path().join("build.log"))
+            .unwrap()
+            .is_file()
+    );
+    assert!(std::fs::read_to_string(&secret)
+        .unwrap()
+        .starts_with(&secret_word));
     // The C files that reach for the secret do not build; the compiler says it found nothing.
     for name in ["inc", "incbin"] {
         let r = row(name);

@@ -88,7 +88,7 @@ pub struct Outcome {
 /// Why a boxed build could not be run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum BoxError {
-    #[error("building code you did not write needs bubblewrap (bwrap), which is not installed; install it (Debian/Ubuntu: apt-get install bubblewrap): arbiter never runs such a build outside its box")]
+    #[error("source files and class submissions are built in a box that needs bubblewrap (bwrap), which is not installed; install it (Debian/Ubuntu: apt-get install bubblewrap): arbiter never builds code it was given outside that box")]
     NoBwrap,
     #[error("cannot prepare the build folder {path} for the build box: {source}")]
     Folder {
@@ -150,8 +150,27 @@ fn open_to_all(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Removes every symlink under `dir` that leads out of `root` (or to nothing): a build may
+/// leave `build.log -> /root/secret` for arbiter to read or write as itself.
+fn drop_outside_links(root: &Path, dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let meta = std::fs::symlink_metadata(&path)?;
+        if meta.file_type().is_symlink() {
+            let inside = std::fs::canonicalize(&path).is_ok_and(|t| t.starts_with(root));
+            if !inside {
+                std::fs::remove_file(&path)?;
+            }
+        } else if meta.is_dir() {
+            drop_outside_links(root, &path)?;
+        }
+    }
+    Ok(())
+}
+
 /// Hands the build folder `dir` back to arbiter's user after the builds (see the module
-/// documentation): owned by it, nothing set-id, readable by all.
+/// documentation): owned by it, without symlinks leading out of it, nothing set-id, readable
+/// by all. Every process of the builds has ended (each box is killed with its step).
 pub fn finish(dir: &Path) -> Result<(), BoxError> {
     let err = |source| BoxError::Folder {
         path: dir.to_path_buf(),
@@ -160,7 +179,26 @@ pub fn finish(dir: &Path) -> Result<(), BoxError> {
     if running_as_root() {
         chown_tree(dir, 0, 0).map_err(err)?;
     }
+    let root = std::fs::canonicalize(dir).map_err(err)?;
+    drop_outside_links(&root, &root).map_err(err)?;
     open_to_all(dir).map_err(err)
+}
+
+/// Writes arbiter's own file `name` (a build log) into a build folder, replacing whatever the
+/// build left there under that name (a symlink is replaced, never followed).
+pub fn write_own_file(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let path = dir.join(name);
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path)?,
+        Ok(_) => std::fs::remove_file(&path)?,
+        Err(_) => {}
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    file.write_all(data)
 }
 
 /// A build folder in the making, reachable by the build's uid; removed unless installed.
@@ -187,7 +225,7 @@ impl Stage {
             work: parent.join("work"),
             parent,
         };
-        std::fs::DirBuilder::new().mode(0o755).create(&stage.work)?;
+        std::fs::DirBuilder::new().mode(0o700).create(&stage.work)?;
         Ok(stage)
     }
 

@@ -195,7 +195,9 @@ fn build(
         write(file, text.as_bytes())?;
     }
     let log = run_steps(name, steps, stage.dir())?;
-    write("build.log", log.as_bytes())?;
+    let log_path = stage.dir().join("build.log");
+    build_box::write_own_file(stage.dir(), "build.log", log.as_bytes())
+        .map_err(cache_err(&log_path))?;
     stage.install(dir).map_err(box_err)
 }
 

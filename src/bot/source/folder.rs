@@ -159,7 +159,8 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
                 });
             }
             let log = run_steps(&name, &[words], stage.dir())?;
-            std::fs::write(stage.dir().join("build.log"), log).map_err(cache_err(stage.dir()))?;
+            crate::bot::build_box::write_own_file(stage.dir(), "build.log", log.as_bytes())
+                .map_err(cache_err(stage.dir()))?;
         }
         stage
             .install(&dest)

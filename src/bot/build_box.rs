@@ -208,13 +208,19 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// A fresh stage in the system's temporary folder.
+    /// A fresh stage in the system's temporary folder (`/tmp` when arbiter runs as root).
     pub fn new() -> std::io::Result<Stage> {
         use std::os::unix::fs::DirBuilderExt;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let parent = std::env::temp_dir().join(format!(
+        // As root, /tmp itself: a TMPDIR under root's home could not be entered by the build.
+        let tmp = if running_as_root() {
+            PathBuf::from("/tmp")
+        } else {
+            std::env::temp_dir()
+        };
+        let parent = tmp.join(format!(
             "arbiter-build-{}-{nanos}-{}",
             std::process::id(),
             STAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)

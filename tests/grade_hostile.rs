@@ -277,3 +277,30 @@ fn hostile_submissions_see_nothing_write_nothing_and_the_rest_of_the_class_is_gr
         assert!(raw.is_empty(), "{file}: {raw:?}");
     }
 }
+
+#[test]
+fn without_bubblewrap_a_source_file_is_not_built_at_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("mine.c");
+    std::fs::write(&source, "int main(void) { return 0; }\n").unwrap();
+    let cache = tmp.path().join("cache");
+    // A PATH without bwrap (the compilers are looked for in the system folders regardless).
+    let empty = tmp.path().join("bin");
+    std::fs::create_dir(&empty).unwrap();
+    let out = arbiter()
+        .env("PATH", &empty)
+        .env("ARBITER_CACHE", &cache)
+        .args(["play", "--seed", "1"])
+        .arg(&source)
+        .arg(first_bot())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("bubblewrap") && stderr.contains("apt-get install bubblewrap"),
+        "{stderr}"
+    );
+    let built = std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    assert_eq!(built, 0, "nothing built unboxed");
+}

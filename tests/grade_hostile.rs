@@ -301,6 +301,11 @@ fn without_bubblewrap_a_source_file_is_not_built_at_all() {
         stderr.contains("bubblewrap") && stderr.contains("apt-get install bubblewrap"),
         "{stderr}"
     );
+    assert_eq!(
+        stderr.matches("apt-get install bubblewrap").count(),
+        1,
+        "said once: {stderr}"
+    );
     let built = std::fs::read_dir(&cache).map_or(0, |d| d.count());
     assert_eq!(built, 0, "nothing built unboxed");
 }

@@ -90,10 +90,11 @@ pub struct Outcome {
 pub enum BoxError {
     #[error("source files and class submissions are built in a box that needs bubblewrap (bwrap), which is not installed; install it (Debian/Ubuntu: apt-get install bubblewrap): arbiter never builds code it was given outside that box")]
     NoBwrap,
-    #[error("cannot prepare the build folder {path} for the build box: {source}")]
+    // (`error`, not `source`: the message holds it, so a chain of causes must not repeat it.)
+    #[error("cannot prepare the build folder {path} for the build box: {error}")]
     Folder {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("cannot start the build box (bwrap): {0}")]
     Spawn(std::io::Error),
@@ -172,9 +173,9 @@ fn drop_outside_links(root: &Path, dir: &Path) -> std::io::Result<()> {
 /// documentation): owned by it, without symlinks leading out of it, nothing set-id, readable
 /// by all. Every process of the builds has ended (each box is killed with its step).
 pub fn finish(dir: &Path) -> Result<(), BoxError> {
-    let err = |source| BoxError::Folder {
+    let err = |error| BoxError::Folder {
         path: dir.to_path_buf(),
-        source,
+        error,
     };
     if running_as_root() {
         chown_tree(dir, 0, 0).map_err(err)?;
@@ -244,9 +245,9 @@ impl Stage {
     /// exist yet; if another run installed it meanwhile, that one is kept).
     pub fn install(self, dest: &Path) -> Result<(), BoxError> {
         finish(&self.work)?;
-        let err = |source| BoxError::Folder {
+        let err = |error| BoxError::Folder {
             path: dest.to_path_buf(),
-            source,
+            error,
         };
         if std::fs::rename(&self.work, dest).is_err() && !dest.is_dir() {
             // Another file system: copied beside the destination, then renamed into place.
@@ -296,9 +297,9 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome, BoxError> {
     let bwrap = super::sandbox::bwrap().ok_or(BoxError::NoBwrap)?;
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let folder_err = |source| BoxError::Folder {
+    let folder_err = |error| BoxError::Folder {
         path: dir.clone(),
-        source,
+        error,
     };
     let root = running_as_root();
     if root {

@@ -59,8 +59,8 @@ pub enum SourceError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("bot '{name}' cannot be built: {source}")]
-    Box { name: String, source: BoxError },
+    #[error("bot '{name}' cannot be built: {problem}")]
+    Box { name: String, problem: BoxError },
     /// A submission arbiter will not read (see [`check_tree`]).
     #[error("bot '{name}': {message}")]
     Refused { name: String, message: String },
@@ -180,9 +180,9 @@ fn build(
         let path = path.to_path_buf();
         move |source| SourceError::Cache { name, path, source }
     };
-    let box_err = |source| SourceError::Box {
+    let box_err = |problem| SourceError::Box {
         name: name.to_string(),
-        source,
+        problem,
     };
     std::fs::create_dir_all(root).map_err(cache_err(root))?;
     let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
@@ -207,10 +207,10 @@ fn run_steps(name: &str, steps: &[Vec<String>], dir: &Path) -> Result<String, So
     let mut log = String::new();
     for step in steps {
         let command = step.join(" ");
-        let outcome = build_box::run(step, dir, &BuildLimits::default()).map_err(|source| {
+        let outcome = build_box::run(step, dir, &BuildLimits::default()).map_err(|problem| {
             SourceError::Box {
                 name: name.to_string(),
-                source,
+                problem,
             }
         })?;
         log.push_str(&format!("$ {command}\n{}", outcome.output));

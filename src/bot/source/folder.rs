@@ -164,9 +164,9 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
         }
         stage
             .install(&dest)
-            .map_err(|source: BoxError| SourceError::Box {
+            .map_err(|problem: BoxError| SourceError::Box {
                 name: name.clone(),
-                source,
+                problem,
             })?;
     }
     let mut copy = BotSpec::resolve(&dest.to_string_lossy()).map_err(|e| SourceError::Refused {

@@ -178,3 +178,33 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
     copy.build = None;
     Ok(copy)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_submission_may_link_inside_the_class_and_nowhere_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let class = tmp.path().join("class");
+        let alice = class.join("alice");
+        std::fs::create_dir_all(alice.join("lib")).unwrap();
+        std::fs::write(alice.join("bot.py"), "print(1)").unwrap();
+        std::fs::write(tmp.path().join("outside.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(alice.join("bot.py"), alice.join("lib/same.py")).unwrap();
+        assert_eq!(check_tree(&class, &alice), Ok(()));
+        let deep = alice.join("lib/data.txt");
+        std::os::unix::fs::symlink(tmp.path().join("outside.txt"), &deep).unwrap();
+        let err = check_tree(&class, &alice).unwrap_err();
+        assert!(err.contains("leading out of the class folder"), "{err}");
+        assert!(err.contains("data.txt"), "{err}");
+        std::fs::remove_file(&deep).unwrap();
+        std::os::unix::fs::symlink("../..", alice.join("lib/loop")).unwrap();
+        let err = check_tree(&class, &alice).unwrap_err();
+        assert!(err.contains("symlink to a folder"), "{err}");
+        std::fs::remove_file(alice.join("lib/loop")).unwrap();
+        std::os::unix::fs::symlink("missing", alice.join("gone")).unwrap();
+        let err = check_tree(&class, &alice).unwrap_err();
+        assert!(err.contains("to nothing readable"), "{err}");
+    }
+}

@@ -8,6 +8,7 @@ mod isolation;
 pub mod process;
 pub mod sandbox;
 mod sched;
+pub mod schedstat;
 mod seccomp;
 pub mod source;
 mod spawn;

@@ -340,6 +340,21 @@ impl BotProcess {
         (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
     }
 
+    /// The run-queue waiting of every task of the bot so far (see [`super::schedstat`]): its
+    /// cgroup's tasks where it has one, else its process tree. False when the system does not
+    /// tell.
+    pub fn run_queue_waits(&self, into: &mut Vec<super::schedstat::TaskWait>) -> bool {
+        use super::schedstat::{collect, Tasks};
+        use std::os::unix::ffi::OsStrExt;
+        let group = self.cgroup.as_ref().and_then(|g| g.procs.first());
+        match group
+            .and_then(|p| std::path::Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())).parent())
+        {
+            Some(dir) => collect(Tasks::Cgroup(dir), into),
+            None => collect(Tasks::Tree(self.pgid.as_raw_nonzero().get()), into),
+        }
+    }
+
     /// The process whose CPU time is the bot's: itself, or in a sandbox the process bwrap starts
     /// (bwrap, then bwrap's init in the new pid namespace, then the bot), found once it exists.
     fn cpu_pid(&self) -> i32 {

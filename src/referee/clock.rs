@@ -1,0 +1,71 @@
+//! The fair clock's accounting for one turn: how long the bot on turn (its whole process tree)
+//! and the referee's own thread waited for a CPU since the clock started. That waiting is the
+//! machine's load, not the bot's thinking, so the fair clock does not charge it.
+
+use super::seat::Seat;
+use crate::bot::schedstat::{this_thread_wait, waited_since, TaskWait};
+use std::time::Duration;
+
+/// On the fair clock, the wall time a turn may take is capped at this many times its limit
+/// (grace included): a bot starved for longer than that loses even if it was not to blame,
+/// so that a game on a hopelessly overloaded machine still ends.
+pub const FAIR_WALL_FACTOR: u32 = 10;
+
+/// The waiting readings at the start of a turn, and room for the later ones (kept between
+/// turns so a turn allocates nothing).
+#[derive(Default)]
+pub(super) struct Excuse {
+    base: Vec<TaskWait>,
+    now: Vec<TaskWait>,
+    /// Whether the bot's tasks could be read at the start.
+    known: bool,
+    referee: Option<Duration>,
+}
+
+impl Excuse {
+    /// Takes the readings at the start of `bot`'s turn.
+    pub(super) fn start<S: Seat>(&mut self, bot: &S) {
+        self.known = bot.run_queue_waits(&mut self.base);
+        self.referee = this_thread_wait();
+    }
+
+    /// The waiting since [`Excuse::start`]: the bot's tasks', plus the referee thread's own
+    /// (its delay in reading an answer it was woken for). Zero where the system does not tell.
+    pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Duration {
+        let bot_wait = if self.known && bot.run_queue_waits(&mut self.now) {
+            waited_since(&self.base, &self.now)
+        } else {
+            Duration::ZERO
+        };
+        let own = match (self.referee, this_thread_wait()) {
+            (Some(before), Some(after)) => after.saturating_sub(before),
+            _ => Duration::ZERO,
+        };
+        bot_wait + own
+    }
+}
+
+/// The time the fair clock charges: the wall time less the excused waiting, but never less than
+/// the CPU time the bot's main process used (up to the wall time), so that a bot cannot hide its
+/// own computing behind waiting counted twice.
+pub fn charged(wall: Duration, excused: Duration, cpu: Duration) -> Duration {
+    wall.saturating_sub(excused).max(cpu.min(wall))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_is_not_charged_but_computing_is() {
+        let ms = Duration::from_millis;
+        // Idle machine: the wall time.
+        assert_eq!(charged(ms(80), ms(0), ms(79)), ms(80));
+        // Starved: 70 ms of computing over 400 ms of wall time.
+        assert_eq!(charged(ms(400), ms(330), ms(70)), ms(70));
+        // Over-counted waiting cannot hide computing.
+        assert_eq!(charged(ms(400), ms(390), ms(160)), ms(160));
+        // A sleeping bot is charged for its sleep.
+        assert_eq!(charged(ms(150), ms(1), ms(0)), ms(149));
+    }
+}

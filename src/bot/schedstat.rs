@@ -130,6 +130,133 @@ pub fn waited_since(base: &[TaskWait], now: &[TaskWait]) -> Duration {
     Duration::from_nanos(ns)
 }
 
+/// Reads one bot's waiting cheaply, turn after turn: the schedstat files of its tasks stay open
+/// (a proc seq file reads afresh at offset 0), and its tasks are listed again only when a cheap
+/// sign says they changed (the cgroup's task count, or each process's thread count and its first
+/// thread's children) or a task ended. Without a cgroup, a process started by a thread other
+/// than its parent's first is found only at the next such change: until then its waiting is
+/// charged. One or two system calls a reading for a bot of
+/// one thread, instead of a dozen.
+#[derive(Debug)]
+pub struct Tracker {
+    /// The cgroup's folder, or the bot's first process.
+    dir: Option<std::path::PathBuf>,
+    leader: i32,
+    tasks: Vec<(i32, File)>,
+    guards: Vec<Guard>,
+    scratch: Vec<TaskWait>,
+}
+
+/// A sign that a bot's set of tasks changed.
+#[derive(Debug)]
+enum Guard {
+    /// A file whose text changes with the set (a task count, a list of children).
+    Text(File, Vec<u8>),
+    /// A `/proc/PID/task` folder, whose link count grows and shrinks with its threads.
+    Links(File, u64),
+}
+
+impl Guard {
+    fn text(path: &str) -> Option<Guard> {
+        let f = File::open(path).ok()?;
+        let mut buf = [0u8; 512];
+        let n = f.read_at(&mut buf, 0).ok()?;
+        Some(Guard::Text(f, buf[..n].to_vec()))
+    }
+
+    fn links(path: &str) -> Option<Guard> {
+        use std::os::unix::fs::MetadataExt;
+        let f = File::open(path).ok()?;
+        let n = f.metadata().ok()?.nlink();
+        Some(Guard::Links(f, n))
+    }
+
+    fn holds(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match self {
+            Guard::Text(f, seen) => {
+                let mut buf = [0u8; 512];
+                f.read_at(&mut buf, 0).is_ok_and(|n| buf[..n] == seen[..])
+            }
+            Guard::Links(f, seen) => f.metadata().is_ok_and(|m| m.nlink() == *seen),
+        }
+    }
+}
+
+impl Tracker {
+    /// A tracker of the tasks in the cgroup folder `dir`, or else of the process tree of
+    /// `leader`.
+    pub fn new(dir: Option<&Path>, leader: i32) -> Tracker {
+        Tracker {
+            dir: dir.map(Path::to_path_buf),
+            leader,
+            tasks: Vec::new(),
+            guards: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Lists the tasks again and opens their files; the signs of change are taken first, so a
+    /// change during the listing shows at the next reading.
+    fn rescan(&mut self) {
+        self.guards.clear();
+        match &self.dir {
+            Some(dir) => {
+                let guard = ["pids.current", "tasks", "cgroup.procs"]
+                    .iter()
+                    .find_map(|f| Guard::text(&dir.join(f).to_string_lossy()));
+                self.guards.extend(guard);
+                collect(Tasks::Cgroup(dir), &mut self.scratch);
+            }
+            None => {
+                self.scratch.clear();
+                let mut stack = vec![self.leader];
+                while let Some(pid) = stack.pop() {
+                    self.guards
+                        .extend(Guard::links(&format!("/proc/{pid}/task")));
+                    self.guards
+                        .extend(Guard::text(&format!("/proc/{pid}/task/{pid}/children")));
+                    threads_of(pid, &mut self.scratch, Some(&mut stack));
+                }
+                self.scratch.sort_unstable_by_key(|&(tid, _)| tid);
+            }
+        }
+        self.tasks.clear();
+        for &(tid, _) in &self.scratch {
+            if let Ok(f) = File::open(format!("/proc/{tid}/schedstat")) {
+                self.tasks.push((tid, f));
+            }
+        }
+    }
+
+    /// Fills `into` with the waiting of every task of the bot, sorted by thread id; false when
+    /// none could be read.
+    pub fn read(&mut self, into: &mut Vec<TaskWait>) -> bool {
+        for attempt in 0..2 {
+            if attempt == 1 || self.tasks.is_empty() || !self.guards.iter().all(Guard::holds) {
+                self.rescan();
+            }
+            into.clear();
+            let mut ended = false;
+            for (tid, f) in &self.tasks {
+                let mut buf = [0u8; 96];
+                match f
+                    .read_at(&mut buf, 0)
+                    .ok()
+                    .and_then(|n| parse_wait(&buf[..n]))
+                {
+                    Some(w) => into.push((*tid, w)),
+                    None => ended = true,
+                }
+            }
+            if !ended {
+                break;
+            }
+        }
+        !into.is_empty()
+    }
+}
+
 thread_local! {
     /// This thread's schedstat file, kept open (a seq file reads afresh at offset 0).
     static OWN: Option<File> = File::open("/proc/thread-self/schedstat").ok();
@@ -160,6 +287,24 @@ mod tests {
         let base = [(10, 100), (11, 50), (12, 7)];
         let now = [(10, 160), (12, 7), (13, 30)];
         assert_eq!(waited_since(&base, &now), Duration::from_nanos(60 + 30));
+    }
+
+    #[test]
+    fn a_tracker_sees_new_tasks_and_keeps_reading_its_files() {
+        let me = std::process::id() as i32;
+        let mut tracker = Tracker::new(None, me);
+        let mut first = Vec::new();
+        assert!(tracker.read(&mut first));
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let mut now = Vec::new();
+        assert!(tracker.read(&mut now));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(now.iter().any(|&(t, _)| t == child.id() as i32), "{now:?}");
+        assert!(waited_since(&first, &now) < Duration::from_secs(5));
     }
 
     #[test]

@@ -95,6 +95,8 @@ pub struct BotProcess {
     memory_cap: Option<u64>,
     memory_hit: bool,
     inner_pid: std::cell::Cell<Option<i32>>,
+    /// The fair clock's reader of its tasks' waiting, made at its first use.
+    waits: std::cell::RefCell<Option<super::schedstat::Tracker>>,
 }
 
 fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
@@ -199,6 +201,7 @@ impl BotProcess {
                 memory_cap,
                 memory_hit: false,
                 inner_pid: std::cell::Cell::new(None),
+                waits: Default::default(),
             }),
             Err(e) => {
                 let _ = kill_process_group(pgid, Signal::KILL);
@@ -344,15 +347,16 @@ impl BotProcess {
     /// cgroup's tasks where it has one, else its process tree. False when the system does not
     /// tell.
     pub fn run_queue_waits(&self, into: &mut Vec<super::schedstat::TaskWait>) -> bool {
-        use super::schedstat::{collect, Tasks};
         use std::os::unix::ffi::OsStrExt;
-        let group = self.cgroup.as_ref().and_then(|g| g.procs.first());
-        match group
-            .and_then(|p| std::path::Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())).parent())
-        {
-            Some(dir) => collect(Tasks::Cgroup(dir), into),
-            None => collect(Tasks::Tree(self.pgid.as_raw_nonzero().get()), into),
-        }
+        let mut tracker = self.waits.borrow_mut();
+        let tracker = tracker.get_or_insert_with(|| {
+            let group = self.cgroup.as_ref().and_then(|g| g.procs.first());
+            let dir = group.and_then(|p| {
+                std::path::Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())).parent()
+            });
+            super::schedstat::Tracker::new(dir, self.pgid.as_raw_nonzero().get())
+        });
+        tracker.read(into)
     }
 
     /// The process whose CPU time is the bot's: itself, or in a sandbox the process bwrap starts

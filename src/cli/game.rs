@@ -62,7 +62,7 @@ pub struct GameOpts {
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
     /// What the time limits measure. fair: wall time less the time the bot waited for a CPU
-    /// (reads as the wall clock on an idle machine; a turn still ends at 10 times its limit of
+    /// (reads as the wall clock on an idle machine; a turn still ends at 50 times its limit of
     /// wall time); wall: wall time (CodinGame's clock); cpu: the bot's CPU time.
     #[arg(long, value_enum, default_value = "fair")]
     pub clock: arbiter::referee::Clock,

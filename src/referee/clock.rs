@@ -8,8 +8,11 @@ use std::time::Duration;
 
 /// On the fair clock, the wall time a turn may take is capped at this many times its limit
 /// (grace included): a bot starved for longer than that loses even if it was not to blame,
-/// so that a game on a hopelessly overloaded machine still ends.
-pub const FAIR_WALL_FACTOR: u32 = 10;
+/// so that a game on a hopelessly overloaded machine still ends. Only waiting for a CPU can
+/// keep a turn going that long (sleeping, blocking and computing are all charged), and on a
+/// 2-core machine at a load average of 20 a bot gets a few percent of a CPU: 70 ms of its own
+/// time then takes some 2.5 s (measured by `benches/fair_clock.py`).
+pub const FAIR_WALL_FACTOR: u32 = 50;
 
 /// The waiting readings at the start of a turn, and room for the later ones (kept between
 /// turns so a turn allocates nothing).

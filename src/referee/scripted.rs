@@ -434,16 +434,16 @@ fn the_fair_clock_excuses_waiting_for_a_cpu_but_not_computing() {
     let r = starved(answer_cpu(460, 160), Clock::Fair);
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
     assert!(r.detail.contains("waited 300 ms for a CPU"), "{}", r.detail);
-    // Starved past ten times the limit: a timeout all the same.
+    // Starved past FAIR_WALL_FACTOR times the limit: a timeout all the same.
     let mut seats = [
-        Scripted::new(vec![answer(5, "random")], answer_cpu(2100, 10)),
+        Scripted::new(vec![answer(5, "random")], answer_cpu(8100, 10)),
         Scripted::new(vec![], answer(5, "random")),
     ];
-    seats[0].starved = Duration::from_millis(2000);
+    seats[0].starved = Duration::from_millis(8000);
     let r = play_scripted(impasse(), &mut seats, &cfg());
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
     assert!(
-        r.detail.contains("waited 2000 ms for a CPU"),
+        r.detail.contains("waited 8000 ms for a CPU"),
         "{}",
         r.detail
     );

@@ -107,6 +107,10 @@ fn a_starved_bot_is_in_time_on_the_fair_clock_and_late_on_the_wall_clock() {
         waited.iter().any(|&w| w > 100_000),
         "the bot was starved: {waited:?}"
     );
+    assert!(
+        fair["bots"][0]["starved_turns"].as_u64() > Some(0),
+        "{fair}"
+    );
     let (wall, _) = play_on(cpu, &bot, "wall");
     assert_eq!(
         (&wall["reason"], &wall["offender"]),

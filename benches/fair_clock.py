@@ -11,7 +11,7 @@ Expected: the 70% bot loses no game on time in either run, the 160% bot loses ev
 plays on time in both, and every game has the same result in both runs.
 
 Usage: benches/fair_clock.py [--arbiter PATH] [--limit-ms 100] [--games 2] [--max-turns 20]
-       [--no-bench]
+       [--no-bench] [--clock wall|cpu|fair]
 Other programs running at the same time load the machine too: the "idle" run is as idle as
 the machine is (the script prints the load average before each run).
 """
@@ -64,7 +64,7 @@ def tournament(arbiter, out, args):
         arbiter, "tournament", "--out", out, "--seed", "7",
         "--games", str(args.games), "--turn-ms", str(args.limit_ms),
         "--max-turns", str(args.max_turns),
-    ] + bots
+    ] + (["--clock", args.clock] if args.clock else []) + bots
     run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if run.returncode != 0:
         sys.exit("arbiter tournament failed:\n" + run.stderr)
@@ -109,6 +109,8 @@ def main():
     p.add_argument("--max-turns", type=int, default=20)
     p.add_argument("--busy-per-core", type=int, default=4)
     p.add_argument("--no-bench", action="store_true")
+    p.add_argument("--clock", default=None,
+                   help="pass --clock to arbiter (default: arbiter's default, the fair clock)")
     args = p.parse_args()
     if not os.path.exists(args.arbiter):
         sys.exit("%s not found: build it (cargo build --release) or pass --arbiter" % args.arbiter)

@@ -132,10 +132,8 @@ pub fn waited_since(base: &[TaskWait], now: &[TaskWait]) -> Duration {
 
 /// Reads one bot's waiting cheaply, turn after turn: the schedstat files of its tasks stay open
 /// (a proc seq file reads afresh at offset 0), and its tasks are listed again only when a cheap
-/// sign says they changed (the cgroup's task count, or each process's thread count and its first
-/// thread's children) or a task ended. Without a cgroup, a process started by a thread other
-/// than its parent's first is found only at the next such change: until then its waiting is
-/// charged. One or two system calls a reading for a bot of
+/// sign says they changed (the cgroup's task count, or each process's thread count and each
+/// thread's children) or a task ended. One or two system calls a reading for a bot of
 /// one thread, instead of a dozen.
 #[derive(Debug)]
 pub struct Tracker {
@@ -214,9 +212,13 @@ impl Tracker {
                 while let Some(pid) = stack.pop() {
                     self.guards
                         .extend(Guard::links(&format!("/proc/{pid}/task")));
-                    self.guards
-                        .extend(Guard::text(&format!("/proc/{pid}/task/{pid}/children")));
+                    let from = self.scratch.len();
                     threads_of(pid, &mut self.scratch, Some(&mut stack));
+                    // Any thread may start a process: each one's children are watched.
+                    for &(tid, _) in &self.scratch[from..] {
+                        self.guards
+                            .extend(Guard::text(&format!("/proc/{pid}/task/{tid}/children")));
+                    }
                 }
                 self.scratch.sort_unstable_by_key(|&(tid, _)| tid);
             }

@@ -3,6 +3,7 @@
 //! machine's load, not the bot's thinking, so the fair clock does not charge it.
 
 use super::seat::Seat;
+use super::{ms, Clock, TimeControl};
 use crate::bot::schedstat::{this_thread_wait, waited_since, TaskWait};
 use std::time::Duration;
 
@@ -53,6 +54,76 @@ impl Excuse {
 /// own computing behind waiting counted twice.
 pub fn charged(wall: Duration, excused: Duration, cpu: Duration) -> Duration {
     wall.saturating_sub(excused).max(cpu.min(wall))
+}
+
+/// Where a turn's time went, for messages.
+pub(super) struct Spent {
+    pub(super) wall: Duration,
+    pub(super) cpu: Duration,
+    /// Waiting for a CPU, not charged (fair clock only).
+    pub(super) excused: Duration,
+}
+
+/// What a bot that did not answer in time did meanwhile: how long it ran and waited, and when it
+/// wrote nothing at all, what that suggests.
+pub(super) fn timeout_detail(
+    which: impl std::fmt::Display,
+    time: &TimeControl,
+    limit: Duration,
+    spent: Spent,
+    silent: bool,
+) -> String {
+    let measure = match time.clock {
+        Clock::Fair => format!(
+            " (wall time less waiting for a CPU, at most {FAIR_WALL_FACTOR} times that in wall time)"
+        ),
+        Clock::Wall => String::new(),
+        Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
+    };
+    let waited = match time.clock {
+        Clock::Fair => format!(", waited {} for a CPU (not charged)", ms(spent.excused)),
+        _ => String::new(),
+    };
+    let mut text = format!(
+        "no answer to {which} within {} + {} grace{measure}: in {} it used {} of CPU time{waited}",
+        ms(limit),
+        ms(time.grace),
+        ms(spent.wall),
+        ms(spent.cpu)
+    );
+    if silent {
+        text.push_str("; it never wrote a byte to stdout");
+        // Little CPU over the charged time: it was blocked, not computing.
+        let charged_time = charged(spent.wall, spent.excused, spent.cpu);
+        if spent.cpu * 2 < charged_time {
+            text.push_str(
+                " and was mostly not running (blocked: waiting for more input than it was sent, sleeping, or holding its answer in an unflushed buffer)",
+            );
+        }
+    }
+    text
+}
+
+/// On the fair clock, the verdict on an answer charged past the limit and grace: possible only
+/// where the bot's CPU time (a floor of its charge) showed it late after the wait ended.
+pub(super) fn past_grace(
+    which: impl std::fmt::Display,
+    time: &TimeControl,
+    limit: Duration,
+    charged: Duration,
+    wall: Duration,
+    excused: Duration,
+) -> Option<String> {
+    (charged > limit + time.grace).then(|| {
+        format!(
+            "answered {which} after {} of its own time, past the limit of {} + {} grace ({} of wall time, of which {} waiting for a CPU, not charged)",
+            ms(charged),
+            ms(limit),
+            ms(time.grace),
+            ms(wall),
+            ms(excused)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ mod wait;
 #[cfg(test)]
 mod scripted;
 
-use clock::Excuse;
 pub use clock::{charged, FAIR_WALL_FACTOR};
+use clock::{past_grace, timeout_detail, Excuse, Spent};
 use ranks::rank_with_eliminations;
 pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
 pub use seat::Seat;
@@ -515,19 +515,11 @@ impl Turns {
             Clock::Wall => wall,
             Clock::Cpu => cpu,
         };
-        if fair && elapsed > limit + cfg.time.grace {
-            // Past the wait's deadline only where its CPU time showed late (see `charged`).
-            return Err(forfeit(
-                Reason::Timeout,
-                format!(
-                    "answered {which} after {} of its own time, past the limit of {} + {} grace ({} of wall time, of which {} waiting for a CPU, not charged)",
-                    ms(elapsed),
-                    ms(limit),
-                    ms(cfg.time.grace),
-                    ms(wall),
-                    ms(excused)
-                ),
-            ));
+        if let Some(detail) = fair
+            .then(|| past_grace(which, &cfg.time, limit, elapsed, wall, excused))
+            .flatten()
+        {
+            return Err(forfeit(Reason::Timeout, detail));
         }
         let late = elapsed > limit;
         if late {
@@ -602,54 +594,6 @@ impl Turns {
         self.moves.push(played);
         Ok(())
     }
-}
-
-/// Where a turn's time went, for messages.
-struct Spent {
-    wall: Duration,
-    cpu: Duration,
-    /// Waiting for a CPU, not charged (fair clock only).
-    excused: Duration,
-}
-
-/// What a bot that did not answer in time did meanwhile: how long it ran and waited, and when it
-/// wrote nothing at all, what that suggests.
-fn timeout_detail(
-    which: TurnName,
-    time: &TimeControl,
-    limit: Duration,
-    spent: Spent,
-    silent: bool,
-) -> String {
-    let measure = match time.clock {
-        Clock::Fair => format!(
-            " (wall time less waiting for a CPU, at most {FAIR_WALL_FACTOR} times that in wall time)"
-        ),
-        Clock::Wall => String::new(),
-        Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
-    };
-    let waited = match time.clock {
-        Clock::Fair => format!(", waited {} for a CPU (not charged)", ms(spent.excused)),
-        _ => String::new(),
-    };
-    let mut text = format!(
-        "no answer to {which} within {} + {} grace{measure}: in {} it used {} of CPU time{waited}",
-        ms(limit),
-        ms(time.grace),
-        ms(spent.wall),
-        ms(spent.cpu)
-    );
-    if silent {
-        text.push_str("; it never wrote a byte to stdout");
-        // Little CPU over the charged time: it was blocked, not computing.
-        let charged_time = charged(spent.wall, spent.excused, spent.cpu);
-        if spent.cpu * 2 < charged_time {
-            text.push_str(
-                " and was mostly not running (blocked: waiting for more input than it was sent, sleeping, or holding its answer in an unflushed buffer)",
-            );
-        }
-    }
-    text
 }
 
 /// A duration for messages: "100 ms", "12.3 ms".

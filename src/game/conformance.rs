@@ -51,6 +51,15 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
     for turn in 0..info.default_max_turns {
         if let Some(outcome) = game.outcome() {
             assert_eq!(outcome.ranks.len(), setup.seats, "{label}: ranks per seat");
+            // A draw (every seat shares first place) names the rule that drew it, and only a draw.
+            let drawn = outcome.ranks.iter().all(|&r| r == 0);
+            assert_eq!(
+                game.draw_rule().is_some(),
+                drawn,
+                "{label}: draw rule {:?} for ranks {:?}",
+                game.draw_rule(),
+                outcome.ranks
+            );
             assert!(
                 game.legal_moves().is_empty(),
                 "{label}: moves listed after the end"

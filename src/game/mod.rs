@@ -72,6 +72,51 @@ impl Outcome {
     }
 }
 
+/// The rule that ended a game in a draw: the record's reason names it (`draw-threefold`, ...), so a
+/// draw is never mistaken for a win and the rule that ended the game is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawRule {
+    /// Draughts: the same position with the same side to move for the third time.
+    Threefold,
+    /// Draughts: 25 moves by each side of kings only, without a capture.
+    TwentyFiveMove,
+    /// Draughts: three pieces with a king against a lone king, not won within 16 moves each.
+    SixteenMove,
+    /// Draughts: one or two pieces with a king against a lone king, not won within 5 moves each.
+    FiveMove,
+    /// Abande, Alva: the game ended with equal points.
+    EqualPoints,
+    /// Attangle: both players passed in a row.
+    TwoPasses,
+    /// Attraktion: the board (or the hand of the player to move) ran out with equal shapes.
+    FullBoard,
+}
+
+impl DrawRule {
+    pub const ALL: [DrawRule; 7] = [
+        DrawRule::Threefold,
+        DrawRule::TwentyFiveMove,
+        DrawRule::SixteenMove,
+        DrawRule::FiveMove,
+        DrawRule::EqualPoints,
+        DrawRule::TwoPasses,
+        DrawRule::FullBoard,
+    ];
+
+    /// The rule's name in a reason (after `draw-`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DrawRule::Threefold => "threefold",
+            DrawRule::TwentyFiveMove => "25-move",
+            DrawRule::SixteenMove => "16-move",
+            DrawRule::FiveMove => "5-move",
+            DrawRule::EqualPoints => "equal-points",
+            DrawRule::TwoPasses => "two-passes",
+            DrawRule::FullBoard => "full-board",
+        }
+    }
+}
+
 /// How a game ended, for [`Game::record_scores`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreEnd {
@@ -112,6 +157,11 @@ pub trait Game: Send {
     fn write_board(&self, out: &mut String);
     /// `Some` once the rules end the game.
     fn outcome(&self) -> Option<Outcome>;
+    /// The rule that ended the game in a draw, once [`Game::outcome`] is `Some` with every seat
+    /// sharing first place; `None` otherwise (and for games whose rules never draw).
+    fn draw_rule(&self) -> Option<DrawRule> {
+        None
+    }
     /// The result when the referee's turn limit ends the game first.
     fn outcome_at_turn_limit(&self) -> Outcome {
         Outcome::draw(self.seats())

@@ -302,7 +302,8 @@ impl Turns {
     fn run<S: Seat>(&mut self, game: &mut dyn Game, procs: &mut [S], cfg: &RefereeConfig) -> End {
         loop {
             if let Some(outcome) = game.outcome() {
-                return End::Outcome(outcome, Reason::Win);
+                let reason = game.draw_rule().map_or(Reason::Win, Reason::Draw);
+                return End::Outcome(outcome, reason);
             }
             if self.turn >= cfg.max_turns {
                 return End::Outcome(game.outcome_at_turn_limit(), Reason::TurnLimit);

@@ -24,7 +24,7 @@
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant};
 use std::fmt::Write as _;
 
 mod movegen;
@@ -269,6 +269,11 @@ impl Game for Alva {
 
     fn outcome(&self) -> Option<Outcome> {
         self.end.clone()
+    }
+
+    fn draw_rule(&self) -> Option<DrawRule> {
+        let p = self.points();
+        (self.end.is_some() && p[0] == p[1]).then_some(DrawRule::EqualPoints)
     }
 
     fn outcome_at_turn_limit(&self) -> Outcome {

@@ -9,7 +9,7 @@
 
 use super::stackboard::{Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
 use super::standard::{self, History};
-use super::{BoardView, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, DrawRule, Game, GameInfo, Outcome, Setup, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -263,6 +263,10 @@ impl Game for Attangle {
             Some(w) => Some(Outcome::winner(2, w)),
             None => (self.passes >= 2).then(|| Outcome::draw(2)),
         }
+    }
+
+    fn draw_rule(&self) -> Option<DrawRule> {
+        (self.winner.is_none() && self.passes >= 2).then_some(DrawRule::TwoPasses)
     }
 
     fn scores(&self) -> Vec<i32> {

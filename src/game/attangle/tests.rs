@@ -170,6 +170,7 @@ fn with_nothing_to_do_a_player_passes_and_two_passes_draw() {
     assert_eq!(g.legal_moves(), ["pass"]);
     g.play_text("pass").unwrap();
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::TwoPasses));
     assert!(g.legal_moves().is_empty());
 }
 

@@ -13,7 +13,7 @@ mod notation;
 mod tests;
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup, Variant};
 use board::{Board, Move};
 
 /// Rule (FMJD 25-move rule): after 25 successive moves by each side (50 turns) in which only
@@ -313,6 +313,18 @@ impl Game for Draughts {
         }
     }
 
+    fn draw_rule(&self) -> Option<DrawRule> {
+        match self.end? {
+            End::Blocked { .. } => None,
+            End::Repetition => Some(DrawRule::Threefold),
+            End::KingMoves => Some(DrawRule::TwentyFiveMove),
+            End::Endgame => Some(match endgame_limit(&self.board) {
+                Some(SHORT_ENDGAME_LIMIT) => DrawRule::FiveMove,
+                _ => DrawRule::SixteenMove,
+            }),
+        }
+    }
+
     /// FMJD game points: 2 for a win, 1 for a draw (also an unfinished game), 0 for a loss.
     fn scores(&self) -> Vec<i32> {
         match self.end {
@@ -320,6 +332,14 @@ impl Game for Draughts {
                 (0..2).map(|s| if s == loser { 0 } else { 2 }).collect()
             }
             _ => vec![1, 1],
+        }
+    }
+
+    /// A forfeit is a loss (0 against 2), whatever the position; the turn limit is a draw (1-1).
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        match end {
+            ScoreEnd::Forfeit(seat) => (0..2).map(|s| if s == seat { 0 } else { 2 }).collect(),
+            ScoreEnd::Rules | ScoreEnd::TurnLimit => self.scores(),
         }
     }
 

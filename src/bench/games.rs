@@ -59,10 +59,7 @@ pub(super) fn batch(
 ) -> Result<Batch, BenchError> {
     let (results, wall, cpu_us, children_cpu_us) =
         play_all(game, bots, referee, games, concurrency);
-    if let Some(bad) = results
-        .iter()
-        .find(|r| !r.reason.is_play())
-    {
+    if let Some(bad) = results.iter().find(|r| !r.reason.is_play()) {
         return Err(BenchError::Game {
             phase,
             reason: bad.reason,

@@ -181,6 +181,14 @@ pub trait Game: Send {
         let _ = seat;
         false
     }
+    /// The ranks when `seat`'s forfeit ended the game (after [`Game::eliminate`] returned false).
+    /// The default: `seat` last, everyone else shares first place. Team games rank the
+    /// forfeiting seat's team below every intact team.
+    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
+        Outcome {
+            ranks: (0..self.seats()).map(|s| u8::from(s == seat)).collect(),
+        }
+    }
     /// The position in the game's one-line text form: what `--position` accepts and what
     /// [`GameInfo::from_position`] reads back to an equal position.
     fn position_text(&self) -> String;

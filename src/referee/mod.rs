@@ -208,7 +208,7 @@ pub fn play_seats<S: Seat>(
             (outcome.ranks, reason, String::new(), None, how)
         }
         End::Forfeit(seat, reason, detail) => {
-            let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
+            let ranks = game.outcome_of_forfeit(seat).ranks;
             (ranks, reason, detail, Some(seat), ScoreEnd::Forfeit(seat))
         }
     };
@@ -219,6 +219,11 @@ pub fn play_seats<S: Seat>(
     let mut scores = game.record_scores(score_end);
     for f in &state.forfeits {
         scores[f.seat] = -1;
+    }
+    // In a game of three or more seats the forfeit that ends it scores -1 like every other one
+    // (two-seat games score a forfeit as their rules say: Impasse -1, draughts 0 against 2).
+    if let (Some(seat), true) = (offender, seats > 2) {
+        scores[seat] = -1;
     }
     let winner = Outcome {
         ranks: ranks.clone(),

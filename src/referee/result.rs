@@ -209,8 +209,9 @@ pub struct GameResult {
     pub forfeits: Vec<Forfeit>,
     /// Turns played in all, opening plies included.
     pub turns: u32,
-    /// Scores of the record as the game reports them (Impasse: the arena's, -1 for a forfeit);
-    /// -1 for every seat that forfeited.
+    /// Scores of the record as the game reports them (Impasse: the arena's, -1 for a forfeit;
+    /// draughts: 0 for a forfeit, 2 for the other); in games of three or more seats -1 for every
+    /// seat that forfeited.
     pub scores: Vec<i32>,
     /// The game's own per-seat scores at the end (for Impasse: checkers removed).
     pub removed: Vec<i32>,

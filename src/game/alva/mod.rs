@@ -24,7 +24,9 @@
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{
+    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant,
+};
 use std::fmt::Write as _;
 
 mod movegen;

@@ -13,7 +13,10 @@ mod notation;
 mod tests;
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup, Variant};
+use super::{
+    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup,
+    Variant,
+};
 use board::{Board, Move};
 
 /// Rule (FMJD 25-move rule): after 25 successive moves by each side (50 turns) in which only

@@ -213,6 +213,10 @@ fn an_old_draw_recorded_as_win_without_a_winner_reads_as_a_draw() {
     let rows = read_results(&[path]).unwrap();
     assert_eq!(rows[0].ranks, vec![0, 0]);
     assert_eq!(rows[0].reason.as_deref(), Some("draw"));
-    assert_eq!(rows[1].reason.as_deref(), Some("win"), "a real win stays one");
+    assert_eq!(
+        rows[1].reason.as_deref(),
+        Some("win"),
+        "a real win stays one"
+    );
     assert_eq!(rows[2].reason.as_deref(), Some("draw-threefold"));
 }

@@ -57,6 +57,23 @@ fn next_line(input: &mut impl BufRead, line: &mut String) -> bool {
     matches!(input.read_line(line), Ok(n) if n > 0)
 }
 
+/// Stops with a message on stderr when the input is another game's: the standard input's first
+/// line is `seat seats game variant` (an arena Impasse line, a colour or a board row, has no
+/// space).
+fn refuse_other_games(line: &str) {
+    if !line.contains(' ') {
+        return;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let game = words.get(2..).map_or(line.to_string(), |w| w.join(" "));
+    eprintln!(
+        "greedy: plays only Impasse as the CodinGame arena plays it (--game impasse, variant \
+         arena), but was given {game} (first input line {line:?}); choose a bot that plays it, \
+         e.g. bots/mcts"
+    );
+    std::process::exit(2);
+}
+
 /// One turn's input: board rows (row 8 first) and offered moves; updates `colour` when the turn
 /// carries the colour line. `None` at end of input.
 fn read_turn(
@@ -67,6 +84,7 @@ fn read_turn(
 ) -> Option<()> {
     let mut line = String::new();
     next_line(input, &mut line).then_some(())?;
+    refuse_other_games(line.trim_end());
     if line.trim_end().len() == 1 {
         *colour = usize::from(line.trim_end() == "b");
         next_line(input, &mut line).then_some(())?;

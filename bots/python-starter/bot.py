@@ -53,6 +53,16 @@ def main():
             colour = read_line()
             if colour is None:
                 return
+            if " " in colour:
+                # Other games (and Impasse's other variants) start with "seat seats game variant".
+                game = " ".join(colour.split()[2:]) or colour
+                print(
+                    f"python-starter: plays only Impasse as the CodinGame arena plays it "
+                    f"(--game impasse, variant arena), but was given {game} "
+                    f"(first input line {colour!r}); choose a bot that plays it, e.g. bots/mcts",
+                    file=sys.stderr,
+                )
+                sys.exit(2)
         # 2. The board: a 2-D list of characters, board[0] is row 8.
         board = []
         for _ in range(8):

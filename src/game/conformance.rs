@@ -228,3 +228,29 @@ fn registry_names_are_unique_and_lookup_validates() {
     let (_, setup) = super::lookup("impasse", None, None, 0).unwrap();
     assert_eq!(setup.seats, 2);
 }
+
+#[test]
+fn bundled_bots_say_which_games_they_play_by_their_registry_names() {
+    let bots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+    let names: Vec<&str> = GAMES.iter().map(|g| g.name).collect();
+    for entry in std::fs::read_dir(&bots).unwrap() {
+        let dir = entry.unwrap().path();
+        let text = std::fs::read_to_string(dir.join("bot.toml")).unwrap();
+        let toml: toml::Value = toml::from_str(&text).unwrap();
+        let games: Vec<&str> = toml["games"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no games list", dir.display()))
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
+        for g in &games {
+            assert!(names.contains(g), "{}: unknown game {g}", dir.display());
+        }
+        // The botkit bots play every game; the Impasse bots only Impasse.
+        let name = toml["name"].as_str().unwrap();
+        match name {
+            "first" | "random" | "mcts" => assert_eq!(games, names, "{name}"),
+            _ => assert_eq!(games, ["impasse"], "{name}"),
+        }
+    }
+}

@@ -52,7 +52,7 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
             list(&r.removed)
         )?;
     } else {
-        writeln!(out, "Scores: {}", list(&r.removed))?;
+        writeln!(out, "Scores: {}", list(&r.scores))?;
     }
     for (seat, s) in r.stats.iter().enumerate() {
         writeln!(

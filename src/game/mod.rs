@@ -146,6 +146,13 @@ pub trait Game: Send {
     /// The moves the seat to move may play, in the order the bot receives them; texts are unique
     /// within the list (Impasse's arena format excepted). Empty only when the game is over.
     fn legal_moves(&self) -> &[String];
+    /// The index in [`Game::legal_moves`] of the move an answer's text names. The default is the
+    /// exact offered text; a game whose notation has more than one spelling of a move (Attangle's
+    /// two capturing units in either order) accepts each of them, and the offered list stays
+    /// canonical.
+    fn index_of_move(&self, text: &str) -> Option<usize> {
+        self.legal_moves().iter().position(|m| m == text)
+    }
     /// Plays the legal move at `index` (an index into [`Game::legal_moves`]).
     fn play(&mut self, index: usize);
     /// Appends to `out` the whole input of one turn for the seat to move, every line ending in

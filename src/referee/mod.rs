@@ -526,7 +526,7 @@ impl Turns {
                 ));
             }
             Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
-            Ok(Answer::Move { text, comment }) => match moves.iter().position(|m| m == text) {
+            Ok(Answer::Move { text, comment }) => match game.index_of_move(text) {
                 Some(i) => (i, comment),
                 None => {
                     return Err(forfeit(

@@ -273,6 +273,18 @@ impl Game for Attangle {
         (0..2).map(|s| self.fives(s) as i32).collect()
     }
 
+    /// Rule: a capture's two units may be named in either order (`f5,c5-e6` is `c5,f5-e6`); the
+    /// offered text names them in cell order.
+    fn index_of_move(&self, text: &str) -> Option<usize> {
+        let exact = self.legal_moves().iter().position(|m| m == text);
+        exact.or_else(|| {
+            let (units, target) = text.split_once('-')?;
+            let (a, b) = units.split_once(',')?;
+            let swapped = format!("{b},{a}-{target}");
+            self.legal_moves().iter().position(|m| *m == swapped)
+        })
+    }
+
     fn position_text(&self) -> String {
         let mut s = String::with_capacity(120);
         self.geo.write_rows(&mut s, &self.board, LETTERS);

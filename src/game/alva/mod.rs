@@ -15,7 +15,9 @@
 //! - A shift moves one own piece to an orthogonally adjacent empty point; the placement after it
 //!   may use any empty point, the one just left included. Without a piece in hand there is no
 //!   shift either, since the placement is compulsory.
-//! - The game ends when the player to move can neither capture nor place. Each player scores the
+//! - The game ends when the player to move can neither capture nor place (the rules say "either
+//!   player"; whether the player not to move could act changes with the move, so it is asked at
+//!   its turn). Each player scores the
 //!   pieces it captured (a capture still pending at the end counts for its captor) plus the enemy
 //!   pieces on edge points; more points wins, equal is a draw. At the turn limit the same count
 //!   ranks the players.

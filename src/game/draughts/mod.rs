@@ -222,6 +222,26 @@ impl Draughts {
                 "the king-move counter {king_moves} is past its limit {KING_MOVES_LIMIT}"
             ));
         }
+        // Rule: the count grows only by king moves without a capture, so the side that just
+        // moved has a king when it is 1 or more, and both sides have one when it is 2 or more.
+        let has_king = |seat: usize| board.pieces[seat] & board.kings != 0;
+        let needed: &[usize] = match king_moves {
+            0 => &[],
+            1 => &[1 - to_move],
+            _ => &[0, 1],
+        };
+        if let Some(&seat) = needed.iter().find(|&&s| !has_king(s)) {
+            return Err(format!(
+                "the king-move counter is {king_moves}, but {} has no king: the count grows only \
+                 by king moves without a capture ({}), so play cannot reach this position; give 0",
+                notation::colour(seat),
+                if king_moves == 1 {
+                    "the side that just moved must have a king"
+                } else {
+                    "both sides must have a king"
+                }
+            ));
+        }
         match endgame_limit(&board) {
             None if endgame_moves != 0 => {
                 return Err(format!(

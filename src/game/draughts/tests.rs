@@ -324,14 +324,25 @@ fn position_text_rejects_bad_input() {
         "W:W31:B1 0 2",
         "W:WK1,K2:BK3 0 11",
         "W:W1-25:B26-30",
+        // Positions play cannot reach: king-only moves counted without the kings that made them,
+        // and a lowercase side to move.
+        "W:W31:B1 50 0",
+        "W:WK31:B1 1 0",
+        "W:WK31:B1 2 0",
+        "w:W31:B1",
     ] {
         assert!(Draughts::from_text(bad).is_err(), "{bad:?} was accepted");
     }
-    // Kings, mixed order, lower case, a trailing dot.
+    // Kings, mixed order, lower case piece lists, a trailing dot.
     assert_eq!(
-        pos("b:bK1,2:wk46,31.").position_text(),
+        pos("B:bK1,2:wk46,31.").position_text(),
         "B:W31,K46:BK1,2 0 0"
     );
+    // The counters accepted where the kings that made them are there.
+    assert_eq!(pos("B:WK31:B1 1 0").counters(), (1, 0));
+    assert_eq!(pos("W:WK31:BK1,2 2 0").counters(), (2, 0));
+    let err = Draughts::from_text("W:W31:B1 50 0").unwrap_err();
+    assert!(err.contains("play cannot reach"), "{err}");
 }
 
 #[test]

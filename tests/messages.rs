@@ -213,3 +213,42 @@ fn openings_are_checked_before_any_game_and_a_changed_book_stops_a_resume() {
     assert_eq!(again.status.code(), Some(3), "{err}");
     assert!(err.contains("changed since this run began"), "{err}");
 }
+
+#[test]
+fn a_mistyped_game_and_an_unreachable_position_say_what_to_do() {
+    let run = arbiter()
+        .args(["play", "--game", "dragts"])
+        .args([random_bot(), first_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("did you mean 'draughts'?"), "{err}");
+    for (game, position, want) in [
+        ("draughts", "W:W31:B1 50 0", "play cannot reach"),
+        ("draughts", "w:W31:B1", "upper case"),
+        (
+            "impasse",
+            "......../......../......../......../......../......../......../........ w",
+            "the board is empty",
+        ),
+    ] {
+        let run = arbiter()
+            .args(["play", "--game", game, "--position", position])
+            .args([random_bot(), first_bot()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(3), "{position}: {err}");
+        assert!(err.contains(want), "{position}: {err}");
+    }
+}
+
+#[test]
+fn the_help_states_the_cpu_clock_cap_and_who_moves_first() {
+    let run = arbiter().args(["play", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&run.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("10 x (limit + grace)"), "{help}");
+    assert!(help.contains("unless --position gives the move"), "{help}");
+}

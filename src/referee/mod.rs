@@ -65,7 +65,8 @@ pub enum Clock {
     #[default]
     Wall,
     /// CPU time of the bot's main process (all its threads), for loaded machines. A bot that
-    /// sleeps instead of answering still loses once the wall time reaches ten times the limit.
+    /// sleeps instead of answering still loses once the wall time reaches ten times the limit
+    /// plus grace (10 x (limit + grace)).
     Cpu,
 }
 

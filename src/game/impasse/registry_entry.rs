@@ -190,10 +190,12 @@ pub fn from_position_text(text: &str) -> Result<Impasse, String> {
 fn playable(g: Impasse) -> Result<Impasse, String> {
     let none = |seat: usize| g.score(seat) == CHECKERS;
     match (none(0), none(1)) {
-        (true, true) => Err("the board is empty: play never reaches a position without the \
+        (true, true) => Err(
+            "the board is empty: play never reaches a position without the \
              checkers of both sides (the game ends when one side has removed all twelve); give a \
              position with checkers of both colours"
-            .into()),
+                .into(),
+        ),
         (true, false) | (false, true) => {
             let side = if none(0) { "White" } else { "Black" };
             Err(format!(

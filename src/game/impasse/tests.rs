@@ -326,4 +326,3 @@ fn a_position_with_a_side_without_checkers_is_refused_with_the_reason() {
     let on = "......../......../......../......../......../......../.B.....w/........ b";
     assert_eq!(info.position(&setup, on).unwrap().to_move(), 1);
 }
-

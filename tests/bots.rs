@@ -124,3 +124,28 @@ fn the_bundled_impasse_bots_given_another_game_say_so_on_stderr() {
         );
     }
 }
+
+#[test]
+fn a_tournament_of_the_bundled_bots_does_not_warn_about_its_own_repeats() {
+    // `first` always plays the first offered move; greedy and python-starter choose between
+    // nearly equal moves at random, so no game of theirs replays an earlier one.
+    let dir = tempfile::tempdir().unwrap();
+    let starter = format!(
+        "{} {}/bots/python-starter/bot.py",
+        python(),
+        root().display()
+    );
+    let run = arbiter()
+        .args(["tournament", "--games", "6", "--turn-ms", "1000", "--out"])
+        .arg(dir.path().join("t"))
+        .args([first_bot(), greedy_bot(), starter])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!out.contains("repeat"), "{out}");
+}

@@ -252,3 +252,31 @@ fn the_help_states_the_cpu_clock_cap_and_who_moves_first() {
     assert!(help.contains("10 x (limit + grace)"), "{help}");
     assert!(help.contains("unless --position gives the move"), "{help}");
 }
+
+#[test]
+fn out_naming_a_file_is_said_once_and_a_run_that_cannot_start_leaves_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(&file)
+        .args([random_bot(), first_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("is a file, not a folder"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+
+    let out = dir.path().join("t");
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(&out)
+        .args(["/nonexistent/bot", &random_bot(), &first_bot()])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(3));
+    assert!(!out.exists(), "the run played nothing and left {:?}", out);
+}

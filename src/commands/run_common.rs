@@ -69,8 +69,9 @@ pub fn check_bots(
             Ok(())
         });
         if let Err(e) = checked {
-            eprintln!("arbiter: bot '{}' cannot play: {e:#}", spec.name);
-            *ok = Some(format!("{e:#}"));
+            let text = arbiter::report::errors::chain_text(e.as_ref());
+            eprintln!("arbiter: bot '{}' cannot play: {text}", spec.name);
+            *ok = Some(text);
         }
     }
     Ok((specs, ok))

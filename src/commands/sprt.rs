@@ -250,7 +250,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     writeln!(stdout, "Results: {}", out.display())?;
     match live.write(report::html::Pages::Missing) {
         Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
+        Err(e) => eprintln!(
+            "arbiter: warning: report.html not written: {}",
+            arbiter::report::errors::chain_text(e.as_ref())
+        ),
     }
     Ok(ExitCode::from(match decision {
         Decision::AcceptH1 => 0,

@@ -531,7 +531,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     writeln!(stdout, "\nResults: {}", out.display())?;
     match report_path {
         Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
+        Err(e) => eprintln!(
+            "arbiter: warning: report.html not written: {}",
+            arbiter::report::errors::chain_text(e.as_ref())
+        ),
     }
     if let Some(shard) = settings.shard {
         writeln!(

@@ -280,3 +280,17 @@ fn out_naming_a_file_is_said_once_and_a_run_that_cannot_start_leaves_no_folder()
     assert_eq!(run.status.code(), Some(3));
     assert!(!out.exists(), "the run played nothing and left {:?}", out);
 }
+
+#[test]
+fn a_duplicate_bot_name_suggests_naming_one_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(dir.path().join("t"))
+        .args([random_bot(), random_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("e.g. arbiter-bot-random2="), "{err}");
+}

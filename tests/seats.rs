@@ -205,3 +205,24 @@ fn a_four_seat_game_ending_forfeit_scores_minus_one_like_the_others() {
     assert_eq!(v["ranks"][3], 0, "{v}");
     assert_eq!(v["forfeits"].as_array().unwrap().len(), 3, "{v}");
 }
+
+#[test]
+fn a_four_seat_summary_names_the_seats_of_bots_with_the_same_name() {
+    let run = arbiter()
+        .args(["play", "--game", "moscow-ice", "--seats", "4", "/bin/false"])
+        .args([random_bot(), random_bot(), random_bot()])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}");
+    let ranking = text
+        .lines()
+        .find(|l| l.starts_with("Ranking ("))
+        .unwrap_or_else(|| panic!("{text}"));
+    for seat in 0..4 {
+        assert!(ranking.contains(&format!("(seat {seat})")), "{ranking}");
+    }
+    assert!(ranking.ends_with("4. false (seat 0)"), "{ranking}");
+    assert!(text.contains("false (seat 0) was out at turn 1"), "{text}");
+}

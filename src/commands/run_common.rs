@@ -44,10 +44,12 @@ pub fn check_bots(
     for (i, a) in specs.iter().enumerate() {
         if let Some(b) = specs[..i].iter().find(|b| b.name == a.name) {
             bail!(
-                "two bots are named '{}' ({} and {}); names come from bot.toml or the file name and must be unique",
+                "two bots are named '{}' ({} and {}); names come from bot.toml or the file name and must be unique: name one on the command line, e.g. {}2={}",
                 a.name,
                 b.origin,
-                a.origin
+                a.origin,
+                a.name,
+                shell_words::quote(&a.origin)
             );
         }
     }

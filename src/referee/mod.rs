@@ -529,6 +529,9 @@ impl Turns {
             Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
             Ok(Answer::Move { text, comment }) => match game.index_of_move(text) {
                 Some(i) => (i, comment),
+                None if text == "resign" => {
+                    return Err(forfeit(Reason::Resigned, format!("resigned on {which}")))
+                }
                 None => {
                     return Err(forfeit(
                         Reason::InvalidMove,

@@ -21,6 +21,8 @@ pub enum Reason {
     InvalidMove,
     /// The bot exited, or closed its stdout, before answering.
     Crash,
+    /// The bot answered `resign` (the human seat does on Ctrl-C).
+    Resigned,
     /// More than 10,000 bytes without a newline.
     OutputTooLong,
     /// The bot (with its children) went over its memory limit and the kernel killed it.
@@ -30,7 +32,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 15] = [
+    pub const ALL: [Reason; 16] = [
         Reason::Win,
         Reason::Draw(DrawRule::Threefold),
         Reason::Draw(DrawRule::TwentyFiveMove),
@@ -43,6 +45,7 @@ impl Reason {
         Reason::Timeout,
         Reason::InvalidMove,
         Reason::Crash,
+        Reason::Resigned,
         Reason::OutputTooLong,
         Reason::MemoryLimit,
         Reason::RefereeError,
@@ -64,6 +67,7 @@ impl Reason {
             Reason::Timeout => "timeout",
             Reason::InvalidMove => "invalid-move",
             Reason::Crash => "crash",
+            Reason::Resigned => "resigned",
             Reason::OutputTooLong => "output-too-long",
             Reason::MemoryLimit => "memory-limit",
             Reason::RefereeError => "referee-error",

@@ -46,6 +46,16 @@ fn a_draughts_draw_names_its_rule_in_the_summary_the_json_and_games_csv() {
         assert_eq!(row["reason"], "draw-5-move", "{row:?}");
         assert_eq!(row["winner"], "", "{row:?}");
     }
+    // The report's verdict filter offers the rule and "draw", and each drawn game carries both.
+    let report = std::fs::read_to_string(folder.join("report.html")).unwrap();
+    assert!(
+        report.contains(r#"data-verdict="draw-5-move draw""#),
+        "no drawn game in report.html"
+    );
+    assert!(
+        report.contains(r#"<option value="draw">"#),
+        "no draw filter"
+    );
     let records = std::fs::read_to_string(folder.join("records.jsonl")).unwrap_or_default();
     assert!(
         records.contains("\"reason\":\"draw-5-move\""),

@@ -274,6 +274,16 @@ impl std::fmt::Display for TurnName {
     }
 }
 
+/// What [`Turns::ask`] read from a seat in time.
+struct Answered {
+    lines: Vec<Vec<u8>>,
+    wall: Duration,
+    cpu: Duration,
+    late: bool,
+    extra_lines: usize,
+    which: TurnName,
+}
+
 enum End {
     Outcome(Outcome, Reason),
     Forfeit(usize, Reason, String),
@@ -337,15 +347,99 @@ impl Turns {
         cfg: &RefereeConfig,
     ) -> Result<(), End> {
         let seat = game.to_move();
+        self.input.clear();
+        game.write_turn_input(self.first[seat], &mut self.input);
+        let input = std::mem::take(&mut self.input);
+        let asked = self.ask(procs, seat, input.as_bytes(), 1, cfg);
+        self.input = input;
+        let Answered {
+            mut lines,
+            wall,
+            cpu,
+            late,
+            extra_lines,
+            which,
+        } = asked?;
+        let line = lines.pop().unwrap_or_default();
+        let turn_no = which.game;
+        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
+
+        let moves = game.legal_moves();
+        let (index, comment) = match parse_answer(&line) {
+            Err(crate::protocol::Malformed::TooLong(n)) => {
+                return Err(forfeit(
+                    Reason::OutputTooLong,
+                    format!(
+                        "answered {which} with a line of {n} bytes (at most {} allowed): \"{}\"",
+                        crate::protocol::MAX_LINE_BYTES,
+                        escape(&line, 100)
+                    ),
+                ));
+            }
+            Err(malformed) => {
+                return Err(forfeit(
+                    Reason::InvalidMove,
+                    format!("{which}: {malformed}"),
+                ));
+            }
+            Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
+            Ok(Answer::Move { text, comment }) => match moves.iter().position(|m| m == text) {
+                Some(i) => (i, comment),
+                None => {
+                    return Err(forfeit(
+                        Reason::InvalidMove,
+                        format!(
+                            "{which}: \"{}\" is not one of the {} offered moves{}",
+                            escape(text.as_bytes(), 100),
+                            moves.len(),
+                            crate::protocol::debug_hint(&line)
+                                .map(|h| format!(" ({h})"))
+                                .unwrap_or_default()
+                        ),
+                    ))
+                }
+            },
+        };
+        let played = moves[index].clone();
+        if cfg.record_turns {
+            self.log.push(TurnRecord {
+                turn: turn_no,
+                seat,
+                input: self.input.clone(),
+                answer: String::from_utf8_lossy(&line).into_owned(),
+                comment: comment.to_string(),
+                played: played.clone(),
+                time_us: wall.as_micros() as u64,
+                cpu_us: cpu.as_micros() as u64,
+                late,
+                extra_lines,
+            });
+        }
+        game.play(index);
+        self.turn += 1;
+        self.moves.push(played);
+        Ok(())
+    }
+
+    /// Sends `input` to `seat` and reads `lines` answer lines on its clock: the clock starts when
+    /// the input is written and stops at the last line. Every way a bot can fail to answer in
+    /// time (a full pipe, an exit, a closed stdout, an overlong line, a timeout, one late answer
+    /// too many) is the seat's forfeit. Used by the built-in games (one line a turn) and by
+    /// external referees (any count the referee asks for).
+    fn ask<S: Seat>(
+        &mut self,
+        procs: &mut [S],
+        seat: usize,
+        input: &[u8],
+        lines: usize,
+        cfg: &RefereeConfig,
+    ) -> Result<Answered, End> {
         let first = std::mem::replace(&mut self.first[seat], false);
         let limit = if first {
             cfg.time.first_turn
         } else {
             cfg.time.turn
         };
-        self.input.clear();
-        game.write_turn_input(first, &mut self.input);
-
         let bot = &mut procs[seat];
         bot.drain_stdout();
         let extra_lines = bot.out().complete_lines();
@@ -377,7 +471,7 @@ impl Turns {
         let start = Instant::now();
         let freeze_at = idle_running.then(|| start + cfg.freeze_after);
         match bot.send(
-            self.input.as_bytes(),
+            input,
             Instant::now() + limit + cfg.time.grace,
         ) {
             Ok(()) => {}
@@ -401,19 +495,31 @@ impl Turns {
             }
         }
         bot.thaw();
-        let waited = wait_answer(
-            procs,
-            seat,
-            Allowed {
+        let allowed = Allowed {
+            start,
+            allowed: limit + cfg.time.grace,
+            clock: cfg.time.clock,
+            cpu_before,
+            freeze_at,
+        };
+        let mut got = Vec::with_capacity(lines);
+        let mut waited = wait_answer(procs, seat, allowed, &self.first, &self.out);
+        while let Wait::Line(line, at) = waited {
+            got.push(line);
+            if got.len() >= lines {
+                waited = Wait::Line(Vec::new(), at);
+                break;
+            }
+            // The same clock goes on for the next line; the idle seats are frozen by now.
+            let more = Allowed {
                 start,
                 allowed: limit + cfg.time.grace,
                 clock: cfg.time.clock,
                 cpu_before,
-                freeze_at,
-            },
-            &self.first,
-            &self.out,
-        );
+                freeze_at: None,
+            };
+            waited = wait_answer(procs, seat, more, &self.first, &self.out);
+        }
         if self.freezes_at_answer(seat, cfg) {
             procs[seat].freeze();
         }
@@ -431,8 +537,8 @@ impl Turns {
             own: self.stats[seat].turns + 1,
             game: turn_no,
         };
-        let (line, at) = match waited {
-            Wait::Line(line, at) => (line, at),
+        let at = match waited {
+            Wait::Line(_, at) => at,
             Wait::Exited(status) => {
                 let how = format!(
                     "{} before answering {which} (after {})",
@@ -500,63 +606,16 @@ impl Turns {
                 ));
             }
         }
-
-        let moves = game.legal_moves();
-        let (index, comment) = match parse_answer(&line) {
-            Err(crate::protocol::Malformed::TooLong(n)) => {
-                return Err(forfeit(
-                    Reason::OutputTooLong,
-                    format!(
-                        "answered {which} with a line of {n} bytes (at most {} allowed): \"{}\"",
-                        crate::protocol::MAX_LINE_BYTES,
-                        escape(&line, 100)
-                    ),
-                ));
-            }
-            Err(malformed) => {
-                return Err(forfeit(
-                    Reason::InvalidMove,
-                    format!("{which}: {malformed}"),
-                ));
-            }
-            Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
-            Ok(Answer::Move { text, comment }) => match moves.iter().position(|m| m == text) {
-                Some(i) => (i, comment),
-                None => {
-                    return Err(forfeit(
-                        Reason::InvalidMove,
-                        format!(
-                            "{which}: \"{}\" is not one of the {} offered moves{}",
-                            escape(text.as_bytes(), 100),
-                            moves.len(),
-                            crate::protocol::debug_hint(&line)
-                                .map(|h| format!(" ({h})"))
-                                .unwrap_or_default()
-                        ),
-                    ))
-                }
-            },
-        };
-        let played = moves[index].clone();
-        if cfg.record_turns {
-            self.log.push(TurnRecord {
-                turn: turn_no,
-                seat,
-                input: self.input.clone(),
-                answer: String::from_utf8_lossy(&line).into_owned(),
-                comment: comment.to_string(),
-                played: played.clone(),
-                time_us: wall.as_micros() as u64,
-                cpu_us: cpu.as_micros() as u64,
-                late,
-                extra_lines,
-            });
-        }
-        game.play(index);
-        self.turn += 1;
-        self.moves.push(played);
-        Ok(())
+        Ok(Answered {
+            lines: got,
+            wall,
+            cpu,
+            late,
+            extra_lines,
+            which,
+        })
     }
+
 }
 
 /// A duration for messages: "100 ms", "12.3 ms".

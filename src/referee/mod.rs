@@ -1,6 +1,7 @@
 //! Plays one game: starts the bots, runs the turn loop with clocks, and turns everything a bot
 //! can do wrong into a verdict. Emits a [`GameResult`]; never prints and never writes files.
 
+pub mod external;
 mod ranks;
 mod result;
 pub mod seat;
@@ -31,6 +32,23 @@ pub const FREEZE_AFTER: Duration = Duration::from_millis(5);
 /// to its read) before it counts as thinking on the opponent's time. A bot seen doing that is
 /// frozen at once after each of its later answers.
 pub const IDLE_CPU_SLACK: Duration = Duration::from_micros(200);
+
+/// Plays one game of `choice` (seed `seed`) between `bots`: an external referee's game, or a
+/// built-in game from the position `start` makes (its opening plies played), so that every
+/// caller plays both kinds with one call.
+pub fn play_choice<E: std::fmt::Display>(
+    choice: &crate::game::GameChoice,
+    start: impl FnOnce() -> Result<(Box<dyn Game>, Vec<String>), E>,
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+) -> Result<GameResult, (Vec<String>, String)> {
+    if let Some(referee) = &choice.external {
+        return external::play(referee, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
+    }
+    let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
+    play(position, &moves, bots, cfg, seed).map_err(|e| (moves, e.to_string()))
+}
 
 /// The clocks of a game, CodinGame's by default.
 #[derive(Clone, Debug)]
@@ -145,7 +163,17 @@ pub fn play(
         });
     }
     let started = Instant::now();
-    let mut procs: Vec<BotProcess> = Vec::with_capacity(seats);
+    let mut procs = spawn_bots(bots, cfg)?;
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    Ok(play_seats(
+        game, opening, &names, &mut procs, cfg, seed, started,
+    ))
+}
+
+/// Starts every bot of a game (all or none: a failure ends those already started). In a
+/// sandbox each bot's private files are hidden from the others.
+fn spawn_bots(bots: &[BotSpec], cfg: &RefereeConfig) -> Result<Vec<BotProcess>, RefereeError> {
+    let mut procs: Vec<BotProcess> = Vec::with_capacity(bots.len());
     for (seat, spec) in bots.iter().enumerate() {
         let others: Vec<&BotSpec> = bots
             .iter()
@@ -161,10 +189,7 @@ pub fn play(
             }
         }
     }
-    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
-    Ok(play_seats(
-        game, opening, &names, &mut procs, cfg, seed, started,
-    ))
+    Ok(procs)
 }
 
 /// Plays `game` between started `seats` (named `names`) to its end and ends them: the turn
@@ -182,19 +207,7 @@ pub fn play_seats<S: Seat>(
     // Bots start together, as on CodinGame, and may be frozen from their first answer on: a
     // freeze during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle
     // of setting up, which then never answers.
-    let mut state = Turns {
-        rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
-        turn: opening.len() as u32,
-        cpu_seen: vec![None; seats],
-        eager: vec![false; seats],
-        first: vec![true; seats],
-        forfeits: Vec::new(),
-        out: vec![false; seats],
-        stats: vec![SeatStats::default(); seats],
-        moves: Vec::new(),
-        log: Vec::new(),
-        input: String::with_capacity(1024),
-    };
+    let mut state = Turns::new(seats, seed, opening.len() as u32);
     let end = state.run(game.as_mut(), procs, cfg);
     S::shutdown_all(procs, cfg.kill_grace);
 
@@ -309,6 +322,22 @@ struct Turns {
 }
 
 impl Turns {
+    fn new(seats: usize, seed: u64, turn: u32) -> Turns {
+        Turns {
+            rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
+            turn,
+            cpu_seen: vec![None; seats],
+            eager: vec![false; seats],
+            first: vec![true; seats],
+            forfeits: Vec::new(),
+            out: vec![false; seats],
+            stats: vec![SeatStats::default(); seats],
+            moves: Vec::new(),
+            log: Vec::new(),
+            input: String::with_capacity(1024),
+        }
+    }
+
     fn run<S: Seat>(&mut self, game: &mut dyn Game, procs: &mut [S], cfg: &RefereeConfig) -> End {
         loop {
             if let Some(outcome) = game.outcome() {

@@ -70,8 +70,9 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
         cfg.time.first_turn = cfg.time.turn;
     }
     let seed = args.seed.unwrap_or_else(cli::fresh_seed);
-    let game = choice.start(seed)?;
-    let result = referee::play(game, &[], &bots, &cfg, seed)?;
+    let start = || choice.start(seed).map(|g| (g, Vec::new()));
+    let result = referee::play_choice(&choice, start, &bots, &cfg, seed)
+        .map_err(|(_, e)| anyhow::Error::msg(e))?;
     if let Some(path) = &args.replay {
         report::replay::write(path, &result, &cfg, &choice)
             .with_context(|| format!("writing the replay to {}", path.display()))?;

@@ -499,10 +499,7 @@ impl Turns {
         // thread does, and a clock started after the write would miss that time.
         let start = Instant::now();
         let freeze_at = idle_running.then(|| start + cfg.freeze_after);
-        match bot.send(
-            input,
-            Instant::now() + limit + cfg.time.grace,
-        ) {
+        match bot.send(input, Instant::now() + limit + cfg.time.grace) {
             Ok(()) => {}
             Err(SendError::Full) => {
                 return Err(forfeit(
@@ -644,7 +641,6 @@ impl Turns {
             which,
         })
     }
-
 }
 
 /// A duration for messages: "100 ms", "12.3 ms".

@@ -196,6 +196,7 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
             .map(|a| a.iter().map(|b| b.as_u64().unwrap_or(0)).collect())
             .unwrap_or_default(),
         duration_ms: 0,
+        external: None,
     };
     for (i, t) in lines.iter().filter(|v| v["type"] == "turn").enumerate() {
         let i = i as u32;

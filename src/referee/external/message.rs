@@ -42,9 +42,9 @@ pub fn parse(line: &str) -> Result<Message, String> {
                 let ids = group
                     .chars()
                     .map(|c| {
-                        c.to_digit(10)
-                            .map(|d| d as usize)
-                            .ok_or_else(|| format!("ranking group \"{group}\" is not player digits"))
+                        c.to_digit(10).map(|d| d as usize).ok_or_else(|| {
+                            format!("ranking group \"{group}\" is not player digits")
+                        })
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 groups.push(ids);

@@ -9,8 +9,8 @@
 pub mod message;
 pub mod spec;
 
-use super::{spawn_bots, End, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Turns};
 use super::{ms, Seat, TurnRecord};
+use super::{spawn_bots, End, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Turns};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::external::External;
 use crate::game::Outcome;
@@ -175,10 +175,7 @@ impl Game<'_> {
             let msg = match message::parse(&text) {
                 Ok(msg) => msg,
                 Err(why) => {
-                    return Ended::RefereeError(format!(
-                        "wrote \"{}\": {why}",
-                        escape(&line, 100)
-                    ))
+                    return Ended::RefereeError(format!("wrote \"{}\": {why}", escape(&line, 100)))
                 }
             };
             let missing = |k: usize| {

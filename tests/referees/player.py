@@ -7,7 +7,7 @@ It reads "ID PLAYERS..." once, then one line a turn (the stones left) and answer
 `t` counts its own turns from 1; a mode plays honestly before its turn T.
 
   one              take 1 stone every turn
-  two              take 2 stones every turn (wins the 6-stone race from seat 0)
+  two              take 2 stones every turn (6 stones against "one": 2, 1, 2, 1, so seat 1 wins)
   lines N          answer N lines each turn ("1", then "extra" lines)
   sleep T MS       at turn T sleep MS ms, then answer
   exit T CODE      at turn T exit with CODE without answering

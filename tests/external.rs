@@ -213,14 +213,33 @@ fn quirks_of_real_referees_are_handled() {
     // 6 stones: 2, 1, 2, 1: seat 1 takes the last.
     assert_eq!(r["moves"], serde_json::json!(["2", "1", "2", "1"]), "{r}");
     assert_eq!(r["winner"], 1, "{r}");
-    // A referee that plays two whatever the count: the third player is ranked last.
+    // A referee that plays two whatever the count never asks the third player: its ranking
+    // leaves a player out, which is the referee's error, not a loss for that player.
     let r = play(
         &referee("ignore-count"),
         &[player("two"), player("one"), player("one")],
         &["--seats", "3"],
     );
-    assert_eq!(r["reason"], "win", "{r}");
-    assert_eq!(r["ranks"], serde_json::json!([1, 0, 2]), "{r}");
+    assert_eq!(r["reason"], "referee-error", "{r}");
+    assert!(r["detail"]
+        .as_str()
+        .unwrap()
+        .contains("does not rank player 2 of 3"));
+    // An empty answer line crashes some referees: it is arbiter's verdict, never sent.
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let r = play(
+        &referee("honest"),
+        &[player("one"), player("empty 2")],
+        &["--replay", replay.to_str().unwrap()],
+    );
+    assert_eq!(r["reason"], "invalid-move", "{r}");
+    assert_eq!(r["offender"], 1, "{r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("an empty line"),
+        "{r}"
+    );
+    assert_eq!(stderr_tail(&replay, 2).matches("ANSWER 1").count(), 1);
     // After ###End: one that keeps running (and ignores SIGTERM) is killed, one that crashes
     // when its stdin closes is not an error.
     for mode in ["keep-running", "crash-after-end"] {

@@ -13,6 +13,7 @@ It reads "ID PLAYERS..." once, then one line a turn (the stones left) and answer
   exit T CODE      at turn T exit with CODE without answering
   long T           at turn T write 20000 bytes without a newline, then sleep
   garbage T        at turn T answer "zz99"
+  empty T          at turn T answer an empty line
   flood T          at turn T write 64 MiB of "1" lines, then answer
 """
 
@@ -45,6 +46,8 @@ while True:
             time.sleep(1000)
         elif mode == "garbage":
             take = "zz99"
+        elif mode == "empty":
+            take = ""
         elif mode == "flood":
             chunk = "1\n" * (1 << 19)
             for _ in range(64):

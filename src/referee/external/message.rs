@@ -64,8 +64,8 @@ pub fn parse(line: &str) -> Result<Message, String> {
 }
 
 /// The ranks (0 = first, equal = tie) of `seats` players from an `###End` ranking. Each player
-/// may be named once and must exist; players the ranking leaves out (a referee that plays fewer
-/// players than it was started with) share the place after every named one.
+/// must be named exactly once: a referee that plays fewer players than it was started with
+/// (some ignore `###Start P`) would otherwise rank a player who never played.
 pub fn ranks(groups: &[Vec<usize>], seats: usize) -> Result<Vec<u8>, String> {
     let mut ranks: Vec<Option<u8>> = vec![None; seats];
     let mut ahead = 0u8;
@@ -78,6 +78,18 @@ pub fn ranks(groups: &[Vec<usize>], seats: usize) -> Result<Vec<u8>, String> {
             }
         }
         ahead += group.len() as u8;
+    }
+    let missing: Vec<String> = (0..seats)
+        .filter(|&p| ranks[p].is_none())
+        .map(|p| p.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "does not rank player {} of {seats} (a referee that plays fewer players than --seats \
+             says: try --seats {})",
+            missing.join(", "),
+            seats - missing.len()
+        ));
     }
     Ok(ranks.into_iter().map(|r| r.unwrap_or(ahead)).collect())
 }
@@ -105,14 +117,18 @@ mod tests {
     }
 
     #[test]
-    fn rankings_become_ranks_with_ties_and_absent_players_last() {
+    fn rankings_become_ranks_with_ties_and_must_name_every_player() {
         assert_eq!(ranks(&[vec![1], vec![0]], 2), Ok(vec![1, 0]));
         assert_eq!(ranks(&[vec![0, 1]], 2), Ok(vec![0, 0]));
         assert_eq!(
             ranks(&[vec![2], vec![0, 1], vec![3]], 4),
             Ok(vec![1, 1, 0, 3])
         );
-        assert_eq!(ranks(&[vec![1], vec![0]], 3), Ok(vec![1, 0, 2]));
+        let err = ranks(&[vec![1], vec![0]], 3).unwrap_err();
+        assert!(
+            err.contains("does not rank player 2 of 3") && err.contains("--seats 2"),
+            "{err}"
+        );
         assert!(ranks(&[vec![2]], 2).unwrap_err().contains("has 2"));
         assert!(ranks(&[vec![0], vec![0]], 2).unwrap_err().contains("twice"));
     }

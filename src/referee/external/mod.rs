@@ -237,6 +237,21 @@ impl Game<'_> {
             }
             Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
         };
+        if answered
+            .lines
+            .iter()
+            .any(|l| l.iter().all(u8::is_ascii_whitespace))
+        {
+            // Some referees crash on an empty answer: that is the bot's fault, judged here.
+            return Some(Ended::Forfeit(
+                k,
+                Reason::InvalidMove,
+                format!(
+                    "answered {} with an empty line (arbiter does not pass empty answers to an external referee)",
+                    answered.which
+                ),
+            ));
+        }
         let mut answer = String::new();
         for line in &answered.lines {
             answer.push_str(&String::from_utf8_lossy(line));

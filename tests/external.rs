@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn stones() -> String {
@@ -535,4 +535,49 @@ fn grade_marks_a_class_with_an_external_referee() {
             .any(|g| g["reason"] == "crash" && (g["bot0"] == "bob" || g["bot1"] == "bob")),
         "{games:?}"
     );
+}
+
+/// In the sandbox the referee sees its own folder (read-only) when it is given as a folder
+/// with a referee.toml: here the program imports a module from beside it.
+#[test]
+fn a_referee_folder_runs_in_the_sandbox() {
+    if which("bwrap").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have bubblewrap (apt-get install bubblewrap)"
+        );
+        eprintln!("skipped: no bwrap here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("stones2");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        root().join("examples/referee/stones/referee.py"),
+        folder.join("rules.py"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("main.py"), "import rules\nrules.main()\n").unwrap();
+    std::fs::write(
+        folder.join("referee.toml"),
+        "name = \"boxed\"\nrun = \"/usr/bin/python3 main.py\"\n",
+    )
+    .unwrap();
+    // Debian's Python: an interpreter under a 0700 home folder cannot run in the box.
+    let bot = root().join("examples/referee/stones/bot.py");
+    let bots = [
+        format!("/usr/bin/python3 {}", bot.display()),
+        format!("/usr/bin/python3 {} simple", bot.display()),
+    ];
+    let r = play(folder.to_str().unwrap(), &bots, &["--sandbox"]);
+    assert_eq!(r["game"], "boxed");
+    assert_eq!(r["reason"], "win", "{r}");
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(program))
+            .find(|p| p.is_file())
+    })
 }

@@ -581,3 +581,59 @@ fn which(program: &str) -> Option<PathBuf> {
             .find(|p| p.is_file())
     })
 }
+
+#[test]
+fn shards_of_an_external_tournament_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    for k in 1..=2 {
+        let out = arbiter()
+            .args([
+                "tournament",
+                "--games",
+                "4",
+                "--seed",
+                "5",
+                "--shard",
+                &format!("{k}/2"),
+                "--first-turn-ms",
+                "5000",
+                "--turn-ms",
+                "1000",
+                "--referee",
+                &stones(),
+                "--out",
+            ])
+            .arg(dir.path().join(format!("shard-{k}")))
+            .arg(format!("smart={}", stones_bot("")))
+            .arg(format!("simple={}", stones_bot("simple")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let all = dir.path().join("all");
+    let out = arbiter()
+        .arg("merge")
+        .arg(&all)
+        .arg(dir.path().join("shard-1"))
+        .arg(dir.path().join("shard-2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_csv(&all.join("games.csv"));
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
+    // Each shard kept its games' records with their inputs (the merge writes games.csv only).
+    for k in 1..=2 {
+        let recs = records(&dir.path().join(format!("shard-{k}")));
+        assert_eq!(recs.len(), 2);
+        assert!(recs.iter().all(|r| r["external"]["inputs"].is_array()));
+    }
+}

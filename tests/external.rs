@@ -173,6 +173,15 @@ fn a_referee_that_hangs_crashes_writes_garbage_or_asks_for_a_missing_player_is_a
             "asked for player 7, but the game has 2 players",
         ),
         ("bad-end", "ranks player 0 twice"),
+        ("long-line", "wrote more than 10000 bytes without a newline"),
+        (
+            "chatter",
+            "wrote more than 4 MiB without asking a player for an answer",
+        ),
+        (
+            "flood-input",
+            "wrote more than 4 MiB without asking a player for an answer",
+        ),
     ] {
         let r = play(
             &referee(mode),
@@ -635,5 +644,57 @@ fn shards_of_an_external_tournament_merge() {
         let recs = records(&dir.path().join(format!("shard-{k}")));
         assert_eq!(recs.len(), 2);
         assert!(recs.iter().all(|r| r["external"]["inputs"].is_array()));
+    }
+}
+
+/// The referee is untrusted code: in the sandbox it cannot read the bots' own files (a bot's
+/// bot.toml folder holds its source), which it could without the box.
+#[test]
+fn a_boxed_referee_cannot_read_the_bots_files() {
+    if which("bwrap").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have bubblewrap (apt-get install bubblewrap)"
+        );
+        eprintln!("skipped: no bwrap here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bot_dir = dir.path().join("secretbot");
+    std::fs::create_dir_all(&bot_dir).unwrap();
+    std::fs::copy(
+        root().join("tests/referees/player.py"),
+        bot_dir.join("player.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        bot_dir.join("bot.toml"),
+        "name = \"secret\"\nrun = \"/usr/bin/python3 player.py one\"\n",
+    )
+    .unwrap();
+    let secret = bot_dir.join("player.py");
+    let referee = format!(
+        "/usr/bin/python3 {}/tests/referees/hostile.py read-file {}",
+        root().display(),
+        secret.display()
+    );
+    let other = format!(
+        "/usr/bin/python3 {}/tests/referees/player.py two",
+        root().display()
+    );
+    for (sandbox, expect) in [(false, "READ-OK"), (true, "READ-BLOCKED")] {
+        let replay = dir.path().join(format!("r-{sandbox}.jsonl"));
+        let mut extra = vec!["--replay", replay.to_str().unwrap()];
+        if sandbox {
+            extra.push("--sandbox");
+        }
+        let r = play(
+            &referee,
+            &[other.clone(), bot_dir.display().to_string()],
+            &extra,
+        );
+        assert_eq!(r["reason"], "win", "sandbox {sandbox}: {r}");
+        let log = stderr_tail(&replay, 2);
+        assert!(log.contains(expect), "sandbox {sandbox}: {log}");
     }
 }

@@ -22,6 +22,10 @@ player count and every answer are logged on stderr. `t` counts the referee's own
   crash-after-end        after ###End, read stdin to its end, then exit 1 with a message
   no-seed                read the first line as ###Start (a referee that does not know ###Seed)
   slow-start MS          sleep MS ms before the first message
+  chatter                after the first input, write "###Error 0 note" lines forever
+  flood-input            after "###Input 0", write input lines forever
+  long-line              write 20000 bytes without a newline, then sleep
+  read-file PATH         at the start try to read PATH; log "READ-OK" or "READ-BLOCKED <error>"
 """
 
 import signal
@@ -29,7 +33,7 @@ import sys
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "honest"
-arg = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+arg = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() else 1
 
 
 def send(line):
@@ -74,11 +78,28 @@ def main():
         players = 2
     stones = 6 if seed is None else 5 + seed % 5
     log(f"SEED {seed} PLAYERS {players} STONES {stones}")
+    if mode == "read-file":
+        try:
+            with open(sys.argv[2]) as f:
+                log("READ-OK " + f.read(100))
+        except OSError as e:
+            log(f"READ-BLOCKED {e}")
     if mode == "slow-start":
         time.sleep(arg / 1000)
+    if mode == "long-line":
+        sys.stdout.write("x" * 20000)
+        sys.stdout.flush()
+        time.sleep(1000)
     for p in range(players):
         send(f"###Input {p}")
         send(f"{p} {players}")
+    if mode in ("chatter", "flood-input"):
+        if mode == "flood-input":
+            send("###Input 0")
+        line = ("###Error 0 note\n" if mode == "chatter" else "1 2 3 4 5 6 7 8\n") * 4096
+        while True:
+            sys.stdout.write(line)
+            sys.stdout.flush()
     t = 0
     while True:
         t += 1

@@ -18,6 +18,10 @@ use crate::protocol::escape;
 use message::Message;
 use std::time::Instant;
 
+/// Most bytes a referee may write between two requests (`###Output`, `###End`): a referee
+/// that only ever writes input or notes would otherwise hold the game and fill arbiter's memory.
+pub const MAX_BYTES_BETWEEN_REQUESTS: usize = 4 << 20;
+
 /// At most this many bytes of the referee's stderr are quoted in a `referee-error` detail.
 const STDERR_QUOTE: usize = 600;
 
@@ -45,6 +49,7 @@ pub fn play(
         referee,
         proc,
         pending: None,
+        since_request: 0,
         inputs: vec![String::new(); seats],
         turns: Turns::new(seats, seed, 0),
         cfg,
@@ -139,6 +144,8 @@ struct Game<'a> {
     proc: BotProcess,
     /// A line read past the end of an `###Input` block, handled next.
     pending: Option<Vec<u8>>,
+    /// Bytes the referee wrote since its last request.
+    since_request: usize,
     /// What each player is sent with its next turn (every `###Input` block since its last one).
     inputs: Vec<String>,
     turns: Turns,
@@ -302,6 +309,17 @@ impl Game<'_> {
         let deadline = Instant::now() + limit;
         match bot::wait_line(std::slice::from_mut(&mut self.proc), 0, deadline) {
             Wait::Line(mut line, _) => {
+                if line.starts_with(b"###Output") || line.starts_with(b"###End") {
+                    self.since_request = 0;
+                } else {
+                    self.since_request += line.len() + 1;
+                    if self.since_request > MAX_BYTES_BETWEEN_REQUESTS {
+                        return Err(format!(
+                            "wrote more than {} MiB without asking a player for an answer or ending the game",
+                            MAX_BYTES_BETWEEN_REQUESTS >> 20
+                        ));
+                    }
+                }
                 if line.last() == Some(&b'\r') {
                     line.pop();
                 }

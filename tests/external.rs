@@ -89,9 +89,21 @@ fn the_example_referee_plays_from_its_folder_and_its_seed_replays_the_same_game(
         python(),
         root().display()
     );
-    let c = play(&cmd, &bots, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("g.jsonl");
+    let c = play(&cmd, &bots, &["--replay", replay.to_str().unwrap()]);
     assert_eq!(c["game"], "referee");
     assert_eq!(c["reason"], "win", "{c}");
+    // `arbiter replay` makes its page: each turn's input and answer, the referee's log.
+    let out = arbiter().arg("replay").arg(&replay).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(replay.with_extension("html")).unwrap();
+    assert!(page.contains("0 2 3\n"), "the first input");
+    assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
 }
 
 #[test]

@@ -55,12 +55,12 @@ pub fn play(
         cfg,
     };
     let end = game.run(&mut procs, seed);
+    let Game { proc, turns, .. } = game;
+    // The bots and the referee end together (one shared grace). A referee may keep reading or
+    // crash once its stdin closes after `###End`: its exit status is never looked at.
+    procs.push(proc);
     BotProcess::shutdown_all(&mut procs, cfg.kill_grace);
-    // A referee may keep reading or crash once its stdin closes after `###End`: its exit status
-    // is never looked at.
-    game.proc.shutdown(cfg.kill_grace);
-    let referee_tail = game.proc.stderr_tail();
-    let turns = game.turns;
+    let referee_tail = procs.pop().map(|p| p.stderr_tail()).unwrap_or_default();
 
     let (ranks, reason, detail, offender) = match end {
         Ended::Ranked(ranks) => (ranks, Reason::Win, String::new(), None),

@@ -17,4 +17,4 @@ mod status;
 pub use isolation::isolate as isolates_bots;
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
 pub use spec::{BotSpec, SpecError};
-pub use status::describe_exit;
+pub use status::{describe_exit, ExitKind};

@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod bot;
+pub mod engine;
 pub mod botkit;
 pub mod game;
 pub mod protocol;

@@ -5,9 +5,9 @@ use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
-use arbiter::report::games_csv::{self, GameRow, GamesCsv};
+use arbiter::report::games_csv::{self, GamesCsv};
 use arbiter::report::{self, progress::Progress, sprt_block};
-use arbiter::tournament::{schedule, Format, Runner};
+use arbiter::tournament::{schedule, Finished, Format, Runner};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -133,8 +133,6 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
-    let mut records = report::records::RecordsFile::open(&out.join(report::records::FILE))?;
-    let mut live = report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()]);
     let mut pairs = PairCounter::default();
     games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
@@ -182,8 +180,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
 
     let llr = |p: &PairCounter| rating::llr_pentanomial(&p.penta, &params);
     let mut decision = rating::decide(llr(&pairs), &params);
+    let mut report_path = None;
     if decision == Decision::Continue && !todo.is_empty() {
-        let mut progress = Progress::new(todo.len() as u64, &[new_name.clone(), old_name.clone()]);
         let (lower, upper) = params.bounds();
         let runner = Runner {
             bots: &bots,
@@ -194,19 +192,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             concurrency: placement.concurrency,
             pin_cpus: placement.pin_cpus,
         };
-        let mut failure = None;
-        runner.run(&todo, |finished| {
-            let record =
-                report::records::GameRecord::new(&finished.spec, &choice, &cfg, &finished.result);
-            if let Err(e) = csv
-                .append(&GameRow::new(&finished.spec, &finished.result))
-                .and_then(|()| records.append(&record))
-            {
-                failure = Some(anyhow::Error::from(e).context("recording a game"));
-                return ControlFlow::Break(());
-            }
-            live.tick();
-            progress.game_done(&finished.result);
+        // The test follows the games as they are recorded; games still in flight when it
+        // decides are recorded and counted too, so the last progress line shows the LLR the
+        // summary prints.
+        let mut decide = |finished: &Finished, progress: &mut Progress| {
             let r = &finished.result;
             let score = new_score(
                 &r.bots[0],
@@ -214,8 +203,6 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 r.winner.map(|w| w as u8),
                 Some(r.reason.as_str()),
             );
-            // Games still in flight when the test decides are recorded and counted too, so the
-            // progress line always shows the LLR the summary will print.
             if pairs.add(finished.spec.pair_id, score) {
                 let now = llr(&pairs);
                 let elo = EloEstimate::from_pentanomial(&pairs.penta)
@@ -228,13 +215,23 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             if decision == Decision::Continue {
                 ControlFlow::Continue(())
             } else {
+                progress.decided();
                 ControlFlow::Break(())
             }
-        });
-        progress.finish();
+        };
+        let (failure, path) = super::run_common::play_and_record(
+            &runner,
+            &todo,
+            &mut csv,
+            &out,
+            false,
+            &choice,
+            &mut decide,
+        )?;
         if let Some(e) = failure {
             return Err(e);
         }
+        report_path = Some(path);
     }
 
     let mut stdout = std::io::stdout().lock();
@@ -248,7 +245,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         decision,
     )?;
     writeln!(stdout, "Results: {}", out.display())?;
-    match live.write(report::html::Pages::Missing) {
+    let report_path = report_path.unwrap_or_else(|| {
+        report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()])
+            .write(report::html::Pages::Missing)
+    });
+    match report_path {
         Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
         Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
     }

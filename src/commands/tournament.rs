@@ -505,6 +505,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         &out,
         settings.replays,
         &choice,
+        &mut |_, _| std::ops::ControlFlow::Continue(()),
     )?;
     if let Some(e) = failure {
         return Err(e);

@@ -346,7 +346,15 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     // The tournament's report and replay pages are written as games end; the grading page
     // below then takes report.html's place and links to the replay pages.
-    let (failure, _) = play_and_record(&runner, &todo, &mut csv, &out, false, &choice)?;
+    let (failure, _) = play_and_record(
+        &runner,
+        &todo,
+        &mut csv,
+        &out,
+        false,
+        &choice,
+        &mut |_, _| std::ops::ControlFlow::Continue(()),
+    )?;
     if let Some(e) = failure {
         return Err(e);
     }

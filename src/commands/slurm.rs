@@ -59,7 +59,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     let cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    let (bots, problems) = prepare_bots(&settings.bots, &cfg)?;
+    let (bots, problems) = prepare_bots(&settings.bots, &settings.workdir, &cfg)?;
     let broken: Vec<&str> = bots
         .iter()
         .zip(&problems)

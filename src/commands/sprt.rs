@@ -116,10 +116,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         .game
         .referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = true;
-    if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir)?;
-    }
-    let (bots, active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
+    let (bots, active) = prepare_bots(
+        &[settings.new.clone(), settings.old.clone()],
+        &settings.workdir,
+        &cfg,
+    )?;
     if let Some(i) = active.iter().position(Option::is_some) {
         bail!("bot '{}' cannot play (see above)", bots[i].origin);
     }

@@ -143,24 +143,29 @@ pub fn claim_folder(dir: &Path) -> Result<FolderLock> {
     Ok(FolderLock::acquire(dir)?)
 }
 
-/// Resolves, builds and test-starts every bot. Bots that fail are reported and left out; a
-/// clash of names is an error.
+/// Resolves (as typed in `workdir`, where the run began), builds and test-starts every bot.
+/// Bots that fail are reported and left out; a clash of names is an error.
 pub fn prepare_bots(
     origins: &[String],
+    workdir: &Path,
     cfg: &arbiter::referee::RefereeConfig,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
-    prepare_bots_built(origins, cfg, true)
+    prepare_bots_built(origins, workdir, cfg, true)
 }
 
 /// [`prepare_bots`], running the bots' build commands only if `build`.
 pub fn prepare_bots_built(
     origins: &[String],
+    workdir: &Path,
     cfg: &arbiter::referee::RefereeConfig,
     build: bool,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
+    // Paths typed where the run began are found from there; the process's own working
+    // directory is never changed (it is shared by every thread).
+    let elsewhere = (std::env::current_dir().ok().as_deref() != Some(workdir)).then_some(workdir);
     let resolved = origins
         .iter()
-        .map(|o| (o.clone(), BotSpec::resolve_named(o)))
+        .map(|o| (o.clone(), BotSpec::resolve_named_in(o, elsewhere)))
         .collect();
     super::run_common::check_bots(resolved, cfg, build)
 }
@@ -416,15 +421,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .referee_config(choice.info.default_max_turns)?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
-    if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir).with_context(|| {
-            format!(
-                "entering {}, where the tournament's bots were named",
-                settings.workdir.display()
-            )
-        })?;
-    }
-    let (bots, problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
+    let (bots, problems) =
+        prepare_bots_built(&settings.bots, &settings.workdir, &cfg, !args.no_build)?;
     let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
     let broken: Vec<&str> = bots
         .iter()

@@ -200,10 +200,6 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir)
-            .with_context(|| format!("entering {}", settings.workdir.display()))?;
-    }
     save_settings(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.
@@ -257,7 +253,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         settings
             .baselines
             .iter()
-            .map(|b| (b.clone(), BotSpec::resolve_named(b))),
+            .map(|b| (b.clone(), BotSpec::resolve_named_in(b, Some(&settings.workdir)))),
     );
     let (bots, problems) = check_bots(resolved, &cfg, true)?;
     let n = students.len();

@@ -75,18 +75,9 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 opening_plies: args.run.opening_plies,
                 openings: args.run.openings.clone(),
                 openings_order: args.run.openings_order,
-                openings_fingerprint: match &args.run.openings {
-                    Some(spec) => Some(
-                        arbiter::tournament::openings::Book::load(
-                            spec,
-                            &args.game.choice()?,
-                            args.run.openings_order,
-                            0,
-                        )?
-                        .fingerprint(),
-                    ),
-                    None => None,
-                },
+                openings_fingerprint: super::tournament::openings_fingerprint(
+                    &args.run, &args.game,
+                )?,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
                 game: args.game.clone(),
@@ -158,7 +149,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
-    let placement = super::tournament::Placement::new(&args.run, cfg.freeze_idle);
+    let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} pairs complete",

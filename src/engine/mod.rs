@@ -9,10 +9,12 @@
 //! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it.
 
 mod bots;
+mod placement;
 mod record;
 pub mod stop;
 
 pub use bots::{check_bots, BotCheck, NameClash};
+pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
 
 use crate::tournament::{Finished, GameSpec, Runner};

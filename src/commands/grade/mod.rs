@@ -9,7 +9,7 @@ mod page;
 mod rubric;
 
 use super::run_common::{check_bots, play_and_record};
-use super::tournament::{claim_folder, save_settings, settings_and_dir, Placement, Recorded};
+use super::tournament::{claim_folder, save_settings, settings_and_dir, Recorded};
 use crate::cli::{GameOpts, GradeArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
@@ -310,7 +310,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .iter()
         .filter(|g| g.seats.contains(&0) && g.seats.contains(&n))
         .count();
-    let placement = Placement::new(&args.run, cfg.freeze_idle);
+    let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
     eprintln!(
         "arbiter: {n} students ({} build), {} baselines; each student plays {} games ({} against \
          each baseline): a rating interval of about ±{:.0} Elo at 95% for an even score, and a \

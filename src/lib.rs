@@ -5,8 +5,8 @@
 
 pub mod bench;
 pub mod bot;
-pub mod engine;
 pub mod botkit;
+pub mod engine;
 pub mod game;
 pub mod protocol;
 pub mod rating;

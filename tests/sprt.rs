@@ -78,7 +78,15 @@ fn an_sprt_records_each_forfeit_in_failures() {
     let crasher = format!("crasher={}", hostile("exit 2 3"));
     let honest = format!("honest={}", hostile("honest"));
     let run = arbiter()
-        .args(["sprt", "--seed", "7", "--turn-ms", "1000", "--max-pairs", "2"])
+        .args([
+            "sprt",
+            "--seed",
+            "7",
+            "--turn-ms",
+            "1000",
+            "--max-pairs",
+            "2",
+        ])
         .args(["--first-turn-ms", "10000", "--out"])
         .arg(&out)
         .args([&crasher, &honest])
@@ -92,8 +100,8 @@ fn an_sprt_records_each_forfeit_in_failures() {
         assert_eq!(row["reason"], "crash", "{row:?}");
         let id = &row["game_id"];
         let file = out.join("failures").join(format!("game-{id}-crasher.txt"));
-        let text = std::fs::read_to_string(&file)
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         assert!(text.contains("exited with status 3"), "{text}");
     }
 }
@@ -111,7 +119,7 @@ fn a_stopped_sprt_records_no_crash_for_bots_killed_by_the_stop() {
         format!("a={}", hostile("sleep 3 100000")),
         format!("b={}", hostile("sleep 3 100000")),
     );
-    let mut referee = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+    let referee = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .current_dir(root())
         .args(["sprt", "--seed", "7", "--concurrency", "2"])
         .args(["--turn-ms", "60000", "--first-turn-ms", "60000", "--out"])

@@ -144,12 +144,8 @@ pub fn openings_fingerprint(run: &cli::RunOpts, game: &GameOpts) -> Result<Optio
     let Some(spec) = &run.openings else {
         return Ok(None);
     };
-    let book = arbiter::tournament::openings::Book::load(
-        spec,
-        &game.choice()?,
-        run.openings_order,
-        0,
-    )?;
+    let book =
+        arbiter::tournament::openings::Book::load(spec, &game.choice()?, run.openings_order, 0)?;
     Ok(Some(book.fingerprint()))
 }
 

@@ -90,14 +90,16 @@ pub fn play(
         while open || !held.is_empty() {
             let next = match held.deadline() {
                 _ if !open => None,
-                Some(at) => match queue.recv_timeout(at.saturating_duration_since(Instant::now())) {
-                    Ok(f) => Some(f),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => {
-                        open = false;
-                        None
+                Some(at) => {
+                    match queue.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                        Ok(f) => Some(f),
+                        Err(RecvTimeoutError::Timeout) => None,
+                        Err(RecvTimeoutError::Disconnected) => {
+                            open = false;
+                            None
+                        }
                     }
-                },
+                }
                 None => match queue.recv() {
                     Ok(f) => Some(f),
                     Err(_) => {
@@ -119,7 +121,8 @@ pub fn play(
             for step in ready {
                 let flow = match step {
                     stop::Step::Record(f) => record_one(&f, recorder, consumers, &mut end),
-                    stop::Step::Discard(game_id) => {
+                    stop::Step::Discard(f) => {
+                        let game_id = f.spec.game_id;
                         end.stopped = true;
                         tell(consumers, &Event::Stopping { game_id })
                     }

@@ -60,10 +60,12 @@ impl<'a> Recorder<'a> {
     /// Records one game (the CSV row first: it is what a continued run counts as done).
     pub fn record(&mut self, f: &Finished) -> Result<(), RecordError> {
         let game_id = f.spec.game_id;
-        let fail = |file: PathBuf| move |source| RecordError {
-            game_id,
-            file,
-            source,
+        let fail = |file: PathBuf| {
+            move |source| RecordError {
+                game_id,
+                file,
+                source,
+            }
         };
         self.csv
             .append(&GameRow::new(&f.spec, &f.result))

@@ -34,8 +34,8 @@ pub fn may_be_a_stop(f: &Finished) -> bool {
 /// What to do with a finished game now.
 pub enum Step {
     Record(Finished),
-    /// Drop the game with this id: a stop is under way.
-    Discard(u64),
+    /// Drop the game: a stop is under way.
+    Discard(Finished),
 }
 
 /// The games held back, each until its deadline.
@@ -58,7 +58,7 @@ impl Held {
     /// bot forfeited (the stop kills bots, which may then crash, lose their pipes or time out).
     pub fn admit(&mut self, f: Finished, now: Instant, stopping: bool) -> Option<Step> {
         if stopping && !f.result.forfeits.is_empty() {
-            return Some(Step::Discard(f.spec.game_id));
+            return Some(Step::Discard(f));
         }
         if may_be_a_stop(&f) {
             self.games.push((now + GRACE, f));
@@ -75,7 +75,7 @@ impl Held {
         while i < self.games.len() {
             if stopping {
                 let (_, f) = self.games.swap_remove(i);
-                out.push(Step::Discard(f.spec.game_id));
+                out.push(Step::Discard(f));
             } else if self.games[i].0 <= now {
                 let (_, f) = self.games.swap_remove(i);
                 out.push(Step::Record(f));
@@ -131,7 +131,7 @@ mod tests {
     fn id(step: &Step) -> (bool, u64) {
         match step {
             Step::Record(f) => (true, f.spec.game_id),
-            Step::Discard(id) => (false, *id),
+            Step::Discard(f) => (false, f.spec.game_id),
         }
     }
 
@@ -158,7 +158,10 @@ mod tests {
         assert!(held.admit(ended_by(term, 1), now, false).is_none());
         assert!(held.admit(ended_by(term, 2), now, false).is_none());
         assert_eq!(held.deadline(), Some(now + GRACE));
-        assert!(held.release(now, false).is_empty(), "held until the deadline");
+        assert!(
+            held.release(now, false).is_empty(),
+            "held until the deadline"
+        );
         let out: Vec<_> = held.release(now + GRACE, false).iter().map(id).collect();
         assert_eq!(out.len(), 2);
         assert!(out.iter().all(|&(recorded, _)| recorded));
@@ -168,6 +171,10 @@ mod tests {
         assert_eq!(out, vec![(false, 3)], "a stop drops it before its deadline");
         let late = held.admit(ended_by(None, 0), now, true);
         let late = late.as_ref().map(id);
-        assert_eq!(late, Some((false, 0)), "no forfeit is recorded once stopping");
+        assert_eq!(
+            late,
+            Some((false, 0)),
+            "no forfeit is recorded once stopping"
+        );
     }
 }

@@ -189,9 +189,11 @@ pub(crate) fn finish(
         .and_then(|(b, elo)| (b < n && plan.local[b] != usize::MAX).then(|| (plan.local[b], elo)));
     let anchored = anchor_local.is_some();
     if let (Some((b, _)), false) = (options.anchor, anchored) {
-        warnings.push(Note::text("anchor ").then_bot(b).then(
-            " has no rating (or does not exist): ratings are centred on their mean instead",
-        ));
+        warnings.push(
+            Note::text("anchor ").then_bot(b).then(
+                " has no rating (or does not exist): ratings are centred on their mean instead",
+            ),
+        );
     }
     if m > 0 && !solution.converged {
         warnings.push(Note::text(format!(
@@ -275,7 +277,8 @@ pub(crate) fn finish(
                     warnings.push(Note::bot(i).then(" played no games: unrated"));
                 } else {
                     warnings.push(
-                        Note::bot(i).then(" is not linked to the rated field by its games: unrated"),
+                        Note::bot(i)
+                            .then(" is not linked to the rated field by its games: unrated"),
                     );
                 }
                 (RatingValue::Unrated, None)

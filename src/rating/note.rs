@@ -115,7 +115,10 @@ mod tests {
         assert_eq!(n.to_string(), "bot 2 won every game, bot 0 lost every game");
         let names = ["ann", "bob", "cy 2"];
         n.name_bots(|i| format!("'{}'", names[i]));
-        assert_eq!(n.to_string(), "'cy 2' won every game, 'ann' lost every game");
+        assert_eq!(
+            n.to_string(),
+            "'cy 2' won every game, 'ann' lost every game"
+        );
         assert_eq!(n.bots().count(), 0);
     }
 }

@@ -14,7 +14,9 @@ pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
 pub use seat::Seat;
 use wait::{exit_verdict, wait_answer, Allowed};
 
-use crate::bot::{self, describe_exit, BotProcess, ExitKind, BotSpec, Limits, SendError, SpawnError, Wait};
+use crate::bot::{
+    self, describe_exit, BotProcess, BotSpec, ExitKind, Limits, SendError, SpawnError, Wait,
+};
 use crate::game::{Game, Outcome, ScoreEnd};
 use crate::protocol::{escape, parse_answer, Answer};
 use crate::rng::Rng;

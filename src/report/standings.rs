@@ -2,9 +2,7 @@
 //! cross-table, the LOS matrix, and for two bots the fastchess-style match block (with
 //! pentanomial pair counts when the rows carry pair ids). Printed, or written as CSV and JSON.
 
-use crate::rating::{
-    self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, RatingValue, Wdl,
-};
+use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, RatingValue, Wdl};
 use crate::report::games_csv::ResultRow;
 use anyhow::{bail, Result};
 use serde_json::{json, Value};

@@ -249,12 +249,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             (name.clone(), spec)
         })
         .collect();
-    resolved.extend(
-        settings
-            .baselines
-            .iter()
-            .map(|b| (b.clone(), BotSpec::resolve_named_in(b, Some(&settings.workdir)))),
-    );
+    resolved.extend(settings.baselines.iter().map(|b| {
+        (
+            b.clone(),
+            BotSpec::resolve_named_in(b, Some(&settings.workdir)),
+        )
+    }));
     let (bots, problems) = check_bots(resolved, &cfg, true)?;
     let n = students.len();
     if let Some((bot, why)) = bots[n..]

@@ -176,3 +176,61 @@ pub fn tell(consumers: &mut [&mut dyn Consumer], event: &Event<'_>) -> ControlFl
     }
     flow
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::BotSpec;
+    use crate::game::GameChoice;
+    use crate::referee::RefereeConfig;
+    use crate::report::games_csv::GamesCsv;
+    use crate::tournament::{schedule, Format};
+    use std::path::PathBuf;
+
+    fn missing(name: &str) -> BotSpec {
+        BotSpec {
+            name: name.into(),
+            origin: name.into(),
+            program: PathBuf::from("/no/such/program"),
+            args: Vec::new(),
+            dir: PathBuf::from("."),
+            build: None,
+        }
+    }
+
+    #[test]
+    fn every_game_is_recorded_then_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let bots = [missing("a"), missing("b")];
+        let cfg = RefereeConfig::default();
+        let choice = GameChoice::new("impasse", None, None, None).unwrap();
+        let runner = Runner {
+            bots: &bots,
+            game: &choice,
+            opening_plies: 0,
+            book: None,
+            referee: &cfg,
+            concurrency: 2,
+            pin_cpus: false,
+        };
+        let games = schedule(2, Format::RoundRobin, 6, 1);
+        let csv_path = dir.path().join("games.csv");
+        let (mut csv, _) = GamesCsv::open(&csv_path, 2).unwrap();
+        let mut recorder = Recorder::open(&mut csv, dir.path(), false, &choice, &cfg).unwrap();
+        let mut told = Vec::new();
+        let mut follow = |e: &Event<'_>| {
+            if let Event::GameFinished(f) = e {
+                // Told after the row is written: a consumer may read the files.
+                let rows = std::fs::read_to_string(dir.path().join("games.csv")).unwrap();
+                assert!(rows.lines().count() > told.len(), "told before recorded");
+                told.push(f.spec.game_id);
+            }
+            ControlFlow::Continue(())
+        };
+        let end = play(&runner, &games, &mut recorder, &mut [&mut follow]);
+        assert_eq!((end.recorded, end.stopped), (6, false));
+        assert!(end.failure.is_none());
+        told.sort_unstable();
+        assert_eq!(told, (0..6).collect::<Vec<u64>>());
+    }
+}

@@ -72,7 +72,9 @@ impl Runner<'_> {
     /// Plays `games` while `consume` runs in the calling thread with the queue of finished games
     /// (it ends when every game has been handed over) and the flag that stops handing out new
     /// games. Workers never wait for `consume`: a game under way when the flag is set still
-    /// finishes and is queued, so a worker runs at most one game past a stop.
+    /// finishes and is queued, so a worker runs at most one game past a stop. While `consume`
+    /// lags behind (a slow record or report), the workers go on playing: a stop it asks for
+    /// holds back the games not yet started when it asks, and the queue keeps the rest.
     pub fn run_queued(
         &self,
         games: &[GameSpec],

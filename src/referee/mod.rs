@@ -10,7 +10,7 @@ mod wait;
 mod scripted;
 
 use ranks::rank_with_eliminations;
-pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
+pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
 pub use seat::Seat;
 use wait::{exit_verdict, wait_answer, Allowed};
 
@@ -194,6 +194,7 @@ pub fn play_seats<S: Seat>(
         moves: Vec::new(),
         log: Vec::new(),
         input: String::with_capacity(1024),
+        err_mark: vec![0; seats],
     };
     let end = state.run(game.as_mut(), procs, cfg);
     S::shutdown_all(procs, cfg.kill_grace);
@@ -296,6 +297,8 @@ struct Turns {
     moves: Vec<String>,
     log: Vec<TurnRecord>,
     input: String,
+    /// Bytes each seat had written to stderr when its last turn was recorded.
+    err_mark: Vec<u64>,
 }
 
 impl Turns {
@@ -539,6 +542,8 @@ impl Turns {
         };
         let played = moves[index].clone();
         if cfg.record_turns {
+            let stderr = procs[seat].stderr_since(self.err_mark[seat], TURN_STDERR_BYTES);
+            self.err_mark[seat] = procs[seat].stderr_bytes();
             self.log.push(TurnRecord {
                 turn: turn_no,
                 seat,
@@ -550,6 +555,7 @@ impl Turns {
                 cpu_us: cpu.as_micros() as u64,
                 late,
                 extra_lines,
+                stderr,
             });
         }
         game.play(index);

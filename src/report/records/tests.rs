@@ -57,6 +57,11 @@ pub(crate) fn simulate(
             cpu_us: 900,
             late: n == 7,
             extra_lines: 0,
+            stderr: if n % 4 == 1 {
+                format!("turn {n}: thinking\n")
+            } else {
+                String::new()
+            },
         });
         g.play(i);
         moves.push(played);

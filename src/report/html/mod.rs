@@ -9,6 +9,7 @@
 pub mod data;
 pub mod frames;
 pub mod page;
+pub mod seats;
 pub mod svg;
 pub mod viewer;
 
@@ -105,9 +106,9 @@ fn write_report_capped(
                 .to_string_lossy()
                 .into_owned(),
         };
-        match viewer::page(rec, Some(&back)) {
+        match viewer::page(rec, Some(&back), viewer::Assets::Beside) {
             Ok(html) => {
-                std::fs::create_dir_all(path.parent().expect("a replays folder"))?;
+                viewer::write_assets(path.parent().expect("a replays folder"))?;
                 write_atomic(&path, html.as_bytes())?;
                 written.pages += 1;
                 ok.insert((*d, rec.game_id));

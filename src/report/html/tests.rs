@@ -18,9 +18,10 @@ fn every_game_and_variant_gets_a_replay_page() {
                 let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
                 let html = viewer::page(&rec, Some("../report.html"), viewer::Assets::Inline).unwrap();
                 let what = format!("{} {} {seats}", info.name, v.name);
-                // One closing tag per script element: the comment cannot end the data early.
+                // One closing tag per script element: the comment cannot end the data early
+                // (it is in the compressed data, not in the page's text).
                 assert_eq!(html.matches("</script>").count(), 2, "{what}");
-                assert!(html.contains("\\u003c/script>"), "{what}");
+                assert!(!html.contains("alert(1)"), "{what}");
                 let data = frames::game_data(&rec, "t").unwrap();
                 let steps = data["steps"].as_array().unwrap();
                 assert_eq!(steps.len(), r.opening.len() + r.moves.len(), "{what}");
@@ -169,4 +170,63 @@ fn a_record_the_rules_reject_is_listed_without_a_replay() {
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(!html.contains("href=\"replays/"));
     assert!(html.contains("a game cannot be replayed"));
+}
+
+/// Standard base64 back to bytes (the page's script does it with `atob`).
+fn unbase64(text: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in text.bytes().filter(|&c| c != b'=') {
+        bits = bits << 6 | A.iter().position(|&a| a == c).unwrap() as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn packed_data_unpacks_to_the_same_json() {
+    use std::io::Read;
+    for len in 0..5 {
+        let v = serde_json::json!({ "s": "é</script>".repeat(len), "n": [1, 2, 3] });
+        let mut json = String::new();
+        flate2::read::ZlibDecoder::new(&unbase64(&frames::packed(&v))[..])
+            .read_to_string(&mut json)
+            .unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), v);
+    }
+}
+
+#[test]
+fn long_lists_in_inputs_are_folded_and_short_ones_kept() {
+    let short = "board\n3\na\nb\nc\n";
+    assert_eq!(frames::fold_lists(short), short);
+    let moves: Vec<String> = (0..100).map(|i| format!("m{i}")).collect();
+    let long = format!("board\n100\n{}\nafter\n", moves.join("\n"));
+    let folded = frames::fold_lists(&long);
+    let lines: Vec<&str> = folded.lines().collect();
+    assert_eq!(lines[..3], ["board", "100", "m0"]);
+    assert_eq!(lines[2 + frames::FOLD_KEEP - 1], "m39");
+    assert_eq!(
+        lines[2 + frames::FOLD_KEEP],
+        "\u{2026} 60 more lines of this list not kept in the page"
+    );
+    assert_eq!(lines[3 + frames::FOLD_KEEP], "after");
+}
+
+#[test]
+fn placings_and_scores_read_as_words() {
+    let bots: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+    assert_eq!(
+        viewer::placings(&bots, &[0, 2, 0, 2]),
+        "a and c 1st, b and d 3rd"
+    );
+    assert_eq!(viewer::scores_text(&bots[..2], &[1, -1]), "a 1, b -1");
+    assert_eq!(viewer::ordinal(12), "12th");
+    assert_eq!(viewer::ordinal(22), "22nd");
 }

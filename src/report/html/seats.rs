@@ -81,7 +81,14 @@ mod tests {
     fn abande_seat_zero_is_black_and_the_others_white_first() {
         assert_eq!(colour("abande", 0).name, "Black");
         assert_eq!(colour("abande", 1).name, "White");
-        for game in ["impasse", "draughts", "accasta", "alva", "attangle", "attraktion"] {
+        for game in [
+            "impasse",
+            "draughts",
+            "accasta",
+            "alva",
+            "attangle",
+            "attraktion",
+        ] {
             assert_eq!(colour(game, 0).name, "White", "{game}");
             assert_eq!(colour(game, 1).name, "Black", "{game}");
         }

@@ -16,7 +16,8 @@ fn every_game_and_variant_gets_a_replay_page() {
                 r.log[0].comment = "</script><script>alert(1)</script>".into();
                 r.log[0].answer = format!("{} {}", r.log[0].played, r.log[0].comment);
                 let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
-                let html = viewer::page(&rec, Some("../report.html"), viewer::Assets::Inline).unwrap();
+                let html =
+                    viewer::page(&rec, Some("../report.html"), viewer::Assets::Inline).unwrap();
                 let what = format!("{} {} {seats}", info.name, v.name);
                 // One closing tag per script element: the comment cannot end the data early
                 // (it is in the compressed data, not in the page's text).

@@ -183,11 +183,39 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
     }))
 }
 
+/// `data` with its steps turned into columns (`{"input": [...], "move": [...], ...}`, `null`
+/// where a step has no such field), as the page embeds it: like values side by side compress
+/// to a quarter less than whole steps one after the other.
+pub fn columns(data: &Value) -> Value {
+    let mut out = data.clone();
+    let Some(steps) = data["steps"].as_array() else {
+        return out;
+    };
+    let mut cols: serde_json::Map<String, Value> = serde_json::Map::new();
+    for (i, step) in steps.iter().enumerate() {
+        for (k, v) in step.as_object().into_iter().flatten() {
+            let col = cols
+                .entry(k.clone())
+                .or_insert_with(|| Value::Array(Vec::new()));
+            let col = col.as_array_mut().expect("columns are arrays");
+            col.resize(i, Value::Null);
+            col.push(v.clone());
+        }
+    }
+    for col in cols.values_mut() {
+        col.as_array_mut()
+            .expect("columns are arrays")
+            .resize(steps.len(), Value::Null);
+    }
+    out["steps"] = json!({ "n": steps.len(), "cols": cols });
+    out
+}
+
 /// The page's data: the JSON compressed (zlib) and in base64, decompressed by the page's
 /// script. Compression keeps repeated inputs, board rows and keys to a small part of their
 /// text.
 pub fn packed(v: &Value) -> String {
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
     serde_json::to_writer(&mut z, v).expect("JSON values serialise");
     let bytes = z.finish().expect("writing to memory cannot fail");
     base64(&bytes)

@@ -3,7 +3,7 @@
 //! data (compressed); the script and style that draw it are either inline (a page on its own,
 //! `arbiter replay`) or written once per folder beside the pages ([`write_assets`]).
 
-use super::frames::{game_data, packed};
+use super::frames::{columns, game_data, packed};
 use super::seats;
 use crate::report::rebuild::RebuildError;
 use crate::report::records::GameRecord;
@@ -203,7 +203,7 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
                         }
                     }
                 }
-                script type="application/octet-stream" #"game-data" data-encoding="zlib+base64" { (packed(&data)) }
+                script type="application/octet-stream" #"game-data" data-encoding="zlib+base64" { (packed(&columns(&data))) }
                 @match assets {
                     Assets::Inline => script { (PreEscaped(JS)) },
                     Assets::Beside => script src=(JS_FILE) {},

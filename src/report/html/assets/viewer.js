@@ -29,6 +29,16 @@
   }
 
   function start(D) {
+    // Steps come as columns: one object per step again.
+    if (D.steps.cols) {
+      var cols = D.steps.cols, steps = [];
+      for (var i = 0; i < D.steps.n; i++) {
+        var s = {};
+        for (var k in cols) if (cols[k][i] !== null) s[k] = cols[k][i];
+        steps.push(s);
+      }
+      D.steps = steps;
+    }
     var FILL = D.colours.map(function (c) { return c[1]; });
     var INK = D.colours.map(function (c) { return c[2]; });
     var NAME = D.colours.map(function (c) { return c[0]; });

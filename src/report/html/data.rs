@@ -86,26 +86,161 @@ impl StandingsView {
 }
 
 /// One bot's think times per turn on the clock the limit applies to (wall or CPU), its first
-/// turn of each game apart (it has its own limit).
+/// turn of each game apart (it has its own limit). Times are counted by value, kept to three
+/// significant digits (exact below 1 ms), so a run of any length takes a few kilobytes.
 #[derive(Default)]
 pub struct BotTimes {
     pub name: String,
-    /// Time of every later turn, microseconds.
-    pub turns_us: Vec<u64>,
+    /// How many later turns took each time (microseconds, rounded).
+    pub counts: std::collections::BTreeMap<u64, u64>,
+    /// Later turns in all.
+    pub turns: u64,
     pub first_max_us: u64,
     pub late: u64,
 }
 
+/// `us` to three significant digits (exact below 1,000).
+fn rounded(us: u64) -> u64 {
+    let mut unit = 1;
+    while us / unit >= 1000 {
+        unit *= 10;
+    }
+    (us + unit / 2) / unit * unit
+}
+
 impl BotTimes {
+    /// Counts one later turn.
+    pub fn add(&mut self, us: u64) {
+        *self.counts.entry(rounded(us)).or_default() += 1;
+        self.turns += 1;
+    }
+
     /// The `q`-quantile (0..=1) of the later turns, nearest rank.
     pub fn quantile(&self, q: f64) -> Option<u64> {
-        let mut v = self.turns_us.clone();
-        if v.is_empty() {
+        if self.turns == 0 {
             return None;
         }
-        v.sort_unstable();
-        let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
-        Some(v[k])
+        let k = ((q * self.turns as f64).ceil() as u64).clamp(1, self.turns);
+        let mut seen = 0;
+        for (&us, &n) in &self.counts {
+            seen += n;
+            if seen >= k {
+                return Some(us);
+            }
+        }
+        self.counts.keys().next_back().copied()
+    }
+}
+
+/// What the report needs of the records, gathered one record at a time (a run of any length
+/// is never held in memory).
+#[derive(Default)]
+pub struct RecordFacts {
+    /// `(folder, game id)` to the game's turns and its replay page (relative to the report).
+    pub games: HashMap<(usize, u64), (u32, Option<String>)>,
+    pub times: Vec<BotTimes>,
+    /// The turn limit, first-turn limit and clock of the records (the first one's).
+    pub limits: Option<(u64, u64, String)>,
+    /// Per folder: the game as played, "impasse (arena, 2 seats)".
+    pub played: HashMap<usize, String>,
+    /// Forfeits grouped by bot, verdict and the last lines of stderr.
+    pub failures: Vec<FailureGroup>,
+}
+
+/// Forfeits of one bot with the same verdict and the same end of stderr.
+pub struct FailureGroup {
+    pub bot: String,
+    pub reason: String,
+    /// The last lines the bot wrote to stderr (the same in every game of the group).
+    pub stderr: String,
+    /// One detail as an example (the first game's).
+    pub detail: String,
+    /// Forfeits in the group.
+    pub count: u64,
+    /// `(folder, game id, replay page)` of the first [`GROUP_LINKS`] games, in the order read.
+    pub games: Vec<(usize, u64, Option<String>)>,
+}
+
+/// Games of a group listed by link at most (the count says how many in all).
+pub const GROUP_LINKS: usize = 20;
+
+impl RecordFacts {
+    /// Takes in one record of folder `d` whose replay page is `link`.
+    pub fn add(&mut self, d: usize, rec: &GameRecord, link: Option<String>) {
+        self.games.insert(
+            (d, rec.game_id),
+            ((rec.opening.len() + rec.moves.len()) as u32, link.clone()),
+        );
+        self.played
+            .entry(d)
+            .or_insert_with(|| format!("{} ({}, {} seats)", rec.game, rec.variant, rec.seats));
+        self.limits.get_or_insert((
+            rec.clocks.turn_us,
+            rec.clocks.first_turn_us,
+            rec.clocks.clock.clone(),
+        ));
+        for f in &rec.forfeits {
+            let bot = rec.bots.get(f.seat).cloned().unwrap_or_default();
+            let tail = rec.stderr.get(f.seat).map_or("", String::as_str);
+            let stderr = crate::report::play::last_lines(
+                tail,
+                crate::report::play::STDERR_LINES,
+                crate::report::play::STDERR_BYTES,
+            )
+            .to_string();
+            let at = (d, rec.game_id, link.clone());
+            match self
+                .failures
+                .iter_mut()
+                .find(|g| g.bot == bot && g.reason == f.reason && g.stderr == stderr)
+            {
+                Some(g) => {
+                    g.count += 1;
+                    if g.games.len() < GROUP_LINKS {
+                        g.games.push(at);
+                    }
+                }
+                None => self.failures.push(FailureGroup {
+                    bot,
+                    reason: f.reason.clone(),
+                    stderr,
+                    detail: f.detail.clone(),
+                    count: 1,
+                    games: vec![at],
+                }),
+            }
+        }
+        let mut first = vec![true; rec.seats];
+        // The times the limit applies to: CPU time on the CPU clock.
+        let clock = if rec.clocks.clock == "cpu" {
+            &rec.cpu_us
+        } else {
+            &rec.wall_us
+        };
+        for (i, &us) in clock.iter().enumerate() {
+            let Some(&seat) = rec.seat.get(i) else { break };
+            let seat = seat as usize;
+            let name = &rec.bots[seat];
+            let k = match self.times.iter().position(|t| &t.name == name) {
+                Some(k) => k,
+                None => {
+                    self.times.push(BotTimes {
+                        name: name.clone(),
+                        ..Default::default()
+                    });
+                    self.times.len() - 1
+                }
+            };
+            let t = &mut self.times[k];
+            if std::mem::replace(&mut first[seat], false) {
+                t.first_max_us = t.first_max_us.max(us);
+            } else {
+                t.add(us);
+            }
+            if rec.is_late(i) {
+                t.late += 1;
+            }
+        }
     }
 }
 
@@ -140,6 +275,7 @@ pub struct ReportData {
     pub times: Vec<BotTimes>,
     /// The turn limit, first-turn limit and clock of the records (the first folder's).
     pub limits: Option<(u64, u64, String)>,
+    pub failures: Vec<FailureGroup>,
     pub records: ReadRecords,
     pub record_bytes: u64,
     pub notes: Vec<String>,
@@ -209,14 +345,13 @@ pub fn utc(t: std::time::SystemTime) -> String {
     )
 }
 
-/// Gathers the report of `dirs`; `order` lists bots to show first. `link` gives the replay
-/// page of a record, relative to the report, or `None` when it has none.
+/// Gathers the report of `dirs`; `order` lists bots to show first; `facts` is what the
+/// records gave ([`RecordFacts::add`] for each).
 pub fn gather(
     dirs: &[PathBuf],
     order: &[String],
-    records: &[(usize, GameRecord)],
+    facts: RecordFacts,
     read: ReadRecords,
-    link: &dyn Fn(usize, &GameRecord) -> Option<String>,
 ) -> anyhow::Result<ReportData> {
     let mut notes = Vec::new();
     let csvs: Vec<PathBuf> = dirs
@@ -230,8 +365,13 @@ pub fn gather(
         let (s, _) = standings::from_files(&csvs, order, None)?;
         Some(StandingsView::new(&s))
     };
-    let by_id: HashMap<(usize, u64), &GameRecord> =
-        records.iter().map(|(d, r)| ((*d, r.game_id), r)).collect();
+    let RecordFacts {
+        games: by_id,
+        mut times,
+        limits,
+        played,
+        failures,
+    } = facts;
     let mut games = Vec::new();
     for (d, dir) in dirs.iter().enumerate() {
         let csv = dir.join("games.csv");
@@ -241,12 +381,12 @@ pub fn gather(
         }
         for_each_result(std::slice::from_ref(&csv), |row| {
             let id = row.game_id.unwrap_or(games.len() as u64);
-            let rec = by_id.get(&(d, id)).copied();
+            let rec = by_id.get(&(d, id));
             games.push(GameLine {
                 game_id: id,
                 folder: d,
-                turns: rec.map(|r| (r.opening.len() + r.moves.len()) as u32),
-                link: rec.and_then(|r| link(d, r)),
+                turns: rec.map(|r| r.0),
+                link: rec.and_then(|r| r.1.clone()),
                 bots: row.bots,
                 ranks: row.ranks,
                 reason: row.reason.unwrap_or_default(),
@@ -256,46 +396,6 @@ pub fn gather(
         })?;
     }
     games.sort_by_key(|g| (g.folder, g.game_id));
-    let mut times: Vec<BotTimes> = Vec::new();
-    let mut limits = None;
-    for (_, rec) in records {
-        limits.get_or_insert((
-            rec.clocks.turn_us,
-            rec.clocks.first_turn_us,
-            rec.clocks.clock.clone(),
-        ));
-        let mut first = vec![true; rec.seats];
-        // The times the limit applies to: CPU time on the CPU clock.
-        let clock = if rec.clocks.clock == "cpu" {
-            &rec.cpu_us
-        } else {
-            &rec.wall_us
-        };
-        for (i, &us) in clock.iter().enumerate() {
-            let Some(&seat) = rec.seat.get(i) else { break };
-            let seat = seat as usize;
-            let name = &rec.bots[seat];
-            let k = match times.iter().position(|t| &t.name == name) {
-                Some(k) => k,
-                None => {
-                    times.push(BotTimes {
-                        name: name.clone(),
-                        ..Default::default()
-                    });
-                    times.len() - 1
-                }
-            };
-            let t = &mut times[k];
-            if std::mem::replace(&mut first[seat], false) {
-                t.first_max_us = t.first_max_us.max(us);
-            } else {
-                t.turns_us.push(us);
-            }
-            if rec.is_late(i) {
-                t.late += 1;
-            }
-        }
-    }
     if let Some(s) = &standings {
         times.sort_by_key(|t| s.names.iter().position(|n| n == &t.name));
     }
@@ -317,9 +417,8 @@ pub fn gather(
             .map(|(i, d)| {
                 let mut settings = folder_settings(d);
                 // The settings name the variant and seats only when they were given.
-                if let Some((_, r)) = records.iter().find(|(f, _)| *f == i) {
-                    let played = format!("{} ({}, {} seats)", r.game, r.variant, r.seats);
-                    settings.insert(settings.len().min(1), ("played".into(), played));
+                if let Some(p) = played.get(&i) {
+                    settings.insert(settings.len().min(1), ("played".into(), p.clone()));
                 }
                 Folder {
                     path: d.clone(),
@@ -333,6 +432,7 @@ pub fn gather(
         games,
         times,
         limits,
+        failures,
         records: read,
         record_bytes,
         notes,

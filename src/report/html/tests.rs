@@ -90,7 +90,7 @@ fn a_report_lists_every_game_and_links_the_recorded_ones() {
 }
 
 #[test]
-fn a_large_live_run_writes_pages_for_forfeits_only_and_says_how_to_get_the_rest() {
+fn a_live_report_writes_every_missing_page_and_the_viewer_once() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
     let cfg = RefereeConfig::default();
@@ -108,28 +108,49 @@ fn a_large_live_run_writes_pages_for_forfeits_only_and_says_how_to_get_the_rest(
     }
     drop((csv, recs));
     let out = d.join(FILE);
-    let w = write_report_capped(std::slice::from_ref(&d), &out, &[], Pages::Missing, 2).unwrap();
-    assert_eq!(w.pages, 1, "the forfeit's page alone");
-    assert!(replay_path(&d, 1).exists() && !replay_path(&d, 0).exists());
-    let html = std::fs::read_to_string(&out).unwrap();
-    assert!(html.contains("2 games have no replay page yet"), "the note");
-    // `arbiter report` writes them all.
-    let w = write_report_capped(std::slice::from_ref(&d), &out, &[], Pages::All, 2).unwrap();
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::Missing).unwrap();
     assert_eq!(w.pages, 3);
+    let replays: Vec<String> = std::fs::read_dir(d.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        replays.len(),
+        5,
+        "three pages, the script and the style: {replays:?}"
+    );
+    let page = std::fs::read_to_string(replay_path(&d, 1)).unwrap();
+    assert!(page.contains("<script src=\"viewer.js\">"), "{page}");
+    assert!(
+        !page.contains("function drawFrame"),
+        "the script is not in the page"
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        html.matches("href=\"replays/game-").count(),
+        3 + 1,
+        "every game, and the forfeit's group"
+    );
 }
 
 #[test]
 fn dates_and_quantiles() {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
     assert_eq!(data::utc(t), "2023-11-14 22:13 UTC");
-    let times = data::BotTimes {
-        turns_us: (1..=100).rev().collect(),
-        ..Default::default()
-    };
+    let mut times = data::BotTimes::default();
+    for us in (1..=100).rev() {
+        times.add(us);
+    }
     assert_eq!(times.quantile(0.5), Some(50));
     assert_eq!(times.quantile(0.99), Some(99));
     assert_eq!(times.quantile(1.0), Some(100));
     assert_eq!(data::BotTimes::default().quantile(0.5), None);
+    // Past 1 ms, times count to three significant digits.
+    times.add(123_456);
+    times.add(123_556);
+    assert_eq!(times.counts.get(&123_000), Some(&1));
+    assert_eq!(times.counts.get(&124_000), Some(&1));
+    assert_eq!(times.quantile(1.0), Some(124_000));
 }
 
 #[test]
@@ -142,9 +163,11 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
     csv.append(&GameRow::new(&spec(0), &r)).unwrap();
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
+    live.settle();
     assert!(d.join(FILE).exists(), "the first game writes the report");
     std::fs::remove_file(d.join(FILE)).unwrap();
     live.tick();
+    live.settle();
     assert!(!d.join(FILE).exists(), "not again within the pause");
     assert_eq!(live.write(Pages::Missing).unwrap(), d.join(FILE));
     assert!(d.join(FILE).exists());

@@ -605,3 +605,71 @@ fn an_abande_replay_shows_each_turns_stderr_a_move_list_and_black_first() {
     assert!(legend.contains("seat 0 (Black)"), "{legend}");
     assert!(legend.contains("seat 1 (White)"), "{legend}");
 }
+
+#[test]
+fn a_merged_slurm_style_run_has_its_records_report_and_replays() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // As the Slurm jobs lay it out: shards in RUN/shard-K, the merge in RUN itself.
+    let run = tmp.path().join("run");
+    for k in 1..=2 {
+        let out = arbiter()
+            .args([
+                "tournament",
+                "--game",
+                "impasse",
+                "--games",
+                "4",
+                "--seed",
+                "9",
+            ])
+            .args(["--shard", &format!("{k}/2"), "--opening-plies", "2"])
+            .args(["--first-turn-ms", "5000", "--turn-ms", "1000", "--out"])
+            .arg(run.join(format!("shard-{k}")))
+            .args([
+                format!("random={}", env!("CARGO_BIN_EXE_arbiter-bot-random")),
+                format!("first={}", env!("CARGO_BIN_EXE_arbiter-bot-first")),
+                format!("greedy={}", env!("CARGO_BIN_EXE_arbiter-bot-greedy")),
+            ])
+            .timeout(Duration::from_secs(300))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = arbiter()
+        .arg("merge")
+        .arg(&run)
+        .arg(run.join("shard-1"))
+        .arg(run.join("shard-2"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("Report: {}", run.join("report.html").display())),
+        "{stdout}"
+    );
+    // Every game of the shards is recorded once in the merge, and every one has its page.
+    let shard_games: usize = (1..=2)
+        .map(|k| records(&run.join(format!("shard-{k}"))).len())
+        .sum();
+    let recs = check_report(&browser, &run);
+    assert_eq!(recs.len(), shard_games);
+    assert_eq!(recs.len(), 12, "4 games for each of 3 pairs");
+    let (dom, _) = load(&browser, &url(&run.join("report.html"), ""));
+    for r in &recs {
+        assert!(
+            dom.contains(&format!("href=\"replays/game-{}.html\"", r["game_id"])),
+            "game {} is linked",
+            r["game_id"]
+        );
+    }
+}

@@ -377,6 +377,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             out: &out,
             baselines: &baseline_names,
             maximum: rubric.maximum(),
+            class: &class,
+            sources: &entries
+                .iter()
+                .map(|(entry, _)| page::shown(&class, entry))
+                .collect::<Vec<_>>(),
         },
         &students,
         &rows,

@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 /// The report's file name inside a results folder.
 pub const FILE: &str = "report.html";
 
+/// The report's stylesheet, for other pages in its look (the grading page).
+pub const STYLE: &str = include_str!("assets/style.css");
+
 /// Which replay pages to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pages {

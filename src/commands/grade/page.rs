@@ -179,7 +179,7 @@ fn gather(cx: &Context, students: &[Student]) -> anyhow::Result<Vec<Record>> {
     )?;
     for r in &mut out {
         r.games.sort_by_key(|g| g.id);
-        r.failures.sort_by(|a, b| b.count.cmp(&a.count));
+        r.failures.sort_by_key(|f| std::cmp::Reverse(f.count));
     }
     Ok(out)
 }

@@ -60,6 +60,7 @@
       if (s.turn === undefined) s.turn = turn + 1;
       turn = s.turn;
       if (s.kind === 'move' && s.answer === undefined) s.answer = s.move + (s.comment ? ' ' + s.comment : '');
+      if (s.seat === undefined) s.seat = 0;
       if (s.strikes === undefined) s.strikes = 0;
       if (s.input !== undefined) s.limit_us = s.first ? D.clocks.first_turn_us : D.clocks.turn_us;
     });
@@ -97,12 +98,14 @@
     }
 
     var svg = document.getElementById('board');
+    // A game without a board (an external referee's) shows its frames' text only.
+    if (!D.cells.length) svg.style.display = 'none';
     var xs = D.cells.map(function (c) { return centre(c); });
     var minX = Math.min.apply(null, xs.map(function (p) { return p[0]; })) - 0.6;
     var minY = Math.min.apply(null, xs.map(function (p) { return p[1]; })) - 0.6;
     var maxX = Math.max.apply(null, xs.map(function (p) { return p[0]; })) + 0.6;
     var maxY = Math.max.apply(null, xs.map(function (p) { return p[1]; })) + 0.6;
-    svg.setAttribute('viewBox', [minX, minY, maxX - minX, maxY - minY].join(' '));
+    if (D.cells.length) svg.setAttribute('viewBox', [minX, minY, maxX - minX, maxY - minY].join(' '));
 
     // The board: cells (or lines between neighbouring points, diagonal ones too where they
     // count), drawn once.
@@ -247,8 +250,9 @@
       if (s) {
         if (s.kind === 'opening') head = 'turn ' + s.turn + ': opening ply ' + s.move + ' (played by the referee for ' + bot(s.seat) + ')';
         else if (s.kind === 'move') head = 'turn ' + s.turn + ': ' + bot(s.seat) + ' played ' + s.move;
-        else head = 'turn ' + s.turn + ': ' + bot(s.seat) + ' forfeited: ' + s.reason;
-        if (s.kind === 'move') {
+        else if (s.kind === 'forfeit') head = 'turn ' + s.turn + ': ' + bot(s.seat) + ' forfeited: ' + s.reason;
+        else head = 'turn ' + s.turn + ': ' + bot(s.seat) + (s.move ? ': ' + s.move : '');
+        if (s.kind !== 'forfeit' && s.answer !== undefined) {
           answer = s.answer + (s.comment ? '\ncomment: ' + s.comment : '');
           if (s.wall_us !== undefined) {
             time = 'wall ' + ms(s.wall_us) + ' of ' + ms(s.limit_us) + ', CPU ' + ms(s.cpu_us) + (s.late ? ', LATE' : '') + ', strikes ' + s.strikes + ' of ' + D.clocks.strikes;

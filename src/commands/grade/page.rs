@@ -156,9 +156,10 @@ fn gather(cx: &Context, students: &[Student]) -> anyhow::Result<Vec<Record>> {
                 let tail = rec.stderr.get(f.seat).map_or("", String::as_str);
                 let stderr = clean(last_lines(tail, STDERR_LINES, STDERR_BYTES));
                 let groups = &mut out[i].failures;
+                let key = html::data::numbers_hidden(&stderr);
                 match groups
                     .iter_mut()
-                    .find(|g| g.reason == f.reason && g.stderr == stderr)
+                    .find(|g| g.reason == f.reason && html::data::numbers_hidden(&g.stderr) == key)
                 {
                     Some(g) => {
                         g.count += 1;
@@ -244,7 +245,7 @@ fn section(
             p { "No forfeits." }
         } @else {
             h3 { "Forfeits (" (rec.failures.iter().map(|f| f.count).sum::<usize>()) ")" }
-            p.muted { "Forfeits with the same verdict and the same last lines of stderr are one entry." }
+            p.muted { "Forfeits with the same verdict and the same last lines of stderr (numbers aside) are one entry, shown as in its first game." }
             @for f in &rec.failures {
                 div.failure {
                     p { b { (f.reason) } ", " (f.count) @if f.count == 1 { " game" } @else { " games" } ": " (f.detail) }

@@ -147,8 +147,29 @@ pub struct RecordFacts {
     pub failures: Vec<FailureGroup>,
 }
 
-/// Forfeits of one bot with the same verdict and the same end of stderr.
+/// `text` with each run of digits as `#`: stderr that differs only in numbers (a seat, a turn,
+/// a value) groups as the same failure.
+pub fn numbers_hidden(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('#');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Forfeits of one bot with the same verdict and the same end of stderr (numbers aside).
 pub struct FailureGroup {
+    /// The stderr as compared ([`numbers_hidden`]).
+    pub key: String,
     pub bot: String,
     pub reason: String,
     /// The last lines the bot wrote to stderr (the same in every game of the group).
@@ -189,10 +210,11 @@ impl RecordFacts {
             )
             .to_string();
             let at = (d, rec.game_id, link.clone());
+            let key = numbers_hidden(&stderr);
             match self
                 .failures
                 .iter_mut()
-                .find(|g| g.bot == bot && g.reason == f.reason && g.stderr == stderr)
+                .find(|g| g.bot == bot && g.reason == f.reason && g.key == key)
             {
                 Some(g) => {
                     g.count += 1;
@@ -201,6 +223,7 @@ impl RecordFacts {
                     }
                 }
                 None => self.failures.push(FailureGroup {
+                    key,
                     bot,
                     reason: f.reason.clone(),
                     stderr,

@@ -118,7 +118,7 @@ fn failures(d: &ReportData) -> Markup {
     groups.sort_by(|a, b| a.bot.cmp(&b.bot).then(b.count.cmp(&a.count)));
     html! {
         h2 #failures { "Why bots forfeited" }
-        p.muted { "Forfeits with the same verdict and the same last lines of stderr are one entry." }
+        p.muted { "Forfeits with the same verdict and the same last lines of stderr (numbers aside) are one entry, shown as in its first game." }
         @for g in groups {
             details.failure {
                 summary { b { (g.bot) } ": " (g.reason) ", " (g.count) @if g.count == 1 { " game" } @else { " games" } }

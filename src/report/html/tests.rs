@@ -254,3 +254,16 @@ fn placings_and_scores_read_as_words() {
     assert_eq!(viewer::ordinal(12), "12th");
     assert_eq!(viewer::ordinal(22), "22nd");
 }
+
+#[test]
+fn failures_that_differ_only_in_numbers_group_together() {
+    assert_eq!(
+        data::numbers_hidden("seat 0 of 2, line 12\nValueError"),
+        data::numbers_hidden("seat 1 of 2, line 12\nValueError")
+    );
+    assert_ne!(
+        data::numbers_hidden("KeyError: 'a'"),
+        data::numbers_hidden("KeyError: 'b'")
+    );
+    assert_eq!(data::numbers_hidden("t 123 ms"), "t # ms");
+}

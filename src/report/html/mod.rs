@@ -83,7 +83,13 @@ pub fn write_report(
                 .to_string_lossy()
                 .into_owned(),
         };
-        let mut assets = false;
+        // Pages already there use the script and style of this arbiter too.
+        let replays = dir.join("replays");
+        let mut assets = replays.is_dir();
+        if assets {
+            viewer::write_assets(&replays)
+                .with_context(|| format!("writing the viewer into {}", replays.display()))?;
+        }
         let mut io_error = None;
         let summary = records::for_each_record(&dir.join(records::FILE), |rec: GameRecord| {
             if io_error.is_some() {

@@ -215,8 +215,14 @@ pub fn columns(data: &Value) -> Value {
 /// script. Compression keeps repeated inputs, board rows and keys to a small part of their
 /// text.
 pub fn packed(v: &Value) -> String {
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-    serde_json::to_writer(&mut z, v).expect("JSON values serialise");
+    // The JSON whole first: the encoder clears its output buffer on every write, which for
+    // serde's many small writes cost more than the compression itself.
+    let json = serde_json::to_vec(v).expect("JSON values serialise");
+    let mut z = flate2::write::ZlibEncoder::new(
+        Vec::with_capacity(json.len() / 4),
+        flate2::Compression::default(),
+    );
+    std::io::Write::write_all(&mut z, &json).expect("writing to memory cannot fail");
     let bytes = z.finish().expect("writing to memory cannot fail");
     base64(&bytes)
 }

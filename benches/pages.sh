@@ -6,7 +6,9 @@
 #      bots/random), played twice: as is (the live report rewrites report.html and writes every
 #      game's page on its own thread), and with the pages made impossible (a file named
 #      `replays` where their folder would go, so neither the pages nor the report are written).
-#      Each prints games/s and the process's peak memory (max RSS).
+#      Each prints games/s while the games play (until the last one is in games.csv) and in
+#      all (until the process ends, the pages not written yet written at the end), and the
+#      process's peak memory (max RSS).
 #   2. Page sizes: of the Impasse run (median, largest, and the page of its longest game with its
 #      turns), and of an Alva tournament of --alva-games games (the longest game's page), with
 #      the viewer's script and style, written once per folder.
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
         --games) games="$2"; shift 2 ;;
         --alva-games) alva_games="$2"; shift 2 ;;
         --arbiter) arbiter="$2"; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "benches/pages.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -50,27 +52,38 @@ run() {
     local dir="$work/$1"
     mkdir -p "$dir"
     if [ "${4:-}" = blocked ]; then touch "$dir/replays"; fi
-    local start end
+    local start end played pid
     start=$(date +%s.%N)
     /usr/bin/time -f "%M" -o "$work/$1.rss" "$arbiter" tournament --game "$2" --games "$3" --seed 7 \
         --out "$dir" "first=$bin/arbiter-bot-first" "random=$bin/arbiter-bot-random" \
-        > "$work/$1.log" 2>&1 || { cat "$work/$1.log" >&2; exit 1; }
+        > "$work/$1.log" 2>&1 &
+    pid=$!
+    # The moment the last game is in games.csv (a header line, then one line a game).
+    played=""
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ -z "$played" ] && [ -f "$dir/games.csv" ] && [ "$(wc -l < "$dir/games.csv")" -gt "$3" ]; then
+            played=$(date +%s.%N)
+        fi
+        sleep 0.05
+    done
+    wait "$pid" || { cat "$work/$1.log" >&2; exit 1; }
     end=$(date +%s.%N)
-    echo "$(python3 -c "print($end - $start)") $(cat "$work/$1.rss")"
+    [ -n "$played" ] || played=$end
+    echo "$(python3 -c "print($played - $start, $end - $start)") $(cat "$work/$1.rss")"
 }
 
-read -r with_s with_rss < <(run with impasse "$games")
-read -r without_s without_rss < <(run without impasse "$games" blocked)
-read -r _ _ < <(run alva alva "$alva_games")
+read -r with_play with_s with_rss < <(run with impasse "$games")
+read -r without_play without_s without_rss < <(run without impasse "$games" blocked)
+read -r _ _ _ < <(run alva alva "$alva_games")
 start=$(date +%s.%N)
 "$arbiter" report "$work/with" > /dev/null
 end=$(date +%s.%N)
 
-python3 - "$work" "$games" "$with_s" "$with_rss" "$without_s" "$without_rss" "$start" "$end" <<'EOF'
+python3 - "$work" "$games" "$with_play" "$with_s" "$with_rss" "$without_play" "$without_s" "$without_rss" "$start" "$end" <<'EOF'
 import json, os, statistics, sys
 work, games = sys.argv[1], int(sys.argv[2])
-with_s, with_rss, without_s, without_rss = map(float, sys.argv[3:7])
-report_s = float(sys.argv[8]) - float(sys.argv[7])
+with_play, with_s, with_rss, without_play, without_s, without_rss = map(float, sys.argv[3:9])
+report_s = float(sys.argv[10]) - float(sys.argv[9])
 
 def pages(name):
     d = os.path.join(work, name, "replays")
@@ -82,10 +95,11 @@ def pages(name):
     return sizes, shared, longest, page
 
 print("Replay pages and games/s (same machine, same run; %s)" % os.uname().nodename)
-print("%-44s %12s %12s" % ("", "games/s", "max RSS MB"))
-print("%-44s %12.1f %12.1f" % ("Impasse, %d games, live report + pages" % games, games / with_s, with_rss / 1024))
-print("%-44s %12.1f %12.1f" % ("Impasse, %d games, no pages (blocked)" % games, games / without_s, without_rss / 1024))
-print("ratio with/without pages: %.3f" % (without_s / with_s))
+print("%-44s %14s %14s %11s" % ("", "games/s play", "games/s total", "max RSS MB"))
+print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, live report + pages" % games, games / with_play, games / with_s, with_rss / 1024))
+print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, no pages (blocked)" % games, games / without_play, games / without_s, without_rss / 1024))
+print("(play: until the last game is in games.csv; total: until the process ends, the last pages written)")
+print("ratio with/without pages: play %.3f, total %.3f" % (without_play / with_play, without_s / with_s))
 for name in ("with", "alva"):
     sizes, shared, longest, page = pages(name)
     v = sorted(sizes.values())

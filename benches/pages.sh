@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
         --games) games="$2"; shift 2 ;;
         --alva-games) alva_games="$2"; shift 2 ;;
         --arbiter) arbiter="$2"; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "benches/pages.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done

@@ -136,8 +136,10 @@ impl BotTimes {
 /// is never held in memory).
 #[derive(Default)]
 pub struct RecordFacts {
-    /// `(folder, game id)` to the game's turns and its replay page (relative to the report).
-    pub games: HashMap<(usize, u64), (u32, Option<String>)>,
+    /// `(folder, game id)` to the game's turns and whether it has a replay page.
+    pub games: HashMap<(usize, u64), (u32, bool)>,
+    /// Per folder: its replay pages' folder as a link from the report (`replays`).
+    pub links: HashMap<usize, String>,
     pub times: Vec<BotTimes>,
     /// The turn limit, first-turn limit and clock of the records (the first one's).
     pub limits: Option<(u64, u64, String)>,
@@ -190,7 +192,7 @@ impl RecordFacts {
     pub fn add(&mut self, d: usize, rec: &GameRecord, link: Option<String>) {
         self.games.insert(
             (d, rec.game_id),
-            ((rec.opening.len() + rec.moves.len()) as u32, link.clone()),
+            ((rec.opening.len() + rec.moves.len()) as u32, link.is_some()),
         );
         self.played
             .entry(d)
@@ -294,7 +296,11 @@ pub struct ReportData {
     pub generated: String,
     pub version: &'static str,
     pub standings: Option<StandingsView>,
+    /// The games listed: past [`GAMES_LISTED`] of each kind, the forfeits and the other
+    /// games last recorded.
     pub games: Vec<GameLine>,
+    /// Games in all.
+    pub total_games: usize,
     pub times: Vec<BotTimes>,
     /// The turn limit, first-turn limit and clock of the records (the first folder's).
     pub limits: Option<(u64, u64, String)>,
@@ -303,6 +309,11 @@ pub struct ReportData {
     pub record_bytes: u64,
     pub notes: Vec<String>,
 }
+
+/// Games listed in the report at most, of forfeits and of other games each: a page of
+/// 100,000 rows helps nobody, and the report's memory stays flat (games.csv lists them all,
+/// and every game has its page `replays/game-ID.html`).
+pub const GAMES_LISTED: usize = 5_000;
 
 /// Flattens a TOML table into `key = value` lines.
 fn flatten(prefix: &str, t: &toml::Table, out: &mut Vec<(String, String)>) {
@@ -390,35 +401,61 @@ pub fn gather(
     };
     let RecordFacts {
         games: by_id,
+        links,
         mut times,
         limits,
         played,
         failures,
     } = facts;
-    let mut games = Vec::new();
+    let mut recent: std::collections::VecDeque<GameLine> = Default::default();
+    let mut forfeited: std::collections::VecDeque<GameLine> = Default::default();
+    let mut total = 0usize;
     for (d, dir) in dirs.iter().enumerate() {
         let csv = dir.join("games.csv");
         if !csv.exists() {
             notes.push(format!("{} has no games.csv", dir.display()));
             continue;
         }
+        let mut k = 0u64;
         for_each_result(std::slice::from_ref(&csv), |row| {
-            let id = row.game_id.unwrap_or(games.len() as u64);
+            let id = row.game_id.unwrap_or(k);
+            k += 1;
+            total += 1;
             let rec = by_id.get(&(d, id));
-            games.push(GameLine {
+            let line = GameLine {
                 game_id: id,
                 folder: d,
                 turns: rec.map(|r| r.0),
-                link: rec.and_then(|r| r.1.clone()),
+                link: rec
+                    .filter(|r| r.1)
+                    .and_then(|_| links.get(&d).map(|l| format!("{l}/game-{id}.html"))),
                 bots: row.bots,
                 ranks: row.ranks,
                 reason: row.reason.unwrap_or_default(),
                 forfeits: row.forfeits,
-            });
+            };
+            let list = if line.forfeits.is_empty() {
+                &mut recent
+            } else {
+                &mut forfeited
+            };
+            if list.len() == GAMES_LISTED {
+                list.pop_front();
+            }
+            list.push_back(line);
             Ok(())
         })?;
     }
+    let mut games: Vec<GameLine> = forfeited.into_iter().chain(recent).collect();
     games.sort_by_key(|g| (g.folder, g.game_id));
+    if games.len() < total {
+        notes.push(format!(
+            "{total} games: the list below shows the last {GAMES_LISTED} forfeits and the last \
+             {GAMES_LISTED} other games ({} in all); games.csv lists every game, and every game's \
+             replay is replays/game-ID.html",
+            games.len()
+        ));
+    }
     if let Some(s) = &standings {
         times.sort_by_key(|t| s.names.iter().position(|n| n == &t.name));
     }
@@ -453,6 +490,7 @@ pub fn gather(
         version: env!("CARGO_PKG_VERSION"),
         standings,
         games,
+        total_games: total,
         times,
         limits,
         failures,

@@ -85,6 +85,13 @@ pub fn write_report(
         };
         // Pages already there use the script and style of this arbiter too.
         let replays = dir.join("replays");
+        facts.links.insert(
+            d,
+            href(
+                &base,
+                &std::path::absolute(&replays).unwrap_or_else(|_| replays.clone()),
+            ),
+        );
         let mut assets = replays.is_dir();
         if assets {
             viewer::write_assets(&replays)
@@ -143,7 +150,7 @@ pub fn write_report(
     for f in &written.failed {
         data.notes.push(format!("a game cannot be replayed: {f}"));
     }
-    written.games = data.games.len();
+    written.games = data.total_games;
     let title = title_of(&data);
     write_atomic(out, page::render(&data, &title).as_bytes())?;
     Ok(written)

@@ -235,7 +235,7 @@ pub fn render(d: &ReportData, title: &str) -> String {
             }
             body {
                 h1 { (title) }
-                p.muted { "Written " (d.generated) " by arbiter " (d.version) ". " (d.games.len()) " games." }
+                p.muted { "Written " (d.generated) " by arbiter " (d.version) ". " (d.total_games) " games." }
                 nav { a href="#standings" { "standings" } " \u{b7} " a href="#cross" { "cross-table" } " \u{b7} "
                       a href="#los" { "LOS" } " \u{b7} " a href="#forfeits" { "forfeits" } " \u{b7} "
                       a href="#times" { "think time" } " \u{b7} " a href="#games-list" { "games" } }

@@ -267,3 +267,27 @@ fn failures_that_differ_only_in_numbers_group_together() {
     );
     assert_eq!(data::numbers_hidden("t 123 ms"), "t # ms");
 }
+
+#[test]
+fn a_long_run_lists_its_last_games_and_says_where_the_others_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let r = simulate(&choice, 1, 0, None);
+    let n = data::GAMES_LISTED as u64 + 3;
+    for id in 0..n {
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+    }
+    drop(csv);
+    let out = d.join(FILE);
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::All).unwrap();
+    assert_eq!(w.games as u64, n);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains(&format!("{n} games: the list below shows the last")),
+        "the note"
+    );
+    let rows = html.split("<tbody>").last().unwrap().matches("<tr").count();
+    assert_eq!(rows, data::GAMES_LISTED, "the last games only");
+}

@@ -5,24 +5,27 @@
 //! JavaScript's synchronous `readline()`, a line-buffered stdout for C and C++).
 //!
 //! The cache is `$ARBITER_CACHE`, else `$XDG_CACHE_HOME/arbiter/build`, else
-//! `~/.cache/arbiter/build`; each build is made in a temporary folder beside it and renamed into
-//! place when it succeeded, so an interrupted or failed build leaves nothing that looks built.
+//! `~/.cache/arbiter/build`. The source is someone else's code (a student's, a stranger's): it
+//! is compiled or checked in the build box ([`super::build_box`]: unprivileged, offline, only the
+//! system folders and its own copy visible, with time, memory and output limits), in a stage
+//! folder moved into the cache when it succeeded, so an interrupted or failed build leaves
+//! nothing that looks built. The compilers are the system's (`/usr/bin`), not shims on `PATH`.
 
 mod language;
 
 pub use language::Language;
 
+mod folder;
+
+pub use folder::{check_tree, snapshot_folder};
+
+use super::build_box::{self, BoxError, BuildLimits, Stage};
 use super::spec::BotSpec;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// Bumped whenever a recipe changes in a way its text does not show, to rebuild every cache entry.
-const RECIPE_VERSION: &str = "arbiter-source-1";
-
-/// How long one compiler run may take before it is stopped.
-const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
+const RECIPE_VERSION: &str = "arbiter-source-2";
 
 /// At most this much of a compiler's output is kept in a message.
 const MESSAGE_BYTES: usize = 8 * 1024;
@@ -36,7 +39,7 @@ pub enum SourceError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("bot '{name}' is written in {language}, which needs the program `{program}`, not found on PATH; install it (Debian/Ubuntu: apt-get install {package})")]
+    #[error("bot '{name}' is written in {language}, which needs the program `{program}`, not found in the system folders a build may use ({}); install it (Debian/Ubuntu: apt-get install {package})", build_box::SYSTEM_PATH)]
     MissingTool {
         name: String,
         language: &'static str,
@@ -56,6 +59,11 @@ pub enum SourceError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("bot '{name}' cannot be built: {problem}")]
+    Box { name: String, problem: BoxError },
+    /// A submission arbiter will not read (see [`check_tree`]).
+    #[error("bot '{name}': {message}")]
+    Refused { name: String, message: String },
 }
 
 /// The folder that holds every build: see the module documentation.
@@ -147,7 +155,7 @@ pub fn resolve_in(
     })
 }
 
-/// Compiles into a fresh folder beside `dir` and renames it to `dir` on success.
+/// Compiles in the build box, in a stage folder moved to `dir` on success.
 fn build(
     name: &str,
     language: Language,
@@ -158,7 +166,7 @@ fn build(
     dir: &Path,
 ) -> Result<(), SourceError> {
     for (program, package) in language.tools() {
-        if find_program(program).is_none() {
+        if build_box::find_system_program(program).is_none() {
             return Err(SourceError::MissingTool {
                 name: name.to_string(),
                 language: language.name(),
@@ -172,89 +180,50 @@ fn build(
         let path = path.to_path_buf();
         move |source| SourceError::Cache { name, path, source }
     };
+    let box_err = |problem| SourceError::Box {
+        name: name.to_string(),
+        problem,
+    };
     std::fs::create_dir_all(root).map_err(cache_err(root))?;
-    let work = Scratch::new(root).map_err(cache_err(root))?;
+    let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
     let write = |file: &str, data: &[u8]| {
-        let path = work.0.join(file);
+        let path = stage.dir().join(file);
         std::fs::write(&path, data).map_err(cache_err(&path))
     };
     write(src, bytes)?;
     for (file, text) in language.support_files() {
         write(file, text.as_bytes())?;
     }
+    let log = run_steps(name, steps, stage.dir())?;
+    let log_path = stage.dir().join("build.log");
+    build_box::write_own_file(stage.dir(), "build.log", log.as_bytes())
+        .map_err(cache_err(&log_path))?;
+    stage.install(dir).map_err(box_err)
+}
+
+/// Runs build steps in the build box in `dir`; returns the build log (each command and its
+/// output), or the first failure.
+fn run_steps(name: &str, steps: &[Vec<String>], dir: &Path) -> Result<String, SourceError> {
     let mut log = String::new();
     for step in steps {
         let command = step.join(" ");
-        let (status, output) = run_step(step, &work.0).map_err(cache_err(&work.0))?;
-        log.push_str(&format!("$ {command}\n{output}"));
-        if status != "exit status: 0" {
+        let outcome = build_box::run(step, dir, &BuildLimits::default()).map_err(|problem| {
+            SourceError::Box {
+                name: name.to_string(),
+                problem,
+            }
+        })?;
+        log.push_str(&format!("$ {command}\n{}", outcome.output));
+        if !outcome.success {
             return Err(SourceError::Compile {
                 name: name.to_string(),
                 command,
-                status,
-                output: clip(&output),
+                status: outcome.status,
+                output: clip(&outcome.output),
             });
         }
     }
-    write("build.log", log.as_bytes())?;
-    if let Err(e) = std::fs::rename(&work.0, dir) {
-        // Another run built the same source meanwhile: its folder serves as well.
-        if !dir.is_dir() {
-            return Err(cache_err(dir)(e));
-        }
-    }
-    Ok(())
-}
-
-/// A build folder in the making, removed unless renamed into place.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(root: &Path) -> std::io::Result<Scratch> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = root.join(format!(".building-{}-{nanos}", std::process::id()));
-        std::fs::create_dir(&path)?;
-        Ok(Scratch(path))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if self.0.exists() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// Runs one build step in `dir` with a time limit; returns its status text and its output
-/// (stdout then stderr).
-fn run_step(step: &[String], dir: &Path) -> std::io::Result<(String, String)> {
-    let out_path = dir.join(".arbiter-build-output");
-    let out = std::fs::File::create(&out_path)?;
-    let mut child = Command::new(&step[0])
-        .args(&step[1..])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(out.try_clone()?)
-        .stderr(out)
-        .spawn()?;
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status.to_string();
-        }
-        if start.elapsed() > BUILD_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            break format!("stopped after {} s", BUILD_TIMEOUT.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let output = String::from_utf8_lossy(&std::fs::read(&out_path)?).into_owned();
-    std::fs::remove_file(&out_path)?;
-    Ok((status, output))
+    Ok(log)
 }
 
 /// The first [`MESSAGE_BYTES`] of a compiler's output (the first errors matter most).
@@ -267,18 +236,6 @@ fn clip(text: &str) -> String {
         end -= 1;
     }
     format!("{}\n[... {} more bytes]", &text[..end], text.len() - end)
-}
-
-/// The executable `name` on PATH.
-fn find_program(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|d| d.join(name))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 #[cfg(test)]

@@ -198,12 +198,19 @@ impl BotSpec {
             .join(" ")
     }
 
-    /// Runs the bot's build command, if any, in its directory; a failure names the bot and shows
-    /// the end of the build's output.
+    /// Runs the bot's build command, if any, in its directory, unless the folder is unchanged
+    /// since its last successful build (see [`super::build_stamp`]); a failure names the bot
+    /// and shows the end of the build's output. This runs the command as the user who runs
+    /// arbiter: it is for bots the user brought; code someone else wrote is built in the build
+    /// box (`super::source::snapshot_folder`).
     pub fn build(&self) -> Result<(), SpecError> {
         let Some(command) = &self.build else {
             return Ok(());
         };
+        let stamps = super::source::cache_root().join("stamps");
+        if super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program) {
+            return Ok(());
+        }
         let (program, args) = split(&self.origin, command, &self.dir)?;
         let output = Command::new(&program)
             .args(&args)
@@ -216,6 +223,7 @@ impl BotSpec {
                 source,
             })?;
         if output.status.success() {
+            super::build_stamp::record(&stamps, &self.dir, command, &self.program);
             return Ok(());
         }
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();

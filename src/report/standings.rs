@@ -407,6 +407,8 @@ pub fn json(s: &Standings) -> Value {
 
 /// Writes ratings.csv, crosstable.csv, los.csv, forfeits.csv and ratings.json into `dir`.
 pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
+    // Names as text cells: a name a spreadsheet would run as a formula is not one.
+    let name = |i: usize| crate::report::games_csv::text_cell(&s.names[i]).into_owned();
     let mut w = csv::Writer::from_path(dir.join("ratings.csv"))?;
     w.write_record([
         "rank", "bot", "elo", "bound", "low", "high", "games", "points", "wins", "draws", "losses",
@@ -426,7 +428,7 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
         };
         w.write_record([
             (rank + 1).to_string(),
-            s.names[i].clone(),
+            name(i),
             elo,
             bound.to_string(),
             end(r.low),
@@ -442,10 +444,10 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
     let matrix = |file: &str, cell: &dyn Fn(usize, usize) -> String| -> io::Result<()> {
         let mut w = csv::Writer::from_path(dir.join(file))?;
         let mut header = vec!["bot".to_string()];
-        header.extend(s.names.iter().cloned());
+        header.extend((0..s.names.len()).map(name));
         w.write_record(&header)?;
-        for (i, n) in s.names.iter().enumerate() {
-            let mut row = vec![n.clone()];
+        for i in 0..s.names.len() {
+            let mut row = vec![name(i)];
             row.extend((0..s.names.len()).map(|j| cell(i, j)));
             w.write_record(&row)?;
         }
@@ -464,7 +466,7 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
         w.write_record(["bot", "next", "los"])?;
         for pair in s.fit.ranking().windows(2) {
             if let Some(p) = s.fit.los_next[pair[0]] {
-                w.write_record([&s.names[pair[0]], &s.names[pair[1]], &format!("{p:.4}")])?;
+                w.write_record([name(pair[0]), name(pair[1]), format!("{p:.4}")])?;
             }
         }
         w.flush()?;
@@ -478,7 +480,7 @@ pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
     let mut w = csv::Writer::from_path(dir.join("forfeits.csv"))?;
     w.write_record(["bot", "reason", "games"])?;
     for (bot, reason, n) in &s.forfeits {
-        w.write_record([s.names[*bot].as_str(), reason, &n.to_string()])?;
+        w.write_record([name(*bot).as_str(), reason, &n.to_string()])?;
     }
     w.flush()?;
     let text = serde_json::to_string_pretty(&json(s)).map_err(io::Error::other)?;

@@ -138,7 +138,8 @@ impl Language {
     pub(super) fn steps(self, src: &str) -> Vec<Vec<String>> {
         let v = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         match self {
-            Language::Python => vec![v(&["python3", "-m", "py_compile", src])],
+            // -I: nothing is imported from the build folder (a `py_compile.py` beside the bot).
+            Language::Python => vec![v(&["python3", "-I", "-m", "py_compile", src])],
             Language::C => vec![v(&[
                 "gcc",
                 "-std=gnu17",

@@ -1,4 +1,6 @@
 use super::*;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 #[test]
 fn the_language_is_told_by_the_extension() {
@@ -38,8 +40,12 @@ fn java_is_always_player_and_odd_names_become_bot() {
 
 #[test]
 fn a_c_bot_is_built_once_and_a_broken_one_reports_the_compiler() {
-    if find_program("gcc").is_none() {
-        eprintln!("gcc is not installed; skipped");
+    if build_box::find_system_program("gcc").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this test needs gcc in /usr/bin: apt-get install gcc"
+        );
+        eprintln!("gcc is not installed; this test did nothing");
         return;
     }
     let cache = tempfile::tempdir().unwrap();
@@ -105,8 +111,12 @@ fn long_compiler_output_is_clipped_at_a_character_boundary() {
 
 #[test]
 fn the_javascript_prelude_reads_lines_synchronously_like_the_arena() {
-    if find_program("node").is_none() {
-        eprintln!("node is not installed; skipped");
+    if build_box::find_system_program("node").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this test needs node in /usr/bin: apt-get install nodejs"
+        );
+        eprintln!("node is not installed; this test did nothing");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -152,15 +162,19 @@ fn the_javascript_prelude_reads_lines_synchronously_like_the_arena() {
 }
 
 #[test]
-fn a_rust_bot_is_built_with_rustc() {
-    if find_program("rustc").is_none() {
-        eprintln!("rustc is not installed; skipped");
-        return;
-    }
+fn a_rust_bot_is_built_with_the_systems_rustc_or_says_it_is_missing() {
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("main.rs");
     std::fs::write(&src, "fn main() { println!(\"from rust\"); }\n").unwrap();
+    if build_box::find_system_program("rustc").is_none() {
+        // A rustup toolchain under a home folder is not what a build may use.
+        let err = resolve_in(cache.path(), "main.rs", &src, "ferris".into())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("apt-get install rustc"), "{err}");
+        return;
+    }
     let spec = resolve_in(cache.path(), "main.rs", &src, "ferris".into()).unwrap();
     let out = Command::new(&spec.program).output().unwrap();
     assert_eq!(out.stdout, b"from rust\n");

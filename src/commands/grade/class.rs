@@ -2,8 +2,10 @@
 //! submission, remembered between runs in submissions.csv so that a re-run knows who changed.
 
 use super::marks::Student;
-use anyhow::{bail, Context, Result};
-use arbiter::bot::source::{hash_hex, Language};
+use anyhow::{Context, Result};
+use arbiter::bot::source::{check_tree, hash_hex, snapshot_folder, Language, SourceError};
+use arbiter::bot::{BotSpec, SpecError};
+use arbiter::report::games_csv::{from_text_cell, text_cell};
 use std::path::Path;
 
 /// The file that remembers each student's submission hash between runs.
@@ -13,11 +15,23 @@ pub const HASHES: &str = "submissions.csv";
 /// student changing anything.
 const NOT_HASHED: &[&str] = &["target", "__pycache__", "node_modules"];
 
+/// One student of a class folder.
+pub struct Entry {
+    /// The file or folder name in the class folder.
+    pub entry: String,
+    pub student: String,
+    /// Why this submission is not built (read as its author could not, or two submissions).
+    pub problem: Option<String>,
+}
+
 /// The students of a class folder: every subfolder, and every file that is a bot source or an
-/// executable (hidden entries skipped), sorted by name. Returns `(entry name, student name)`.
-pub fn list_students(dir: &Path) -> Result<Vec<(String, String)>> {
+/// executable (hidden entries skipped), sorted by name. A submission with a symlink out of the
+/// class folder or a special file gets its problem (see [`check_tree`]); two entries that
+/// would be one student (`alice.py`, `alice.c`) are named and that student is not graded,
+/// the others are.
+pub fn list_students(dir: &Path) -> Result<Vec<Entry>> {
     use std::os::unix::fs::PermissionsExt;
-    let mut found = Vec::new();
+    let mut found: Vec<Entry> = Vec::new();
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("reading the class folder {}", dir.display()))?;
     for entry in entries {
@@ -27,31 +41,88 @@ pub fn list_students(dir: &Path) -> Result<Vec<(String, String)>> {
             continue;
         }
         let path = entry.path();
-        let meta = std::fs::metadata(&path)?;
-        let student = if meta.is_dir() {
-            entry_name.clone()
-        } else if Language::of(&path).is_some() || meta.permissions().mode() & 0o111 != 0 {
+        let problem = check_tree(dir, &path).err();
+        // A refused entry is not followed: it is told by its name alone.
+        let meta = match problem {
+            None => Some(std::fs::metadata(&path)?),
+            Some(_) => None,
+        };
+        let stem = || {
             path.file_stem()
                 .map_or(entry_name.clone(), |s| s.to_string_lossy().into_owned())
-        } else {
-            eprintln!(
-                "arbiter: skipping {}: not a bot source file, an executable or a folder",
-                path.display()
-            );
-            continue;
         };
-        found.push((entry_name, student));
+        let student = match &meta {
+            Some(m) if m.is_dir() => entry_name.clone(),
+            None if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) => {
+                entry_name.clone()
+            }
+            _ if Language::of(&path).is_some() => stem(),
+            Some(m) if m.permissions().mode() & 0o111 != 0 => stem(),
+            None => stem(),
+            Some(_) => {
+                eprintln!(
+                    "arbiter: skipping {}: not a bot source file, an executable or a folder",
+                    path.display()
+                );
+                continue;
+            }
+        };
+        found.push(Entry {
+            entry: entry_name,
+            student,
+            problem,
+        });
     }
-    found.sort();
-    for (i, (entry, student)) in found.iter().enumerate() {
-        if let Some((other, _)) = found[..i].iter().find(|(_, s)| s == student) {
-            bail!(
-                "{other} and {entry} in {} would both be student '{student}'; keep one submission per student",
-                dir.display()
-            );
+    found.sort_by(|a, b| a.entry.cmp(&b.entry));
+    let mut groups: Vec<(Entry, Vec<String>)> = Vec::new();
+    for e in found {
+        match groups
+            .iter_mut()
+            .find(|(first, _)| first.student == e.student)
+        {
+            Some((_, others)) => others.push(e.entry),
+            None => groups.push((e, Vec::new())),
         }
     }
-    Ok(found)
+    Ok(groups
+        .into_iter()
+        .map(|(mut first, others)| {
+            if !others.is_empty() {
+                let all: Vec<&str> = std::iter::once(first.entry.as_str())
+                    .chain(others.iter().map(String::as_str))
+                    .collect();
+                let message = format!(
+                    "{} in {} would all be student '{}'; keep one submission per student (this \
+                     student is not graded until then, the others are)",
+                    all.join(" and "),
+                    dir.display(),
+                    first.student
+                );
+                eprintln!("arbiter: {message}");
+                first.problem = Some(message);
+            }
+            first
+        })
+        .collect())
+}
+
+/// The bot of one student: a folder with a bot.toml is copied into the build cache and built
+/// there in the build box (never in the class folder, never as arbiter's user); a source file
+/// is built in the build box too; a refused submission is its problem.
+pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
+    if let Some(message) = &e.problem {
+        return Err(SpecError::Source(SourceError::Refused {
+            name: e.student.clone(),
+            message: message.clone(),
+        }));
+    }
+    let path = class.join(&e.entry);
+    let mut spec = BotSpec::resolve(&path.to_string_lossy())?;
+    spec.name = e.student.clone();
+    if path.is_dir() && spec.dir.join("bot.toml").is_file() {
+        spec = snapshot_folder(&spec)?;
+    }
+    Ok(spec)
 }
 
 /// SHA-256 over a submission: a file's bytes, or every file of a folder (relative path and
@@ -96,7 +167,7 @@ pub fn read_hashes(path: &Path) -> Result<Vec<(String, String)>> {
     r.records()
         .map(|rec| {
             let rec = rec.with_context(|| format!("reading {}", path.display()))?;
-            Ok((rec[0].to_string(), rec[1].to_string()))
+            Ok((from_text_cell(&rec[0]).to_string(), rec[1].to_string()))
         })
         .collect()
 }
@@ -105,7 +176,7 @@ pub fn write_hashes(path: &Path, students: &[Student]) -> Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["student", "source_hash"])?;
     for s in students {
-        w.write_record([&s.name, &s.hash])?;
+        w.write_record([text_cell(&s.name).as_ref(), &s.hash])?;
     }
     w.flush()?;
     Ok(())

@@ -4,6 +4,7 @@
 use super::rubric::{Mark, Results, Rubric};
 use arbiter::rating::{fmt_elo, RatingValue};
 use arbiter::referee::Reason;
+use arbiter::report::games_csv::text_cell;
 use arbiter::report::standings::Standings;
 use std::io::{self, Write};
 use std::path::Path;
@@ -53,27 +54,17 @@ pub fn rows(
     rubric: &Rubric,
 ) -> Vec<Row> {
     let index = |name: &str| standings.names.iter().position(|n| n == name);
-    // Competition ranking among the students in the standings, in the order of the ratings
-    // table: equal ratings with equal scores share a rank.
-    let mut ranks = std::collections::HashMap::new();
-    let (mut seen, mut current, mut previous) = (0, 0, None);
-    for i in standings.fit.ranking() {
-        if !students
-            .iter()
-            .any(|s| s.problem.is_none() && s.name == standings.names[i])
-        {
-            continue;
-        }
-        seen += 1;
-        // Bots outside the rated group share a bound; their scores still tell them apart.
-        let r = &standings.fit.ratings[i];
-        let key = (r.rating, r.score);
-        if previous != Some(key) {
-            current = seen;
-        }
-        previous = Some(key);
-        ranks.insert(i, current);
-    }
+    let students_in: Vec<usize> = standings
+        .fit
+        .ranking()
+        .into_iter()
+        .filter(|&i| {
+            students
+                .iter()
+                .any(|s| s.problem.is_none() && s.name == standings.names[i])
+        })
+        .collect();
+    let ranks = shared_ranks(&students_in, &standings.fit.ratings);
     let kinds = forfeit_kinds();
     students
         .iter()
@@ -128,6 +119,46 @@ pub fn rows(
         .collect()
 }
 
+/// Two ratings closer than this (in Elo) are the same rating for ranking: far above the fit's
+/// rounding (its gradient tolerance is 1e-10 points), far below a difference that any result
+/// makes (one game's half point among a hundred moves a rating by about a whole Elo point).
+pub const RATING_TIE_ELO: f64 = 0.01;
+
+/// Competition ranking of `order` (bot indices, best first, as the ratings table lists them):
+/// a bot shares the rank of the first bot of its group when they have exactly the same points
+/// and games and their ratings differ by less than [`RATING_TIE_ELO`] (or neither is rated).
+/// Ties are decided by what is equal, so a student's rank never moves because another
+/// student's file changed the fit's rounding, only because results changed.
+pub fn shared_ranks(
+    order: &[usize],
+    ratings: &[arbiter::rating::BotRating],
+) -> std::collections::HashMap<usize, usize> {
+    let same = |a: &arbiter::rating::BotRating, b: &arbiter::rating::BotRating| {
+        // Points are sums of halves (or of a k-seat game's fractions): equal up to the last bit
+        // of their sum order.
+        let points = (a.points - b.points).abs() <= 1e-9 * a.points.abs().max(1.0);
+        let rating = match (a.rating, b.rating) {
+            (RatingValue::Finite(x), RatingValue::Finite(y)) => (x - y).abs() < RATING_TIE_ELO,
+            (RatingValue::Unrated, RatingValue::Unrated) => true,
+            _ => false,
+        };
+        points && a.games == b.games && rating
+    };
+    let mut ranks = std::collections::HashMap::new();
+    let mut leader: Option<(usize, usize)> = None; // (bot, rank) of the current group
+    for (seen, &i) in order.iter().enumerate() {
+        let rank = match leader {
+            Some((first, rank)) if same(&ratings[first], &ratings[i]) => rank,
+            _ => {
+                leader = Some((i, seen + 1));
+                seen + 1
+            }
+        };
+        ranks.insert(i, rank);
+    }
+    ranks
+}
+
 /// The line of a build or start-up failure that says most: the compiler's first error line,
 /// else the first line.
 fn headline(problem: &str) -> String {
@@ -162,7 +193,8 @@ fn number(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Writes marks.csv: `student, built, source_hash, games`, then `score_vs_B` (percent of the
+/// Writes marks.csv (every cell that carries a name or a message as text, see [`text_cell`]):
+/// `student, built, source_hash, games`, then `score_vs_B` (percent of the
 /// points) and `games_vs_B` per baseline B, `elo, elo_low, elo_high, rank`, `forfeits_K` per
 /// kind K, `mark, mark_detail, problem`.
 pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<()> {
@@ -175,6 +207,7 @@ pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<
         header.push(format!("games_vs_{b}"));
     }
     header.extend(["elo", "elo_low", "elo_high", "rank"].map(String::from));
+    let mut header: Vec<String> = header.iter().map(|h| text_cell(h).into_owned()).collect();
     header.extend(
         forfeit_kinds()
             .iter()
@@ -184,7 +217,7 @@ pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<
     w.write_record(&header)?;
     for r in rows {
         let mut f = vec![
-            r.student.clone(),
+            text_cell(&r.student).into_owned(),
             if r.built { "yes" } else { "no" }.to_string(),
             r.hash.clone(),
             r.games.to_string(),
@@ -199,8 +232,9 @@ pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<
         f.push(r.rank.map(|k| k.to_string()).unwrap_or_default());
         f.extend(r.forfeits.iter().map(u64::to_string));
         f.push(number(r.mark.total));
-        f.push(r.mark.detail.clone());
-        f.push(r.problem.clone());
+        f.push(text_cell(&r.mark.detail).into_owned());
+        // The problem line quotes a compiler or a file name: text too.
+        f.push(text_cell(&r.problem).into_owned());
         w.write_record(&f)?;
     }
     w.flush()
@@ -270,6 +304,109 @@ fn truncate(s: &str, n: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use arbiter::rating::BotRating;
+    use arbiter::report::games_csv::ResultRow;
+
+    fn rating(bot: usize, elo: f64, points: f64, games: u64) -> BotRating {
+        BotRating {
+            bot,
+            rating: RatingValue::Finite(elo),
+            low: elo - 50.0,
+            high: elo + 50.0,
+            std_error: Some(25.0),
+            games,
+            points,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            score: Some(points / games as f64),
+        }
+    }
+
+    #[test]
+    fn equal_points_and_games_share_a_rank_whatever_the_rounding_of_the_ratings() {
+        let r = vec![
+            rating(0, 12.345_678_901, 5.0, 10),
+            rating(1, 12.345_678_902, 5.0, 10),
+            rating(2, -20.0, 3.0, 10),
+            // Same points and games as 0 and 1, against other opponents: another rating.
+            rating(3, 52.0, 5.0, 10),
+        ];
+        for order in [[3, 0, 1, 2], [3, 1, 0, 2]] {
+            let ranks = shared_ranks(&order, &r);
+            assert_eq!(
+                (ranks[&3], ranks[&0], ranks[&1], ranks[&2]),
+                (1, 2, 2, 4),
+                "{order:?}"
+            );
+        }
+        // Equal ratings (both bound) but different points: told apart.
+        let mut bound = vec![rating(0, 0.0, 4.0, 10), rating(1, 0.0, 3.0, 10)];
+        bound[0].rating = RatingValue::Unrated;
+        bound[1].rating = RatingValue::Unrated;
+        let ranks = shared_ranks(&[0, 1], &bound);
+        assert_eq!((ranks[&0], ranks[&1]), (1, 2));
+    }
+
+    /// The issue's scenario: two students with the same points against the same opponents
+    /// (47 of 56) share a rank, and keep it when only a third student resubmits and that
+    /// student's games change; their fitted ratings differ in the last bits in one of the runs.
+    #[test]
+    fn a_third_students_resubmission_does_not_split_a_tie() {
+        let names: Vec<String> = ["alice", "carol", "dave", "bob", "base"]
+            .map(String::from)
+            .into();
+        let mut id = 0;
+        let mut game = |a: &str, b: &str, first_wins: bool| {
+            id += 1;
+            ResultRow {
+                bots: vec![a.into(), b.into()],
+                ranks: if first_wins { vec![0, 1] } else { vec![1, 0] },
+                reason: None,
+                pair_id: None,
+                game_id: Some(id),
+                moves_hash: None,
+                forfeits: Vec::new(),
+            }
+        };
+        let mut split = false;
+        for carol in 0..12 {
+            let mut rows = Vec::new();
+            for student in ["alice", "bob"] {
+                for g in 0..56 {
+                    rows.push(game(student, "base", g < 47));
+                }
+                for g in 0..8 {
+                    rows.push(game(student, "carol", g < 5));
+                    rows.push(game(student, "dave", g < 3));
+                }
+            }
+            rows.push(game("alice", "bob", true));
+            rows.push(game("bob", "alice", true));
+            for g in 0..12 {
+                rows.push(game("carol", "base", g < carol));
+                rows.push(game("dave", "base", g < 7));
+                rows.push(game("carol", "dave", g < 4));
+            }
+            let mut b = arbiter::report::standings::Builder::new(&names);
+            for r in &rows {
+                b.add(r).unwrap();
+            }
+            let table = b.finish(None).unwrap();
+            let (a, b) = (&table.fit.ratings[0], &table.fit.ratings[3]);
+            split |= a.rating != b.rating;
+            let students: Vec<usize> = table.fit.ranking().into_iter().filter(|&i| i < 4).collect();
+            let ranks = shared_ranks(&students, &table.fit.ratings);
+            assert_eq!(
+                ranks[&0], ranks[&3],
+                "carol won {carol}: {:?} {:?}",
+                a.rating, b.rating
+            );
+        }
+        assert!(split, "the scenario shows no rounding: it tests nothing");
+    }
+
     #[test]
     fn the_problem_column_shows_the_compilers_first_error() {
         let gcc = "bot 'x' does not build: `gcc x.c` failed (exit status: 1):\n\

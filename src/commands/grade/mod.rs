@@ -16,7 +16,7 @@ use arbiter::bot::BotSpec;
 use arbiter::report::games_csv::{self, GamesCsv};
 use arbiter::report::{failures, standings};
 use arbiter::tournament::{games_of_tables, tables, Format, Plan, Runner};
-use class::{list_students, read_hashes, submission_hash, write_hashes, HASHES};
+use class::{list_students, read_hashes, resolve_student, submission_hash, write_hashes, HASHES};
 use marks::Student;
 use rubric::Rubric;
 use serde::{Deserialize, Serialize};
@@ -178,7 +178,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         }
         Settings {
             submissions: class.clone(),
-            students: entries.iter().map(|(e, _)| e.clone()).collect(),
+            students: entries.iter().map(|e| e.entry.clone()).collect(),
             baselines: args.baselines.clone(),
             workdir: std::env::current_dir()?,
             games: args.games,
@@ -209,10 +209,13 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     // Which submissions changed since the last run: their games are played again.
     let mut students: Vec<Student> = entries
         .iter()
-        .map(|(entry, name)| {
+        .map(|e| {
             Ok(Student {
-                name: name.clone(),
-                hash: submission_hash(&class.join(entry))?,
+                name: e.student.clone(),
+                hash: match &e.problem {
+                    Some(p) => arbiter::bot::source::hash_hex(p.as_bytes()),
+                    None => submission_hash(&class.join(&e.entry))?,
+                },
                 problem: None,
             })
         })
@@ -244,14 +247,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     // stops the run.
     let mut resolved: Vec<(String, Result<BotSpec, _>)> = entries
         .iter()
-        .map(|(entry, name)| {
-            let path = class.join(entry);
-            let spec = BotSpec::resolve(&path.to_string_lossy()).map(|mut s| {
-                s.name = name.clone();
-                s
-            });
-            (name.clone(), spec)
-        })
+        .map(|e| (e.student.clone(), resolve_student(&class, e)))
         .collect();
     resolved.extend(
         settings

@@ -60,6 +60,23 @@ pub fn moves_hash(opening: &[String], moves: &[String]) -> String {
     format!("{h:016x}")
 }
 
+/// A name (a student's, a bot's) as a CSV cell that a spreadsheet shows as text, never runs as
+/// a formula (OWASP's CSV-injection rule): a cell starting with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return gets a leading `'`; so does one that starts with `'` itself, so that
+/// [`from_text_cell`] gives back every name exactly.
+pub fn text_cell(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.starts_with(['=', '+', '-', '@', '\t', '\r', '\'']) {
+        std::borrow::Cow::Owned(format!("'{name}"))
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
+/// The name written as [`text_cell`].
+pub fn from_text_cell(cell: &str) -> &str {
+    cell.strip_prefix('\'').unwrap_or(cell)
+}
+
 /// Milliseconds with two decimals.
 fn ms2(ms: f64) -> f64 {
     (ms * 100.0).round() / 100.0
@@ -135,7 +152,7 @@ impl GameRow {
             self.seed.to_string(),
             self.opening.clone(),
         ];
-        f.extend(self.bots.iter().cloned());
+        f.extend(self.bots.iter().map(|b| text_cell(b).into_owned()));
         f.push(self.winner.map_or(String::new(), |w| w.to_string()));
         f.extend(all(&self.ranks));
         f.push(self.reason.clone());
@@ -166,7 +183,7 @@ impl GameRow {
             self.seed.to_string(),
             self.opening.clone(),
         ];
-        f.extend(self.bots.iter().take(2).cloned());
+        f.extend(self.bots.iter().take(2).map(|b| text_cell(b).into_owned()));
         f.push(self.winner.map_or(String::new(), |w| w.to_string()));
         f.push(self.reason.clone());
         f.push(self.turns.to_string());

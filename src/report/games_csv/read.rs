@@ -84,7 +84,11 @@ impl Columns {
 
     fn read(&self, rec: &csv::StringRecord) -> Result<ResultRow, String> {
         let get = |i: usize| rec.get(i).unwrap_or("").trim();
-        let bots: Vec<String> = self.bots.iter().map(|&i| get(i).to_string()).collect();
+        let bots: Vec<String> = self
+            .bots
+            .iter()
+            .map(|&i| super::from_text_cell(get(i)).to_string())
+            .collect();
         if let Some(b) = bots.iter().find(|b| b.is_empty()) {
             let _ = b;
             return Err("a bot name is empty".into());
@@ -263,7 +267,10 @@ pub fn drop_games_of(path: &Path, drop: &[String]) -> io::Result<Vec<(u64, Vec<S
         if rec.len() != headers.len() {
             continue; // a torn last line: that game is played again
         }
-        let names: Vec<String> = bots.iter().map(|&c| rec[c].to_string()).collect();
+        let names: Vec<String> = bots
+            .iter()
+            .map(|&c| super::from_text_cell(&rec[c]).to_string())
+            .collect();
         if names.iter().any(|n| drop.contains(n)) {
             let id = rec[id_col].parse().unwrap_or(u64::MAX);
             dropped.push((id, names));

@@ -196,3 +196,25 @@ fn a_game_id_counts_once_per_file() {
     .unwrap();
     assert_eq!((n, s.duplicates), (2, 1));
 }
+
+#[test]
+fn a_name_a_spreadsheet_would_run_is_written_as_text_and_read_back_exactly() {
+    for name in [
+        "=1+2",
+        "+x",
+        "-y",
+        "@SUM(A1)",
+        "\tz",
+        "\rw",
+        "'quoted",
+        "=HYPERLINK(\"a\";\"b\")",
+    ] {
+        let cell = text_cell(name);
+        assert!(cell.starts_with('\''), "{name:?} -> {cell:?}");
+        assert_eq!(from_text_cell(&cell), name);
+    }
+    for name in ["alice", "bot-1", "a=b", ""] {
+        assert_eq!(text_cell(name), name);
+        assert_eq!(from_text_cell(name), name);
+    }
+}

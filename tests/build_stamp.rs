@@ -1,0 +1,77 @@
+//! A bot folder with a `bot.toml` build command (a bot the user brought, built as the user)
+//! is built before its first `play`, and not again while its folder is unchanged: a real
+//! build command that counts its runs, run by the real binary.
+
+mod common;
+
+use common::*;
+
+fn play(bot: &std::path::Path, cache: &std::path::Path) -> std::process::Output {
+    arbiter()
+        .env("ARBITER_CACHE", cache)
+        .args([
+            "play",
+            "--json",
+            "--seed",
+            "1",
+            "--turn-ms",
+            "1000",
+            "--first-turn-ms",
+            "5000",
+        ])
+        .arg(bot)
+        .arg(first_bot())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_bot_toml_build_runs_once_until_its_folder_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("mybot");
+    let cache = tmp.path().join("cache");
+    std::fs::create_dir(&bot).unwrap();
+    // The "build" copies the first-move bot into place and counts its runs outside the folder.
+    let runs = tmp.path().join("runs.log");
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"mine\"\nrun = \"./out/bot\"\nbuild = \"sh -c 'mkdir -p out && cp {} out/bot && echo run >> {}'\"\n",
+            first_bot(),
+            runs.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(bot.join("source.txt"), "v1").unwrap();
+    let count = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    for expected in [1, 1, 1] {
+        let out = play(&bot, &cache);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(count(), expected);
+    }
+    std::fs::write(bot.join("source.txt"), "v2").unwrap();
+    let out = play(&bot, &cache);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count(), 2, "a changed source is built again");
+    std::fs::remove_file(bot.join("out/bot")).unwrap();
+    let out = play(&bot, &cache);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count(), 3, "a missing program is built again");
+}

@@ -12,6 +12,7 @@
 
 mod floor;
 mod games;
+mod load;
 mod measure;
 mod sizes;
 mod timing;
@@ -20,6 +21,7 @@ use crate::referee::{Reason, RefereeConfig, TimeControl};
 use crate::tournament::allowed_cpus;
 use floor::pipe_floor;
 use games::{batch, bot_spec, same_games, Concurrency};
+use load::{fair_clock_cost_us, LoadWatch};
 use measure::{percentile, process_cpu_us};
 use serde::Serialize;
 use sizes::{Sizes, NEAR_DELAY_MS, NEAR_LIMIT_MS};
@@ -109,8 +111,23 @@ pub struct BenchReport {
     pub turn_us: f64,
     /// The same with `cores` games at a time.
     pub turn_us_parallel: f64,
-    /// `turn_us` without the game's start and end: (duration - game_setup_us) / turns, µs.
+    /// `turn_us` without the game's start and end: (duration - game_setup_us) / turns, µs;
+    /// never below 0.
     pub turn_loop_us: f64,
+    /// False when the game's start and end varied more than the turns took (a busy machine),
+    /// so that the turn loop could not be told apart.
+    pub turn_loop_measurable: bool,
+    /// Concurrency 1 on the wall clock (`--clock wall`), for the fair clock's cost.
+    pub turn_us_wall_clock: f64,
+    pub referee_cpu_us_per_turn_wall_clock: f64,
+    /// The fair clock's own reading of the bot's and the referee's waiting for a CPU, twice a
+    /// turn, measured alone on a live bot: this thread's CPU time per turn, µs.
+    pub fair_clock_cpu_us_per_turn: f64,
+    /// CPUs other programs kept busy on average while the bench ran, and the 1-minute load
+    /// average at its end: on a busy machine every figure includes waiting for a CPU.
+    pub other_cpus: f64,
+    pub load_average: f64,
+    pub busy: bool,
     pub games_per_s: f64,
     pub games_per_s_parallel: f64,
     pub games: usize,
@@ -190,6 +207,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         return Err(BenchError::BotMissing(cfg.bot.clone()));
     }
     let started = Instant::now();
+    let watch = LoadWatch::start();
     let sizes = Sizes::of(cfg.quick, cfg.cores);
     let cores = cfg.cores.max(1);
 
@@ -305,6 +323,31 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         Concurrency::Free(cores),
         "parallel games placed by the kernel",
     )?;
+    progress("games at concurrency 1 on the wall clock");
+    let wall_clock_cfg = RefereeConfig {
+        time: TimeControl {
+            clock: crate::referee::Clock::Wall,
+            ..generous.time.clone()
+        },
+        ..generous.clone()
+    };
+    let wall_clock = batch(
+        &cfg.game,
+        &instant,
+        &wall_clock_cfg,
+        &games(sizes.games),
+        auto(1),
+        "games on the wall clock",
+    )?;
+    progress("the fair clock's reading");
+    let fair_clock_cpu_us_per_turn = {
+        let spec = bot_spec(&cfg.bot, None);
+        let mut bot = crate::bot::BotProcess::spawn(&spec, &Default::default(), &[])
+            .map_err(|e| io_err("starting the bench bot")(std::io::Error::other(e)))?;
+        let cost = fair_clock_cost_us(&bot, sizes.games * 20);
+        bot.shutdown(Duration::from_millis(200));
+        cost
+    };
     let turn_loop: Vec<f64> = serial
         .results
         .iter()
@@ -324,6 +367,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
 
     progress("answers at 90% and 110% of a strict limit");
     let near = near_limit(cfg, &sizes, cores)?;
+    let other = watch.finish();
 
     Ok(BenchReport {
         quick: cfg.quick,
@@ -340,7 +384,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         pinned: matches!(auto(1), Concurrency::Pinned(_)),
         turn_us: percentile(&serial.turn_us(), 0.5),
         turn_us_parallel: percentile(&parallel.turn_us(), 0.5),
-        turn_loop_us: percentile(&turn_loop, 0.5),
+        turn_loop_us: percentile(&turn_loop, 0.5).max(0.0),
+        turn_loop_measurable: percentile(&turn_loop, 0.5) > 0.0,
         games_per_s: serial.games_per_s(),
         games_per_s_parallel: parallel.games_per_s(),
         games: serial.results.len(),
@@ -374,6 +419,12 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         referee_error_ms_p99: percentile(&referee_errors, 0.99),
         referee_error_ms_max: percentile(&referee_errors, 1.0),
         near_limit_ms: NEAR_LIMIT_MS,
+        turn_us_wall_clock: percentile(&wall_clock.turn_us(), 0.5),
+        referee_cpu_us_per_turn_wall_clock: wall_clock.cpu_per_turn(),
+        fair_clock_cpu_us_per_turn,
+        other_cpus: other.cpus,
+        load_average: other.load_average,
+        busy: other.busy(),
         near_delay_ms: NEAR_DELAY_MS,
         near_turns: near.turns,
         near_games: near.games,

@@ -12,6 +12,7 @@ pub mod process;
 mod reach;
 pub mod sandbox;
 mod sched;
+pub mod schedstat;
 mod seccomp;
 pub mod source;
 mod spawn;

@@ -58,6 +58,20 @@ fn insn(code: u16, jt: u8, jf: u8, k: u32) -> Insn {
     Insn { code, jt, jf, k }
 }
 
+/// The filter as the bytes of a `struct sock_filter` array, for bwrap's `--seccomp FD` (the build
+/// box loads it that way); `None` on an architecture not listed above.
+pub fn program() -> Option<Vec<u8>> {
+    let insns = filter()?;
+    let mut bytes = Vec::with_capacity(insns.len() * 8);
+    for i in &insns {
+        bytes.extend_from_slice(&i.code.to_ne_bytes());
+        bytes.push(i.jt);
+        bytes.push(i.jf);
+        bytes.extend_from_slice(&i.k.to_ne_bytes());
+    }
+    Some(bytes)
+}
+
 /// The filter's instructions; `None` on an architecture not listed above.
 pub fn filter() -> Option<Vec<Insn>> {
     let (arch, refused) = TARGET?;

@@ -61,9 +61,10 @@ pub struct GameOpts {
     /// included) [default: the game's own, 250 for Impasse].
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
-    /// What the time limits measure: wall time (CodinGame's clock) or the bot's CPU time, for
-    /// loaded machines.
-    #[arg(long, value_enum, default_value = "wall")]
+    /// What the time limits measure. fair: wall time less the time the bot waited for a CPU
+    /// (reads as the wall clock on an idle machine; a turn still ends at 50 times its limit of
+    /// wall time); wall: wall time (CodinGame's clock); cpu: the bot's CPU time.
+    #[arg(long, value_enum, default_value = "fair")]
     pub clock: arbiter::referee::Clock,
     /// Let the bot that is not on turn keep running (by default it is frozen 5 ms into the
     /// opponent's turn, or at once after answering once it was seen thinking while idle; frozen
@@ -157,11 +158,7 @@ impl GameOpts {
             ),
             (
                 "ARBITER_CLOCK".to_string(),
-                match self.clock {
-                    arbiter::referee::Clock::Wall => "wall",
-                    arbiter::referee::Clock::Cpu => "cpu",
-                }
-                .to_string(),
+                self.clock.as_str().to_string(),
             ),
         ];
         for arg in &self.bot_env {

@@ -107,11 +107,30 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             format!("<= {:.0}x floor", targets::TURN_OVER_FLOOR),
             r.turn_us <= targets::TURN_OVER_FLOOR * floor,
         ),
+        if r.turn_loop_measurable {
+            row(
+                "  of which the turn loop (start + end out)",
+                format!("{:.1} µs", r.turn_loop_us),
+            )
+            .ratio(r.turn_loop_us / floor)
+        } else {
+            row(
+                "  of which the turn loop (start + end out)",
+                "not measurable: game starts varied more than whole games (machine busy)",
+            )
+        },
         row(
-            "  of which the turn loop (start + end out)",
-            format!("{:.1} µs", r.turn_loop_us),
+            "turn, concurrency 1, --clock wall",
+            format!(
+                "{:.1} µs (referee CPU {:.1} µs a turn)",
+                r.turn_us_wall_clock, r.referee_cpu_us_per_turn_wall_clock
+            ),
         )
-        .ratio(r.turn_loop_us / floor),
+        .ratio(r.turn_us_wall_clock / floor),
+        row(
+            "  the fair clock's reading of waiting (CPU)",
+            format!("{:.1} µs a turn", r.fair_clock_cpu_us_per_turn),
+        ),
         row(
             format!(
                 "  fastchess: {:.0} µs a ply (dev. machine)",
@@ -266,6 +285,9 @@ fn table(out: &mut impl Write, r: &BenchReport) -> std::io::Result<()> {
         r.cores,
         r.seconds
     )?;
+    if r.busy {
+        writeln!(out, "{}", busy_note(r))?;
+    }
     writeln!(out)?;
     writeln!(
         out,
@@ -289,9 +311,24 @@ fn table(out: &mut impl Write, r: &BenchReport) -> std::io::Result<()> {
         writeln!(out, "{}", line.trim_end())?;
     }
     writeln!(out)?;
-    if failed == 0 {
-        writeln!(out, "every target met")
-    } else {
-        writeln!(out, "{failed} target(s) missed")
+    match (failed, r.busy) {
+        (0, _) => writeln!(out, "every target met"),
+        (_, false) => writeln!(out, "{failed} target(s) missed"),
+        (_, true) => writeln!(
+            out,
+            "{failed} target(s) missed, on a busy machine, which alone can explain it: run the \
+             bench again when other programs are idle"
+        ),
     }
+}
+
+/// What a busy machine does to the figures.
+fn busy_note(r: &BenchReport) -> String {
+    format!(
+        "The machine was busy: other programs kept {:.1} of the {} CPUs busy on average (load \
+         average {:.1} at the end). Every wall time below includes waiting for a CPU, so it says \
+         more about the load than about arbiter; the fair clock (the default) does not charge \
+         bots for that waiting.",
+        r.other_cpus, r.cores, r.load_average
+    )
 }

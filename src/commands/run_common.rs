@@ -94,6 +94,7 @@ pub fn play_and_record(
     let mut records = report::records::RecordsFile::open(&out.join(report::records::FILE))?;
     let mut live = report::html::LiveReport::new(out, &names);
     let mut failure: Option<anyhow::Error> = None;
+    let mut starved = report::starved::Starved::default();
     runner.run(todo, |finished| {
         if killed_while_stopping(&finished.result) {
             return ControlFlow::Break(());
@@ -101,12 +102,14 @@ pub fn play_and_record(
         let row = GameRow::new(&finished.spec, &finished.result);
         let mut write = || -> Result<()> {
             csv.append(&row)?;
-            records.append(&report::records::GameRecord::new(
+            let record = report::records::GameRecord::new(
                 &finished.spec,
                 choice,
                 runner.referee,
                 &finished.result,
-            ))?;
+            );
+            starved.add(&record);
+            records.append(&record)?;
             report::failures::write(out, finished.spec.game_id, &finished.result)?;
             if replays {
                 let path = out
@@ -125,6 +128,7 @@ pub fn play_and_record(
         ControlFlow::Continue(())
     });
     progress.finish();
+    starved.eprint();
     let report_path = live.write(report::html::Pages::Missing);
     Ok((failure, report_path))
 }

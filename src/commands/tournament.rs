@@ -484,6 +484,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
             .map_or(String::new(), |s| format!(", shard {s}")),
         out.display()
     );
+    arbiter::report::starved::eprint_busy(cfg.time.clock);
 
     arbiter::bot::cleanup::set_stop_hint(format!(
         "continue with: arbiter tournament --resume {}",

@@ -1,6 +1,7 @@
 //! Plays one game: starts the bots, runs the turn loop with clocks, and turns everything a bot
 //! can do wrong into a verdict. Emits a [`GameResult`]; never prints and never writes files.
 
+mod clock;
 mod ranks;
 mod result;
 pub mod seat;
@@ -9,6 +10,8 @@ mod wait;
 #[cfg(test)]
 mod scripted;
 
+pub use clock::{charged, FAIR_WALL_FACTOR};
+use clock::{past_grace, timeout_detail, Excuse, Spent};
 use ranks::rank_with_eliminations;
 pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
 pub use seat::Seat;
@@ -61,12 +64,29 @@ pub struct TimeControl {
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Clock {
-    /// Wall time from the input written to the answer's newline (CodinGame's clock).
+    /// Wall time from the input written to the answer's newline, less the time the bot (its
+    /// whole process tree) and the referee waited for a CPU: the time the bot could have run.
+    /// On an idle machine it reads as the wall clock; on a busy one a starved bot is not
+    /// charged for the starving. A turn still ends at [`FAIR_WALL_FACTOR`] times its limit of
+    /// wall time.
     #[default]
+    Fair,
+    /// Wall time from the input written to the answer's newline (CodinGame's clock).
     Wall,
     /// CPU time of the bot's main process (all its threads), for loaded machines. A bot that
     /// sleeps instead of answering still loses once the wall time reaches ten times the limit.
     Cpu,
+}
+
+impl Clock {
+    /// The name users give and records keep: `fair`, `wall` or `cpu`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Clock::Fair => "fair",
+            Clock::Wall => "wall",
+            Clock::Cpu => "cpu",
+        }
+    }
 }
 
 impl Default for TimeControl {
@@ -76,7 +96,7 @@ impl Default for TimeControl {
             turn: Duration::from_millis(100),
             grace: Duration::from_millis(50),
             strikes: 3,
-            clock: Clock::Wall,
+            clock: Clock::Fair,
         }
     }
 }
@@ -194,6 +214,7 @@ pub fn play_seats<S: Seat>(
         moves: Vec::new(),
         log: Vec::new(),
         input: String::with_capacity(1024),
+        excuse: Excuse::default(),
     };
     let end = state.run(game.as_mut(), procs, cfg);
     S::shutdown_all(procs, cfg.kill_grace);
@@ -296,6 +317,8 @@ struct Turns {
     moves: Vec<String>,
     log: Vec<TurnRecord>,
     input: String,
+    /// The fair clock's readings of the turn in play.
+    excuse: Excuse,
 }
 
 impl Turns {
@@ -372,6 +395,10 @@ impl Turns {
                 .enumerate()
                 .any(|(i, p)| i != seat && !self.first[i] && !self.out[i] && !p.is_frozen());
         let bot = &mut procs[seat];
+        let fair = cfg.time.clock == Clock::Fair;
+        if fair {
+            self.excuse.start(bot);
+        }
         // The clock starts before the write: writing wakes the bot, which may then run before this
         // thread does, and a clock started after the write would miss that time.
         let start = Instant::now();
@@ -410,10 +437,16 @@ impl Turns {
                 clock: cfg.time.clock,
                 cpu_before,
                 freeze_at,
+                excuse: fair.then_some(&mut self.excuse),
             },
             &self.first,
             &self.out,
         );
+        let excused = if fair {
+            self.excuse.waited(&procs[seat])
+        } else {
+            Duration::ZERO
+        };
         if self.freezes_at_answer(seat, cfg) {
             procs[seat].freeze();
         }
@@ -459,32 +492,35 @@ impl Turns {
             }
             Wait::Timeout => {
                 let silent = procs[seat].out().received() == 0;
-                return Err(forfeit(
-                    Reason::Timeout,
-                    format!(
-                        "no answer to {which} within {} + {} grace{}{}",
-                        ms(limit),
-                        ms(cfg.time.grace),
-                        match cfg.time.clock {
-                            Clock::Wall => "",
-                            Clock::Cpu => " of CPU time (or ten times that in wall time)",
-                        },
-                        if silent {
-                            "; it never wrote a byte to stdout: does it flush stdout after each answer?"
-                        } else {
-                            ""
-                        }
-                    ),
-                ));
+                let detail = timeout_detail(
+                    which,
+                    &cfg.time,
+                    limit,
+                    Spent {
+                        wall: start.elapsed(),
+                        cpu,
+                        excused,
+                    },
+                    silent,
+                );
+                return Err(forfeit(Reason::Timeout, detail));
             }
         };
         let wall = at.saturating_duration_since(start);
         let stats = &mut self.stats[seat];
         stats.add(wall, cpu);
+        stats.add_waiting(excused, limit);
         let elapsed = match cfg.time.clock {
+            Clock::Fair => charged(wall, excused, cpu),
             Clock::Wall => wall,
             Clock::Cpu => cpu,
         };
+        if let Some(detail) = fair
+            .then(|| past_grace(which, &cfg.time, limit, elapsed, wall, excused))
+            .flatten()
+        {
+            return Err(forfeit(Reason::Timeout, detail));
+        }
         let late = elapsed > limit;
         if late {
             stats.strikes += 1;
@@ -548,6 +584,7 @@ impl Turns {
                 played: played.clone(),
                 time_us: wall.as_micros() as u64,
                 cpu_us: cpu.as_micros() as u64,
+                waited_us: excused.as_micros() as u64,
                 late,
                 extra_lines,
             });

@@ -82,6 +82,12 @@ pub struct SeatStats {
     pub cpu_max_us: u64,
     /// Late answers (within the grace).
     pub strikes: u32,
+    /// Waiting for a CPU over its turns, not charged by the fair clock (zero on other clocks).
+    pub waited_total_us: u64,
+    pub waited_max_us: u64,
+    /// Turns in which it waited for a CPU longer than the turn's limit: the machine, not the
+    /// bot, set the pace.
+    pub starved_turns: u32,
 }
 
 impl SeatStats {
@@ -93,6 +99,22 @@ impl SeatStats {
         let cpu = cpu.as_micros() as u64;
         self.cpu_total_us += cpu;
         self.cpu_max_us = self.cpu_max_us.max(cpu);
+    }
+
+    /// Adds one turn's waiting for a CPU, on a turn of `limit`.
+    pub fn add_waiting(&mut self, waited: Duration, limit: Duration) {
+        let us = waited.as_micros() as u64;
+        self.waited_total_us += us;
+        self.waited_max_us = self.waited_max_us.max(us);
+        if waited > limit {
+            self.starved_turns += 1;
+        }
+    }
+
+    /// Whether waiting for a CPU dominated its games: more than a turn's limit in some turn, or
+    /// more waiting than everything else in all.
+    pub fn starved(&self) -> bool {
+        self.starved_turns > 0 || self.waited_total_us * 2 > self.total_us.max(1)
     }
 
     pub fn cpu_max_ms(&self) -> f64 {
@@ -148,6 +170,9 @@ pub struct TurnRecord {
     pub time_us: u64,
     /// CPU time the bot's main process used in that turn, in microseconds.
     pub cpu_us: u64,
+    /// Waiting for a CPU in that turn (the bot's tasks and the referee's), in microseconds: not
+    /// charged by the fair clock (zero on other clocks).
+    pub waited_us: u64,
     /// Answered after the limit, within the grace: a strike.
     pub late: bool,
     /// Complete lines the bot had already written before this turn's input was sent (left over

@@ -56,6 +56,9 @@ struct Scripted {
     freezes: u32,
     exited: Option<ExitStatus>,
     inputs: Vec<String>,
+    /// Waiting for a CPU each turn (as if starved), and in all so far.
+    starved: Duration,
+    waited: Duration,
 }
 
 impl Scripted {
@@ -72,6 +75,8 @@ impl Scripted {
             freezes: 0,
             exited: None,
             inputs: Vec::new(),
+            starved: Duration::ZERO,
+            waited: Duration::ZERO,
         }
     }
 
@@ -93,6 +98,7 @@ impl Seat for Scripted {
             return Err(SendError::Closed);
         }
         self.sent_at = Some(Instant::now());
+        self.waited += self.starved;
         self.inputs.push(String::from_utf8_lossy(data).into_owned());
         Ok(())
     }
@@ -122,6 +128,11 @@ impl Seat for Scripted {
         } else {
             self.cpu + self.ponder
         })
+    }
+    fn run_queue_waits(&self, into: &mut Vec<crate::bot::schedstat::TaskWait>) -> bool {
+        into.clear();
+        into.push((1, self.waited.as_nanos() as u64));
+        true
     }
     fn try_exit_status(&mut self) -> Option<ExitStatus> {
         self.exited
@@ -265,7 +276,12 @@ fn past_the_grace_is_a_timeout_and_silence_gets_a_hint() {
     let r = play_scripted(impasse(), &mut seats, &cfg());
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(1)));
     assert!(r.detail.contains("1000 ms + 50 ms grace"), "{}", r.detail);
-    assert!(r.detail.contains("does it flush stdout"), "{}", r.detail);
+    assert!(
+        r.detail
+            .contains("never wrote a byte to stdout and was mostly not running"),
+        "{}",
+        r.detail
+    );
     assert_eq!(r.ranks, vec![0, 1]);
 }
 
@@ -379,4 +395,56 @@ fn four_seats_play_on_without_a_seat_that_timed_out() {
     assert_eq!(r.scores[2], -1);
     // Seat 2 was sent two inputs and never another after it was out.
     assert_eq!(seats[2].inputs.len(), 2);
+}
+
+/// An answer after `think` of wall time of which the seat computed `cpu`.
+fn answer_cpu(think: u64, cpu: u64) -> Act {
+    Act::Answer {
+        think: Duration::from_millis(think),
+        cpu: Duration::from_millis(cpu),
+        line: b"random".to_vec(),
+        ponder: Duration::ZERO,
+    }
+}
+
+#[test]
+fn the_fair_clock_excuses_waiting_for_a_cpu_but_not_computing() {
+    let starved = |then: Act, clock: Clock| {
+        let mut seats = [
+            Scripted::new(vec![answer(5, "random")], then),
+            Scripted::new(vec![], answer(5, "random")),
+        ];
+        seats[0].starved = Duration::from_millis(300);
+        let mut cfg = cfg();
+        cfg.time.clock = clock;
+        cfg.record_turns = true;
+        play_scripted(impasse(), &mut seats, &cfg)
+    };
+    // 70 ms of computing spread over 370 ms by 300 ms of waiting: in time, and recorded.
+    let r = starved(answer_cpu(370, 70), Clock::Fair);
+    assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+    assert_eq!(r.stats[0].strikes, 0);
+    assert!(r.stats[0].starved_turns > 0 && r.stats[0].starved());
+    let t = r.log.iter().find(|t| t.seat == 0 && t.turn > 2).unwrap();
+    assert_eq!(t.waited_us, 300_000);
+    // The same turn on the wall clock is a timeout.
+    let r = starved(answer_cpu(370, 70), Clock::Wall);
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+    // 160 ms of computing loses whatever the waiting: cut when its charge reaches the limit.
+    let r = starved(answer_cpu(460, 160), Clock::Fair);
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+    assert!(r.detail.contains("waited 300 ms for a CPU"), "{}", r.detail);
+    // Starved past FAIR_WALL_FACTOR times the limit: a timeout all the same.
+    let mut seats = [
+        Scripted::new(vec![answer(5, "random")], answer_cpu(8100, 10)),
+        Scripted::new(vec![], answer(5, "random")),
+    ];
+    seats[0].starved = Duration::from_millis(8000);
+    let r = play_scripted(impasse(), &mut seats, &cfg());
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+    assert!(
+        r.detail.contains("waited 8000 ms for a CPU"),
+        "{}",
+        r.detail
+    );
 }

@@ -24,6 +24,11 @@ pub trait Seat {
     fn out(&self) -> &LineBuffer;
     /// The CPU time the seat has used so far, where the system tells it.
     fn cpu_time(&self) -> Option<Duration>;
+    /// The run-queue waiting of each of its tasks so far (see [`bot::schedstat`]); false where
+    /// the system does not tell (then the fair clock reads as the wall clock).
+    fn run_queue_waits(&self, _into: &mut Vec<bot::schedstat::TaskWait>) -> bool {
+        false
+    }
     /// How it ended, if it has.
     fn try_exit_status(&mut self) -> Option<ExitStatus>;
     /// The memory limit it went over, if the system says it was killed for that.
@@ -69,6 +74,9 @@ impl Seat for BotProcess {
     }
     fn cpu_time(&self) -> Option<Duration> {
         BotProcess::cpu_time(self)
+    }
+    fn run_queue_waits(&self, into: &mut Vec<bot::schedstat::TaskWait>) -> bool {
+        BotProcess::run_queue_waits(self, into)
     }
     fn try_exit_status(&mut self) -> Option<ExitStatus> {
         BotProcess::try_exit_status(self)

@@ -1,13 +1,14 @@
-//! Waiting for one seat's answer on the wall or the CPU clock, freezing the idle seats on time,
+//! Waiting for one seat's answer on the wall, fair or CPU clock, freezing the idle seats on time,
 //! and the verdict on a seat that ended instead of answering.
 
+use super::clock::{charged, Excuse, FAIR_WALL_FACTOR};
 use super::seat::Seat;
 use super::{Clock, Reason};
 use crate::bot::Wait;
 use std::time::{Duration, Instant};
 
 /// What a turn's wait may use.
-pub(super) struct Allowed {
+pub(super) struct Allowed<'a> {
     /// When the clock started.
     pub(super) start: Instant,
     /// The limit, grace included.
@@ -17,16 +18,19 @@ pub(super) struct Allowed {
     pub(super) cpu_before: Option<Duration>,
     /// When the idle bots still running are frozen.
     pub(super) freeze_at: Option<Instant>,
+    /// The fair clock's readings at `start`.
+    pub(super) excuse: Option<&'a mut Excuse>,
 }
 
 /// Waits for the answer of `seat` until its clock (wall or CPU) passes `allowed`. On the CPU
 /// clock the wait goes in slices of the CPU time still allowed (a process cannot use CPU faster
 /// than wall time per thread), with a wall-time cap of ten times `allowed`. At `freeze_at` every
-/// other bot that has answered before (`first` false) is frozen.
+/// other bot that has answered before (`first` false) is frozen. On the fair clock, see
+/// [`wait_fair`].
 pub(super) fn wait_answer<S: Seat>(
     procs: &mut [S],
     seat: usize,
-    mut a: Allowed,
+    mut a: Allowed<'_>,
     first: &[bool],
     out: &[bool],
 ) -> Wait {
@@ -46,6 +50,10 @@ pub(super) fn wait_answer<S: Seat>(
         }
         S::wait_line(procs, seat, deadline)
     };
+    if let (Clock::Fair, Some(excuse)) = (a.clock, a.excuse.take()) {
+        let (start, allowed, cpu_before) = (a.start, a.allowed, a.cpu_before);
+        return wait_fair(procs, seat, start, allowed, cpu_before, excuse, wait_until);
+    }
     let (Clock::Cpu, Some(cpu_before)) = (a.clock, a.cpu_before) else {
         return wait_until(procs, a.start + a.allowed);
     };
@@ -63,6 +71,47 @@ pub(super) fn wait_answer<S: Seat>(
             Wait::Timeout => continue,
             other => return other,
         }
+    }
+}
+
+/// The fair clock's wait: until the wall deadline, then, while the time charged (wall time less
+/// the waiting for a CPU, see [`charged`]) is still under `allowed`, on to the earliest moment
+/// it could reach it, never past [`FAIR_WALL_FACTOR`] times `allowed` of wall time. A bot is
+/// not killed at its wall limit for having been starved.
+fn wait_fair<S: Seat>(
+    procs: &mut [S],
+    seat: usize,
+    start: Instant,
+    allowed: Duration,
+    cpu_before: Option<Duration>,
+    excuse: &mut Excuse,
+    mut wait_until: impl FnMut(&mut [S], Instant) -> Wait,
+) -> Wait {
+    let cap = start + allowed * FAIR_WALL_FACTOR;
+    let mut deadline = start + allowed;
+    loop {
+        match wait_until(procs, deadline) {
+            Wait::Timeout => {}
+            other => return other,
+        }
+        // A timed-out wait ended at its deadline at the earliest.
+        let now = Instant::now().max(deadline);
+        if now >= cap {
+            return Wait::Timeout;
+        }
+        let excused = excuse.waited(&procs[seat]);
+        let cpu = procs[seat]
+            .cpu_time()
+            .zip(cpu_before)
+            .map_or(Duration::ZERO, |(after, before)| {
+                after.saturating_sub(before)
+            });
+        let used = charged(now - start, excused, cpu);
+        if used >= allowed {
+            return Wait::Timeout;
+        }
+        // The charge grows at most as fast as wall time.
+        deadline = (now + (allowed - used)).min(cap);
     }
 }
 

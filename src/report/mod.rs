@@ -14,4 +14,5 @@ pub mod replay;
 pub mod sbatch;
 pub mod sprt_block;
 pub mod standings;
+pub mod starved;
 pub mod terminal;

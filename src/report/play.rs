@@ -134,6 +134,9 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
                 "cpu_max_ms": s.cpu_max_ms(),
                 "cpu_mean_ms": s.cpu_mean_ms(),
                 "strikes": s.strikes,
+                "waited_max_ms": s.waited_max_us as f64 / 1000.0,
+                "waited_total_ms": s.waited_total_us as f64 / 1000.0,
+                "starved_turns": s.starved_turns,
             })
         })
         .collect();

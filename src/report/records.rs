@@ -26,7 +26,7 @@ pub struct Clocks {
     pub turn_us: u64,
     pub grace_us: u64,
     pub strikes: u32,
-    /// `wall` or `cpu`.
+    /// `fair`, `wall` or `cpu`.
     pub clock: String,
     pub max_turns: u32,
 }
@@ -38,10 +38,7 @@ impl Clocks {
             turn_us: cfg.time.turn.as_micros() as u64,
             grace_us: cfg.time.grace.as_micros() as u64,
             strikes: cfg.time.strikes,
-            clock: match cfg.time.clock {
-                crate::referee::Clock::Wall => "wall".into(),
-                crate::referee::Clock::Cpu => "cpu".into(),
-            },
+            clock: cfg.time.clock.as_str().into(),
             max_turns: cfg.max_turns,
         }
     }
@@ -80,6 +77,10 @@ pub struct GameRecord {
     /// Wall and CPU time of each move in microseconds (empty when the turns were not kept).
     pub wall_us: Vec<u64>,
     pub cpu_us: Vec<u64>,
+    /// Waiting for a CPU in each move, in microseconds, not charged by the fair clock (empty on
+    /// other clocks, or when the turns were not kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waited_us: Vec<u64>,
     /// Indices of late answers (strikes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub late: Vec<u32>,
@@ -141,6 +142,7 @@ impl GameRecord {
             seat: Vec::new(),
             wall_us: Vec::new(),
             cpu_us: Vec::new(),
+            waited_us: Vec::new(),
             late: Vec::new(),
             comments: Vec::new(),
             answers: Vec::new(),
@@ -174,6 +176,9 @@ impl GameRecord {
                 rec.seat.push(t.seat as u8);
                 rec.wall_us.push(t.time_us);
                 rec.cpu_us.push(t.cpu_us);
+                if cfg.time.clock == crate::referee::Clock::Fair {
+                    rec.waited_us.push(t.waited_us);
+                }
                 if t.late {
                     rec.late.push(i);
                 }

@@ -49,6 +49,7 @@ pub fn write(
             "played": t.played,
             "time_us": t.time_us,
             "cpu_us": t.cpu_us,
+            "waited_us": t.waited_us,
             "strike": t.late,
             "extra_lines": t.extra_lines,
         });
@@ -159,6 +160,7 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         seat: Vec::new(),
         wall_us: Vec::new(),
         cpu_us: Vec::new(),
+        waited_us: Vec::new(),
         late: Vec::new(),
         comments: Vec::new(),
         answers: Vec::new(),
@@ -205,6 +207,9 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         rec.seat.push(t["seat"].as_u64().unwrap_or(0) as u8);
         rec.wall_us.push(t["time_us"].as_u64().unwrap_or(0));
         rec.cpu_us.push(t["cpu_us"].as_u64().unwrap_or(0));
+        if rec.clocks.clock == "fair" {
+            rec.waited_us.push(t["waited_us"].as_u64().unwrap_or(0));
+        }
         if t["strike"].as_bool() == Some(true) {
             rec.late.push(i);
         }

@@ -103,6 +103,8 @@ pub struct BotProcess {
     inner_pid: std::cell::Cell<Option<i32>>,
     /// The bot's own user id (as root), held until the bot is gone.
     _user: Option<super::isolation::SeatId>,
+    /// The fair clock's reader of its tasks' waiting, made at its first use.
+    waits: std::cell::RefCell<Option<super::schedstat::Tracker>>,
 }
 
 fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
@@ -282,6 +284,7 @@ impl BotProcess {
                 process_hit: false,
                 inner_pid: std::cell::Cell::new(None),
                 _user: user,
+                waits: Default::default(),
             }),
             Err(e) => {
                 let _ = kill_process_group(pgid, Signal::KILL);
@@ -431,6 +434,22 @@ impl BotProcess {
         // SAFETY: clock_gettime writes only into `ts`.
         let rc = unsafe { libc::clock_gettime(clock as libc::clockid_t, &mut ts) };
         (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+
+    /// The run-queue waiting of every task of the bot so far (see [`super::schedstat`]): its
+    /// cgroup's tasks where it has one, else its process tree. False when the system does not
+    /// tell.
+    pub fn run_queue_waits(&self, into: &mut Vec<super::schedstat::TaskWait>) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let mut tracker = self.waits.borrow_mut();
+        let tracker = tracker.get_or_insert_with(|| {
+            let group = self.cgroup.as_ref().and_then(|g| g.procs.first());
+            let dir = group.and_then(|p| {
+                std::path::Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())).parent()
+            });
+            super::schedstat::Tracker::new(dir, self.pgid.as_raw_nonzero().get())
+        });
+        tracker.read(into)
     }
 
     /// The process whose CPU time is the bot's: itself, or in a sandbox the process bwrap starts

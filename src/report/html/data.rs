@@ -265,11 +265,16 @@ pub fn gather(
             rec.clocks.clock.clone(),
         ));
         let mut first = vec![true; rec.seats];
-        // The times the limit applies to: CPU time on the CPU clock.
-        let clock = if rec.clocks.clock == "cpu" {
-            &rec.cpu_us
-        } else {
-            &rec.wall_us
+        // The times the limit applies to: CPU time on the CPU clock, the time charged on the
+        // fair clock.
+        let charged: Vec<u64>;
+        let clock = match rec.clocks.clock.as_str() {
+            "cpu" => &rec.cpu_us,
+            "fair" if !rec.waited_us.is_empty() => {
+                charged = crate::report::starved::charged_us(rec);
+                &charged
+            }
+            _ => &rec.wall_us,
         };
         for (i, &us) in clock.iter().enumerate() {
             let Some(&seat) = rec.seat.get(i) else { break };
@@ -299,6 +304,7 @@ pub fn gather(
     if let Some(s) = &standings {
         times.sort_by_key(|t| s.names.iter().position(|n| n == &t.name));
     }
+    notes.extend(crate::report::starved::Starved::of(records.iter().map(|(_, r)| r)).note());
     if read.skipped > 0 {
         notes.push(format!(
             "{} lines of records.jsonl could not be read (a run still writing?) and were skipped",

@@ -55,6 +55,7 @@ pub(crate) fn simulate(
             played: played.clone(),
             time_us: 1000 + n as u64,
             cpu_us: 900,
+            waited_us: 0,
             late: n == 7,
             extra_lines: 0,
         });

@@ -1,0 +1,145 @@
+//! The fair clock's accounting for one turn: how long the bot on turn (its whole process tree)
+//! and the referee's own thread waited for a CPU since the clock started. That waiting is the
+//! machine's load, not the bot's thinking, so the fair clock does not charge it.
+
+use super::seat::Seat;
+use super::{ms, Clock, TimeControl};
+use crate::bot::schedstat::{this_thread_wait, waited_since, TaskWait};
+use std::time::Duration;
+
+/// On the fair clock, the wall time a turn may take is capped at this many times its limit
+/// (grace included): a bot starved for longer than that loses even if it was not to blame,
+/// so that a game on a hopelessly overloaded machine still ends. Only waiting for a CPU can
+/// keep a turn going that long (sleeping, blocking and computing are all charged), and on a
+/// 2-core machine at a load average of 20 a bot gets a few percent of a CPU: 70 ms of its own
+/// time then takes some 2.5 s (measured by `benches/fair_clock.py`).
+pub const FAIR_WALL_FACTOR: u32 = 50;
+
+/// The waiting readings at the start of a turn, and room for the later ones (kept between
+/// turns so a turn allocates nothing).
+#[derive(Default)]
+pub(super) struct Excuse {
+    base: Vec<TaskWait>,
+    now: Vec<TaskWait>,
+    /// Whether the bot's tasks could be read at the start.
+    known: bool,
+    referee: Option<Duration>,
+}
+
+impl Excuse {
+    /// Takes the readings at the start of `bot`'s turn.
+    pub(super) fn start<S: Seat>(&mut self, bot: &S) {
+        self.known = bot.run_queue_waits(&mut self.base);
+        self.referee = this_thread_wait();
+    }
+
+    /// The waiting since [`Excuse::start`]: the bot's tasks', plus the referee thread's own
+    /// (its delay in reading an answer it was woken for). Zero where the system does not tell.
+    pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Duration {
+        let bot_wait = if self.known && bot.run_queue_waits(&mut self.now) {
+            waited_since(&self.base, &self.now)
+        } else {
+            Duration::ZERO
+        };
+        let own = match (self.referee, this_thread_wait()) {
+            (Some(before), Some(after)) => after.saturating_sub(before),
+            _ => Duration::ZERO,
+        };
+        bot_wait + own
+    }
+}
+
+/// The time the fair clock charges: the wall time less the excused waiting, but never less than
+/// the CPU time the bot's main process used (up to the wall time), so that a bot cannot hide its
+/// own computing behind waiting counted twice.
+pub fn charged(wall: Duration, excused: Duration, cpu: Duration) -> Duration {
+    wall.saturating_sub(excused).max(cpu.min(wall))
+}
+
+/// Where a turn's time went, for messages.
+pub(super) struct Spent {
+    pub(super) wall: Duration,
+    pub(super) cpu: Duration,
+    /// Waiting for a CPU, not charged (fair clock only).
+    pub(super) excused: Duration,
+}
+
+/// What a bot that did not answer in time did meanwhile: how long it ran and waited, and when it
+/// wrote nothing at all, what that suggests.
+pub(super) fn timeout_detail(
+    which: impl std::fmt::Display,
+    time: &TimeControl,
+    limit: Duration,
+    spent: Spent,
+    silent: bool,
+) -> String {
+    let measure = match time.clock {
+        Clock::Fair => format!(
+            " (wall time less waiting for a CPU, at most {FAIR_WALL_FACTOR} times that in wall time)"
+        ),
+        Clock::Wall => String::new(),
+        Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
+    };
+    let waited = match time.clock {
+        Clock::Fair => format!(", waited {} for a CPU (not charged)", ms(spent.excused)),
+        _ => String::new(),
+    };
+    let mut text = format!(
+        "no answer to {which} within {} + {} grace{measure}: in {} it used {} of CPU time{waited}",
+        ms(limit),
+        ms(time.grace),
+        ms(spent.wall),
+        ms(spent.cpu)
+    );
+    if silent {
+        text.push_str("; it never wrote a byte to stdout");
+        // Little CPU over the charged time: it was blocked, not computing.
+        let charged_time = charged(spent.wall, spent.excused, spent.cpu);
+        if spent.cpu * 2 < charged_time {
+            text.push_str(
+                " and was mostly not running (blocked: waiting for more input than it was sent, sleeping, or holding its answer in an unflushed buffer)",
+            );
+        }
+    }
+    text
+}
+
+/// On the fair clock, the verdict on an answer charged past the limit and grace: possible only
+/// where the bot's CPU time (a floor of its charge) showed it late after the wait ended.
+pub(super) fn past_grace(
+    which: impl std::fmt::Display,
+    time: &TimeControl,
+    limit: Duration,
+    charged: Duration,
+    wall: Duration,
+    excused: Duration,
+) -> Option<String> {
+    (charged > limit + time.grace).then(|| {
+        format!(
+            "answered {which} after {} of its own time, past the limit of {} + {} grace ({} of wall time, of which {} waiting for a CPU, not charged)",
+            ms(charged),
+            ms(limit),
+            ms(time.grace),
+            ms(wall),
+            ms(excused)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_is_not_charged_but_computing_is() {
+        let ms = Duration::from_millis;
+        // Idle machine: the wall time.
+        assert_eq!(charged(ms(80), ms(0), ms(79)), ms(80));
+        // Starved: 70 ms of computing over 400 ms of wall time.
+        assert_eq!(charged(ms(400), ms(330), ms(70)), ms(70));
+        // Over-counted waiting cannot hide computing.
+        assert_eq!(charged(ms(400), ms(390), ms(160)), ms(160));
+        // A sleeping bot is charged for its sleep.
+        assert_eq!(charged(ms(150), ms(1), ms(0)), ms(149));
+    }
+}

@@ -1,0 +1,207 @@
+//! Games in which the machine, not the bots, set the pace: on the fair clock a bot is not
+//! charged for waiting for a CPU, but when that waiting is large (longer than a turn's limit,
+//! or more than half of a game's turn time) the games were played on a machine too busy for
+//! them. The run says so at its end and in its report, names the games and says what to do.
+
+use super::records::GameRecord;
+
+/// How many game ids a note names before "and N more".
+const NAMED: usize = 12;
+
+/// What the records of a run say about waiting for a CPU.
+#[derive(Debug, Default)]
+pub struct Starved {
+    /// Ids of the games where waiting was large.
+    games: Vec<u64>,
+    /// Games with per-turn waiting recorded (fair clock).
+    measured: usize,
+    /// The turn that waited longest for its limit: its waiting and its limit, in microseconds.
+    worst: (u64, u64),
+    waited_us: u64,
+    wall_us: u64,
+}
+
+impl Starved {
+    /// Adds one game's record (records of other clocks carry no waiting and count for nothing).
+    pub fn add(&mut self, rec: &GameRecord) {
+        if rec.waited_us.is_empty() {
+            return;
+        }
+        self.measured += 1;
+        let mut first = vec![true; rec.seats];
+        let (mut large, mut waited, mut wall) = (false, 0u64, 0u64);
+        for (i, &w) in rec.waited_us.iter().enumerate() {
+            let seat = rec.seat.get(i).map_or(0, |&s| s as usize);
+            let is_first = first
+                .get_mut(seat)
+                .is_some_and(|f| std::mem::replace(f, false));
+            let limit = if is_first {
+                rec.clocks.first_turn_us
+            } else {
+                rec.clocks.turn_us
+            };
+            if w > limit {
+                large = true;
+            }
+            // The worst turn is the one with the most waiting for its limit.
+            if w * self.worst.1.max(1) > self.worst.0 * limit.max(1) {
+                self.worst = (w, limit);
+            }
+            waited += w;
+            wall += rec.wall_us.get(i).copied().unwrap_or(0);
+        }
+        if waited * 2 > wall.max(1) {
+            large = true;
+        }
+        self.waited_us += waited;
+        self.wall_us += wall;
+        if large {
+            self.games.push(rec.game_id);
+        }
+    }
+
+    /// What `records` say.
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a GameRecord>) -> Starved {
+        let mut s = Starved::default();
+        for r in records {
+            s.add(r);
+        }
+        s
+    }
+
+    /// The note, when waiting was large in some game.
+    pub fn note(&self) -> Option<String> {
+        if self.games.is_empty() {
+            return None;
+        }
+        let mut ids: Vec<String> = self.games.iter().take(NAMED).map(u64::to_string).collect();
+        if self.games.len() > NAMED {
+            ids.push(format!("and {} more", self.games.len() - NAMED));
+        }
+        let share = self.waited_us as f64 * 100.0 / self.wall_us.max(1) as f64;
+        Some(format!(
+            "the machine was too busy for {} of {} games (games {}): bots waited for a CPU longer \
+             than a turn's limit, or for more than half of their turns' time (worst turn: {:.0} ms \
+             of waiting on a {:.0} ms limit; {share:.0}% of all turn time was waiting). The fair \
+             clock did not charge that waiting, so the verdicts stand, but the bots were slowed: \
+             play fewer games at once (--concurrency), stop other work on the machine, or judge \
+             CPU time alone with --clock cpu",
+            self.games.len(),
+            self.measured,
+            ids.join(", "),
+            self.worst.0 as f64 / 1000.0,
+            self.worst.1 as f64 / 1000.0,
+        ))
+    }
+
+    /// Prints the note, if any, to stderr (the end of a run).
+    pub fn eprint(&self) {
+        if let Some(note) = self.note() {
+            eprintln!("arbiter: note: {note}");
+        }
+    }
+}
+
+/// For the start of a run: when other work already keeps every CPU busy (a 1-minute load
+/// average of at least the number of CPUs), what that does to the games on `clock`.
+pub fn busy_note(clock: crate::referee::Clock) -> Option<String> {
+    let load: f64 = std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if load < cpus as f64 {
+        return None;
+    }
+    let effect = match clock {
+        crate::referee::Clock::Fair => {
+            "bots will wait for a CPU; the fair clock does not charge that waiting, but games run \
+             slower and the turn times recorded include it (the end of the run says if it was \
+             too much)"
+        }
+        crate::referee::Clock::Wall => {
+            "on the wall clock bots are charged for waiting for a CPU and may lose on time; the \
+             default --clock fair does not charge it"
+        }
+        crate::referee::Clock::Cpu => {
+            "on the CPU clock bots are not charged for waiting for a CPU, but games run slower"
+        }
+    };
+    Some(format!(
+        "the machine is busy (load average {load:.1} on {cpus} CPUs): {effect}"
+    ))
+}
+
+/// Prints [`busy_note`], if any, to stderr (the start of a run).
+pub fn eprint_busy(clock: crate::referee::Clock) {
+    if let Some(note) = busy_note(clock) {
+        eprintln!("arbiter: note: {note}");
+    }
+}
+
+/// The time the fair clock charged for each move of `rec`, in microseconds.
+pub fn charged_us(rec: &GameRecord) -> Vec<u64> {
+    rec.wall_us
+        .iter()
+        .zip(&rec.waited_us)
+        .zip(&rec.cpu_us)
+        .map(|((&wall, &waited), &cpu)| {
+            let us = std::time::Duration::from_micros;
+            crate::referee::charged(us(wall), us(waited), us(cpu)).as_micros() as u64
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::records::Clocks;
+
+    fn rec(id: u64, waited: &[u64], wall: &[u64]) -> GameRecord {
+        let line = serde_json::json!({
+            "game_id": id, "pair_id": 0, "game": "impasse", "variant": "standard", "seats": 2,
+            "seed": 1, "bots": ["a", "b"],
+            "clocks": Clocks { first_turn_us: 1_000_000, turn_us: 100_000, grace_us: 0,
+                strikes: 1, clock: "fair".into(), max_turns: 10 },
+            "opening": [], "moves": vec!["m"; waited.len()],
+            "seat": (0..waited.len()).map(|i| i % 2).collect::<Vec<_>>(),
+            "wall_us": wall, "cpu_us": vec![0; waited.len()], "waited_us": waited,
+            "reason": "turn-limit", "ranks": [0, 0], "scores": [0, 0], "stderr": ["", ""],
+            "stderr_bytes": [0, 0], "duration_ms": 1
+        });
+        serde_json::from_value(line).unwrap()
+    }
+
+    #[test]
+    fn names_games_where_waiting_passed_a_limit_or_dominated() {
+        let mut s = Starved::default();
+        // First turns may wait up to their own (longer) limit.
+        s.add(&rec(
+            1,
+            &[500_000, 300_000, 10_000, 0],
+            &[1_100_000, 1_000_000, 90_000, 90_000],
+        ));
+        assert_eq!(s.note(), None);
+        // A later turn waiting 150 ms on a 100 ms limit.
+        s.add(&rec(
+            2,
+            &[0, 0, 150_000, 0],
+            &[10_000, 10_000, 200_000, 10_000],
+        ));
+        // Short waits that are most of the turns' time.
+        s.add(&rec(
+            3,
+            &[0, 0, 60_000, 60_000],
+            &[1_000, 1_000, 80_000, 80_000],
+        ));
+        let note = s.note().unwrap();
+        assert!(note.contains("2 of 3 games (games 2, 3)"), "{note}");
+        assert!(
+            note.contains("150 ms of waiting on a 100 ms limit"),
+            "{note}"
+        );
+        assert!(note.contains("--clock cpu"), "{note}");
+    }
+}

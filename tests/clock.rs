@@ -1,0 +1,169 @@
+//! The fair clock with real processes: a bot starved on purpose (the referee and its bots
+//! pinned to one CPU that busy loops also hold) answers in time on the default clock and times
+//! out on the wall clock; a bot that really computes past its limit, or sleeps, times out on
+//! the fair clock too. Verdicts are asserted, not durations.
+
+mod common;
+
+use common::{arbiter, hostile, json_of, random_bot, replay};
+use std::process::{Child, Command, Stdio};
+
+/// Busy loops pinned to one CPU, killed when dropped.
+struct Busy(Vec<Child>);
+
+impl Busy {
+    fn on(cpu: usize, n: usize) -> Busy {
+        Busy(
+            (0..n)
+                .map(|_| {
+                    Command::new("taskset")
+                        .args(["-c", &cpu.to_string(), "sh", "-c", "while :; do :; done"])
+                        .stdin(Stdio::null())
+                        .spawn()
+                        .unwrap_or_else(|e| {
+                            panic!("taskset (util-linux) is needed to starve a bot: {e}")
+                        })
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A CPU this test may use: the last one it is allowed.
+fn a_cpu() -> usize {
+    let text = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let last = list.rsplit([',', '-']).next().unwrap();
+    last.parse().unwrap()
+}
+
+/// Plays a short strict game (100 ms a turn, no grace) between `white` and the random bot, the
+/// referee and both bots pinned to `cpu`; returns the JSON result and the replay's turn lines.
+fn play_on(cpu: usize, white: &str, clock: &str) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.jsonl");
+    let out = Command::new("taskset")
+        .args(["-c", &cpu.to_string()])
+        .arg(assert_cmd::cargo::cargo_bin("arbiter"))
+        .args([
+            "play",
+            "--json",
+            "--seed",
+            "3",
+            "--turn-ms",
+            "100",
+            "--first-turn-ms",
+            "10000",
+            "--strict",
+            "--max-turns",
+            "12",
+            "--clock",
+            clock,
+            "--replay",
+        ])
+        .arg(&path)
+        .arg(white)
+        .arg(random_bot())
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    let result = json_of(&out);
+    let turns = replay(&path)
+        .into_iter()
+        .filter(|v| v["type"] == "turn")
+        .collect();
+    (result, turns)
+}
+
+#[test]
+fn a_starved_bot_is_in_time_on_the_fair_clock_and_late_on_the_wall_clock() {
+    let cpu = a_cpu();
+    // 60 ms of computing a turn, on a CPU shared with four busy loops: about 300 ms of wall
+    // time, of which about 240 ms waiting for the CPU.
+    let bot = hostile("cpu-burn 2 60");
+    let _busy = Busy::on(cpu, 4);
+    let (fair, turns) = play_on(cpu, &bot, "fair");
+    assert_eq!(fair["reason"], "turn-limit", "{fair}");
+    let waited: Vec<u64> = turns
+        .iter()
+        .filter(|t| t["seat"] == 0 && t["turn"].as_u64() > Some(2))
+        .map(|t| t["waited_us"].as_u64().unwrap())
+        .collect();
+    assert!(
+        waited.iter().any(|&w| w > 100_000),
+        "the bot was starved: {waited:?}"
+    );
+    assert!(
+        fair["bots"][0]["starved_turns"].as_u64() > Some(0),
+        "{fair}"
+    );
+    let (wall, _) = play_on(cpu, &bot, "wall");
+    assert_eq!(
+        (&wall["reason"], &wall["offender"]),
+        (&"timeout".into(), &0.into()),
+        "{wall}"
+    );
+}
+
+#[test]
+fn a_bot_that_computes_past_its_limit_times_out_starved_or_not() {
+    let cpu = a_cpu();
+    let bot = hostile("cpu-burn 2 160");
+    let (idle, _) = play_on(cpu, &bot, "fair");
+    assert_eq!(
+        (&idle["reason"], &idle["offender"]),
+        (&"timeout".into(), &0.into()),
+        "{idle}"
+    );
+    let _busy = Busy::on(cpu, 4);
+    let (starved, _) = play_on(cpu, &bot, "fair");
+    assert_eq!(
+        (&starved["reason"], &starved["offender"]),
+        (&"timeout".into(), &0.into()),
+        "{starved}"
+    );
+}
+
+#[test]
+fn a_sleeping_bot_is_charged_for_its_sleep_and_told_it_was_not_running() {
+    let out = arbiter()
+        .args([
+            "play",
+            "--json",
+            "--turn-ms",
+            "100",
+            "--first-turn-ms",
+            "1500",
+            "--strict",
+        ])
+        .arg(hostile("sleep 1 4000"))
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(
+        (&r["reason"], &r["offender"]),
+        (&"timeout".into(), &0.into()),
+        "{r}"
+    );
+    let detail = r["detail"].as_str().unwrap();
+    assert!(detail.contains("for a CPU (not charged)"), "{detail}");
+    assert!(
+        detail.contains("never wrote a byte to stdout and was mostly not running"),
+        "{detail}"
+    );
+}

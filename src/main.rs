@@ -35,7 +35,8 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("arbiter: error: {e:#}");
+            let text = arbiter::report::errors::chain_text(e.as_ref());
+            eprintln!("arbiter: error: {text}");
             ExitCode::from(commands::ERROR_EXIT)
         }
     }

@@ -57,3 +57,45 @@ fn a_person_sees_the_board_is_told_of_an_illegal_entry_and_plays() {
     assert!(text.contains("human: 1 answers"), "{text}");
     assert!(text.contains("the terminal closed"), "{text}");
 }
+
+#[test]
+fn a_person_asks_for_help_plays_random_and_resigns_with_ctrl_c() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have script (util-linux)"
+        );
+        eprintln!("skipped: no `script` command");
+        return;
+    }
+    let arbiter = env!("CARGO_BIN_EXE_arbiter");
+    let bot = format!(
+        "{} {}/tests/bots/standard.py first",
+        python(),
+        root().display()
+    );
+    // Accasta offers hundreds of moves: they are listed by where they start.
+    let command = format!("{arbiter} play --game accasta --seed 1 --json human '{bot}'");
+    let mut child = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"help\nrandom\n").unwrap();
+    std::thread::sleep(Duration::from_secs(5));
+    // Ctrl-C at the terminal while the seat waits for its second move.
+    stdin.write_all(b"\x03").unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(text.contains("`random` for a random legal move"), "{text}");
+    assert!(text.contains("by where they start:"), "{text}");
+    assert!(text.contains("\"reason\":\"resigned\""), "{text}");
+    assert!(text.contains("\"offender\":0"), "{text}");
+    assert!(!text.contains("status 130"), "{text}");
+}

@@ -213,3 +213,84 @@ fn openings_are_checked_before_any_game_and_a_changed_book_stops_a_resume() {
     assert_eq!(again.status.code(), Some(3), "{err}");
     assert!(err.contains("changed since this run began"), "{err}");
 }
+
+#[test]
+fn a_mistyped_game_and_an_unreachable_position_say_what_to_do() {
+    let run = arbiter()
+        .args(["play", "--game", "dragts"])
+        .args([random_bot(), first_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("did you mean 'draughts'?"), "{err}");
+    for (game, position, want) in [
+        ("draughts", "W:W31:B1 50 0", "play cannot reach"),
+        ("draughts", "w:W31:B1", "upper case"),
+        (
+            "impasse",
+            "......../......../......../......../......../......../......../........ w",
+            "the board is empty",
+        ),
+    ] {
+        let run = arbiter()
+            .args(["play", "--game", game, "--position", position])
+            .args([random_bot(), first_bot()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(3), "{position}: {err}");
+        assert!(err.contains(want), "{position}: {err}");
+    }
+}
+
+#[test]
+fn the_help_states_the_cpu_clock_cap_and_who_moves_first() {
+    let run = arbiter().args(["play", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&run.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("10 x (limit + grace)"), "{help}");
+    assert!(help.contains("unless --position gives the move"), "{help}");
+}
+
+#[test]
+fn out_naming_a_file_is_said_once_and_a_run_that_cannot_start_leaves_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(&file)
+        .args([random_bot(), first_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("is a file, not a folder"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+
+    let out = dir.path().join("t");
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(&out)
+        .args(["/nonexistent/bot", &random_bot(), &first_bot()])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(3));
+    assert!(!out.exists(), "the run played nothing and left {:?}", out);
+}
+
+#[test]
+fn a_duplicate_bot_name_suggests_naming_one_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = arbiter()
+        .args(["tournament", "--games", "2", "--out"])
+        .arg(dir.path().join("t"))
+        .args([random_bot(), random_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(err.contains("e.g. arbiter-bot-random2="), "{err}");
+}

@@ -167,3 +167,62 @@ fn a_results_file_from_before_seats_were_counted_is_still_rated() {
     let a = ratings.iter().find(|r| r["bot"] == "a").unwrap();
     assert_eq!(a["points"].as_f64(), Some(2.5), "{v}");
 }
+
+#[test]
+fn a_partners_forfeit_ranks_the_forfeiting_team_below_the_intact_team() {
+    // Seat 0 crashes on its second turn; its partner (seat 2) must not win for the team.
+    let run = arbiter()
+        .args(["play", "--game", "moscow-ice", "--variant", "partners"])
+        .args(["--seats", "4", "--json", "--seed", "5"])
+        .args(["--turn-ms", "300", "--first-turn-ms", "10000"])
+        .args([
+            standard("crash-at 2"),
+            standard("random 1"),
+            standard("random 2"),
+            standard("random 3"),
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let v = json_of(&run);
+    assert_eq!(v["reason"], "crash", "{v}");
+    assert_eq!(v["offender"], 0, "{v}");
+    assert_eq!(v["ranks"], serde_json::json!([3, 0, 2, 0]), "{v}");
+    assert_eq!(v["scores"][0], -1, "{v}");
+}
+
+#[test]
+fn a_four_seat_game_ending_forfeit_scores_minus_one_like_the_others() {
+    let run = arbiter()
+        .args(["play", "--game", "moscow-ice", "--seats", "4", "--json"])
+        .args(["/bin/false", "/bin/false", "/bin/false"])
+        .arg(random_bot())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let v = json_of(&run);
+    assert_eq!(v["scores"], serde_json::json!([-1, -1, -1, 0]), "{v}");
+    assert_eq!(v["ranks"][3], 0, "{v}");
+    assert_eq!(v["forfeits"].as_array().unwrap().len(), 3, "{v}");
+}
+
+#[test]
+fn a_four_seat_summary_names_the_seats_of_bots_with_the_same_name() {
+    let run = arbiter()
+        .args(["play", "--game", "moscow-ice", "--seats", "4", "/bin/false"])
+        .args([random_bot(), random_bot(), random_bot()])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}");
+    let ranking = text
+        .lines()
+        .find(|l| l.starts_with("Ranking ("))
+        .unwrap_or_else(|| panic!("{text}"));
+    for seat in 0..4 {
+        assert!(ranking.contains(&format!("(seat {seat})")), "{ranking}");
+    }
+    assert!(ranking.ends_with("4. false (seat 0)"), "{ranking}");
+    assert!(text.contains("false (seat 0) was out at turn 1"), "{text}");
+}

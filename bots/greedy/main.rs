@@ -1,9 +1,14 @@
 //! An Impasse bot that looks one move ahead: it plays every offered move on its own copy of the
 //! position and keeps the one its evaluation likes best. A cheap, clearly-better-than-random
 //! opponent for testing the referee and the rating code.
+//!
+//! Nearly equal moves are chosen between at random, seeded from the first argument for
+//! reproducible games, else from the clock: two deterministic bots would otherwise replay the
+//! same game move for move, and a tournament of them would learn nothing from its repeats.
 
 use arbiter::game::impasse::{rows_from_nearest, Impasse};
 use arbiter::game::Game;
+use arbiter::rng::Rng;
 use std::io::{self, BufRead, BufReader, Write};
 
 /// Points for one removed checker; progress terms stay far below it.
@@ -33,28 +38,49 @@ fn evaluate(g: &Impasse, me: usize) -> i32 {
     side(me) - side(1 - me)
 }
 
-/// The index in `offered` of the best move for the seat to move in `g` (the first on ties).
-fn choose(g: &Impasse, offered: &[String]) -> usize {
+/// The index in `offered` of the best move for the seat to move in `g`: `rng` adds up to 2 points
+/// to each evaluation (a mobility difference of 1 or 2 counts as noise) and picks one of the
+/// equally good, so that play varies from game to game without losing strength.
+fn choose(g: &Impasse, offered: &[String], rng: &mut Rng) -> usize {
     let me = g.to_move();
-    let mut best = (i32::MIN, 0);
+    let mut best = (i32::MIN, vec![0]);
     for (i, text) in offered.iter().enumerate() {
         let Some(index) = g.find_move(text) else {
             continue;
         };
         let mut next = g.clone();
         next.play(index);
-        let v = evaluate(&next, me);
+        let v = evaluate(&next, me).saturating_add(rng.below(3) as i32);
         if v > best.0 {
-            best = (v, i);
+            best = (v, vec![i]);
+        } else if v == best.0 {
+            best.1.push(i);
         }
     }
-    best.1
+    best.1[rng.below(best.1.len())]
 }
 
 /// Reads the next line into `line` (cleared first); false at end of input or on a read error.
 fn next_line(input: &mut impl BufRead, line: &mut String) -> bool {
     line.clear();
     matches!(input.read_line(line), Ok(n) if n > 0)
+}
+
+/// Stops with a message on stderr when the input is another game's: the standard input's first
+/// line is `seat seats game variant` (an arena Impasse line, a colour or a board row, has no
+/// space).
+fn refuse_other_games(line: &str) {
+    if !line.contains(' ') {
+        return;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let game = words.get(2..).map_or(line.to_string(), |w| w.join(" "));
+    eprintln!(
+        "greedy: plays only Impasse as the CodinGame arena plays it (--game impasse, variant \
+         arena), but was given {game} (first input line {line:?}); choose a bot that plays it, \
+         e.g. bots/mcts"
+    );
+    std::process::exit(2);
 }
 
 /// One turn's input: board rows (row 8 first) and offered moves; updates `colour` when the turn
@@ -67,6 +93,7 @@ fn read_turn(
 ) -> Option<()> {
     let mut line = String::new();
     next_line(input, &mut line).then_some(())?;
+    refuse_other_games(line.trim_end());
     if line.trim_end().len() == 1 {
         *colour = usize::from(line.trim_end() == "b");
         next_line(input, &mut line).then_some(())?;
@@ -89,13 +116,23 @@ fn read_turn(
 }
 
 fn main() {
+    let seed = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            now.as_nanos() as u64 ^ u64::from(std::process::id())
+        });
+    let mut rng = Rng::new(seed);
     let mut input = BufReader::new(io::stdin().lock());
     let mut out = io::stdout().lock();
     let (mut colour, mut rows, mut moves) = (0, Vec::new(), Vec::new());
     while read_turn(&mut input, &mut colour, &mut rows, &mut moves).is_some() {
         let row_refs: Vec<&str> = rows.iter().map(String::as_str).collect();
         let answer = match Impasse::from_rows(&row_refs, colour) {
-            Ok(g) if !moves.is_empty() => moves[choose(&g, &moves)].as_str(),
+            Ok(g) if !moves.is_empty() => moves[choose(&g, &moves, &mut rng)].as_str(),
             Ok(_) => "random",
             Err(e) => {
                 eprintln!("greedy: bad board ({e}); playing the first offered move");
@@ -114,7 +151,6 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter::rng::Rng;
 
     #[test]
     fn greedy_beats_random() {
@@ -128,7 +164,7 @@ mod tests {
                     break;
                 }
                 let i = if g.to_move() == greedy_seat {
-                    choose(&g, g.legal_moves())
+                    choose(&g, g.legal_moves(), &mut rng)
                 } else {
                     rng.below(g.legal_moves().len())
                 };
@@ -147,6 +183,6 @@ mod tests {
         ];
         let g = Impasse::from_rows(&rows, 0).unwrap();
         let offered = g.legal_moves().to_vec();
-        assert!(choose(&g, &offered) < offered.len());
+        assert!(choose(&g, &offered, &mut Rng::new(1)) < offered.len());
     }
 }

@@ -9,6 +9,7 @@ Each turn the referee sends, one item per line:
   5. n legal moves, e.g. "c1a3", "f8g7c5", "b6"
 We answer with one of those moves on one line (a space and a comment may follow).
 """
+import random
 import sys
 
 
@@ -53,6 +54,16 @@ def main():
             colour = read_line()
             if colour is None:
                 return
+            if " " in colour:
+                # Other games (and Impasse's other variants) start with "seat seats game variant".
+                game = " ".join(colour.split()[2:]) or colour
+                print(
+                    f"python-starter: plays only Impasse as the CodinGame arena plays it "
+                    f"(--game impasse, variant arena), but was given {game} "
+                    f"(first input line {colour!r}); choose a bot that plays it, e.g. bots/mcts",
+                    file=sys.stderr,
+                )
+                sys.exit(2)
         # 2. The board: a 2-D list of characters, board[0] is row 8.
         board = []
         for _ in range(8):
@@ -69,8 +80,10 @@ def main():
         moves = [read_line() for _ in range(int(count))]
         if None in moves:
             return
-        # max() keeps the first of equally good moves, so ties go to list order.
-        best = max(moves, key=lambda m: score(m, board, colour))
+        # Equally good moves are chosen between at random (seeded by the system): two bots that
+        # always pick the same move would replay one game over and over.
+        scores = [score(m, board, colour) for m in moves]
+        best = random.choice([m for m, s in zip(moves, scores) if s == max(scores)])
         # Flush every answer: a pipe is block-buffered, and the referee waits.
         print(best, flush=True)
 

@@ -6,7 +6,7 @@ use super::measure::{children_cpu_us, process_cpu_us};
 use super::BenchError;
 use crate::bot::BotSpec;
 use crate::game::GameChoice;
-use crate::referee::{GameResult, Reason, RefereeConfig};
+use crate::referee::{GameResult, RefereeConfig};
 use crate::tournament::allowed_cpus;
 use crate::tournament::{GameSpec, Runner};
 use std::ops::ControlFlow;
@@ -59,10 +59,7 @@ pub(super) fn batch(
 ) -> Result<Batch, BenchError> {
     let (results, wall, cpu_us, children_cpu_us) =
         play_all(game, bots, referee, games, concurrency);
-    if let Some(bad) = results
-        .iter()
-        .find(|r| !matches!(r.reason, Reason::Win | Reason::TurnLimit))
-    {
+    if let Some(bad) = results.iter().find(|r| !r.reason.is_play()) {
         return Err(BenchError::Game {
             phase,
             reason: bad.reason,

@@ -67,7 +67,7 @@ pub(super) fn timing_accuracy(
         })
         .collect();
     for (result, spec) in results.iter().zip(sorted_by_seed(&games)) {
-        if !matches!(result.reason, Reason::Win | Reason::TurnLimit) {
+        if !result.reason.is_play() {
             return Err(BenchError::Game {
                 phase: "timing accuracy",
                 reason: result.reason,
@@ -147,7 +147,7 @@ pub(super) fn near_limit(
     for result in &results {
         match result.reason {
             Reason::Timeout => out.false_timeouts += 1,
-            Reason::Win | Reason::TurnLimit => {}
+            Reason::Win | Reason::Draw(_) | Reason::TurnLimit => {}
             other => {
                 return Err(BenchError::Game {
                     phase: "answers at 90% of the limit",

@@ -29,7 +29,7 @@ pub enum SpecError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("bot '{origin}': {path} is not a valid bot.toml: {message}\n  expected: name = \"...\", run = \"command line\", optional build = \"command line\"")]
+    #[error("bot '{origin}': {path} is not a valid bot.toml: {message}\n  expected: name = \"...\", run = \"command line\", optional build = \"command line\", optional games = [\"impasse\", ...]")]
     BadToml {
         origin: String,
         path: PathBuf,
@@ -60,6 +60,13 @@ pub enum SpecError {
         toml: PathBuf,
         path: PathBuf,
     },
+    #[error("bot '{name}' does not play {game}: {path} says games = {games:?}; give --game one of those, or bots that play {game} (if the bot does play it, add \"{game}\" to its games)")]
+    WrongGame {
+        name: String,
+        game: String,
+        path: PathBuf,
+        games: Vec<String>,
+    },
     /// A single source file that cannot be built (see [`super::source`]).
     #[error(transparent)]
     Source(#[from] super::source::SourceError),
@@ -71,6 +78,8 @@ struct BotToml {
     name: Option<String>,
     run: String,
     build: Option<String>,
+    /// The games the bot plays (names as `--game` takes them); absent: any game.
+    games: Option<Vec<String>>,
 }
 
 impl BotSpec {
@@ -190,6 +199,36 @@ impl BotSpec {
         })
     }
 
+    /// Whether the bot plays `game` (a `--game` name): an error naming the game and the bot's
+    /// list when its bot.toml has `games = [...]` without it. Bots without a bot.toml, or whose
+    /// bot.toml has no `games`, are taken to play every game.
+    pub fn plays(&self, game: &str) -> Result<(), SpecError> {
+        let typed = match self.origin.split_once('=') {
+            Some((_, rest)) if !Path::new(&self.origin).exists() => rest,
+            _ => self.origin.as_str(),
+        };
+        let path = Path::new(typed).join("bot.toml");
+        if !path.is_file() || absolute(Path::new(typed)) != self.dir {
+            return Ok(());
+        }
+        let Ok(games) = std::fs::read_to_string(&path)
+            .map_err(|_| ())
+            .and_then(|text| toml::from_str::<BotToml>(&text).map_err(|_| ()))
+            .map(|t| t.games)
+        else {
+            return Ok(()); // resolving the bot read this file already and reports its errors
+        };
+        match games {
+            Some(games) if !games.iter().any(|g| g == game) => Err(SpecError::WrongGame {
+                name: self.name.clone(),
+                game: game.to_string(),
+                path,
+                games,
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The bot's command line as one text, for messages.
     pub fn command_line(&self) -> String {
         std::iter::once(self.program.display().to_string())
@@ -237,6 +276,23 @@ impl BotSpec {
             output: tail,
         })
     }
+}
+
+/// Marks every bot of `bots` not already marked in `problems` that does not play `game` (see
+/// [`BotSpec::plays`]) with the reason, and returns those reasons for the caller to report.
+pub fn mark_wrong_game(
+    bots: &[BotSpec],
+    problems: &mut [Option<String>],
+    game: &str,
+) -> Vec<SpecError> {
+    let mut found = Vec::new();
+    for (bot, problem) in bots.iter().zip(problems.iter_mut()) {
+        if let (None, Err(e)) = (&problem, bot.plays(game)) {
+            *problem = Some(e.to_string());
+            found.push(e);
+        }
+    }
+    found
 }
 
 /// Splits a command line as a POSIX shell splits words (no shell is started) and resolves a
@@ -386,5 +442,32 @@ mod naming_tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("name is empty"), "{err}");
+    }
+
+    #[test]
+    fn a_bot_toml_says_which_games_the_bot_plays() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("bot.toml"),
+            "name = \"only\"\nrun = \"./x\"\ngames = [\"impasse\", \"alva\"]\n",
+        )
+        .unwrap();
+        let typed = dir.path().to_str().unwrap().to_string();
+        let spec = BotSpec::resolve(&typed).unwrap();
+        spec.plays("impasse").unwrap();
+        spec.plays("alva").unwrap();
+        let err = spec.plays("draughts").unwrap_err().to_string();
+        assert!(err.contains("bot 'only' does not play draughts"), "{err}");
+        assert!(err.contains(r#"games = ["impasse", "alva"]"#), "{err}");
+        // Named on the command line: the same file decides.
+        let named = BotSpec::resolve_named(&format!("n={typed}")).unwrap();
+        assert!(named.plays("draughts").is_err());
+        // Without a games list, or without a bot.toml, every game is played.
+        std::fs::write(dir.path().join("bot.toml"), "run = \"./x\"\n").unwrap();
+        BotSpec::resolve(&typed).unwrap().plays("draughts").unwrap();
+        BotSpec::resolve("/bin/true")
+            .unwrap()
+            .plays("draughts")
+            .unwrap();
     }
 }

@@ -86,7 +86,9 @@ pub struct PerftArgs {
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The bots, in seat order (the first moves first; for Impasse it plays White), as many as
+    /// The bots, in seat order (seat 0 first: it moves first unless --position gives the move to
+    /// another seat; for Impasse seat 0 plays White, so with `--position ... b` Black, the second
+    /// bot, moves first), as many as
     /// the game has seats. Each is a path to an executable, a directory with a bot.toml, or a
     /// quoted command line, optionally named: NAME=BOT (e.g. alice="python3 a/bot.py"). `human`
     /// seats a person at this terminal (no clock unless --turn-ms or --first-turn-ms is given).

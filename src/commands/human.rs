@@ -3,7 +3,9 @@
 //! any bot, and talks to the person on the terminal (/dev/tty): each turn it draws the position
 //! from the game's neutral view, lists the legal moves, and reads a move, asking again after an
 //! entry that is not one of them. The terminal's own line editing applies (backspace, Ctrl-U,
-//! Ctrl-W). Ctrl-C while it waits for a move resigns (the seat crashes) and the game ends.
+//! Ctrl-W). `random` plays a random legal move, `help` says what may be typed, and Ctrl-C while
+//! it waits for a move resigns: the seat answers `resign` (a forfeit recorded as `resigned`) and
+//! the game ends.
 
 use anyhow::{bail, Context, Result};
 use arbiter::game::{registry, standard};
@@ -12,6 +14,70 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The terminal's descriptor and the process group that had its foreground before this seat
+/// took it, for the Ctrl-C handler (-1: none).
+static TTY_FD: AtomicI32 = AtomicI32::new(-1);
+static FOREGROUND_BEFORE: AtomicI32 = AtomicI32::new(-1);
+
+/// Ctrl-C: give the terminal back, answer `resign`, and end. Only async-signal-safe calls.
+extern "C" fn resign(_: libc::c_int) {
+    const ANSWER: &[u8] = b"resign\n";
+    let (fd, before) = (
+        TTY_FD.load(Ordering::Relaxed),
+        FOREGROUND_BEFORE.load(Ordering::Relaxed),
+    );
+    // SAFETY: tcsetpgrp, write and _exit are async-signal-safe; the buffer is static.
+    unsafe {
+        if fd >= 0 && before > 0 {
+            libc::tcsetpgrp(fd, before);
+        }
+        libc::write(1, ANSWER.as_ptr().cast(), ANSWER.len());
+        libc::_exit(0);
+    }
+}
+
+/// What a person may type, for `help`.
+const HELP: &str = "Type one of the legal moves listed (a space and a comment may follow), \
+`random` for a random legal move, `help` for this, or Ctrl-C to resign.";
+
+/// Lists more moves than this by the cell (or piece) they start from.
+const GROUP_ABOVE: usize = 30;
+
+/// The cell or piece a move text starts with: its leading letters and then its digits (`c5` of
+/// `c5,f5-e6`, `31` of `31-27`, `c1` of `c1a3`), or the whole word (`pass`).
+fn start_of(m: &str) -> &str {
+    let letters = m.len()
+        - m.trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .len();
+    let rest = &m[letters..];
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match digits {
+        0 => m,
+        _ => &m[..letters + digits],
+    }
+}
+
+/// The legal moves for the terminal: one line, or one line per starting cell when there are many.
+fn list_moves(moves: &[String]) -> String {
+    if moves.len() <= GROUP_ABOVE {
+        return format!("Legal moves ({}): {}\n", moves.len(), moves.join(" "));
+    }
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for m in moves {
+        let start = start_of(m);
+        match groups.iter_mut().find(|(s, _)| *s == start) {
+            Some((_, list)) => list.push(m),
+            None => groups.push((start, vec![m])),
+        }
+    }
+    let mut text = format!("Legal moves ({}), by where they start:\n", moves.len());
+    for (start, list) in groups {
+        text.push_str(&format!("  {start}: {}\n", list.join(" ")));
+    }
+    text
+}
 
 /// The terminal, held in the foreground for this process while it reads a move.
 struct Tty {
@@ -35,6 +101,10 @@ impl Tty {
     /// foreground back.
     fn read_line(&mut self) -> Result<Option<String>> {
         let before = rustix::termios::tcgetpgrp(self.file.as_fd()).ok();
+        FOREGROUND_BEFORE.store(
+            before.map_or(-1, |p| p.as_raw_nonzero().get()),
+            Ordering::Relaxed,
+        );
         let _ = rustix::termios::tcsetpgrp(self.file.as_fd(), rustix::process::getpgrp());
         let mut line = String::new();
         let n = self.reader.read_line(&mut line);
@@ -76,6 +146,17 @@ pub fn run() -> Result<ExitCode> {
         libc::signal(libc::SIGTTOU, libc::SIG_IGN);
     }
     let mut tty = Tty::open()?;
+    {
+        use std::os::fd::AsRawFd;
+        TTY_FD.store(tty.file.as_raw_fd(), Ordering::Relaxed);
+    }
+    // SAFETY: the handler makes only async-signal-safe calls.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            resign as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut setup = None;
@@ -122,12 +203,7 @@ pub fn run() -> Result<ExitCode> {
             }
             picture.push_str(&terminal::draw(&game.view()));
         }
-        write!(
-            tty.file,
-            "\n{picture}Legal moves ({}): {}\n",
-            moves.len(),
-            moves.join(" ")
-        )?;
+        write!(tty.file, "\n{picture}{}", list_moves(&moves))?;
         let answer = loop {
             write!(tty.file, "Your move: ")?;
             tty.file.flush()?;
@@ -135,12 +211,17 @@ pub fn run() -> Result<ExitCode> {
                 bail!("the terminal closed");
             };
             let word = entry.split_whitespace().next().unwrap_or("");
-            if moves.iter().any(|m| m == word) {
+            if word == "random" || moves.iter().any(|m| m == word) {
                 break entry;
+            }
+            if word == "help" {
+                writeln!(tty.file, "{HELP}")?;
+                continue;
             }
             writeln!(
                 tty.file,
-                "\"{word}\" is not a legal move here; type one of the moves listed above."
+                "\"{word}\" is not a legal move here; type one of the moves listed above \
+                 (`help` says what else you may type)."
             )?;
         };
         let mut out = io::stdout().lock();
@@ -167,4 +248,27 @@ fn arena_turn(
     }
     picture.push_str(&format!("last move: {last}\n"));
     counted(input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_moves_are_listed_by_where_they_start() {
+        assert_eq!(start_of("c5,f5-e6"), "c5");
+        assert_eq!(start_of("31-27"), "31");
+        assert_eq!(start_of("c1a3"), "c1");
+        assert_eq!(start_of("pass"), "pass");
+        let few: Vec<String> = ["a1", "b2"].map(String::from).to_vec();
+        assert_eq!(list_moves(&few), "Legal moves (2): a1 b2\n");
+        let many: Vec<String> = (0..40).map(|i| format!("{}-{}", i % 4, i)).collect();
+        let text = list_moves(&many);
+        assert!(
+            text.starts_with("Legal moves (40), by where they start:\n"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 5, "{text}");
+        assert!(text.contains("\n  0: 0-0 0-4 0-8"), "{text}");
+    }
 }

@@ -60,6 +60,9 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     }
     cfg.record_turns = args.replay.is_some();
     let bots = resolve(&args.bots)?;
+    for bot in &bots {
+        bot.plays(choice.info.name)?;
+    }
     // A person has no clock unless one is asked for (--turn-ms, --first-turn-ms).
     let clocked = given
         .options

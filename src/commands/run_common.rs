@@ -44,10 +44,12 @@ pub fn check_bots(
     for (i, a) in specs.iter().enumerate() {
         if let Some(b) = specs[..i].iter().find(|b| b.name == a.name) {
             bail!(
-                "two bots are named '{}' ({} and {}); names come from bot.toml or the file name and must be unique",
+                "two bots are named '{}' ({} and {}); names come from bot.toml or the file name and must be unique: name one on the command line, e.g. {}2={}",
                 a.name,
                 b.origin,
-                a.origin
+                a.origin,
+                a.name,
+                shell_words::quote(&a.origin)
             );
         }
     }
@@ -69,8 +71,9 @@ pub fn check_bots(
             Ok(())
         });
         if let Err(e) = checked {
-            eprintln!("arbiter: bot '{}' cannot play: {e:#}", spec.name);
-            *ok = Some(format!("{e:#}"));
+            let text = arbiter::report::errors::chain_text(e.as_ref());
+            eprintln!("arbiter: bot '{}' cannot play: {text}", spec.name);
+            *ok = Some(text);
         }
     }
     Ok((specs, ok))

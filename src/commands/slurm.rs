@@ -59,7 +59,9 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     let cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    let (bots, problems) = prepare_bots(&settings.bots, &cfg)?;
+    let (bots, mut problems) = prepare_bots(&settings.bots, &cfg)?;
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.info.name);
+    wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let broken: Vec<&str> = bots
         .iter()
         .zip(&problems)

@@ -119,7 +119,9 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     if settings.workdir != std::env::current_dir()? {
         std::env::set_current_dir(&settings.workdir)?;
     }
-    let (bots, active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
+    let (bots, mut active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut active, choice.info.name);
+    wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     if let Some(i) = active.iter().position(Option::is_some) {
         bail!("bot '{}' cannot play (see above)", bots[i].origin);
     }
@@ -250,7 +252,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     writeln!(stdout, "Results: {}", out.display())?;
     match live.write(report::html::Pages::Missing) {
         Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
+        Err(e) => eprintln!(
+            "arbiter: warning: report.html not written: {}",
+            arbiter::report::errors::chain_text(e.as_ref())
+        ),
     }
     Ok(ExitCode::from(match decision {
         Decision::AcceptH1 => 0,

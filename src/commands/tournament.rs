@@ -424,7 +424,9 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
             )
         })?;
     }
-    let (bots, problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
+    let (bots, mut problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.info.name);
+    wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
     let broken: Vec<&str> = bots
         .iter()
@@ -530,7 +532,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     writeln!(stdout, "\nResults: {}", out.display())?;
     match report_path {
         Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!("arbiter: warning: report.html not written: {e:#}"),
+        Err(e) => eprintln!(
+            "arbiter: warning: report.html not written: {}",
+            arbiter::report::errors::chain_text(e.as_ref())
+        ),
     }
     if let Some(shard) = settings.shard {
         writeln!(

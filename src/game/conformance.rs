@@ -51,6 +51,15 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
     for turn in 0..info.default_max_turns {
         if let Some(outcome) = game.outcome() {
             assert_eq!(outcome.ranks.len(), setup.seats, "{label}: ranks per seat");
+            // A draw (every seat shares first place) names the rule that drew it, and only a draw.
+            let drawn = outcome.ranks.iter().all(|&r| r == 0);
+            assert_eq!(
+                game.draw_rule().is_some(),
+                drawn,
+                "{label}: draw rule {:?} for ranks {:?}",
+                game.draw_rule(),
+                outcome.ranks
+            );
             assert!(
                 game.legal_moves().is_empty(),
                 "{label}: moves listed after the end"
@@ -218,4 +227,30 @@ fn registry_names_are_unique_and_lookup_validates() {
     assert!(super::lookup("impasse", None, Some(3), 0).is_err());
     let (_, setup) = super::lookup("impasse", None, None, 0).unwrap();
     assert_eq!(setup.seats, 2);
+}
+
+#[test]
+fn bundled_bots_say_which_games_they_play_by_their_registry_names() {
+    let bots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots");
+    let names: Vec<&str> = GAMES.iter().map(|g| g.name).collect();
+    for entry in std::fs::read_dir(&bots).unwrap() {
+        let dir = entry.unwrap().path();
+        let text = std::fs::read_to_string(dir.join("bot.toml")).unwrap();
+        let toml: toml::Value = toml::from_str(&text).unwrap();
+        let games: Vec<&str> = toml["games"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no games list", dir.display()))
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
+        for g in &games {
+            assert!(names.contains(g), "{}: unknown game {g}", dir.display());
+        }
+        // The botkit bots play every game; the Impasse bots only Impasse.
+        let name = toml["name"].as_str().unwrap();
+        match name {
+            "first" | "random" | "mcts" => assert_eq!(games, names, "{name}"),
+            _ => assert_eq!(games, ["impasse"], "{name}"),
+        }
+    }
 }

@@ -72,6 +72,51 @@ impl Outcome {
     }
 }
 
+/// The rule that ended a game in a draw: the record's reason names it (`draw-threefold`, ...), so a
+/// draw is never mistaken for a win and the rule that ended the game is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawRule {
+    /// Draughts: the same position with the same side to move for the third time.
+    Threefold,
+    /// Draughts: 25 moves by each side of kings only, without a capture.
+    TwentyFiveMove,
+    /// Draughts: three pieces with a king against a lone king, not won within 16 moves each.
+    SixteenMove,
+    /// Draughts: one or two pieces with a king against a lone king, not won within 5 moves each.
+    FiveMove,
+    /// Abande, Alva: the game ended with equal points.
+    EqualPoints,
+    /// Attangle: both players passed in a row.
+    TwoPasses,
+    /// Attraktion: the board (or the hand of the player to move) ran out with equal shapes.
+    FullBoard,
+}
+
+impl DrawRule {
+    pub const ALL: [DrawRule; 7] = [
+        DrawRule::Threefold,
+        DrawRule::TwentyFiveMove,
+        DrawRule::SixteenMove,
+        DrawRule::FiveMove,
+        DrawRule::EqualPoints,
+        DrawRule::TwoPasses,
+        DrawRule::FullBoard,
+    ];
+
+    /// The rule's name in a reason (after `draw-`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DrawRule::Threefold => "threefold",
+            DrawRule::TwentyFiveMove => "25-move",
+            DrawRule::SixteenMove => "16-move",
+            DrawRule::FiveMove => "5-move",
+            DrawRule::EqualPoints => "equal-points",
+            DrawRule::TwoPasses => "two-passes",
+            DrawRule::FullBoard => "full-board",
+        }
+    }
+}
+
 /// How a game ended, for [`Game::record_scores`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreEnd {
@@ -101,6 +146,13 @@ pub trait Game: Send {
     /// The moves the seat to move may play, in the order the bot receives them; texts are unique
     /// within the list (Impasse's arena format excepted). Empty only when the game is over.
     fn legal_moves(&self) -> &[String];
+    /// The index in [`Game::legal_moves`] of the move an answer's text names. The default is the
+    /// exact offered text; a game whose notation has more than one spelling of a move (Attangle's
+    /// two capturing units in either order) accepts each of them, and the offered list stays
+    /// canonical.
+    fn index_of_move(&self, text: &str) -> Option<usize> {
+        self.legal_moves().iter().position(|m| m == text)
+    }
     /// Plays the legal move at `index` (an index into [`Game::legal_moves`]).
     fn play(&mut self, index: usize);
     /// Appends to `out` the whole input of one turn for the seat to move, every line ending in
@@ -112,6 +164,11 @@ pub trait Game: Send {
     fn write_board(&self, out: &mut String);
     /// `Some` once the rules end the game.
     fn outcome(&self) -> Option<Outcome>;
+    /// The rule that ended the game in a draw, once [`Game::outcome`] is `Some` with every seat
+    /// sharing first place; `None` otherwise (and for games whose rules never draw).
+    fn draw_rule(&self) -> Option<DrawRule> {
+        None
+    }
     /// The result when the referee's turn limit ends the game first.
     fn outcome_at_turn_limit(&self) -> Outcome {
         Outcome::draw(self.seats())
@@ -130,6 +187,14 @@ pub trait Game: Send {
     fn eliminate(&mut self, seat: usize) -> bool {
         let _ = seat;
         false
+    }
+    /// The ranks when `seat`'s forfeit ended the game (after [`Game::eliminate`] returned false).
+    /// The default: `seat` last, everyone else shares first place. Team games rank the
+    /// forfeiting seat's team below every intact team.
+    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
+        Outcome {
+            ranks: (0..self.seats()).map(|s| u8::from(s == seat)).collect(),
+        }
     }
     /// The position in the game's one-line text form: what `--position` accepts and what
     /// [`GameInfo::from_position`] reads back to an equal position.

@@ -72,7 +72,7 @@ pub static GAMES: &[&GameInfo] = &[
 /// Why a game choice is not valid.
 #[derive(Debug, thiserror::Error)]
 pub enum GameError {
-    #[error("unknown game '{name}'; known games: {known} (see `arbiter games`)")]
+    #[error("unknown game '{name}'{}; known games: {known} (see `arbiter games`)", did_you_mean(.name, .known))]
     Unknown { name: String, known: String },
     #[error("game '{game}' has no variant '{variant}'; its variants: {known}")]
     UnknownVariant {
@@ -87,8 +87,35 @@ pub enum GameError {
         seats: usize,
         allowed: String,
     },
-    #[error("not a {game} position: {why}")]
+    #[error("not a valid {game} position: {why}")]
     Position { game: &'static str, why: String },
+}
+
+/// ` (did you mean 'NAME'?)` for the one name of `known` (comma-separated) closest to `typed`
+/// when it is a likely typo (at most a third of its letters wrong, at least one), else nothing.
+fn did_you_mean(typed: &str, known: &str) -> String {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let here = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
+                prev = here;
+            }
+        }
+        row[b.len()]
+    };
+    let typed = typed.to_lowercase();
+    known
+        .split(", ")
+        .map(|k| (distance(&typed, k), k))
+        .min()
+        .filter(|&(d, _)| d <= (typed.chars().count() / 3).max(1))
+        .map(|(_, k)| format!(" (did you mean '{k}'?)"))
+        .unwrap_or_default()
 }
 
 /// The registry entry called `name`.
@@ -238,5 +265,20 @@ impl GameChoice {
                 self.info.name, self.variant, self.seats
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mistyped_game_name_gets_a_suggestion() {
+        let err = find("dragts").unwrap_err().to_string();
+        assert!(err.contains("did you mean 'draughts'?"), "{err}");
+        let err = find("Alva").unwrap_err().to_string();
+        assert!(err.contains("did you mean 'alva'?"), "{err}");
+        let err = find("chess").unwrap_err().to_string();
+        assert!(!err.contains("did you mean"), "{err}");
     }
 }

@@ -8,7 +8,8 @@
 //! <position text>              the whole position in the game's one-line form
 //! 8                            B: lines picturing the board (the same count every turn)
 //! <board lines>                B lines, game-specific
-//! 1                            M: moves played since this seat's previous turn
+//! 1                            M: moves played since this seat's previous turn (on its first
+//!                              turn: every move of the game, opening plies included)
 //! 1 c2-c3                      M lines: the seat that played, a space, the move
 //! 3                            N: legal moves
 //! a2-a3                        N lines, one move each; the answer is one of them (or `random`)
@@ -21,8 +22,9 @@
 use super::{registry, Game, GameError, GameInfo, Setup};
 use std::fmt::Write as _;
 
-/// Moves since each seat's previous turn. Entries every seat has already seen are dropped, so a
-/// copy for search costs a few strings, not the whole game.
+/// The moves of the game and, for each seat, the first it has not seen. Every move is kept: a
+/// bot's first turn lists the whole game (after an opening it did not play, a bot tracking the
+/// game needs every ply). Search copies start from a position, so their histories stay short.
 #[derive(Clone, Debug, Default)]
 pub struct History {
     /// `(seat, move)` in the order played; `moves[0]` is move number `base`.
@@ -46,12 +48,11 @@ impl History {
     pub fn record(&mut self, seat: usize, text: &str) {
         self.moves.push((seat, text.to_string()));
         self.seen[seat] = self.base + self.moves.len();
-        let oldest = self.seen.iter().copied().min().unwrap_or(0);
-        if oldest != usize::MAX && oldest > self.base {
-            let drop = oldest - self.base;
-            self.moves.drain(..drop);
-            self.base = oldest;
-        }
+    }
+
+    /// Every move of the game, in order.
+    pub fn all(&self) -> &[(usize, String)] {
+        &self.moves
     }
 
     /// A seat that will never move again (eliminated) no longer holds old moves.
@@ -91,7 +92,11 @@ pub fn write_input(game: &dyn Game, history: &History, first_turn: bool, out: &m
     game.write_board(&mut board);
     let _ = writeln!(out, "{}", board.lines().count());
     out.push_str(&board);
-    let since = history.since(seat);
+    let since = if first_turn {
+        history.all()
+    } else {
+        history.since(seat)
+    };
     let _ = writeln!(out, "{}", since.len());
     for (s, m) in since {
         let _ = writeln!(out, "{s} {m}");
@@ -223,7 +228,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn history_keeps_only_what_some_seat_has_not_seen() {
+    fn a_first_turn_lists_every_move_of_the_game_opening_plies_included() {
+        // Two opening plies, one by each seat, then seat 0's first turn as a bot.
+        let info = registry::find("draughts").unwrap();
+        let setup = Setup {
+            seats: 2,
+            variant: "international",
+            seed: 0,
+        };
+        let mut g = info.start(&setup);
+        let a = g.legal_moves()[0].clone();
+        g.play(0);
+        let b = g.legal_moves()[0].clone();
+        g.play(0);
+        let mut first = String::new();
+        g.write_turn_input(true, &mut first);
+        let turn = parse_input(info, &setup, &mut first.lines().skip(1)).unwrap();
+        assert_eq!(turn.since, [(0, a.clone()), (1, b.clone())], "{first}");
+        // A later turn lists only what the seat has not seen.
+        let mut later = String::new();
+        g.write_turn_input(false, &mut later);
+        let turn = parse_input(info, &setup, &mut later.lines()).unwrap();
+        assert_eq!(turn.since, [(1, b)], "{later}");
+    }
+
+    #[test]
+    fn history_keeps_what_each_seat_has_not_seen() {
         let mut h = History::new(3);
         h.record(0, "a");
         h.record(1, "b");
@@ -233,13 +263,13 @@ mod tests {
         // Seat 0 has not seen b and c; a is gone.
         assert_eq!(h.since(0), &[(1, "b".into()), (2, "c".into())]);
         assert_eq!(h.since(1), &[(2, "c".into())]);
-        assert_eq!(h.moves.len(), 2);
+        assert_eq!(h.all().len(), 3);
         h.retire(1);
         h.record(0, "d");
         h.record(2, "e");
         assert_eq!(h.since(0), &[(2, "e".into())]);
         assert_eq!(h.since(2), &[]);
-        assert_eq!(h.moves.len(), 1);
+        assert_eq!(h.all().len(), 5);
     }
 
     #[test]

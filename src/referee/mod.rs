@@ -74,7 +74,8 @@ pub enum Clock {
     /// Wall time from the input written to the answer's newline (CodinGame's clock).
     Wall,
     /// CPU time of the bot's main process (all its threads), for loaded machines. A bot that
-    /// sleeps instead of answering still loses once the wall time reaches ten times the limit.
+    /// sleeps instead of answering still loses once the wall time reaches ten times the limit
+    /// plus grace (10 x (limit + grace)).
     Cpu,
 }
 
@@ -229,7 +230,7 @@ pub fn play_seats<S: Seat>(
             (outcome.ranks, reason, String::new(), None, how)
         }
         End::Forfeit(seat, reason, detail) => {
-            let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
+            let ranks = game.outcome_of_forfeit(seat).ranks;
             (ranks, reason, detail, Some(seat), ScoreEnd::Forfeit(seat))
         }
     };
@@ -240,6 +241,11 @@ pub fn play_seats<S: Seat>(
     let mut scores = game.record_scores(score_end);
     for f in &state.forfeits {
         scores[f.seat] = -1;
+    }
+    // In a game of three or more seats the forfeit that ends it scores -1 like every other one
+    // (two-seat games score a forfeit as their rules say: Impasse -1, draughts 0 against 2).
+    if let (Some(seat), true) = (offender, seats > 2) {
+        scores[seat] = -1;
     }
     let winner = Outcome {
         ranks: ranks.clone(),
@@ -325,7 +331,8 @@ impl Turns {
     fn run<S: Seat>(&mut self, game: &mut dyn Game, procs: &mut [S], cfg: &RefereeConfig) -> End {
         loop {
             if let Some(outcome) = game.outcome() {
-                return End::Outcome(outcome, Reason::Win);
+                let reason = game.draw_rule().map_or(Reason::Win, Reason::Draw);
+                return End::Outcome(outcome, reason);
             }
             if self.turn >= cfg.max_turns {
                 return End::Outcome(game.outcome_at_turn_limit(), Reason::TurnLimit);
@@ -556,8 +563,11 @@ impl Turns {
                 ));
             }
             Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
-            Ok(Answer::Move { text, comment }) => match moves.iter().position(|m| m == text) {
+            Ok(Answer::Move { text, comment }) => match game.index_of_move(text) {
                 Some(i) => (i, comment),
+                None if text == "resign" => {
+                    return Err(forfeit(Reason::Resigned, format!("resigned on {which}")))
+                }
                 None => {
                     return Err(forfeit(
                         Reason::InvalidMove,

@@ -1,15 +1,19 @@
 //! What one game produced: the verdict, the scores, the clocks, and (on request) every turn.
 
+use crate::game::DrawRule;
 use serde::Serialize;
 use std::time::Duration;
 
 /// Why a game ended. The text forms are the `reason` values users see in CSV and JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
-    /// The rules ended the game (for Impasse: a side removed all 12 checkers).
+    /// The rules ended the game with a winner or a ranking (for Impasse: a side removed all 12
+    /// checkers).
     Win,
-    /// The turn limit passed without a winner.
+    /// The rules ended the game in a draw, by the rule named (`draw-threefold`, ...).
+    Draw(DrawRule),
+    /// The turn limit passed: a draw unless the game ranks the seats at the limit (Alva's
+    /// points, Moscow Ice's progress).
     TurnLimit,
     /// No answer by the limit plus grace, a pipe left full, or one late answer too many.
     Timeout,
@@ -17,6 +21,8 @@ pub enum Reason {
     InvalidMove,
     /// The bot exited, or closed its stdout, before answering.
     Crash,
+    /// The bot answered `resign` (the human seat does on Ctrl-C).
+    Resigned,
     /// More than 10,000 bytes without a newline.
     OutputTooLong,
     /// The bot (with its children) went over its memory limit and the kernel killed it.
@@ -28,12 +34,20 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 17] = [
         Reason::Win,
+        Reason::Draw(DrawRule::Threefold),
+        Reason::Draw(DrawRule::TwentyFiveMove),
+        Reason::Draw(DrawRule::SixteenMove),
+        Reason::Draw(DrawRule::FiveMove),
+        Reason::Draw(DrawRule::EqualPoints),
+        Reason::Draw(DrawRule::TwoPasses),
+        Reason::Draw(DrawRule::FullBoard),
         Reason::TurnLimit,
         Reason::Timeout,
         Reason::InvalidMove,
         Reason::Crash,
+        Reason::Resigned,
         Reason::OutputTooLong,
         Reason::MemoryLimit,
         Reason::ProcessLimit,
@@ -43,10 +57,20 @@ impl Reason {
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Win => "win",
+            Reason::Draw(rule) => match rule {
+                DrawRule::Threefold => "draw-threefold",
+                DrawRule::TwentyFiveMove => "draw-25-move",
+                DrawRule::SixteenMove => "draw-16-move",
+                DrawRule::FiveMove => "draw-5-move",
+                DrawRule::EqualPoints => "draw-equal-points",
+                DrawRule::TwoPasses => "draw-two-passes",
+                DrawRule::FullBoard => "draw-full-board",
+            },
             Reason::TurnLimit => "turn-limit",
             Reason::Timeout => "timeout",
             Reason::InvalidMove => "invalid-move",
             Reason::Crash => "crash",
+            Reason::Resigned => "resigned",
             Reason::OutputTooLong => "output-too-long",
             Reason::MemoryLimit => "memory-limit",
             Reason::ProcessLimit => "process-limit",
@@ -60,7 +84,22 @@ impl Reason {
 
     /// A verdict against one bot rather than a result of play.
     pub fn is_forfeit(self) -> bool {
-        !matches!(self, Reason::Win | Reason::TurnLimit | Reason::RefereeError)
+        !matches!(
+            self,
+            Reason::Win | Reason::Draw(_) | Reason::TurnLimit | Reason::RefereeError
+        )
+    }
+
+    /// A reason for which the rules (or the turn limit) ended the game: no forfeit, no referee
+    /// failure.
+    pub fn is_play(self) -> bool {
+        matches!(self, Reason::Win | Reason::Draw(_) | Reason::TurnLimit)
+    }
+}
+
+impl Serialize for Reason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -203,8 +242,9 @@ pub struct GameResult {
     pub forfeits: Vec<Forfeit>,
     /// Turns played in all, opening plies included.
     pub turns: u32,
-    /// Scores of the record as the game reports them (Impasse: the arena's, -1 for a forfeit);
-    /// -1 for every seat that forfeited.
+    /// Scores of the record as the game reports them (Impasse: the arena's, -1 for a forfeit;
+    /// draughts: 0 for a forfeit, 2 for the other); in games of three or more seats -1 for every
+    /// seat that forfeited.
     pub scores: Vec<i32>,
     /// The game's own per-seat scores at the end (for Impasse: checkers removed).
     pub removed: Vec<i32>,
@@ -218,4 +258,23 @@ pub struct GameResult {
     pub stderr_bytes: Vec<u64>,
     #[serde(skip)]
     pub duration: Duration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_reads_back_and_draws_name_their_rule() {
+        for r in Reason::ALL {
+            assert_eq!(Reason::parse(r.as_str()), Some(r), "{r}");
+        }
+        for rule in DrawRule::ALL {
+            let r = Reason::Draw(rule);
+            assert_eq!(r.as_str(), format!("draw-{}", rule.as_str()));
+            assert!(!r.is_forfeit() && r.is_play(), "{r}");
+        }
+        let json = serde_json::to_string(&Reason::Draw(DrawRule::Threefold)).unwrap();
+        assert_eq!(json, "\"draw-threefold\"");
+    }
 }

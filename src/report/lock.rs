@@ -8,10 +8,26 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// Held for as long as the run writes into the folder.
+/// Held for as long as the run writes into the folder. A run that wrote nothing (a bot could not
+/// start, the settings were refused) leaves no folder behind holding only `.lock`: dropping the
+/// lock removes the lock file, and the folder if this lock created it, when nothing else is there.
 #[derive(Debug)]
 pub struct FolderLock {
     _file: File,
+    dir: PathBuf,
+    created: bool,
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        let only_lock = std::fs::read_dir(&self.dir).is_ok_and(|entries| {
+            let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+            names == [std::ffi::OsString::from(".lock")]
+        });
+        if only_lock && std::fs::remove_file(self.dir.join(".lock")).is_ok() && self.created {
+            let _ = std::fs::remove_dir(&self.dir);
+        }
+    }
 }
 
 /// Why a results folder cannot be claimed.
@@ -23,6 +39,12 @@ pub enum LockError {
         dir.display()
     )]
     Busy { dir: PathBuf, pid: String },
+    #[error(
+        "cannot use {} as the results folder: {} is a file, not a folder; choose another --out \
+         (a folder, new or from an earlier run)",
+        dir.display(), file.display()
+    )]
+    NotAFolder { dir: PathBuf, file: PathBuf },
     #[error("cannot lock {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -38,6 +60,15 @@ impl FolderLock {
             path: path.clone(),
             source,
         };
+        // The folder, or a folder on its way, named by a file: say so (the OS says only "File
+        // exists" or "Not a directory").
+        if let Some(file) = dir.ancestors().find(|a| a.exists() && !a.is_dir()) {
+            return Err(LockError::NotAFolder {
+                dir: dir.to_path_buf(),
+                file: file.to_path_buf(),
+            });
+        }
+        let created = !dir.exists();
         std::fs::create_dir_all(dir).map_err(io)?;
         let mut file = OpenOptions::new()
             .read(true)
@@ -68,7 +99,11 @@ impl FolderLock {
         file.set_len(0).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         writeln!(file, "{}", std::process::id()).map_err(io)?;
-        Ok(FolderLock { _file: file })
+        Ok(FolderLock {
+            _file: file,
+            dir: dir.to_path_buf(),
+            created,
+        })
     }
 }
 
@@ -87,5 +122,34 @@ mod tests {
         );
         drop(first);
         FolderLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_file_named_as_the_folder_is_named_in_the_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("results.txt");
+        std::fs::write(&file, "x").unwrap();
+        for out in [file.clone(), file.join("run")] {
+            let err = FolderLock::acquire(&out).unwrap_err().to_string();
+            assert!(err.contains("is a file, not a folder"), "{err}");
+            assert!(!err.contains("os error"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_run_that_wrote_nothing_leaves_no_folder_and_a_used_folder_keeps_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new");
+        drop(FolderLock::acquire(&out).unwrap());
+        assert!(!out.exists(), "an unused folder it created is removed");
+        let lock = FolderLock::acquire(&out).unwrap();
+        std::fs::write(out.join("games.csv"), "x").unwrap();
+        drop(lock);
+        assert!(out.join("games.csv").exists() && out.join(".lock").exists());
+        // A folder the user made stays, without the lock file.
+        let mine = dir.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        drop(FolderLock::acquire(&mine).unwrap());
+        assert!(mine.is_dir() && !mine.join(".lock").exists());
     }
 }

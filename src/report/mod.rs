@@ -1,6 +1,7 @@
 //! The only place that prints or writes results: summaries, tables, CSV, JSON and replays.
 
 pub mod catalogue;
+pub mod errors;
 pub mod failures;
 pub mod games_csv;
 pub mod html;

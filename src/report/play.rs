@@ -17,14 +17,14 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
         order.sort_by_key(|&s| r.ranks[s]);
         let places: Vec<String> = order
             .iter()
-            .map(|&s| format!("{}. {}", r.ranks[s] + 1, r.bots[s]))
+            .map(|&s| format!("{}. {} (seat {s})", r.ranks[s] + 1, r.bots[s]))
             .collect();
-        writeln!(out, "Ranking: {} ({})", places.join(", "), r.reason)?;
+        writeln!(out, "Ranking ({}): {}", r.reason, places.join(", "))?;
         for f in &r.forfeits {
             writeln!(
                 out,
-                "  {} was out at turn {} by {}: {}",
-                r.bots[f.seat], f.turn, f.reason, f.detail
+                "  {} (seat {}) was out at turn {} by {}: {}",
+                r.bots[f.seat], f.seat, f.turn, f.reason, f.detail
             )?;
         }
     } else {
@@ -52,7 +52,7 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
             list(&r.removed)
         )?;
     } else {
-        writeln!(out, "Scores: {}", list(&r.removed))?;
+        writeln!(out, "Scores: {}", list(&r.scores))?;
     }
     for (seat, s) in r.stats.iter().enumerate() {
         writeln!(

@@ -173,12 +173,37 @@ pub fn games_of_tables(
                     game_id: k as u64 * pair_id + r as u64,
                     pair_id,
                     seed,
-                    seats: (0..k).map(|s| table[(s + k - r) % k]).collect(),
+                    seats: seat_order(table, round, r),
                 });
             }
         }
     }
     games
+}
+
+/// The orders of the four games of a four-seat table round, as indices into the round's order
+/// of the table: each index plays every seat once (a Latin square), and the partners (seats 0
+/// and 2, seats 1 and 3) differ between games: rows 0 and 2 pair 0-2 and 1-3, rows 1 and 3 pair
+/// 0-1 and 2-3. A cyclic rotation would keep the same two partnerships in every game.
+const FOUR_SEATS: [[usize; 4]; 4] = [[0, 1, 2, 3], [1, 3, 0, 2], [3, 2, 1, 0], [2, 0, 3, 1]];
+
+/// The order of the table in table round `round` of four seats: three rounds see the three ways
+/// to pair four bots twice each (round 0: the table's own order, pairing a-c/b-d and a-b/c-d;
+/// round 1: a-b/c-d and a-d/b-c; round 2: a-d/b-c and a-c/b-d).
+const FOUR_SEAT_ROUNDS: [[usize; 4]; 3] = [[0, 1, 2, 3], [0, 3, 1, 2], [0, 2, 3, 1]];
+
+/// The bots by seat of game `r` of a table round: each bot plays every seat once in the round.
+/// Two and three seats rotate the table (for two seats: the pair with seats swapped); four
+/// seats follow [`FOUR_SEATS`] over the round's order of the table, so partners (in a partners
+/// game: seats 0 and 2 against 1 and 3) change from game to game and from round to round, and
+/// every bot is rated apart from each of its partners.
+fn seat_order(table: &[usize], round: u64, r: usize) -> Vec<usize> {
+    let k = table.len();
+    if k == 4 {
+        let order = FOUR_SEAT_ROUNDS[(round % 3) as usize];
+        return FOUR_SEATS[r].iter().map(|&i| table[order[i]]).collect();
+    }
+    (0..k).map(|s| table[(s + k - r) % k]).collect()
 }
 
 /// The position after `plies` random legal moves drawn from `seed`, and those moves. Stops
@@ -241,7 +266,7 @@ pub fn schedule_grown(plan: &Plan, stages: &[Stage]) -> Vec<GameSpec> {
                         game_id: k as u64 * pair_id + r as u64,
                         pair_id,
                         seed,
-                        seats: (0..k).map(|s| table[(s + k - r) % k]).collect(),
+                        seats: seat_order(&table, round, r),
                     });
                 }
             }
@@ -372,6 +397,49 @@ mod tests {
         let gauntlet = schedule_tables(&plan(5, 4, Format::Gauntlet, None));
         assert_eq!(gauntlet.len(), 4 * 4, "bot 0 with each 3 of the 4 others");
         assert!(gauntlet.iter().all(|g| g.seats.contains(&0)));
+    }
+
+    #[test]
+    fn four_seat_partners_change_within_a_round_and_see_all_three_pairings_in_three() {
+        let partners = |g: &GameSpec| {
+            let mut p = [
+                [g.seats[0].min(g.seats[2]), g.seats[0].max(g.seats[2])],
+                [g.seats[1].min(g.seats[3]), g.seats[1].max(g.seats[3])],
+            ];
+            p.sort_unstable();
+            p
+        };
+        let one_round = schedule_tables(&plan(4, 4, Format::RoundRobin, None));
+        assert_eq!(one_round.len(), 4);
+        // The first game keeps the table's order (ids, seeds and the first game unchanged).
+        assert_eq!(one_round[0].seats, vec![0, 1, 2, 3]);
+        // In four games no bot has the same partner throughout.
+        for bot in 0..4 {
+            let with: HashSet<usize> = one_round
+                .iter()
+                .map(|g| {
+                    let s = g.seats.iter().position(|&b| b == bot).unwrap();
+                    g.seats[(s + 2) % 4]
+                })
+                .collect();
+            assert_eq!(with.len(), 2, "bot {bot}: partners {with:?}");
+        }
+        let three_rounds = schedule_tables(&Plan {
+            games_per_table: 12,
+            ..plan(4, 4, Format::RoundRobin, None)
+        });
+        let mut count = std::collections::HashMap::new();
+        for g in &three_rounds {
+            *count.entry(partners(g)).or_insert(0) += 1;
+        }
+        assert_eq!(count.len(), 3, "{count:?}");
+        assert!(count.values().all(|&n| n == 4), "{count:?}");
+        for round in three_rounds.chunks(4) {
+            for seat in 0..4 {
+                let at: HashSet<usize> = round.iter().map(|g| g.seats[seat]).collect();
+                assert_eq!(at.len(), 4, "each bot plays seat {seat} once a round");
+            }
+        }
     }
 
     #[test]

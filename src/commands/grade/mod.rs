@@ -255,7 +255,9 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             .iter()
             .map(|b| (b.clone(), BotSpec::resolve_named(b))),
     );
-    let (bots, problems) = check_bots(resolved, &cfg, true)?;
+    let (bots, mut problems) = check_bots(resolved, &cfg, true)?;
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.info.name);
+    wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let n = students.len();
     if let Some((bot, why)) = bots[n..]
         .iter()

@@ -8,7 +8,7 @@
 
 use super::stackboard::{self, Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7};
 use super::standard::{self, History};
-use super::{BoardView, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, DrawRule, Game, GameInfo, Outcome, Setup, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -227,6 +227,11 @@ impl Game for Abande {
             let p = self.points();
             Outcome::from_values(&[i64::from(p[0]), i64::from(p[1])])
         })
+    }
+
+    fn draw_rule(&self) -> Option<DrawRule> {
+        let p = self.points();
+        (self.passes >= 2 && p[0] == p[1]).then_some(DrawRule::EqualPoints)
     }
 
     fn scores(&self) -> Vec<i32> {

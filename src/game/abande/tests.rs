@@ -109,6 +109,7 @@ fn equal_points_after_two_passes_is_a_draw() {
     assert_eq!(moves(&g), ["d1-d2", "pass"]);
     g.play_text("pass").unwrap();
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::EqualPoints));
     assert_eq!(g.scores(), vec![1, 1]);
 }
 
@@ -127,6 +128,7 @@ fn a_pass_needs_an_empty_hand_and_does_not_end_the_game_alone() {
     g.play_text("pass").unwrap();
     assert_eq!(g.scores(), vec![1, 1]);
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::EqualPoints));
 }
 
 #[test]

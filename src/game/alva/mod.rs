@@ -15,7 +15,9 @@
 //! - A shift moves one own piece to an orthogonally adjacent empty point; the placement after it
 //!   may use any empty point, the one just left included. Without a piece in hand there is no
 //!   shift either, since the placement is compulsory.
-//! - The game ends when the player to move can neither capture nor place. Each player scores the
+//! - The game ends when the player to move can neither capture nor place (the rules say "either
+//!   player"; whether the player not to move could act changes with the move, so it is asked at
+//!   its turn). Each player scores the
 //!   pieces it captured (a capture still pending at the end counts for its captor) plus the enemy
 //!   pieces on edge points; more points wins, equal is a draw. At the turn limit the same count
 //!   ranks the players.
@@ -24,7 +26,9 @@
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{
+    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant,
+};
 use std::fmt::Write as _;
 
 mod movegen;
@@ -269,6 +273,11 @@ impl Game for Alva {
 
     fn outcome(&self) -> Option<Outcome> {
         self.end.clone()
+    }
+
+    fn draw_rule(&self) -> Option<DrawRule> {
+        let p = self.points();
+        (self.end.is_some() && p[0] == p[1]).then_some(DrawRule::EqualPoints)
     }
 
     fn outcome_at_turn_limit(&self) -> Outcome {

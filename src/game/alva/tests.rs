@@ -352,6 +352,7 @@ fn the_game_ends_when_the_player_to_move_cannot_act_and_edges_score() {
         "w 0 10 4 1 2",
     );
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::EqualPoints));
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use super::stackboard::{Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
 use super::standard::{self, History};
-use super::{BoardView, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, DrawRule, Game, GameInfo, Outcome, Setup, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -265,8 +265,24 @@ impl Game for Attangle {
         }
     }
 
+    fn draw_rule(&self) -> Option<DrawRule> {
+        (self.winner.is_none() && self.passes >= 2).then_some(DrawRule::TwoPasses)
+    }
+
     fn scores(&self) -> Vec<i32> {
         (0..2).map(|s| self.fives(s) as i32).collect()
+    }
+
+    /// Rule: a capture's two units may be named in either order (`f5,c5-e6` is `c5,f5-e6`); the
+    /// offered text names them in cell order.
+    fn index_of_move(&self, text: &str) -> Option<usize> {
+        let exact = self.legal_moves().iter().position(|m| m == text);
+        exact.or_else(|| {
+            let (units, target) = text.split_once('-')?;
+            let (a, b) = units.split_once(',')?;
+            let swapped = format!("{b},{a}-{target}");
+            self.legal_moves().iter().position(|m| *m == swapped)
+        })
     }
 
     fn position_text(&self) -> String {

@@ -58,6 +58,12 @@ fn two_singles_take_a_single_into_a_triple() {
     let mut g = pos(&[("d2", "w"), ("d6", "w"), ("d4", "b")], "w 10 10 0");
     assert_eq!(g.legal_moves().len(), 34 + 1);
     assert_eq!(captures(&g), ["d2,d6-d4"]);
+    // The two units in either order name the same offered move; other texts name none.
+    let offered = g.legal_moves().iter().position(|m| m == "d2,d6-d4");
+    assert_eq!(g.index_of_move("d6,d2-d4"), offered);
+    assert_eq!(g.index_of_move("d2,d6-d4"), offered);
+    assert_eq!(g.index_of_move("d6,d2-d3"), None);
+    assert_eq!(g.index_of_move("d6,d6-d4"), None);
     g.play_text("d2,d6-d4").unwrap();
     assert_eq!(stack(&g, "d4"), "bww");
     assert_eq!(stack(&g, "d2"), ".");
@@ -170,6 +176,7 @@ fn with_nothing_to_do_a_player_passes_and_two_passes_draw() {
     assert_eq!(g.legal_moves(), ["pass"]);
     g.play_text("pass").unwrap();
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::TwoPasses));
     assert!(g.legal_moves().is_empty());
 }
 

@@ -19,7 +19,9 @@
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{
+    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant,
+};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -282,6 +284,11 @@ impl Game for Attraktion {
 
     fn outcome(&self) -> Option<Outcome> {
         self.end.clone()
+    }
+
+    fn draw_rule(&self) -> Option<DrawRule> {
+        let end = self.end.as_ref()?;
+        end.sole_winner().is_none().then_some(DrawRule::FullBoard)
     }
 
     fn scores(&self) -> Vec<i32> {

@@ -194,6 +194,7 @@ fn a_full_board_without_a_decision_is_a_draw() {
     play(&mut g, "c5");
     assert_eq!(rows_of(&g), full);
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::FullBoard));
     assert!(g.legal_moves().is_empty());
     assert_eq!(g.scores(), vec![0, 0]);
 }
@@ -209,6 +210,7 @@ fn a_player_with_an_empty_hand_ends_the_game_in_a_draw() {
     let g = pos(rows, "w");
     assert_eq!(g.hand(), [0, 31]);
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
+    assert_eq!(g.draw_rule(), Some(crate::game::DrawRule::FullBoard));
     assert!(g.legal_moves().is_empty());
     // Black to move in the same position plays on.
     let g = pos(rows, "b");

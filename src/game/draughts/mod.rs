@@ -13,7 +13,10 @@ mod notation;
 mod tests;
 
 use super::standard::{self, History};
-use super::{BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, Setup, Variant};
+use super::{
+    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup,
+    Variant,
+};
 use board::{Board, Move};
 
 /// Rule (FMJD 25-move rule): after 25 successive moves by each side (50 turns) in which only
@@ -219,6 +222,26 @@ impl Draughts {
                 "the king-move counter {king_moves} is past its limit {KING_MOVES_LIMIT}"
             ));
         }
+        // Rule: the count grows only by king moves without a capture, so the side that just
+        // moved has a king when it is 1 or more, and both sides have one when it is 2 or more.
+        let has_king = |seat: usize| board.pieces[seat] & board.kings != 0;
+        let needed: &[usize] = match king_moves {
+            0 => &[],
+            1 => &[1 - to_move],
+            _ => &[0, 1],
+        };
+        if let Some(&seat) = needed.iter().find(|&&s| !has_king(s)) {
+            return Err(format!(
+                "the king-move counter is {king_moves}, but {} has no king: the count grows only \
+                 by king moves without a capture ({}), so play cannot reach this position; give 0",
+                notation::colour(seat),
+                if king_moves == 1 {
+                    "the side that just moved must have a king"
+                } else {
+                    "both sides must have a king"
+                }
+            ));
+        }
         match endgame_limit(&board) {
             None if endgame_moves != 0 => {
                 return Err(format!(
@@ -313,6 +336,18 @@ impl Game for Draughts {
         }
     }
 
+    fn draw_rule(&self) -> Option<DrawRule> {
+        match self.end? {
+            End::Blocked { .. } => None,
+            End::Repetition => Some(DrawRule::Threefold),
+            End::KingMoves => Some(DrawRule::TwentyFiveMove),
+            End::Endgame => Some(match endgame_limit(&self.board) {
+                Some(SHORT_ENDGAME_LIMIT) => DrawRule::FiveMove,
+                _ => DrawRule::SixteenMove,
+            }),
+        }
+    }
+
     /// FMJD game points: 2 for a win, 1 for a draw (also an unfinished game), 0 for a loss.
     fn scores(&self) -> Vec<i32> {
         match self.end {
@@ -320,6 +355,14 @@ impl Game for Draughts {
                 (0..2).map(|s| if s == loser { 0 } else { 2 }).collect()
             }
             _ => vec![1, 1],
+        }
+    }
+
+    /// A forfeit is a loss (0 against 2), whatever the position; the turn limit is a draw (1-1).
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        match end {
+            ScoreEnd::Forfeit(seat) => (0..2).map(|s| if s == seat { 0 } else { 2 }).collect(),
+            ScoreEnd::Rules | ScoreEnd::TurnLimit => self.scores(),
         }
     }
 

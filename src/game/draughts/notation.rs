@@ -70,9 +70,14 @@ pub fn read_fen(text: &str) -> Result<(Board, usize), String> {
         ));
     };
     let to_move = match side.trim() {
-        "W" | "w" => 0,
-        "B" | "b" => 1,
-        other => return Err(format!("the side to move is W or B, not {other:?}")),
+        "W" => 0,
+        "B" => 1,
+        other => {
+            return Err(format!(
+                "the side to move is W or B (upper case, as PDN writes it and arbiter prints it), \
+                 not {other:?}"
+            ))
+        }
     };
     let mut board = Board::default();
     let mut seen = [false; 2];
@@ -115,7 +120,7 @@ pub fn read_fen(text: &str) -> Result<(Board, usize), String> {
     Ok((board, to_move))
 }
 
-fn colour(seat: usize) -> &'static str {
+pub(super) fn colour(seat: usize) -> &'static str {
     ["White", "Black"][seat]
 }
 

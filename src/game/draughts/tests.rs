@@ -211,6 +211,12 @@ fn a_player_without_a_move_loses() {
     assert_eq!(g.end(), Some(End::Blocked { loser: 1 }));
     assert_eq!(g.outcome(), Some(Outcome::winner(2, 0)));
     assert_eq!(g.scores(), [2, 0]);
+    assert_eq!(g.draw_rule(), None);
+    // A forfeit scores as a loss (0-2), not a draw's 1-1, whatever the position.
+    let start = pos("W:W31:B1");
+    assert_eq!(start.record_scores(ScoreEnd::Forfeit(0)), [0, 2]);
+    assert_eq!(start.record_scores(ScoreEnd::Forfeit(1)), [2, 0]);
+    assert_eq!(start.record_scores(ScoreEnd::TurnLimit), [1, 1]);
     // No pieces at all is the same.
     assert_eq!(pos("W:W:B1").outcome(), Some(Outcome::winner(2, 1)));
 }
@@ -229,6 +235,7 @@ fn threefold_repetition_draws() {
     assert!(!g.legal_moves().is_empty());
     play(&mut g, last);
     assert_eq!(g.end(), Some(End::Repetition));
+    assert_eq!(g.draw_rule(), Some(DrawRule::Threefold));
     assert!(g.legal_moves().is_empty());
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
     assert_eq!(g.scores(), [1, 1]);
@@ -248,6 +255,7 @@ fn twenty_five_king_moves_each_draw() {
     let g = played(&format!("{SHUFFLE} 48 0"), &["50-45", "1-6"]);
     assert_eq!(g.counters(), (50, 0));
     assert_eq!(g.end(), Some(End::KingMoves));
+    assert_eq!(g.draw_rule(), Some(DrawRule::TwentyFiveMove));
     // A man's move starts the count again.
     let g = played(&format!("{SHUFFLE} 48 0"), &["36-31", "1-6"]);
     assert_eq!(g.counters(), (1, 0));
@@ -263,6 +271,7 @@ fn three_pieces_against_a_lone_king_draw_after_16_moves_each() {
     let g = played(text, &["49-43", "1-7"]);
     assert_eq!(g.counters(), (2, 32));
     assert_eq!(g.end(), Some(End::Endgame));
+    assert_eq!(g.draw_rule(), Some(DrawRule::SixteenMove));
     // Counted from the capture that brings it about (two kings against three is no such end).
     let g = played("W:WK48,K49,K50:BK1,K44 10 0", &["50x39"]);
     assert_eq!(g.position_text(), "B:WK39,K48,K49:BK1 0 0");
@@ -278,6 +287,7 @@ fn two_pieces_against_a_lone_king_draw_after_5_moves_each() {
     assert_eq!(g.end(), None);
     let g = played(text, &["49-43", "1-7"]);
     assert_eq!(g.end(), Some(End::Endgame));
+    assert_eq!(g.draw_rule(), Some(DrawRule::FiveMove));
     // A king and a man against a king is in the same class; the man stepping keeps the count.
     let g = played("B:WK50,35:BK1 0 3", &["1-7", "35-30"]);
     assert_eq!(g.counters(), (0, 5));
@@ -314,14 +324,25 @@ fn position_text_rejects_bad_input() {
         "W:W31:B1 0 2",
         "W:WK1,K2:BK3 0 11",
         "W:W1-25:B26-30",
+        // Positions play cannot reach: king-only moves counted without the kings that made them,
+        // and a lowercase side to move.
+        "W:W31:B1 50 0",
+        "W:WK31:B1 1 0",
+        "W:WK31:B1 2 0",
+        "w:W31:B1",
     ] {
         assert!(Draughts::from_text(bad).is_err(), "{bad:?} was accepted");
     }
-    // Kings, mixed order, lower case, a trailing dot.
+    // Kings, mixed order, lower case piece lists, a trailing dot.
     assert_eq!(
-        pos("b:bK1,2:wk46,31.").position_text(),
+        pos("B:bK1,2:wk46,31.").position_text(),
         "B:W31,K46:BK1,2 0 0"
     );
+    // The counters accepted where the kings that made them are there.
+    assert_eq!(pos("B:WK31:B1 1 0").counters(), (1, 0));
+    assert_eq!(pos("W:WK31:BK1,2 2 0").counters(), (2, 0));
+    let err = Draughts::from_text("W:W31:B1 50 0").unwrap_err();
+    assert!(err.contains("play cannot reach"), "{err}");
 }
 
 #[test]

@@ -185,6 +185,28 @@ pub fn from_position_text(text: &str) -> Result<Impasse, String> {
     Impasse::from_rows(&rows, to_move)
 }
 
+/// Refuses a `--position` that play cannot reach or that is already over: the game ends when a
+/// side has removed all twelve checkers, so no game is ever on with a side that has none.
+fn playable(g: Impasse) -> Result<Impasse, String> {
+    let none = |seat: usize| g.score(seat) == CHECKERS;
+    match (none(0), none(1)) {
+        (true, true) => Err(
+            "the board is empty: play never reaches a position without the \
+             checkers of both sides (the game ends when one side has removed all twelve); give a \
+             position with checkers of both colours"
+                .into(),
+        ),
+        (true, false) | (false, true) => {
+            let side = if none(0) { "White" } else { "Black" };
+            Err(format!(
+                "{side} has no checkers left: it has removed all twelve and the game is already \
+                 over; give a position where both sides still have checkers"
+            ))
+        }
+        (false, false) => Ok(g),
+    }
+}
+
 /// The registry entry: the CodinGame arena's Impasse (the default variant) and the soldiers and
 /// kings variant of [`soldier_king`].
 pub static INFO: GameInfo = GameInfo {
@@ -216,6 +238,6 @@ pub static INFO: GameInfo = GameInfo {
     },
     from_position: |setup: &Setup, text: &str| match setup.variant {
         soldier_king::VARIANT => Ok(Box::new(soldier_king::from_position_text(text)?)),
-        _ => Ok(Box::new(from_position_text(text)?)),
+        _ => Ok(Box::new(playable(from_position_text(text)?)?)),
     },
 };

@@ -307,3 +307,22 @@ proptest! {
         prop_assert!(g.checkers(w).next().is_none());
     }
 }
+
+#[test]
+fn a_position_with_a_side_without_checkers_is_refused_with_the_reason() {
+    let info = crate::game::registry::find("impasse").unwrap();
+    let setup = crate::game::Setup {
+        seats: 2,
+        variant: "arena",
+        seed: 0,
+    };
+    let empty = "......../......../......../......../......../......../......../........ w";
+    let err = info.position(&setup, empty).unwrap_err().to_string();
+    assert!(err.contains("the board is empty"), "{err}");
+    let no_black = "......../......../......../......../......../......../.......w/........ b";
+    let err = info.position(&setup, no_black).unwrap_err().to_string();
+    assert!(err.contains("Black has no checkers"), "{err}");
+    // Both sides present, Black to move: accepted, and Black moves first.
+    let on = "......../......../......../......../......../......../.B.....w/........ b";
+    assert_eq!(info.position(&setup, on).unwrap().to_move(), 1);
+}

@@ -299,8 +299,6 @@ impl MoscowIce {
     /// Ends the game if the rules say so: a winner, too few seats left, or a full round of passes.
     /// Choice: the seed has no rule for everyone blocked; a full round of passes cannot change
     /// anything, so it ends the game ranked by progress instead of running to the turn limit.
-    /// Choice: in partners a team wins when all its members still playing have finished (a
-    /// forfeiting partner's pieces are gone), or when the other team is entirely out.
     fn check_end(&mut self) {
         let active: Vec<usize> = self.active().collect();
         let winner = if self.partners {
@@ -410,8 +408,11 @@ impl Game for MoscowIce {
     /// Choice: with four seats the forfeiting seat's pieces leave the board (pieces they covered
     /// are free again) and the others play on; two seats end the game. True while the game goes
     /// on: false when the forfeit leaves one seat (or one team) standing, which then wins.
+    /// Rule (partners): a forfeit ends its team's chances, so it ends the game at once (see
+    /// [`Game::outcome_of_forfeit`]); a partner left alone could otherwise win for the team by
+    /// bringing home only its own pieces.
     fn eliminate(&mut self, seat: usize) -> bool {
-        if self.seats == 2 || self.result.is_some() {
+        if self.seats == 2 || self.partners || self.result.is_some() {
             return false;
         }
         if self.is_out(seat) {
@@ -429,6 +430,25 @@ impl Game for MoscowIce {
         self.check_end();
         self.generate();
         self.result.is_none()
+    }
+
+    /// Partners: the intact team shares first place, the forfeiting seat's partner is third and
+    /// the forfeiting seat last. Otherwise the default (the seat last, the others first; seats
+    /// eliminated before are ranked by the referee below everyone still playing).
+    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
+        if !self.partners {
+            return Outcome {
+                ranks: (0..self.seats).map(|s| u8::from(s == seat)).collect(),
+            };
+        }
+        let ranks = (0..self.seats)
+            .map(|s| match (s == seat, s % 2 == seat % 2) {
+                (true, _) => 3,
+                (false, true) => 2,
+                (false, false) => 0,
+            })
+            .collect();
+        Outcome { ranks }
     }
 
     fn position_text(&self) -> String {

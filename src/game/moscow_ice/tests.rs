@@ -367,11 +367,26 @@ fn eliminated_pieces_free_what_they_covered() {
 }
 
 #[test]
-fn partners_lose_when_both_members_are_out() {
-    let mut g = MoscowIce::new(4, true);
+fn a_partners_forfeit_ends_the_game_and_ranks_its_team_below_the_intact_team() {
+    for seat in 0..4 {
+        let mut g = MoscowIce::new(4, true);
+        assert!(!g.eliminate(seat), "seat {seat}: the game ends");
+        let ranks = g.outcome_of_forfeit(seat).ranks;
+        for s in 0..4 {
+            let want = if s == seat {
+                3
+            } else if s % 2 == seat % 2 {
+                2
+            } else {
+                0
+            };
+            assert_eq!(ranks[s], want, "forfeit of seat {seat}: {ranks:?}");
+        }
+    }
+    // Four seats without partners play on; the forfeiting seat alone goes last.
+    let mut g = MoscowIce::new(4, false);
     assert!(g.eliminate(1));
-    assert!(!g.eliminate(3));
-    assert_eq!(g.outcome().unwrap().ranks, vec![0, 2, 0, 2]);
+    assert_eq!(g.outcome_of_forfeit(2).ranks, vec![0, 0, 1, 0]);
 }
 
 #[test]

@@ -122,7 +122,11 @@ impl Columns {
                 })
                 .transpose()
         };
-        let reason = opt(self.reason).map(str::to_string);
+        // Files from before draws had reasons wrote `win` for a drawn game: read it as a draw.
+        let reason = opt(self.reason).map(|r| match r {
+            "win" if ranks.len() > 1 && ranks.iter().all(|&k| k == ranks[0]) => "draw".to_string(),
+            r => r.to_string(),
+        });
         let forfeits = match opt(self.forfeits) {
             Some(list) => list
                 .split(';')

@@ -218,3 +218,27 @@ fn a_name_a_spreadsheet_would_run_is_written_as_text_and_read_back_exactly() {
         assert_eq!(from_text_cell(name), name);
     }
 }
+
+#[test]
+fn an_old_draw_recorded_as_win_without_a_winner_reads_as_a_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.csv");
+    std::fs::write(
+        &path,
+        format!(
+            "{LEGACY}\n0,0,7,,a,b,,win,80,1,1,0,0,1.5,2.0,0.5,0.7,0,0,0.2,0.3,\n\
+             1,0,8,,b,a,0,win,60,2,0,0,0,1.5,2.0,0.5,0.7,0,0,0.2,0.3,\n\
+             2,1,9,,a,b,,draw-threefold,90,1,1,0,0,1.5,2.0,0.5,0.7,0,0,0.2,0.3,\n"
+        ),
+    )
+    .unwrap();
+    let rows = read_results(&[path]).unwrap();
+    assert_eq!(rows[0].ranks, vec![0, 0]);
+    assert_eq!(rows[0].reason.as_deref(), Some("draw"));
+    assert_eq!(
+        rows[1].reason.as_deref(),
+        Some("win"),
+        "a real win stays one"
+    );
+    assert_eq!(rows[2].reason.as_deref(), Some("draw-threefold"));
+}

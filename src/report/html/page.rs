@@ -148,8 +148,14 @@ fn games(d: &ReportData) -> Markup {
         .collect();
     bots.sort_unstable();
     bots.dedup();
+    let drawn = |g: &super::data::GameLine| {
+        g.forfeits.is_empty() && g.ranks.len() > 1 && g.ranks.iter().all(|&r| r == g.ranks[0])
+    };
     let mut verdicts: Vec<&str> = d.games.iter().map(|g| g.reason.as_str()).collect();
     verdicts.push("forfeit");
+    if d.games.iter().any(drawn) {
+        verdicts.push("draw");
+    }
     verdicts.sort_unstable();
     verdicts.dedup();
     let many_folders = d.folders.len() > 1;
@@ -171,7 +177,7 @@ fn games(d: &ReportData) -> Markup {
                         @let winner = crate::game::Outcome { ranks: g.ranks.clone() }.sole_winner();
                         @let forfeit = !g.forfeits.is_empty();
                         tr class=[forfeit.then_some("forfeit")] data-bots=(g.bots.join("\n"))
-                            data-verdict={ (g.reason) @if forfeit { " forfeit" } } {
+                            data-verdict={ (g.reason) @if forfeit { " forfeit" } @if drawn(g) && g.reason != "draw" { " draw" } } {
                             @if many_folders { td { (g.folder + 1) } }
                             td { (g.game_id) }
                             td.l {

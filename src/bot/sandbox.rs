@@ -74,14 +74,18 @@ fn features(bwrap: &Path) -> Features {
     })
 }
 
-/// The files that belong to `bot` alone: its bot.toml directory (if it has one of its own), its
+/// The files that belong to `bot` alone: its bot.toml (or an external referee's referee.toml)
+/// directory (if it has one of its own), its
 /// build folder (a bot built from a single source file runs in its own folder of the build
 /// cache), its program, and its script (the first argument that names a file).
 fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     let cache = std::path::absolute(super::source::cache_root()).ok();
     let built = cache.is_some_and(|c| bot.dir.starts_with(&c) && bot.dir != c);
-    if bot.dir.join("bot.toml").is_file() || built {
+    let toml = ["bot.toml", "referee.toml"]
+        .iter()
+        .any(|f| bot.dir.join(f).is_file());
+    if toml || built {
         paths.push(bot.dir.clone());
     }
     let mut files: Vec<PathBuf> = vec![bot.program.clone()];

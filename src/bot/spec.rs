@@ -155,22 +155,16 @@ impl BotSpec {
                 path: dir.to_path_buf(),
             });
         }
-        let text = std::fs::read_to_string(&toml_path).map_err(|source| SpecError::Read {
-            origin: origin.into(),
-            path: toml_path.clone(),
-            source,
-        })?;
-        let parsed: BotToml = toml::from_str(&text).map_err(|e| SpecError::BadToml {
-            origin: origin.into(),
-            path: toml_path.clone(),
-            message: match e.span() {
-                Some(span) => {
-                    let before = &text[..span.start.min(text.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                    format!("line {line}, column {column}: {}", e.message())
-                }
-                None => e.message().to_string(),
+        let parsed: BotToml = read_toml(&toml_path).map_err(|e| match e {
+            TomlError::Read(source) => SpecError::Read {
+                origin: origin.into(),
+                path: toml_path.clone(),
+                source,
+            },
+            TomlError::Bad(message) => SpecError::BadToml {
+                origin: origin.into(),
+                path: toml_path.clone(),
+                message,
             },
         })?;
         if parsed.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
@@ -180,22 +174,37 @@ impl BotSpec {
                 message: "name is empty".into(),
             });
         }
-        let dir = absolute(dir);
-        let (program, args) = split(origin, &parsed.run, &dir)?;
-        if let Some(path) = outside_argument(&args, &dir) {
+        let name = parsed.name.unwrap_or_else(|| stem(&absolute(dir)));
+        let spec = Self::in_dir(origin, name, &parsed.run, parsed.build, dir)?;
+        if let Some(path) = outside_argument(&spec.args, &spec.dir) {
             return Err(SpecError::OutsideArgument {
                 origin: origin.into(),
                 toml: toml_path,
                 path,
             });
         }
+        Ok(spec)
+    }
+
+    /// The program `run` (a command line) started in `dir`, named `name`, with an optional
+    /// `build` command: what a TOML file in a folder describes (bot.toml, or an external
+    /// referee's referee.toml).
+    pub fn in_dir(
+        origin: &str,
+        name: String,
+        run: &str,
+        build: Option<String>,
+        dir: &Path,
+    ) -> Result<BotSpec, SpecError> {
+        let dir = absolute(dir);
+        let (program, args) = split(origin, run, &dir)?;
         Ok(BotSpec {
-            name: parsed.name.unwrap_or_else(|| stem(&dir)),
+            name,
             origin: origin.into(),
             program,
             args,
             dir,
-            build: parsed.build,
+            build,
         })
     }
 
@@ -293,6 +302,31 @@ pub fn mark_wrong_game(
         }
     }
     found
+}
+
+/// Why a TOML file could not be read.
+#[derive(Debug)]
+pub enum TomlError {
+    Read(std::io::Error),
+    /// Not valid for the expected fields: the message, with its line and column.
+    Bad(String),
+}
+
+/// Reads a small TOML file (bot.toml, referee.toml) into `T`; a syntax or field error names its
+/// line and column.
+pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, TomlError> {
+    let text = std::fs::read_to_string(path).map_err(TomlError::Read)?;
+    toml::from_str(&text).map_err(|e| {
+        TomlError::Bad(match e.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!("line {line}, column {column}: {}", e.message())
+            }
+            None => e.message().to_string(),
+        })
+    })
 }
 
 /// Splits a command line as a POSIX shell splits words (no shell is started) and resolves a

@@ -7,6 +7,9 @@ use arbiter::referee::{RefereeConfig, TimeControl};
 use clap::Args;
 use std::time::Duration;
 
+const DEFAULT_FIRST_TURN_MS: u64 = 1000;
+const DEFAULT_TURN_MS: u64 = 100;
+
 /// The options every command that plays games shares: the game, its clocks and the bots' limits.
 #[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameOpts {
@@ -27,10 +30,28 @@ pub struct GameOpts {
     #[arg(long, value_name = "TEXT")]
     #[serde(default)]
     pub position: Option<String>,
+    /// Play an external referee's game instead of --game: a command line speaking the
+    /// cg-brutaltester protocol ("java -jar referee.jar") or a folder with a referee.toml (see
+    /// the README's "External referees") [default: none]. --seats sets its players (default 2).
+    #[arg(long, value_name = "COMMAND")]
+    #[serde(default)]
+    pub referee: Option<String>,
+    /// Send the external referee `###Seed N` before `###Start`, N from the table's seed (the
+    /// games of a pair play the same map); only for referees that read it (others take it for
+    /// an answer).
+    #[arg(long)]
+    #[serde(default)]
+    pub referee_seed: bool,
+    /// The external referee's own time limit per message (its start-up included), in
+    /// milliseconds; a referee that takes longer ends the game as referee-error [default: 5000,
+    /// or its referee.toml's message_ms].
+    #[arg(long, value_name = "MS")]
+    #[serde(default)]
+    pub referee_timeout_ms: Option<u64>,
     /// Time limit of each bot's first turn (start-up included), in milliseconds.
     #[arg(
         long,
-        default_value_t = 1000,
+        default_value_t = DEFAULT_FIRST_TURN_MS,
         value_name = "MS",
         allow_negative_numbers = true
     )]
@@ -38,7 +59,7 @@ pub struct GameOpts {
     /// Time limit of every later turn, in milliseconds.
     #[arg(
         long,
-        default_value_t = 100,
+        default_value_t = DEFAULT_TURN_MS,
         value_name = "MS",
         allow_negative_numbers = true
     )]
@@ -121,8 +142,38 @@ impl GameOpts {
         })
     }
 
-    /// The validated game, variant, seats and start position.
+    /// The external referee of `--referee` with its referee.toml's defaults, if one is given.
+    fn external(&self) -> Result<Option<arbiter::referee::external::spec::Resolved>> {
+        let Some(arg) = &self.referee else {
+            return Ok(None);
+        };
+        if self.referee_timeout_ms == Some(0) {
+            bail!("--referee-timeout-ms must be at least 1");
+        }
+        let limit = self.referee_timeout_ms.map(Duration::from_millis);
+        Ok(Some(arbiter::referee::external::spec::resolve(
+            arg,
+            self.referee_seed,
+            limit,
+        )?))
+    }
+
+    /// The validated game, variant, seats and start position; an external referee's game with
+    /// `--referee` (whose build command, if any, runs here once).
     pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
+        if let Some(resolved) = self.external()? {
+            if self.variant.is_some() || self.position.is_some() {
+                bail!("--variant and --position are for built-in games; an external referee (--referee) makes its own games");
+            }
+            let seats = self.seats.or(resolved.toml.seats).unwrap_or(2);
+            let spec = &resolved.referee.spec;
+            spec.build()
+                .with_context(|| format!("building the referee '{}'", spec.name))?;
+            return Ok(arbiter::game::GameChoice::external(
+                resolved.referee,
+                seats,
+            )?);
+        }
         Ok(arbiter::game::GameChoice::new(
             &self.game,
             self.variant.as_deref(),
@@ -139,7 +190,20 @@ impl GameOpts {
         if self.strikes == 0 {
             bail!("--strikes must be at least 1 (1 = the first late answer loses)");
         }
-        let max_turns = self.max_turns.unwrap_or(default_max_turns);
+        // A referee.toml's limits stand in for the flags left at their defaults.
+        let toml = self.external()?.map(|r| r.toml).unwrap_or_default();
+        let first_turn_ms = match toml.first_turn_ms {
+            Some(ms) if self.first_turn_ms == DEFAULT_FIRST_TURN_MS => ms,
+            _ => self.first_turn_ms,
+        };
+        let turn_ms = match toml.turn_ms {
+            Some(ms) if self.turn_ms == DEFAULT_TURN_MS => ms,
+            _ => self.turn_ms,
+        };
+        let max_turns = self
+            .max_turns
+            .or(toml.max_turns)
+            .unwrap_or(default_max_turns);
         if max_turns == 0 {
             bail!("--max-turns must be at least 1");
         }
@@ -151,10 +215,10 @@ impl GameOpts {
         // A bot that budgets its time reads its limits here instead of assuming the arena's;
         // then what the user passes on.
         let mut env = vec![
-            ("ARBITER_TURN_MS".to_string(), self.turn_ms.to_string()),
+            ("ARBITER_TURN_MS".to_string(), turn_ms.to_string()),
             (
                 "ARBITER_FIRST_TURN_MS".to_string(),
-                self.first_turn_ms.to_string(),
+                first_turn_ms.to_string(),
             ),
             (
                 "ARBITER_CLOCK".to_string(),
@@ -166,8 +230,8 @@ impl GameOpts {
         }
         Ok(RefereeConfig {
             time: TimeControl {
-                first_turn: Duration::from_millis(self.first_turn_ms),
-                turn: Duration::from_millis(self.turn_ms),
+                first_turn: Duration::from_millis(first_turn_ms),
+                turn: Duration::from_millis(turn_ms),
                 grace,
                 strikes,
                 clock: self.clock,

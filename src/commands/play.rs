@@ -61,7 +61,7 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     cfg.record_turns = args.replay.is_some();
     let bots = resolve(&args.bots)?;
     for bot in &bots {
-        bot.plays(choice.info.name)?;
+        bot.plays(choice.name())?;
     }
     // A person has no clock unless one is asked for (--turn-ms, --first-turn-ms).
     let clocked = given
@@ -73,8 +73,9 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
         cfg.time.first_turn = cfg.time.turn;
     }
     let seed = args.seed.unwrap_or_else(cli::fresh_seed);
-    let game = choice.start(seed)?;
-    let result = referee::play(game, &[], &bots, &cfg, seed)?;
+    let start = || choice.start(seed).map(|g| (g, Vec::new()));
+    let result = referee::play_choice(&choice, start, &bots, &cfg, seed)
+        .map_err(|(_, e)| anyhow::Error::msg(e))?;
     if let Some(path) = &args.replay {
         report::replay::write(path, &result, &cfg, &choice)
             .with_context(|| format!("writing the replay to {}", path.display()))?;

@@ -60,7 +60,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         .game
         .referee_config(choice.info.default_max_turns)?;
     let (bots, mut problems) = prepare_bots(&settings.bots, &cfg)?;
-    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.info.name);
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let broken: Vec<&str> = bots
         .iter()

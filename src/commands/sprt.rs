@@ -120,7 +120,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         std::env::set_current_dir(&settings.workdir)?;
     }
     let (bots, mut active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
-    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut active, choice.info.name);
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut active, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     if let Some(i) = active.iter().position(Option::is_some) {
         bail!("bot '{}' cannot play (see above)", bots[i].origin);

@@ -425,7 +425,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         })?;
     }
     let (bots, mut problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
-    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.info.name);
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
     let broken: Vec<&str> = bots

@@ -12,6 +12,7 @@ pub mod alva;
 pub mod attangle;
 pub mod attraktion;
 pub mod draughts;
+pub mod external;
 pub mod hex37;
 pub mod impasse;
 pub mod moscow_ice;

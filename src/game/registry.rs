@@ -87,6 +87,10 @@ pub enum GameError {
         seats: usize,
         allowed: String,
     },
+    #[error("an external referee ('{referee}') has no rules inside arbiter: {what} needs a built-in game (--game)")]
+    External { referee: String, what: &'static str },
+    #[error("an external referee seats 2 to {max} players (the protocol's ids are one digit), not {seats}")]
+    ExternalSeats { seats: usize, max: usize },
     #[error("not a valid {game} position: {why}")]
     Position { game: &'static str, why: String },
 }
@@ -215,6 +219,9 @@ pub struct GameChoice {
     pub seats: usize,
     /// A start position in the game's text form instead of the standard start.
     pub position: Option<String>,
+    /// The referee program when the game is an external referee's (then `info` is
+    /// [`super::external::INFO`]); its games are played by `referee::play_choice`.
+    pub external: Option<std::sync::Arc<super::external::External>>,
 }
 
 impl GameChoice {
@@ -234,7 +241,36 @@ impl GameChoice {
             variant: setup.variant,
             seats: setup.seats,
             position: position.map(str::to_string),
+            external: None,
         })
+    }
+
+    /// The game of an external referee, played by `seats` players.
+    pub fn external(
+        referee: super::external::External,
+        seats: usize,
+    ) -> Result<GameChoice, GameError> {
+        if !(2..=super::external::MAX_SEATS).contains(&seats) {
+            return Err(GameError::ExternalSeats {
+                seats,
+                max: super::external::MAX_SEATS,
+            });
+        }
+        Ok(GameChoice {
+            info: &super::external::INFO,
+            variant: "external",
+            seats,
+            position: None,
+            external: Some(std::sync::Arc::new(referee)),
+        })
+    }
+
+    /// The game's name in records: the referee's name for an external game.
+    pub fn name(&self) -> &str {
+        match &self.external {
+            Some(e) => &e.name,
+            None => self.info.name,
+        }
     }
 
     /// The setup of the game played with `seed`.
@@ -248,6 +284,12 @@ impl GameChoice {
 
     /// The start position of the game played with `seed`.
     pub fn start(&self, seed: u64) -> Result<Box<dyn Game>, GameError> {
+        if let Some(e) = &self.external {
+            return Err(GameError::External {
+                referee: e.name.clone(),
+                what: "a start position (an opening, a book)",
+            });
+        }
         let setup = self.setup(seed);
         match &self.position {
             Some(text) => self.info.position(&setup, text),
@@ -257,6 +299,14 @@ impl GameChoice {
 
     /// "moscow-ice (partners, 4 seats)", or just the name for a default two-seat game.
     pub fn describe(&self) -> String {
+        if let Some(e) = &self.external {
+            return format!(
+                "external referee '{}' ({} seats, `{}`)",
+                e.name,
+                self.seats,
+                e.spec.command_line()
+            );
+        }
         if self.info.variants.len() == 1 && self.seats == 2 {
             self.info.name.to_string()
         } else {

@@ -2,6 +2,7 @@
 //! can do wrong into a verdict. Emits a [`GameResult`]; never prints and never writes files.
 
 mod clock;
+pub mod external;
 mod ranks;
 mod result;
 pub mod seat;
@@ -34,6 +35,23 @@ pub const FREEZE_AFTER: Duration = Duration::from_millis(5);
 /// to its read) before it counts as thinking on the opponent's time. A bot seen doing that is
 /// frozen at once after each of its later answers.
 pub const IDLE_CPU_SLACK: Duration = Duration::from_micros(200);
+
+/// Plays one game of `choice` (seed `seed`) between `bots`: an external referee's game, or a
+/// built-in game from the position `start` makes (its opening plies played), so that every
+/// caller plays both kinds with one call.
+pub fn play_choice<E: std::fmt::Display>(
+    choice: &crate::game::GameChoice,
+    start: impl FnOnce() -> Result<(Box<dyn Game>, Vec<String>), E>,
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+) -> Result<GameResult, (Vec<String>, String)> {
+    if let Some(referee) = &choice.external {
+        return external::play(referee, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
+    }
+    let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
+    play(position, &moves, bots, cfg, seed).map_err(|e| (moves, e.to_string()))
+}
 
 /// The clocks of a game, CodinGame's by default.
 #[derive(Clone, Debug)]
@@ -166,7 +184,17 @@ pub fn play(
         });
     }
     let started = Instant::now();
-    let mut procs: Vec<BotProcess> = Vec::with_capacity(seats);
+    let mut procs = spawn_bots(bots, cfg)?;
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    Ok(play_seats(
+        game, opening, &names, &mut procs, cfg, seed, started,
+    ))
+}
+
+/// Starts every bot of a game (all or none: a failure ends those already started). In a
+/// sandbox each bot's private files are hidden from the others.
+fn spawn_bots(bots: &[BotSpec], cfg: &RefereeConfig) -> Result<Vec<BotProcess>, RefereeError> {
+    let mut procs: Vec<BotProcess> = Vec::with_capacity(bots.len());
     for (seat, spec) in bots.iter().enumerate() {
         let others: Vec<&BotSpec> = bots
             .iter()
@@ -182,10 +210,7 @@ pub fn play(
             }
         }
     }
-    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
-    Ok(play_seats(
-        game, opening, &names, &mut procs, cfg, seed, started,
-    ))
+    Ok(procs)
 }
 
 /// Plays `game` between started `seats` (named `names`) to its end and ends them: the turn
@@ -203,20 +228,7 @@ pub fn play_seats<S: Seat>(
     // Bots start together, as on CodinGame, and may be frozen from their first answer on: a
     // freeze during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle
     // of setting up, which then never answers.
-    let mut state = Turns {
-        rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
-        turn: opening.len() as u32,
-        cpu_seen: vec![None; seats],
-        eager: vec![false; seats],
-        first: vec![true; seats],
-        forfeits: Vec::new(),
-        out: vec![false; seats],
-        stats: vec![SeatStats::default(); seats],
-        moves: Vec::new(),
-        log: Vec::new(),
-        input: String::with_capacity(1024),
-        excuse: Excuse::default(),
-    };
+    let mut state = Turns::new(seats, seed, opening.len() as u32);
     let end = state.run(game.as_mut(), procs, cfg);
     S::shutdown_all(procs, cfg.kill_grace);
 
@@ -301,6 +313,18 @@ impl std::fmt::Display for TurnName {
     }
 }
 
+/// What [`Turns::ask`] read from a seat in time.
+struct Answered {
+    lines: Vec<Vec<u8>>,
+    wall: Duration,
+    cpu: Duration,
+    /// Waiting for a CPU the fair clock did not charge.
+    excused: Duration,
+    late: bool,
+    extra_lines: usize,
+    which: TurnName,
+}
+
 enum End {
     Outcome(Outcome, Reason),
     Forfeit(usize, Reason, String),
@@ -328,6 +352,23 @@ struct Turns {
 }
 
 impl Turns {
+    fn new(seats: usize, seed: u64, turn: u32) -> Turns {
+        Turns {
+            rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
+            turn,
+            cpu_seen: vec![None; seats],
+            eager: vec![false; seats],
+            first: vec![true; seats],
+            forfeits: Vec::new(),
+            out: vec![false; seats],
+            stats: vec![SeatStats::default(); seats],
+            moves: Vec::new(),
+            log: Vec::new(),
+            input: String::with_capacity(1024),
+            excuse: Excuse::default(),
+        }
+    }
+
     fn run<S: Seat>(&mut self, game: &mut dyn Game, procs: &mut [S], cfg: &RefereeConfig) -> End {
         loop {
             if let Some(outcome) = game.outcome() {
@@ -367,15 +408,104 @@ impl Turns {
         cfg: &RefereeConfig,
     ) -> Result<(), End> {
         let seat = game.to_move();
+        self.input.clear();
+        game.write_turn_input(self.first[seat], &mut self.input);
+        let input = std::mem::take(&mut self.input);
+        let asked = self.ask(procs, seat, input.as_bytes(), 1, cfg);
+        self.input = input;
+        let Answered {
+            mut lines,
+            wall,
+            cpu,
+            excused,
+            late,
+            extra_lines,
+            which,
+        } = asked?;
+        let line = lines.pop().unwrap_or_default();
+        let turn_no = which.game;
+        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
+
+        let moves = game.legal_moves();
+        let (index, comment) = match parse_answer(&line) {
+            Err(crate::protocol::Malformed::TooLong(n)) => {
+                return Err(forfeit(
+                    Reason::OutputTooLong,
+                    format!(
+                        "answered {which} with a line of {n} bytes (at most {} allowed): \"{}\"",
+                        crate::protocol::MAX_LINE_BYTES,
+                        escape(&line, 100)
+                    ),
+                ));
+            }
+            Err(malformed) => {
+                return Err(forfeit(
+                    Reason::InvalidMove,
+                    format!("{which}: {malformed}"),
+                ));
+            }
+            Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
+            Ok(Answer::Move { text, comment }) => match game.index_of_move(text) {
+                Some(i) => (i, comment),
+                None if text == "resign" => {
+                    return Err(forfeit(Reason::Resigned, format!("resigned on {which}")))
+                }
+                None => {
+                    return Err(forfeit(
+                        Reason::InvalidMove,
+                        format!(
+                            "{which}: \"{}\" is not one of the {} offered moves{}",
+                            escape(text.as_bytes(), 100),
+                            moves.len(),
+                            crate::protocol::debug_hint(&line)
+                                .map(|h| format!(" ({h})"))
+                                .unwrap_or_default()
+                        ),
+                    ))
+                }
+            },
+        };
+        let played = moves[index].clone();
+        if cfg.record_turns {
+            self.log.push(TurnRecord {
+                turn: turn_no,
+                seat,
+                input: self.input.clone(),
+                answer: String::from_utf8_lossy(&line).into_owned(),
+                comment: comment.to_string(),
+                played: played.clone(),
+                time_us: wall.as_micros() as u64,
+                cpu_us: cpu.as_micros() as u64,
+                waited_us: excused.as_micros() as u64,
+                late,
+                extra_lines,
+            });
+        }
+        game.play(index);
+        self.turn += 1;
+        self.moves.push(played);
+        Ok(())
+    }
+
+    /// Sends `input` to `seat` and reads `lines` answer lines on its clock: the clock starts when
+    /// the input is written and stops at the last line. Every way a bot can fail to answer in
+    /// time (a full pipe, an exit, a closed stdout, an overlong line, a timeout, one late answer
+    /// too many) is the seat's forfeit. Used by the built-in games (one line a turn) and by
+    /// external referees (any count the referee asks for).
+    fn ask<S: Seat>(
+        &mut self,
+        procs: &mut [S],
+        seat: usize,
+        input: &[u8],
+        lines: usize,
+        cfg: &RefereeConfig,
+    ) -> Result<Answered, End> {
         let first = std::mem::replace(&mut self.first[seat], false);
         let limit = if first {
             cfg.time.first_turn
         } else {
             cfg.time.turn
         };
-        self.input.clear();
-        game.write_turn_input(first, &mut self.input);
-
         let bot = &mut procs[seat];
         bot.drain_stdout();
         let extra_lines = bot.out().complete_lines();
@@ -410,10 +540,7 @@ impl Turns {
         // thread does, and a clock started after the write would miss that time.
         let start = Instant::now();
         let freeze_at = idle_running.then(|| start + cfg.freeze_after);
-        match bot.send(
-            self.input.as_bytes(),
-            Instant::now() + limit + cfg.time.grace,
-        ) {
+        match bot.send(input, Instant::now() + limit + cfg.time.grace) {
             Ok(()) => {}
             Err(SendError::Full) => {
                 return Err(forfeit(
@@ -435,20 +562,33 @@ impl Turns {
             }
         }
         bot.thaw();
-        let waited = wait_answer(
-            procs,
-            seat,
-            Allowed {
+        let allowed = Allowed {
+            start,
+            allowed: limit + cfg.time.grace,
+            clock: cfg.time.clock,
+            cpu_before,
+            freeze_at,
+            excuse: fair.then_some(&mut self.excuse),
+        };
+        let mut got = Vec::with_capacity(lines);
+        let mut waited = wait_answer(procs, seat, allowed, &self.first, &self.out);
+        while let Wait::Line(line, at) = waited {
+            got.push(line);
+            if got.len() >= lines {
+                waited = Wait::Line(Vec::new(), at);
+                break;
+            }
+            // The same clock goes on for the next line; the idle seats are frozen by now.
+            let more = Allowed {
                 start,
                 allowed: limit + cfg.time.grace,
                 clock: cfg.time.clock,
                 cpu_before,
-                freeze_at,
+                freeze_at: None,
                 excuse: fair.then_some(&mut self.excuse),
-            },
-            &self.first,
-            &self.out,
-        );
+            };
+            waited = wait_answer(procs, seat, more, &self.first, &self.out);
+        }
         let excused = if fair {
             self.excuse.waited(&procs[seat])
         } else {
@@ -471,8 +611,8 @@ impl Turns {
             own: self.stats[seat].turns + 1,
             game: turn_no,
         };
-        let (line, at) = match waited {
-            Wait::Line(line, at) => (line, at),
+        let at = match waited {
+            Wait::Line(_, at) => at,
             Wait::Exited(status) => {
                 let how = format!(
                     "{} before answering {which} (after {})",
@@ -543,66 +683,15 @@ impl Turns {
                 ));
             }
         }
-
-        let moves = game.legal_moves();
-        let (index, comment) = match parse_answer(&line) {
-            Err(crate::protocol::Malformed::TooLong(n)) => {
-                return Err(forfeit(
-                    Reason::OutputTooLong,
-                    format!(
-                        "answered {which} with a line of {n} bytes (at most {} allowed): \"{}\"",
-                        crate::protocol::MAX_LINE_BYTES,
-                        escape(&line, 100)
-                    ),
-                ));
-            }
-            Err(malformed) => {
-                return Err(forfeit(
-                    Reason::InvalidMove,
-                    format!("{which}: {malformed}"),
-                ));
-            }
-            Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
-            Ok(Answer::Move { text, comment }) => match game.index_of_move(text) {
-                Some(i) => (i, comment),
-                None if text == "resign" => {
-                    return Err(forfeit(Reason::Resigned, format!("resigned on {which}")))
-                }
-                None => {
-                    return Err(forfeit(
-                        Reason::InvalidMove,
-                        format!(
-                            "{which}: \"{}\" is not one of the {} offered moves{}",
-                            escape(text.as_bytes(), 100),
-                            moves.len(),
-                            crate::protocol::debug_hint(&line)
-                                .map(|h| format!(" ({h})"))
-                                .unwrap_or_default()
-                        ),
-                    ))
-                }
-            },
-        };
-        let played = moves[index].clone();
-        if cfg.record_turns {
-            self.log.push(TurnRecord {
-                turn: turn_no,
-                seat,
-                input: self.input.clone(),
-                answer: String::from_utf8_lossy(&line).into_owned(),
-                comment: comment.to_string(),
-                played: played.clone(),
-                time_us: wall.as_micros() as u64,
-                cpu_us: cpu.as_micros() as u64,
-                waited_us: excused.as_micros() as u64,
-                late,
-                extra_lines,
-            });
-        }
-        game.play(index);
-        self.turn += 1;
-        self.moves.push(played);
-        Ok(())
+        Ok(Answered {
+            lines: got,
+            wall,
+            cpu,
+            excused,
+            late,
+            extra_lines,
+            which,
+        })
     }
 }
 

@@ -253,6 +253,8 @@ pub struct GameResult {
     pub moves: Vec<String>,
     #[serde(skip)]
     pub log: Vec<TurnRecord>,
+    /// Each bot's stderr tail by seat; for an external referee's game one more, last: the
+    /// referee's.
     #[serde(skip)]
     pub stderr_tails: Vec<String>,
     pub stderr_bytes: Vec<u64>,

@@ -106,6 +106,23 @@ pub struct GameRecord {
     pub stderr: Vec<String>,
     pub stderr_bytes: Vec<u64>,
     pub duration_ms: u64,
+    /// An external referee's game only (see [`ExternalRecord`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<ExternalRecord>,
+}
+
+/// What the record of an external referee's game keeps besides the common part, which the rules
+/// cannot give back: `moves` holds each answer (its lines joined by newlines), and here are the
+/// input each answer was given and the referee's own stderr.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExternalRecord {
+    /// The referee's command line.
+    pub referee: String,
+    /// The input sent with each answer, indexed like `moves` (empty when the turns were not
+    /// kept).
+    pub inputs: Vec<String>,
+    /// The last [`STDERR_KEEP`] bytes of the referee's stderr.
+    pub stderr: String,
 }
 
 /// The last `keep` bytes of `text`, cut at a character boundary.
@@ -130,7 +147,7 @@ impl GameRecord {
         let mut rec = GameRecord {
             game_id: spec.game_id,
             pair_id: spec.pair_id,
-            game: choice.info.name.to_string(),
+            game: choice.name().to_string(),
             variant: choice.variant.to_string(),
             seats: choice.seats,
             seed: r.seed,
@@ -169,7 +186,21 @@ impl GameRecord {
                 .collect(),
             stderr_bytes: r.stderr_bytes.clone(),
             duration_ms: r.duration.as_millis() as u64,
+            external: None,
         };
+        if let Some(referee) = &choice.external {
+            // The referee's stderr tail follows the bots' in the result.
+            let referee_stderr = rec.stderr.split_off(rec.stderr.len().min(r.bots.len()));
+            rec.external = Some(ExternalRecord {
+                referee: referee.spec.command_line(),
+                inputs: if r.log.len() == r.moves.len() {
+                    r.log.iter().map(|t| t.input.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+                stderr: referee_stderr.concat(),
+            });
+        }
         if r.log.len() == r.moves.len() {
             for (i, t) in r.log.iter().enumerate() {
                 let i = i as u32;

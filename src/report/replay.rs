@@ -35,6 +35,7 @@ pub fn write(
         "strikes": cfg.time.strikes,
         "clock": cfg.time.clock,
         "max_turns": cfg.max_turns,
+        "referee": choice.external.as_ref().map(|e| e.spec.command_line()),
     });
     serde_json::to_writer(&mut out, &start)?;
     writeln!(out)?;
@@ -132,7 +133,12 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
             .unwrap_or_default()
     };
     let game = str_of(&start["game"]);
-    let info = crate::game::find(&game).map_err(|e| shape(&e.to_string()))?;
+    // An external referee's game has no rules here: its record keeps the inputs instead.
+    let referee = start["referee"].as_str().map(str::to_string);
+    let info = match &referee {
+        Some(_) => &crate::game::external::INFO,
+        None => crate::game::find(&game).map_err(|e| shape(&e.to_string()))?,
+    };
     let bots = strings(&start["bots"]);
     let ms = |v: &Value| v.as_u64().unwrap_or(0) * 1000;
     let mut rec = GameRecord {
@@ -198,6 +204,7 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
             .map(|a| a.iter().map(|b| b.as_u64().unwrap_or(0)).collect())
             .unwrap_or_default(),
         duration_ms: 0,
+        external: None,
     };
     for (i, t) in lines.iter().filter(|v| v["type"] == "turn").enumerate() {
         let i = i as u32;
@@ -228,6 +235,19 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
             rec.extra_lines.push((i, n as usize));
         }
         rec.moves.push(played);
+    }
+    if let Some(referee) = referee {
+        // The referee's stderr tail follows the bots'.
+        let stderr = rec.stderr.split_off(rec.stderr.len().min(rec.bots.len()));
+        rec.external = Some(crate::report::records::ExternalRecord {
+            referee,
+            inputs: lines
+                .iter()
+                .filter(|v| v["type"] == "turn")
+                .map(|t| str_of(&t["input"]))
+                .collect(),
+            stderr: stderr.concat(),
+        });
     }
     Ok(rec)
 }

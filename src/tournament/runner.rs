@@ -123,10 +123,8 @@ impl Runner<'_> {
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let book = self.book.map(|b| (b, spec.pair_id));
-            let (position, moves) = opening_from(self.game, spec.seed, self.opening_plies, book)
-                .map_err(|e| (Vec::new(), e.to_string()))?;
-            referee::play(position, &moves, &bots, self.referee, spec.seed)
-                .map_err(|e| (moves, e.to_string()))
+            let start = || opening_from(self.game, spec.seed, self.opening_plies, book);
+            referee::play_choice(self.game, start, &bots, self.referee, spec.seed)
         }));
         let (opening_moves, detail) = match attempt {
             Ok(Ok(result)) => return result,
@@ -141,7 +139,7 @@ impl Runner<'_> {
                     .unwrap_or_else(|| "the referee panicked".into()),
             ),
         };
-        referee_error(self.game.info.name, spec.seed, names, opening_moves, detail)
+        referee_error(self.game.name(), spec.seed, names, opening_moves, detail)
     }
 }
 

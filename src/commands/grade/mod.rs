@@ -256,7 +256,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             .map(|b| (b.clone(), BotSpec::resolve_named(b))),
     );
     let (bots, mut problems) = check_bots(resolved, &cfg, true)?;
-    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.info.name);
+    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let n = students.len();
     if let Some((bot, why)) = bots[n..]

@@ -7,6 +7,7 @@
 //! unless marked otherwise, with no template files to ship or find at run time.
 
 pub mod data;
+pub mod external;
 pub mod frames;
 pub mod page;
 pub mod svg;

@@ -38,6 +38,9 @@ pub fn verdict(rec: &GameRecord) -> String {
 
 /// The page of `rec`; `back` links to the report it belongs to, when there is one.
 pub fn page(rec: &GameRecord, back: Option<&str>) -> Result<String, RebuildError> {
+    if let Some(ext) = &rec.external {
+        return Ok(super::external::page(rec, ext, back));
+    }
     let title = format!(
         "{} game {}: {}",
         rec.game,

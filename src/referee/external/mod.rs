@@ -1,0 +1,350 @@
+//! Plays one game whose rules are a process: an external referee speaking the cg-brutaltester
+//! protocol (`###Start`, `###Input k`, `###Output k n`, `###End`). The referee decides who is
+//! asked and what they see; arbiter still owns the bots, their clocks (the same [`Turns::ask`]
+//! as built-in games: limits, grace and strikes, CPU clock, freezing), the verdicts and the
+//! record. The referee is untrusted code too: it runs with the bots' limits and sandbox, has
+//! its own time limit per message, and anything it does wrong ends the game as
+//! `referee-error` with the end of its stderr, never as a bot's loss.
+
+pub mod message;
+pub mod spec;
+
+use super::{ms, Seat, TurnRecord};
+use super::{spawn_bots, End, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Turns};
+use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
+use crate::game::external::External;
+use crate::game::Outcome;
+use crate::protocol::escape;
+use message::Message;
+use std::time::Instant;
+
+/// Most bytes a referee may write between two requests (`###Output`, `###End`): a referee
+/// that only ever writes input or notes would otherwise hold the game and fill arbiter's memory.
+pub const MAX_BYTES_BETWEEN_REQUESTS: usize = 4 << 20;
+
+/// At most this many bytes of the referee's stderr are quoted in a `referee-error` detail.
+const STDERR_QUOTE: usize = 600;
+
+/// Plays one game of `referee` between `bots` (seat k is the referee's player k). `seed` is the
+/// table's seed: with [`External::seed`] the referee gets `###Seed` from it, so the two games of
+/// a pair (seats swapped) play the same map.
+pub fn play(
+    referee: &External,
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+) -> Result<GameResult, RefereeError> {
+    let started = Instant::now();
+    let mut procs = spawn_bots(bots, cfg)?;
+    let others: Vec<&BotSpec> = bots.iter().collect();
+    let proc = match BotProcess::spawn(&referee.spec, &cfg.limits, &others) {
+        Ok(p) => p,
+        Err(e) => {
+            bot::shutdown_all(&mut procs, cfg.kill_grace);
+            return Err(e.into());
+        }
+    };
+    let seats = bots.len();
+    let mut game = Game {
+        referee,
+        proc,
+        pending: None,
+        since_request: 0,
+        inputs: vec![String::new(); seats],
+        turns: Turns::new(seats, seed, 0),
+        cfg,
+    };
+    let end = game.run(&mut procs, seed);
+    let Game { proc, turns, .. } = game;
+    // The bots and the referee end together (one shared grace). A referee may keep reading or
+    // crash once its stdin closes after `###End`: its exit status is never looked at.
+    procs.push(proc);
+    BotProcess::shutdown_all(&mut procs, cfg.kill_grace);
+    let referee_tail = procs.pop().map(|p| p.stderr_tail()).unwrap_or_default();
+
+    let (ranks, reason, detail, offender) = match end {
+        Ended::Ranked(ranks) => (ranks, Reason::Win, String::new(), None),
+        Ended::TurnLimit => (vec![0; seats], Reason::TurnLimit, String::new(), None),
+        Ended::Forfeit(seat, reason, detail) => {
+            let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
+            (ranks, reason, detail, Some(seat))
+        }
+        Ended::RefereeError(what) => {
+            let quote = tail(&referee_tail, STDERR_QUOTE);
+            let detail = if quote.trim().is_empty() {
+                format!(
+                    "the referee `{}` {what} (its stderr is empty)",
+                    referee.spec.command_line()
+                )
+            } else {
+                format!(
+                    "the referee `{}` {what}; its stderr ends: {}",
+                    referee.spec.command_line(),
+                    quote.trim_end()
+                )
+            };
+            (vec![0; seats], Reason::RefereeError, detail, None)
+        }
+    };
+    let winner = Outcome {
+        ranks: ranks.clone(),
+    }
+    .sole_winner();
+    let mut scores = vec![0; seats];
+    let mut forfeits = Vec::new();
+    if let Some(seat) = offender {
+        scores[seat] = -1;
+        forfeits.push(Forfeit {
+            seat,
+            reason,
+            detail: detail.clone(),
+            turn: turns.turn + 1,
+        });
+    }
+    let mut stderr_tails: Vec<String> = procs.iter().map(Seat::stderr_tail).collect();
+    stderr_tails.push(referee_tail);
+    Ok(GameResult {
+        game: referee.name.clone(),
+        seed,
+        bots: bots.iter().map(|b| b.name.clone()).collect(),
+        opening: Vec::new(),
+        winner,
+        ranks,
+        reason,
+        detail,
+        offender,
+        forfeits,
+        turns: turns.turn,
+        scores,
+        removed: vec![0; seats],
+        stats: turns.stats,
+        moves: turns.moves,
+        log: turns.log,
+        stderr_tails,
+        stderr_bytes: procs.iter().map(Seat::stderr_bytes).collect(),
+        duration: started.elapsed(),
+    })
+}
+
+/// How an external game ended.
+enum Ended {
+    /// The referee's `###End`, as ranks.
+    Ranked(Vec<u8>),
+    /// arbiter's turn limit (`--max-turns` answers) came first: a draw.
+    TurnLimit,
+    /// A bot's forfeit decided by arbiter (timeout, crash, overlong line, memory).
+    Forfeit(usize, Reason, String),
+    /// The referee failed: what it did.
+    RefereeError(String),
+}
+
+/// One game under way.
+struct Game<'a> {
+    referee: &'a External,
+    proc: BotProcess,
+    /// A line read past the end of an `###Input` block, handled next.
+    pending: Option<Vec<u8>>,
+    /// Bytes the referee wrote since its last request.
+    since_request: usize,
+    /// What each player is sent with its next turn (every `###Input` block since its last one).
+    inputs: Vec<String>,
+    turns: Turns,
+    cfg: &'a RefereeConfig,
+}
+
+impl Game<'_> {
+    fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> Ended {
+        let seats = procs.len();
+        let mut start = String::new();
+        if self.referee.seed {
+            // Many referees read the seed as a Java int: keep it in 0..2^31.
+            start.push_str(&format!("###Seed {}\n", seed & 0x7fff_ffff));
+        }
+        start.push_str(&format!("###Start {seats}\n"));
+        if let Err(what) = self.send(start.as_bytes()) {
+            return Ended::RefereeError(what);
+        }
+        loop {
+            let line = match self.read_line() {
+                Ok(line) => line,
+                Err(what) => return Ended::RefereeError(what),
+            };
+            let text = String::from_utf8_lossy(&line);
+            if !text.starts_with("###") {
+                if text.trim().is_empty() {
+                    continue;
+                }
+                return Ended::RefereeError(format!(
+                    "wrote \"{}\" where ###Input, ###Output or ###End was expected",
+                    escape(&line, 100)
+                ));
+            }
+            let msg = match message::parse(&text) {
+                Ok(msg) => msg,
+                Err(why) => {
+                    return Ended::RefereeError(format!("wrote \"{}\": {why}", escape(&line, 100)))
+                }
+            };
+            let missing = |k: usize| {
+                Ended::RefereeError(format!(
+                    "asked for player {k}, but the game has {seats} players (0 to {})",
+                    seats - 1
+                ))
+            };
+            match msg {
+                Message::Error => {}
+                Message::Input(k) if k >= seats => return missing(k),
+                Message::Input(k) => {
+                    if let Err(what) = self.read_block(k) {
+                        return Ended::RefereeError(what);
+                    }
+                }
+                Message::Output(k, _) if k >= seats => return missing(k),
+                Message::Output(k, n) => {
+                    if self.turns.turn >= self.cfg.max_turns {
+                        return Ended::TurnLimit;
+                    }
+                    if let Some(end) = self.turn(procs, k, n) {
+                        return end;
+                    }
+                }
+                Message::End(groups) => {
+                    return match message::ranks(&groups, seats) {
+                        Ok(ranks) => Ended::Ranked(ranks),
+                        Err(why) => Ended::RefereeError(format!("ended the game badly: {why}")),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads the lines of an `###Input k` block (up to the next `###` line) into player k's
+    /// next input.
+    fn read_block(&mut self, k: usize) -> Result<(), String> {
+        loop {
+            let line = self.read_line()?;
+            if line.starts_with(b"###") {
+                self.pending = Some(line);
+                return Ok(());
+            }
+            let input = &mut self.inputs[k];
+            input.push_str(&String::from_utf8_lossy(&line));
+            input.push('\n');
+        }
+    }
+
+    /// Player k's turn: its input, its `n` answer lines on its clock, passed to the referee.
+    /// `Some` ends the game.
+    fn turn(&mut self, procs: &mut [BotProcess], k: usize, n: usize) -> Option<Ended> {
+        let input = std::mem::take(&mut self.inputs[k]);
+        let answered = match self.turns.ask(procs, k, input.as_bytes(), n, self.cfg) {
+            Ok(a) => a,
+            Err(End::Forfeit(seat, reason, detail)) => {
+                return Some(Ended::Forfeit(seat, reason, detail))
+            }
+            Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
+        };
+        if answered
+            .lines
+            .iter()
+            .any(|l| l.iter().all(u8::is_ascii_whitespace))
+        {
+            // Some referees crash on an empty answer: that is the bot's fault, judged here.
+            return Some(Ended::Forfeit(
+                k,
+                Reason::InvalidMove,
+                format!(
+                    "answered {} with an empty line (arbiter does not pass empty answers to an external referee)",
+                    answered.which
+                ),
+            ));
+        }
+        let mut answer = String::new();
+        for line in &answered.lines {
+            answer.push_str(&String::from_utf8_lossy(line));
+            answer.push('\n');
+        }
+        let played = answer.trim_end_matches('\n').to_string();
+        if self.cfg.record_turns {
+            self.turns.log.push(TurnRecord {
+                turn: answered.which.game,
+                seat: k,
+                input,
+                answer: played.clone(),
+                comment: String::new(),
+                played: played.clone(),
+                time_us: answered.wall.as_micros() as u64,
+                cpu_us: answered.cpu.as_micros() as u64,
+                waited_us: answered.excused.as_micros() as u64,
+                late: answered.late,
+                extra_lines: answered.extra_lines,
+            });
+        }
+        self.turns.moves.push(played);
+        self.turns.turn += 1;
+        self.send(answer.as_bytes()).err().map(Ended::RefereeError)
+    }
+
+    /// Writes to the referee within its message limit.
+    fn send(&mut self, data: &[u8]) -> Result<(), String> {
+        let limit = self.referee.message_limit;
+        match self.proc.send(data, Instant::now() + limit) {
+            Ok(()) => Ok(()),
+            Err(SendError::Full) => Err(format!(
+                "did not read its input for {} (its time per message)",
+                ms(limit)
+            )),
+            Err(SendError::Closed) => Err(match self.proc.try_exit_status() {
+                Some(status) => format!("{} before ###End", describe_exit(status)),
+                None => "closed its standard input before ###End".into(),
+            }),
+        }
+    }
+
+    /// The referee's next line (without its line end) within its message limit.
+    fn read_line(&mut self) -> Result<Vec<u8>, String> {
+        if let Some(line) = self.pending.take() {
+            return Ok(line);
+        }
+        let limit = self.referee.message_limit;
+        let deadline = Instant::now() + limit;
+        match bot::wait_line(std::slice::from_mut(&mut self.proc), 0, deadline) {
+            Wait::Line(mut line, _) => {
+                if line.starts_with(b"###Output") || line.starts_with(b"###End") {
+                    self.since_request = 0;
+                } else {
+                    self.since_request += line.len() + 1;
+                    if self.since_request > MAX_BYTES_BETWEEN_REQUESTS {
+                        return Err(format!(
+                            "wrote more than {} MiB without asking a player for an answer or ending the game",
+                            MAX_BYTES_BETWEEN_REQUESTS >> 20
+                        ));
+                    }
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                Ok(line)
+            }
+            Wait::Exited(status) => Err(format!("{} before ###End", describe_exit(status))),
+            Wait::ClosedStdout => Err("closed its standard output before ###End".into()),
+            Wait::TooLong => Err(format!(
+                "wrote more than {} bytes without a newline",
+                crate::protocol::MAX_LINE_BYTES
+            )),
+            Wait::Timeout => Err(format!(
+                "wrote nothing for {} (its time per message, --referee-timeout-ms)",
+                ms(limit)
+            )),
+        }
+    }
+}
+
+/// The last `keep` bytes of `text`, cut at a character boundary.
+fn tail(text: &str, keep: usize) -> &str {
+    let mut start = text.len().saturating_sub(keep);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}

@@ -1,0 +1,712 @@
+//! External referees (`--referee`) end to end: the real binary drives the example Stones
+//! referee and the hostile test referee (tests/referees/hostile.py) with real player processes
+//! (tests/referees/player.py), through play, tournament (killed and resumed), sprt, grade and
+//! the report; every way a bot or the referee can fail has its verdict.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn stones() -> String {
+    root().join("examples/referee/stones").display().to_string()
+}
+
+fn stones_bot(mode: &str) -> String {
+    format!(
+        "{} {}/examples/referee/stones/bot.py {mode}",
+        python(),
+        root().display()
+    )
+}
+
+fn referee(mode: &str) -> String {
+    format!(
+        "{} {}/tests/referees/hostile.py {mode}",
+        python(),
+        root().display()
+    )
+}
+
+fn player(mode: &str) -> String {
+    format!(
+        "{} {}/tests/referees/player.py {mode}",
+        python(),
+        root().display()
+    )
+}
+
+/// `arbiter play --json` of an external referee with generous clocks (the machine is shared);
+/// the referee gets 4 s per message unless `extra` says otherwise.
+fn play(referee: &str, bots: &[String], extra: &[&str]) -> Value {
+    let out = arbiter()
+        .args([
+            "play",
+            "--json",
+            "--seed",
+            "11",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+            "--referee-timeout-ms",
+            "4000",
+            "--referee",
+            referee,
+        ])
+        .args(extra)
+        .args(bots)
+        .output()
+        .unwrap();
+    json_of(&out)
+}
+
+fn records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("records.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_example_referee_plays_from_its_folder_and_its_seed_replays_the_same_game() {
+    let bots = [stones_bot(""), stones_bot("simple")];
+    let a = play(&stones(), &bots, &[]);
+    assert_eq!(a["game"], "stones");
+    assert_eq!(a["reason"], "win", "{a}");
+    assert_eq!(a["winner"], 0, "the smart bot wins from this pile: {a}");
+    assert!(a["turns"].as_u64().unwrap() >= 4, "{a}");
+    // referee.toml says seed = true: the same seed makes the same pile, so the same moves.
+    let b = play(&stones(), &bots, &[]);
+    assert_eq!(a["moves"], b["moves"]);
+    // A command line works as well; without --referee-seed the referee draws its own pile.
+    let cmd = format!(
+        "{} {}/examples/referee/stones/referee.py",
+        python(),
+        root().display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("g.jsonl");
+    let c = play(&cmd, &bots, &["--replay", replay.to_str().unwrap()]);
+    assert_eq!(c["game"], "referee");
+    assert_eq!(c["reason"], "win", "{c}");
+    // `arbiter replay` makes its page: each turn's input and answer, the referee's log.
+    let out = arbiter().arg("replay").arg(&replay).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(replay.with_extension("html")).unwrap();
+    assert!(page.contains("0 2 3\n"), "the first input");
+    assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
+}
+
+#[test]
+fn three_players_are_ranked_by_the_referees_groups() {
+    let bots = [stones_bot(""), stones_bot("simple"), stones_bot("simple")];
+    let r = play(&stones(), &bots, &["--seats", "3"]);
+    assert_eq!(r["reason"], "win", "{r}");
+    let ranks: Vec<u64> = r["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    // One winner, the two others tied second ("###End w xy").
+    assert_eq!(ranks.iter().filter(|&&r| r == 0).count(), 1, "{r}");
+    assert_eq!(ranks.iter().filter(|&&r| r == 1).count(), 2, "{r}");
+}
+
+/// A bot that fails loses by arbiter's verdict, ranked last, and the referee is never fed a
+/// made-up answer (its log shows only real answers).
+#[test]
+fn a_bot_that_times_out_crashes_or_floods_loses_by_arbiters_verdict() {
+    for (mode, reason) in [
+        ("sleep 2 4000", "timeout"),
+        ("exit 2 3", "crash"),
+        ("long 2", "output-too-long"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let replay = dir.path().join("r.jsonl");
+        let r = play(
+            &referee("honest"),
+            &[player("one"), player(mode)],
+            &[
+                "--first-turn-ms",
+                "5000",
+                "--turn-ms",
+                "1500",
+                "--replay",
+                replay.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(r["reason"], reason, "{mode}: {r}");
+        assert_eq!(r["offender"], 1, "{mode}: {r}");
+        assert_eq!(r["ranks"], serde_json::json!([0, 1]), "{mode}: {r}");
+        // The referee's stderr follows the bots' in the replay's result line.
+        let log = stderr_tail(&replay, 2);
+        assert!(log.contains("SEED None PLAYERS 2"), "{mode}: {log}");
+        assert!(log.contains("ANSWER 1 1"), "{mode}: {log}");
+        assert!(
+            !log.contains("ANSWER 1 x") && log.matches("ANSWER 1").count() == 1,
+            "{mode}: the referee got a made-up answer: {log}"
+        );
+    }
+}
+
+#[test]
+fn a_bots_invalid_answer_is_the_referees_verdict() {
+    let r = play(
+        &referee("honest"),
+        &[player("garbage 1"), player("one")],
+        &[],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    assert_eq!(r["ranks"], serde_json::json!([1, 0]), "{r}");
+    assert_eq!(r["moves"][0], "zz99");
+}
+
+#[test]
+fn a_referee_that_hangs_crashes_writes_garbage_or_asks_for_a_missing_player_is_a_referee_error() {
+    for (mode, says) in [
+        ("hang 2", "wrote nothing for 3000 ms"),
+        ("crash 2", "exited with status 3 before ###End"),
+        (
+            "garbage 2",
+            "wrote \"hello there\" where ###Input, ###Output or ###End was expected",
+        ),
+        (
+            "missing 2",
+            "asked for player 7, but the game has 2 players",
+        ),
+        ("bad-end", "ranks player 0 twice"),
+        ("long-line", "wrote more than 10000 bytes without a newline"),
+        (
+            "chatter",
+            "wrote more than 4 MiB without asking a player for an answer",
+        ),
+        (
+            "flood-input",
+            "wrote more than 4 MiB without asking a player for an answer",
+        ),
+    ] {
+        let r = play(
+            &referee(mode),
+            &[player("two"), player("one")],
+            &["--referee-timeout-ms", "3000"],
+        );
+        assert_eq!(r["reason"], "referee-error", "{mode}: {r}");
+        let detail = r["detail"].as_str().unwrap();
+        assert!(detail.contains(says), "{mode}: {detail}");
+        // Named with its stderr tail.
+        assert!(detail.contains("its stderr ends: SEED"), "{mode}: {detail}");
+        assert_eq!(r["offender"], Value::Null, "{mode}: {r}");
+    }
+    let crash = play(&referee("crash 2"), &[player("two"), player("one")], &[]);
+    assert!(crash["detail"]
+        .as_str()
+        .unwrap()
+        .contains("referee crashed on purpose"));
+}
+
+#[test]
+fn quirks_of_real_referees_are_handled() {
+    // Two lines a turn: the clock stops at the second line, both reach the referee.
+    let r = play(
+        &referee("two-lines"),
+        &[player("lines 2"), player("lines 2")],
+        &[],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    assert_eq!(r["moves"][0], "1\nextra", "{r}");
+    // `###Error` on stdout and empty lines between messages are skipped.
+    let r = play(
+        &referee("stdout-error"),
+        &[player("two"), player("one")],
+        &[],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    // 6 stones: 2, 1, 2, 1: seat 1 takes the last.
+    assert_eq!(r["moves"], serde_json::json!(["2", "1", "2", "1"]), "{r}");
+    assert_eq!(r["winner"], 1, "{r}");
+    // A referee that plays two whatever the count never asks the third player: its ranking
+    // leaves a player out, which is the referee's error, not a loss for that player.
+    let r = play(
+        &referee("ignore-count"),
+        &[player("two"), player("one"), player("one")],
+        &["--seats", "3"],
+    );
+    assert_eq!(r["reason"], "referee-error", "{r}");
+    assert!(r["detail"]
+        .as_str()
+        .unwrap()
+        .contains("does not rank player 2 of 3"));
+    // An empty answer line crashes some referees: it is arbiter's verdict, never sent.
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let r = play(
+        &referee("honest"),
+        &[player("one"), player("empty 2")],
+        &["--replay", replay.to_str().unwrap()],
+    );
+    assert_eq!(r["reason"], "invalid-move", "{r}");
+    assert_eq!(r["offender"], 1, "{r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("an empty line"),
+        "{r}"
+    );
+    assert_eq!(stderr_tail(&replay, 2).matches("ANSWER 1").count(), 1);
+    // After ###End: one that keeps running (and ignores SIGTERM) is killed, one that crashes
+    // when its stdin closes is not an error.
+    for mode in ["keep-running", "crash-after-end"] {
+        let t = std::time::Instant::now();
+        let r = play(&referee(mode), &[player("two"), player("one")], &[]);
+        assert_eq!(r["reason"], "win", "{mode}: {r}");
+        assert!(t.elapsed() < Duration::from_secs(30), "{mode}");
+    }
+    // Seeding is opt-in: a referee that reads the first line as ###Start fails on ###Seed ...
+    let r = play(
+        &referee("no-seed"),
+        &[player("two"), player("one")],
+        &["--referee-seed"],
+    );
+    assert_eq!(r["reason"], "referee-error", "{r}");
+    assert!(r["detail"].as_str().unwrap().contains("expected ###Start"));
+    // ... and one that reads it gets the table's seed, below 2^31.
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let r = play(
+        &referee("honest"),
+        &[player("one"), player("one")],
+        &["--referee-seed", "--replay", replay.to_str().unwrap()],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    assert!(stderr_tail(&replay, 2).contains(&format!("SEED {} ", 11 & 0x7fff_ffff)));
+}
+
+#[test]
+fn bad_referee_arguments_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter()
+        .args(["play", "--referee"])
+        .arg(dir.path())
+        .args([player("one"), player("one")])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no referee.toml"), "{err}");
+    std::fs::write(dir.path().join("referee.toml"), "run = \"x\"\nseeds = 3\n").unwrap();
+    let out = arbiter()
+        .args(["play", "--referee"])
+        .arg(dir.path())
+        .args([player("one"), player("one")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a valid referee.toml") && err.contains("line 2"),
+        "{err}"
+    );
+    let out = arbiter()
+        .args(["play", "--seats", "11", "--referee", &referee("honest")])
+        .args([player("one"), player("one")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("seats 2 to 10 players"), "{err}");
+}
+
+fn tournament_args(out: &Path, games: &str, referee: &str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "tournament",
+        "--games",
+        games,
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+        "--first-turn-ms",
+        "5000",
+        "--turn-ms",
+        "1000",
+        "--referee-timeout-ms",
+        "5000",
+        "--referee",
+        referee,
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(out.display().to_string());
+    args.extend([
+        format!("smart={}", stones_bot("")),
+        format!("simple={}", stones_bot("simple")),
+        format!("simple2={}", stones_bot("simple")),
+    ]);
+    args
+}
+
+#[test]
+fn a_tournament_plays_resumes_after_sigkill_rates_and_writes_replay_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let args = tournament_args(&out, "12", &stones());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(std::time::Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = read_csv(&csv).len();
+    assert!(before < 36, "finished before the kill ({before} games)");
+
+    let done = arbiter().args(&args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(String::from_utf8_lossy(&done.stderr).contains("resuming"));
+    let rows = read_csv(&csv);
+    let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..36).collect::<Vec<u64>>());
+    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
+    // Rated: the bot that plays the winning strategy is first.
+    let first = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap_or("");
+    assert!(first.contains("smart"), "{stdout}");
+
+    // Records keep each turn's input and the referee's stderr; a pair's games share the seed,
+    // so the referee (seed = true in its referee.toml) played the same pile twice.
+    let recs = records(&out);
+    assert_eq!(recs.len(), 36);
+    let mut piles: HashMap<u64, Vec<String>> = HashMap::new();
+    for rec in &recs {
+        assert_eq!(rec["game"], "stones");
+        let ext = &rec["external"];
+        let inputs = ext["inputs"].as_array().unwrap();
+        assert_eq!(inputs.len(), rec["moves"].as_array().unwrap().len());
+        assert!(inputs[0].as_str().unwrap().starts_with("0 2 3\n"), "{rec}");
+        let log = ext["stderr"].as_str().unwrap();
+        let pile = log.lines().next().unwrap().to_string();
+        piles
+            .entry(rec["pair_id"].as_u64().unwrap())
+            .or_default()
+            .push(pile);
+    }
+    for (pair, p) in &piles {
+        assert_eq!(p.len(), 2, "pair {pair}");
+        assert_eq!(p[0], p[1], "pair {pair}");
+    }
+
+    // The replay page of an external game: inputs, answers and the referee's stderr.
+    let report = arbiter().arg("report").arg(&out).output().unwrap();
+    assert!(report.status.success());
+    let page = std::fs::read_to_string(out.join("replays/game-0.html")).unwrap();
+    assert!(page.contains("input sent") && page.contains("stderr of the referee"));
+    assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
+}
+
+#[test]
+fn a_failing_referee_does_not_stop_the_run_and_its_games_are_not_rated() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let args = tournament_args(&out, "2", &referee("crash 1"));
+    let done = arbiter().args(&args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert_eq!(r["reason"], "referee-error");
+        assert!(r["detail"].contains("referee crashed on purpose"), "{r:?}");
+    }
+    // Excluded from ratings: no bot has a rated game.
+    let ratings = read_csv(&out.join("ratings.csv"));
+    assert_eq!(ratings.len(), 3, "{ratings:?}");
+    for row in ratings {
+        assert_eq!(row["games"], "0", "{row:?}");
+    }
+}
+
+#[test]
+fn sprt_decides_with_an_external_referee() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arbiter()
+        .args([
+            "sprt",
+            "--seed",
+            "3",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+            "--referee",
+            &stones(),
+            "--max-pairs",
+            "60",
+            "--elo1",
+            "100",
+            "--out",
+        ])
+        .arg(dir.path().join("s"))
+        .arg(format!("smart={}", stones_bot("")))
+        .arg(format!("simple={}", stones_bot("simple")))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Decision: H1 accepted"), "{stdout}");
+}
+
+#[test]
+fn grade_marks_a_class_with_an_external_referee() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let smart = std::fs::read_to_string(root().join("examples/referee/stones/bot.py")).unwrap();
+    std::fs::write(class.join("alice.py"), &smart).unwrap();
+    std::fs::write(
+        class.join("bob.py"),
+        "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdin.readline()\n    sys.exit(1)\n",
+    )
+    .unwrap();
+    let baseline = dir.path().join("baseline");
+    std::fs::create_dir_all(&baseline).unwrap();
+    std::fs::write(
+        baseline.join("bot.toml"),
+        format!(
+            "name = \"simple\"\nrun = \"{} {}/examples/referee/stones/bot.py simple\"\n",
+            python(),
+            root().display()
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("marks");
+    let out = arbiter()
+        .env("ARBITER_CACHE", dir.path().join("cache"))
+        .args([
+            "grade",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+            "--referee",
+            &stones(),
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .arg("--out")
+        .arg(&out_dir)
+        .arg(&class)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let marks = read_csv(&out_dir.join("marks.csv"));
+    let mark = |who: &str| -> f64 {
+        let row = marks
+            .iter()
+            .find(|r| r.values().any(|v| v == who))
+            .unwrap_or_else(|| panic!("no row for {who}: {marks:?}"));
+        row["mark"].parse().unwrap()
+    };
+    assert!(mark("alice") > mark("bob"), "{marks:?}");
+    let games = read_csv(&out_dir.join("games.csv"));
+    assert!(
+        games
+            .iter()
+            .any(|g| g["reason"] == "crash" && (g["bot0"] == "bob" || g["bot1"] == "bob")),
+        "{games:?}"
+    );
+}
+
+/// In the sandbox the referee sees its own folder (read-only) when it is given as a folder
+/// with a referee.toml: here the program imports a module from beside it.
+#[test]
+fn a_referee_folder_runs_in_the_sandbox() {
+    if which("bwrap").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have bubblewrap (apt-get install bubblewrap)"
+        );
+        eprintln!("skipped: no bwrap here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("stones2");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        root().join("examples/referee/stones/referee.py"),
+        folder.join("rules.py"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("main.py"), "import rules\nrules.main()\n").unwrap();
+    std::fs::write(
+        folder.join("referee.toml"),
+        "name = \"boxed\"\nrun = \"/usr/bin/python3 main.py\"\n",
+    )
+    .unwrap();
+    // Debian's Python: an interpreter under a 0700 home folder cannot run in the box.
+    let bot = root().join("examples/referee/stones/bot.py");
+    let bots = [
+        format!("/usr/bin/python3 {}", bot.display()),
+        format!("/usr/bin/python3 {} simple", bot.display()),
+    ];
+    let r = play(folder.to_str().unwrap(), &bots, &["--sandbox"]);
+    assert_eq!(r["game"], "boxed");
+    assert_eq!(r["reason"], "win", "{r}");
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+#[test]
+fn shards_of_an_external_tournament_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    for k in 1..=2 {
+        let out = arbiter()
+            .args([
+                "tournament",
+                "--games",
+                "4",
+                "--seed",
+                "5",
+                "--shard",
+                &format!("{k}/2"),
+                "--first-turn-ms",
+                "5000",
+                "--turn-ms",
+                "1000",
+                "--referee",
+                &stones(),
+                "--out",
+            ])
+            .arg(dir.path().join(format!("shard-{k}")))
+            .arg(format!("smart={}", stones_bot("")))
+            .arg(format!("simple={}", stones_bot("simple")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let all = dir.path().join("all");
+    let out = arbiter()
+        .arg("merge")
+        .arg(&all)
+        .arg(dir.path().join("shard-1"))
+        .arg(dir.path().join("shard-2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_csv(&all.join("games.csv"));
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
+    // Each shard kept its games' records with their inputs (the merge writes games.csv only).
+    for k in 1..=2 {
+        let recs = records(&dir.path().join(format!("shard-{k}")));
+        assert_eq!(recs.len(), 2);
+        assert!(recs.iter().all(|r| r["external"]["inputs"].is_array()));
+    }
+}
+
+/// The referee is untrusted code: in the sandbox it cannot read the bots' own files (a bot's
+/// bot.toml folder holds its source), which it could without the box.
+#[test]
+fn a_boxed_referee_cannot_read_the_bots_files() {
+    if which("bwrap").is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have bubblewrap (apt-get install bubblewrap)"
+        );
+        eprintln!("skipped: no bwrap here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bot_dir = dir.path().join("secretbot");
+    std::fs::create_dir_all(&bot_dir).unwrap();
+    std::fs::copy(
+        root().join("tests/referees/player.py"),
+        bot_dir.join("player.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        bot_dir.join("bot.toml"),
+        "name = \"secret\"\nrun = \"/usr/bin/python3 player.py one\"\n",
+    )
+    .unwrap();
+    let secret = bot_dir.join("player.py");
+    let referee = format!(
+        "/usr/bin/python3 {}/tests/referees/hostile.py read-file {}",
+        root().display(),
+        secret.display()
+    );
+    let other = format!(
+        "/usr/bin/python3 {}/tests/referees/player.py two",
+        root().display()
+    );
+    for (sandbox, expect) in [(false, "READ-OK"), (true, "READ-BLOCKED")] {
+        let replay = dir.path().join(format!("r-{sandbox}.jsonl"));
+        let mut extra = vec!["--replay", replay.to_str().unwrap()];
+        if sandbox {
+            extra.push("--sandbox");
+        }
+        let r = play(
+            &referee,
+            &[other.clone(), bot_dir.display().to_string()],
+            &extra,
+        );
+        assert_eq!(r["reason"], "win", "sandbox {sandbox}: {r}");
+        let log = stderr_tail(&replay, 2);
+        assert!(log.contains(expect), "sandbox {sandbox}: {log}");
+    }
+}

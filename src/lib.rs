@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod bot;
 pub mod botkit;
+pub mod engine;
 pub mod game;
 pub mod protocol;
 pub mod rating;

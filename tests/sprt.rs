@@ -71,6 +71,93 @@ fn bad_arguments_exit_with_three() {
     assert_eq!(out.status.code(), Some(3));
 }
 
+#[test]
+fn an_sprt_records_each_forfeit_in_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let crasher = format!("crasher={}", hostile("exit 2 3"));
+    let honest = format!("honest={}", hostile("honest"));
+    let run = arbiter()
+        .args([
+            "sprt",
+            "--seed",
+            "7",
+            "--turn-ms",
+            "1000",
+            "--max-pairs",
+            "2",
+        ])
+        .args(["--first-turn-ms", "10000", "--out"])
+        .arg(&out)
+        .args([&crasher, &honest])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), 4, "{err}");
+    for row in &rows {
+        assert_eq!(row["reason"], "crash", "{row:?}");
+        let id = &row["game_id"];
+        let file = out.join("failures").join(format!("game-{id}-crasher.txt"));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        assert!(text.contains("exited with status 3"), "{text}");
+    }
+}
+
+/// A batch system stopping a job (Slurm's scancel, or its time limit, which follows TERM with
+/// KILL) signals every process of the job at once: here the bots die of SIGKILL a moment before
+/// the referee gets its SIGTERM. Those games are the stop's work, not the bots' crashes: the SPRT
+/// must not count them (nor record them, so that a continued run plays them).
+#[test]
+fn a_stopped_sprt_records_no_crash_for_bots_killed_by_the_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    // Both bots play two turns, then sleep: the games are under way when the job is stopped.
+    let (a, b) = (
+        format!("a={}", hostile("sleep 3 100000")),
+        format!("b={}", hostile("sleep 3 100000")),
+    );
+    let referee = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args(["sprt", "--seed", "7", "--concurrency", "2"])
+        .args(["--turn-ms", "60000", "--first-turn-ms", "60000", "--out"])
+        .arg(&out)
+        .args([&a, &b])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = referee.id();
+    // Two games, two bots each (the start-up checks start one bot at a time).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let bots = loop {
+        let bots = children_with(pid, "hostile.py");
+        if bots.len() >= 4 {
+            break bots;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the games did not start: {bots:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    for bot in bots {
+        unsafe { libc::kill(bot as i32, libc::SIGKILL) };
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let end = referee.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&end.stderr);
+    assert_eq!(end.status.code(), Some(128 + libc::SIGTERM), "{err}");
+    let rows = read_csv(&out.join("games.csv"));
+    assert!(
+        rows.iter().all(|r| r["reason"] != "crash"),
+        "games ended by the stop were recorded as crashes: {rows:?}\n{err}"
+    );
+}
+
 fn stats(args: &[&str]) -> Value {
     let out = arbiter()
         .arg("stats")

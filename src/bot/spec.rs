@@ -88,25 +88,43 @@ impl BotSpec {
     /// letters, digits, `_`, `-` and `.`), e.g. `alice="python3 a/bot.py"`; an argument that is
     /// an existing path is never split.
     pub fn resolve_named(arg: &str) -> Result<BotSpec, SpecError> {
-        if !Path::new(arg).exists() {
+        Self::resolve_named_in(arg, None)
+    }
+
+    /// [`BotSpec::resolve_named`] as if typed in `workdir` (`None`: the current directory):
+    /// relative paths are found from there and the bot runs there, without changing the
+    /// process's working directory.
+    pub fn resolve_named_in(arg: &str, workdir: Option<&Path>) -> Result<BotSpec, SpecError> {
+        let at = |p: &str| workdir.map_or_else(|| PathBuf::from(p), |w| w.join(p));
+        if !at(arg).exists() {
             if let Some((name, rest)) = arg.split_once('=') {
                 let plain = !name.is_empty()
                     && name
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
                 if plain && !rest.trim().is_empty() {
-                    let mut spec = Self::resolve(rest)?;
+                    let mut spec = Self::resolve_in(rest, workdir)?;
                     spec.name = name.to_string();
                     spec.origin = arg.to_string();
                     return Ok(spec);
                 }
             }
         }
-        Self::resolve(arg)
+        Self::resolve_in(arg, workdir)
     }
 
     pub fn resolve(arg: &str) -> Result<BotSpec, SpecError> {
-        let path = Path::new(arg);
+        Self::resolve_in(arg, None)
+    }
+
+    /// [`BotSpec::resolve`] as if typed in `workdir` (`None`: the current directory).
+    pub fn resolve_in(arg: &str, workdir: Option<&Path>) -> Result<BotSpec, SpecError> {
+        let joined = workdir.map(|w| w.join(arg));
+        let path = joined.as_deref().unwrap_or(Path::new(arg));
+        let here = || match workdir {
+            Some(w) => w.to_path_buf(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        };
         if path.is_dir() {
             return Self::from_dir(arg, path);
         }
@@ -120,11 +138,11 @@ impl BotSpec {
                 origin: arg.to_string(),
                 program,
                 args: Vec::new(),
-                dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+                dir: here(),
                 build: None,
             });
         }
-        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let dir = here();
         let (program, args) = split(arg, arg, &dir)?;
         // A command such as `python3 my_bot.py` is named after the script, not the interpreter.
         let name = args

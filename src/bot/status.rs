@@ -34,13 +34,51 @@ pub(crate) fn reap(pid: Pid, block: bool) -> Option<ExitStatus> {
     }
 }
 
+/// How a process ended, as a fact rather than words: decisions (was this bot killed by the
+/// stop of the whole job?) match on it, and [`describe_exit`] turns it into text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExitKind {
+    /// It exited by itself with this status.
+    Status(i32),
+    /// A signal ended it (the signal's number).
+    Signal(i32),
+}
+
+impl ExitKind {
+    /// The kind of `status` (`None` for a status that is neither, e.g. a stopped process).
+    pub fn of(status: ExitStatus) -> Option<ExitKind> {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Some(ExitKind::Status(code)),
+            (None, Some(sig)) => Some(ExitKind::Signal(sig)),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether the stop of a whole job could have sent it: a batch system (Slurm's scancel or
+    /// time limit) signals every process of the job with TERM (or INT or HUP), then KILL. A
+    /// crash of the bot's own (SIGSEGV, SIGABRT, ...) never is.
+    pub fn may_be_a_stop(self) -> bool {
+        matches!(
+            self,
+            ExitKind::Signal(libc::SIGTERM | libc::SIGINT | libc::SIGHUP | libc::SIGKILL)
+        )
+    }
+}
+
+impl std::fmt::Display for ExitKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            ExitKind::Status(code) => write!(f, "exited with status {code}"),
+            ExitKind::Signal(sig) => write!(f, "killed by signal {sig} ({})", signal_name(sig)),
+        }
+    }
+}
+
 /// Says how a process ended, in words: "exited with status 3", "killed by signal 11 (SIGSEGV)".
 pub fn describe_exit(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exited with status {code}");
-    }
-    match status.signal() {
-        Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
+    match ExitKind::of(status) {
+        Some(kind) => kind.to_string(),
         None => status.to_string(),
     }
 }
@@ -61,5 +99,24 @@ fn signal_name(sig: i32) -> &'static str {
         24 => "SIGXCPU",
         25 => "SIGXFSZ",
         _ => "signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exit_kind_says_what_ended_the_process_and_whether_a_stop_could_have() {
+        let segv = ExitKind::of(ExitStatus::from_raw(libc::SIGSEGV)).unwrap();
+        assert_eq!(segv, ExitKind::Signal(libc::SIGSEGV));
+        assert_eq!(segv.to_string(), "killed by signal 11 (SIGSEGV)");
+        assert!(!segv.may_be_a_stop());
+        let term = ExitKind::of(ExitStatus::from_raw(libc::SIGTERM)).unwrap();
+        assert!(term.may_be_a_stop());
+        let three = ExitKind::of(ExitStatus::from_raw(3 << 8)).unwrap();
+        assert_eq!(three, ExitKind::Status(3));
+        assert_eq!(three.to_string(), "exited with status 3");
+        assert!(!three.may_be_a_stop());
     }
 }

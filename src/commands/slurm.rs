@@ -59,7 +59,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     let cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    let (bots, mut problems) = prepare_bots(&settings.bots, &cfg)?;
+    let (bots, mut problems) = prepare_bots(&settings.bots, &settings.workdir, &cfg)?;
     let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let broken: Vec<&str> = bots

@@ -5,9 +5,9 @@ use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
-use arbiter::report::games_csv::{self, GameRow, GamesCsv};
+use arbiter::report::games_csv::{self, GamesCsv};
 use arbiter::report::{self, progress::Progress, sprt_block};
-use arbiter::tournament::{schedule, Format, Runner};
+use arbiter::tournament::{schedule, Finished, Format, Runner};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -75,18 +75,9 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 opening_plies: args.run.opening_plies,
                 openings: args.run.openings.clone(),
                 openings_order: args.run.openings_order,
-                openings_fingerprint: match &args.run.openings {
-                    Some(spec) => Some(
-                        arbiter::tournament::openings::Book::load(
-                            spec,
-                            &args.game.choice()?,
-                            args.run.openings_order,
-                            0,
-                        )?
-                        .fingerprint(),
-                    ),
-                    None => None,
-                },
+                openings_fingerprint: super::tournament::openings_fingerprint(
+                    &args.run, &args.game,
+                )?,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
                 game: args.game.clone(),
@@ -116,10 +107,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         .game
         .referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = true;
-    if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir)?;
-    }
-    let (bots, mut active) = prepare_bots(&[settings.new.clone(), settings.old.clone()], &cfg)?;
+    let (bots, mut active) = prepare_bots(
+        &[settings.new.clone(), settings.old.clone()],
+        &settings.workdir,
+        &cfg,
+    )?;
     let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut active, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     if let Some(i) = active.iter().position(Option::is_some) {
@@ -135,8 +127,6 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
-    let mut records = report::records::RecordsFile::open(&out.join(report::records::FILE))?;
-    let mut live = report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()]);
     let mut pairs = PairCounter::default();
     games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
         if let Some(pair) = row.pair_id {
@@ -161,7 +151,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
-    let placement = super::tournament::Placement::new(&args.run, cfg.freeze_idle);
+    let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} pairs complete",
@@ -184,8 +174,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
 
     let llr = |p: &PairCounter| rating::llr_pentanomial(&p.penta, &params);
     let mut decision = rating::decide(llr(&pairs), &params);
+    let mut report_path = None;
     if decision == Decision::Continue && !todo.is_empty() {
-        let mut progress = Progress::new(todo.len() as u64, &[new_name.clone(), old_name.clone()]);
         let (lower, upper) = params.bounds();
         let runner = Runner {
             bots: &bots,
@@ -196,19 +186,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             concurrency: placement.concurrency,
             pin_cpus: placement.pin_cpus,
         };
-        let mut failure = None;
-        runner.run(&todo, |finished| {
-            let record =
-                report::records::GameRecord::new(&finished.spec, &choice, &cfg, &finished.result);
-            if let Err(e) = csv
-                .append(&GameRow::new(&finished.spec, &finished.result))
-                .and_then(|()| records.append(&record))
-            {
-                failure = Some(anyhow::Error::from(e).context("recording a game"));
-                return ControlFlow::Break(());
-            }
-            live.tick();
-            progress.game_done(&finished.result);
+        // The test follows the games as they are recorded; games still in flight when it
+        // decides are recorded and counted too, so the last progress line shows the LLR the
+        // summary prints.
+        let mut decide = |finished: &Finished, progress: &mut Progress| {
             let r = &finished.result;
             let score = new_score(
                 &r.bots[0],
@@ -216,8 +197,6 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 r.winner.map(|w| w as u8),
                 Some(r.reason.as_str()),
             );
-            // Games still in flight when the test decides are recorded and counted too, so the
-            // progress line always shows the LLR the summary will print.
             if pairs.add(finished.spec.pair_id, score) {
                 let now = llr(&pairs);
                 let elo = EloEstimate::from_pentanomial(&pairs.penta)
@@ -230,13 +209,23 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             if decision == Decision::Continue {
                 ControlFlow::Continue(())
             } else {
+                progress.decided();
                 ControlFlow::Break(())
             }
-        });
-        progress.finish();
+        };
+        let (failure, path) = super::run_common::play_and_record(
+            &runner,
+            &todo,
+            &mut csv,
+            &out,
+            false,
+            &choice,
+            &mut decide,
+        )?;
         if let Some(e) = failure {
             return Err(e);
         }
+        report_path = Some(path);
     }
 
     let mut stdout = std::io::stdout().lock();
@@ -250,7 +239,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         decision,
     )?;
     writeln!(stdout, "Results: {}", out.display())?;
-    match live.write(report::html::Pages::Missing) {
+    let report_path = report_path.unwrap_or_else(|| {
+        report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()])
+            .write(report::html::Pages::Missing)
+    });
+    match report_path {
         Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
         Err(e) => eprintln!(
             "arbiter: warning: report.html not written: {}",

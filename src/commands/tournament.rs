@@ -138,94 +138,66 @@ pub fn load_book(
     Ok(Some(book))
 }
 
+/// The fingerprint of the opening book a new run is given (recorded in its settings, so that a
+/// continued run notices a changed book).
+pub fn openings_fingerprint(run: &cli::RunOpts, game: &GameOpts) -> Result<Option<String>> {
+    let Some(spec) = &run.openings else {
+        return Ok(None);
+    };
+    let book =
+        arbiter::tournament::openings::Book::load(spec, &game.choice()?, run.openings_order, 0)?;
+    Ok(Some(book.fingerprint()))
+}
+
 /// Claims the results folder for this run (see [`FolderLock`]): held until the run ends.
 pub fn claim_folder(dir: &Path) -> Result<FolderLock> {
     Ok(FolderLock::acquire(dir)?)
 }
 
-/// Resolves, builds and test-starts every bot. Bots that fail are reported and left out; a
-/// clash of names is an error.
+/// Resolves (as typed in `workdir`, where the run began), builds and test-starts every bot.
+/// Bots that fail are reported and left out; a clash of names is an error.
 pub fn prepare_bots(
     origins: &[String],
+    workdir: &Path,
     cfg: &arbiter::referee::RefereeConfig,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
-    prepare_bots_built(origins, cfg, true)
+    prepare_bots_built(origins, workdir, cfg, true)
 }
 
 /// [`prepare_bots`], running the bots' build commands only if `build`.
 pub fn prepare_bots_built(
     origins: &[String],
+    workdir: &Path,
     cfg: &arbiter::referee::RefereeConfig,
     build: bool,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
+    // Paths typed where the run began are found from there; the process's own working
+    // directory is never changed (it is shared by every thread).
+    let elsewhere = (std::env::current_dir().ok().as_deref() != Some(workdir)).then_some(workdir);
     let resolved = origins
         .iter()
-        .map(|o| (o.clone(), BotSpec::resolve_named(o)))
+        .map(|o| (o.clone(), BotSpec::resolve_named_in(o, elsewhere)))
         .collect();
     super::run_common::check_bots(resolved, cfg, build)
 }
 
-/// Games at a time: as asked, else the number of cores; a warning when it exceeds them.
-/// How many games run at once and whether each is pinned to a CPU of its own.
-pub struct Placement {
-    pub concurrency: usize,
-    pub pin_cpus: bool,
-    cpus: usize,
-    /// The load average that kept `auto` from pinning, for the start line.
-    busy_load: Option<f64>,
-}
+pub use arbiter::engine::Placement;
 
-/// The 1-minute load average, where the system tells it.
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-impl Placement {
-    /// From the run options (warning when the games outnumber the cores) and whether idle bots
-    /// are frozen.
-    pub fn new(run: &cli::RunOpts, freeze_idle: bool) -> Placement {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let concurrency = run.concurrency.map_or(cores, |c| c as usize).max(1);
-        if concurrency > cores {
-            eprintln!(
-                "arbiter: warning: --concurrency {concurrency} exceeds the {cores} CPU cores; bots will lose time to each other"
-            );
-        }
-        let cpus = arbiter::tournament::allowed_cpus().len();
-        let load = load_average();
-        // Busy: other programs already keep every CPU running (a build just before the run
-        // leaves a load average of 1 or 2 behind on a small machine; that is no reason not to pin).
-        let busy = load.is_some_and(|l| l >= cpus.max(1) as f64);
-        Placement {
-            concurrency,
-            pin_cpus: run.pin_cpus.pins(concurrency, cpus, freeze_idle, busy),
-            cpus,
-            busy_load: (busy && run.pin_cpus == cli::Pinning::Auto).then(|| load.unwrap_or(0.0)),
-        }
+/// Games at a time (as asked, else the number of cores; a warning when it exceeds them) and
+/// whether each is pinned to a CPU, from the run options and whether idle bots are frozen.
+pub fn placement(run: &cli::RunOpts, freeze_idle: bool) -> Placement {
+    let p = Placement::decide(
+        run.concurrency.map(|c| c as usize),
+        run.pin_cpus == cli::Pinning::Auto,
+        |concurrency, cpus, busy| run.pin_cpus.pins(concurrency, cpus, freeze_idle, busy),
+    );
+    if p.oversubscribed() {
+        eprintln!(
+            "arbiter: warning: --concurrency {} exceeds the {} CPU cores; bots will lose time to each other",
+            p.concurrency, p.cores
+        );
     }
-
-    /// For the start line: "concurrency 2, one CPU per game".
-    pub fn describe(&self) -> String {
-        let pinned = match self.pin_cpus {
-            false => String::new(),
-            true if self.concurrency <= self.cpus => ", one CPU per game".into(),
-            true => format!(", games pinned to the {} CPUs in turn", self.cpus),
-        };
-        let pinned = match self.busy_load {
-            Some(load) => format!(
-                ", not pinned to CPUs: the machine is busy (load average {load:.1} on {} CPUs; \
-                 --pin-cpus to pin anyway)",
-                self.cpus
-            ),
-            None => pinned,
-        };
-        format!("concurrency {}{pinned}", self.concurrency)
-    }
+    p
 }
 
 /// Options that may change when a run is continued: where and how fast it runs, not which
@@ -354,18 +326,7 @@ pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
         opening_plies: args.run.opening_plies,
         openings: args.run.openings.clone(),
         openings_order: args.run.openings_order,
-        openings_fingerprint: match &args.run.openings {
-            Some(spec) => Some(
-                arbiter::tournament::openings::Book::load(
-                    spec,
-                    &args.game.choice()?,
-                    args.run.openings_order,
-                    0,
-                )?
-                .fingerprint(),
-            ),
-            None => None,
-        },
+        openings_fingerprint: openings_fingerprint(&args.run, &args.game)?,
         seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
         replays: args.replays,
         shard: args.shard,
@@ -416,15 +377,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .referee_config(choice.info.default_max_turns)?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
-    if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir).with_context(|| {
-            format!(
-                "entering {}, where the tournament's bots were named",
-                settings.workdir.display()
-            )
-        })?;
-    }
-    let (bots, mut problems) = prepare_bots_built(&settings.bots, &cfg, !args.no_build)?;
+    let (bots, mut problems) =
+        prepare_bots_built(&settings.bots, &settings.workdir, &cfg, !args.no_build)?;
     let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
     let active: Vec<bool> = problems.iter().map(Option::is_none).collect();
@@ -466,7 +420,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
-    let placement = Placement::new(&args.run, cfg.freeze_idle);
+    let placement = placement(&args.run, cfg.freeze_idle);
     if resuming {
         eprintln!(
             "arbiter: resuming {}: {} games recorded, {} to play",
@@ -508,6 +462,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         &out,
         settings.replays,
         &choice,
+        &mut |_, _| std::ops::ControlFlow::Continue(()),
     )?;
     if let Some(e) = failure {
         return Err(e);

@@ -28,6 +28,7 @@
 
 use crate::rating::cross_table::CrossTable;
 use crate::rating::elo::{fmt_elo, normal_cdf, Z95};
+use crate::rating::note::Note;
 use crate::rating::prior::Plan;
 use crate::rating::solver::{
     approx_covariance, approx_variances, dense_covariance, mixing, Laplacian, Solution,
@@ -136,7 +137,7 @@ pub struct FieldFit {
     /// How the ratings and intervals were computed.
     pub method: String,
     /// One line saying how perfect scores were handled in this field.
-    pub perfect_scores: String,
+    pub perfect_scores: Note,
     /// Virtual draws per bot when a prior was applied.
     pub prior_draws: Option<f64>,
     /// The bots with finite ratings (the fitted group), ascending.
@@ -150,7 +151,7 @@ pub struct FieldFit {
     /// Whether the anchor was applied (it must be a fitted bot).
     pub anchored: bool,
     /// Plain-language notes on unrated bots, the anchor, convergence.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 impl FieldFit {
@@ -188,15 +189,17 @@ pub(crate) fn finish(
         .and_then(|(b, elo)| (b < n && plan.local[b] != usize::MAX).then(|| (plan.local[b], elo)));
     let anchored = anchor_local.is_some();
     if let (Some((b, _)), false) = (options.anchor, anchored) {
-        warnings.push(format!(
-            "anchor bot {b} has no rating (or does not exist): ratings are centred on their mean instead"
-        ));
+        warnings.push(
+            Note::text("anchor ").then_bot(b).then(
+                " has no rating (or does not exist): ratings are centred on their mean instead",
+            ),
+        );
     }
     if m > 0 && !solution.converged {
-        warnings.push(format!(
+        warnings.push(Note::text(format!(
             "the fit stopped after {} iterations with a residual of {:.3e} points",
             solution.iterations, solution.residual
-        ));
+        )));
     }
     let beta = &solution.beta;
     let reference = match anchor_local {
@@ -222,10 +225,10 @@ pub(crate) fn finish(
         let lambda = mixing(fisher, 60);
         let reach = lambda.powi(3) / (1.0 - lambda).max(1e-9);
         if reach > 0.1 {
-            warnings.push(format!(
+            warnings.push(Note::text(format!(
                 "the approximate intervals may be too narrow: the field is made of groups that rarely meet (second eigenvalue {lambda:.2}; neglected terms up to about {:.0}% of a variance)",
                 100.0 * reach.min(10.0)
-            ));
+            )));
         }
         let var = approx_variances(fisher);
         let shown = match anchor_local {
@@ -271,11 +274,12 @@ pub(crate) fn finish(
             let k = plan.local[i];
             let (rating, std_error) = if k == usize::MAX {
                 if t.games() == 0 {
-                    warnings.push(format!("bot {i} played no games: unrated"));
+                    warnings.push(Note::bot(i).then(" played no games: unrated"));
                 } else {
-                    warnings.push(format!(
-                        "bot {i} is not linked to the rated field by its games: unrated"
-                    ));
+                    warnings.push(
+                        Note::bot(i)
+                            .then(" is not linked to the rated field by its games: unrated"),
+                    );
                 }
                 (RatingValue::Unrated, None)
             } else {

@@ -9,6 +9,7 @@
 //! * [`bradley_terry`] — the joint Bradley-Terry maximum-likelihood fit of a field (Ordo style).
 //! * [`plackett_luce`] — the Plackett-Luce fit of finishing orders of games with more than two
 //!   seats (ties allowed), which is Bradley-Terry for two seats.
+//! * [`note`] — the fits' notes, which name bots by index for the reporter to name.
 //! * [`field`] — what both fits return ([`FieldFit`]: ratings, 95% intervals, LOS) and the
 //!   steps they share: who is rated, the virtual-draw prior for perfect scores, intervals.
 //!   The private `prior` decides who is fitted and whether virtual draws apply; the private
@@ -23,6 +24,7 @@ pub mod elo;
 pub mod field;
 pub mod format;
 mod linalg;
+pub mod note;
 pub mod pairs;
 pub mod plackett_luce;
 mod prior;
@@ -38,6 +40,7 @@ pub use elo::{
     EloEstimate, GameOutcome, Pentanomial, Wdl, NELO_PER_T, Z95,
 };
 pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
+pub use note::Note;
 pub use pairs::PairCounter;
 pub use plackett_luce::{PlackettLuceError, RankedGame};
 pub use record::{FieldRecord, RecordError};

@@ -18,10 +18,13 @@ pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
 pub use seat::Seat;
 use wait::{exit_verdict, wait_answer, Allowed};
 
-use crate::bot::{self, describe_exit, BotProcess, BotSpec, Limits, SendError, SpawnError, Wait};
+use crate::bot::{
+    self, describe_exit, BotProcess, BotSpec, ExitKind, Limits, SendError, SpawnError, Wait,
+};
 use crate::game::{Game, Outcome, ScoreEnd};
 use crate::protocol::{escape, parse_answer, Answer};
 use crate::rng::Rng;
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 /// How long the bot that just answered may stay unfrozen while the next bot thinks. A freeze
@@ -232,6 +235,7 @@ pub fn play_seats<S: Seat>(
     let end = state.run(game.as_mut(), procs, cfg);
     S::shutdown_all(procs, cfg.kill_grace);
 
+    let mut offender_exit = None;
     let (mut ranks, reason, detail, offender, score_end) = match end {
         End::Outcome(outcome, reason) => {
             let how = if reason == Reason::TurnLimit {
@@ -241,8 +245,9 @@ pub fn play_seats<S: Seat>(
             };
             (outcome.ranks, reason, String::new(), None, how)
         }
-        End::Forfeit(seat, reason, detail) => {
+        End::Forfeit(seat, reason, detail, exit) => {
             let ranks = game.outcome_of_forfeit(seat).ranks;
+            offender_exit = exit;
             (ranks, reason, detail, Some(seat), ScoreEnd::Forfeit(seat))
         }
     };
@@ -270,6 +275,7 @@ pub fn play_seats<S: Seat>(
             reason,
             detail: detail.clone(),
             turn: state.turn + 1,
+            exit: offender_exit,
         });
     }
     GameResult {
@@ -327,7 +333,8 @@ struct Answered {
 
 enum End {
     Outcome(Outcome, Reason),
-    Forfeit(usize, Reason, String),
+    /// The seat, the verdict, what it did, and how its process ended if it did.
+    Forfeit(usize, Reason, String, Option<ExitKind>),
 }
 
 /// The state of the turn loop that is not the game's.
@@ -381,7 +388,7 @@ impl Turns {
             match self.one_turn(game, procs, cfg) {
                 Ok(()) => {}
                 // In a game of three or more the rules may play on without the seat.
-                Err(End::Forfeit(seat, reason, detail)) if game.eliminate(seat) => {
+                Err(End::Forfeit(seat, reason, detail, exit)) if game.eliminate(seat) => {
                     procs[seat].shutdown(cfg.kill_grace);
                     self.out[seat] = true;
                     self.forfeits.push(Forfeit {
@@ -389,6 +396,7 @@ impl Turns {
                         reason,
                         detail,
                         turn: self.turn + 1,
+                        exit,
                     });
                 }
                 Err(end) => return end,
@@ -424,7 +432,7 @@ impl Turns {
         } = asked?;
         let line = lines.pop().unwrap_or_default();
         let turn_no = which.game;
-        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
+        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail, None);
 
         let moves = game.legal_moves();
         let (index, comment) = match parse_answer(&line) {
@@ -509,7 +517,10 @@ impl Turns {
         let bot = &mut procs[seat];
         bot.drain_stdout();
         let extra_lines = bot.out().complete_lines();
-        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail);
+        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail, None);
+        let ended = |reason, detail: String, exit: Option<ExitStatus>| {
+            End::Forfeit(seat, reason, detail, exit.and_then(ExitKind::of))
+        };
         // A bot frozen since its answer has the same CPU clock: one system call saved a turn.
         // Any other bot's clock is read, and one that used CPU while idle becomes eager.
         let frozen_since_answer = self.freezes_at_answer(seat, cfg) && bot.is_frozen();
@@ -552,13 +563,13 @@ impl Turns {
                 ))
             }
             Err(SendError::Closed) => {
-                let how = bot
-                    .try_exit_status()
+                let status = bot.try_exit_status();
+                let how = status
                     .map(describe_exit)
                     .unwrap_or_else(|| "closed its standard input".into());
                 let (reason, detail) =
                     exit_verdict(bot, format!("{how} before turn {}", self.turn + 1));
-                return Err(forfeit(reason, detail));
+                return Err(ended(reason, detail, status));
             }
         }
         bot.thaw();
@@ -620,7 +631,7 @@ impl Turns {
                     ms(start.elapsed())
                 );
                 let (reason, detail) = exit_verdict(&mut procs[seat], how);
-                return Err(forfeit(reason, detail));
+                return Err(ended(reason, detail, Some(status)));
             }
             Wait::ClosedStdout => {
                 let how = format!("closed its standard output before answering {which} (still running; it was killed)");

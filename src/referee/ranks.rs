@@ -35,6 +35,7 @@ mod tests {
             reason: Reason::Timeout,
             detail: String::new(),
             turn: 1,
+            exit: None,
         }
     }
 

@@ -190,6 +190,10 @@ pub struct Forfeit {
     pub detail: String,
     /// The game's turn number when it happened.
     pub turn: u32,
+    /// How its process ended, when it ended by itself or by a signal (a crash); `None` for a
+    /// verdict on a bot that was still running (a timeout, an illegal move, ...).
+    #[serde(skip)]
+    pub exit: Option<crate::bot::ExitKind>,
 }
 
 /// One answered turn, as the replay file keeps it.

@@ -21,6 +21,8 @@ pub struct Progress {
     forfeits: BTreeMap<&'static str, u32>,
     /// Extra text after the counts (e.g. the live LLR of an SPRT).
     extra: String,
+    /// The run ends before `total` (an SPRT decided): no time left to estimate.
+    decided: bool,
 }
 
 impl Progress {
@@ -47,6 +49,7 @@ impl Progress {
             points: bots.iter().map(|b| (b.clone(), (0.0, 0))).collect(),
             forfeits: BTreeMap::new(),
             extra: String::new(),
+            decided: false,
         }
     }
 
@@ -82,6 +85,12 @@ impl Progress {
         self.refresh();
     }
 
+    /// The run will end before its total (an SPRT decided; the games under way finish): the
+    /// display shows no ETA from now on.
+    pub fn decided(&mut self) {
+        self.decided = true;
+    }
+
     /// Sets text shown after the counts.
     pub fn set_extra(&mut self, extra: String) {
         self.extra = extra;
@@ -94,7 +103,7 @@ impl Progress {
         if self.done > 0 && secs > 0.0 {
             let rate = self.done as f64 / secs;
             msg.push_str(&format!("| {} games/s", one_decimal(rate)));
-            if self.done < self.total {
+            if self.done < self.total && !self.decided {
                 let left = (self.total - self.done) as f64 / rate;
                 msg.push_str(&format!(", ETA {}", clock(Duration::from_secs_f64(left))));
             }
@@ -171,6 +180,21 @@ impl Progress {
             self.message()
         );
     }
+}
+
+/// The bot checks before a run, on stderr: a build starting, a bot that cannot play.
+pub fn bot_check_lines(event: &crate::engine::Event<'_>) -> std::ops::ControlFlow<()> {
+    use crate::engine::Event;
+    match event {
+        Event::BotBuilding { name, command, .. } => {
+            eprintln!("arbiter: building {name} ({command})")
+        }
+        Event::BotBroken { name, problem, .. } => {
+            eprintln!("arbiter: bot '{name}' cannot play: {problem}")
+        }
+        _ => {}
+    }
+    std::ops::ControlFlow::Continue(())
 }
 
 /// A rate for people: one decimal, none past 100.

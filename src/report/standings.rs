@@ -2,7 +2,7 @@
 //! cross-table, the LOS matrix, and for two bots the fastchess-style match block (with
 //! pentanomial pair counts when the rows carry pair ids). Printed, or written as CSV and JSON.
 
-use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Pentanomial, RatingValue, Wdl};
+use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, RatingValue, Wdl};
 use crate::report::games_csv::ResultRow;
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
@@ -129,13 +129,13 @@ impl Builder {
             ..rating::FitOptions::default()
         })?;
         if self.repeats > 0 {
-            fit.warnings.push(format!(
+            fit.warnings.push(Note::text(format!(
                 "{} games repeat an earlier game move for move with the same bots in the same \
                  seats (deterministic bots replaying a game): they add no information, yet the \
                  ratings count them; give the bots different starts with --opening-plies K (bots \
                  must then read the position from their input) or bots that vary their play",
                 self.repeats
-            ));
+            )));
         }
         let model = if self.record.seats > 2 {
             format!(
@@ -148,9 +148,10 @@ impl Builder {
         };
         // The fit speaks of bots by index; users know them by name.
         for w in fit.warnings.iter_mut().chain([&mut fit.perfect_scores]) {
-            for (i, name) in names.iter().enumerate() {
-                *w = w.replace(&format!("bot {i} "), &format!("'{name}' "));
-            }
+            w.name_bots(|i| match names.get(i) {
+                Some(name) => format!("'{name}'"),
+                None => format!("bot {i}"),
+            });
         }
         let duel = (names.len() == 2).then(|| Duel {
             first: names[0].clone(),
@@ -191,16 +192,16 @@ pub fn from_files(
     let read = crate::report::games_csv::for_each_result(paths, |row| builder.add(&row))?;
     let mut standings = builder.finish(anchor)?;
     if read.duplicates > 0 {
-        standings.fit.warnings.push(format!(
+        standings.fit.warnings.push(Note::text(format!(
             "{} rows repeat a game id already read from the same file and were counted once",
             read.duplicates
-        ));
+        )));
     }
     for path in &read.torn {
-        standings.fit.warnings.push(format!(
+        standings.fit.warnings.push(Note::text(format!(
             "the last line of {} is incomplete (a run still writing?) and was skipped",
             path.display()
-        ));
+        )));
     }
     Ok((standings, read.games))
 }

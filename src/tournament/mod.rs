@@ -7,6 +7,9 @@ pub mod runner;
 pub mod schedule;
 pub mod shard;
 
+#[cfg(test)]
+mod golden_tests;
+
 pub use runner::{allowed_cpus, pin_this_thread, Finished, Runner};
 pub use schedule::{
     games_of_tables, opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec,

@@ -1,6 +1,8 @@
 //! Plays a list of games on a fixed number of worker threads (one game per worker at a time,
 //! one thread per worker for the whole run, never one per game or turn) and hands each finished
-//! game to the caller, in the caller's thread, the moment it ends.
+//! game to the caller, in the caller's thread, the moment it ends. The hand-over never waits for
+//! the caller: a worker queues its game and takes the next one at once, so nothing the caller
+//! does with a game (recording it, a report, a decision) slows the games.
 
 use super::openings::Book;
 use super::schedule::{opening_from, GameSpec};
@@ -58,12 +60,31 @@ impl Runner<'_> {
         games: &[GameSpec],
         mut on_finished: impl FnMut(Finished) -> ControlFlow<()>,
     ) {
+        self.run_queued(games, |queue, stop| {
+            for finished in queue {
+                if on_finished(finished).is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+
+    /// Plays `games` while `consume` runs in the calling thread with the queue of finished games
+    /// (it ends when every game has been handed over) and the flag that stops handing out new
+    /// games. Workers never wait for `consume`: a game under way when the flag is set still
+    /// finishes and is queued, so a worker runs at most one game past a stop. While `consume`
+    /// lags behind (a slow record or report), the workers go on playing: a stop it asks for
+    /// holds back the games not yet started when it asks, and the queue keeps the rest.
+    pub fn run_queued(
+        &self,
+        games: &[GameSpec],
+        consume: impl FnOnce(mpsc::Receiver<Finished>, &AtomicBool),
+    ) {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
-        // A rendezvous channel: a worker hands over its finished game before it takes the next
-        // one, so a worker cannot run ahead of `on_finished` and keep playing games that a
-        // `Break` would have stopped (the caller is idle in `recv`, so this costs no waiting).
-        let (tx, rx) = mpsc::sync_channel::<Finished>(0);
+        // An unbounded queue: a worker never waits for the consumer (a rendezvous channel made
+        // every game wait while the consumer recorded, or paused over a crash).
+        let (tx, rx) = mpsc::channel::<Finished>();
         let workers = self.concurrency.clamp(1, games.len().max(1));
         let cpus = if self.pin_cpus {
             allowed_cpus()
@@ -86,11 +107,7 @@ impl Runner<'_> {
                     .expect("cannot start a worker thread");
             }
             drop(tx);
-            for finished in rx {
-                if on_finished(finished).is_break() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
+            consume(rx, &stop);
         });
     }
 
@@ -100,7 +117,7 @@ impl Runner<'_> {
         games: &[GameSpec],
         next: &AtomicUsize,
         stop: &AtomicBool,
-        tx: &mpsc::SyncSender<Finished>,
+        tx: &mpsc::Sender<Finished>,
     ) {
         while !stop.load(Ordering::Relaxed) {
             let Some(spec) = games.get(next.fetch_add(1, Ordering::Relaxed)) else {

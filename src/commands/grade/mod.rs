@@ -9,7 +9,7 @@ mod page;
 mod rubric;
 
 use super::run_common::{check_bots, play_and_record};
-use super::tournament::{claim_folder, save_settings, settings_and_dir, Placement, Recorded};
+use super::tournament::{claim_folder, save_settings, settings_and_dir, Recorded};
 use crate::cli::{GameOpts, GradeArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
@@ -200,10 +200,6 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    if settings.workdir != std::env::current_dir()? {
-        std::env::set_current_dir(&settings.workdir)
-            .with_context(|| format!("entering {}", settings.workdir.display()))?;
-    }
     save_settings(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.
@@ -249,12 +245,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .iter()
         .map(|e| (e.student.clone(), resolve_student(&class, e)))
         .collect();
-    resolved.extend(
-        settings
-            .baselines
-            .iter()
-            .map(|b| (b.clone(), BotSpec::resolve_named(b))),
-    );
+    resolved.extend(settings.baselines.iter().map(|b| {
+        (
+            b.clone(),
+            BotSpec::resolve_named_in(b, Some(&settings.workdir)),
+        )
+    }));
     let (bots, mut problems) = check_bots(resolved, &cfg, true)?;
     let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
@@ -312,7 +308,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .iter()
         .filter(|g| g.seats.contains(&0) && g.seats.contains(&n))
         .count();
-    let placement = Placement::new(&args.run, cfg.freeze_idle);
+    let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
     eprintln!(
         "arbiter: {n} students ({} build), {} baselines; each student plays {} games ({} against \
          each baseline): a rating interval of about ±{:.0} Elo at 95% for an even score, and a \
@@ -344,7 +340,15 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     // The tournament's report and replay pages are written as games end; the grading page
     // below then takes report.html's place and links to the replay pages.
-    let (failure, _) = play_and_record(&runner, &todo, &mut csv, &out, false, &choice)?;
+    let (failure, _) = play_and_record(
+        &runner,
+        &todo,
+        &mut csv,
+        &out,
+        false,
+        &choice,
+        &mut |_, _| std::ops::ControlFlow::Continue(()),
+    )?;
     if let Some(e) = failure {
         return Err(e);
     }

@@ -62,10 +62,12 @@ pub fn play(
     BotProcess::shutdown_all(&mut procs, cfg.kill_grace);
     let referee_tail = procs.pop().map(|p| p.stderr_tail()).unwrap_or_default();
 
+    let mut offender_exit = None;
     let (ranks, reason, detail, offender) = match end {
         Ended::Ranked(ranks) => (ranks, Reason::Win, String::new(), None),
         Ended::TurnLimit => (vec![0; seats], Reason::TurnLimit, String::new(), None),
-        Ended::Forfeit(seat, reason, detail) => {
+        Ended::Forfeit(seat, reason, detail, exit) => {
+            offender_exit = exit;
             let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
             (ranks, reason, detail, Some(seat))
         }
@@ -99,6 +101,7 @@ pub fn play(
             reason,
             detail: detail.clone(),
             turn: turns.turn + 1,
+            exit: offender_exit,
         });
     }
     let mut stderr_tails: Vec<String> = procs.iter().map(Seat::stderr_tail).collect();
@@ -133,7 +136,7 @@ enum Ended {
     /// arbiter's turn limit (`--max-turns` answers) came first: a draw.
     TurnLimit,
     /// A bot's forfeit decided by arbiter (timeout, crash, overlong line, memory).
-    Forfeit(usize, Reason, String),
+    Forfeit(usize, Reason, String, Option<crate::bot::ExitKind>),
     /// The referee failed: what it did.
     RefereeError(String),
 }
@@ -239,8 +242,8 @@ impl Game<'_> {
         let input = std::mem::take(&mut self.inputs[k]);
         let answered = match self.turns.ask(procs, k, input.as_bytes(), n, self.cfg) {
             Ok(a) => a,
-            Err(End::Forfeit(seat, reason, detail)) => {
-                return Some(Ended::Forfeit(seat, reason, detail))
+            Err(End::Forfeit(seat, reason, detail, exit)) => {
+                return Some(Ended::Forfeit(seat, reason, detail, exit))
             }
             Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
         };
@@ -257,6 +260,7 @@ impl Game<'_> {
                     "answered {} with an empty line (arbiter does not pass empty answers to an external referee)",
                     answered.which
                 ),
+                None,
             ));
         }
         let mut answer = String::new();

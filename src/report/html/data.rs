@@ -80,7 +80,7 @@ impl StandingsView {
                 .map(|(b, r, k)| (s.names[*b].clone(), r.clone(), *k))
                 .collect(),
             model: format!("{}. Perfect scores: {}", s.model, s.fit.perfect_scores),
-            warnings: s.fit.warnings.clone(),
+            warnings: s.fit.warnings.iter().map(ToString::to_string).collect(),
         }
     }
 }

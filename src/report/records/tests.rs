@@ -30,6 +30,7 @@ pub(crate) fn simulate(
                 reason: Reason::Timeout,
                 detail: "slept".into(),
                 turn: turn + 1,
+                exit: None,
             });
             continue;
         }

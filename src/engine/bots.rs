@@ -1,0 +1,117 @@
+//! Before any game: each bot of a run resolves, builds (if it has a build command) and starts.
+//! A bot that cannot play is kept with its problem, so the command decides whether the run goes
+//! on without it; the steps are told as [`Event`]s, never printed here.
+
+use super::{tell, Consumer, Event};
+use crate::bot::{BotProcess, BotSpec, SpecError};
+use crate::referee::RefereeConfig;
+use std::path::PathBuf;
+
+/// Each bot of a run, checked.
+pub struct BotCheck {
+    /// Every bot in the order given (a placeholder spec for one that did not resolve).
+    pub specs: Vec<BotSpec>,
+    /// For each bot, why it cannot play (`None`: it can).
+    pub problems: Vec<Option<String>>,
+}
+
+/// Two bots share a name (names come from bot.toml or the file name and must be unique).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "two bots are named '{name}' ({first} and {second}); names come from bot.toml or the file name and must be unique: name one on the command line, e.g. {name}2={}", shell_words::quote(second)
+)]
+pub struct NameClash {
+    pub name: String,
+    pub first: String,
+    pub second: String,
+}
+
+/// Builds (if `build`) and test-starts every resolved bot (`(origin, resolution)` pairs),
+/// telling `consumers` as it goes. A clash of names is an error.
+pub fn check_bots(
+    resolved: Vec<(String, Result<BotSpec, SpecError>)>,
+    cfg: &RefereeConfig,
+    build: bool,
+    consumers: &mut [&mut dyn Consumer],
+) -> Result<BotCheck, NameClash> {
+    let mut specs = Vec::new();
+    let mut problems: Vec<Option<String>> = Vec::new();
+    for (origin, resolution) in resolved {
+        match resolution {
+            Ok(spec) => {
+                specs.push(spec);
+                problems.push(None);
+            }
+            Err(e) => {
+                let problem = e.to_string();
+                let _ = tell(
+                    consumers,
+                    &Event::BotBroken {
+                        bot: specs.len(),
+                        name: &origin,
+                        problem: &problem,
+                    },
+                );
+                specs.push(BotSpec {
+                    name: origin.clone(),
+                    origin: origin.clone(),
+                    program: PathBuf::from(&origin),
+                    args: Vec::new(),
+                    dir: PathBuf::from("."),
+                    build: None,
+                });
+                problems.push(Some(problem));
+            }
+        }
+    }
+    for (i, a) in specs.iter().enumerate() {
+        if let Some(b) = specs[..i].iter().find(|b| b.name == a.name) {
+            return Err(NameClash {
+                name: a.name.clone(),
+                first: b.origin.clone(),
+                second: a.origin.clone(),
+            });
+        }
+    }
+    for (bot, spec) in specs.iter().enumerate() {
+        if problems[bot].is_some() {
+            continue;
+        }
+        let built = match &spec.build {
+            Some(command) if build => {
+                let name = &spec.name;
+                let _ = tell(consumers, &Event::BotBuilding { bot, name, command });
+                spec.build().map_err(|e| chain(&e))
+            }
+            _ => Ok(()),
+        };
+        let checked = built.and_then(|()| {
+            let mut p = BotProcess::spawn(spec, &cfg.limits, &[]).map_err(|e| chain(&e))?;
+            p.shutdown(cfg.kill_grace);
+            Ok(())
+        });
+        match checked {
+            Ok(()) => {
+                let name = &spec.name;
+                let _ = tell(consumers, &Event::BotReady { bot, name });
+            }
+            Err(problem) => {
+                let _ = tell(
+                    consumers,
+                    &Event::BotBroken {
+                        bot,
+                        name: &spec.name,
+                        problem: &problem,
+                    },
+                );
+                problems[bot] = Some(problem);
+            }
+        }
+    }
+    Ok(BotCheck { specs, problems })
+}
+
+/// An error with its causes, each said once (see [`crate::report::errors::chain_text`]).
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    crate::report::errors::chain_text(e)
+}

@@ -1,0 +1,77 @@
+//! Where a run's games go: how many at once, and whether each is pinned to a CPU of its own.
+//! The policy (when to pin) is the caller's; this applies it to the machine as it is (the CPUs
+//! this process may use, the load average) and says what was decided, for the start line.
+
+use crate::tournament::allowed_cpus;
+
+/// How many games run at once and whether each is pinned to a CPU of its own.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    pub concurrency: usize,
+    pub pin_cpus: bool,
+    /// Cores of the machine (for the warning when the games outnumber them).
+    pub cores: usize,
+    /// CPUs this process may use.
+    cpus: usize,
+    /// The load average that kept an automatic policy from pinning, for the start line.
+    busy_load: Option<f64>,
+}
+
+/// The 1-minute load average, where the system tells it.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+impl Placement {
+    /// `asked` games at once (default: one per core); `pins(concurrency, cpus, busy)` is the
+    /// pinning policy, `busy` meaning other programs already keep every CPU running; `auto`
+    /// says the policy follows the load (so the start line tells when the load kept it off).
+    pub fn decide(
+        asked: Option<usize>,
+        auto: bool,
+        pins: impl FnOnce(usize, usize, bool) -> bool,
+    ) -> Placement {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let concurrency = asked.unwrap_or(cores).max(1);
+        let cpus = allowed_cpus().len();
+        let load = load_average();
+        // Busy: other programs already keep every CPU running (a build just before the run
+        // leaves a load average of 1 or 2 behind on a small machine; that is no reason not to pin).
+        let busy = load.is_some_and(|l| l >= cpus.max(1) as f64);
+        Placement {
+            concurrency,
+            pin_cpus: pins(concurrency, cpus, busy),
+            cores,
+            cpus,
+            busy_load: (busy && auto).then(|| load.unwrap_or(0.0)),
+        }
+    }
+
+    /// Whether more games run at once than the machine has cores.
+    pub fn oversubscribed(&self) -> bool {
+        self.concurrency > self.cores
+    }
+
+    /// For the start line: "concurrency 2, one CPU per game".
+    pub fn describe(&self) -> String {
+        let pinned = match self.pin_cpus {
+            false => String::new(),
+            true if self.concurrency <= self.cpus => ", one CPU per game".into(),
+            true => format!(", games pinned to the {} CPUs in turn", self.cpus),
+        };
+        let pinned = match self.busy_load {
+            Some(load) => format!(
+                ", not pinned to CPUs: the machine is busy (load average {load:.1} on {} CPUs; \
+                 --pin-cpus to pin anyway)",
+                self.cpus
+            ),
+            None => pinned,
+        };
+        format!("concurrency {}{pinned}", self.concurrency)
+    }
+}

@@ -16,10 +16,21 @@ impl Busy {
         Busy(
             (0..n)
                 .map(|_| {
-                    Command::new("taskset")
-                        .args(["-c", &cpu.to_string(), "sh", "-c", "while :; do :; done"])
-                        .stdin(Stdio::null())
-                        .spawn()
+                    let mut busy = Command::new("taskset");
+                    busy.args(["-c", &cpu.to_string(), "sh", "-c", "while :; do :; done"])
+                        .stdin(Stdio::null());
+                    // Each loop in a session of its own, as other users' work is: bots have
+                    // sessions of their own, and with the kernel's autogroups a CPU is shared
+                    // between sessions first, so four loops of one session would take only
+                    // half the CPU from the bot.
+                    // SAFETY: setsid is async-signal-safe.
+                    unsafe {
+                        std::os::unix::process::CommandExt::pre_exec(&mut busy, || {
+                            libc::setsid();
+                            Ok(())
+                        });
+                    }
+                    busy.spawn()
                         .unwrap_or_else(|e| {
                             panic!("taskset (util-linux) is needed to starve a bot: {e}")
                         })

@@ -30,10 +30,9 @@ impl Busy {
                             Ok(())
                         });
                     }
-                    busy.spawn()
-                        .unwrap_or_else(|e| {
-                            panic!("taskset (util-linux) is needed to starve a bot: {e}")
-                        })
+                    busy.spawn().unwrap_or_else(|e| {
+                        panic!("taskset (util-linux) is needed to starve a bot: {e}")
+                    })
                 })
                 .collect(),
         )

@@ -40,6 +40,8 @@ fn load(browser: &str, url: &str) -> (String, Vec<String>) {
             "--no-sandbox",
             "--enable-logging=stderr",
             "--v=0",
+            // Replay pages unpack their data after the load event: let their scripts finish.
+            "--virtual-time-budget=10000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(["--dump-dom", url])
@@ -108,13 +110,10 @@ fn drawn_cells(dom: &str) -> Vec<(String, String)> {
 }
 
 /// Opens a replay page in a frame of a test page, as a person would use it: `actions` is
-/// script run on the replay's document (`click(id)` presses a button, `key(name)` a key). Returns
-/// the step the page then shows ("step N of M") and the cells it drew, with the console messages.
-fn drive(
-    browser: &str,
-    page: &Path,
-    actions: &str,
-) -> (String, Vec<(String, String)>, Vec<String>) {
+/// script run on the replay's document `d` once the viewer is ready (`click(id)` presses a
+/// button, `key(name)` a key), then `expr` (script giving a string) is what the page reports.
+/// Returns that string, with the console messages.
+fn probe(browser: &str, page: &Path, actions: &str, expr: &str) -> (String, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let harness = dir.path().join("harness.html");
     std::fs::write(
@@ -122,15 +121,15 @@ fn drive(
         format!(
             r#"<html><body><pre id="out"></pre><iframe id="f" src="{}"></iframe><script>
 document.getElementById('f').onload = function () {{
-  var d = this.contentDocument;
-  function key(k) {{ d.dispatchEvent(new KeyboardEvent('keydown', {{ key: k }})); }}
-  function click(id) {{ d.getElementById(id).click(); }}
-  {actions}
-  var cells = Array.prototype.map.call(d.querySelectorAll('[data-cell]'), function (g) {{
-    return g.getAttribute('data-cell') + '=' + g.getAttribute('data-pieces');
-  }});
-  document.getElementById('out').textContent =
-    d.getElementById('where').textContent + '\n' + cells.join('\n');
+  var frame = this;
+  (function ready() {{
+    var d = frame.contentDocument;
+    if (!d.body || d.body.getAttribute('data-ready') !== '1') return setTimeout(ready, 20);
+    function key(k) {{ d.dispatchEvent(new KeyboardEvent('keydown', {{ key: k }})); }}
+    function click(id) {{ d.getElementById(id).click(); }}
+    {actions}
+    document.getElementById('out').textContent = {expr};
+  }})();
 }};
 </script></body></html>"#,
             url(page, "")
@@ -144,6 +143,7 @@ document.getElementById('f').onload = function () {{
             "--allow-file-access-from-files",
             "--enable-logging=stderr",
             "--v=0",
+            "--virtual-time-budget=10000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(["--dump-dom", &url(&harness, "")])
@@ -155,7 +155,32 @@ document.getElementById('f').onload = function () {{
         .map(str::to_string)
         .collect();
     let dom = String::from_utf8_lossy(&out.stdout).into_owned();
-    let text = between(&dom, "<pre id=\"out\">", "</pre>").to_string();
+    let text = between(&dom, "<pre id=\"out\">", "</pre>");
+    (unescape(text), console)
+}
+
+/// Text of the DOM dump back from its HTML escapes.
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// [`probe`] reporting the step the page shows ("step N of M") and the cells it drew.
+fn drive(
+    browser: &str,
+    page: &Path,
+    actions: &str,
+) -> (String, Vec<(String, String)>, Vec<String>) {
+    let (text, console) = probe(
+        browser,
+        page,
+        actions,
+        "d.getElementById('where').textContent + '\\n' + \
+         Array.prototype.map.call(d.querySelectorAll('[data-cell]'), function (g) { \
+           return g.getAttribute('data-cell') + '=' + g.getAttribute('data-pieces'); }).join('\\n')",
+    );
     let mut lines = text.lines();
     let at = lines.next().unwrap_or_default().to_string();
     let cells = lines
@@ -450,4 +475,201 @@ fn the_console_check_sees_a_script_error() {
     .unwrap();
     let (_, console) = load(&browser, &url(&page, ""));
     assert!(console.iter().any(|l| l.contains("boom")), "{console:?}");
+}
+
+/// The `i`-th step (from 1) of a record at which seat `seat` moved, with its own turn number.
+fn own_turns(rec: &Value, seat: u64) -> Vec<(usize, usize)> {
+    let opening = rec["opening"].as_array().unwrap().len();
+    rec["seat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.as_u64() == Some(seat))
+        .enumerate()
+        .map(|(own, (i, _))| (opening + i + 1, own + 1))
+        .collect()
+}
+
+#[test]
+fn an_abande_replay_shows_each_turns_stderr_a_move_list_and_black_first() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("abande");
+    tournament(
+        &dir,
+        "abande",
+        &[
+            format!("talker={}", python_bot("standard.py", "talk")),
+            format!("quiet={}", python_bot("standard.py", "random 2")),
+        ],
+    );
+    let recs = records(&dir);
+    let rec = &recs[0];
+    let talker = rec["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|b| b == "talker")
+        .unwrap() as u64;
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", rec["game_id"]));
+    let n = rec["moves"].as_array().unwrap().len() + rec["opening"].as_array().unwrap().len();
+
+    // Each of the talker's frames shows what it wrote in that turn, and only that.
+    let turns = own_turns(rec, talker);
+    for &(step, own) in [turns[0], turns[1], turns[turns.len() - 1]].iter() {
+        let (err, console) = probe(
+            &browser,
+            &page,
+            &format!("key('Home'); for (var i = 0; i < {step}; i++) click('next');"),
+            "d.getElementById('err-box').hidden + '|' + d.getElementById('err').textContent",
+        );
+        assert!(console.is_empty(), "{console:?}");
+        let (hidden, text) = err.split_once('|').unwrap();
+        assert_eq!(hidden, "false", "step {step}: {err}");
+        let mv = rec["moves"][step - 1 - rec["opening"].as_array().unwrap().len()]
+            .as_str()
+            .unwrap();
+        assert!(
+            text.contains(&format!("turn {own}: "))
+                && text.trim_end().ends_with(&format!("I play {mv}")),
+            "step {step} (own turn {own}, move {mv}): {text:?}"
+        );
+        assert_eq!(text.matches("turn ").count(), 1, "{text:?}");
+        assert_eq!(text.contains("playing abande"), own == 1, "{text:?}");
+    }
+    // The quiet bot's frames have no stderr box.
+    let quiet = own_turns(rec, 1 - talker)[2].0;
+    let (hidden, _) = probe(
+        &browser,
+        &page,
+        &format!("for (var i = 0; i < {quiet}; i++) click('next');"),
+        "String(d.getElementById('err-box').hidden)",
+    );
+    assert_eq!(hidden, "true");
+
+    // The move list: one line per step and the verdict; a click shows that step.
+    let (list, console) = probe(
+        &browser,
+        &page,
+        "d.querySelector('#moves li[data-step=\"5\"]').click();",
+        "d.querySelectorAll('#moves li').length + '|' + d.getElementById('where').textContent + '|' + \
+         d.querySelector('#moves li.at').textContent + '|' + d.querySelector('#moves li.verdict').textContent",
+    );
+    assert!(console.is_empty(), "{console:?}");
+    let parts: Vec<&str> = list.split('|').collect();
+    assert_eq!(parts[0], (n + 1).to_string());
+    assert_eq!(parts[1], format!("step 5 of {n}"));
+    let bot5 = &rec["bots"][rec["seat"][4].as_u64().unwrap() as usize];
+    assert_eq!(
+        parts[2],
+        format!(
+            "{}: {}",
+            bot5.as_str().unwrap(),
+            rec["moves"][4].as_str().unwrap()
+        )
+    );
+    assert!(parts[3].starts_with("Verdict: "), "{list}");
+    // Clicking the verdict goes to the end.
+    let (at, cells, _) = drive(
+        &browser,
+        &page,
+        "d.querySelector('#moves li.verdict').click();",
+    );
+    assert_eq!(at, format!("step {n} of {n}"));
+    assert_eq!(cells, final_cells(rec));
+
+    // Seat 0 is Black in Abande: its pieces are drawn dark and the legend says so.
+    let (fills, _) = probe(
+        &browser,
+        &page,
+        "key('End');",
+        "Array.prototype.map.call(d.querySelectorAll('[data-cell]'), function (g) { \
+           var e = g.querySelectorAll('ellipse'); \
+           return e.length ? g.getAttribute('data-pieces').split(',').pop()[0] + '=' + \
+             e[e.length - 1].getAttribute('fill') : ''; \
+         }).filter(String).join(' ') + '|' + d.getElementById('legend').textContent",
+    );
+    let (fills, legend) = fills.split_once('|').unwrap();
+    let mut seen = [false; 2];
+    for f in fills.split_whitespace() {
+        let seat = f.as_bytes()[0] - b'0';
+        let fill = f.rsplit('=').next().unwrap();
+        let want = if seat == 0 { "#2b2b2b" } else { "#f3efe2" };
+        assert_eq!(fill, want, "top piece of seat {seat}: {f}");
+        seen[seat as usize] = true;
+    }
+    assert_eq!(seen, [true, true], "{fills}");
+    assert!(legend.contains("seat 0 (Black)"), "{legend}");
+    assert!(legend.contains("seat 1 (White)"), "{legend}");
+}
+
+#[test]
+fn a_merged_slurm_style_run_has_its_records_report_and_replays() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // As the Slurm jobs lay it out: shards in RUN/shard-K, the merge in RUN itself.
+    let run = tmp.path().join("run");
+    for k in 1..=2 {
+        let out = arbiter()
+            .args([
+                "tournament",
+                "--game",
+                "impasse",
+                "--games",
+                "4",
+                "--seed",
+                "9",
+            ])
+            .args(["--shard", &format!("{k}/2"), "--opening-plies", "2"])
+            .args(["--first-turn-ms", "5000", "--turn-ms", "1000", "--out"])
+            .arg(run.join(format!("shard-{k}")))
+            .args([
+                format!("random={}", env!("CARGO_BIN_EXE_arbiter-bot-random")),
+                format!("first={}", env!("CARGO_BIN_EXE_arbiter-bot-first")),
+                format!("greedy={}", env!("CARGO_BIN_EXE_arbiter-bot-greedy")),
+            ])
+            .timeout(Duration::from_secs(300))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = arbiter()
+        .arg("merge")
+        .arg(&run)
+        .arg(run.join("shard-1"))
+        .arg(run.join("shard-2"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("Report: {}", run.join("report.html").display())),
+        "{stdout}"
+    );
+    // Every game of the shards is recorded once in the merge, and every one has its page.
+    let shard_games: usize = (1..=2)
+        .map(|k| records(&run.join(format!("shard-{k}"))).len())
+        .sum();
+    let recs = check_report(&browser, &run);
+    assert_eq!(recs.len(), shard_games);
+    assert_eq!(recs.len(), 12, "4 games for each of 3 pairs");
+    let (dom, _) = load(&browser, &url(&run.join("report.html"), ""));
+    for r in &recs {
+        assert!(
+            dom.contains(&format!("href=\"replays/game-{}.html\"", r["game_id"])),
+            "game {} is linked",
+            r["game_id"]
+        );
+    }
 }

@@ -220,10 +220,7 @@ impl GameOpts {
                 "ARBITER_FIRST_TURN_MS".to_string(),
                 first_turn_ms.to_string(),
             ),
-            (
-                "ARBITER_CLOCK".to_string(),
-                self.clock.as_str().to_string(),
-            ),
+            ("ARBITER_CLOCK".to_string(), self.clock.as_str().to_string()),
         ];
         for arg in &self.bot_env {
             env.push(arbiter::bot::env::parse_bot_env(arg).map_err(anyhow::Error::msg)?);

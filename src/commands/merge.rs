@@ -1,6 +1,7 @@
 //! `arbiter merge OUT SHARD_DIR...`: puts the results folders of a tournament's shards back
 //! together: checks they come from one run, copies each game once into OUT/games.csv, names the
-//! missing games and shards with the commands that play them, and writes the standings.
+//! missing games and shards with the commands that play them, and writes the standings, the
+//! merged records.jsonl and the report with every game's replay page.
 
 use crate::cli::{self, MergeArgs};
 use crate::commands::shards;
@@ -144,6 +145,33 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     standings::print(&mut stdout, &table)?;
 
+    // The records (each game once, as games.csv) and the report with every game's replay.
+    let records: Vec<PathBuf> = inputs
+        .iter()
+        .map(|i| i.dir.join(arbiter::report::records::FILE))
+        .collect();
+    let merged_records =
+        arbiter::report::merge::merge_records(&records, &out.join(arbiter::report::records::FILE))?;
+    if merged_records.skipped > 0 {
+        writeln!(
+            stderr,
+            "arbiter: {} lines of the shards' records.jsonl are not records (a shard killed \
+             while writing?) and were left out",
+            merged_records.skipped
+        )?;
+    }
+    let report = out.join(arbiter::report::html::FILE);
+    let written = arbiter::report::html::write_report(
+        std::slice::from_ref(&out),
+        &report,
+        &order,
+        arbiter::report::html::Pages::All,
+    )
+    .with_context(|| format!("writing {}", report.display()))?;
+    for f in &written.failed {
+        writeln!(stderr, "arbiter: warning: {f}")?;
+    }
+
     let missing = missing_report(&run, &inputs, &schedule, &recorded, &out)?;
     let total = schedule.len();
     writeln!(
@@ -152,6 +180,12 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         summary.written,
         inputs.len(),
         out.display()
+    )?;
+    writeln!(
+        stdout,
+        "Report: {} ({} replay pages)",
+        report.display(),
+        written.pages
     )?;
     if missing.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -14,7 +14,7 @@ mod scripted;
 pub use clock::{charged, FAIR_WALL_FACTOR};
 use clock::{past_grace, timeout_detail, Excuse, Spent};
 use ranks::rank_with_eliminations;
-pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord};
+pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
 pub use seat::Seat;
 use wait::{exit_verdict, wait_answer, Allowed};
 
@@ -356,6 +356,8 @@ struct Turns {
     input: String,
     /// The fair clock's readings of the turn in play.
     excuse: Excuse,
+    /// Bytes each seat had written to stderr when its last turn was recorded.
+    err_mark: Vec<u64>,
 }
 
 impl Turns {
@@ -373,6 +375,7 @@ impl Turns {
             log: Vec::new(),
             input: String::with_capacity(1024),
             excuse: Excuse::default(),
+            err_mark: vec![0; seats],
         }
     }
 
@@ -475,6 +478,8 @@ impl Turns {
         };
         let played = moves[index].clone();
         if cfg.record_turns {
+            let stderr = procs[seat].stderr_since(self.err_mark[seat], TURN_STDERR_BYTES);
+            self.err_mark[seat] = procs[seat].stderr_bytes();
             self.log.push(TurnRecord {
                 turn: turn_no,
                 seat,
@@ -487,6 +492,7 @@ impl Turns {
                 waited_us: excused.as_micros() as u64,
                 late,
                 extra_lines,
+                stderr,
             });
         }
         game.play(index);

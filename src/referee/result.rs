@@ -196,6 +196,10 @@ pub struct Forfeit {
     pub exit: Option<crate::bot::ExitKind>,
 }
 
+/// At most this many bytes (the last ones) of what a bot wrote to stderr during one turn are
+/// kept in its [`TurnRecord`].
+pub const TURN_STDERR_BYTES: usize = 1024;
+
 /// One answered turn, as the replay file keeps it.
 #[derive(Clone, Debug, Serialize)]
 pub struct TurnRecord {
@@ -221,6 +225,9 @@ pub struct TurnRecord {
     /// Complete lines the bot had already written before this turn's input was sent (left over
     /// from earlier answers; CodinGame reads them as this turn's answer).
     pub extra_lines: usize,
+    /// What the bot wrote to stderr since its previous recorded turn (its last
+    /// [`TURN_STDERR_BYTES`]).
+    pub stderr: String,
 }
 
 /// Everything one game produced.

@@ -42,6 +42,17 @@ pub trait Seat {
     /// The last part of what it wrote to stderr, and how much it wrote in all.
     fn stderr_tail(&self) -> String;
     fn stderr_bytes(&self) -> u64;
+    /// What it wrote to stderr since it had written `mark` bytes in all, at most the last
+    /// `keep` bytes of it.
+    fn stderr_since(&mut self, mark: u64, keep: usize) -> String {
+        let tail = self.stderr_tail();
+        let new = (self.stderr_bytes().saturating_sub(mark) as usize).min(keep);
+        let mut start = tail.len().saturating_sub(new);
+        while !tail.is_char_boundary(start) {
+            start += 1;
+        }
+        tail[start..].to_string()
+    }
     /// Ends them all at once (TERM to all, one shared grace, then KILL).
     fn shutdown_all(seats: &mut [Self], grace: Duration)
     where
@@ -95,6 +106,9 @@ impl Seat for BotProcess {
     }
     fn stderr_bytes(&self) -> u64 {
         BotProcess::stderr_bytes(self)
+    }
+    fn stderr_since(&mut self, mark: u64, keep: usize) -> String {
+        BotProcess::stderr_since(self, mark, keep)
     }
     fn shutdown_all(seats: &mut [Self], grace: Duration) {
         bot::shutdown_all(seats, grace)

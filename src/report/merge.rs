@@ -1,6 +1,7 @@
 //! One games.csv from the games.csv of several shards of a run: rows are copied as they are
 //! (every column kept), each game id once, so the merged file reads like the file of a run played
-//! on one machine, and the standings, the report and resume all work on it unchanged.
+//! on one machine, and the standings, the report and resume all work on it unchanged. The
+//! shards' records.jsonl are merged the same way, so the merged run has its replays.
 
 use crate::report::games_csv::{complete_length, GameRow};
 use anyhow::{bail, Context, Result};
@@ -143,5 +144,112 @@ mod tests {
         std::fs::write(&b, "game_id,bot0,bot1,winner\n").unwrap();
         let err = merge_games(&[a, b], &out, 2, |_, _, _| Ok(())).unwrap_err();
         assert!(err.to_string().contains("different columns"), "{err}");
+    }
+}
+
+/// What merging records copied.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RecordsMerged {
+    /// Records written (distinct game ids).
+    pub written: u64,
+    /// Records of a game id already copied, skipped.
+    pub repeated: u64,
+    /// Lines that are not records (a torn last line of a shard killed while writing), skipped.
+    pub skipped: u64,
+}
+
+/// Copies the records.jsonl lines of `inputs` (missing files have none) into a new file `out`,
+/// each game id once, the first met winning as in [`merge_games`]; lines are copied as they
+/// are, one at a time.
+pub fn merge_records(inputs: &[PathBuf], out: &Path) -> Result<RecordsMerged> {
+    use std::io::{BufRead, Write};
+    #[derive(serde::Deserialize)]
+    struct Id {
+        game_id: u64,
+    }
+    let mut summary = RecordsMerged::default();
+    let tmp = out.with_extension("jsonl.tmp");
+    let mut writer = std::io::BufWriter::new(
+        File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?,
+    );
+    let mut seen = crate::report::games_csv::DoneSet::default();
+    let mut line = Vec::new();
+    for path in inputs {
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let mut reader = BufReader::new(file);
+        loop {
+            line.clear();
+            if reader
+                .read_until(b'\n', &mut line)
+                .with_context(|| format!("reading {}", path.display()))?
+                == 0
+            {
+                break;
+            }
+            let id = match serde_json::from_slice::<Id>(&line) {
+                Ok(id) if line.ends_with(b"\n") => id.game_id,
+                _ => {
+                    summary.skipped += 1;
+                    continue;
+                }
+            };
+            if seen.contains(id) {
+                summary.repeated += 1;
+                continue;
+            }
+            seen.insert(id);
+            writer.write_all(&line)?;
+            summary.written += 1;
+        }
+    }
+    writer
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod records_tests {
+    use super::*;
+
+    #[test]
+    fn records_are_merged_each_game_once_and_torn_lines_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, out) = (
+            dir.path().join("a.jsonl"),
+            dir.path().join("b.jsonl"),
+            dir.path().join("out.jsonl"),
+        );
+        std::fs::write(
+            &a,
+            "{\"game_id\":1,\"x\":\"a\"}\n{\"game_id\":2,\"x\":\"a\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &b,
+            "{\"game_id\":2,\"x\":\"b\"}\n{\"game_id\":3}\n{\"game_id\":4,\"x\"",
+        )
+        .unwrap();
+        let missing = dir.path().join("none.jsonl");
+        let s = merge_records(&[a, missing, b], &out).unwrap();
+        assert_eq!(
+            s,
+            RecordsMerged {
+                written: 3,
+                repeated: 1,
+                skipped: 1
+            }
+        );
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "{\"game_id\":1,\"x\":\"a\"}\n{\"game_id\":2,\"x\":\"a\"}\n{\"game_id\":3}\n"
+        );
     }
 }

@@ -92,6 +92,10 @@ pub struct GameRecord {
     /// Lines left over from earlier answers when the turn's input was sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra_lines: Vec<(u32, usize)>,
+    /// What the bot wrote to stderr during each move's turn (since its previous turn; the
+    /// last [`crate::referee::TURN_STDERR_BYTES`] of it), for the moves where it wrote any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turn_stderr: Vec<(u32, String)>,
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub detail: String,
@@ -164,6 +168,7 @@ impl GameRecord {
             comments: Vec::new(),
             answers: Vec::new(),
             extra_lines: Vec::new(),
+            turn_stderr: Vec::new(),
             reason: r.reason.to_string(),
             detail: r.detail.clone(),
             ranks: r.ranks.clone(),
@@ -227,6 +232,9 @@ impl GameRecord {
                 if t.extra_lines > 0 {
                     rec.extra_lines.push((i, t.extra_lines));
                 }
+                if !t.stderr.is_empty() {
+                    rec.turn_stderr.push((i, t.stderr.clone()));
+                }
             }
         }
         rec
@@ -246,6 +254,11 @@ impl GameRecord {
             "" => self.moves[i].clone(),
             c => format!("{} {c}", self.moves[i]),
         }
+    }
+
+    /// What the bot wrote to stderr during move `i`'s turn, empty for nothing.
+    pub fn turn_stderr(&self, i: usize) -> &str {
+        sparse(&self.turn_stderr, i).map_or("", String::as_str)
     }
 
     /// Whether move `i` came after the limit (a strike).

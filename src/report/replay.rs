@@ -53,6 +53,7 @@ pub fn write(
             "waited_us": t.waited_us,
             "strike": t.late,
             "extra_lines": t.extra_lines,
+            "stderr": t.stderr,
         });
         serde_json::to_writer(&mut out, &line)?;
         writeln!(out)?;
@@ -171,6 +172,7 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         comments: Vec::new(),
         answers: Vec::new(),
         extra_lines: Vec::new(),
+        turn_stderr: Vec::new(),
         reason: str_of(&end["reason"]),
         detail: str_of(&end["detail"]),
         ranks: end["ranks"]
@@ -233,6 +235,9 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         }
         if let Some(n) = t["extra_lines"].as_u64().filter(|&n| n > 0) {
             rec.extra_lines.push((i, n as usize));
+        }
+        if let Some(e) = t["stderr"].as_str().filter(|e| !e.is_empty()) {
+            rec.turn_stderr.push((i, e.to_string()));
         }
         rec.moves.push(played);
     }

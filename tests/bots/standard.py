@@ -6,6 +6,7 @@ Usage: standard.py [MODE [ARG]]
   first         the first legal move
   timeout-at T  plays the first legal move, then sleeps forever on its own turn T
   crash-at T    exits with status 3 on its own turn T, after printing a traceback-like line
+  talk          a random legal move (seed 1), saying on stderr each turn "turn T: N moves, I play M"
 It checks the shape as it reads: counted sections, the intro line on the first turn only.
 """
 import random, sys, time
@@ -46,5 +47,7 @@ while True:
     if mode == "crash-at" and turn == arg:
         print("Traceback (most recent call last):\nValueError: test crash", file=sys.stderr)
         sys.exit(3)
-    choice = rng.choice(moves) if mode == "random" else moves[0]
+    choice = rng.choice(moves) if mode in ("random", "talk") else moves[0]
+    if mode == "talk":
+        print(f"turn {turn}: {len(moves)} moves, I play {choice}", file=sys.stderr, flush=True)
     print(choice, flush=True)

@@ -421,6 +421,16 @@ impl BotProcess {
         String::from_utf8_lossy(&self.err_tail[start..]).into_owned()
     }
 
+    /// What the bot wrote to stderr after it had written `mark` bytes in all (a past
+    /// [`stderr_bytes`](Self::stderr_bytes)), at most its last `keep` bytes, after reading
+    /// whatever stderr holds now. The referee records it per turn.
+    pub fn stderr_since(&mut self, mark: u64, keep: usize) -> String {
+        self.drain_stderr();
+        let new = self.err_total.saturating_sub(mark).min(keep as u64) as usize;
+        let start = self.err_tail.len().saturating_sub(new);
+        String::from_utf8_lossy(&self.err_tail[start..]).into_owned()
+    }
+
     /// CPU time (user + system, all threads) the bot's main process has used so far. Processes
     /// it started are not included until it reaps them.
     pub fn cpu_time(&self) -> Option<Duration> {

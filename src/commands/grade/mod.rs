@@ -379,6 +379,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             out: &out,
             baselines: &baseline_names,
             maximum: rubric.maximum(),
+            class: &class,
+            sources: &entries
+                .iter()
+                .map(|e| page::shown(&class, &e.entry))
+                .collect::<Vec<_>>(),
         },
         &students,
         &rows,

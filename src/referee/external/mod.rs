@@ -9,6 +9,7 @@
 pub mod message;
 pub mod spec;
 
+use super::TURN_STDERR_BYTES;
 use super::{ms, Seat, TurnRecord};
 use super::{spawn_bots, End, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Turns};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
@@ -270,6 +271,8 @@ impl Game<'_> {
         }
         let played = answer.trim_end_matches('\n').to_string();
         if self.cfg.record_turns {
+            let stderr = procs[k].stderr_since(self.turns.err_mark[k], TURN_STDERR_BYTES);
+            self.turns.err_mark[k] = procs[k].stderr_bytes();
             self.turns.log.push(TurnRecord {
                 turn: answered.which.game,
                 seat: k,
@@ -282,6 +285,7 @@ impl Game<'_> {
                 waited_us: answered.excused.as_micros() as u64,
                 late: answered.late,
                 extra_lines: answered.extra_lines,
+                stderr,
             });
         }
         self.turns.moves.push(played);

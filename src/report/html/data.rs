@@ -86,26 +86,194 @@ impl StandingsView {
 }
 
 /// One bot's think times per turn on the clock the limit applies to (wall or CPU), its first
-/// turn of each game apart (it has its own limit).
+/// turn of each game apart (it has its own limit). Times are counted by value, kept to three
+/// significant digits (exact below 1 ms), so a run of any length takes a few kilobytes.
 #[derive(Default)]
 pub struct BotTimes {
     pub name: String,
-    /// Time of every later turn, microseconds.
-    pub turns_us: Vec<u64>,
+    /// How many later turns took each time (microseconds, rounded).
+    pub counts: std::collections::BTreeMap<u64, u64>,
+    /// Later turns in all.
+    pub turns: u64,
     pub first_max_us: u64,
     pub late: u64,
 }
 
+/// `us` to three significant digits (exact below 1,000).
+fn rounded(us: u64) -> u64 {
+    let mut unit = 1;
+    while us / unit >= 1000 {
+        unit *= 10;
+    }
+    (us + unit / 2) / unit * unit
+}
+
 impl BotTimes {
+    /// Counts one later turn.
+    pub fn add(&mut self, us: u64) {
+        *self.counts.entry(rounded(us)).or_default() += 1;
+        self.turns += 1;
+    }
+
     /// The `q`-quantile (0..=1) of the later turns, nearest rank.
     pub fn quantile(&self, q: f64) -> Option<u64> {
-        let mut v = self.turns_us.clone();
-        if v.is_empty() {
+        if self.turns == 0 {
             return None;
         }
-        v.sort_unstable();
-        let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
-        Some(v[k])
+        let k = ((q * self.turns as f64).ceil() as u64).clamp(1, self.turns);
+        let mut seen = 0;
+        for (&us, &n) in &self.counts {
+            seen += n;
+            if seen >= k {
+                return Some(us);
+            }
+        }
+        self.counts.keys().next_back().copied()
+    }
+}
+
+/// What the report needs of the records, gathered one record at a time (a run of any length
+/// is never held in memory).
+#[derive(Default)]
+pub struct RecordFacts {
+    /// `(folder, game id)` to the game's turns and whether it has a replay page.
+    pub games: HashMap<(usize, u64), (u32, bool)>,
+    /// Per folder: its replay pages' folder as a link from the report (`replays`).
+    pub links: HashMap<usize, String>,
+    pub times: Vec<BotTimes>,
+    /// The turn limit, first-turn limit and clock of the records (the first one's).
+    pub limits: Option<(u64, u64, String)>,
+    /// Per folder: the game as played, "impasse (arena, 2 seats)".
+    pub played: HashMap<usize, String>,
+    /// Forfeits grouped by bot, verdict and the last lines of stderr.
+    pub failures: Vec<FailureGroup>,
+    /// Games where bots waited long for a CPU (the fair clock's note).
+    pub starved: crate::report::starved::Starved,
+}
+
+/// `text` with each run of digits as `#`: stderr that differs only in numbers (a seat, a turn,
+/// a value) groups as the same failure.
+pub fn numbers_hidden(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('#');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Forfeits of one bot with the same verdict and the same end of stderr (numbers aside).
+pub struct FailureGroup {
+    /// The stderr as compared ([`numbers_hidden`]).
+    pub key: String,
+    pub bot: String,
+    pub reason: String,
+    /// The last lines the bot wrote to stderr (the same in every game of the group).
+    pub stderr: String,
+    /// One detail as an example (the first game's).
+    pub detail: String,
+    /// Forfeits in the group.
+    pub count: u64,
+    /// `(folder, game id, replay page)` of the first [`GROUP_LINKS`] games, in the order read.
+    pub games: Vec<(usize, u64, Option<String>)>,
+}
+
+/// Games of a group listed by link at most (the count says how many in all).
+pub const GROUP_LINKS: usize = 20;
+
+impl RecordFacts {
+    /// Takes in one record of folder `d` whose replay page is `link`.
+    pub fn add(&mut self, d: usize, rec: &GameRecord, link: Option<String>) {
+        self.starved.add(rec);
+        self.games.insert(
+            (d, rec.game_id),
+            ((rec.opening.len() + rec.moves.len()) as u32, link.is_some()),
+        );
+        self.played
+            .entry(d)
+            .or_insert_with(|| format!("{} ({}, {} seats)", rec.game, rec.variant, rec.seats));
+        self.limits.get_or_insert((
+            rec.clocks.turn_us,
+            rec.clocks.first_turn_us,
+            rec.clocks.clock.clone(),
+        ));
+        for f in &rec.forfeits {
+            let bot = rec.bots.get(f.seat).cloned().unwrap_or_default();
+            let tail = rec.stderr.get(f.seat).map_or("", String::as_str);
+            let stderr = crate::report::play::last_lines(
+                tail,
+                crate::report::play::STDERR_LINES,
+                crate::report::play::STDERR_BYTES,
+            )
+            .to_string();
+            let at = (d, rec.game_id, link.clone());
+            let key = numbers_hidden(&stderr);
+            match self
+                .failures
+                .iter_mut()
+                .find(|g| g.bot == bot && g.reason == f.reason && g.key == key)
+            {
+                Some(g) => {
+                    g.count += 1;
+                    if g.games.len() < GROUP_LINKS {
+                        g.games.push(at);
+                    }
+                }
+                None => self.failures.push(FailureGroup {
+                    key,
+                    bot,
+                    reason: f.reason.clone(),
+                    stderr,
+                    detail: f.detail.clone(),
+                    count: 1,
+                    games: vec![at],
+                }),
+            }
+        }
+        let mut first = vec![true; rec.seats];
+        // The times the limit applies to: CPU time on the CPU clock, the time charged on the
+        // fair clock.
+        let charged: Vec<u64>;
+        let clock = match rec.clocks.clock.as_str() {
+            "cpu" => &rec.cpu_us,
+            "fair" if !rec.waited_us.is_empty() => {
+                charged = crate::report::starved::charged_us(rec);
+                &charged
+            }
+            _ => &rec.wall_us,
+        };
+        for (i, &us) in clock.iter().enumerate() {
+            let Some(&seat) = rec.seat.get(i) else { break };
+            let seat = seat as usize;
+            let name = &rec.bots[seat];
+            let k = match self.times.iter().position(|t| &t.name == name) {
+                Some(k) => k,
+                None => {
+                    self.times.push(BotTimes {
+                        name: name.clone(),
+                        ..Default::default()
+                    });
+                    self.times.len() - 1
+                }
+            };
+            let t = &mut self.times[k];
+            if std::mem::replace(&mut first[seat], false) {
+                t.first_max_us = t.first_max_us.max(us);
+            } else {
+                t.add(us);
+            }
+            if rec.is_late(i) {
+                t.late += 1;
+            }
+        }
     }
 }
 
@@ -136,14 +304,24 @@ pub struct ReportData {
     pub generated: String,
     pub version: &'static str,
     pub standings: Option<StandingsView>,
+    /// The games listed: past [`GAMES_LISTED`] of each kind, the forfeits and the other
+    /// games last recorded.
     pub games: Vec<GameLine>,
+    /// Games in all.
+    pub total_games: usize,
     pub times: Vec<BotTimes>,
     /// The turn limit, first-turn limit and clock of the records (the first folder's).
     pub limits: Option<(u64, u64, String)>,
+    pub failures: Vec<FailureGroup>,
     pub records: ReadRecords,
     pub record_bytes: u64,
     pub notes: Vec<String>,
 }
+
+/// Games listed in the report at most, of forfeits and of other games each: a page of
+/// 100,000 rows helps nobody, and the report's memory stays flat (games.csv lists them all,
+/// and every game has its page `replays/game-ID.html`).
+pub const GAMES_LISTED: usize = 5_000;
 
 /// Flattens a TOML table into `key = value` lines.
 fn flatten(prefix: &str, t: &toml::Table, out: &mut Vec<(String, String)>) {
@@ -209,14 +387,13 @@ pub fn utc(t: std::time::SystemTime) -> String {
     )
 }
 
-/// Gathers the report of `dirs`; `order` lists bots to show first. `link` gives the replay
-/// page of a record, relative to the report, or `None` when it has none.
+/// Gathers the report of `dirs`; `order` lists bots to show first; `facts` is what the
+/// records gave ([`RecordFacts::add`] for each).
 pub fn gather(
     dirs: &[PathBuf],
     order: &[String],
-    records: &[(usize, GameRecord)],
+    facts: RecordFacts,
     read: ReadRecords,
-    link: &dyn Fn(usize, &GameRecord) -> Option<String>,
 ) -> anyhow::Result<ReportData> {
     let mut notes = Vec::new();
     let csvs: Vec<PathBuf> = dirs
@@ -230,81 +407,68 @@ pub fn gather(
         let (s, _) = standings::from_files(&csvs, order, None)?;
         Some(StandingsView::new(&s))
     };
-    let by_id: HashMap<(usize, u64), &GameRecord> =
-        records.iter().map(|(d, r)| ((*d, r.game_id), r)).collect();
-    let mut games = Vec::new();
+    let RecordFacts {
+        games: by_id,
+        links,
+        mut times,
+        limits,
+        played,
+        failures,
+        starved,
+    } = facts;
+    let mut recent: std::collections::VecDeque<GameLine> = Default::default();
+    let mut forfeited: std::collections::VecDeque<GameLine> = Default::default();
+    let mut total = 0usize;
     for (d, dir) in dirs.iter().enumerate() {
         let csv = dir.join("games.csv");
         if !csv.exists() {
             notes.push(format!("{} has no games.csv", dir.display()));
             continue;
         }
+        let mut k = 0u64;
         for_each_result(std::slice::from_ref(&csv), |row| {
-            let id = row.game_id.unwrap_or(games.len() as u64);
-            let rec = by_id.get(&(d, id)).copied();
-            games.push(GameLine {
+            let id = row.game_id.unwrap_or(k);
+            k += 1;
+            total += 1;
+            let rec = by_id.get(&(d, id));
+            let line = GameLine {
                 game_id: id,
                 folder: d,
-                turns: rec.map(|r| (r.opening.len() + r.moves.len()) as u32),
-                link: rec.and_then(|r| link(d, r)),
+                turns: rec.map(|r| r.0),
+                link: rec
+                    .filter(|r| r.1)
+                    .and_then(|_| links.get(&d).map(|l| format!("{l}/game-{id}.html"))),
                 bots: row.bots,
                 ranks: row.ranks,
                 reason: row.reason.unwrap_or_default(),
                 forfeits: row.forfeits,
-            });
+            };
+            let list = if line.forfeits.is_empty() {
+                &mut recent
+            } else {
+                &mut forfeited
+            };
+            if list.len() == GAMES_LISTED {
+                list.pop_front();
+            }
+            list.push_back(line);
             Ok(())
         })?;
     }
+    let mut games: Vec<GameLine> = forfeited.into_iter().chain(recent).collect();
     games.sort_by_key(|g| (g.folder, g.game_id));
-    let mut times: Vec<BotTimes> = Vec::new();
-    let mut limits = None;
-    for (_, rec) in records {
-        limits.get_or_insert((
-            rec.clocks.turn_us,
-            rec.clocks.first_turn_us,
-            rec.clocks.clock.clone(),
+    if games.len() < total {
+        notes.push(format!(
+            "{total} games: the list below shows the last {GAMES_LISTED} forfeits and the last \
+             {GAMES_LISTED} other games ({} in all); games.csv lists every game, and every game's \
+             replay is replays/game-ID.html",
+            games.len()
         ));
-        let mut first = vec![true; rec.seats];
-        // The times the limit applies to: CPU time on the CPU clock, the time charged on the
-        // fair clock.
-        let charged: Vec<u64>;
-        let clock = match rec.clocks.clock.as_str() {
-            "cpu" => &rec.cpu_us,
-            "fair" if !rec.waited_us.is_empty() => {
-                charged = crate::report::starved::charged_us(rec);
-                &charged
-            }
-            _ => &rec.wall_us,
-        };
-        for (i, &us) in clock.iter().enumerate() {
-            let Some(&seat) = rec.seat.get(i) else { break };
-            let seat = seat as usize;
-            let name = &rec.bots[seat];
-            let k = match times.iter().position(|t| &t.name == name) {
-                Some(k) => k,
-                None => {
-                    times.push(BotTimes {
-                        name: name.clone(),
-                        ..Default::default()
-                    });
-                    times.len() - 1
-                }
-            };
-            let t = &mut times[k];
-            if std::mem::replace(&mut first[seat], false) {
-                t.first_max_us = t.first_max_us.max(us);
-            } else {
-                t.turns_us.push(us);
-            }
-            if rec.is_late(i) {
-                t.late += 1;
-            }
-        }
     }
     if let Some(s) = &standings {
         times.sort_by_key(|t| s.names.iter().position(|n| n == &t.name));
     }
-    notes.extend(crate::report::starved::Starved::of(records.iter().map(|(_, r)| r)).note());
+    notes.extend(starved.note());
     if read.skipped > 0 {
         notes.push(format!(
             "{} lines of records.jsonl could not be read (a run still writing?) and were skipped",
@@ -323,9 +487,8 @@ pub fn gather(
             .map(|(i, d)| {
                 let mut settings = folder_settings(d);
                 // The settings name the variant and seats only when they were given.
-                if let Some((_, r)) = records.iter().find(|(f, _)| *f == i) {
-                    let played = format!("{} ({}, {} seats)", r.game, r.variant, r.seats);
-                    settings.insert(settings.len().min(1), ("played".into(), played));
+                if let Some(p) = played.get(&i) {
+                    settings.insert(settings.len().min(1), ("played".into(), p.clone()));
                 }
                 Folder {
                     path: d.clone(),
@@ -337,8 +500,10 @@ pub fn gather(
         version: env!("CARGO_PKG_VERSION"),
         standings,
         games,
+        total_games: total,
         times,
         limits,
+        failures,
         records: read,
         record_bytes,
         notes,

@@ -1,11 +1,45 @@
 //! The data a replay page embeds: the board's cells once, then each step of the game as the
-//! cells it changed, with the input sent, the answer, the clocks and the verdict. Built in Rust
-//! by replaying the record through the rules, so the page's script only draws.
+//! cells it changed, with the input sent, the answer, the stderr of the turn, the clocks and the
+//! verdict. Built in Rust by replaying the record through the rules, so the page's script only
+//! draws. What is the same for most steps is left out (an answer that is just the move, no
+//! comment, no strike), long lists of legal moves in the inputs are folded, and the whole is
+//! compressed ([`packed`]): a 200-turn game is a few kilobytes.
 
 use crate::game::{BoardView, CellView};
 use crate::report::rebuild::{rebuild, RebuildError, StepKind};
 use crate::report::records::GameRecord;
 use serde_json::{json, Value};
+
+/// Lists of more lines than this in an input (a count line followed by that many lines, as the
+/// legal moves are sent) keep only their first [`FOLD_KEEP`] lines in a page.
+pub const FOLD_OVER: usize = 60;
+/// The lines of a folded list a page keeps.
+pub const FOLD_KEEP: usize = 40;
+
+/// `input` with each list of more than [`FOLD_OVER`] lines (a line holding a count `n`, then
+/// `n` lines) cut to its first [`FOLD_KEEP`] and a line saying how many were left out.
+pub fn fold_lists(input: &str) -> String {
+    let lines: Vec<&str> = input.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(input.len().min(8 * 1024));
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        out.push_str(line);
+        i += 1;
+        let n = line.trim().parse::<usize>().unwrap_or(0);
+        if n > FOLD_OVER && i + n <= lines.len() {
+            for l in &lines[i..i + FOLD_KEEP] {
+                out.push_str(l);
+            }
+            out.push_str(&format!(
+                "\u{2026} {} more lines of this list not kept in the page\n",
+                n - FOLD_KEEP
+            ));
+            i += n;
+        }
+    }
+    out
+}
 
 /// A cell's pieces as `[[seat, label], ...]`, bottom first.
 fn pieces(c: &CellView) -> Value {
@@ -45,24 +79,26 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
     let mut steps = Vec::with_capacity(rebuilt.steps.len());
     let mut before = start;
     let mut strikes = vec![0u32; rec.seats];
+    let mut turn = rec.opening.len() as u32;
     let mut seen = vec![false; rec.seats];
     for step in &rebuilt.steps {
         let mut s = serde_json::Map::new();
-        s.insert("turn".into(), json!(step.turn));
+        // The turn is the previous step's plus one unless said.
+        if step.turn != turn + 1 {
+            s.insert("turn".into(), json!(step.turn));
+        }
+        turn = step.turn;
         s.insert("seat".into(), json!(step.seat));
         s.insert("ch".into(), Value::Array(changes(before, &step.view)));
         if step.view.notes != before.notes {
             s.insert("notes".into(), json!(step.view.notes));
         }
         if let Some(input) = &step.input {
-            s.insert("input".into(), json!(input));
-            let first = !std::mem::replace(&mut seen[step.seat], true);
-            let limit = if first {
-                rec.clocks.first_turn_us
-            } else {
-                rec.clocks.turn_us
-            };
-            s.insert("limit_us".into(), json!(limit));
+            s.insert("input".into(), json!(fold_lists(input)));
+            // The first turn of a seat has its own limit.
+            if !std::mem::replace(&mut seen[step.seat], true) {
+                s.insert("first".into(), json!(1));
+            }
         }
         match step.kind {
             StepKind::Opening => {
@@ -72,17 +108,34 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
             StepKind::Move(i) => {
                 s.insert("kind".into(), json!("move"));
                 s.insert("move".into(), json!(step.text));
-                s.insert("answer".into(), json!(rec.answer(i)));
-                s.insert("comment".into(), json!(rec.comment(i)));
+                let answer = rec.answer(i);
+                let comment = rec.comment(i);
+                let plain = if comment.is_empty() {
+                    answer == step.text
+                } else {
+                    answer == format!("{} {comment}", step.text)
+                };
+                if !plain {
+                    s.insert("answer".into(), json!(answer));
+                }
+                if !comment.is_empty() {
+                    s.insert("comment".into(), json!(comment));
+                }
+                let err = rec.turn_stderr(i);
+                if !err.is_empty() {
+                    s.insert("err".into(), json!(err));
+                }
                 if let (Some(w), Some(c)) = (rec.wall_us.get(i), rec.cpu_us.get(i)) {
                     s.insert("wall_us".into(), json!(w));
                     s.insert("cpu_us".into(), json!(c));
                 }
                 if rec.is_late(i) {
                     strikes[step.seat] += 1;
-                    s.insert("late".into(), json!(true));
+                    s.insert("late".into(), json!(1));
                 }
-                s.insert("strikes".into(), json!(strikes[step.seat]));
+                if strikes[step.seat] > 0 {
+                    s.insert("strikes".into(), json!(strikes[step.seat]));
+                }
             }
             StepKind::Forfeit(i) => {
                 let f = &rec.forfeits[i];
@@ -90,6 +143,10 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
                 s.insert("reason".into(), json!(f.reason));
                 s.insert("detail".into(), json!(f.detail));
                 s.insert("strikes".into(), json!(strikes[step.seat]));
+                // What the seat wrote to stderr last (the record keeps its tail).
+                if let Some(tail) = rec.stderr.get(step.seat).filter(|t| !t.is_empty()) {
+                    s.insert("err".into(), json!(tail));
+                }
             }
         }
         steps.push(Value::Object(s));
@@ -102,8 +159,14 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
         "game_id": rec.game_id,
         "seed": rec.seed,
         "bots": rec.bots,
+        "colours": super::seats::palette(&rec.game, rec.seats)
+            .iter()
+            .map(|c| json!([c.name, c.fill, c.ink]))
+            .collect::<Vec<_>>(),
         "clocks": rec.clocks,
         "shape": start.shape,
+        // Boards whose diagonal neighbours count too (Abande on squares): lines drawn.
+        "diagonals": rec.game == "abande",
         "cells": cells,
         "start": { "p": start_pieces, "notes": start.notes },
         "steps": steps,
@@ -118,6 +181,69 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
             "position": rebuilt.final_position,
         },
     }))
+}
+
+/// `data` with its steps turned into columns (`{"input": [...], "move": [...], ...}`, `null`
+/// where a step has no such field), as the page embeds it: like values side by side compress
+/// to a quarter less than whole steps one after the other.
+pub fn columns(data: &Value) -> Value {
+    let mut out = data.clone();
+    let Some(steps) = data["steps"].as_array() else {
+        return out;
+    };
+    let mut cols: serde_json::Map<String, Value> = serde_json::Map::new();
+    for (i, step) in steps.iter().enumerate() {
+        for (k, v) in step.as_object().into_iter().flatten() {
+            let col = cols
+                .entry(k.clone())
+                .or_insert_with(|| Value::Array(Vec::new()));
+            let col = col.as_array_mut().expect("columns are arrays");
+            col.resize(i, Value::Null);
+            col.push(v.clone());
+        }
+    }
+    for col in cols.values_mut() {
+        col.as_array_mut()
+            .expect("columns are arrays")
+            .resize(steps.len(), Value::Null);
+    }
+    out["steps"] = json!({ "n": steps.len(), "cols": cols });
+    out
+}
+
+/// The page's data: the JSON compressed (zlib) and in base64, decompressed by the page's
+/// script. Compression keeps repeated inputs, board rows and keys to a small part of their
+/// text.
+pub fn packed(v: &Value) -> String {
+    // The JSON whole first: the encoder clears its output buffer on every write, which for
+    // serde's many small writes cost more than the compression itself.
+    let json = serde_json::to_vec(v).expect("JSON values serialise");
+    let mut z = flate2::write::ZlibEncoder::new(
+        Vec::with_capacity(json.len() / 4),
+        flate2::Compression::default(),
+    );
+    std::io::Write::write_all(&mut z, &json).expect("writing to memory cannot fail");
+    let bytes = z.finish().expect("writing to memory cannot fail");
+    base64(&bytes)
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// JSON text safe inside a `<script>` element: every `<` escaped, so no `</script>` or

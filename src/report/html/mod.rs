@@ -10,6 +10,7 @@ pub mod data;
 pub mod external;
 pub mod frames;
 pub mod page;
+pub mod seats;
 pub mod svg;
 pub mod viewer;
 
@@ -24,20 +25,18 @@ use std::time::{Duration, Instant};
 /// The report's file name inside a results folder.
 pub const FILE: &str = "report.html";
 
+/// The report's stylesheet, for other pages in its look (the grading page).
+pub const STYLE: &str = include_str!("assets/style.css");
+
 /// Which replay pages to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pages {
     /// Every recorded game's page, replacing any there.
     All,
-    /// Only pages not written yet (a live report while games are added). Past
-    /// [`LIVE_PAGES`] recorded games, only the games lost by a forfeit get one as they come:
-    /// a replay page is some 50 KB, so a league of 100,000 games would fill 5 GB; `arbiter
-    /// report DIR` then writes the others.
+    /// Only pages not written yet (a live report while games are added). A page is some
+    /// 10 KB (the viewer's script is written once per folder), so every game gets one.
     Missing,
 }
-
-/// How many games a run may have before its live report writes replay pages for forfeits only.
-pub const LIVE_PAGES: usize = 5_000;
 
 /// What writing a report did.
 #[derive(Debug, Default)]
@@ -62,43 +61,22 @@ fn href(from: &Path, target: &Path) -> String {
 }
 
 /// Writes `out` (a report of the folders `dirs`, bots of `order` first) and the replay pages.
+/// Records are read one at a time: memory does not grow with the number of games recorded
+/// (only the games list of the report does, a line per game).
 pub fn write_report(
     dirs: &[PathBuf],
     out: &Path,
     order: &[String],
     pages: Pages,
 ) -> Result<Written> {
-    write_report_capped(dirs, out, order, pages, LIVE_PAGES)
-}
-
-/// [`write_report`], with `Pages::Missing` writing pages for forfeits only past `live_pages`
-/// recorded games.
-fn write_report_capped(
-    dirs: &[PathBuf],
-    out: &Path,
-    order: &[String],
-    pages: Pages,
-    live_pages: usize,
-) -> Result<Written> {
-    let (recs, read) = records::read_folders(dirs).context("reading records.jsonl")?;
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let base = std::path::absolute(&base).unwrap_or(base);
     let mut written = Written::default();
-    let mut ok: std::collections::HashSet<(usize, u64)> = Default::default();
-    let forfeits_only = pages == Pages::Missing && recs.len() > live_pages;
-    let mut skipped = 0usize;
-    for (d, rec) in &recs {
-        let path = replay_path(&dirs[*d], rec.game_id);
-        if pages == Pages::Missing && path.exists() {
-            ok.insert((*d, rec.game_id));
-            continue;
-        }
-        if forfeits_only && rec.forfeits.is_empty() {
-            skipped += 1;
-            continue;
-        }
+    let mut facts = data::RecordFacts::default();
+    let mut read = records::ReadRecords::default();
+    for (d, dir) in dirs.iter().enumerate() {
         // The page sits in DIR/replays/: the report is one folder up when it is DIR's own.
-        let abs_dir = std::path::absolute(&dirs[*d]).unwrap_or_else(|_| dirs[*d].clone());
+        let abs_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         let back = match out.file_name() {
             Some(name) if base == abs_dir => format!("../{}", name.to_string_lossy()),
             _ => std::path::absolute(out)
@@ -106,42 +84,74 @@ fn write_report_capped(
                 .to_string_lossy()
                 .into_owned(),
         };
-        match viewer::page(rec, Some(&back)) {
-            Ok(html) => {
-                std::fs::create_dir_all(path.parent().expect("a replays folder"))?;
-                write_atomic(&path, html.as_bytes())?;
-                written.pages += 1;
-                ok.insert((*d, rec.game_id));
-            }
-            Err(e) => written.failed.push(e.to_string()),
+        // Pages already there use the script and style of this arbiter too.
+        let replays = dir.join("replays");
+        facts.links.insert(
+            d,
+            href(
+                &base,
+                &std::path::absolute(&replays).unwrap_or_else(|_| replays.clone()),
+            ),
+        );
+        let mut assets = replays.is_dir();
+        if assets {
+            viewer::write_assets(&replays)
+                .with_context(|| format!("writing the viewer into {}", replays.display()))?;
         }
-    }
-    let link = |d: usize, r: &GameRecord| {
-        ok.contains(&(d, r.game_id)).then(|| {
-            let abs = std::path::absolute(replay_path(&dirs[d], r.game_id)).unwrap_or_default();
-            href(&base, &abs)
+        let mut io_error = None;
+        let summary = records::for_each_record(&dir.join(records::FILE), |rec: GameRecord| {
+            if io_error.is_some() {
+                return;
+            }
+            let path = replay_path(dir, rec.game_id);
+            let link = |path: &Path| {
+                let abs = std::path::absolute(path).unwrap_or_default();
+                href(&base, &abs)
+            };
+            if pages == Pages::Missing && path.exists() {
+                facts.add(d, &rec, Some(link(&path)));
+                return;
+            }
+            match viewer::page(&rec, Some(&back), viewer::Assets::Beside) {
+                Ok(html) => {
+                    let folder = path.parent().expect("a replays folder");
+                    let done = if assets {
+                        Ok(())
+                    } else {
+                        viewer::write_assets(folder)
+                    }
+                    .and_then(|()| write_atomic(&path, html.as_bytes()));
+                    match done {
+                        Ok(()) => {
+                            assets = true;
+                            written.pages += 1;
+                            facts.add(d, &rec, Some(link(&path)));
+                        }
+                        Err(e) => io_error = Some((path.clone(), e)),
+                    }
+                }
+                Err(e) => {
+                    written.failed.push(e.to_string());
+                    facts.add(d, &rec, None);
+                }
+            }
         })
-    };
+        .with_context(|| format!("reading {}", dir.join(records::FILE).display()))?;
+        if let Some((path, e)) = io_error {
+            return Err(e).with_context(|| format!("writing {}", path.display()));
+        }
+        read.records += summary.records;
+        read.skipped += summary.skipped;
+    }
     let abs_dirs: Vec<PathBuf> = dirs
         .iter()
         .map(|d| std::path::absolute(d).unwrap_or(d.clone()))
         .collect();
-    let mut data = data::gather(&abs_dirs, order, &recs, read, &link)?;
+    let mut data = data::gather(&abs_dirs, order, facts, read)?;
     for f in &written.failed {
         data.notes.push(format!("a game cannot be replayed: {f}"));
     }
-    if skipped > 0 {
-        data.notes.push(format!(
-            "{skipped} games have no replay page yet: past {live_pages} games a running \
-             tournament writes pages for forfeits only (some 50 KB each); `arbiter report {}` \
-             writes every page",
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
-    }
-    written.games = data.games.len();
+    written.games = data.total_games;
     let title = title_of(&data);
     write_atomic(out, page::render(&data, &title).as_bytes())?;
     Ok(written)
@@ -167,15 +177,19 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The report of a run in progress, rewritten every few seconds as games finish.
+/// The report of a run in progress, rewritten every few seconds as games finish. Each rewrite
+/// runs on a thread of its own, so the run that calls [`LiveReport::tick`] after each game is
+/// never held up by it (the report reads the results files, not the run's memory).
 pub struct LiveReport {
     dir: PathBuf,
     order: Vec<String>,
     next: Instant,
     /// The pause between rewrites: at least 5 s, and ten times the last rewrite's duration,
-    /// so that a large run spends at most a tenth of its time on its report.
+    /// so that a large run spends at most a tenth of a core on its report.
     pause: Duration,
     warned: bool,
+    /// The rewrite under way, telling how long it took or why it failed.
+    running: Option<std::thread::JoinHandle<Result<Duration, String>>>,
 }
 
 impl LiveReport {
@@ -186,29 +200,80 @@ impl LiveReport {
             next: Instant::now(),
             pause: Duration::from_secs(5),
             warned: false,
+            running: None,
         }
     }
 
-    /// Rewrites the report if the pause has passed. A failure is not fatal to the run: it is
-    /// told once on stderr, and the next rewrite tries again.
+    /// Starts a rewrite in the background if the pause has passed and none is under way. A
+    /// failure is not fatal to the run: it is told once on stderr, and the next rewrite tries
+    /// again.
     pub fn tick(&mut self) {
+        if self.running.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        self.collect();
         if Instant::now() < self.next {
             return;
         }
-        if let Err(e) = self.write(Pages::Missing) {
-            self.next = Instant::now() + self.pause;
-            if !self.warned {
-                self.warned = true;
-                eprintln!(
-                    "arbiter: warning: cannot update {}: {e:#}",
-                    self.dir.join(FILE).display()
-                );
+        let (dir, order) = (self.dir.clone(), self.order.clone());
+        self.next = Instant::now() + self.pause;
+        self.running = Some(std::thread::spawn(move || {
+            // The lowest priority for this thread alone (Linux applies it per thread): games
+            // take the CPU first, pages are written in what they leave, the rest at the end.
+            // SAFETY: setpriority and gettid only read their integer arguments.
+            unsafe {
+                libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19);
             }
+            let started = Instant::now();
+            write_report(
+                std::slice::from_ref(&dir),
+                &dir.join(FILE),
+                &order,
+                Pages::Missing,
+            )
+            .map(|_| started.elapsed())
+            .map_err(|e| format!("{e:#}"))
+        }));
+    }
+
+    /// Waits for the rewrite under way, if any, to end.
+    pub fn settle(&mut self) {
+        if let Some(h) = &self.running {
+            while !h.is_finished() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        self.collect();
+    }
+
+    /// Takes in the result of a finished background rewrite.
+    fn collect(&mut self) {
+        let Some(h) = self.running.take() else { return };
+        match h.join() {
+            Ok(Ok(took)) => {
+                self.pause = Duration::from_secs(5).max(took * 10);
+                self.next = Instant::now() + self.pause;
+            }
+            Ok(Err(e)) => self.warn(&e),
+            Err(_) => self.warn("the report writer panicked"),
         }
     }
 
-    /// Rewrites the report now; returns its path.
+    fn warn(&mut self, e: &str) {
+        if !self.warned {
+            self.warned = true;
+            eprintln!(
+                "arbiter: warning: cannot update {}: {e}",
+                self.dir.join(FILE).display()
+            );
+        }
+    }
+
+    /// Rewrites the report now (after any rewrite under way); returns its path.
     pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
+        if let Some(h) = self.running.take() {
+            let _ = h.join();
+        }
         let started = Instant::now();
         let out = self.dir.join(FILE);
         write_report(std::slice::from_ref(&self.dir), &out, &self.order, pages)?;

@@ -109,6 +109,35 @@ fn standings(s: &StandingsView) -> Markup {
     }
 }
 
+/// Each bot's forfeits, those with the same verdict and the same end of stderr together.
+fn failures(d: &ReportData) -> Markup {
+    if d.failures.is_empty() {
+        return html! {};
+    }
+    let mut groups: Vec<&super::data::FailureGroup> = d.failures.iter().collect();
+    groups.sort_by(|a, b| a.bot.cmp(&b.bot).then(b.count.cmp(&a.count)));
+    html! {
+        h2 #failures { "Why bots forfeited" }
+        p.muted { "Forfeits with the same verdict and the same last lines of stderr (numbers aside) are one entry, shown as in its first game." }
+        @for g in groups {
+            details.failure {
+                summary { b { (g.bot) } ": " (g.reason) ", " (g.count) @if g.count == 1 { " game" } @else { " games" } }
+                p { (g.detail) @if g.count > 1 { span.muted { " (the first game's)" } } }
+                @if g.stderr.is_empty() { p.muted { "It wrote nothing to stderr." } }
+                @else { pre.stderr { (g.stderr) } }
+                p {
+                    "Games: "
+                    @for (k, (_, id, link)) in g.games.iter().enumerate() {
+                        @if k > 0 { ", " }
+                        @if let Some(l) = link { a href=(l) { (id) } } @else { (id) }
+                    }
+                    @if g.count > g.games.len() as u64 { " and " (g.count - g.games.len() as u64) " more" }
+                }
+            }
+        }
+    }
+}
+
 fn times(d: &ReportData) -> Markup {
     let Some((limit, first, clock)) = &d.limits else {
         return html! {};
@@ -126,7 +155,7 @@ fn times(d: &ReportData) -> Markup {
                 tbody {
                     @for t in &d.times {
                         tr {
-                            td.l { (t.name) } td { (t.turns_us.len()) }
+                            td.l { (t.name) } td { (t.turns) }
                             td { (t.quantile(0.5).map(ms).unwrap_or_default()) }
                             td { (t.quantile(0.99).map(ms).unwrap_or_default()) }
                             td { (t.quantile(1.0).map(ms).unwrap_or_default()) }
@@ -212,19 +241,20 @@ pub fn render(d: &ReportData, title: &str) -> String {
             }
             body {
                 h1 { (title) }
-                p.muted { "Written " (d.generated) " by arbiter " (d.version) ". " (d.games.len()) " games." }
+                p.muted { "Written " (d.generated) " by arbiter " (d.version) ". " (d.total_games) " games." }
                 nav { a href="#standings" { "standings" } " \u{b7} " a href="#cross" { "cross-table" } " \u{b7} "
                       a href="#los" { "LOS" } " \u{b7} " a href="#forfeits" { "forfeits" } " \u{b7} "
                       a href="#times" { "think time" } " \u{b7} " a href="#games-list" { "games" } }
-                h2 { "Settings" }
-                @for f in &d.folders {
-                    details open[d.folders.len() == 1] {
-                        summary { (f.path.display()) }
+                details #settings {
+                    summary { "Settings" @if d.folders.len() > 1 { " of " (d.folders.len()) " runs" } }
+                    @for f in &d.folders {
+                        p { b { (f.path.display()) } }
                         dl.settings { @for (k, v) in &f.settings { dt { (k) } dd { (v) } } }
                     }
                 }
                 @for n in &d.notes { p.note { (n) } }
                 @if let Some(s) = &d.standings { (standings(s)) } @else { p { "No games yet." } }
+                (failures(d))
                 (times(d))
                 (games(d))
                 @if d.records.records > 0 {

@@ -87,10 +87,10 @@ pub fn time_histogram(t: &BotTimes, limit_us: u64) -> Markup {
     const BINS: usize = 24;
     let (w, h) = (240.0, 48.0);
     let top = t
-        .turns_us
-        .iter()
+        .counts
+        .keys()
+        .next_back()
         .copied()
-        .max()
         .unwrap_or(1)
         .max(limit_us)
         .max(10) as f64
@@ -98,8 +98,8 @@ pub fn time_histogram(t: &BotTimes, limit_us: u64) -> Markup {
     let (lo, hi) = (10f64.log10(), top.log10());
     let pos = |us: f64| ((us.max(10.0).log10() - lo) / (hi - lo)).clamp(0.0, 1.0);
     let mut bins = [0u64; BINS];
-    for &us in &t.turns_us {
-        bins[((pos(us as f64) * BINS as f64) as usize).min(BINS - 1)] += 1;
+    for (&us, &n) in &t.counts {
+        bins[((pos(us as f64) * BINS as f64) as usize).min(BINS - 1)] += n;
     }
     let most = bins.iter().copied().max().unwrap_or(0).max(1) as f64;
     let bw = w / BINS as f64;

@@ -16,11 +16,13 @@ fn every_game_and_variant_gets_a_replay_page() {
                 r.log[0].comment = "</script><script>alert(1)</script>".into();
                 r.log[0].answer = format!("{} {}", r.log[0].played, r.log[0].comment);
                 let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
-                let html = viewer::page(&rec, Some("../report.html")).unwrap();
+                let html =
+                    viewer::page(&rec, Some("../report.html"), viewer::Assets::Inline).unwrap();
                 let what = format!("{} {} {seats}", info.name, v.name);
-                // One closing tag per script element: the comment cannot end the data early.
+                // One closing tag per script element: the comment cannot end the data early
+                // (it is in the compressed data, not in the page's text).
                 assert_eq!(html.matches("</script>").count(), 2, "{what}");
-                assert!(html.contains("\\u003c/script>"), "{what}");
+                assert!(!html.contains("alert(1)"), "{what}");
                 let data = frames::game_data(&rec, "t").unwrap();
                 let steps = data["steps"].as_array().unwrap();
                 assert_eq!(steps.len(), r.opening.len() + r.moves.len(), "{what}");
@@ -88,7 +90,7 @@ fn a_report_lists_every_game_and_links_the_recorded_ones() {
 }
 
 #[test]
-fn a_large_live_run_writes_pages_for_forfeits_only_and_says_how_to_get_the_rest() {
+fn a_live_report_writes_every_missing_page_and_the_viewer_once() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
     let cfg = RefereeConfig::default();
@@ -106,28 +108,49 @@ fn a_large_live_run_writes_pages_for_forfeits_only_and_says_how_to_get_the_rest(
     }
     drop((csv, recs));
     let out = d.join(FILE);
-    let w = write_report_capped(std::slice::from_ref(&d), &out, &[], Pages::Missing, 2).unwrap();
-    assert_eq!(w.pages, 1, "the forfeit's page alone");
-    assert!(replay_path(&d, 1).exists() && !replay_path(&d, 0).exists());
-    let html = std::fs::read_to_string(&out).unwrap();
-    assert!(html.contains("2 games have no replay page yet"), "the note");
-    // `arbiter report` writes them all.
-    let w = write_report_capped(std::slice::from_ref(&d), &out, &[], Pages::All, 2).unwrap();
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::Missing).unwrap();
     assert_eq!(w.pages, 3);
+    let replays: Vec<String> = std::fs::read_dir(d.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        replays.len(),
+        5,
+        "three pages, the script and the style: {replays:?}"
+    );
+    let page = std::fs::read_to_string(replay_path(&d, 1)).unwrap();
+    assert!(page.contains("<script src=\"viewer.js\">"), "{page}");
+    assert!(
+        !page.contains("function drawFrame"),
+        "the script is not in the page"
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        html.matches("href=\"replays/game-").count(),
+        3 + 1,
+        "every game, and the forfeit's group"
+    );
 }
 
 #[test]
 fn dates_and_quantiles() {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
     assert_eq!(data::utc(t), "2023-11-14 22:13 UTC");
-    let times = data::BotTimes {
-        turns_us: (1..=100).rev().collect(),
-        ..Default::default()
-    };
+    let mut times = data::BotTimes::default();
+    for us in (1..=100).rev() {
+        times.add(us);
+    }
     assert_eq!(times.quantile(0.5), Some(50));
     assert_eq!(times.quantile(0.99), Some(99));
     assert_eq!(times.quantile(1.0), Some(100));
     assert_eq!(data::BotTimes::default().quantile(0.5), None);
+    // Past 1 ms, times count to three significant digits.
+    times.add(123_456);
+    times.add(123_556);
+    assert_eq!(times.counts.get(&123_000), Some(&1));
+    assert_eq!(times.counts.get(&124_000), Some(&1));
+    assert_eq!(times.quantile(1.0), Some(124_000));
 }
 
 #[test]
@@ -140,9 +163,11 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
     csv.append(&GameRow::new(&spec(0), &r)).unwrap();
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
+    live.settle();
     assert!(d.join(FILE).exists(), "the first game writes the report");
     std::fs::remove_file(d.join(FILE)).unwrap();
     live.tick();
+    live.settle();
     assert!(!d.join(FILE).exists(), "not again within the pause");
     assert_eq!(live.write(Pages::Missing).unwrap(), d.join(FILE));
     assert!(d.join(FILE).exists());
@@ -169,4 +194,100 @@ fn a_record_the_rules_reject_is_listed_without_a_replay() {
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(!html.contains("href=\"replays/"));
     assert!(html.contains("a game cannot be replayed"));
+}
+
+/// Standard base64 back to bytes (the page's script does it with `atob`).
+fn unbase64(text: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in text.bytes().filter(|&c| c != b'=') {
+        bits = bits << 6 | A.iter().position(|&a| a == c).unwrap() as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn packed_data_unpacks_to_the_same_json() {
+    use std::io::Read;
+    for len in 0..5 {
+        let v = serde_json::json!({ "s": "é</script>".repeat(len), "n": [1, 2, 3] });
+        let mut json = String::new();
+        flate2::read::ZlibDecoder::new(&unbase64(&frames::packed(&v))[..])
+            .read_to_string(&mut json)
+            .unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), v);
+    }
+}
+
+#[test]
+fn long_lists_in_inputs_are_folded_and_short_ones_kept() {
+    let short = "board\n3\na\nb\nc\n";
+    assert_eq!(frames::fold_lists(short), short);
+    let moves: Vec<String> = (0..100).map(|i| format!("m{i}")).collect();
+    let long = format!("board\n100\n{}\nafter\n", moves.join("\n"));
+    let folded = frames::fold_lists(&long);
+    let lines: Vec<&str> = folded.lines().collect();
+    assert_eq!(lines[..3], ["board", "100", "m0"]);
+    assert_eq!(lines[2 + frames::FOLD_KEEP - 1], "m39");
+    assert_eq!(
+        lines[2 + frames::FOLD_KEEP],
+        "\u{2026} 60 more lines of this list not kept in the page"
+    );
+    assert_eq!(lines[3 + frames::FOLD_KEEP], "after");
+}
+
+#[test]
+fn placings_and_scores_read_as_words() {
+    let bots: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+    assert_eq!(
+        viewer::placings(&bots, &[0, 2, 0, 2]),
+        "a and c 1st, b and d 3rd"
+    );
+    assert_eq!(viewer::scores_text(&bots[..2], &[1, -1]), "a 1, b -1");
+    assert_eq!(viewer::ordinal(12), "12th");
+    assert_eq!(viewer::ordinal(22), "22nd");
+}
+
+#[test]
+fn failures_that_differ_only_in_numbers_group_together() {
+    assert_eq!(
+        data::numbers_hidden("seat 0 of 2, line 12\nValueError"),
+        data::numbers_hidden("seat 1 of 2, line 12\nValueError")
+    );
+    assert_ne!(
+        data::numbers_hidden("KeyError: 'a'"),
+        data::numbers_hidden("KeyError: 'b'")
+    );
+    assert_eq!(data::numbers_hidden("t 123 ms"), "t # ms");
+}
+
+#[test]
+fn a_long_run_lists_its_last_games_and_says_where_the_others_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let r = simulate(&choice, 1, 0, None);
+    let n = data::GAMES_LISTED as u64 + 3;
+    for id in 0..n {
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+    }
+    drop(csv);
+    let out = d.join(FILE);
+    let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::All).unwrap();
+    assert_eq!(w.games as u64, n);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains(&format!("{n} games: the list below shows the last")),
+        "the note"
+    );
+    let rows = html.split("<tbody>").last().unwrap().matches("<tr").count();
+    assert_eq!(rows, data::GAMES_LISTED, "the last games only");
 }

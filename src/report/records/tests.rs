@@ -59,6 +59,11 @@ pub(crate) fn simulate(
             waited_us: 0,
             late: n == 7,
             extra_lines: 0,
+            stderr: if n % 4 == 1 {
+                format!("turn {n}: thinking\n")
+            } else {
+                String::new()
+            },
         });
         g.play(i);
         moves.push(played);

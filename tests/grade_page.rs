@@ -1,0 +1,167 @@
+//! The grading page in a real browser: every game of every student is linked to its replay,
+//! a student's identical crashes are one entry, no build-cache path is shown, and each student's
+//! folder (their page and their replays) works on its own, moved elsewhere.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+/// Reads the Impasse arena input and answers the first offered move; `BEHAVIOUR` runs first.
+const PY_LOOP: &str = r#"import sys
+turn = 0
+while True:
+    turn += 1
+    if turn == 1:
+        input()  # colour
+    for _ in range(8):
+        input()
+    input()  # last move
+    moves = [input() for _ in range(int(input()))]
+    BEHAVIOUR
+    print(moves[0], flush=True)
+"#;
+
+fn chromium() -> Option<String> {
+    for name in ["chromium", "chromium-browser"] {
+        if Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return Some(name.to_string());
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have chromium (.ci/run installs it)"
+    );
+    eprintln!("skipped: no chromium on this machine (apt-get install chromium)");
+    None
+}
+
+/// The DOM of `page` after its scripts ran, and its console messages.
+fn load(browser: &str, page: &Path) -> (String, Vec<String>) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args(["--headless", "--disable-gpu", "--no-sandbox"])
+        .args([
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}#last", page.display()))
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
+}
+
+/// The `href`s of a page that point to replays.
+fn replay_links(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_string())
+        .filter(|l| l.starts_with("replays/"))
+        .collect()
+}
+
+#[test]
+fn the_grading_page_links_every_game_groups_failures_and_each_student_folder_stands_alone() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let class = tmp.path().join("class");
+    std::fs::create_dir_all(class.join("bea")).unwrap();
+    std::fs::write(class.join("ann.py"), PY_LOOP.replace("BEHAVIOUR", "pass")).unwrap();
+    // Bea always crashes on her second turn with the same traceback, from a folder submission.
+    std::fs::write(
+        class.join("bea/bot.py"),
+        PY_LOOP.replace("BEHAVIOUR", "if turn == 2: raise ValueError('bad board')"),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = arbiter()
+        .env("ARBITER_CACHE", tmp.path().join("cache"))
+        .args(["grade", "--games", "2", "--seed", "3"])
+        .args(["--first-turn-ms", "3000", "--turn-ms", "1000"])
+        .args(["--baseline", &first_bot(), "--baseline", &random_bot()])
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let csv = read_csv(&out.join("games.csv"));
+    for student in ["ann", "bea"] {
+        // Every game the student played is linked from their section and their own page.
+        let mut ids: Vec<String> = csv
+            .iter()
+            .filter(|r| r.values().any(|v| v == student))
+            .map(|r| r["game_id"].clone())
+            .collect();
+        ids.sort();
+        assert_eq!(
+            ids.len(),
+            6,
+            "{student}: 2 games against each baseline and the other student"
+        );
+        let section = page
+            .split(&format!("id=\"student-{student}\""))
+            .nth(1)
+            .unwrap()
+            .split("<h2")
+            .next()
+            .unwrap();
+        let own_dir = out.join("students").join(format!("student-{student}"));
+        let own = std::fs::read_to_string(own_dir.join("report.html")).unwrap();
+        for html in [section, own.as_str()] {
+            let mut linked: Vec<String> = replay_links(html)
+                .iter()
+                .filter(|l| !l.contains('#'))
+                .map(|l| {
+                    l.trim_start_matches("replays/game-")
+                        .trim_end_matches(".html")
+                        .to_string()
+                })
+                .collect();
+            linked.sort();
+            linked.dedup();
+            assert_eq!(linked, ids, "{student}");
+        }
+        // The folder stands alone: moved away, its links resolve and a replay plays.
+        let moved = tmp.path().join(format!("sent-{student}"));
+        std::fs::rename(&own_dir, &moved).unwrap();
+        for l in replay_links(&own) {
+            assert!(moved.join(&l).is_file(), "{student}: {l}");
+        }
+        let (dom, console) = load(
+            &browser,
+            &moved.join(format!("replays/game-{}.html", ids[0])),
+        );
+        assert!(console.is_empty(), "{console:?}");
+        assert!(dom.contains("data-ready=\"1\""), "the replay ran");
+        let (dom, console) = load(&browser, &moved.join("report.html"));
+        assert!(console.is_empty(), "{console:?}");
+        assert!(dom.contains("Mark "), "{student}'s mark");
+    }
+    // Bea's six crashes are one entry, with her traceback, her paths as in the class folder.
+    let bea = page.split("id=\"student-bea\"").nth(1).unwrap();
+    assert_eq!(bea.matches("class=\"failure\"").count(), 1, "{bea}");
+    assert!(bea.contains("crash</b>, 6 games"), "{bea}");
+    assert!(bea.contains("ValueError: bad board"), "{bea}");
+    assert!(bea.contains("bea/bot.py"), "the path in the class: {bea}");
+    let cache = tmp.path().join("cache").display().to_string();
+    assert!(!page.contains(&cache), "a build-cache path is shown");
+}

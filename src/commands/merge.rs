@@ -7,7 +7,8 @@ use crate::cli::{self, MergeArgs};
 use crate::commands::shards;
 use crate::commands::tournament::{load_settings, save_settings, Recorded, Settings};
 use anyhow::{bail, Context, Result};
-use arbiter::report::{merge::merge_games, standings};
+use arbiter::report::standings;
+use arbiter::results::merge::merge_games;
 use arbiter::tournament::{GameSpec, Shard};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -92,7 +93,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     // The bots' names by index, learned from the rows: a name that changes between shards means
     // a different bot under the same argument.
     let mut names: Vec<Option<(String, PathBuf)>> = vec![None; run.bots.len()];
-    let mut recorded = arbiter::report::games_csv::DoneSet::default();
+    let mut recorded = arbiter::results::games_csv::DoneSet::default();
     let merged = out.join("games.csv");
     let summary = merge_games(&files, &merged, choice.seats, |n, id, bots| {
         let input = &inputs[present[n]];
@@ -148,10 +149,12 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     // The records (each game once, as games.csv) and the report with every game's replay.
     let records: Vec<PathBuf> = inputs
         .iter()
-        .map(|i| i.dir.join(arbiter::report::records::FILE))
+        .map(|i| i.dir.join(arbiter::results::records::FILE))
         .collect();
-    let merged_records =
-        arbiter::report::merge::merge_records(&records, &out.join(arbiter::report::records::FILE))?;
+    let merged_records = arbiter::results::merge::merge_records(
+        &records,
+        &out.join(arbiter::results::records::FILE),
+    )?;
     if merged_records.skipped > 0 {
         writeln!(
             stderr,
@@ -210,7 +213,7 @@ fn missing_report(
     run: &Settings,
     inputs: &[Input],
     schedule: &[GameSpec],
-    recorded: &arbiter::report::games_csv::DoneSet,
+    recorded: &arbiter::results::games_csv::DoneSet,
     out: &Path,
 ) -> Result<Vec<String>> {
     let count = inputs

@@ -5,8 +5,8 @@ use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
-use arbiter::report::games_csv::{self, GamesCsv};
 use arbiter::report::{self, progress::Progress, sprt_block};
+use arbiter::results::games_csv::{self, GamesCsv};
 use arbiter::tournament::{schedule, Finished, Format, Runner};
 use serde::{Deserialize, Serialize};
 use std::io::Write;

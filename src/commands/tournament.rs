@@ -4,9 +4,9 @@
 use crate::cli::{self, GameOpts, TournamentArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
-use arbiter::report::games_csv::GamesCsv;
-use arbiter::report::lock::FolderLock;
 use arbiter::report::standings;
+use arbiter::results::games_csv::GamesCsv;
+use arbiter::results::lock::FolderLock;
 use arbiter::tournament::{schedule_grown, Format, Plan, Runner, Shard};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

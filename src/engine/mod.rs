@@ -183,7 +183,7 @@ mod tests {
     use crate::bot::BotSpec;
     use crate::game::GameChoice;
     use crate::referee::RefereeConfig;
-    use crate::report::games_csv::GamesCsv;
+    use crate::results::games_csv::GamesCsv;
     use crate::tournament::{schedule, Format};
     use std::path::PathBuf;
 

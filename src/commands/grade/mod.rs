@@ -13,8 +13,9 @@ use super::tournament::{claim_folder, save_settings, settings_and_dir, Recorded}
 use crate::cli::{GameOpts, GradeArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
-use arbiter::report::games_csv::{self, GamesCsv};
-use arbiter::report::{failures, standings};
+use arbiter::report::standings;
+use arbiter::results::failures;
+use arbiter::results::games_csv::{self, GamesCsv};
 use arbiter::tournament::{games_of_tables, tables, Format, Plan, Runner};
 use class::{list_students, read_hashes, resolve_student, submission_hash, write_hashes, HASHES};
 use marks::Student;

@@ -3,10 +3,12 @@
 //! missing games and shards with the commands that play them, and writes the standings, the
 //! merged records.jsonl and the report with every game's replay page.
 
+use crate::cli::GameOpts;
 use crate::cli::{self, MergeArgs};
 use crate::commands::shards;
-use crate::commands::tournament::{load_settings, save_settings, Recorded, Settings};
+use crate::commands::tournament::Settings;
 use anyhow::{bail, Context, Result};
+use arbiter::engine::settings::Recorded;
 use arbiter::report::standings;
 use arbiter::results::merge::merge_games;
 use arbiter::tournament::{GameSpec, Shard};
@@ -47,7 +49,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             )?;
             continue;
         }
-        let settings: Settings = load_settings(&dir)?;
+        let settings: Settings = arbiter::engine::settings::load(&dir)?;
         inputs.push(Input { dir, settings });
     }
     let Some(first) = inputs.first() else {
@@ -81,8 +83,8 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         shard: None,
         ..first.settings.clone()
     };
-    let choice = run.game.choice()?;
-    let schedule = crate::commands::tournament::schedule_of(&run, choice.seats);
+    let choice = GameOpts::from(&run.game).choice()?;
+    let schedule = run.schedule(choice.seats);
     let by_id: HashMap<u64, &GameSpec> = schedule.iter().map(|g| (g.game_id, g)).collect();
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -138,7 +140,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             summary.repeated
         )?;
     }
-    save_settings(&out, &run)?;
+    arbiter::engine::settings::save(&out, &run)?;
 
     let order: Vec<String> = names.iter().flatten().map(|(n, _)| n.clone()).collect();
     let (table, _) = standings::from_files(std::slice::from_ref(&merged), &order, anchor.as_ref())?;

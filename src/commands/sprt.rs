@@ -1,9 +1,10 @@
 //! `arbiter sprt NEW OLD`: plays pairs of games (same seed and opening, seats swapped) until the
 //! sequential probability ratio test on the pentanomial pair scores accepts H0 or H1.
 
-use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_dir, Recorded};
+use super::tournament::{claim_folder, prepare_bots, settings_and_dir};
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
+use arbiter::engine::settings::Recorded;
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
 use arbiter::report::{self, progress::Progress, sprt_block};
 use arbiter::results::games_csv::{self, GamesCsv};
@@ -30,7 +31,7 @@ struct Settings {
     openings_fingerprint: Option<String>,
     seed: u64,
     sprt: SprtOpts,
-    game: GameOpts,
+    game: arbiter::engine::GameSettings,
 }
 
 impl Recorded for Settings {
@@ -80,7 +81,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 )?,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
-                game: args.game.clone(),
+                game: args.game.clone().into(),
             })
         },
     )?;
@@ -91,10 +92,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         settings.openings.as_deref(),
         settings.openings_order,
         settings.openings_fingerprint.as_deref(),
-        &settings.game.choice()?,
+        &GameOpts::from(&settings.game).choice()?,
         settings.seed,
     )?;
-    let choice = settings.game.choice()?;
+    let choice = GameOpts::from(&settings.game).choice()?;
     if choice.seats != 2 {
         bail!(
             "an SPRT compares two bots in two-seat games; {} is played by {} seats here \
@@ -103,9 +104,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             choice.seats
         );
     }
-    let mut cfg = settings
-        .game
-        .referee_config(choice.info.default_max_turns)?;
+    let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = true;
     let (bots, mut active) = prepare_bots(
         &[settings.new.clone(), settings.old.clone()],
@@ -118,7 +117,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         bail!("bot '{}' cannot play (see above)", bots[i].origin);
     }
     let (new_name, old_name) = (bots[0].name.clone(), bots[1].name.clone());
-    save_settings(&out, &settings)?;
+    arbiter::engine::settings::save(&out, &settings)?;
 
     arbiter::bot::cleanup::set_stop_hint(format!(
         "continue with: arbiter sprt --resume {}",
@@ -148,7 +147,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
-    if let Some(note) = settings.game.memory_note() {
+    if let Some(note) = GameOpts::from(&settings.game).memory_note() {
         eprintln!("arbiter: {note}");
     }
     let placement = super::tournament::placement(&args.run, cfg.freeze_idle);

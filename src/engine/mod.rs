@@ -4,16 +4,20 @@
 //! is a thin layer over it, so they share one play-and-record loop: the bot checks
 //! ([`check_bots`]), the worker pool ([`Runner`]), the records written the moment a game ends
 //! ([`Recorder`]: games.csv, records.jsonl, failures/, replays/), and the decision whether a game
-//! was spoilt by a stop of the whole job ([`stop`]). What else happens with a game (the progress
+//! was spoilt by a stop of the whole job ([`stop`]), and the run's recorded settings, which make a
+//! continued run the same run ([`settings`]). What else happens with a game (the progress
 //! display, the live report, an SPRT's decision, grading marks) is a [`Consumer`]: it gets
 //! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it.
 
 mod bots;
+mod game_settings;
 mod placement;
 mod record;
+pub mod settings;
 pub mod stop;
 
 pub use bots::{check_bots, BotCheck, NameClash};
+pub use game_settings::GameSettings;
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
 

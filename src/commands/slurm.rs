@@ -85,13 +85,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             .filter(|g| g.seats.iter().all(|&s| problems[s].is_none()))
             .take(args.sample as usize)
             .collect();
-        let book = crate::commands::tournament::load_book(
-            settings.openings.as_deref(),
-            settings.openings_order,
-            settings.openings_fingerprint.as_deref(),
-            &choice,
-            settings.seed,
-        )?;
+        let book = settings.openings.book(&choice, settings.seed)?;
         let runner = Runner {
             bots: &bots,
             game: &choice,

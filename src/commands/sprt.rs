@@ -4,7 +4,7 @@
 use super::tournament::{claim_folder, prepare_bots, settings_and_dir};
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
-use arbiter::engine::settings::Recorded;
+use arbiter::engine::settings::{OpeningsSettings, Recorded};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
 use arbiter::report::{self, progress::Progress, sprt_block};
 use arbiter::results::games_csv::{self, GamesCsv};
@@ -22,13 +22,8 @@ struct Settings {
     workdir: PathBuf,
     max_pairs: u64,
     opening_plies: u32,
-    /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
-    #[serde(default)]
-    openings: Option<String>,
-    #[serde(default)]
-    openings_order: arbiter::tournament::openings::Order,
-    #[serde(default)]
-    openings_fingerprint: Option<String>,
+    #[serde(flatten)]
+    openings: OpeningsSettings,
     seed: u64,
     sprt: SprtOpts,
     game: arbiter::engine::GameSettings,
@@ -74,11 +69,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 workdir: std::env::current_dir()?,
                 max_pairs: args.max_pairs,
                 opening_plies: args.run.opening_plies,
-                openings: args.run.openings.clone(),
-                openings_order: args.run.openings_order,
-                openings_fingerprint: super::tournament::openings_fingerprint(
-                    &args.run, &args.game,
-                )?,
+                openings: super::tournament::openings_of(&args.run, &args.game)?,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
                 game: args.game.clone().into(),
@@ -88,13 +79,9 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let params = settings.sprt.params()?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
-    let book = super::tournament::load_book(
-        settings.openings.as_deref(),
-        settings.openings_order,
-        settings.openings_fingerprint.as_deref(),
-        &GameOpts::from(&settings.game).choice()?,
-        settings.seed,
-    )?;
+    let book = settings
+        .openings
+        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
     let choice = GameOpts::from(&settings.game).choice()?;
     if choice.seats != 2 {
         bail!(

@@ -31,38 +31,20 @@ pub fn settings_and_dir<S: Recorded>(
     Ok((settings, out, resuming))
 }
 
-/// The run's opening book, checked against the fingerprint recorded when the run began (a book
-/// file changed since would give other games the same ids).
-pub fn load_book(
-    spec: Option<&str>,
-    order: arbiter::tournament::openings::Order,
-    recorded: Option<&str>,
-    choice: &arbiter::game::GameChoice,
-    seed: u64,
-) -> Result<Option<arbiter::tournament::openings::Book>> {
-    let Some(spec) = spec else {
-        return Ok(None);
+/// The opening book of a new run, as its settings record it (with the book's fingerprint).
+pub fn openings_of(run: &cli::RunOpts, game: &GameOpts) -> Result<settings::OpeningsSettings> {
+    let none = settings::OpeningsSettings {
+        openings_order: run.openings_order,
+        ..Default::default()
     };
-    let book = arbiter::tournament::openings::Book::load(spec, choice, order, seed)?;
-    if let Some(fp) = recorded {
-        if fp != book.fingerprint() {
-            bail!(
-                "the openings {spec} changed since this run began; restore the file or start a new run"
-            );
-        }
+    if run.openings.is_none() {
+        return Ok(none); // without a book, the game (an external referee's build) is not needed
     }
-    Ok(Some(book))
-}
-
-/// The fingerprint of the opening book a new run is given (recorded in its settings, so that a
-/// continued run notices a changed book).
-pub fn openings_fingerprint(run: &cli::RunOpts, game: &GameOpts) -> Result<Option<String>> {
-    let Some(spec) = &run.openings else {
-        return Ok(None);
-    };
-    let book =
-        arbiter::tournament::openings::Book::load(spec, &game.choice()?, run.openings_order, 0)?;
-    Ok(Some(book.fingerprint()))
+    Ok(settings::OpeningsSettings::new(
+        run.openings.clone(),
+        run.openings_order,
+        &game.choice()?,
+    )?)
 }
 
 /// Claims the results folder for this run (see [`FolderLock`]): held until the run ends.
@@ -199,9 +181,7 @@ pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
         stages: Vec::new(),
         first_bots: None,
         opening_plies: args.run.opening_plies,
-        openings: args.run.openings.clone(),
-        openings_order: args.run.openings_order,
-        openings_fingerprint: openings_fingerprint(&args.run, &args.game)?,
+        openings: openings_of(&args.run, &args.game)?,
         seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
         replays: args.replays,
         shard: args.shard,
@@ -238,13 +218,9 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     } else {
         settings
     };
-    let book = super::tournament::load_book(
-        settings.openings.as_deref(),
-        settings.openings_order,
-        settings.openings_fingerprint.as_deref(),
-        &GameOpts::from(&settings.game).choice()?,
-        settings.seed,
-    )?;
+    let book = settings
+        .openings
+        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
     let choice = GameOpts::from(&settings.game).choice()?;
     let seats = choice.seats;
     let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;

@@ -5,7 +5,8 @@
 //! table, more bots) and give its schedule.
 
 use super::GameSettings;
-use crate::tournament::openings::Order;
+use crate::game::GameChoice;
+use crate::tournament::openings::{Book, BookError, Order};
 use crate::tournament::{schedule_grown, Format, GameSpec, Plan, Shard, Stage};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -118,6 +119,59 @@ fn diff(prefix: &str, old: &toml::Table, new: &toml::Table, out: &mut Vec<String
     }
 }
 
+/// A run's opening book as recorded: the book (a file or a built-in name), its order, and its
+/// content's fingerprint when the run began, so that a continued run notices a changed book.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpeningsSettings {
+    #[serde(default)]
+    pub openings: Option<String>,
+    #[serde(default)]
+    pub openings_order: Order,
+    #[serde(default)]
+    pub openings_fingerprint: Option<String>,
+}
+
+/// A run's opening book that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    #[error(transparent)]
+    Book(#[from] BookError),
+    #[error(
+        "the openings {spec} changed since this run began; restore the file or start a new run"
+    )]
+    Changed { spec: String },
+}
+
+impl OpeningsSettings {
+    /// The book `spec` (if any) of a new run of `choice`, with its fingerprint.
+    pub fn new(spec: Option<String>, order: Order, choice: &GameChoice) -> Result<Self, BookError> {
+        let fingerprint = match &spec {
+            Some(spec) => Some(Book::load(spec, choice, order, 0)?.fingerprint()),
+            None => None,
+        };
+        Ok(OpeningsSettings {
+            openings: spec,
+            openings_order: order,
+            openings_fingerprint: fingerprint,
+        })
+    }
+
+    /// The run's book, ordered by `seed`, checked against the fingerprint recorded when the
+    /// run began (a book file changed since would give other games the same ids).
+    pub fn book(&self, choice: &GameChoice, seed: u64) -> Result<Option<Book>, OpeningsError> {
+        let Some(spec) = &self.openings else {
+            return Ok(None);
+        };
+        let book = Book::load(spec, choice, self.openings_order, seed)?;
+        match &self.openings_fingerprint {
+            Some(fp) if *fp != book.fingerprint() => {
+                Err(OpeningsError::Changed { spec: spec.clone() })
+            }
+            _ => Ok(Some(book)),
+        }
+    }
+}
+
 /// Everything that decides which games a tournament plays and how; saved as tournament.toml.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TournamentSettings {
@@ -138,13 +192,8 @@ pub struct TournamentSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_bots: Option<usize>,
     pub opening_plies: u32,
-    /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
-    #[serde(default)]
-    pub openings: Option<String>,
-    #[serde(default)]
-    pub openings_order: Order,
-    #[serde(default)]
-    pub openings_fingerprint: Option<String>,
+    #[serde(flatten)]
+    pub openings: OpeningsSettings,
     pub seed: u64,
     pub replays: bool,
     /// Only this slice of the schedule (`--shard K/N`).

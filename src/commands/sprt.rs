@@ -6,7 +6,7 @@ use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::{OpeningsSettings, Recorded};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
-use arbiter::report::{self, progress::Progress, sprt_block};
+use arbiter::report::{self, sprt_block};
 use arbiter::results::games_csv::{self, GamesCsv};
 use arbiter::tournament::{schedule, Finished, Format, Runner};
 use serde::{Deserialize, Serialize};
@@ -175,30 +175,31 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         // The test follows the games as they are recorded; games still in flight when it
         // decides are recorded and counted too, so the last progress line shows the LLR the
         // summary prints.
-        let mut decide = |finished: &Finished, progress: &mut Progress| {
-            let r = &finished.result;
-            let score = new_score(
-                &r.bots[0],
-                &new_name,
-                r.winner.map(|w| w as u8),
-                Some(r.reason.as_str()),
-            );
-            if pairs.add(finished.spec.pair_id, score) {
-                let now = llr(&pairs);
-                let elo = EloEstimate::from_pentanomial(&pairs.penta)
-                    .map_or("n/a".into(), |e| e.elo_text());
-                progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
-                if decision == Decision::Continue {
-                    decision = rating::decide(now, &params);
+        let mut decide =
+            |finished: &Finished, progress: &mut super::run_common::ProgressNote<'_>| {
+                let r = &finished.result;
+                let score = new_score(
+                    &r.bots[0],
+                    &new_name,
+                    r.winner.map(|w| w as u8),
+                    Some(r.reason.as_str()),
+                );
+                if pairs.add(finished.spec.pair_id, score) {
+                    let now = llr(&pairs);
+                    let elo = EloEstimate::from_pentanomial(&pairs.penta)
+                        .map_or("n/a".into(), |e| e.elo_text());
+                    progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
+                    if decision == Decision::Continue {
+                        decision = rating::decide(now, &params);
+                    }
                 }
-            }
-            if decision == Decision::Continue {
-                ControlFlow::Continue(())
-            } else {
-                progress.decided();
-                ControlFlow::Break(())
-            }
-        };
+                if decision == Decision::Continue {
+                    ControlFlow::Continue(())
+                } else {
+                    progress.decided();
+                    ControlFlow::Break(())
+                }
+            };
         let (failure, path) = super::run_common::play_and_record(
             &runner,
             &todo,

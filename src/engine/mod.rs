@@ -7,9 +7,12 @@
 //! was spoilt by a stop of the whole job ([`stop`]), and the run's recorded settings, which make a
 //! continued run the same run ([`settings`]). What else happens with a game (the progress
 //! display, the live report, an SPRT's decision, grading marks) is a [`Consumer`]: it gets
-//! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it.
+//! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it; a
+//! consumer that may be slow runs on a thread of its own ([`Detached`]), so that it delays
+//! neither the recording nor a decision taken on the engine's thread.
 
 mod bots;
+mod detached;
 mod game_settings;
 mod placement;
 mod record;
@@ -17,6 +20,7 @@ pub mod settings;
 pub mod stop;
 
 pub use bots::{check_bots, BotCheck, NameClash};
+pub use detached::Detached;
 pub use game_settings::GameSettings;
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};

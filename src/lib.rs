@@ -12,5 +12,6 @@ pub mod protocol;
 pub mod rating;
 pub mod referee;
 pub mod report;
+pub mod results;
 pub mod rng;
 pub mod tournament;

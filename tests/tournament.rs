@@ -540,3 +540,52 @@ fn a_run_grows_on_purpose_without_replaying_a_finished_game() {
     let ratings = read_csv(&out.join("ratings.csv"));
     assert_eq!(ratings.len(), 3);
 }
+
+#[test]
+fn a_results_folder_written_before_the_settings_moved_into_the_library_resumes_and_grows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("old");
+    std::fs::create_dir(&out).unwrap();
+    let fixture = root().join("tests/runs/before-settings-move");
+    // Written by arbiter before this change, in its own checkout: only where its bots are differs.
+    let toml = std::fs::read_to_string(fixture.join("tournament.toml"))
+        .unwrap()
+        .replace("\"/work/wt-split\"", &format!("{:?}", root()))
+        .replace(
+            "\"target/debug/arbiter-bot-random\"",
+            &format!("{:?}", random_bot()),
+        )
+        .replace(
+            "\"target/debug/arbiter-bot-first\"",
+            &format!("{:?}", first_bot()),
+        );
+    std::fs::write(out.join("tournament.toml"), toml).unwrap();
+    std::fs::copy(fixture.join("games.csv"), out.join("games.csv")).unwrap();
+    let before = std::fs::read_to_string(out.join("games.csv")).unwrap();
+
+    let resumed = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("games.csv")).unwrap(),
+        before,
+        "every game was played already: {stderr}"
+    );
+    assert_eq!(read_csv(&out.join("ratings.csv")).len(), 2);
+
+    arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .args(["--grow", "--games", "4"])
+        .assert()
+        .success();
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), 4);
+    assert!(std::fs::read_to_string(out.join("games.csv"))
+        .unwrap()
+        .starts_with(&before));
+}

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use arbiter::bot::{BotSpec, Limits};
+use arbiter::engine::GameSettings;
 use arbiter::referee::{RefereeConfig, TimeControl};
 use clap::Args;
 use std::time::Duration;
@@ -11,42 +12,36 @@ const DEFAULT_FIRST_TURN_MS: u64 = 1000;
 const DEFAULT_TURN_MS: u64 = 100;
 
 /// The options every command that plays games shares: the game, its clocks and the bots' limits.
-#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct GameOpts {
     /// The game to play (`arbiter games` lists them with their variants and seat counts).
     #[arg(long, default_value = "impasse", value_name = "NAME")]
     pub game: String,
     /// The game's variant [default: the game's first, see `arbiter games NAME`].
     #[arg(long, value_name = "NAME")]
-    #[serde(default)]
     pub variant: Option<String>,
     /// Seats per game, for games played by more than two [default: the variant's first seat
     /// count, 2 for every game but those listed otherwise by `arbiter games`].
     #[arg(long, value_name = "N")]
-    #[serde(default)]
     pub seats: Option<usize>,
     /// Start every game from this position, in the game's one-line text form (each game's
     /// statement describes it) [default: the standard start].
     #[arg(long, value_name = "TEXT")]
-    #[serde(default)]
     pub position: Option<String>,
     /// Play an external referee's game instead of --game: a command line speaking the
     /// cg-brutaltester protocol ("java -jar referee.jar") or a folder with a referee.toml (see
     /// the README's "External referees") [default: none]. --seats sets its players (default 2).
     #[arg(long, value_name = "COMMAND")]
-    #[serde(default)]
     pub referee: Option<String>,
     /// Send the external referee `###Seed N` before `###Start`, N from the table's seed (the
     /// games of a pair play the same map); only for referees that read it (others take it for
     /// an answer).
     #[arg(long)]
-    #[serde(default)]
     pub referee_seed: bool,
     /// The external referee's own time limit per message (its start-up included), in
     /// milliseconds; a referee that takes longer ends the game as referee-error [default: 5000,
     /// or its referee.toml's message_ms].
     #[arg(long, value_name = "MS")]
-    #[serde(default)]
     pub referee_timeout_ms: Option<u64>,
     /// Time limit of each bot's first turn (start-up included), in milliseconds.
     #[arg(
@@ -112,7 +107,6 @@ pub struct GameOpts {
     /// (repeatable). Bots otherwise get only PATH=/usr/local/bin:/usr/bin:/bin, HOME=/tmp,
     /// TMPDIR=/tmp, LANG=C.UTF-8 and the ARBITER_* settings (see the README).
     #[arg(long, value_name = "NAME[=VALUE]")]
-    #[serde(default)]
     pub bot_env: Vec<String>,
     /// Run each bot under bubblewrap as an unprivileged user with no capabilities: no network,
     /// only system folders and its own files (read-only), a private /tmp and /dev/shm (needs the
@@ -127,6 +121,63 @@ pub struct GameOpts {
         allow_negative_numbers = true
     )]
     pub kill_grace_ms: u64,
+}
+
+/// The flags as a run records them (the library's plain data, see `arbiter::engine::GameSettings`).
+impl From<GameOpts> for GameSettings {
+    fn from(g: GameOpts) -> Self {
+        GameSettings {
+            game: g.game,
+            variant: g.variant,
+            seats: g.seats,
+            position: g.position,
+            referee: g.referee,
+            referee_seed: g.referee_seed,
+            referee_timeout_ms: g.referee_timeout_ms,
+            first_turn_ms: g.first_turn_ms,
+            turn_ms: g.turn_ms,
+            grace_ms: g.grace_ms,
+            strikes: g.strikes,
+            strict: g.strict,
+            max_turns: g.max_turns,
+            clock: g.clock,
+            allow_pondering: g.allow_pondering,
+            memory_mb: g.memory_mb,
+            max_processes: g.max_processes,
+            bot_env: g.bot_env,
+            sandbox: g.sandbox,
+            kill_grace_ms: g.kill_grace_ms,
+        }
+    }
+}
+
+/// A recorded run's game, to be played with the flags' checks and conversions.
+impl From<&GameSettings> for GameOpts {
+    fn from(g: &GameSettings) -> Self {
+        let g = g.clone();
+        GameOpts {
+            game: g.game,
+            variant: g.variant,
+            seats: g.seats,
+            position: g.position,
+            referee: g.referee,
+            referee_seed: g.referee_seed,
+            referee_timeout_ms: g.referee_timeout_ms,
+            first_turn_ms: g.first_turn_ms,
+            turn_ms: g.turn_ms,
+            grace_ms: g.grace_ms,
+            strikes: g.strikes,
+            strict: g.strict,
+            max_turns: g.max_turns,
+            clock: g.clock,
+            allow_pondering: g.allow_pondering,
+            memory_mb: g.memory_mb,
+            max_processes: g.max_processes,
+            bot_env: g.bot_env,
+            sandbox: g.sandbox,
+            kill_grace_ms: g.kill_grace_ms,
+        }
+    }
 }
 
 impl GameOpts {

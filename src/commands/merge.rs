@@ -3,11 +3,14 @@
 //! missing games and shards with the commands that play them, and writes the standings, the
 //! merged records.jsonl and the report with every game's replay page.
 
+use crate::cli::GameOpts;
 use crate::cli::{self, MergeArgs};
 use crate::commands::shards;
-use crate::commands::tournament::{load_settings, save_settings, Recorded, Settings};
+use crate::commands::tournament::Settings;
 use anyhow::{bail, Context, Result};
-use arbiter::report::{merge::merge_games, standings};
+use arbiter::engine::settings::Recorded;
+use arbiter::report::standings;
+use arbiter::results::merge::merge_games;
 use arbiter::tournament::{GameSpec, Shard};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -46,7 +49,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             )?;
             continue;
         }
-        let settings: Settings = load_settings(&dir)?;
+        let settings: Settings = arbiter::engine::settings::load(&dir)?;
         inputs.push(Input { dir, settings });
     }
     let Some(first) = inputs.first() else {
@@ -80,8 +83,8 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         shard: None,
         ..first.settings.clone()
     };
-    let choice = run.game.choice()?;
-    let schedule = crate::commands::tournament::schedule_of(&run, choice.seats);
+    let choice = GameOpts::from(&run.game).choice()?;
+    let schedule = run.schedule(choice.seats);
     let by_id: HashMap<u64, &GameSpec> = schedule.iter().map(|g| (g.game_id, g)).collect();
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -92,7 +95,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     // The bots' names by index, learned from the rows: a name that changes between shards means
     // a different bot under the same argument.
     let mut names: Vec<Option<(String, PathBuf)>> = vec![None; run.bots.len()];
-    let mut recorded = arbiter::report::games_csv::DoneSet::default();
+    let mut recorded = arbiter::results::games_csv::DoneSet::default();
     let merged = out.join("games.csv");
     let summary = merge_games(&files, &merged, choice.seats, |n, id, bots| {
         let input = &inputs[present[n]];
@@ -137,7 +140,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             summary.repeated
         )?;
     }
-    save_settings(&out, &run)?;
+    arbiter::engine::settings::save(&out, &run)?;
 
     let order: Vec<String> = names.iter().flatten().map(|(n, _)| n.clone()).collect();
     let (table, _) = standings::from_files(std::slice::from_ref(&merged), &order, anchor.as_ref())?;
@@ -148,10 +151,12 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     // The records (each game once, as games.csv) and the report with every game's replay.
     let records: Vec<PathBuf> = inputs
         .iter()
-        .map(|i| i.dir.join(arbiter::report::records::FILE))
+        .map(|i| i.dir.join(arbiter::results::records::FILE))
         .collect();
-    let merged_records =
-        arbiter::report::merge::merge_records(&records, &out.join(arbiter::report::records::FILE))?;
+    let merged_records = arbiter::results::merge::merge_records(
+        &records,
+        &out.join(arbiter::results::records::FILE),
+    )?;
     if merged_records.skipped > 0 {
         writeln!(
             stderr,
@@ -210,7 +215,7 @@ fn missing_report(
     run: &Settings,
     inputs: &[Input],
     schedule: &[GameSpec],
-    recorded: &arbiter::report::games_csv::DoneSet,
+    recorded: &arbiter::results::games_csv::DoneSet,
     out: &Path,
 ) -> Result<Vec<String>> {
     let count = inputs

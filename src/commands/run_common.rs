@@ -6,8 +6,8 @@ use anyhow::Result;
 use arbiter::bot::{BotSpec, SpecError};
 use arbiter::engine::{self, Event};
 use arbiter::game::GameChoice;
-use arbiter::report::games_csv::GamesCsv;
 use arbiter::report::{self, progress::Progress};
+use arbiter::results::games_csv::GamesCsv;
 use arbiter::tournament::{Finished, GameSpec, Runner};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -26,10 +26,35 @@ pub fn check_bots(
     Ok((checked.specs, checked.problems))
 }
 
+/// What the progress display and the live report are told, on their own thread.
+pub enum Shown {
+    Game(Box<arbiter::referee::GameResult>),
+    Extra(String),
+    Decided,
+}
+
+/// The progress display as a follower of the games sees it: its notes are queued for the
+/// display's thread, so drawing never delays the follower's decision.
+pub struct ProgressNote<'a>(&'a engine::Detached<(Progress, report::html::LiveReport), Shown>);
+
+impl ProgressNote<'_> {
+    /// Text shown after the counts (an SPRT's LLR).
+    pub fn set_extra(&mut self, extra: String) {
+        self.0.send(Shown::Extra(extra));
+    }
+
+    /// The run ends before every game is played (an SPRT decided).
+    pub fn decided(&mut self) {
+        self.0.send(Shown::Decided);
+    }
+}
+
 /// Plays `todo` with `runner` under a progress display, recording each finished game in `out`
 /// (games.csv through `csv`, records.jsonl, failures/, with `replays` its replay file) and
-/// rewriting report.html as games finish; `follow` sees each recorded game too, with the
-/// progress display (an SPRT's decision: `Break` stops handing out games).
+/// rewriting report.html as games finish; `follow` sees each recorded game too, on the
+/// recording thread, with the progress display's notes (an SPRT's decision: `Break` stops
+/// handing out games). The progress display and the live report run on a thread of their own,
+/// so they delay neither the recording nor `follow`.
 /// The first error in recording stops handing out games and is returned (with the report's
 /// path) once the games under way have ended.
 pub fn play_and_record(
@@ -39,21 +64,33 @@ pub fn play_and_record(
     out: &Path,
     replays: bool,
     choice: &GameChoice,
-    follow: &mut dyn FnMut(&Finished, &mut Progress) -> ControlFlow<()>,
+    follow: &mut dyn FnMut(&Finished, &mut ProgressNote<'_>) -> ControlFlow<()>,
 ) -> Result<(Option<anyhow::Error>, Result<PathBuf>)> {
     let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
-    let mut progress = Progress::new(todo.len() as u64, &names);
-    let mut live = report::html::LiveReport::new(out, &names);
+    let progress = Progress::new(todo.len() as u64, &names);
+    let live = report::html::LiveReport::new(out, &names);
     let mut recorder = engine::Recorder::open(csv, out, replays, choice, runner.referee)?;
+    let display = engine::Detached::spawn(
+        (progress, live),
+        |_: &Event<'_>| None, // told by `shown` below, with the follower's notes in order
+        |(progress, live): &mut (Progress, report::html::LiveReport), shown| match shown {
+            Shown::Game(result) => {
+                live.tick();
+                progress.game_done(&result);
+            }
+            Shown::Extra(extra) => progress.set_extra(extra),
+            Shown::Decided => progress.decided(),
+        },
+    );
     let mut shown = |event: &Event<'_>| match event {
         Event::GameFinished(f) => {
-            live.tick();
-            progress.game_done(&f.result);
-            follow(f, &mut progress)
+            display.send(Shown::Game(Box::new(f.result.clone())));
+            follow(f, &mut ProgressNote(&display))
         }
         _ => ControlFlow::Continue(()),
     };
     let end = engine::play(runner, todo, &mut recorder, &mut [&mut shown]);
+    let (mut progress, mut live) = display.finish();
     progress.finish();
     recorder.starved().eprint();
     let report_path = live.write(report::html::Pages::Missing);

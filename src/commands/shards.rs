@@ -2,9 +2,10 @@
 //! one shard of recorded settings (for the batch script, and for the missing shards a merge
 //! names), and how two shards' settings differ.
 
-use crate::cli::{Cli, Command, GameOpts};
+use crate::cli::{Cli, Command};
 use crate::commands::tournament::Settings;
 use anyhow::{bail, Result};
+use arbiter::engine::GameSettings;
 
 /// The `arbiter tournament` arguments that play the games of `settings` (without `--shard`,
 /// `--out` and the bots, which the caller places). Every recorded setting is an option of the
@@ -25,7 +26,7 @@ pub fn options(settings: &Settings) -> Result<Vec<String>> {
         push_option(&mut out, key, value, false)?;
     }
     let defaults = default_args()?;
-    out.extend(game_options(&settings.game, &defaults.game)?);
+    out.extend(game_options(&settings.game, &defaults.game.into())?);
     Ok(out)
 }
 
@@ -58,8 +59,8 @@ fn default_args() -> Result<crate::cli::TournamentArgs> {
 
 /// The game options that differ from the defaults, as `--name value` (`--name` for a flag). The
 /// settings file and the command line use the same names (snake_case there, kebab-case here).
-fn game_options(game: &GameOpts, defaults: &GameOpts) -> Result<Vec<String>> {
-    let table = |g: &GameOpts| -> Result<toml::Table> { Ok(toml::Table::try_from(g)?) };
+fn game_options(game: &GameSettings, defaults: &GameSettings) -> Result<Vec<String>> {
+    let table = |g: &GameSettings| -> Result<toml::Table> { Ok(toml::Table::try_from(g)?) };
     let (ours, theirs) = (table(game)?, table(defaults)?);
     let mut out = Vec::new();
     for (key, value) in &ours {

@@ -3,10 +3,12 @@
 //! [`run`] for why), a few games are played to measure what a game costs, and the time limit
 //! comes from that estimate.
 
+use crate::cli::GameOpts;
 use crate::cli::SlurmArgs;
-use crate::commands::tournament::{fresh_settings, prepare_bots, Recorded, Settings};
-use crate::commands::{shards, tournament};
+use crate::commands::shards;
+use crate::commands::tournament::{fresh_settings, prepare_bots, Settings};
 use anyhow::{bail, Context, Result};
+use arbiter::engine::settings::Recorded;
 use arbiter::report::sbatch::{minutes, Job};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
 use arbiter::tournament::{Runner, Shard};
@@ -39,7 +41,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     for shard in Shard::all(args.shards) {
         let dir = run_dir.join(format!("shard-{}", shard.index()));
         if dir.join(Settings::FILE).exists() {
-            let old: Settings = tournament::load_settings(&dir)?;
+            let old: Settings = arbiter::engine::settings::load(&dir)?;
             let diff = shards::differences(&old, &settings)?;
             if !diff.is_empty() || old.shard != Some(shard) {
                 bail!(
@@ -55,10 +57,8 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         }
     }
 
-    let choice = settings.game.choice()?;
-    let cfg = settings
-        .game
-        .referee_config(choice.info.default_max_turns)?;
+    let choice = GameOpts::from(&settings.game).choice()?;
+    let cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
     let (bots, mut problems) = prepare_bots(&settings.bots, &settings.workdir, &cfg)?;
     let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
@@ -74,7 +74,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             broken.join(", ")
         );
     }
-    let schedule = crate::commands::tournament::schedule_of(&settings, choice.seats);
+    let schedule = settings.schedule(choice.seats);
 
     // What a game costs: measured on a few games of the first shard, else from the clocks.
     let per_game = if args.sample > 0 {
@@ -85,13 +85,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             .filter(|g| g.seats.iter().all(|&s| problems[s].is_none()))
             .take(args.sample as usize)
             .collect();
-        let book = crate::commands::tournament::load_book(
-            settings.openings.as_deref(),
-            settings.openings_order,
-            settings.openings_fingerprint.as_deref(),
-            &choice,
-            settings.seed,
-        )?;
+        let book = settings.openings.book(&choice, settings.seed)?;
         let runner = Runner {
             bots: &bots,
             game: &choice,

@@ -1,12 +1,13 @@
 //! `arbiter sprt NEW OLD`: plays pairs of games (same seed and opening, seats swapped) until the
 //! sequential probability ratio test on the pentanomial pair scores accepts H0 or H1.
 
-use super::tournament::{claim_folder, prepare_bots, save_settings, settings_and_dir, Recorded};
+use super::tournament::{claim_folder, prepare_bots, settings_and_dir};
 use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
 use anyhow::{bail, Context, Result};
+use arbiter::engine::settings::{OpeningsSettings, Recorded};
 use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
-use arbiter::report::games_csv::{self, GamesCsv};
-use arbiter::report::{self, progress::Progress, sprt_block};
+use arbiter::report::{self, sprt_block};
+use arbiter::results::games_csv::{self, GamesCsv};
 use arbiter::tournament::{schedule, Finished, Format, Runner};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -21,16 +22,11 @@ struct Settings {
     workdir: PathBuf,
     max_pairs: u64,
     opening_plies: u32,
-    /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
-    #[serde(default)]
-    openings: Option<String>,
-    #[serde(default)]
-    openings_order: arbiter::tournament::openings::Order,
-    #[serde(default)]
-    openings_fingerprint: Option<String>,
+    #[serde(flatten)]
+    openings: OpeningsSettings,
     seed: u64,
     sprt: SprtOpts,
-    game: GameOpts,
+    game: arbiter::engine::GameSettings,
 }
 
 impl Recorded for Settings {
@@ -73,28 +69,20 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 workdir: std::env::current_dir()?,
                 max_pairs: args.max_pairs,
                 opening_plies: args.run.opening_plies,
-                openings: args.run.openings.clone(),
-                openings_order: args.run.openings_order,
-                openings_fingerprint: super::tournament::openings_fingerprint(
-                    &args.run, &args.game,
-                )?,
+                openings: super::tournament::openings_of(&args.run, &args.game)?,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
                 sprt: args.sprt.clone(),
-                game: args.game.clone(),
+                game: args.game.clone().into(),
             })
         },
     )?;
     let params = settings.sprt.params()?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
-    let book = super::tournament::load_book(
-        settings.openings.as_deref(),
-        settings.openings_order,
-        settings.openings_fingerprint.as_deref(),
-        &settings.game.choice()?,
-        settings.seed,
-    )?;
-    let choice = settings.game.choice()?;
+    let book = settings
+        .openings
+        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
+    let choice = GameOpts::from(&settings.game).choice()?;
     if choice.seats != 2 {
         bail!(
             "an SPRT compares two bots in two-seat games; {} is played by {} seats here \
@@ -103,9 +91,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             choice.seats
         );
     }
-    let mut cfg = settings
-        .game
-        .referee_config(choice.info.default_max_turns)?;
+    let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = true;
     let (bots, mut active) = prepare_bots(
         &[settings.new.clone(), settings.old.clone()],
@@ -118,7 +104,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         bail!("bot '{}' cannot play (see above)", bots[i].origin);
     }
     let (new_name, old_name) = (bots[0].name.clone(), bots[1].name.clone());
-    save_settings(&out, &settings)?;
+    arbiter::engine::settings::save(&out, &settings)?;
 
     arbiter::bot::cleanup::set_stop_hint(format!(
         "continue with: arbiter sprt --resume {}",
@@ -148,7 +134,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
-    if let Some(note) = settings.game.memory_note() {
+    if let Some(note) = GameOpts::from(&settings.game).memory_note() {
         eprintln!("arbiter: {note}");
     }
     let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
@@ -189,30 +175,31 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         // The test follows the games as they are recorded; games still in flight when it
         // decides are recorded and counted too, so the last progress line shows the LLR the
         // summary prints.
-        let mut decide = |finished: &Finished, progress: &mut Progress| {
-            let r = &finished.result;
-            let score = new_score(
-                &r.bots[0],
-                &new_name,
-                r.winner.map(|w| w as u8),
-                Some(r.reason.as_str()),
-            );
-            if pairs.add(finished.spec.pair_id, score) {
-                let now = llr(&pairs);
-                let elo = EloEstimate::from_pentanomial(&pairs.penta)
-                    .map_or("n/a".into(), |e| e.elo_text());
-                progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
-                if decision == Decision::Continue {
-                    decision = rating::decide(now, &params);
+        let mut decide =
+            |finished: &Finished, progress: &mut super::run_common::ProgressNote<'_>| {
+                let r = &finished.result;
+                let score = new_score(
+                    &r.bots[0],
+                    &new_name,
+                    r.winner.map(|w| w as u8),
+                    Some(r.reason.as_str()),
+                );
+                if pairs.add(finished.spec.pair_id, score) {
+                    let now = llr(&pairs);
+                    let elo = EloEstimate::from_pentanomial(&pairs.penta)
+                        .map_or("n/a".into(), |e| e.elo_text());
+                    progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
+                    if decision == Decision::Continue {
+                        decision = rating::decide(now, &params);
+                    }
                 }
-            }
-            if decision == Decision::Continue {
-                ControlFlow::Continue(())
-            } else {
-                progress.decided();
-                ControlFlow::Break(())
-            }
-        };
+                if decision == Decision::Continue {
+                    ControlFlow::Continue(())
+                } else {
+                    progress.decided();
+                    ControlFlow::Break(())
+                }
+            };
         let (failure, path) = super::run_common::play_and_record(
             &runner,
             &todo,

@@ -4,76 +4,14 @@
 use crate::cli::{self, GameOpts, TournamentArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
-use arbiter::report::games_csv::GamesCsv;
-use arbiter::report::lock::FolderLock;
+pub use arbiter::engine::settings::TournamentSettings as Settings;
+use arbiter::engine::settings::{self, Recorded};
 use arbiter::report::standings;
-use arbiter::tournament::{schedule_grown, Format, Plan, Runner, Shard};
-use serde::{Deserialize, Serialize};
+use arbiter::results::games_csv::GamesCsv;
+use arbiter::results::lock::FolderLock;
+use arbiter::tournament::Runner;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Everything that decides which games a tournament plays and how; saved as tournament.toml so
-/// that `--resume` (or the same command again) continues exactly the same tournament.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
-    /// The BOT arguments as typed.
-    pub bots: Vec<String>,
-    /// Where they were typed (relative bot paths are resolved from here).
-    pub workdir: PathBuf,
-    pub format: Format,
-    pub games: u32,
-    /// Sampled tables instead of every table (large fields).
-    #[serde(default)]
-    pub tables: Option<usize>,
-    /// How the run was grown after it began (`--grow`), in order; `bots` and `games` above
-    /// are those of the first stage.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stages: Vec<arbiter::tournament::Stage>,
-    /// How many of `bots` the run began with, once it has grown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_bots: Option<usize>,
-    pub opening_plies: u32,
-    /// The opening book (a file or a built-in name), its order, and its content's fingerprint.
-    #[serde(default)]
-    pub openings: Option<String>,
-    #[serde(default)]
-    pub openings_order: arbiter::tournament::openings::Order,
-    #[serde(default)]
-    pub openings_fingerprint: Option<String>,
-    pub seed: u64,
-    pub replays: bool,
-    /// Only this slice of the schedule (`--shard K/N`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    pub game: GameOpts,
-}
-
-/// Settings saved in a results folder so that a run can be continued exactly.
-pub trait Recorded: Serialize + serde::de::DeserializeOwned + PartialEq {
-    /// The file name in the results folder.
-    const FILE: &'static str;
-    fn seed_mut(&mut self) -> &mut u64;
-}
-
-impl Recorded for Settings {
-    const FILE: &'static str = "tournament.toml";
-    fn seed_mut(&mut self) -> &mut u64 {
-        &mut self.seed
-    }
-}
-
-pub fn load_settings<S: Recorded>(dir: &Path) -> Result<S> {
-    let path = dir.join(S::FILE);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "reading {} (is {} a results folder of this command?)",
-            path.display(),
-            dir.display()
-        )
-    })?;
-    toml::from_str(&text)
-        .with_context(|| format!("{} is not a valid settings file", path.display()))
-}
 
 /// Decides the settings and the results folder: the recorded ones with `resume`; else `fresh`,
 /// resuming when `out` already holds the same run (a seed the user did not give is taken from
@@ -86,67 +24,27 @@ pub fn settings_and_dir<S: Recorded>(
     fresh: impl FnOnce() -> Result<S>,
 ) -> Result<(S, PathBuf, bool)> {
     if let Some(dir) = resume {
-        return Ok((load_settings(dir)?, dir.clone(), true));
+        return Ok((settings::load(dir)?, dir.clone(), true));
     }
-    let mut settings = fresh()?;
     let out = out.cloned().unwrap_or_else(|| cli::default_out_dir(name));
-    if out.join(S::FILE).exists() {
-        let mut old: S = load_settings(&out)?;
-        if !seed_given {
-            *settings.seed_mut() = *old.seed_mut();
-        }
-        if old != settings {
-            bail!(
-                "{} already holds a different run (other bots or settings); \
-                 choose another --out, or continue that one with --resume {}",
-                out.display(),
-                out.display()
-            );
-        }
-        return Ok((settings, out, true));
-    }
-    Ok((settings, out, false))
+    let (settings, resuming) = settings::continue_or_start(&out, fresh()?, seed_given)?;
+    Ok((settings, out, resuming))
 }
 
-/// Writes the settings into the results folder.
-pub fn save_settings<S: Recorded>(dir: &Path, settings: &S) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join(S::FILE), toml::to_string_pretty(settings)?)
-        .with_context(|| format!("writing {}", dir.join(S::FILE).display()))
-}
-
-/// The run's opening book, checked against the fingerprint recorded when the run began (a book
-/// file changed since would give other games the same ids).
-pub fn load_book(
-    spec: Option<&str>,
-    order: arbiter::tournament::openings::Order,
-    recorded: Option<&str>,
-    choice: &arbiter::game::GameChoice,
-    seed: u64,
-) -> Result<Option<arbiter::tournament::openings::Book>> {
-    let Some(spec) = spec else {
-        return Ok(None);
+/// The opening book of a new run, as its settings record it (with the book's fingerprint).
+pub fn openings_of(run: &cli::RunOpts, game: &GameOpts) -> Result<settings::OpeningsSettings> {
+    let none = settings::OpeningsSettings {
+        openings_order: run.openings_order,
+        ..Default::default()
     };
-    let book = arbiter::tournament::openings::Book::load(spec, choice, order, seed)?;
-    if let Some(fp) = recorded {
-        if fp != book.fingerprint() {
-            bail!(
-                "the openings {spec} changed since this run began; restore the file or start a new run"
-            );
-        }
+    if run.openings.is_none() {
+        return Ok(none); // without a book, the game (an external referee's build) is not needed
     }
-    Ok(Some(book))
-}
-
-/// The fingerprint of the opening book a new run is given (recorded in its settings, so that a
-/// continued run notices a changed book).
-pub fn openings_fingerprint(run: &cli::RunOpts, game: &GameOpts) -> Result<Option<String>> {
-    let Some(spec) = &run.openings else {
-        return Ok(None);
-    };
-    let book =
-        arbiter::tournament::openings::Book::load(spec, &game.choice()?, run.openings_order, 0)?;
-    Ok(Some(book.fingerprint()))
+    Ok(settings::OpeningsSettings::new(
+        run.openings.clone(),
+        run.openings_order,
+        &game.choice()?,
+    )?)
 }
 
 /// Claims the results folder for this run (see [`FolderLock`]): held until the run ends.
@@ -235,55 +133,14 @@ pub fn check_resume_options(
 }
 
 /// `--grow`: the recorded settings with one more stage (more games per table, added bots).
-fn grow(mut settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Result<Settings> {
-    let k = settings.game.choice()?.seats as u32;
-    if settings.tables.is_some() {
-        bail!("a run of sampled tables (--tables) cannot grow; start a new run with more tables");
-    }
-    let (bots_now, games_now) = settings
-        .stages
-        .last()
-        .map_or((settings.bots.len(), settings.games), |s| {
-            (s.bots, s.games_per_table)
-        });
-    let games = if given.options.iter().any(|(id, _)| id == "games") {
-        args.games
-    } else {
-        games_now
-    };
-    if games < games_now || !games.is_multiple_of(k) {
-        bail!(
-            "--grow --games {games}: the run plays {games_now} games per table; give a larger \
-             multiple of {k}"
-        );
-    }
-    if games == games_now && args.add_bot.is_empty() {
-        bail!("--grow needs --games above {games_now} or --add-bot BOT");
-    }
-    settings.first_bots.get_or_insert(settings.bots.len());
-    settings.bots.extend(args.add_bot.iter().cloned());
-    settings.stages.push(arbiter::tournament::Stage {
-        bots: bots_now + args.add_bot.len(),
-        games_per_table: games,
-    });
-    Ok(settings)
-}
-
-/// Every game of the run of `settings` (all shards), for games of `seats` seats: the one place
-/// that turns settings into a schedule, for the run, `merge` and `slurm`.
-pub fn schedule_of(settings: &Settings, seats: usize) -> Vec<arbiter::tournament::GameSpec> {
-    // Bots added by --grow come last in the list; the first plan had the others.
-    schedule_grown(
-        &Plan {
-            bots: settings.first_bots.unwrap_or(settings.bots.len()),
-            seats,
-            format: settings.format,
-            games_per_table: settings.games,
-            tables: settings.tables,
-            master_seed: settings.seed,
-        },
-        &settings.stages,
-    )
+fn grow(settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Result<Settings> {
+    let seats = GameOpts::from(&settings.game).choice()?.seats as u32;
+    let games = given
+        .options
+        .iter()
+        .any(|(id, _)| id == "games")
+        .then_some(args.games);
+    Ok(settings.grow(games, &args.add_bot, seats)?)
 }
 
 /// The settings of a new run from the command line (checked; a fresh seed unless given).
@@ -324,13 +181,11 @@ pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
         stages: Vec::new(),
         first_bots: None,
         opening_plies: args.run.opening_plies,
-        openings: args.run.openings.clone(),
-        openings_order: args.run.openings_order,
-        openings_fingerprint: openings_fingerprint(&args.run, &args.game)?,
+        openings: openings_of(&args.run, &args.game)?,
         seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
         replays: args.replays,
         shard: args.shard,
-        game: args.game.clone(),
+        game: args.game.clone().into(),
     })
 }
 
@@ -363,18 +218,12 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     } else {
         settings
     };
-    let book = super::tournament::load_book(
-        settings.openings.as_deref(),
-        settings.openings_order,
-        settings.openings_fingerprint.as_deref(),
-        &settings.game.choice()?,
-        settings.seed,
-    )?;
-    let choice = settings.game.choice()?;
+    let book = settings
+        .openings
+        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
+    let choice = GameOpts::from(&settings.game).choice()?;
     let seats = choice.seats;
-    let mut cfg = settings
-        .game
-        .referee_config(choice.info.default_max_turns)?;
+    let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
     let (bots, mut problems) =
@@ -404,10 +253,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         );
     }
 
-    save_settings(&out, &settings)?;
+    arbiter::engine::settings::save(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    let all = schedule_of(&settings, seats);
+    let all = settings.schedule(seats);
     let all = match settings.shard {
         Some(shard) => shard.slice(&all),
         None => all,
@@ -417,7 +266,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
-    if let Some(note) = settings.game.memory_note() {
+    if let Some(note) = GameOpts::from(&settings.game).memory_note() {
         eprintln!("arbiter: {note}");
     }
     let placement = placement(&args.run, cfg.freeze_idle);

@@ -4,16 +4,24 @@
 //! is a thin layer over it, so they share one play-and-record loop: the bot checks
 //! ([`check_bots`]), the worker pool ([`Runner`]), the records written the moment a game ends
 //! ([`Recorder`]: games.csv, records.jsonl, failures/, replays/), and the decision whether a game
-//! was spoilt by a stop of the whole job ([`stop`]). What else happens with a game (the progress
+//! was spoilt by a stop of the whole job ([`stop`]), and the run's recorded settings, which make a
+//! continued run the same run ([`settings`]). What else happens with a game (the progress
 //! display, the live report, an SPRT's decision, grading marks) is a [`Consumer`]: it gets
-//! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it.
+//! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it; a
+//! consumer that may be slow runs on a thread of its own ([`Detached`]), so that it delays
+//! neither the recording nor a decision taken on the engine's thread.
 
 mod bots;
+mod detached;
+mod game_settings;
 mod placement;
 mod record;
+pub mod settings;
 pub mod stop;
 
 pub use bots::{check_bots, BotCheck, NameClash};
+pub use detached::Detached;
+pub use game_settings::GameSettings;
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
 
@@ -183,7 +191,7 @@ mod tests {
     use crate::bot::BotSpec;
     use crate::game::GameChoice;
     use crate::referee::RefereeConfig;
-    use crate::report::games_csv::GamesCsv;
+    use crate::results::games_csv::GamesCsv;
     use crate::tournament::{schedule, Format};
     use std::path::PathBuf;
 

@@ -5,8 +5,9 @@
 
 use crate::game::GameChoice;
 use crate::referee::RefereeConfig;
-use crate::report::games_csv::{GameRow, GamesCsv};
-use crate::report::{failures, records, replay};
+use crate::report::replay;
+use crate::results::games_csv::{GameRow, GamesCsv};
+use crate::results::{failures, records};
 use crate::tournament::Finished;
 use std::path::{Path, PathBuf};
 

@@ -1,16 +1,13 @@
-//! The only place that prints or writes results: summaries, tables, CSV, JSON and replays.
+//! The only place that renders results: the terminal's summaries and progress, tables of
+//! standings (text and CSV), HTML pages, JSON summaries and replay files. The files a run must not
+//! lose (games.csv, records.jsonl, failures/, the folder lock, merging shards) are `results`'s.
 
 pub mod catalogue;
 pub mod errors;
-pub mod failures;
-pub mod games_csv;
 pub mod html;
-pub mod lock;
-pub mod merge;
 pub mod play;
 pub mod progress;
 pub mod rebuild;
-pub mod records;
 pub mod replay;
 pub mod sbatch;
 pub mod sprt_block;

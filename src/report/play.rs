@@ -1,6 +1,7 @@
 //! The summary of one game, for people (`arbiter play`) or for scripts (`--json`).
 
 use crate::referee::{ms, GameResult};
+use crate::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::Path;
@@ -88,33 +89,6 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
     Ok(())
 }
 
-/// How much of an offender's stderr a summary shows.
-pub const STDERR_LINES: usize = 15;
-pub const STDERR_BYTES: usize = 4096;
-
-/// The last `lines` lines of `text`, at most `bytes` bytes (cut at a character boundary).
-pub fn last_lines(text: &str, lines: usize, bytes: usize) -> &str {
-    let text = text.trim_end();
-    let mut start = text.len();
-    for _ in 0..lines {
-        match text[..start].rfind('\n') {
-            Some(i) => start = i,
-            None => {
-                start = 0;
-                break;
-            }
-        }
-    }
-    let mut from = if start == 0 { 0 } else { start + 1 };
-    if text.len() - from > bytes {
-        from = text.len() - bytes;
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    &text[from..]
-}
-
 fn list(v: &[i32]) -> String {
     v.iter().map(i32::to_string).collect::<Vec<_>>().join(" - ")
 }
@@ -164,18 +138,4 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
     });
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::last_lines;
-
-    #[test]
-    fn last_lines_are_bounded_by_count_and_bytes() {
-        let text = "a\nb\nc\nd\n";
-        assert_eq!(last_lines(text, 2, 100), "c\nd");
-        assert_eq!(last_lines(text, 10, 100), "a\nb\nc\nd");
-        assert_eq!(last_lines("xxxxé", 1, 2), "é");
-        assert_eq!(last_lines("", 3, 10), "");
-    }
 }

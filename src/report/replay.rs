@@ -4,7 +4,7 @@
 
 use crate::game::GameChoice;
 use crate::referee::{GameResult, RefereeConfig};
-use crate::report::records::{Clocks, GameRecord, RecordForfeit};
+use crate::results::records::{Clocks, GameRecord, RecordForfeit};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -199,7 +199,7 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         offender: end["offender"].as_u64().map(|s| s as usize),
         stderr: strings(&end["stderr_tail"])
             .into_iter()
-            .map(|t| crate::report::records::tail(&t, crate::report::records::STDERR_KEEP))
+            .map(|t| crate::results::records::tail(&t, crate::results::records::STDERR_KEEP))
             .collect(),
         stderr_bytes: end["stderr_bytes"]
             .as_array()
@@ -244,7 +244,7 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
     if let Some(referee) = referee {
         // The referee's stderr tail follows the bots'.
         let stderr = rec.stderr.split_off(rec.stderr.len().min(rec.bots.len()));
-        rec.external = Some(crate::report::records::ExternalRecord {
+        rec.external = Some(crate::results::records::ExternalRecord {
             referee,
             inputs: lines
                 .iter()

@@ -3,7 +3,7 @@
 //! pentanomial pair counts when the rows carry pair ids). Printed, or written as CSV and JSON.
 
 use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, RatingValue, Wdl};
-use crate::report::games_csv::ResultRow;
+use crate::results::games_csv::ResultRow;
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -189,7 +189,7 @@ pub fn from_files(
     anchor: Option<&(String, f64)>,
 ) -> Result<(Standings, u64)> {
     let mut builder = Builder::new(order);
-    let read = crate::report::games_csv::for_each_result(paths, |row| builder.add(&row))?;
+    let read = crate::results::games_csv::for_each_result(paths, |row| builder.add(&row))?;
     let mut standings = builder.finish(anchor)?;
     if read.duplicates > 0 {
         standings.fit.warnings.push(Note::text(format!(
@@ -409,7 +409,7 @@ pub fn json(s: &Standings) -> Value {
 /// Writes ratings.csv, crosstable.csv, los.csv, forfeits.csv and ratings.json into `dir`.
 pub fn write_files(dir: &Path, s: &Standings) -> io::Result<()> {
     // Names as text cells: a name a spreadsheet would run as a formula is not one.
-    let name = |i: usize| crate::report::games_csv::text_cell(&s.names[i]).into_owned();
+    let name = |i: usize| crate::results::games_csv::text_cell(&s.names[i]).into_owned();
     let mut w = csv::Writer::from_path(dir.join("ratings.csv"))?;
     w.write_record([
         "rank", "bot", "elo", "bound", "low", "high", "games", "points", "wins", "draws", "losses",

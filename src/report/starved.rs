@@ -3,7 +3,7 @@
 //! or more than half of a game's turn time) the games were played on a machine too busy for
 //! them. The run says so at its end and in its report, names the games and says what to do.
 
-use super::records::GameRecord;
+use crate::results::records::GameRecord;
 
 /// How many game ids a note names before "and N more".
 const NAMED: usize = 12;
@@ -157,7 +157,7 @@ pub fn charged_us(rec: &GameRecord) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::records::Clocks;
+    use crate::results::records::Clocks;
 
     fn rec(id: u64, waited: &[u64], wall: &[u64]) -> GameRecord {
         let line = serde_json::json!({

@@ -5,7 +5,7 @@ use super::marks::Student;
 use anyhow::{Context, Result};
 use arbiter::bot::source::{check_tree, hash_hex, snapshot_folder, Language, SourceError};
 use arbiter::bot::{BotSpec, SpecError};
-use arbiter::report::games_csv::{from_text_cell, text_cell};
+use arbiter::results::games_csv::{from_text_cell, text_cell};
 use std::path::Path;
 
 /// The file that remembers each student's submission hash between runs.

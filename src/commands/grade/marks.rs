@@ -4,8 +4,8 @@
 use super::rubric::{Mark, Results, Rubric};
 use arbiter::rating::{fmt_elo, RatingValue};
 use arbiter::referee::Reason;
-use arbiter::report::games_csv::text_cell;
 use arbiter::report::standings::Standings;
+use arbiter::results::games_csv::text_cell;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -306,7 +306,7 @@ fn truncate(s: &str, n: usize) -> &str {
 mod tests {
     use super::*;
     use arbiter::rating::BotRating;
-    use arbiter::report::games_csv::ResultRow;
+    use arbiter::results::games_csv::ResultRow;
 
     fn rating(bot: usize, elo: f64, points: f64, games: u64) -> BotRating {
         BotRating {

@@ -9,12 +9,14 @@ mod page;
 mod rubric;
 
 use super::run_common::{check_bots, play_and_record};
-use super::tournament::{claim_folder, save_settings, settings_and_dir, Recorded};
+use super::tournament::{claim_folder, settings_and_dir};
 use crate::cli::{GameOpts, GradeArgs};
 use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
-use arbiter::report::games_csv::{self, GamesCsv};
-use arbiter::report::{failures, standings};
+use arbiter::engine::settings::Recorded;
+use arbiter::report::standings;
+use arbiter::results::failures;
+use arbiter::results::games_csv::{self, GamesCsv};
 use arbiter::tournament::{games_of_tables, tables, Format, Plan, Runner};
 use class::{list_students, read_hashes, resolve_student, submission_hash, write_hashes, HASHES};
 use marks::Student;
@@ -40,7 +42,7 @@ pub struct Settings {
     pub tables: Option<usize>,
     pub opening_plies: u32,
     pub seed: u64,
-    pub game: GameOpts,
+    pub game: arbiter::engine::GameSettings,
 }
 
 impl Recorded for Settings {
@@ -185,7 +187,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             tables: args.tables,
             opening_plies: args.run.opening_plies,
             seed: args.run.seed.unwrap_or_else(crate::cli::fresh_seed),
-            game,
+            game: game.into(),
         }
     };
     check_same_class(&out, &fresh, args.run.seed.is_some())?;
@@ -195,12 +197,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         })?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
-    let choice = settings.game.choice()?;
+    let choice = GameOpts::from(&settings.game).choice()?;
     let k = choice.seats;
-    let cfg = settings
-        .game
-        .referee_config(choice.info.default_max_turns)?;
-    save_settings(&out, &settings)?;
+    let cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
+    arbiter::engine::settings::save(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.
     let mut students: Vec<Student> = entries

@@ -7,9 +7,9 @@
 
 use super::marks::{Row, Student};
 use arbiter::report::html::{self, viewer};
-use arbiter::report::play::{last_lines, STDERR_BYTES, STDERR_LINES};
-use arbiter::report::records::{for_each_record, GameRecord};
 use arbiter::report::standings::Standings;
+use arbiter::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
+use arbiter::results::records::{for_each_record, GameRecord};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,7 @@ fn gather(cx: &Context, students: &[Student]) -> anyhow::Result<Vec<Record>> {
     let mut out: Vec<Record> = students.iter().map(|_| Record::default()).collect();
     let cache = arbiter::bot::source::cache_root();
     for_each_record(
-        &cx.out.join(arbiter::report::records::FILE),
+        &cx.out.join(arbiter::results::records::FILE),
         |rec: GameRecord| {
             for (seat, bot) in rec.bots.iter().enumerate() {
                 let Some(&i) = index.get(bot.as_str()) else {

@@ -2,9 +2,9 @@
 //! standings, each bot's think times and the list of games. The page templates only lay it out.
 
 use crate::rating::RatingValue;
-use crate::report::games_csv::for_each_result;
-use crate::report::records::{GameRecord, ReadRecords};
 use crate::report::standings::{self, Standings};
+use crate::results::games_csv::for_each_result;
+use crate::results::records::{GameRecord, ReadRecords};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -208,10 +208,10 @@ impl RecordFacts {
         for f in &rec.forfeits {
             let bot = rec.bots.get(f.seat).cloned().unwrap_or_default();
             let tail = rec.stderr.get(f.seat).map_or("", String::as_str);
-            let stderr = crate::report::play::last_lines(
+            let stderr = crate::results::failures::last_lines(
                 tail,
-                crate::report::play::STDERR_LINES,
-                crate::report::play::STDERR_BYTES,
+                crate::results::failures::STDERR_LINES,
+                crate::results::failures::STDERR_BYTES,
             )
             .to_string();
             let at = (d, rec.game_id, link.clone());
@@ -477,7 +477,7 @@ pub fn gather(
     }
     let record_bytes = dirs
         .iter()
-        .filter_map(|d| std::fs::metadata(d.join(crate::report::records::FILE)).ok())
+        .filter_map(|d| std::fs::metadata(d.join(crate::results::records::FILE)).ok())
         .map(|m| m.len())
         .sum();
     Ok(ReportData {

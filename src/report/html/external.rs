@@ -4,7 +4,7 @@
 
 use super::page::ms;
 use super::viewer::{swatch, verdict};
-use crate::report::records::{ExternalRecord, GameRecord};
+use crate::results::records::{ExternalRecord, GameRecord};
 use maud::{html, PreEscaped, DOCTYPE};
 
 const CSS: &str = include_str!("assets/style.css");

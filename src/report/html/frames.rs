@@ -7,7 +7,7 @@
 
 use crate::game::{BoardView, CellView};
 use crate::report::rebuild::{rebuild, RebuildError, StepKind};
-use crate::report::records::GameRecord;
+use crate::results::records::GameRecord;
 use serde_json::{json, Value};
 
 /// Lists of more lines than this in an input (a count line followed by that many lines, as the

@@ -17,7 +17,7 @@ pub mod viewer;
 #[cfg(test)]
 mod tests;
 
-use crate::report::records::{self, GameRecord};
+use crate::results::records::{self, GameRecord};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,9 +1,9 @@
 use super::*;
 use crate::game::{GameChoice, GAMES};
 use crate::referee::RefereeConfig;
-use crate::report::games_csv::{GameRow, GamesCsv};
-use crate::report::records::tests::{simulate, spec};
-use crate::report::records::RecordsFile;
+use crate::results::games_csv::{GameRow, GamesCsv};
+use crate::results::records::tests::{simulate, spec};
+use crate::results::records::RecordsFile;
 
 #[test]
 fn every_game_and_variant_gets_a_replay_page() {

@@ -6,7 +6,7 @@
 use super::frames::{columns, game_data, packed};
 use super::seats;
 use crate::report::rebuild::RebuildError;
-use crate::report::records::GameRecord;
+use crate::results::records::GameRecord;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::path::Path;
 

@@ -2,9 +2,35 @@
 //! last lines it wrote to stderr, so that a student sees why a bot lost without replay files.
 
 use crate::referee::GameResult;
-use crate::report::play::{last_lines, STDERR_BYTES, STDERR_LINES};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+/// How much of an offender's stderr a summary shows.
+pub const STDERR_LINES: usize = 15;
+pub const STDERR_BYTES: usize = 4096;
+
+/// The last `lines` lines of `text`, at most `bytes` bytes (cut at a character boundary).
+pub fn last_lines(text: &str, lines: usize, bytes: usize) -> &str {
+    let text = text.trim_end();
+    let mut start = text.len();
+    for _ in 0..lines {
+        match text[..start].rfind('\n') {
+            Some(i) => start = i,
+            None => {
+                start = 0;
+                break;
+            }
+        }
+    }
+    let mut from = if start == 0 { 0 } else { start + 1 };
+    if text.len() - from > bytes {
+        from = text.len() - bytes;
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    &text[from..]
+}
 
 /// The file of one forfeit: `failures/game-ID-BOT.txt`.
 pub fn path(dir: &Path, game_id: u64, bot: &str) -> PathBuf {
@@ -46,4 +72,18 @@ pub fn write(dir: &Path, game_id: u64, r: &GameResult) -> io::Result<()> {
         out.flush()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_lines;
+
+    #[test]
+    fn last_lines_are_bounded_by_count_and_bytes() {
+        let text = "a\nb\nc\nd\n";
+        assert_eq!(last_lines(text, 2, 100), "c\nd");
+        assert_eq!(last_lines(text, 10, 100), "a\nb\nc\nd");
+        assert_eq!(last_lines("xxxxé", 1, 2), "é");
+        assert_eq!(last_lines("", 3, 10), "");
+    }
 }

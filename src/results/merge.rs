@@ -3,7 +3,7 @@
 //! on one machine, and the standings, the report and resume all work on it unchanged. The
 //! shards' records.jsonl are merged the same way, so the merged run has its replays.
 
-use crate::report::games_csv::{complete_length, GameRow};
+use crate::results::games_csv::{complete_length, GameRow};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -33,7 +33,7 @@ pub fn merge_games(
     let mut writer =
         csv::Writer::from_path(out).with_context(|| format!("writing {}", out.display()))?;
     let mut header: Option<(csv::StringRecord, PathBuf)> = None;
-    let mut seen = crate::report::games_csv::DoneSet::default();
+    let mut seen = crate::results::games_csv::DoneSet::default();
     for (n, path) in inputs.iter().enumerate() {
         let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
         let keep = complete_length(&mut file)?;
@@ -172,7 +172,7 @@ pub fn merge_records(inputs: &[PathBuf], out: &Path) -> Result<RecordsMerged> {
     let mut writer = std::io::BufWriter::new(
         File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?,
     );
-    let mut seen = crate::report::games_csv::DoneSet::default();
+    let mut seen = crate::results::games_csv::DoneSet::default();
     let mut line = Vec::new();
     for path in inputs {
         let file = match File::open(path) {

@@ -247,6 +247,7 @@ fn a_bot_gets_only_its_documented_environment() {
             [
                 "ARBITER_CLOCK",
                 "ARBITER_FIRST_TURN_MS",
+                "ARBITER_SEED",
                 "ARBITER_TURN_MS",
                 "EXTRA_FOR_BOT",
                 "HOME",

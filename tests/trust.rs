@@ -375,6 +375,9 @@ fn a_bot_that_raises_a_fatal_signal_on_itself_crashes_without_the_sandbox() {
     assert_eq!(v["reason"], "crash", "{v}\n{err}");
     assert_eq!(v["offender"], 0, "{v}");
     let detail = v["detail"].as_str().unwrap();
-    assert!(detail.contains("killed by signal 9 (SIGKILL"), "{detail}\n{err}");
+    assert!(
+        detail.contains("killed by signal 9 (SIGKILL"),
+        "{detail}\n{err}"
+    );
     assert!(!err.contains("SURVIVED-SIGKILL"), "{err}");
 }

@@ -199,8 +199,11 @@ pub(super) fn init_program() -> std::io::Result<libc::c_int> {
 /// anywhere else it returns at once.
 #[used]
 #[link_section = ".init_array"]
-static INIT_ENTRY: extern "C" fn(libc::c_int, *const *const libc::c_char, *const *const libc::c_char) =
-    init_entry;
+static INIT_ENTRY: extern "C" fn(
+    libc::c_int,
+    *const *const libc::c_char,
+    *const *const libc::c_char,
+) = init_entry;
 
 extern "C" fn init_entry(
     argc: libc::c_int,

@@ -210,7 +210,11 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
             .to_string()
             .as_bytes(),
     )?;
-    let user_text = cstring(req.user.map_or("-".to_string(), |u| u.to_string()).as_bytes())?;
+    let user_text = cstring(
+        req.user
+            .map_or("-".to_string(), |u| u.to_string())
+            .as_bytes(),
+    )?;
     let mut bot_pid_text = [0u8; 12];
     let bot_pid_ptr = bot_pid_text.as_mut_ptr();
     let init_argv = [

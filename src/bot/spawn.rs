@@ -734,6 +734,45 @@ mod tests {
     }
 
     #[test]
+    fn an_isolated_child_is_the_second_process_and_its_init_passes_on_its_own_status() {
+        if !super::super::isolation::isolate() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "isolated bots need root with CAP_SYS_ADMIN: run the tests as root (CI does)"
+            );
+            eprintln!("not root: isolated bots are not tested here");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let args = vec![
+            "-c".to_string(),
+            "echo $$; read x; kill -SEGV $$; echo SURVIVED".to_string(),
+        ];
+        let mut req = request(Path::new("sh"), &args, dir.path());
+        req.isolate = true;
+        let child = spawn(&req).unwrap();
+        let mut stdin = std::fs::File::from(child.stdin);
+        stdin.write_all(b"go\n").unwrap();
+        drop(stdin);
+        let mut out = String::new();
+        // The end of file is the bot's: its init holds none of its streams.
+        std::fs::File::from(child.stdout)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, "2\n", "the bot is its namespace's second process");
+        let init = wait(child.pid);
+        assert!(libc::WIFEXITED(init), "{init:#x}");
+        assert_eq!(libc::WEXITSTATUS(init), 128 + libc::SIGSEGV);
+        let mut status = [0u8; 4];
+        std::fs::File::from(child.status.unwrap())
+            .read_exact(&mut status)
+            .unwrap();
+        let status = i32::from_ne_bytes(status);
+        assert!(libc::WIFSIGNALED(status), "{status:#x}");
+        assert_eq!(libc::WTERMSIG(status), libc::SIGSEGV);
+    }
+
+    #[test]
     fn the_child_starts_with_default_signals() {
         // SIGPIPE is ignored in this test process (the Rust runtime does that); the child has
         // it back at the default, and nothing blocked.

@@ -303,8 +303,10 @@ impl BotProcess {
         }
     }
 
+    /// The bot's own process: the leader, or the process its init or bwrap started (once it has
+    /// started), as for its CPU time.
     pub fn pid(&self) -> u32 {
-        self.pgid.as_raw_nonzero().get() as u32
+        self.cpu_pid() as u32
     }
 
     /// Writes one turn's input, in one write when the pipe has room (it nearly always has).

@@ -247,6 +247,7 @@ fn a_bot_gets_only_its_documented_environment() {
             [
                 "ARBITER_CLOCK",
                 "ARBITER_FIRST_TURN_MS",
+                "ARBITER_SEED",
                 "ARBITER_TURN_MS",
                 "EXTRA_FOR_BOT",
                 "HOME",
@@ -340,4 +341,43 @@ fn the_start_up_check_names_an_interpreter_its_user_cannot_use() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains(&shim.display().to_string()), "{err}");
     assert!(err.contains("shim"), "{err}");
+}
+
+/// A bot's signals keep their ordinary meaning without the sandbox: run by root, a bot starts in
+/// a process-id namespace of its own, whose first process the kernel protects from its own
+/// signals; the bot is not that process (an init is), so a bot that raises SIGSEGV on itself,
+/// or is killed by its own child with SIGKILL, crashes instead of going on.
+#[test]
+fn a_bot_that_raises_a_fatal_signal_on_itself_crashes_without_the_sandbox() {
+    if !as_root("a bot in a process-id namespace of its own") {
+        return;
+    }
+    let (v, err) = play(&hostile("raise-segv 1"), &[]);
+    assert_eq!(v["reason"], "crash", "{v}\n{err}");
+    assert_eq!(v["offender"], 0, "{v}");
+    let detail = v["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("killed by signal 11 (SIGSEGV)"),
+        "{detail}\n{err}"
+    );
+    assert!(!err.contains("SURVIVED-SIGSEGV"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bot = dir.path().join("killed-by-its-child.sh");
+    std::fs::write(
+        &bot,
+        "#!/bin/sh\nread line\nsh -c 'kill -KILL $PPID'\necho SURVIVED-SIGKILL >&2\nsleep 5\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (v, err) = play(bot.to_str().unwrap(), &[]);
+    assert_eq!(v["reason"], "crash", "{v}\n{err}");
+    assert_eq!(v["offender"], 0, "{v}");
+    let detail = v["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("killed by signal 9 (SIGKILL"),
+        "{detail}\n{err}"
+    );
+    assert!(!err.contains("SURVIVED-SIGKILL"), "{err}");
 }

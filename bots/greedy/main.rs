@@ -2,9 +2,11 @@
 //! position and keeps the one its evaluation likes best. A cheap, clearly-better-than-random
 //! opponent for testing the referee and the rating code.
 //!
-//! Nearly equal moves are chosen between at random, seeded from the first argument for
-//! reproducible games, else from the clock: two deterministic bots would otherwise replay the
-//! same game move for move, and a tournament of them would learn nothing from its repeats.
+//! Nearly equal moves are chosen between at random, seeded from the first argument, else from
+//! the game's seed arbiter gives in `ARBITER_SEED` (mixed with the bot's colour: the two games
+//! of a pair share a seed with seats swapped), else from the clock. Games are then reproducible
+//! with arbiter's `--seed`, yet two deterministic bots do not replay the same game move for move
+//! in every round (a tournament would learn nothing from its repeats).
 
 use arbiter::game::impasse::{rows_from_nearest, Impasse};
 use arbiter::game::Game;
@@ -115,24 +117,51 @@ fn read_turn(
     Some(())
 }
 
+/// Where the random choices come from (see the module's comment).
+enum Seed {
+    /// The first argument, used as given.
+    Argument(u64),
+    /// The game's seed (`ARBITER_SEED`), mixed with the colour once it is known.
+    Game(u64),
+    Clock(u64),
+}
+
+impl Seed {
+    fn find() -> Seed {
+        let number = |s: Option<String>| s.and_then(|s| s.trim().parse::<u64>().ok());
+        if let Some(n) = number(std::env::args().nth(1)) {
+            return Seed::Argument(n);
+        }
+        if let Some(n) = number(std::env::var("ARBITER_SEED").ok()) {
+            return Seed::Game(n);
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Seed::Clock(now.as_nanos() as u64 ^ u64::from(std::process::id()))
+    }
+
+    fn rng(&self, colour: usize) -> Rng {
+        match *self {
+            Seed::Argument(n) | Seed::Clock(n) => Rng::new(n),
+            Seed::Game(n) => Rng::new(Rng::derive(n, 0x6772_6565_6479 + colour as u64)),
+        }
+    }
+}
+
 fn main() {
-    let seed = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            now.as_nanos() as u64 ^ u64::from(std::process::id())
-        });
-    let mut rng = Rng::new(seed);
+    let seed = Seed::find();
+    let mut rng: Option<Rng> = None;
     let mut input = BufReader::new(io::stdin().lock());
     let mut out = io::stdout().lock();
     let (mut colour, mut rows, mut moves) = (0, Vec::new(), Vec::new());
     while read_turn(&mut input, &mut colour, &mut rows, &mut moves).is_some() {
         let row_refs: Vec<&str> = rows.iter().map(String::as_str).collect();
         let answer = match Impasse::from_rows(&row_refs, colour) {
-            Ok(g) if !moves.is_empty() => moves[choose(&g, &moves, &mut rng)].as_str(),
+            Ok(g) if !moves.is_empty() => {
+                let rng = rng.get_or_insert_with(|| seed.rng(colour));
+                moves[choose(&g, &moves, rng)].as_str()
+            }
             Ok(_) => "random",
             Err(e) => {
                 eprintln!("greedy: bad board ({e}); playing the first offered move");

@@ -9,6 +9,7 @@ Each turn the referee sends, one item per line:
   5. n legal moves, e.g. "c1a3", "f8g7c5", "b6"
 We answer with one of those moves on one line (a space and a comment may follow).
 """
+import os
 import random
 import sys
 
@@ -46,14 +47,25 @@ def score(move, board, colour):
     return points
 
 
+def seeded_random(colour):
+    """Our source of random choices: seeded from the game's seed that arbiter gives every bot in
+    ARBITER_SEED, mixed with our colour (the two games of a pair share a seed with seats
+    swapped), so that `arbiter ... --seed N` replays the same games; seeded by the system when
+    run without arbiter."""
+    seed = os.environ.get("ARBITER_SEED", "")
+    return random.Random(f"{seed} {colour}") if seed.isdigit() else random.Random()
+
+
 def main():
     colour = None
+    rng = None
     while True:
         # 1. The colour line comes only on our very first turn.
         if colour is None:
             colour = read_line()
             if colour is None:
                 return
+            rng = seeded_random(colour)
             if " " in colour:
                 # Other games (and Impasse's other variants) start with "seat seats game variant".
                 game = " ".join(colour.split()[2:]) or colour
@@ -80,10 +92,10 @@ def main():
         moves = [read_line() for _ in range(int(count))]
         if None in moves:
             return
-        # Equally good moves are chosen between at random (seeded by the system): two bots that
-        # always pick the same move would replay one game over and over.
+        # Equally good moves are chosen between at random (seeded from the game's seed): two bots
+        # that always pick the same move would replay one game over and over.
         scores = [score(m, board, colour) for m in moves]
-        best = random.choice([m for m, s in zip(moves, scores) if s == max(scores)])
+        best = rng.choice([m for m, s in zip(moves, scores) if s == max(scores)])
         # Flush every answer: a pipe is block-buffered, and the referee waits.
         print(best, flush=True)
 

@@ -1,7 +1,8 @@
 //! A bot's environment: small, the same with and without the sandbox, and given through the spawn
 //! request (the referee's own environment is never passed on: a token or password set for
 //! arbiter must not reach a bot, its stderr or a report). A bot gets [`BASE`], then the
-//! `ARBITER_*` settings of the run and whatever the user passes on on purpose (`--bot-env`).
+//! `ARBITER_*` settings of the run (its clocks; the game's seed, `ARBITER_SEED`, which the
+//! referee adds per game) and whatever the user passes on on purpose (`--bot-env`).
 
 use std::ffi::CString;
 

@@ -8,6 +8,15 @@
 //! own ([`SeatId`]): a user and group id that no host file belongs to and no other running bot
 //! has. It can then write none of the files root owns (cgroup files, /proc/sys, the results),
 //! nor signal, trace or write into another bot.
+//!
+//! The namespace's first process is not the bot but a minimal init: the kernel ignores the
+//! signals a namespace's first process sends itself, so a bot in that place would survive its
+//! own `raise(SIGSEGV)` or `abort()` and "exit with status 0". The spawner
+//! ([`super::spawn`]) starts the bot as the namespace's second process, then execs arbiter's own
+//! program (whichever binary holds this library: arbiter, or a test) as `arbiter-init`, which
+//! [`init_entry`] catches before `main`: it drops its capabilities, forwards TERM, INT and HUP to
+//! the bot, reaps every orphan, and once the bot has ended writes the bot's own wait status
+//! into a pipe the referee reads, and exits (taking whatever the bot left with it).
 
 /// The first user and group id of bots: 2^20, above the ids distributions hand out (system users
 /// below 1000, people from 1000 up to some 60000, `nobody` 65534) and below those of container
@@ -165,6 +174,118 @@ pub(super) unsafe fn drop_capabilities(user: Option<u32>) -> bool {
     ];
     libc::syscall(libc::SYS_capset, &header, none.as_ptr()) == 0
         && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+}
+
+/// The first argument (argv[0]) of arbiter's program run as a bot's init.
+pub(super) const INIT_NAME: &std::ffi::CStr = c"arbiter-init";
+
+/// Arbiter's own program, open (as root, which may read it wherever it is), for the spawner to
+/// exec as a bot's init. Opened once.
+pub(super) fn init_program() -> std::io::Result<libc::c_int> {
+    use std::os::fd::AsRawFd;
+    static EXE: std::sync::OnceLock<Result<std::fs::File, String>> = std::sync::OnceLock::new();
+    // The init only runs where this entry is linked in: keep it.
+    std::hint::black_box(&INIT_ENTRY);
+    match EXE.get_or_init(|| std::fs::File::open("/proc/self/exe").map_err(|e| e.to_string())) {
+        Ok(f) => Ok(f.as_raw_fd()),
+        Err(e) => Err(std::io::Error::other(format!(
+            "cannot open arbiter's own program (/proc/self/exe), which runs as each bot's init: {e}"
+        ))),
+    }
+}
+
+/// Runs before `main` in every process of a binary that holds this library (glibc passes
+/// `argc`, `argv` and `envp` to these entries): in a bot's init, it runs the init and exits;
+/// anywhere else it returns at once.
+#[used]
+#[link_section = ".init_array"]
+static INIT_ENTRY: extern "C" fn(
+    libc::c_int,
+    *const *const libc::c_char,
+    *const *const libc::c_char,
+) = init_entry;
+
+extern "C" fn init_entry(
+    argc: libc::c_int,
+    argv: *const *const libc::c_char,
+    _envp: *const *const libc::c_char,
+) {
+    // SAFETY: argv holds argc valid C strings (glibc's arguments to .init_array entries).
+    unsafe {
+        if argc != 4 || argv.is_null() || (*argv).is_null() || libc::getpid() != 1 {
+            return;
+        }
+        if std::ffi::CStr::from_ptr(*argv) != INIT_NAME {
+            return;
+        }
+        let number = |i: usize| {
+            std::ffi::CStr::from_ptr(*argv.add(i))
+                .to_str()
+                .ok()
+                .and_then(|t| t.parse::<u32>().ok())
+        };
+        let (Some(status_fd), user, Some(bot)) = (number(1), number(2), number(3)) else {
+            libc::_exit(127);
+        };
+        libc::_exit(run_init(status_fd as libc::c_int, user, bot as libc::pid_t));
+    }
+}
+
+/// The init of a bot's namespace (see the module's comment); returns its own exit status: the
+/// bot's, as a shell gives it (128 plus the signal that killed it).
+unsafe fn run_init(status_fd: libc::c_int, user: Option<u32>, bot: libc::pid_t) -> libc::c_int {
+    // Every signal stays blocked (as the spawner left them): those the init handles are taken
+    // with sigwaitinfo. SIGCHLD must not be ignored (the referee ignores some signals, and an
+    // exec keeps that), or children would vanish without a status.
+    let mut all: libc::sigset_t = std::mem::zeroed();
+    libc::sigfillset(&mut all);
+    libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
+    libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+    // It was exec'd as root: from here on it has no capability and is the bot's user (or, as a
+    // root without that user, root without capabilities). Not dumpable: the bot may not open its
+    // status pipe through /proc/1/fd.
+    if !drop_capabilities(user) {
+        return 126;
+    }
+    libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    libc::prctl(
+        libc::PR_SET_PDEATHSIG,
+        libc::SIGKILL as libc::c_ulong,
+        0,
+        0,
+        0,
+    );
+    let mut waited: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut waited);
+    for sig in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        libc::sigaddset(&mut waited, sig);
+    }
+    loop {
+        loop {
+            let mut status = 0;
+            let pid = libc::waitpid(-1, &mut status, libc::WNOHANG);
+            if pid == bot {
+                let bytes = status.to_ne_bytes();
+                libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
+                return if libc::WIFSIGNALED(status) {
+                    128 + libc::WTERMSIG(status)
+                } else {
+                    libc::WEXITSTATUS(status)
+                };
+            }
+            if pid == 0 {
+                break;
+            }
+            if pid < 0 && *libc::__errno_location() != libc::EINTR {
+                // No child at all: the bot is gone without a status (cannot happen).
+                return 127;
+            }
+        }
+        let sig = libc::sigwaitinfo(&waited, std::ptr::null_mut());
+        if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
+            libc::kill(bot, sig);
+        }
+    }
 }
 
 /// Whether bots are isolated from each other and from the referee without the sandbox: where

@@ -15,6 +15,14 @@
 //! /proc, its pipes and folder, then its user ([`super::isolation`]), no new privileges and the
 //! seccomp filter ([`super::seccomp`]), and `exec` with the environment it was given (nothing
 //! of the referee's own).
+//!
+//! An isolated child (the first process of a process-id namespace of its own) does not become
+//! the bot: the kernel protects a namespace's first process from the signals it sends itself, so
+//! a bot there would survive its own `raise(SIGSEGV)` or `abort()`. After the mounts, it starts
+//! the bot as the namespace's second process (one more `vfork`-style clone, which joins the
+//! cgroups and goes through the steps above), then execs arbiter's own program as the
+//! namespace's minimal init ([`super::isolation`]): it forwards TERM, INT and HUP, reaps every
+//! orphan, and hands the bot's own wait status to the referee through a pipe.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -57,6 +65,9 @@ pub struct Spawned {
     pub stdin: OwnedFd,
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
+    /// An isolated child's status pipe: once its init has ended, it holds the bot's own wait
+    /// status (a native-endian `i32`), unless the init was killed first.
+    pub status: Option<OwnedFd>,
 }
 
 /// Everything the child reads, prepared by the parent; `error` is written by the child.
@@ -81,6 +92,14 @@ struct Child {
     shm_options: *const libc::c_char,
     /// Set by the child when a step fails: (step, errno).
     error: (libc::c_int, libc::c_int),
+    /// An isolated child's init: arbiter's own program (an open file), its arguments, the write
+    /// end of the status pipe, where the child writes the bot's pid (a decimal, in argv), and
+    /// the stack of the bot's clone.
+    init_exe: libc::c_int,
+    init_argv: *const *const libc::c_char,
+    status_fd: libc::c_int,
+    bot_pid_text: *mut u8,
+    bot_stack_top: *mut libc::c_void,
 }
 
 /// One mount step of [`super::reach`], as the child reads it.
@@ -93,7 +112,7 @@ struct RawOp {
 }
 
 /// The steps of the child, for error messages.
-const STEPS: [&str; 13] = [
+const STEPS: [&str; 14] = [
     "",
     "start its own session",
     "set its parent-death signal",
@@ -107,6 +126,7 @@ const STEPS: [&str; 13] = [
     "become its own unprivileged user",
     "set no new privileges or install its seccomp filter",
     "make its mounts private",
+    "start its init (arbiter's own program, as the first process of the bot's namespace)",
 ];
 
 /// Most cgroup hierarchies a child joins (v1: pids, memory, freezer).
@@ -177,6 +197,38 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
+    let status_pipe = if req.isolate { Some(pipe()?) } else { None };
+    let init_exe = if req.isolate {
+        super::isolation::init_program()?
+    } else {
+        -1
+    };
+    let status_text = cstring(
+        status_pipe
+            .as_ref()
+            .map_or(-1, |(_, w)| w.as_raw_fd())
+            .to_string()
+            .as_bytes(),
+    )?;
+    let user_text = cstring(
+        req.user
+            .map_or("-".to_string(), |u| u.to_string())
+            .as_bytes(),
+    )?;
+    let mut bot_pid_text = [0u8; 12];
+    let bot_pid_ptr = bot_pid_text.as_mut_ptr();
+    let init_argv = [
+        super::isolation::INIT_NAME.as_ptr(),
+        status_text.as_ptr(),
+        user_text.as_ptr(),
+        bot_pid_ptr.cast_const().cast::<libc::c_char>(),
+        std::ptr::null(),
+    ];
+    let mut stack = vec![0u128; 2 * CHILD_STACK_BYTES / 16];
+    let bot_stack_top = stack[..CHILD_STACK_BYTES / 16]
+        .as_mut_ptr_range()
+        .end
+        .cast::<libc::c_void>();
     let mut child = Child {
         program: program.as_ptr(),
         argv: argv.as_ptr(),
@@ -200,8 +252,12 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         new_session: req.new_session,
         shm_options: shm_options.as_ptr(),
         error: (0, 0),
+        init_exe,
+        init_argv: init_argv.as_ptr(),
+        status_fd: status_pipe.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
+        bot_pid_text: bot_pid_ptr,
+        bot_stack_top,
     };
-    let mut stack = vec![0u128; CHILD_STACK_BYTES / 16];
     // SAFETY: the stack is ours and outlives the child's use of it (CLONE_VFORK suspends this
     // thread until the child has called exec or exited); `child` and everything it points to
     // stay alive for as long. Signals are blocked around the clone so that no handler of the
@@ -252,7 +308,27 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         stdin: stdin_w,
         stdout: stdout_r,
         stderr: stderr_r,
+        status: status_pipe.map(|(r, _)| r),
     })
+}
+
+/// Records the failed step and the errno in `Child::error` (shared memory) and ends the child
+/// with status 127.
+unsafe fn fail(c: &mut Child, step: libc::c_int) -> libc::c_int {
+    c.error = (step, *libc::__errno_location());
+    libc::_exit(127)
+}
+
+/// Writes the cgroup files that move the calling process into the bot's cgroups.
+unsafe fn join_cgroups(c: &mut Child) -> bool {
+    for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
+        let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+            return false;
+        }
+        libc::close(fd);
+    }
+    true
 }
 
 /// The child, until exec. Only async-signal-safe system calls; failures are reported through
@@ -261,10 +337,6 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the parent's `Child`, alive until exec; every pointer in it is valid.
     unsafe {
         let c = &mut *arg.cast::<Child>();
-        let fail = |c: &mut Child, step: libc::c_int| -> libc::c_int {
-            c.error = (step, *libc::__errno_location());
-            libc::_exit(127)
-        };
         // Its own session and process group: no controlling terminal to read, signal or type
         // into.
         let grouped = if c.new_session {
@@ -289,12 +361,10 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 }
             }
         }
-        for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
-            let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
-            if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-                return fail(c, 4);
-            }
-            libc::close(fd);
+        // An isolated child's init stays out of the bot's cgroups: it is not the bot (its
+        // memory, its process and its CPU time are not the bot's).
+        if !c.isolate && !join_cgroups(c) {
+            return fail(c, 4);
         }
         let none = std::ptr::null::<libc::c_char>();
         if c.isolate || c.reach_len > 0 {
@@ -378,7 +448,70 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 libc::MS_NOSUID | libc::MS_NODEV,
                 c.shm_options.cast(),
             );
+            return start_init(c);
         }
+        exec_bot(c)
+    }
+}
+
+/// An isolated child, after its mounts: starts the bot as the second process of the namespace
+/// and becomes its init (arbiter's own program, see [`super::isolation`]).
+unsafe fn start_init(c: &mut Child) -> libc::c_int {
+    let bot = libc::clone(
+        bot_main,
+        c.bot_stack_top,
+        libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+        (c as *mut Child).cast(),
+    );
+    if bot < 0 {
+        return fail(c, 13);
+    }
+    if c.error.1 != 0 {
+        // The bot's clone failed a step and said which.
+        libc::_exit(127);
+    }
+    let mut text = [0u8; 32];
+    let len = decimal(bot, &mut text);
+    std::ptr::copy_nonoverlapping(text.as_ptr(), c.bot_pid_text, len + 1);
+    // The init holds none of the referee's or the bot's standard streams (the bot's end of
+    // file must be the bot's), only the status pipe, across its exec.
+    for fd in 0..3 {
+        libc::close(fd);
+    }
+    if libc::fcntl(c.status_fd, libc::F_SETFD, 0) != 0 {
+        return fail(c, 13);
+    }
+    let no_env: [*const libc::c_char; 1] = [std::ptr::null()];
+    libc::syscall(
+        libc::SYS_execveat,
+        c.init_exe,
+        c"".as_ptr(),
+        c.init_argv,
+        no_env.as_ptr(),
+        libc::AT_EMPTY_PATH,
+    );
+    // The bot is running already: it ends with this process, the first of its namespace.
+    fail(c, 13)
+}
+
+/// The bot's clone in an isolated child: joins the bot's cgroups and becomes the bot.
+extern "C" fn bot_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: as in `child_main` (the isolated child, suspended until this exec, holds `arg`
+    // from the referee, suspended too).
+    unsafe {
+        let c = &mut *arg.cast::<Child>();
+        if !join_cgroups(c) {
+            return fail(c, 4);
+        }
+        exec_bot(c)
+    }
+}
+
+/// The last steps of the bot's process: its standard streams and folder, its user and
+/// capabilities, its parent-death signal, no new privileges and its seccomp filter, default
+/// signals, and `exec`.
+unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
+    {
         for (target, fd) in c.fds.into_iter().enumerate() {
             let target = target as libc::c_int;
             // The pipes are close-on-exec; dup2 gives copies that are not (and one that is
@@ -455,8 +588,16 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
 fn fd_path(fd: libc::c_int, out: &mut [u8; 32]) {
     const PREFIX: &[u8] = b"/proc/self/fd/";
     out[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut digits = [0u8; 32];
+    let len = decimal(fd, &mut digits);
+    out[PREFIX.len()..=PREFIX.len() + len].copy_from_slice(&digits[..=len]);
+}
+
+/// Writes `n` (0 if negative) in decimal and a NUL into `out`, without allocating; returns the
+/// number of digits.
+fn decimal(n: libc::c_int, out: &mut [u8; 32]) -> usize {
     let mut digits = [0u8; 10];
-    let (mut n, mut len) = (fd.max(0) as u32, 0);
+    let (mut n, mut len) = (n.max(0) as u32, 0);
     loop {
         digits[len] = b'0' + (n % 10) as u8;
         len += 1;
@@ -466,9 +607,10 @@ fn fd_path(fd: libc::c_int, out: &mut [u8; 32]) {
         }
     }
     for i in 0..len {
-        out[PREFIX.len() + i] = digits[len - 1 - i];
+        out[i] = digits[len - 1 - i];
     }
-    out[PREFIX.len() + len] = 0;
+    out[len] = 0;
+    len
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -589,6 +731,45 @@ mod tests {
         let bad_dir = spawn(&request(Path::new("sh"), &[], &gone));
         let e = bad_dir.err().unwrap();
         assert!(e.to_string().contains("change to its directory"), "{e}");
+    }
+
+    #[test]
+    fn an_isolated_child_is_the_second_process_and_its_init_passes_on_its_own_status() {
+        if !super::super::isolation::isolate() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "isolated bots need root with CAP_SYS_ADMIN: run the tests as root (CI does)"
+            );
+            eprintln!("not root: isolated bots are not tested here");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let args = vec![
+            "-c".to_string(),
+            "echo $$; read x; kill -SEGV $$; echo SURVIVED".to_string(),
+        ];
+        let mut req = request(Path::new("sh"), &args, dir.path());
+        req.isolate = true;
+        let child = spawn(&req).unwrap();
+        let mut stdin = std::fs::File::from(child.stdin);
+        stdin.write_all(b"go\n").unwrap();
+        drop(stdin);
+        let mut out = String::new();
+        // The end of file is the bot's: its init holds none of its streams.
+        std::fs::File::from(child.stdout)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, "2\n", "the bot is its namespace's second process");
+        let init = wait(child.pid);
+        assert!(libc::WIFEXITED(init), "{init:#x}");
+        assert_eq!(libc::WEXITSTATUS(init), 128 + libc::SIGSEGV);
+        let mut status = [0u8; 4];
+        std::fs::File::from(child.status.unwrap())
+            .read_exact(&mut status)
+            .unwrap();
+        let status = i32::from_ne_bytes(status);
+        assert!(libc::WIFSIGNALED(status), "{status:#x}");
+        assert_eq!(libc::WTERMSIG(status), libc::SIGSEGV);
     }
 
     #[test]

@@ -1,24 +1,9 @@
-//! How a bot's process ended: reaping it, its status in words, and whether it would have died
-//! of the TERM that starts a shutdown.
+//! How a bot's process ended: reaping it, and its status in words.
 
 use rustix::process::Pid;
 use std::io::ErrorKind;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-
-/// Whether process `pid` catches or ignores SIGTERM (from its /proc status).
-pub(crate) fn handles_term(pid: Pid) -> bool {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", pid.as_raw_nonzero()))
-        .unwrap_or_default();
-    let term = 1u64 << (libc::SIGTERM - 1);
-    status.lines().any(|l| {
-        (l.starts_with("SigCgt:") || l.starts_with("SigIgn:"))
-            && l.split_whitespace()
-                .nth(1)
-                .and_then(|m| u64::from_str_radix(m, 16).ok())
-                .is_some_and(|m| m & term != 0)
-    })
-}
 
 /// The exit status of child `pid` once it has ended (waiting for it if `block`), reaping it.
 pub(crate) fn reap(pid: Pid, block: bool) -> Option<ExitStatus> {

@@ -187,7 +187,7 @@ pub fn play(
         });
     }
     let started = Instant::now();
-    let mut procs = spawn_bots(bots, cfg)?;
+    let mut procs = spawn_bots(bots, cfg, seed)?;
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     Ok(play_seats(
         game, opening, &names, &mut procs, cfg, seed, started,
@@ -195,8 +195,18 @@ pub fn play(
 }
 
 /// Starts every bot of a game (all or none: a failure ends those already started). In a
-/// sandbox each bot's private files are hidden from the others.
-fn spawn_bots(bots: &[BotSpec], cfg: &RefereeConfig) -> Result<Vec<BotProcess>, RefereeError> {
+/// sandbox each bot's private files are hidden from the others. Each bot gets the game's seed
+/// as `ARBITER_SEED` (a decimal u64), so that a bot that draws at random can play the same game
+/// again from the same seed.
+fn spawn_bots(
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+) -> Result<Vec<BotProcess>, RefereeError> {
+    let mut limits = cfg.limits.clone();
+    limits
+        .env
+        .push(("ARBITER_SEED".to_string(), seed.to_string()));
     let mut procs: Vec<BotProcess> = Vec::with_capacity(bots.len());
     for (seat, spec) in bots.iter().enumerate() {
         let others: Vec<&BotSpec> = bots
@@ -205,7 +215,7 @@ fn spawn_bots(bots: &[BotSpec], cfg: &RefereeConfig) -> Result<Vec<BotProcess>, 
             .filter(|(s, _)| *s != seat)
             .map(|(_, b)| b)
             .collect();
-        match BotProcess::spawn(spec, &cfg.limits, &others) {
+        match BotProcess::spawn(spec, &limits, &others) {
             Ok(p) => procs.push(p),
             Err(e) => {
                 bot::shutdown_all(&mut procs, cfg.kill_grace);

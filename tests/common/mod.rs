@@ -134,7 +134,8 @@ pub fn marker(name: &str) -> String {
     format!("arbiter-test-{name}-{}", std::process::id())
 }
 
-/// The referee's children whose command line contains `text`.
+/// The referee's children whose command line contains `text` (a bot under an init of its own
+/// counts as the referee's child).
 pub fn children_with(referee: u32, text: &str) -> Vec<u32> {
     let mut found = Vec::new();
     let tasks = std::fs::read_dir(format!("/proc/{referee}/task"))
@@ -147,7 +148,10 @@ pub fn children_with(referee: u32, text: &str) -> Vec<u32> {
             .filter_map(|p| p.parse::<u32>().ok())
         {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if String::from_utf8_lossy(&cmdline).contains(text) {
+            if cmdline.starts_with(b"arbiter-init\0") {
+                // A bot's init (run by root, without the sandbox): the bot is its child.
+                found.extend(children_with(pid, text));
+            } else if String::from_utf8_lossy(&cmdline).contains(text) {
                 found.push(pid);
             }
         }

@@ -11,7 +11,7 @@ pub use wait::wait_line;
 
 use super::cleanup;
 use super::spec::BotSpec;
-use super::status::{handles_term, reap};
+use super::status::reap;
 use crate::protocol::LineBuffer;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
@@ -90,8 +90,10 @@ pub struct BotProcess {
     frozen: bool,
     ended: bool,
     sandboxed: bool,
-    /// The first process of its own pid namespace (see `super::isolation`).
+    /// Started by an init of its own, the first process of its own pid namespace (see
+    /// `super::isolation`); the init is the leader, and this pipe tells the bot's own status.
     isolated: bool,
+    status: Option<File>,
     /// Dropped (killing whatever is left in it) after the bot is reaped.
     cgroup: Option<super::cgroup::Cgroup>,
     /// The memory limit, when a memory cgroup enforces it (and the bot hit it).
@@ -215,10 +217,11 @@ impl BotProcess {
             } else {
                 limits.memory_bytes
             },
+            // (The init of an isolated bot is a process of the bot's user too.)
             max_processes: if cgroup.is_some() {
                 None
             } else {
-                limits.max_processes
+                limits.max_processes.map(|n| n + u64::from(isolated))
             },
             cgroup_procs: &procs,
             // bwrap makes its own namespaces.
@@ -259,10 +262,14 @@ impl BotProcess {
             nonblocking(&stdout)?;
             nonblocking(&stderr)?;
             let pidfd = pidfd_open(pgid, PidfdFlags::empty())?;
-            Ok((stdin, stdout, stderr, pidfd))
+            let status = child.status.map(File::from);
+            if let Some(s) = &status {
+                nonblocking(s)?;
+            }
+            Ok((stdin, stdout, stderr, pidfd, status))
         })();
         match parts {
-            Ok((stdin, stdout, stderr, pidfd)) => Ok(BotProcess {
+            Ok((stdin, stdout, stderr, pidfd, status)) => Ok(BotProcess {
                 name: spec.name.clone(),
                 pgid,
                 stdin: Some(stdin),
@@ -277,6 +284,7 @@ impl BotProcess {
                 ended: false,
                 sandboxed: limits.sandbox.is_some(),
                 isolated,
+                status,
                 cgroup,
                 memory_cap,
                 memory_hit: false,
@@ -295,8 +303,10 @@ impl BotProcess {
         }
     }
 
+    /// The bot's own process: the leader, or the process its init or bwrap started (once it has
+    /// started), as for its CPU time.
     pub fn pid(&self) -> u32 {
-        self.pgid.as_raw_nonzero().get() as u32
+        self.cpu_pid() as u32
     }
 
     /// Writes one turn's input, in one write when the pipe has room (it nearly always has).
@@ -462,11 +472,12 @@ impl BotProcess {
         tracker.read(into)
     }
 
-    /// The process whose CPU time is the bot's: itself, or in a sandbox the process bwrap starts
-    /// (bwrap, then bwrap's init in the new pid namespace, then the bot), found once it exists.
+    /// The process whose CPU time is the bot's: itself; isolated, the first child of its init;
+    /// in a sandbox the process bwrap starts (bwrap, then bwrap's init in the new pid
+    /// namespace, then the bot), found once it exists.
     fn cpu_pid(&self) -> i32 {
         let leader = self.pgid.as_raw_nonzero().get();
-        if !self.sandboxed {
+        if !self.sandboxed && !self.isolated {
             return leader;
         }
         if let Some(pid) = self.inner_pid.get() {
@@ -481,7 +492,12 @@ impl BotProcess {
                         .and_then(|c| c.parse::<i32>().ok())
                 })
         };
-        match first_child(leader).and_then(first_child) {
+        // The init's first child is the bot (orphans it adopts come after it in the list).
+        let found = match self.isolated {
+            true => first_child(leader),
+            false => first_child(leader).and_then(first_child),
+        };
+        match found {
             Some(bot) => {
                 self.inner_pid.set(Some(bot));
                 bot
@@ -514,12 +530,22 @@ impl BotProcess {
         self.err_total
     }
 
-    /// The exit status, if the process has exited (reaping it).
+    /// The exit status, if the process has exited (reaping it). For an isolated bot, the bot's
+    /// own status as its init passed it on (the init's, if it was killed before the bot ended).
     pub fn try_exit_status(&mut self) -> Option<ExitStatus> {
         if self.exited.is_none() {
-            self.exited = reap(self.pgid, false);
+            self.exited = reap(self.pgid, false).map(|init| self.bot_status(init));
         }
         self.exited
+    }
+
+    fn bot_status(&mut self, leader: ExitStatus) -> ExitStatus {
+        use std::os::unix::process::ExitStatusExt;
+        let mut bytes = [0u8; 4];
+        match self.status.take().map(|mut s| s.read(&mut bytes)) {
+            Some(Ok(4)) => ExitStatus::from_raw(i32::from_ne_bytes(bytes)),
+            _ => leader,
+        }
     }
 
     /// Ends the bot's whole process group: TERM, up to `grace` for the leader to exit, then KILL
@@ -555,13 +581,6 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         bot.stdin = None;
         let _ = kill_process_group(bot.pgid, Signal::TERM);
         bot.force_thaw();
-    }
-    // A bot that is the first process of its pid namespace ignores TERM unless it handles it;
-    // one that would have died of TERM is killed at once instead of after the grace.
-    for bot in bots.iter_mut().filter(|b| !b.ended && b.isolated) {
-        if !handles_term(bot.pgid) {
-            let _ = kill_process_group(bot.pgid, Signal::KILL);
-        }
     }
     let deadline = Instant::now() + grace;
     for bot in bots.iter_mut().filter(|b| !b.ended) {

@@ -159,12 +159,15 @@ pub fn write_report(
 
 /// "arbiter report: impasse, 3 bots".
 fn title_of(d: &data::ReportData) -> String {
-    let game = d
-        .folders
-        .iter()
-        .flat_map(|f| &f.settings)
-        .find(|(k, _)| k == "game.game")
-        .map_or("games".to_string(), |(_, v)| v.clone());
+    let settings = || d.folders.iter().flat_map(|f| &f.settings);
+    // --game is recorded only when given: a run's settings without it played the default game,
+    // or an external referee's.
+    let game = match settings().find(|(k, _)| k == "game.game") {
+        Some((_, v)) => v.clone(),
+        None if settings().any(|(k, _)| k == "game.referee") => "external referee".to_string(),
+        None if settings().any(|(k, _)| k.starts_with("game.")) => "impasse".to_string(),
+        None => "games".to_string(),
+    };
     let bots = d.standings.as_ref().map_or(0, |s| s.names.len());
     format!("arbiter report: {game}, {bots} bots")
 }

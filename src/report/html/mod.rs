@@ -9,6 +9,7 @@
 pub mod data;
 pub mod external;
 pub mod frames;
+pub mod origins;
 pub mod page;
 pub mod seats;
 pub mod svg;
@@ -113,10 +114,12 @@ fn write_report_unless(
                 .with_context(|| format!("writing the viewer into {}", replays.display()))?;
         }
         let mut io_error = None;
-        let summary = records::for_each_record(&dir.join(records::FILE), |rec: GameRecord| {
+        let origins = origins::Origins::of_folder(dir);
+        let summary = records::for_each_record(&dir.join(records::FILE), |mut rec: GameRecord| {
             if io_error.is_some() || stop.load(Ordering::Relaxed) {
                 return;
             }
+            origins.apply(&mut rec);
             let path = replay_path(dir, rec.game_id);
             let link = |path: &Path| {
                 let abs = std::path::absolute(path).unwrap_or_default();

@@ -385,6 +385,18 @@ fn built_in_game_options_with_a_referee_are_refused() {
             );
         }
     }
+    // bench's instant bots play only built-in games: --referee is refused, saying so.
+    let out = arbiter()
+        .args(["bench", "--quick", "--referee", &honest])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("arbiter bench cannot measure the external referee")
+            && err.contains("arbiter tournament --referee"),
+        "{err}"
+    );
     // Without them the same referee plays.
     let r = play(&honest, &bots, &[]);
     assert_eq!(r["reason"], "win", "{r}");

@@ -229,17 +229,18 @@ struct Writer {
 /// Makes thread `tid` (0: the calling thread) run only on CPU time nothing else wants
 /// (SCHED_IDLE); where that is refused, at the lowest nice value. A game never waits for a
 /// page: the writer gets a core only when every game thread and bot on it is waiting.
-/// Returns the policy the thread has now.
+/// Returns the policy the kernel granted (a later [`run_normally`] may change it).
 fn run_when_idle(tid: i32) -> i32 {
     let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: sched_setscheduler reads `param`, which lives across the call; setpriority and
-    // sched_getscheduler only read their integer arguments.
+    // SAFETY: sched_setscheduler reads `param`, which lives across the call; setpriority only
+    // reads its integer arguments.
     unsafe {
-        if libc::sched_setscheduler(tid, libc::SCHED_IDLE, &param) != 0 {
-            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
+        if libc::sched_setscheduler(tid, libc::SCHED_IDLE, &param) == 0 {
+            return libc::SCHED_IDLE;
         }
-        libc::sched_getscheduler(tid)
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
     }
+    libc::SCHED_OTHER
 }
 
 /// Puts thread `tid` back to the normal policy (SCHED_OTHER, nice 0): the run's games are over
@@ -289,6 +290,10 @@ impl LiveReport {
             let tid = unsafe { libc::gettid() };
             writer.tid.store(tid, Ordering::SeqCst);
             writer.policy.store(run_when_idle(0), Ordering::SeqCst);
+            if stop.load(Ordering::SeqCst) {
+                // The run ended while this thread started: it may have missed `write`'s boost.
+                run_normally(0);
+            }
             let started = Instant::now();
             write_report_unless(
                 std::slice::from_ref(&dir),
@@ -335,8 +340,8 @@ impl LiveReport {
         }
     }
 
-    /// The scheduling policy of the last background rewrite's thread (`libc::SCHED_IDLE`
-    /// where the kernel grants it), 0 before any.
+    /// The scheduling policy the last background rewrite's thread was granted
+    /// (`libc::SCHED_IDLE` where the kernel grants it), 0 before any.
     pub fn writer_policy(&self) -> i32 {
         self.writer.policy.load(Ordering::SeqCst)
     }

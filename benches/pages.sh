@@ -3,9 +3,12 @@
 # its live report and pages and without them, measured in the same run on the same machine.
 #
 #   1. An Impasse tournament of --games N games between two instant bots (bots/first and
-#      bots/random), played twice: as is (the live report rewrites report.html and writes every
-#      game's page on its own thread), and with the pages made impossible (a file named
-#      `replays` where their folder would go, so neither the pages nor the report are written).
+#      bots/random), played twice at the same time: as is (the live report rewrites report.html
+#      and writes every game's page on its own thread, which runs only on idle CPU time), and
+#      with the pages made impossible (a file named `replays` where their folder would go, so
+#      neither the pages nor the report are written). Side by side, both runs see the same load
+#      (on a machine shared with other work, runs one after the other measure how that load
+#      changed), and every core is busy with games: pages written then would take CPU from them.
 #      Each prints games/s while the games play (until the last one is in games.csv) and in
 #      all (until the process ends, the pages not written yet written at the end), and the
 #      process's peak memory (max RSS).
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
         --games) games="$2"; shift 2 ;;
         --alva-games) alva_games="$2"; shift 2 ;;
         --arbiter) arbiter="$2"; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "benches/pages.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -72,8 +75,14 @@ run() {
     echo "$(python3 -c "print($played - $start, $end - $start)") $(cat "$work/$1.rss")"
 }
 
-read -r with_play with_s with_rss < <(run with impasse "$games")
-read -r without_play without_s without_rss < <(run without impasse "$games" blocked)
+run with impasse "$games" > "$work/with.out" &
+with_pid=$!
+run without impasse "$games" blocked > "$work/without.out" &
+without_pid=$!
+wait "$with_pid"
+wait "$without_pid"
+read -r with_play with_s with_rss < "$work/with.out"
+read -r without_play without_s without_rss < "$work/without.out"
 read -r _ _ _ < <(run alva alva "$alva_games")
 start=$(date +%s.%N)
 "$arbiter" report "$work/with" > /dev/null
@@ -94,7 +103,8 @@ def pages(name):
     page = sizes["game-%d.html" % longest["game_id"]]
     return sizes, shared, longest, page
 
-print("Replay pages and games/s (same machine, same run; %s)" % os.uname().nodename)
+print("Replay pages and games/s (same machine, the two Impasse runs side by side; %s, load average %s)"
+      % (os.uname().nodename, " ".join(open("/proc/loadavg").read().split()[:3])))
 print("%-44s %14s %14s %11s" % ("", "games/s play", "games/s total", "max RSS MB"))
 print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, live report + pages" % games, games / with_play, games / with_s, with_rss / 1024))
 print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, no pages (blocked)" % games, games / without_play, games / without_s, without_rss / 1024))

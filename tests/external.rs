@@ -122,6 +122,19 @@ fn three_players_are_ranked_by_the_referees_groups() {
     assert_eq!(ranks.iter().filter(|&&r| r == 1).count(), 2, "{r}");
 }
 
+/// `###End 012`, every player in one group, is a draw (as the built-in games' draws), not a
+/// win for seat 0.
+#[test]
+fn a_ranking_of_every_player_equal_is_a_draw() {
+    for seats in ["2", "3"] {
+        let bots = vec![player("one"); seats.parse().unwrap()];
+        let r = play(&referee("tie"), &bots, &["--seats", seats]);
+        assert_eq!(r["reason"], "draw-referee", "{r}");
+        assert_eq!(r["winner"], Value::Null, "{r}");
+        assert!(r["ranks"].as_array().unwrap().iter().all(|k| k == 0), "{r}");
+    }
+}
+
 /// A bot that fails loses by arbiter's verdict, ranked last, and the referee is never fed a
 /// made-up answer (its log shows only real answers).
 #[test]
@@ -320,6 +333,73 @@ fn bad_referee_arguments_say_what_to_do() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("seats 2 to 10 players"), "{err}");
+}
+
+/// Options of built-in games given with --referee are refused with what to do, never silently
+/// ignored: --game (even the default's name), random opening plies, opening books.
+#[test]
+fn built_in_game_options_with_a_referee_are_refused() {
+    let honest = referee("honest");
+    let bots = [player("one"), player("one")];
+    for game in ["draughts", "impasse"] {
+        let out = arbiter()
+            .args(["play", "--game", game, "--referee", &honest])
+            .args(&bots)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--game {game} and --referee both name the game"))
+                && err.contains("give --referee alone"),
+            "{err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, what) in [
+        (
+            ["--opening-plies", "2"],
+            "--opening-plies 2 cannot be played with --referee",
+        ),
+        (
+            ["--openings", "draughts-3move"],
+            "--openings draughts-3move cannot be played",
+        ),
+    ] {
+        let out_dir = dir.path().join(extra[0].trim_start_matches('-'));
+        for command in ["tournament", "sprt"] {
+            let mut cmd = arbiter();
+            cmd.current_dir(dir.path()).arg(command).args(extra);
+            cmd.args(["--referee", &honest, "--out"]).arg(&out_dir);
+            cmd.args([format!("a={}", bots[0]), format!("b={}", bots[1])]);
+            let out = cmd.output().unwrap();
+            assert!(!out.status.success(), "{command} {extra:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(what) && err.contains("leave out"),
+                "{command}: {err}"
+            );
+            assert!(
+                !out_dir.join("games.csv").exists(),
+                "{command}: no game played"
+            );
+        }
+    }
+    // bench's instant bots play only built-in games: --referee is refused, saying so.
+    let out = arbiter()
+        .args(["bench", "--quick", "--referee", &honest])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("arbiter bench cannot measure the external referee")
+            && err.contains("arbiter tournament --referee"),
+        "{err}"
+    );
+    // Without them the same referee plays.
+    let r = play(&honest, &bots, &[]);
+    assert_eq!(r["reason"], "win", "{r}");
 }
 
 fn tournament_args(out: &Path, games: &str, referee: &str) -> Vec<String> {

@@ -673,3 +673,62 @@ fn a_merged_slurm_style_run_has_its_records_report_and_replays() {
         );
     }
 }
+
+/// A bot given as a source file runs from its build folder in the cache: its traceback names
+/// `CACHE/<hash>/bob.py`. The replay page and the report show the path the user gave instead.
+#[test]
+fn a_source_bots_stderr_names_its_origin_not_the_build_cache() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (work, cache, dir) = (tmp.path(), tmp.path().join("cache"), tmp.path().join("t"));
+    std::fs::create_dir(work.join("students")).unwrap();
+    std::fs::write(
+        work.join("students/bob.py"),
+        "import sys\nsys.stdin.readline()\nraise RuntimeError('bob gives up')\n",
+    )
+    .unwrap();
+    let out = arbiter()
+        .current_dir(work)
+        .env("ARBITER_CACHE", &cache)
+        .args([
+            "tournament",
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--concurrency",
+            "2",
+        ])
+        .args(["--first-turn-ms", "5000", "--turn-ms", "1000", "--out"])
+        .arg(&dir)
+        .arg("students/bob.py")
+        .arg(format!("first={}", env!("CARGO_BIN_EXE_arbiter-bot-first")))
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cache_text = format!("{}/", cache.display());
+    let recs = records(&dir);
+    let lost = recs.iter().find(|r| r["reason"] == "crash").unwrap();
+    let seat = lost["offender"].as_u64().unwrap() as usize;
+    let tail = lost["stderr"][seat].as_str().unwrap();
+    assert!(
+        tail.contains(&cache_text),
+        "the record keeps the raw text: {tail}"
+    );
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", lost["game_id"]));
+    let (dom, console) = load(&browser, &url(&page, "#last"));
+    assert!(console.is_empty(), "{console:?}");
+    assert!(dom.contains("bob gives up"), "{dom}");
+    assert!(dom.contains("File \"students/bob.py\", line 3"), "{dom}");
+    assert!(!dom.contains(&cache_text), "{dom}");
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(report.contains("students/bob.py&quot;, line 3"), "{report}");
+    assert!(!report.contains(&cache_text));
+}

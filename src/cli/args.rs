@@ -251,6 +251,11 @@ pub struct BenchArgs {
     /// The game's variant [default: the game's first].
     #[arg(long, value_name = "NAME")]
     pub variant: Option<String>,
+    /// An external referee's game: refused, with what to run instead (the instant bots play
+    /// only the built-in games, whose moves arbiter knows; see the README's "External
+    /// referees") [default: none].
+    #[arg(long, value_name = "COMMAND")]
+    pub referee: Option<String>,
 }
 
 /// The hypotheses of an SPRT.

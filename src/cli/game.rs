@@ -10,13 +10,15 @@ use std::time::Duration;
 
 const DEFAULT_FIRST_TURN_MS: u64 = 1000;
 const DEFAULT_TURN_MS: u64 = 100;
+const DEFAULT_GAME: &str = "impasse";
 
 /// The options every command that plays games shares: the game, its clocks and the bots' limits.
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct GameOpts {
-    /// The game to play (`arbiter games` lists them with their variants and seat counts).
-    #[arg(long, default_value = "impasse", value_name = "NAME")]
-    pub game: String,
+    /// The game to play (`arbiter games` lists them with their variants and seat counts)
+    /// [default: impasse]; not with --referee, whose referee is the game.
+    #[arg(long, value_name = "NAME")]
+    pub game: Option<String>,
     /// The game's variant [default: the game's first, see `arbiter games NAME`].
     #[arg(long, value_name = "NAME")]
     pub variant: Option<String>,
@@ -193,6 +195,30 @@ impl GameOpts {
         })
     }
 
+    /// Refuses the run options an external referee's game cannot honour: random opening plies
+    /// and opening books are moves of a built-in game's rules, which arbiter does not know for
+    /// a referee's game.
+    pub fn check_run(&self, opening_plies: u32, openings: Option<&str>) -> Result<()> {
+        let Some(referee) = &self.referee else {
+            return Ok(());
+        };
+        if opening_plies > 0 {
+            bail!(
+                "--opening-plies {opening_plies} cannot be played with --referee \"{referee}\": \
+                 arbiter does not know the moves of an external referee's game; leave out \
+                 --opening-plies (a referee that varies its games does so by its seed: see \
+                 --referee-seed)"
+            );
+        }
+        if let Some(book) = openings {
+            bail!(
+                "--openings {book} cannot be played with --referee \"{referee}\": an opening \
+                 book holds moves of a built-in game; leave out --openings"
+            );
+        }
+        Ok(())
+    }
+
     /// The external referee of `--referee` with its referee.toml's defaults, if one is given.
     fn external(&self) -> Result<Option<arbiter::referee::external::spec::Resolved>> {
         let Some(arg) = &self.referee else {
@@ -213,6 +239,12 @@ impl GameOpts {
     /// `--referee` (whose build command, if any, runs here once).
     pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
         if let Some(resolved) = self.external()? {
+            if let Some(game) = &self.game {
+                bail!(
+                    "--game {game} and --referee both name the game to play: give --referee alone \
+                     for the external referee's game, or --game alone for a built-in game"
+                );
+            }
             if self.variant.is_some() || self.position.is_some() {
                 bail!("--variant and --position are for built-in games; an external referee (--referee) makes its own games");
             }
@@ -226,7 +258,7 @@ impl GameOpts {
             )?);
         }
         Ok(arbiter::game::GameChoice::new(
-            &self.game,
+            self.game.as_deref().unwrap_or(DEFAULT_GAME),
             self.variant.as_deref(),
             self.seats,
             self.position.as_deref(),

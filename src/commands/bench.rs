@@ -3,12 +3,22 @@
 //! object. The measuring lives in [`arbiter::bench`].
 
 use crate::cli::BenchArgs;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use arbiter::bench::{self, targets, BenchConfig, BenchReport};
 use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    if let Some(referee) = &args.referee {
+        bail!(
+            "arbiter bench cannot measure the external referee `{referee}`: its instant bots \
+             answer with the first legal move of a built-in game, and arbiter does not know the \
+             moves of a referee's game (its bots must read the referee's input). Measure it with \
+             your own bots instead: `arbiter tournament --referee \"{referee}\" --games 100 \
+             BOT_A BOT_B` shows games/s on its progress line; `arbiter bench` (without --referee) gives \
+             the per-turn cost of the built-in games on this machine to compare with"
+        );
+    }
     let exe = std::env::current_exe().context("cannot find the running arbiter executable")?;
     let bot = exe.with_file_name("arbiter-bot-first");
     let game = arbiter::game::GameChoice::new(&args.game, args.variant.as_deref(), Some(2), None)?;

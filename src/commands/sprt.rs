@@ -63,6 +63,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             if args.max_pairs == 0 {
                 bail!("--max-pairs must be at least 1");
             }
+            args.game
+                .check_run(args.run.opening_plies, args.run.openings.as_deref())?;
             Ok(Settings {
                 new: args.new.clone().unwrap_or_default(),
                 old: args.old.clone().unwrap_or_default(),

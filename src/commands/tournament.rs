@@ -145,6 +145,8 @@ fn grow(settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Result
 
 /// The settings of a new run from the command line (checked; a fresh seed unless given).
 pub fn fresh_settings(args: &TournamentArgs) -> Result<Settings> {
+    args.game
+        .check_run(args.run.opening_plies, args.run.openings.as_deref())?;
     let choice = args.game.choice()?;
     let k = choice.seats;
     if args.bots.len() < k {

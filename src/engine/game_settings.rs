@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 /// The game and how it is played, as recorded (see the `--game` ... `--kill-grace-ms` flags).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameSettings {
-    /// The built-in game's name.
-    pub game: String,
+    /// The built-in game's name, when `--game` was given (impasse otherwise; never with a
+    /// referee).
+    #[serde(default)]
+    pub game: Option<String>,
     #[serde(default)]
     pub variant: Option<String>,
     #[serde(default)]

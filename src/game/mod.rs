@@ -91,10 +91,12 @@ pub enum DrawRule {
     TwoPasses,
     /// Attraktion: the board (or the hand of the player to move) ran out with equal shapes.
     FullBoard,
+    /// An external referee's `###End` ranked every player equal.
+    Referee,
 }
 
 impl DrawRule {
-    pub const ALL: [DrawRule; 7] = [
+    pub const ALL: [DrawRule; 8] = [
         DrawRule::Threefold,
         DrawRule::TwentyFiveMove,
         DrawRule::SixteenMove,
@@ -102,6 +104,7 @@ impl DrawRule {
         DrawRule::EqualPoints,
         DrawRule::TwoPasses,
         DrawRule::FullBoard,
+        DrawRule::Referee,
     ];
 
     /// The rule's name in a reason (after `draw-`).
@@ -114,6 +117,7 @@ impl DrawRule {
             DrawRule::EqualPoints => "equal-points",
             DrawRule::TwoPasses => "two-passes",
             DrawRule::FullBoard => "full-board",
+            DrawRule::Referee => "referee",
         }
     }
 }

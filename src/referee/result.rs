@@ -34,7 +34,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 17] = [
+    pub const ALL: [Reason; 18] = [
         Reason::Win,
         Reason::Draw(DrawRule::Threefold),
         Reason::Draw(DrawRule::TwentyFiveMove),
@@ -43,6 +43,7 @@ impl Reason {
         Reason::Draw(DrawRule::EqualPoints),
         Reason::Draw(DrawRule::TwoPasses),
         Reason::Draw(DrawRule::FullBoard),
+        Reason::Draw(DrawRule::Referee),
         Reason::TurnLimit,
         Reason::Timeout,
         Reason::InvalidMove,
@@ -65,6 +66,7 @@ impl Reason {
                 DrawRule::EqualPoints => "draw-equal-points",
                 DrawRule::TwoPasses => "draw-two-passes",
                 DrawRule::FullBoard => "draw-full-board",
+                DrawRule::Referee => "draw-referee",
             },
             Reason::TurnLimit => "turn-limit",
             Reason::Timeout => "timeout",

@@ -15,6 +15,7 @@ player count and every answer are logged on stderr. `t` counts the referee's own
   garbage T              at turn T, write "hello there" where a message belongs
   missing T              at turn T, ask "###Output 7 1" (no such player)
   bad-end                end the game with "###End 0 0"
+  tie                    end the game after the first answer with every player in one group
   two-lines              ask "###Output k 2" every turn (the number is on the first line)
   stdout-error           write "###Error 0 note" and an empty line before each request
   ignore-count           play two players whatever ###Start says
@@ -130,6 +131,8 @@ def main():
         others = [q for q in range(players) if q != p]
         if mode == "bad-end":
             end([[0], [0]])
+        if mode == "tie":
+            end([list(range(players))])
         if not 1 <= take <= 3:
             end([others, [p]])
         stones -= min(take, stones)

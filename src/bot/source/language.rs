@@ -36,6 +36,9 @@ pub enum Language {
     Php,
 }
 
+/// The JVM flag that keeps its perf data in memory rather than in a file under /tmp.
+const NO_PERF_DATA: &str = "-XX:-UsePerfData";
+
 impl Language {
     pub const ALL: [Language; 12] = [
         Language::Python,
@@ -213,7 +216,18 @@ impl Language {
             Language::C | Language::Cpp | Language::Rust | Language::Go => {
                 return (dir.join("bot"), Vec::new())
             }
-            Language::Java => ("java", vec!["-cp".into(), p("classes"), "Player".into()]),
+            // Without perf data: a JVM keeps it in /tmp/hsperfdata_USER/PID, and two bots that
+            // run as one user, each pid 1 of its namespace, would share that file; the second
+            // then warns on stdout, where its answers go.
+            Language::Java => (
+                "java",
+                vec![
+                    NO_PERF_DATA.into(),
+                    "-cp".into(),
+                    p("classes"),
+                    "Player".into(),
+                ],
+            ),
             Language::JavaScript => (
                 "node",
                 vec!["--require".into(), p("arbiter_readline.js"), p(src)],
@@ -227,7 +241,10 @@ impl Language {
                 ],
             ),
             Language::CSharp => ("mono", vec![p("bot.exe")]),
-            Language::Kotlin => ("java", vec!["-jar".into(), p("bot.jar")]),
+            Language::Kotlin => (
+                "java",
+                vec![NO_PERF_DATA.into(), "-jar".into(), p("bot.jar")],
+            ),
             Language::Ruby => ("ruby", vec!["-r".into(), p("arbiter_sync.rb"), p(src)]),
             Language::Php => ("php", vec![p(src)]),
         };

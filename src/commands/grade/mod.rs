@@ -168,6 +168,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let fresh = {
         let mut game = args.game.clone();
         game.sandbox = !args.no_sandbox;
+        game.check_run(args.run.opening_plies, args.run.openings.as_deref())?;
         let k = game.choice()?.seats;
         if args.games == 0 || !args.games.is_multiple_of(k as u32) {
             bail!(

@@ -12,7 +12,7 @@ fn a_settings_file_written_before_the_move_reads_and_is_written_back_the_same() 
     let s = before();
     assert_eq!(s.bots.len(), 2);
     assert_eq!((s.games, s.seed), (2, 11));
-    assert_eq!(s.game.game, "impasse");
+    assert_eq!(s.game.game.as_deref(), Some("impasse"));
     assert_eq!((s.game.first_turn_ms, s.game.turn_ms), (1000, 100));
     assert_eq!(toml::to_string_pretty(&s).unwrap(), BEFORE);
 }

@@ -14,7 +14,7 @@ use super::{ms, Seat, TurnRecord};
 use super::{spawn_bots, End, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Turns};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::external::External;
-use crate::game::Outcome;
+use crate::game::{DrawRule, Outcome};
 use crate::protocol::escape;
 use message::Message;
 use std::time::Instant;
@@ -65,6 +65,10 @@ pub fn play(
 
     let mut offender_exit = None;
     let (ranks, reason, detail, offender) = match end {
+        // Every player in one group (`###End 01`): nobody won, a draw as the rules' draws are.
+        Ended::Ranked(ranks) if ranks.iter().all(|&r| r == 0) => {
+            (ranks, Reason::Draw(DrawRule::Referee), String::new(), None)
+        }
         Ended::Ranked(ranks) => (ranks, Reason::Win, String::new(), None),
         Ended::TurnLimit => (vec![0; seats], Reason::TurnLimit, String::new(), None),
         Ended::Forfeit(seat, reason, detail, exit) => {

@@ -9,6 +9,7 @@
 pub mod data;
 pub mod external;
 pub mod frames;
+pub mod origins;
 pub mod page;
 pub mod seats;
 pub mod svg;
@@ -20,6 +21,8 @@ mod tests;
 use crate::results::records::{self, GameRecord};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The report's file name inside a results folder.
@@ -69,6 +72,18 @@ pub fn write_report(
     order: &[String],
     pages: Pages,
 ) -> Result<Written> {
+    write_report_unless(dirs, out, order, pages, &AtomicBool::new(false))
+}
+
+/// [`write_report`], giving up (before the next page, without writing the report) once `stop`
+/// is set: the live report's background rewrite, stopped by the run's last rewrite.
+fn write_report_unless(
+    dirs: &[PathBuf],
+    out: &Path,
+    order: &[String],
+    pages: Pages,
+    stop: &AtomicBool,
+) -> Result<Written> {
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let base = std::path::absolute(&base).unwrap_or(base);
     let mut written = Written::default();
@@ -99,10 +114,12 @@ pub fn write_report(
                 .with_context(|| format!("writing the viewer into {}", replays.display()))?;
         }
         let mut io_error = None;
-        let summary = records::for_each_record(&dir.join(records::FILE), |rec: GameRecord| {
-            if io_error.is_some() {
+        let origins = origins::Origins::of_folder(dir);
+        let summary = records::for_each_record(&dir.join(records::FILE), |mut rec: GameRecord| {
+            if io_error.is_some() || stop.load(Ordering::Relaxed) {
                 return;
             }
+            origins.apply(&mut rec);
             let path = replay_path(dir, rec.game_id);
             let link = |path: &Path| {
                 let abs = std::path::absolute(path).unwrap_or_default();
@@ -143,6 +160,9 @@ pub fn write_report(
         read.records += summary.records;
         read.skipped += summary.skipped;
     }
+    if stop.load(Ordering::Relaxed) {
+        return Ok(written);
+    }
     let abs_dirs: Vec<PathBuf> = dirs
         .iter()
         .map(|d| std::path::absolute(d).unwrap_or(d.clone()))
@@ -159,12 +179,15 @@ pub fn write_report(
 
 /// "arbiter report: impasse, 3 bots".
 fn title_of(d: &data::ReportData) -> String {
-    let game = d
-        .folders
-        .iter()
-        .flat_map(|f| &f.settings)
-        .find(|(k, _)| k == "game.game")
-        .map_or("games".to_string(), |(_, v)| v.clone());
+    let settings = || d.folders.iter().flat_map(|f| &f.settings);
+    // --game is recorded only when given: a run's settings without it played the default game,
+    // or an external referee's.
+    let game = match settings().find(|(k, _)| k == "game.game") {
+        Some((_, v)) => v.clone(),
+        None if settings().any(|(k, _)| k == "game.referee") => "external referee".to_string(),
+        None if settings().any(|(k, _)| k.starts_with("game.")) => "impasse".to_string(),
+        None => "games".to_string(),
+    };
     let bots = d.standings.as_ref().map_or(0, |s| s.names.len());
     format!("arbiter report: {game}, {bots} bots")
 }
@@ -190,6 +213,45 @@ pub struct LiveReport {
     warned: bool,
     /// The rewrite under way, telling how long it took or why it failed.
     running: Option<std::thread::JoinHandle<Result<Duration, String>>>,
+    /// Set to make the rewrite under way give up (see [`LiveReport::write`]).
+    stop: Arc<AtomicBool>,
+    /// The rewriting thread's id, once it runs, and the scheduling policy it got.
+    writer: Arc<Writer>,
+}
+
+/// The background rewriting thread, as the kernel knows it.
+#[derive(Default)]
+struct Writer {
+    tid: AtomicI32,
+    policy: AtomicI32,
+}
+
+/// Makes thread `tid` (0: the calling thread) run only on CPU time nothing else wants
+/// (SCHED_IDLE); where that is refused, at the lowest nice value. A game never waits for a
+/// page: the writer gets a core only when every game thread and bot on it is waiting.
+/// Returns the policy the kernel granted (a later [`run_normally`] may change it).
+fn run_when_idle(tid: i32) -> i32 {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler reads `param`, which lives across the call; setpriority only
+    // reads its integer arguments.
+    unsafe {
+        if libc::sched_setscheduler(tid, libc::SCHED_IDLE, &param) == 0 {
+            return libc::SCHED_IDLE;
+        }
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
+    }
+    libc::SCHED_OTHER
+}
+
+/// Puts thread `tid` back to the normal policy (SCHED_OTHER, nice 0): the run's games are over
+/// and the run waits for it.
+fn run_normally(tid: i32) {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: as in `run_when_idle`. A thread that has ended makes these fail harmlessly (ESRCH).
+    unsafe {
+        libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param);
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 0);
+    }
 }
 
 impl LiveReport {
@@ -201,6 +263,8 @@ impl LiveReport {
             pause: Duration::from_secs(5),
             warned: false,
             running: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            writer: Arc::default(),
         }
     }
 
@@ -216,20 +280,27 @@ impl LiveReport {
             return;
         }
         let (dir, order) = (self.dir.clone(), self.order.clone());
+        let (stop, writer) = (self.stop.clone(), self.writer.clone());
         self.next = Instant::now() + self.pause;
         self.running = Some(std::thread::spawn(move || {
-            // The lowest priority for this thread alone (Linux applies it per thread): games
-            // take the CPU first, pages are written in what they leave, the rest at the end.
-            // SAFETY: setpriority and gettid only read their integer arguments.
-            unsafe {
-                libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19);
+            // Idle time only, for this thread alone (Linux schedules threads one by one):
+            // games take the CPU first, pages are written in what they leave, the rest at the
+            // end (`write`).
+            // SAFETY: gettid has no arguments.
+            let tid = unsafe { libc::gettid() };
+            writer.tid.store(tid, Ordering::SeqCst);
+            writer.policy.store(run_when_idle(0), Ordering::SeqCst);
+            if stop.load(Ordering::SeqCst) {
+                // The run ended while this thread started: it may have missed `write`'s boost.
+                run_normally(0);
             }
             let started = Instant::now();
-            write_report(
+            write_report_unless(
                 std::slice::from_ref(&dir),
                 &dir.join(FILE),
                 &order,
                 Pages::Missing,
+                &stop,
             )
             .map(|_| started.elapsed())
             .map_err(|e| format!("{e:#}"))
@@ -269,10 +340,25 @@ impl LiveReport {
         }
     }
 
-    /// Rewrites the report now (after any rewrite under way); returns its path.
+    /// The scheduling policy the last background rewrite's thread was granted
+    /// (`libc::SCHED_IDLE` where the kernel grants it), 0 before any.
+    pub fn writer_policy(&self) -> i32 {
+        self.writer.policy.load(Ordering::SeqCst)
+    }
+
+    /// Rewrites the report now, on the calling thread, with every page still missing; returns
+    /// its path. A background rewrite under way is stopped first (at normal priority, so that a
+    /// machine kept busy by other work does not hold the run's end on a thread that only runs
+    /// on idle time).
     pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
         if let Some(h) = self.running.take() {
+            self.stop.store(true, Ordering::SeqCst);
+            let tid = self.writer.tid.load(Ordering::SeqCst);
+            if tid != 0 && !h.is_finished() {
+                run_normally(tid);
+            }
             let _ = h.join();
+            self.stop.store(false, Ordering::SeqCst);
         }
         let started = Instant::now();
         let out = self.dir.join(FILE);

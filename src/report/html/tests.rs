@@ -173,6 +173,38 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
     assert!(d.join(FILE).exists());
 }
 
+/// The live report's pages are written on idle CPU time only (SCHED_IDLE, not merely nice 19,
+/// which still takes a share from games on a machine whose cores are all busy); a rewrite under
+/// way when the run ends is stopped, and the run's last rewrite writes every page still missing.
+#[test]
+fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let games = 200u64;
+    for id in 0..games {
+        let r = simulate(&choice, id, 0, None);
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
+            .unwrap();
+    }
+    drop((csv, recs));
+    std::fs::create_dir(d.join("replays")).unwrap();
+    let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
+    live.tick();
+    // The run ends at once: whatever the background rewrite did, every page is there after.
+    live.write(Pages::Missing).unwrap();
+    assert_eq!(live.writer_policy(), libc::SCHED_IDLE);
+    for id in 0..games {
+        assert!(replay_path(&d, id).exists(), "page of game {id}");
+    }
+    let html = std::fs::read_to_string(d.join(FILE)).unwrap();
+    assert!(html.contains("replays/"), "the report links the pages");
+}
+
 #[test]
 fn a_record_the_rules_reject_is_listed_without_a_replay() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,6 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 /// Reads the Impasse arena input and answers the first offered move; `BEHAVIOUR` runs first.
 const PY_LOOP: &str = r#"import sys
@@ -23,45 +22,9 @@ while True:
     print(moves[0], flush=True)
 "#;
 
-fn chromium() -> Option<String> {
-    for name in ["chromium", "chromium-browser"] {
-        if Command::new(name)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            return Some(name.to_string());
-        }
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have chromium (.ci/run installs it)"
-    );
-    eprintln!("skipped: no chromium on this machine (apt-get install chromium)");
-    None
-}
-
-/// The DOM of `page` after its scripts ran, and its console messages.
-fn load(browser: &str, page: &Path) -> (String, Vec<String>) {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(browser)
-        .args(["--headless", "--disable-gpu", "--no-sandbox"])
-        .args([
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}#last", page.display()))
-        .output()
-        .unwrap();
-    let console = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_string)
-        .collect();
-    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
+/// A page's address, opened at its last step.
+fn page_url(page: &Path) -> String {
+    format!("file://{}#last", page.display())
 }
 
 /// The `href`s of a page that point to replays.
@@ -148,11 +111,11 @@ fn the_grading_page_links_every_game_groups_failures_and_each_student_folder_sta
         }
         let (dom, console) = load(
             &browser,
-            &moved.join(format!("replays/game-{}.html", ids[0])),
+            &page_url(&moved.join(format!("replays/game-{}.html", ids[0]))),
         );
         assert!(console.is_empty(), "{console:?}");
         assert!(dom.contains("data-ready=\"1\""), "the replay ran");
-        let (dom, console) = load(&browser, &moved.join("report.html"));
+        let (dom, console) = load(&browser, &page_url(&moved.join("report.html")));
         assert!(console.is_empty(), "{console:?}");
         assert!(dom.contains("Mark "), "{student}'s mark");
     }

@@ -199,3 +199,47 @@ pub fn read_csv(path: &std::path::Path) -> Vec<std::collections::HashMap<String,
         })
         .collect()
 }
+
+/// The Chromium binary; without one the test is skipped locally and fails on CI.
+pub fn chromium() -> Option<String> {
+    for name in ["chromium", "chromium-browser"] {
+        if std::process::Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return Some(name.to_string());
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must have chromium (.ci/run installs it)"
+    );
+    eprintln!("skipped: no chromium on this machine (apt-get install chromium)");
+    None
+}
+
+/// Loads `url` and returns the DOM after its scripts ran, with the page's console messages.
+pub fn load(browser: &str, url: &str) -> (String, Vec<String>) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--enable-logging=stderr",
+            "--v=0",
+            // Replay pages unpack their data after the load event: let their scripts finish.
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", url])
+        .output()
+        .unwrap();
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
+}

@@ -23,6 +23,25 @@ fn random_against_greedy_ends_in_a_win_or_the_turn_limit() {
 }
 
 #[test]
+fn a_summary_tells_two_bots_of_one_name_apart_by_their_seats() {
+    let out = arbiter()
+        .args(["play", "--seed", "3", "--turn-ms", "1000"])
+        .arg(random_bot())
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let result = text.lines().find(|l| l.starts_with("Result: ")).unwrap();
+    assert!(
+        result.contains("(seat 0)") || result.contains("(seat 1)") || result.contains("draw"),
+        "{text}"
+    );
+    assert!(text.contains("arbiter-bot-random (seat 0): "), "{text}");
+    assert!(text.contains("arbiter-bot-random (seat 1): "), "{text}");
+}
+
+#[test]
 fn human_summary_names_players_result_and_replay() {
     let dir = tempfile::tempdir().unwrap();
     let replay = dir.path().join("game.jsonl");

@@ -13,6 +13,15 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
     for (seat, name) in r.bots.iter().enumerate() {
         writeln!(out, "  seat {seat}: {name}")?;
     }
+    // A bot named like another (the same program in both seats) is told apart by its seat.
+    let name = |seat: usize| {
+        let bot = &r.bots[seat];
+        if r.bots.iter().filter(|b| *b == bot).count() > 1 {
+            format!("{bot} (seat {seat})")
+        } else {
+            bot.clone()
+        }
+    };
     if r.bots.len() > 2 {
         let mut order: Vec<usize> = (0..r.bots.len()).collect();
         order.sort_by_key(|&s| r.ranks[s]);
@@ -33,13 +42,18 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
             (Some(w), Some(o)) => writeln!(
                 out,
                 "Result: {} wins; {} loses by {}: {}",
-                r.bots[w], r.bots[o], r.reason, r.detail
+                name(w),
+                name(o),
+                r.reason,
+                r.detail
             )?,
-            (Some(w), None) => writeln!(out, "Result: {} wins ({})", r.bots[w], r.reason)?,
+            (Some(w), None) => writeln!(out, "Result: {} wins ({})", name(w), r.reason)?,
             (None, Some(o)) => writeln!(
                 out,
                 "Result: {} loses by {}: {}",
-                r.bots[o], r.reason, r.detail
+                name(o),
+                r.reason,
+                r.detail
             )?,
             (None, None) => writeln!(out, "Result: draw ({})", r.reason)?,
         }
@@ -59,7 +73,7 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
         writeln!(
             out,
             "  {}: {} answers, mean {}, max {}, {} late; CPU mean {}, max {}",
-            r.bots[seat],
+            name(seat),
             s.turns,
             ms(Duration::from_micros(
                 s.total_us / u64::from(s.turns.max(1))

@@ -431,14 +431,15 @@ fn the_fair_clock_excuses_waiting_for_a_cpu_but_not_computing() {
     assert_eq!(r.stats[0].strikes, 0);
     assert!(r.stats[0].starved_turns > 0 && r.stats[0].starved());
     let t = r.log.iter().find(|t| t.seat == 0 && t.turn > 2).unwrap();
-    assert_eq!(t.waited_us, 300_000);
+    // The seat's 300 ms, plus whatever the test's own thread really waited for a CPU.
+    assert!((300_000..400_000).contains(&t.waited_us), "{}", t.waited_us);
     // The same turn on the wall clock is a timeout.
     let r = starved(answer_cpu(370, 70), Clock::Wall);
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
     // 160 ms of computing loses whatever the waiting: cut when its charge reaches the limit.
     let r = starved(answer_cpu(460, 160), Clock::Fair);
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
-    assert!(r.detail.contains("waited 300 ms for a CPU"), "{}", r.detail);
+    assert!(r.detail.contains("waited 300"), "{}", r.detail);
     // Starved past FAIR_WALL_FACTOR times the limit: a timeout all the same.
     let mut seats = [
         Scripted::new(vec![answer(5, "random")], answer_cpu(8100, 10)),
@@ -447,9 +448,5 @@ fn the_fair_clock_excuses_waiting_for_a_cpu_but_not_computing() {
     seats[0].starved = Duration::from_millis(8000);
     let r = play_scripted(impasse(), &mut seats, &cfg());
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
-    assert!(
-        r.detail.contains("waited 8000 ms for a CPU"),
-        "{}",
-        r.detail
-    );
+    assert!(r.detail.contains("waited 8000"), "{}", r.detail);
 }

@@ -69,24 +69,6 @@ int main() {
 }
 "#;
 
-const JAVA_BOT: &str = r#"import java.util.*;
-
-class Player {
-    public static void main(String[] args) {
-        Scanner in = new Scanner(System.in);
-        boolean first = true;
-        while (true) {
-            if (first) { in.nextLine(); first = false; }
-            for (int i = 0; i < 9; i++) in.nextLine();
-            int n = Integer.parseInt(in.nextLine().trim());
-            List<String> moves = new ArrayList<>();
-            for (int i = 0; i < n; i++) moves.add(in.nextLine());
-            System.out.println(moves.get(n / 2));
-        }
-    }
-}
-"#;
-
 /// Uses the arena's synchronous readline(), which plain node lacks.
 const JS_BOT: &str = r#"let first = true;
 while (true) {

@@ -10,25 +10,6 @@ mod common;
 
 use common::*;
 
-/// Reads the Impasse arena input and answers the middle offered move.
-const JAVA_BOT: &str = r#"import java.util.*;
-
-class Player {
-    public static void main(String[] args) {
-        Scanner in = new Scanner(System.in);
-        boolean first = true;
-        while (true) {
-            if (first) { in.nextLine(); first = false; }
-            for (int i = 0; i < 9; i++) in.nextLine();
-            int n = Integer.parseInt(in.nextLine().trim());
-            List<String> moves = new ArrayList<>();
-            for (int i = 0; i < n; i++) moves.add(in.nextLine());
-            System.out.println(moves.get(n / 2));
-        }
-    }
-}
-"#;
-
 fn need(program: &str) -> bool {
     let found = std::process::Command::new("sh")
         .args(["-c", &format!("command -v {program}")])

@@ -243,3 +243,23 @@ pub fn load(browser: &str, url: &str) -> (String, Vec<String>) {
         .collect();
     (String::from_utf8_lossy(&out.stdout).into_owned(), console)
 }
+
+/// A single-file Java bot (class Player) that reads the Impasse arena input and answers the
+/// middle offered move.
+pub const JAVA_BOT: &str = r#"import java.util.*;
+
+class Player {
+    public static void main(String[] args) {
+        Scanner in = new Scanner(System.in);
+        boolean first = true;
+        while (true) {
+            if (first) { in.nextLine(); first = false; }
+            for (int i = 0; i < 9; i++) in.nextLine();
+            int n = Integer.parseInt(in.nextLine().trim());
+            List<String> moves = new ArrayList<>();
+            for (int i = 0; i < n; i++) moves.add(in.nextLine());
+            System.out.println(moves.get(n / 2));
+        }
+    }
+}
+"#;

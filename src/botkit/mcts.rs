@@ -145,7 +145,7 @@ impl Search {
     /// and picks the most visited move (the better mean on equal visits). A lone legal move is
     /// played without searching; with no time at all the search falls back to the first move.
     pub fn choose(&mut self, root: &dyn Game, turns_left: u32, stop: Stop) -> Choice {
-        let n = root.legal_moves().len();
+        let n = root.move_count();
         assert!(n > 0, "search of a finished game");
         self.nodes.clear();
         self.nodes.push(Node::leaf(0, 0));
@@ -187,13 +187,13 @@ impl Search {
     /// One selection, expansion, playout and backpropagation; false (and nothing learned) when
     /// the playout ran into the deadline.
     fn iterate(&mut self, root: &dyn Game, turns_left: u32, stop: Stop) -> bool {
-        let mut game = root.box_clone();
+        let mut game = root.search_copy();
         let mut left = turns_left;
         let mut at = 0u32;
         self.path.clear();
         self.path.push(0);
         loop {
-            if game.outcome().is_some() || left == 0 {
+            if game.is_over() || left == 0 {
                 break;
             }
             if !self.nodes[at as usize].expanded && !self.expand(at, game.as_ref()) {
@@ -222,7 +222,7 @@ impl Search {
     /// Gives node `at` one child per legal move, in random order; false when the node budget is
     /// spent.
     fn expand(&mut self, at: u32, game: &dyn Game) -> bool {
-        let n = game.legal_moves().len();
+        let n = game.move_count();
         if self.nodes.len() + n > self.config.max_nodes || n > usize::from(u16::MAX) {
             return false;
         }
@@ -276,8 +276,8 @@ impl Search {
         let mut plies = self.config.playout_plies.unwrap_or(u32::MAX);
         let mut played = 0u32;
         let outcome = loop {
-            if let Some(outcome) = game.outcome() {
-                break outcome;
+            if game.is_over() {
+                break game.outcome().expect("a finished game has an outcome");
             }
             if left == 0 {
                 break game.outcome_at_turn_limit();
@@ -294,7 +294,7 @@ impl Search {
             if played.is_multiple_of(PLIES_PER_CLOCK) && stop.passed() {
                 return false;
             }
-            let n = game.legal_moves().len();
+            let n = game.move_count();
             game.play(self.rng.below(n));
             left -= 1;
         };

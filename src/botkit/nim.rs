@@ -131,6 +131,8 @@ pub static INFO: GameInfo = GameInfo {
         seats: &[2, 3, 4],
     }],
     default_max_turns: 100,
+    books: &[],
+    score_name: "scores",
     statement: "",
     new: |setup: &Setup| Box::new(Nim::new(setup.seats, 21, 0)),
     from_position,

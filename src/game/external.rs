@@ -41,6 +41,8 @@ pub static INFO: GameInfo = GameInfo {
     }],
     // The referee ends its games; this only stops one that never does.
     default_max_turns: 10_000,
+    books: &[],
+    score_name: "scores",
     statement: "The rules are the external referee's: arbiter forwards its ###Input lines to the \
                 bot and the bot's answer lines back to it.",
     new: no_start,

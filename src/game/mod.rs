@@ -17,6 +17,7 @@ pub mod hex37;
 pub mod impasse;
 pub mod moscow_ice;
 pub mod registry;
+pub mod rules;
 pub mod stackboard;
 pub mod standard;
 pub mod view;
@@ -27,6 +28,7 @@ mod conformance;
 pub use registry::{
     find, lookup, start_default as new_game, GameChoice, GameError, GameInfo, Setup, Variant, GAMES,
 };
+pub use rules::{perft_rules, Rules, TextGame, TurnText};
 pub use standard::History;
 pub use view::{BoardView, CellShape, CellView, PieceView};
 
@@ -151,6 +153,10 @@ pub trait Game: Send {
     /// The moves the seat to move may play, in the order the bot receives them; texts are unique
     /// within the list (Impasse's arena format excepted). Empty only when the game is over.
     fn legal_moves(&self) -> &[String];
+    /// How many legal moves there are: what search asks, without writing the moves' texts.
+    fn move_count(&self) -> usize {
+        self.legal_moves().len()
+    }
     /// The index in [`Game::legal_moves`] of the move an answer's text names. The default is the
     /// exact offered text; a game whose notation has more than one spelling of a move (Attangle's
     /// two capturing units in either order) accepts each of them, and the offered list stays
@@ -169,6 +175,10 @@ pub trait Game: Send {
     fn write_board(&self, out: &mut String);
     /// `Some` once the rules end the game.
     fn outcome(&self) -> Option<Outcome>;
+    /// Whether the game is over, without building its outcome (search asks this every ply).
+    fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
     /// The rule that ended the game in a draw, once [`Game::outcome`] is `Some` with every seat
     /// sharing first place; `None` otherwise (and for games whose rules never draw).
     fn draw_rule(&self) -> Option<DrawRule> {
@@ -206,8 +216,18 @@ pub trait Game: Send {
     fn position_text(&self) -> String;
     /// A neutral picture of the position, from which the viewer and the terminal draw every game.
     fn view(&self) -> BoardView;
-    /// A copy of the current position, for openings and search.
+    /// A copy of the current position and its history, for openings.
     fn box_clone(&self) -> Box<dyn Game>;
+    /// A copy for search: the same position and legal moves, but moves played on it are not
+    /// written into a history, so its turn input lists no moves played before.
+    fn search_copy(&self) -> Box<dyn Game> {
+        self.box_clone()
+    }
+    /// Counts the leaf move sequences `depth` plies deep (see [`perft`]). Games of typed rules
+    /// count on typed moves, without writing a move's text.
+    fn perft(&self, depth: u32) -> u64 {
+        perft_by_text(self, depth)
+    }
     /// A human-readable picture of the position (for error messages and replays).
     fn describe(&self) -> String;
     /// The name users type after `--game`.
@@ -231,18 +251,23 @@ impl fmt::Debug for dyn Game {
 /// Counts the leaf move sequences `depth` plies deep, every listed move counted (duplicate texts
 /// included) and a finished game ending its line. The standard check that move generation is right.
 pub fn perft(game: &dyn Game, depth: u32) -> u64 {
-    if depth == 0 || game.outcome().is_some() {
+    game.perft(depth)
+}
+
+/// [`perft`] through the text interface only: copies of the position, moves played by index.
+pub fn perft_by_text<G: Game + ?Sized>(game: &G, depth: u32) -> u64 {
+    if depth == 0 || game.is_over() {
         return u64::from(depth == 0);
     }
-    let n = game.legal_moves().len();
+    let n = game.move_count();
     if depth == 1 {
         return n as u64;
     }
     (0..n)
         .map(|i| {
-            let mut child = game.box_clone();
+            let mut child = game.search_copy();
             child.play(i);
-            perft(child.as_ref(), depth - 1)
+            perft_by_text(child.as_ref(), depth - 1)
         })
         .sum()
 }

@@ -40,6 +40,12 @@ pub struct GameInfo {
     pub variants: &'static [Variant],
     /// Turns (one seat's move each) after which the referee ends the game, unless `--max-turns`.
     pub default_max_turns: u32,
+    /// Opening books shipped with the game, usable by name after `--openings`: (name, text with
+    /// one opening a line, move texts from the start separated by spaces).
+    pub books: &'static [(&'static str, &'static str)],
+    /// What the game's own per-seat scores ([`Game::scores`]) count, for summaries
+    /// ("checkers removed", "game points").
+    pub score_name: &'static str,
     /// The statement for bot writers (rules, coordinates, input lines, move syntax, end of game),
     /// shown by `arbiter games NAME`.
     pub statement: &'static str,

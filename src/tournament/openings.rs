@@ -7,12 +7,13 @@ use crate::game::{Game, GameChoice, GameError};
 use crate::rng::Rng;
 use std::path::{Path, PathBuf};
 
-/// Books shipped with arbiter, usable by name instead of a file.
-pub const BUILTIN: &[(&str, &str, &str)] = &[(
-    "draughts-3move",
-    "draughts",
-    include_str!("../game/draughts/openings.txt"),
-)];
+/// Books shipped with the games ([`crate::game::GameInfo::books`]), usable by name instead of a
+/// file: (book, game, text).
+pub fn builtin() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    crate::game::GAMES
+        .iter()
+        .flat_map(|g| g.books.iter().map(|&(name, text)| (name, g.name, text)))
+}
 
 /// How a run walks through its book.
 #[derive(
@@ -76,9 +77,9 @@ impl Book {
     /// Reads `spec` (a built-in book's name or a file) and checks every line against the rules
     /// of `game` from its start position.
     pub fn load(spec: &str, game: &GameChoice, order: Order, seed: u64) -> Result<Book, BookError> {
-        let text = match BUILTIN.iter().find(|(name, _, _)| *name == spec) {
+        let text = match builtin().find(|(name, _, _)| *name == spec) {
             Some((name, for_game, text)) => {
-                if *for_game != game.info.name {
+                if for_game != game.info.name {
                     return Err(BookError::WrongGame {
                         name: name.to_string(),
                         game: for_game.to_string(),
@@ -273,8 +274,8 @@ mod tests {
                           # the_shipped_draughts_book). Use: --openings draughts-3move\n";
             std::fs::write(path, format!("{header}{}\n", want.join("\n"))).unwrap();
         }
-        let shipped: Vec<&str> = BUILTIN[0]
-            .2
+        let shipped: Vec<&str> = crate::game::draughts::INFO.books[0]
+            .1
             .lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
             .collect();

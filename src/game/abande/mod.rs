@@ -324,6 +324,8 @@ pub static INFO: GameInfo = GameInfo {
         },
     ],
     default_max_turns: 200,
+    books: &[],
+    score_name: "points",
     statement: include_str!("statement.md"),
     new: |setup: &Setup| Box::new(Abande::new(geometry(setup))),
     from_position: |setup: &Setup, text: &str| {

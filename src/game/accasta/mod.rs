@@ -402,6 +402,8 @@ pub static INFO: GameInfo = GameInfo {
         seats: &[2],
     }],
     default_max_turns: 300,
+    books: &[],
+    score_name: "pieces in the enemy castle",
     statement: include_str!("statement.md"),
     new: |_: &Setup| Box::new(Accasta::new()),
     from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),

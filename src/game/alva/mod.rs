@@ -388,6 +388,8 @@ pub static INFO: GameInfo = GameInfo {
         seats: &[2],
     }],
     default_max_turns: 400,
+    books: &[],
+    score_name: "points",
     statement: include_str!("statement.md"),
     new: |_: &Setup| Box::new(Alva::new()),
     from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),

@@ -388,6 +388,8 @@ pub static INFO: GameInfo = GameInfo {
         },
     ],
     default_max_turns: 400,
+    books: &[],
+    score_name: "fives",
     statement: include_str!("statement.md"),
     new: |setup: &Setup| Box::new(Attangle::new(geometry(setup))),
     from_position: |setup: &Setup, text: &str| {

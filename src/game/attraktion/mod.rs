@@ -18,9 +18,9 @@
 //! Cells are `row * n + col`, row 0 being the board's row `1` (bottom) and col 0 column `a`.
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
-use super::standard::{self, History};
 use super::{
-    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant,
+    BoardView, CellShape, CellView, DrawRule, GameInfo, Outcome, PieceView, Rules, Setup, TextGame,
+    Variant,
 };
 use std::fmt::Write as _;
 
@@ -40,7 +40,7 @@ fn side_of(variant: &str) -> usize {
     }
 }
 
-/// An Attraktion position with its legal moves listed.
+/// An Attraktion position. A move is the cell a piece is placed on.
 #[derive(Clone, Debug)]
 pub struct Attraktion {
     /// The board side (8 or 10).
@@ -54,10 +54,6 @@ pub struct Attraktion {
     shapes: [u32; 2],
     /// The result once the game has ended.
     end: Option<Outcome>,
-    /// Empty cells the seat to move may fill, and their names at the same indices.
-    cells: Vec<u8>,
-    texts: Vec<String>,
-    history: History,
 }
 
 /// Appends the name of cell (`col`, `row`) (0-based, row 0 at the bottom), e.g. `d5` or `a10`.
@@ -92,15 +88,12 @@ impl Attraktion {
             to_move,
             shapes: [0; 2],
             end: None,
-            cells: Vec::with_capacity(n * n),
-            texts: Vec::with_capacity(n * n),
-            history: History::new(2),
         };
         g.settle();
         g
     }
 
-    /// Counts the shapes, decides whether the game has ended, and lists the moves.
+    /// Counts the shapes and decides whether the game has ended.
     fn settle(&mut self) {
         self.shapes = [self.count_shapes(0), self.count_shapes(1)];
         let [w, b] = self.shapes;
@@ -113,21 +106,6 @@ impl Attraktion {
         } else {
             None
         };
-        self.cells.clear();
-        if self.end.is_none() {
-            let n = self.n;
-            self.cells
-                .extend((0..n * n).filter(|&i| self.board[i] == 0).map(|i| i as u8));
-        }
-        self.texts.truncate(self.cells.len());
-        for (i, &c) in self.cells.iter().enumerate() {
-            if i == self.texts.len() {
-                self.texts.push(String::with_capacity(3));
-            }
-            let t = &mut self.texts[i];
-            t.clear();
-            write_cell_name(t, c as usize % self.n, c as usize / self.n);
-        }
     }
 
     /// The winning shapes of `seat`: its pieces whose four diagonal neighbours are all enemies.
@@ -236,7 +214,9 @@ pub fn from_position_text(n: usize, text: &str) -> Result<Attraktion, String> {
     Ok(Attraktion::build(n, board, hand, to_move))
 }
 
-impl Game for Attraktion {
+impl Rules for Attraktion {
+    type Move = u8;
+
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -257,22 +237,24 @@ impl Game for Attraktion {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    /// The empty cells, from a1 row by row.
+    fn legal_moves(&self, out: &mut Vec<u8>) {
+        if self.end.is_none() {
+            let n = self.n;
+            out.extend((0..n * n).filter(|&i| self.board[i] == 0).map(|i| i as u8));
+        }
     }
 
-    fn play(&mut self, index: usize) {
+    fn play(&mut self, cell: u8) {
         let seat = self.to_move;
-        let cell = self.cells[index] as usize;
-        self.history.record(seat, &self.texts[index]);
-        self.place(cell);
+        self.place(cell as usize);
         self.hand[seat] -= 1;
         self.to_move = 1 - seat;
         self.settle();
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    fn write_move(&self, cell: u8, out: &mut String) {
+        write_cell_name(out, cell as usize % self.n, cell as usize / self.n);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -284,6 +266,10 @@ impl Game for Attraktion {
 
     fn outcome(&self) -> Option<Outcome> {
         self.end.clone()
+    }
+
+    fn is_over(&self) -> bool {
+        self.end.is_some()
     }
 
     fn draw_rule(&self) -> Option<DrawRule> {
@@ -335,10 +321,6 @@ impl Game for Attraktion {
         }
     }
 
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn describe(&self) -> String {
         let mut s = String::with_capacity(128);
         self.write_board(&mut s);
@@ -381,9 +363,14 @@ pub static INFO: GameInfo = GameInfo {
         },
     ],
     default_max_turns: 100,
+    books: &[],
+    score_name: "winning shapes",
     statement: include_str!("statement.md"),
-    new: |s: &Setup| Box::new(Attraktion::new(side_of(s.variant))),
+    new: |s: &Setup| Box::new(TextGame::new(Attraktion::new(side_of(s.variant)))),
     from_position: |s: &Setup, text: &str| {
-        Ok(Box::new(from_position_text(side_of(s.variant), text)?))
+        Ok(Box::new(TextGame::new(from_position_text(
+            side_of(s.variant),
+            text,
+        )?)))
     },
 };

@@ -5,22 +5,28 @@
 
 use super::*;
 use crate::game::perft;
+use crate::game::Game;
 use crate::rng::Rng;
 
+/// A position as the referee plays it.
+type Game8 = TextGame<Attraktion>;
+
 /// An 8x8 position from rows written top (row 8) to bottom, with `side` (`w`/`b`) to move.
-fn pos(rows: [&str; 8], side: &str) -> Attraktion {
-    from_position_text(8, &format!("{} {side}", rows.join("/"))).expect("valid test position")
+fn pos(rows: [&str; 8], side: &str) -> Game8 {
+    TextGame::new(
+        from_position_text(8, &format!("{} {side}", rows.join("/"))).expect("valid test position"),
+    )
 }
 
-fn moves(g: &Attraktion) -> Vec<&str> {
+fn moves(g: &Game8) -> Vec<&str> {
     g.legal_moves().iter().map(String::as_str).collect()
 }
 
-fn rows_of(g: &Attraktion) -> Vec<String> {
+fn rows_of(g: &Game8) -> Vec<String> {
     g.rows().collect()
 }
 
-fn play(g: &mut Attraktion, text: &str) {
+fn play(g: &mut Game8, text: &str) {
     let i = g
         .legal_moves()
         .iter()
@@ -33,11 +39,11 @@ fn play(g: &mut Attraktion, text: &str) {
 fn perft_from_start() {
     // Every empty cell is a move and no shape can exist before eight pieces are down, so the
     // counts are 64 * 63 * ... (100 * 99 * ... on 10x10).
-    let g = Attraktion::new(8);
+    let g = TextGame::new(Attraktion::new(8));
     for (depth, n) in [(1, 64), (2, 4_032), (3, 249_984)] {
         assert_eq!(perft(&g, depth), n, "8x8 perft({depth})");
     }
-    let g = Attraktion::new(10);
+    let g = TextGame::new(Attraktion::new(10));
     for (depth, n) in [(1, 100), (2, 9_900), (3, 970_200)] {
         assert_eq!(perft(&g, depth), n, "10x10 perft({depth})");
     }
@@ -45,12 +51,12 @@ fn perft_from_start() {
 
 #[test]
 fn start_lists_every_cell_from_row_one_upward() {
-    let g = Attraktion::new(8);
+    let g = TextGame::new(Attraktion::new(8));
     let m = moves(&g);
     assert_eq!(&m[..3], ["a1", "b1", "c1"]);
     assert_eq!(&m[62..], ["g8", "h8"]);
     assert_eq!((g.to_move(), g.hand(), g.outcome()), (0, [32, 32], None));
-    let g = Attraktion::new(10);
+    let g = TextGame::new(Attraktion::new(10));
     let m = moves(&g);
     assert_eq!((m[9], m[10], m[99]), ("j1", "a2", "j10"));
     assert_eq!(g.hand(), [50, 50]);
@@ -269,11 +275,11 @@ fn reference_turn(board: &mut [Vec<u8>], n: usize, col: usize, row: usize, code:
 fn random_games_agree_with_a_second_model() {
     for (n, seed) in [(8, 1), (8, 2), (8, 3), (10, 4), (10, 5)] {
         let mut rng = Rng::new(seed);
-        let mut g = Attraktion::new(n);
+        let mut g = TextGame::new(Attraktion::new(n));
         let mut board = vec![vec![0u8; n]; n];
         while g.outcome().is_none() {
             let i = rng.below(g.legal_moves().len());
-            let cell = g.cells[i] as usize;
+            let cell = g.moves()[i] as usize;
             reference_turn(&mut board, n, cell % n, cell / n, 1 + g.to_move() as u8);
             g.play(i);
             for (r, line) in board.iter().enumerate() {

@@ -454,6 +454,8 @@ pub static INFO: GameInfo = GameInfo {
         seats: &[2],
     }],
     default_max_turns: 400,
+    books: &[("draughts-3move", include_str!("openings.txt"))],
+    score_name: "game points",
     statement: include_str!("statement.md"),
     new: |_: &Setup| Box::new(Draughts::new()),
     from_position: |_: &Setup, text: &str| Ok(Box::new(Draughts::from_text(text)?)),

@@ -227,6 +227,8 @@ pub static INFO: GameInfo = GameInfo {
         },
     ],
     default_max_turns: 250,
+    books: &[],
+    score_name: "checkers removed",
     statement: concat!(
         include_str!("statement.md"),
         "\n",

@@ -504,6 +504,8 @@ pub static INFO: GameInfo = GameInfo {
         },
     ],
     default_max_turns: 800,
+    books: &[],
+    score_name: "pieces home",
     statement: include_str!("statement.md"),
     new: start,
     from_position,

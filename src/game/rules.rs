@@ -1,0 +1,366 @@
+//! Rules with typed moves, and the one adapter that gives every such game its text protocol,
+//! history and [`Game`] implementation.
+//!
+//! A game's rules implement [`Rules`]: legal moves are small `Copy` values written into a buffer
+//! the caller owns, played without ever becoming text. Only the referee's turn input and the
+//! answer's check need texts, so the adapter [`TextGame`] writes them when (and only when) they are
+//! asked for, keeps the history the standard input needs, and implements [`Game`] once for every
+//! game. Search (perft, MCTS playouts) runs on typed moves: no move text is written on the way.
+//!
+//! The split exists so that a new game is its rules file, its statement, its view and one registry
+//! entry; everything about the text protocol lives here and in [`super::standard`].
+
+use super::standard::{self, History};
+use super::{BoardView, DrawRule, Game, GameInfo, Outcome, ScoreEnd};
+use std::cell::{Cell, OnceCell};
+use std::fmt;
+
+/// The rules of one game, with typed moves. Everything is deterministic; nothing does I/O.
+///
+/// The adapter keeps the legal moves of the position (from [`Rules::legal_moves`] after every
+/// play), so the rules need not keep a list of their own; rules that need the list to decide the
+/// end of the game (no legal move loses) may keep what they need, at the cost of a larger copy.
+pub trait Rules: Clone + Send + 'static {
+    /// One move: small and `Copy` (a few bytes: squares, a direction, an index).
+    type Move: Copy + PartialEq + fmt::Debug + Send + 'static;
+
+    /// The registry entry of this game.
+    fn info(&self) -> &'static GameInfo;
+    /// The variant being played (one of `info().variants`).
+    fn variant(&self) -> &'static str;
+    /// How many seats play.
+    fn seats(&self) -> usize;
+    /// The seat whose turn it is. Meaningless once the game is over.
+    fn to_move(&self) -> usize;
+    /// Appends the moves the seat to move may play to `out` (the caller clears it), in the order a
+    /// bot receives them. Appends nothing only when the game is over.
+    fn legal_moves(&self, out: &mut Vec<Self::Move>);
+    /// Plays `mv`, one of this position's legal moves.
+    fn play(&mut self, mv: Self::Move);
+    /// Appends the text of `mv`, one of this position's legal moves, as a bot reads and writes it.
+    fn write_move(&self, mv: Self::Move, out: &mut String);
+    /// The index in `texts` (this position's legal moves as written) of the move an answer names.
+    /// The default is the exact text; a game whose notation spells a move more than one way
+    /// (Attangle's two capturing units in either order) accepts each spelling.
+    fn index_of_move(&self, text: &str, texts: &[String]) -> Option<usize> {
+        texts.iter().position(|t| t == text)
+    }
+    /// Appends the whole input of one turn for the seat to move. The default is the standard
+    /// input shape ([`standard::write_input`]); Impasse writes the CodinGame arena's format.
+    fn write_turn_input(&self, turn: &TurnText<'_>, out: &mut String) {
+        standard::write_input(turn.game, turn.history, turn.first_turn, out);
+    }
+    /// See [`Game::write_board`].
+    fn write_board(&self, out: &mut String);
+    /// `Some` once the rules end the game.
+    fn outcome(&self) -> Option<Outcome>;
+    /// Whether the game is over, without building its outcome (search asks this every ply).
+    fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+    /// See [`Game::draw_rule`].
+    fn draw_rule(&self) -> Option<DrawRule> {
+        None
+    }
+    /// See [`Game::outcome_at_turn_limit`].
+    fn outcome_at_turn_limit(&self) -> Outcome {
+        Outcome::draw(self.seats())
+    }
+    /// See [`Game::scores`].
+    fn scores(&self) -> Vec<i32>;
+    /// See [`Game::record_scores`].
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        let _ = end;
+        self.scores()
+    }
+    /// See [`Game::eliminate`].
+    fn eliminate(&mut self, seat: usize) -> bool {
+        let _ = seat;
+        false
+    }
+    /// See [`Game::outcome_of_forfeit`].
+    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
+        Outcome {
+            ranks: (0..self.seats()).map(|s| u8::from(s == seat)).collect(),
+        }
+    }
+    /// See [`Game::position_text`].
+    fn position_text(&self) -> String;
+    /// See [`Game::view`].
+    fn view(&self) -> BoardView;
+    /// See [`Game::describe`].
+    fn describe(&self) -> String;
+}
+
+/// What a game's turn input may draw on besides its own position.
+pub struct TurnText<'a> {
+    /// The game as the protocol sees it (for [`standard::write_input`]).
+    pub game: &'a dyn Game,
+    /// Every move of the game as played, and what each seat has seen.
+    pub history: &'a History,
+    /// The legal moves as written, in order.
+    pub texts: &'a [String],
+    /// Whether this is that bot's first turn of the game.
+    pub first_turn: bool,
+}
+
+/// A game of typed rules as the referee, the bots and the reports see it: texts written on demand,
+/// the history kept, and [`Game`] implemented once.
+pub struct TextGame<R: Rules> {
+    rules: R,
+    /// The legal moves of the position, in the order the bot receives them.
+    moves: Vec<R::Move>,
+    /// Their texts, written the first time they are asked for after a play.
+    texts: OnceCell<Vec<String>>,
+    /// The previous position's text vector, kept to reuse its strings' storage.
+    spare: Cell<Vec<String>>,
+    history: History,
+    /// False for a search copy: moves are played without writing their texts into the history.
+    record: bool,
+}
+
+impl<R: Rules> TextGame<R> {
+    /// The game from `rules`' position, with an empty history.
+    pub fn new(rules: R) -> Self {
+        let seats = rules.seats();
+        let mut g = TextGame {
+            rules,
+            moves: Vec::new(),
+            texts: OnceCell::new(),
+            spare: Cell::new(Vec::new()),
+            history: History::new(seats),
+            record: true,
+        };
+        g.rules.legal_moves(&mut g.moves);
+        g
+    }
+
+    /// The rules and their position.
+    pub fn rules(&self) -> &R {
+        &self.rules
+    }
+
+    /// The typed legal moves, in the order of [`Game::legal_moves`].
+    pub fn moves(&self) -> &[R::Move] {
+        &self.moves
+    }
+
+    /// The history of the game as played through this adapter.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Plays the move whose text is `text` (any spelling the game accepts), or says which moves
+    /// are legal.
+    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
+        match self.index_of_move(text) {
+            Some(i) => {
+                self.play(i);
+                Ok(())
+            }
+            None => Err(format!(
+                "{text:?} is not a legal move here; legal: {}",
+                self.legal_moves().join(", ")
+            )),
+        }
+    }
+
+    /// Plays typed move `mv` (one of [`TextGame::moves`]).
+    pub fn play_move(&mut self, mv: R::Move) {
+        if self.record {
+            let mut text = String::new();
+            self.rules.write_move(mv, &mut text);
+            self.history.record(self.rules.to_move(), &text);
+        }
+        self.rules.play(mv);
+        self.refresh();
+    }
+
+    /// Lists the legal moves again after the position changed, keeping the old texts' storage.
+    fn refresh(&mut self) {
+        if let Some(old) = self.texts.take() {
+            self.spare.set(old);
+        }
+        self.moves.clear();
+        self.rules.legal_moves(&mut self.moves);
+    }
+}
+
+/// The rules' own accessors (Attraktion's shapes, a board) read through the adapter; the position
+/// only changes through [`Game::play`], so that the history and the move list follow it.
+impl<R: Rules> std::ops::Deref for TextGame<R> {
+    type Target = R;
+    fn deref(&self) -> &R {
+        &self.rules
+    }
+}
+
+impl<R: Rules> Clone for TextGame<R> {
+    fn clone(&self) -> Self {
+        TextGame {
+            rules: self.rules.clone(),
+            moves: self.moves.clone(),
+            texts: self.texts.clone(),
+            spare: Cell::new(Vec::new()),
+            history: self.history.clone(),
+            record: self.record,
+        }
+    }
+}
+
+impl<R: Rules + fmt::Debug> fmt::Debug for TextGame<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TextGame")
+            .field("rules", &self.rules)
+            .field("moves", &self.moves)
+            .finish()
+    }
+}
+
+/// Counts the leaf move sequences `depth` plies deep on typed moves, with one move buffer per ply.
+pub fn perft_rules<R: Rules>(rules: &R, depth: u32) -> u64 {
+    let mut buffers: Vec<Vec<R::Move>> = (0..depth).map(|_| Vec::new()).collect();
+    perft_into(rules, depth, &mut buffers)
+}
+
+fn perft_into<R: Rules>(rules: &R, depth: u32, buffers: &mut [Vec<R::Move>]) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if rules.is_over() {
+        return 0;
+    }
+    let (moves, rest) = buffers.split_first_mut().expect("one buffer per ply");
+    moves.clear();
+    rules.legal_moves(moves);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    let mut total = 0;
+    for &mv in moves.iter() {
+        let mut child = rules.clone();
+        child.play(mv);
+        total += perft_into(&child, depth - 1, rest);
+    }
+    total
+}
+
+impl<R: Rules> Game for TextGame<R> {
+    fn info(&self) -> &'static GameInfo {
+        self.rules.info()
+    }
+    fn variant(&self) -> &'static str {
+        self.rules.variant()
+    }
+    fn seats(&self) -> usize {
+        self.rules.seats()
+    }
+    fn to_move(&self) -> usize {
+        self.rules.to_move()
+    }
+    fn legal_moves(&self) -> &[String] {
+        self.texts.get_or_init(|| {
+            let mut texts = self.spare.take();
+            texts.truncate(self.moves.len());
+            for (i, &mv) in self.moves.iter().enumerate() {
+                if i == texts.len() {
+                    texts.push(String::new());
+                }
+                let t = &mut texts[i];
+                t.clear();
+                self.rules.write_move(mv, t);
+            }
+            texts
+        })
+    }
+    fn move_count(&self) -> usize {
+        self.moves.len()
+    }
+    fn index_of_move(&self, text: &str) -> Option<usize> {
+        self.rules.index_of_move(text, self.legal_moves())
+    }
+    fn play(&mut self, index: usize) {
+        self.play_move(self.moves[index]);
+    }
+    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
+        let turn = TurnText {
+            game: self,
+            history: &self.history,
+            texts: self.legal_moves(),
+            first_turn,
+        };
+        self.rules.write_turn_input(&turn, out);
+    }
+    fn write_board(&self, out: &mut String) {
+        self.rules.write_board(out);
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        self.rules.outcome()
+    }
+    fn is_over(&self) -> bool {
+        self.rules.is_over()
+    }
+    fn draw_rule(&self) -> Option<DrawRule> {
+        self.rules.draw_rule()
+    }
+    fn outcome_at_turn_limit(&self) -> Outcome {
+        self.rules.outcome_at_turn_limit()
+    }
+    fn scores(&self) -> Vec<i32> {
+        self.rules.scores()
+    }
+    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
+        self.rules.record_scores(end)
+    }
+    fn eliminate(&mut self, seat: usize) -> bool {
+        let on = self.rules.eliminate(seat);
+        self.history.retire(seat);
+        self.refresh();
+        on
+    }
+    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
+        self.rules.outcome_of_forfeit(seat)
+    }
+    fn position_text(&self) -> String {
+        self.rules.position_text()
+    }
+    fn view(&self) -> BoardView {
+        self.rules.view()
+    }
+    fn box_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+    fn search_copy(&self) -> Box<dyn Game> {
+        Box::new(TextGame {
+            rules: self.rules.clone(),
+            moves: self.moves.clone(),
+            texts: OnceCell::new(),
+            spare: Cell::new(Vec::new()),
+            history: History::new(self.rules.seats()),
+            record: false,
+        })
+    }
+    fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        if self.rules.is_over() {
+            return 0;
+        }
+        if depth == 1 {
+            return self.moves.len() as u64;
+        }
+        let mut buffers: Vec<Vec<R::Move>> = (0..depth).map(|_| Vec::new()).collect();
+        self.moves
+            .iter()
+            .map(|&mv| {
+                let mut child = self.rules.clone();
+                child.play(mv);
+                perft_into(&child, depth - 1, &mut buffers)
+            })
+            .sum()
+    }
+    fn describe(&self) -> String {
+        self.rules.describe()
+    }
+}

@@ -25,9 +25,9 @@
 //! Points are `row * 9 + col`, row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
-use super::standard::{self, History};
 use super::{
-    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, Setup, Variant,
+    BoardView, CellShape, CellView, DrawRule, GameInfo, Outcome, PieceView, Rules, Setup, TextGame,
+    Variant,
 };
 use std::fmt::Write as _;
 
@@ -47,12 +47,16 @@ const NONE: u8 = u8::MAX;
 const POINT_CHARS: [char; 3] = ['.', 'w', 'b'];
 
 /// One legal move.
-#[derive(Clone, Copy, Debug)]
-enum Move {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
     /// Optionally shift the piece on `from` to `to` (both `NONE` for no shift), then place on `at`.
     Place { from: u8, to: u8, at: u8 },
-    /// A capture whose points visited are `paths[start..start + len]`.
-    Capture { start: u16, len: u8 },
+    /// A capture by the piece on `start`: `jumps` jumps, jump `i` in direction
+    /// `movegen::DIRECTIONS[(dirs >> 2 * i) & 3]`. Each jump takes at least one of the enemy's 32
+    /// pieces, so 32 jumps (64 bits) is the most there can be. Where a jump lands follows from the
+    /// board (the first empty point after the run of enemy pieces), so the points visited are
+    /// found again by replaying the jumps (see `movegen::replay`).
+    Capture { start: u8, jumps: u8, dirs: u64 },
 }
 
 /// Appends the name of point `p`, e.g. `e6`.
@@ -67,7 +71,7 @@ fn on_edge(p: usize) -> bool {
     c == 0 || r == 0 || c == SIDE - 1 || r == SIDE - 1
 }
 
-/// An Alva position with its legal moves listed.
+/// An Alva position (plain data: a copy is a copy of its bytes).
 #[derive(Clone, Debug)]
 pub struct Alva {
     /// Point codes (0 empty, 1 White, 2 Black).
@@ -79,13 +83,8 @@ pub struct Alva {
     /// Pieces captured on the previous turn by the seat not to move, waiting beside the board.
     pending: u32,
     to_move: usize,
-    /// The result once the player to move cannot act.
-    end: Option<Outcome>,
-    moves: Vec<Move>,
-    /// The points of every capture path, concatenated (see [`Move::Capture`]).
-    paths: Vec<u8>,
-    texts: Vec<String>,
-    history: History,
+    /// Whether the player to move can neither capture nor place: the game is over.
+    over: bool,
 }
 
 impl Default for Alva {
@@ -113,23 +112,23 @@ impl Alva {
             captured,
             pending,
             to_move,
-            end: None,
-            moves: Vec::new(),
-            paths: Vec::new(),
-            texts: Vec::new(),
-            history: History::new(2),
+            over: false,
         };
         g.settle();
         g
     }
 
-    /// Lists the moves and ends the game if there is none.
+    /// Ends the game if the player to move has no move. With a piece in hand there is always a
+    /// placement (at most 64 of the 81 points are taken), so only an empty hand is asked whether
+    /// a capture exists.
     fn settle(&mut self) {
-        self.generate();
-        self.end = self
-            .moves
-            .is_empty()
-            .then(|| Outcome::from_values(&self.points().map(i64::from)));
+        self.over = self.hand[self.to_move] == 0 && !self.can_capture();
+    }
+
+    /// The result once the game is over: more points wins.
+    fn end(&self) -> Option<Outcome> {
+        self.over
+            .then(|| Outcome::from_values(&self.points().map(i64::from)))
     }
 
     /// Each seat's points now: its captured pieces (a pending capture counted for its captor) and
@@ -231,7 +230,9 @@ pub fn from_position_text(text: &str) -> Result<Alva, String> {
     Ok(Alva::build(board, [hw, hb], [cw, cb], pending, to_move))
 }
 
-impl Game for Alva {
+impl Rules for Alva {
+    type Move = Move;
+
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -248,20 +249,23 @@ impl Game for Alva {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    /// The capture paths, or else every placement with an optional shift first (see
+    /// [`movegen`]).
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        if !self.over {
+            self.generate(out);
+        }
     }
 
-    fn play(&mut self, index: usize) {
+    fn play(&mut self, m: Move) {
         let seat = self.to_move;
-        self.history.record(seat, &self.texts[index]);
-        self.apply(self.moves[index]);
+        self.apply(m);
         self.to_move = 1 - seat;
         self.settle();
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    fn write_move(&self, m: Move, out: &mut String) {
+        self.write_move_text(m, out);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -272,12 +276,16 @@ impl Game for Alva {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        self.end.clone()
+        self.end()
+    }
+
+    fn is_over(&self) -> bool {
+        self.over
     }
 
     fn draw_rule(&self) -> Option<DrawRule> {
         let p = self.points();
-        (self.end.is_some() && p[0] == p[1]).then_some(DrawRule::EqualPoints)
+        (self.over && p[0] == p[1]).then_some(DrawRule::EqualPoints)
     }
 
     fn outcome_at_turn_limit(&self) -> Outcome {
@@ -348,15 +356,11 @@ impl Game for Alva {
         }
     }
 
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn describe(&self) -> String {
         let mut s = String::with_capacity(160);
         self.write_board(&mut s);
         let side = ["White", "Black"];
-        match &self.end {
+        match &self.end() {
             Some(o) => match o.sole_winner() {
                 Some(w) => {
                     let _ = write!(s, "{} has won", side[w]);
@@ -391,6 +395,6 @@ pub static INFO: GameInfo = GameInfo {
     books: &[],
     score_name: "points",
     statement: include_str!("statement.md"),
-    new: |_: &Setup| Box::new(Alva::new()),
-    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+    new: |_: &Setup| Box::new(TextGame::new(Alva::new())),
+    from_position: |_: &Setup, text: &str| Ok(Box::new(TextGame::new(from_position_text(text)?))),
 };

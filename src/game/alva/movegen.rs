@@ -29,73 +29,69 @@ pub(super) fn jump(board: &[u8; POINTS], from: u8, d: (i8, i8), enemy: u8) -> Op
 }
 
 impl Alva {
-    /// Lists the moves of the seat to move into `moves`, `paths` and `texts`.
-    pub(super) fn generate(&mut self) {
-        let mut moves = std::mem::take(&mut self.moves);
-        let mut paths = std::mem::take(&mut self.paths);
-        moves.clear();
-        paths.clear();
+    /// Appends the moves of the seat to move: every capture path if there is one (captures are
+    /// compulsory), else every placement, then every shift followed by each placement after it.
+    pub(super) fn generate(&self, out: &mut Vec<Move>) {
+        let start = out.len();
         let own = 1 + self.to_move as u8;
         let mut board = self.board;
-        let mut path = Vec::with_capacity(16);
         for p in 0..POINTS as u8 {
             if board[p as usize] == own {
-                path.clear();
-                path.push(p);
-                capture_paths(&mut board, &mut path, own, &mut moves, &mut paths);
+                capture_paths(&mut board, p, p, 0, 0, own, out);
             }
         }
-        if moves.is_empty() && self.hand[self.to_move] > 0 {
-            let mut buf = [0u8; POINTS];
-            let mut n = 0;
-            for p in 0..POINTS as u8 {
-                if self.board[p as usize] == 0 {
-                    buf[n] = p;
-                    n += 1;
-                }
+        if out.len() > start || self.hand[self.to_move] == 0 {
+            return;
+        }
+        let mut buf = [0u8; POINTS];
+        let mut n = 0;
+        for p in 0..POINTS as u8 {
+            if self.board[p as usize] == 0 {
+                buf[n] = p;
+                n += 1;
             }
-            let empties = &buf[..n];
-            moves.extend(empties.iter().map(|&at| Move::Place {
-                from: NONE,
-                to: NONE,
-                at,
-            }));
-            for from in 0..POINTS as u8 {
-                if self.board[from as usize] != own {
+        }
+        let empties = &buf[..n];
+        out.extend(empties.iter().map(|&at| Move::Place {
+            from: NONE,
+            to: NONE,
+            at,
+        }));
+        for from in 0..POINTS as u8 {
+            if self.board[from as usize] != own {
+                continue;
+            }
+            for d in DIRECTIONS {
+                let Some(to) = step(from, d).filter(|&t| self.board[t as usize] == 0) else {
                     continue;
+                };
+                // After the shift `to` is taken and `from` is free; placements in point order.
+                let mut from_listed = false;
+                for &e in empties {
+                    if !from_listed && from < e {
+                        out.push(Move::Place { from, to, at: from });
+                        from_listed = true;
+                    }
+                    if e != to {
+                        out.push(Move::Place { from, to, at: e });
+                    }
                 }
-                for d in DIRECTIONS {
-                    let Some(to) = step(from, d).filter(|&t| self.board[t as usize] == 0) else {
-                        continue;
-                    };
-                    // After the shift `to` is taken and `from` is free; placements in point order.
-                    let mut from_listed = false;
-                    for &e in empties {
-                        if !from_listed && from < e {
-                            moves.push(Move::Place { from, to, at: from });
-                            from_listed = true;
-                        }
-                        if e != to {
-                            moves.push(Move::Place { from, to, at: e });
-                        }
-                    }
-                    if !from_listed {
-                        moves.push(Move::Place { from, to, at: from });
-                    }
+                if !from_listed {
+                    out.push(Move::Place { from, to, at: from });
                 }
             }
         }
-        self.texts.truncate(moves.len());
-        for (i, m) in moves.iter().enumerate() {
-            if i == self.texts.len() {
-                self.texts.push(String::with_capacity(12));
-            }
-            let t = &mut self.texts[i];
-            t.clear();
-            write_move(t, m, &paths);
-        }
-        self.moves = moves;
-        self.paths = paths;
+    }
+
+    /// Whether the seat to move has a capture (the first jump of any path).
+    pub(super) fn can_capture(&self) -> bool {
+        let own = 1 + self.to_move as u8;
+        (0..POINTS as u8).any(|p| {
+            self.board[p as usize] == own
+                && DIRECTIONS
+                    .iter()
+                    .any(|&d| jump(&self.board, p, d, 3 - own).is_some())
+        })
     }
 
     /// Plays `m` for the seat to move, settling the previous turn's pending capture.
@@ -112,20 +108,11 @@ impl Alva {
                 self.board[at as usize] = own;
                 self.hand[seat] -= 1;
             }
-            Move::Capture { start, len } => {
-                let path = &self.paths[start as usize..start as usize + len as usize];
-                self.board[path[0] as usize] = 0;
-                for w in path.windows(2) {
-                    let (a, b) = (w[0], w[1]);
-                    let d = direction(a, b);
-                    let mut p = step(a, d).expect("jumped point on the board");
-                    while p != b {
-                        self.board[p as usize] = 0;
-                        taken += 1;
-                        p = step(p, d).expect("jump stays on the board");
-                    }
-                }
-                self.board[path[len as usize - 1] as usize] = own;
+            Move::Capture { .. } => {
+                let land = replay(&mut self.board, m, own, |_, count| {
+                    taken += u32::from(count)
+                });
+                self.board[land as usize] = own;
             }
         }
         // The opponent's capture of the previous turn: an equal capture now sends both back to
@@ -140,36 +127,77 @@ impl Alva {
             self.pending = taken;
         }
     }
+
+    /// Appends the text of `m`: `c3xc5xe5`, `e6` or `d4-d5,e6`.
+    pub(super) fn write_move_text(&self, m: Move, out: &mut String) {
+        match m {
+            Move::Place { from, to, at } => {
+                if from != NONE {
+                    point_name(out, from);
+                    out.push('-');
+                    point_name(out, to);
+                    out.push(',');
+                }
+                point_name(out, at);
+            }
+            Move::Capture { start, .. } => {
+                let mut board = self.board;
+                point_name(out, start);
+                replay(&mut board, m, 1 + self.to_move as u8, |land, _| {
+                    out.push('x');
+                    point_name(out, land);
+                });
+            }
+        }
+    }
 }
 
-/// The direction of a straight jump from `a` to `b`.
-fn direction(a: u8, b: u8) -> (i8, i8) {
-    let (dc, dr) = (
-        (b % SIDE as u8) as i8 - (a % SIDE as u8) as i8,
-        (b / SIDE as u8) as i8 - (a / SIDE as u8) as i8,
-    );
-    debug_assert!(dc == 0 || dr == 0, "jumps are straight");
-    (dc.signum(), dr.signum())
+/// Replays capture `m` by a piece of colour `own` on `board`: the jumper leaves its start and the
+/// jumped pieces leave the board jump by jump, as when the path was found. Calls `visit` with
+/// each jump's landing point and count of pieces taken, and returns the last landing point (left
+/// empty: the caller puts the jumper there).
+fn replay(board: &mut [u8; POINTS], m: Move, own: u8, mut visit: impl FnMut(u8, u8)) -> u8 {
+    let Move::Capture { start, jumps, dirs } = m else {
+        unreachable!("replay is given a capture");
+    };
+    let enemy = 3 - own;
+    board[start as usize] = 0;
+    let mut at = start;
+    for i in 0..jumps {
+        let d = DIRECTIONS[(dirs >> (2 * u32::from(i))) as usize & 3];
+        let (count, land) = jump(board, at, d, enemy).expect("a listed capture replays");
+        let mut p = at;
+        for _ in 0..count {
+            p = step(p, d).expect("jumped point");
+            board[p as usize] = 0;
+        }
+        visit(land, count);
+        at = land;
+    }
+    at
 }
 
-/// Extends the capture path ending on `path.last()` by every possible jump, in direction order,
-/// recording each path that cannot be continued. The jumped pieces are off `board` while the path
-/// goes on (they are removed after each jump), and put back when the search returns.
+/// Extends the capture path of the piece that started on `start` and now stands on `at`, after
+/// `jumps` jumps in directions `dirs` (see [`Move::Capture`]), by every possible jump in direction
+/// order, appending each path that cannot be continued. The jumped pieces are off `board` while
+/// the path goes on (they are removed after each jump), and put back when the search returns.
 fn capture_paths(
     board: &mut [u8; POINTS],
-    path: &mut Vec<u8>,
+    start: u8,
+    at: u8,
+    jumps: u8,
+    dirs: u64,
     own: u8,
-    moves: &mut Vec<Move>,
-    paths: &mut Vec<u8>,
+    out: &mut Vec<Move>,
 ) {
     let enemy = 3 - own;
-    let at = *path.last().expect("a path has a start");
     let mut continued = false;
-    for d in DIRECTIONS {
+    for (di, d) in DIRECTIONS.into_iter().enumerate() {
         let Some((count, land)) = jump(board, at, d, enemy) else {
             continue;
         };
         continued = true;
+        debug_assert!(jumps < 32, "each jump takes one of 32 enemy pieces");
         let mut p = at;
         for _ in 0..count {
             p = step(p, d).expect("jumped point");
@@ -177,9 +205,8 @@ fn capture_paths(
         }
         board[at as usize] = 0;
         board[land as usize] = own;
-        path.push(land);
-        capture_paths(board, path, own, moves, paths);
-        path.pop();
+        let dirs = dirs | (di as u64) << (2 * u32::from(jumps));
+        capture_paths(board, start, land, jumps + 1, dirs, own, out);
         board[land as usize] = 0;
         board[at as usize] = own;
         let mut p = at;
@@ -188,37 +215,7 @@ fn capture_paths(
             board[p as usize] = enemy;
         }
     }
-    if !continued && path.len() > 1 {
-        moves.push(Move::Capture {
-            start: paths.len() as u16,
-            len: path.len() as u8,
-        });
-        paths.extend_from_slice(path);
-    }
-}
-
-/// Appends the text of `m`: `c3xc5xe5`, `e6` or `d4-d5,e6`.
-fn write_move(out: &mut String, m: &Move, paths: &[u8]) {
-    match *m {
-        Move::Place { from, to, at } => {
-            if from != NONE {
-                point_name(out, from);
-                out.push('-');
-                point_name(out, to);
-                out.push(',');
-            }
-            point_name(out, at);
-        }
-        Move::Capture { start, len } => {
-            for (i, &p) in paths[start as usize..start as usize + len as usize]
-                .iter()
-                .enumerate()
-            {
-                if i > 0 {
-                    out.push('x');
-                }
-                point_name(out, p);
-            }
-        }
+    if !continued && jumps > 0 {
+        out.push(Move::Capture { start, jumps, dirs });
     }
 }

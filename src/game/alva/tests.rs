@@ -3,21 +3,31 @@
 //! the start that agree with a separate reference model written from the statement.
 
 use super::*;
-use crate::game::perft;
+use crate::game::{perft, perft_by_text, perft_rules, Game};
+
+/// A position as the referee plays it.
+type AlvaGame = TextGame<Alva>;
 
 const EMPTY: &str = ".........";
 
 /// A position from rows written top (row 9) to bottom and the words after them
 /// (`side hand-w hand-b captured-w captured-b pending`).
-fn pos(rows: [&str; 9], tail: &str) -> Alva {
-    from_position_text(&format!("{} {tail}", rows.join("/"))).expect("valid test position")
+fn pos(rows: [&str; 9], tail: &str) -> AlvaGame {
+    TextGame::new(
+        from_position_text(&format!("{} {tail}", rows.join("/"))).expect("valid test position"),
+    )
 }
 
-fn moves(g: &Alva) -> Vec<&str> {
+/// A position from its one-line text, as the referee plays it.
+fn from_text(text: &str) -> AlvaGame {
+    TextGame::new(from_position_text(text).expect("valid test position"))
+}
+
+fn moves(g: &AlvaGame) -> Vec<&str> {
     g.legal_moves().iter().map(String::as_str).collect()
 }
 
-fn play(g: &mut Alva, text: &str) {
+fn play(g: &mut AlvaGame, text: &str) {
     let i = g
         .legal_moves()
         .iter()
@@ -42,7 +52,7 @@ fn perft_from_start() {
     // Depth 1 and 2 are 81 and 81 * 80 placements (nothing to shift or capture yet). Depth 3 and
     // the legal lists behind it were also counted by a separate model written in another language
     // from the statement alone: 2,237,216.
-    let g = Alva::new();
+    let g = TextGame::new(Alva::new());
     for (depth, n) in [(1, 81), (2, 6_480), (3, 2_237_216)] {
         assert_eq!(perft(&g, depth), n, "perft({depth})");
     }
@@ -50,7 +60,7 @@ fn perft_from_start() {
 
 #[test]
 fn start_position_and_first_moves() {
-    let g = Alva::new();
+    let g = TextGame::new(Alva::new());
     assert_eq!(moves(&g), all_points());
     assert_eq!(
         g.position_text(),
@@ -402,21 +412,19 @@ fn position_text_rejects_bad_input() {
 fn perft_from_positions_with_captures_and_pending_pieces() {
     // Two positions reached by random play, counted by the separate reference model as well.
     // The first: Black must capture (White's single capture pending), then White places.
-    let g = from_position_text(
+    let g = from_text(
         ".b......./.b......w/w......../w.w.....w/.w.....b./..wbb..b./wb......./....w..../.b...b.w. \
          b 16 21 1 6 1",
-    )
-    .unwrap();
+    );
     assert_eq!(moves(&g), ["d4xb4xb6xd6"]);
     for (depth, n) in [(1, 1), (2, 1), (3, 1_716), (4, 1_412_679)] {
         assert_eq!(perft(&g, depth), n, "first position perft({depth})");
     }
     // The second: four capture paths for Black's i5, two of them circling back to i5.
-    let g = from_position_text(
+    let g = from_text(
         ".....w..w/w.w....../w...w..b./.w......./..b..w.wb/b.....w.w/.b...b.w./........b/bb....b.. \
          b 17 14 7 3 1",
-    )
-    .unwrap();
+    );
     assert_eq!(
         moves(&g),
         [
@@ -436,7 +444,7 @@ fn random_games_keep_every_piece_accounted_for_and_end() {
     let mut lengths = Vec::new();
     for seed in 0..6 {
         let mut rng = crate::rng::Rng::new(seed);
-        let mut g = Alva::new();
+        let mut g = TextGame::new(Alva::new());
         let mut turns = 0;
         while g.outcome().is_none() && turns < INFO.default_max_turns {
             g.play(rng.below(g.legal_moves().len()));
@@ -461,4 +469,82 @@ fn random_games_keep_every_piece_accounted_for_and_end() {
     }
     eprintln!("random game lengths: {lengths:?}");
     assert!(lengths.iter().all(|&t| t < INFO.default_max_turns));
+}
+
+/// A White piece on a1 with 24 single Black pieces on a serpentine through the points of odd
+/// rows and columns: the one capture is 24 jumps long (more than 16, so the upper half of the
+/// packed directions is used).
+fn serpentine() -> AlvaGame {
+    pos(
+        [
+            ".b.b.b.b.",
+            "b........",
+            ".b.b.b.b.",
+            "........b",
+            ".b.b.b.b.",
+            "b........",
+            ".b.b.b.b.",
+            "........b",
+            "wb.b.b.b.",
+        ],
+        "w 31 8 0 0 0",
+    )
+}
+
+#[test]
+fn a_capture_of_twenty_four_jumps_is_one_move_and_plays_back() {
+    let mut g = serpentine();
+    let path = "a1xc1xe1xg1xi1xi3xg3xe3xc3xa3xa5xc5xe5xg5xi5xi7xg7xe7xc7xa7xa9xc9xe9xg9xi9";
+    assert_eq!(moves(&g), [path]);
+    assert!(matches!(g.moves(), [Move::Capture { jumps: 24, .. }]));
+    play(&mut g, path);
+    assert_eq!(
+        g.position_text(),
+        format!("........w/{}/{EMPTY} b 31 8 0 0 24", [EMPTY; 7].join("/"))
+    );
+    assert_eq!(g.history().last(), Some(&(0, path.to_string())));
+}
+
+#[test]
+fn typed_and_text_perft_agree() {
+    let start = Alva::new();
+    let second = from_position_text(
+        ".....w..w/w.w....../w...w..b./.w......./..b..w.wb/b.....w.w/.b...b.w./........b/bb....b.. \
+         b 17 14 7 3 1",
+    )
+    .unwrap();
+    let serpentine = serpentine().rules().clone();
+    for (name, rules) in [
+        ("start", start),
+        ("second", second),
+        ("serpentine", serpentine),
+    ] {
+        let g = TextGame::new(rules.clone());
+        for depth in 1..=3 {
+            assert_eq!(
+                perft_rules(&rules, depth),
+                perft_by_text(&g, depth),
+                "{name} perft({depth})"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_offered_text_names_its_own_move_in_random_games() {
+    for seed in 10..13 {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut g = TextGame::new(Alva::new());
+        for _ in 0..INFO.default_max_turns {
+            if g.is_over() {
+                break;
+            }
+            let texts = g.legal_moves().to_vec();
+            assert_eq!(texts.len(), g.moves().len());
+            for (i, t) in texts.iter().enumerate() {
+                assert_eq!(g.index_of_move(t), Some(i), "{t} in\n{}", g.describe());
+            }
+            g.play(rng.below(texts.len()));
+        }
+    }
 }

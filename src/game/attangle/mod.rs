@@ -8,8 +8,7 @@
 //! written in `statement.md` and by the code that makes it.
 
 use super::stackboard::{Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
-use super::standard::{self, History};
-use super::{BoardView, DrawRule, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -20,8 +19,10 @@ pub const PIECES: u8 = 50;
 /// Letters for the pieces of seat 0 (White) and seat 1 (Black).
 const LETTERS: [char; 2] = ['w', 'b'];
 
+/// One legal move (four bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Move {
+pub enum Move {
+    /// A piece from the hand onto an empty cell.
     Place(Cell),
     /// Units from the two cells (lower index first) onto the enemy stack on the third.
     Capture(Cell, Cell, Cell),
@@ -38,7 +39,7 @@ fn owner(st: Stack) -> Option<usize> {
     }
 }
 
-/// An Attangle position with its legal moves listed.
+/// An Attangle position.
 #[derive(Clone, Debug)]
 pub struct Attangle {
     geo: &'static Geometry,
@@ -48,9 +49,6 @@ pub struct Attangle {
     /// Passes played in a row just before this turn; two end the game in a draw.
     passes: u8,
     winner: Option<usize>,
-    history: History,
-    moves: Vec<Move>,
-    texts: Vec<String>,
 }
 
 impl Attangle {
@@ -73,12 +71,8 @@ impl Attangle {
             to_move,
             passes,
             winner: None,
-            history: History::new(2),
-            moves: Vec::new(),
-            texts: Vec::new(),
         };
         g.winner = (0..2).find(|&s| g.fives(s) >= g.fives_to_win());
-        g.generate();
         g
     }
 
@@ -111,23 +105,29 @@ impl Attangle {
             .count()
     }
 
-    fn generate(&mut self) {
-        self.moves.clear();
-        self.texts.clear();
-        if self.winner.is_some() || self.passes >= 2 {
+    /// Whether a player has won or both passed in a row: nothing is left to play.
+    fn over(&self) -> bool {
+        self.winner.is_some() || self.passes >= 2
+    }
+
+    /// Appends the placements (cell order), then the captures (ordered by their first unit, second
+    /// unit, target), or else the pass.
+    fn generate(&self, out: &mut Vec<Move>) {
+        if self.over() {
             return;
         }
+        let start = out.len();
         let me = self.to_move;
         let geo = self.geo;
         if self.hand[me] > 0 {
             let first = self.board.iter().all(|s| s.is_empty());
             for c in 0..geo.cells as Cell {
                 if self.board[c as usize].is_empty() && !(first && self.closed_at_first(c)) {
-                    self.moves.push(Move::Place(c));
+                    out.push(Move::Place(c));
                 }
             }
         }
-        let placements = self.moves.len();
+        let placements = out.len();
         for t in 0..geo.cells as Cell {
             let target = self.board[t as usize];
             // Five-stacks are never captured (any capture of one would pass five pieces).
@@ -157,20 +157,19 @@ impl Attangle {
                     let height = target.height() + sa.height() + sb.height();
                     let mine = target.count(me) + sa.count(me) + sb.count(me);
                     if height <= 5 && sa.height() + sb.height() <= 4 && 2 * mine == height + 1 {
-                        self.moves.push(Move::Capture(a, b, t));
+                        out.push(Move::Capture(a, b, t));
                     }
                 }
             }
         }
-        self.moves[placements..].sort_by_key(|m| match *m {
+        out[placements..].sort_by_key(|m| match *m {
             Move::Capture(a, b, t) => (a, b, t),
             _ => (0, 0, 0),
         });
         // A turn is compulsory; with nothing to place and nothing to capture the player passes.
-        if self.moves.is_empty() {
-            self.moves.push(Move::Pass);
+        if out.len() == start {
+            out.push(Move::Pass);
         }
-        self.texts = self.moves.iter().map(|&m| move_text(geo, m)).collect();
     }
 
     fn apply(&mut self, m: Move) {
@@ -197,28 +196,11 @@ impl Attangle {
         }
         self.to_move = 1 - me;
     }
-
-    /// Plays the move written `text` (tests and tools).
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i = self
-            .texts
-            .iter()
-            .position(|t| t == text)
-            .ok_or_else(|| format!("'{text}' is not a legal move here"))?;
-        self.play(i);
-        Ok(())
-    }
 }
 
-fn move_text(geo: &Geometry, m: Move) -> String {
-    match m {
-        Move::Place(c) => geo.name(c),
-        Move::Capture(a, b, t) => format!("{},{}-{}", geo.name(a), geo.name(b), geo.name(t)),
-        Move::Pass => "pass".to_string(),
-    }
-}
+impl Rules for Attangle {
+    type Move = Move;
 
-impl Game for Attangle {
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -238,24 +220,36 @@ impl Game for Attangle {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        self.generate(out);
     }
 
-    fn play(&mut self, index: usize) {
-        let m = self.moves[index];
-        self.history.record(self.to_move, &self.texts[index]);
+    fn play(&mut self, m: Move) {
         self.apply(m);
-        self.generate();
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    /// `c3`, `d2,d6-d4` (the two units, then the target) or `pass`.
+    fn write_move(&self, m: Move, out: &mut String) {
+        match m {
+            Move::Place(c) => self.geo.write_name(out, c),
+            Move::Capture(a, b, t) => {
+                self.geo.write_name(out, a);
+                out.push(',');
+                self.geo.write_name(out, b);
+                out.push('-');
+                self.geo.write_name(out, t);
+            }
+            Move::Pass => out.push_str("pass"),
+        }
     }
 
     fn write_board(&self, out: &mut String) {
         self.geo.write_board_lines(out, &self.board, LETTERS);
         let _ = writeln!(out, "{} {}", self.hand[0], self.hand[1]);
+    }
+
+    fn is_over(&self) -> bool {
+        self.over()
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -275,13 +269,13 @@ impl Game for Attangle {
 
     /// Rule: a capture's two units may be named in either order (`f5,c5-e6` is `c5,f5-e6`); the
     /// offered text names them in cell order.
-    fn index_of_move(&self, text: &str) -> Option<usize> {
-        let exact = self.legal_moves().iter().position(|m| m == text);
+    fn index_of_move(&self, text: &str, texts: &[String]) -> Option<usize> {
+        let exact = texts.iter().position(|m| m == text);
         exact.or_else(|| {
             let (units, target) = text.split_once('-')?;
             let (a, b) = units.split_once(',')?;
             let swapped = format!("{b},{a}-{target}");
-            self.legal_moves().iter().position(|m| *m == swapped)
+            texts.iter().position(|m| *m == swapped)
         })
     }
 
@@ -309,10 +303,6 @@ impl Game for Attangle {
                 ),
             ],
         }
-    }
-
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn describe(&self) -> String {
@@ -391,8 +381,11 @@ pub static INFO: GameInfo = GameInfo {
     books: &[],
     score_name: "fives",
     statement: include_str!("statement.md"),
-    new: |setup: &Setup| Box::new(Attangle::new(geometry(setup))),
+    new: |setup: &Setup| Box::new(TextGame::new(Attangle::new(geometry(setup)))),
     from_position: |setup: &Setup, text: &str| {
-        Ok(Box::new(from_position_text(geometry(setup), text)?))
+        Ok(Box::new(TextGame::new(from_position_text(
+            geometry(setup),
+            text,
+        )?)))
     },
 };

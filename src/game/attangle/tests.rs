@@ -1,10 +1,13 @@
 //! Attangle rules checked on hand-built positions with their exact legal lists, and perft counts.
 
 use super::*;
-use crate::game::perft;
+use crate::game::{perft, perft_by_text, perft_rules, Game};
+
+/// A position as the referee plays it.
+type AttangleGame = TextGame<Attangle>;
 
 /// A position from the non-empty cells (`("d4", "bwb")`) and the rest of the text.
-fn pos(stacks: &[(&str, &str)], rest: &str) -> Attangle {
+fn pos(stacks: &[(&str, &str)], rest: &str) -> AttangleGame {
     let mut board = [Stack::EMPTY; MAX_CELLS];
     for (cell, st) in stacks {
         board[HEX37.parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
@@ -15,10 +18,10 @@ fn pos(stacks: &[(&str, &str)], rest: &str) -> Attangle {
     text.push_str(rest);
     let g = from_position_text(&HEX37, &text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(g.position_text(), text);
-    g
+    TextGame::new(g)
 }
 
-fn captures(g: &Attangle) -> Vec<&str> {
+fn captures(g: &AttangleGame) -> Vec<&str> {
     g.legal_moves()
         .iter()
         .map(String::as_str)
@@ -26,7 +29,7 @@ fn captures(g: &Attangle) -> Vec<&str> {
         .collect()
 }
 
-fn stack(g: &Attangle, cell: &str) -> String {
+fn stack(g: &AttangleGame, cell: &str) -> String {
     let mut s = String::new();
     g.board[HEX37.parse_cell(cell).unwrap() as usize].write(&mut s, LETTERS);
     s
@@ -36,7 +39,7 @@ fn stack(g: &Attangle, cell: &str) -> String {
 fn perft_from_the_start() {
     // Worked out by hand: 36 first placements (not d4), then 36 empty cells for Black, 35 and 34
     // for the next placements; nobody has two units before White's third turn, so no capture.
-    let g = Attangle::new(&HEX37);
+    let g = TextGame::new(Attangle::new(&HEX37));
     let expect = [36, 1_296, 45_360, 1_542_240];
     for (d, &n) in expect.iter().enumerate() {
         assert_eq!(perft(&g, d as u32 + 1), n, "depth {}", d + 1);
@@ -45,7 +48,7 @@ fn perft_from_the_start() {
 
 #[test]
 fn the_first_placement_avoids_the_centre_and_only_the_first() {
-    let mut g = Attangle::new(&HEX37);
+    let mut g = TextGame::new(Attangle::new(&HEX37));
     assert_eq!(g.legal_moves().len(), 36);
     assert!(!g.legal_moves().iter().any(|m| m == "d4"));
     g.play_text("a1").unwrap();
@@ -172,7 +175,7 @@ fn with_nothing_to_do_a_player_passes_and_two_passes_draw() {
     g.play_text("d4").unwrap();
     assert_eq!(g.legal_moves(), ["pass"]);
     let text = "w,.,.,./.,.,.,.,./.,.,.,.,.,./w,.,.,.,.,.,b/.,.,.,.,.,./.,.,.,.,./.,.,.,. b 0 0 1";
-    let mut g = from_position_text(&HEX37, text).unwrap();
+    let mut g = TextGame::new(from_position_text(&HEX37, text).unwrap());
     assert_eq!(g.legal_moves(), ["pass"]);
     g.play_text("pass").unwrap();
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
@@ -201,7 +204,7 @@ fn bad_positions_are_rejected() {
 fn square_variant_perft_and_first_placement() {
     // 64 cells, the four central ones closed to the first placement: 60; then 63, 62 empty
     // cells and no capture yet (nobody has two units before White's third turn).
-    let g = Attangle::new(&SQUARE8);
+    let g = TextGame::new(Attangle::new(&SQUARE8));
     let expect = [60, 3_780, 234_360];
     for (d, &n) in expect.iter().enumerate() {
         assert_eq!(perft(&g, d as u32 + 1), n, "depth {}", d + 1);
@@ -230,7 +233,7 @@ fn square_variant_captures_along_diagonals_and_needs_five_fives() {
     let mut text = String::new();
     SQUARE8.write_rows(&mut text, &board, LETTERS);
     text.push_str(" w 10 10 0");
-    let mut g = from_position_text(&SQUARE8, &text).unwrap();
+    let mut g = TextGame::new(from_position_text(&SQUARE8, &text).unwrap());
     assert_eq!(g.position_text(), text);
     // a1 comes up the diagonal a1-b2-c3, g4 along row 4.
     assert_eq!(captures(&g), ["a1,g4-d4"]);
@@ -239,4 +242,66 @@ fn square_variant_captures_along_diagonals_and_needs_five_fives() {
     g.play_text("a1,g4-d4").unwrap();
     assert_eq!(g.outcome(), Some(Outcome::winner(2, 0)));
     assert_eq!(g.scores(), vec![5, 0]);
+}
+
+#[test]
+fn typed_and_text_perft_agree() {
+    // A middle game with captures for both sides: White's d2, d6, e3 and a4 converge on Black's
+    // d4 in several pairs, and Black's e1 and e5 on White's e3.
+    let mut board = [Stack::EMPTY; MAX_CELLS];
+    for (cell, st) in [
+        ("d2", "w"),
+        ("d6", "w"),
+        ("d4", "b"),
+        ("e3", "w"),
+        ("e1", "b"),
+        ("e5", "b"),
+        ("c3", "bwb"),
+        ("b2", "w"),
+        ("a4", "w"),
+    ] {
+        board[HEX37.parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
+    }
+    let mut text = String::new();
+    HEX37.write_rows(&mut text, &board, LETTERS);
+    text.push_str(" w 12 11 0");
+    let middle = from_position_text(&HEX37, &text).unwrap();
+    let g = TextGame::new(middle.clone());
+    assert!(captures(&g).contains(&"d2,d6-d4"));
+    let mut black = g.clone();
+    black.play_text("g1").unwrap();
+    assert!(captures(&black).contains(&"e1,e5-e3"));
+    for (name, rules, depth) in [
+        ("hex start", Attangle::new(&HEX37), 3),
+        ("square start", Attangle::new(&SQUARE8), 3),
+        ("middle game", middle, 3),
+    ] {
+        let g = TextGame::new(rules.clone());
+        for d in 1..=depth {
+            assert_eq!(
+                perft_rules(&rules, d),
+                perft_by_text(&g, d),
+                "{name} perft({d})"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_offered_text_names_its_own_move_in_random_games() {
+    for (geo, seed) in [(&HEX37, 1), (&HEX37, 2), (&SQUARE8, 3)] {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut g = TextGame::new(Attangle::new(geo));
+        for _ in 0..INFO.default_max_turns {
+            if g.is_over() {
+                break;
+            }
+            let texts = g.legal_moves().to_vec();
+            assert_eq!(texts.len(), g.moves().len());
+            for (i, t) in texts.iter().enumerate() {
+                assert_eq!(g.index_of_move(t), Some(i), "{t} in\n{}", g.describe());
+            }
+            g.play(rng.below(texts.len()));
+        }
+    }
 }

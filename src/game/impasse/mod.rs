@@ -18,8 +18,11 @@ use super::{
     BoardView, CellShape, CellView, GameInfo, Outcome, PieceView, Rules, ScoreEnd, Setup, TextGame,
     TurnText, Variant,
 };
+pub use action::Action;
+use action::{stable_sort_by_key, text_key, write_squares, Kind};
 use std::fmt::Write as _;
 
+mod action;
 mod registry_entry;
 pub mod soldier_king;
 #[cfg(test)]
@@ -128,99 +131,6 @@ impl SquareList {
         if let Some(i) = self.as_slice().iter().position(|&s| s == sq) {
             self.squares.copy_within(i + 1..self.len as usize, i);
             self.len -= 1;
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    SingleSlide,
-    DoubleSlide,
-    Transpose,
-    ImpasseSingle,
-    ImpasseDouble,
-}
-
-/// One complete turn (the typed move): the action, whether it bears off on `to`, and the crown
-/// if any. Its text is `from`, `to` and `crown_from`, each when present.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Action {
-    kind: Kind,
-    from: Square,
-    /// Destination of a slide or transpose target; `NONE` at an impasse.
-    to: Square,
-    bear_off: bool,
-    /// The single stacked onto `crown_to`, or `NONE`.
-    crown_from: Square,
-    crown_to: Square,
-}
-
-impl Action {
-    fn new(kind: Kind, from: Square, to: Square, bear_off: bool) -> Self {
-        Action {
-            kind,
-            from,
-            to,
-            bear_off,
-            crown_from: NONE,
-            crown_to: NONE,
-        }
-    }
-
-    fn crowned(mut self, from: Square, to: Square) -> Self {
-        self.crown_from = from;
-        self.crown_to = to;
-        self
-    }
-
-    /// Orders like the move text's bytes.
-    fn key(&self) -> u32 {
-        text_key([self.from, self.to, self.crown_from])
-    }
-
-    /// Appends the move text, e.g. `c1a3`, `f8g7c5`, `b6` or `a3a3`.
-    fn write_text(&self, out: &mut String) {
-        write_squares([self.from, self.to, self.crown_from], out);
-    }
-}
-
-/// A key that orders like the text of up to three square names (`NONE` skipped): each name is
-/// 7 bits (column first, then row, so `a8` < `b1`, as the bytes order), zero-padded, so a shorter
-/// text sorts before every longer one it begins.
-fn text_key(squares: [Square; 3]) -> u32 {
-    let mut key = 0u32;
-    for sq in squares {
-        if sq != NONE {
-            key = key << 7 | u32::from((sq % 8) * 8 + sq / 8 + 1);
-        }
-    }
-    let names = squares.iter().filter(|&&sq| sq != NONE).count() as u32;
-    key << (7 * (3 - names))
-}
-
-/// Sorts `moves` by `key` in place, keeping the order of equal keys (the arena lists duplicate
-/// texts in generation order and plays the first). Insertion sort: the lists are short and it
-/// allocates nothing.
-fn stable_sort_by_key<T: Copy>(moves: &mut [T], key: impl Fn(&T) -> u32) {
-    for i in 1..moves.len() {
-        let x = moves[i];
-        let kx = key(&x);
-        let mut j = i;
-        while j > 0 && key(&moves[j - 1]) > kx {
-            moves[j] = moves[j - 1];
-            j -= 1;
-        }
-        moves[j] = x;
-    }
-}
-
-/// Appends the names of `squares` (`NONE` skipped): a move text such as `c1a3` or `f8g7c5`.
-fn write_squares(squares: [Square; 3], out: &mut String) {
-    for sq in squares {
-        if sq != NONE {
-            let [c, r] = square_name(sq);
-            out.push(c as char);
-            out.push(r as char);
         }
     }
 }

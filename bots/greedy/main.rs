@@ -9,7 +9,7 @@
 //! in every round (a tournament would learn nothing from its repeats).
 
 use arbiter::game::impasse::{rows_from_nearest, Impasse};
-use arbiter::game::Game;
+use arbiter::game::{Game, TextGame};
 use arbiter::rng::Rng;
 use std::io::{self, BufRead, BufReader, Write};
 
@@ -43,11 +43,11 @@ fn evaluate(g: &Impasse, me: usize) -> i32 {
 /// The index in `offered` of the best move for the seat to move in `g`: `rng` adds up to 2 points
 /// to each evaluation (a mobility difference of 1 or 2 counts as noise) and picks one of the
 /// equally good, so that play varies from game to game without losing strength.
-fn choose(g: &Impasse, offered: &[String], rng: &mut Rng) -> usize {
+fn choose(g: &TextGame<Impasse>, offered: &[String], rng: &mut Rng) -> usize {
     let me = g.to_move();
     let mut best = (i32::MIN, vec![0]);
     for (i, text) in offered.iter().enumerate() {
-        let Some(index) = g.find_move(text) else {
+        let Some(index) = g.index_of_move(text) else {
             continue;
         };
         let mut next = g.clone();
@@ -157,7 +157,7 @@ fn main() {
     let (mut colour, mut rows, mut moves) = (0, Vec::new(), Vec::new());
     while read_turn(&mut input, &mut colour, &mut rows, &mut moves).is_some() {
         let row_refs: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let answer = match Impasse::from_rows(&row_refs, colour) {
+        let answer = match Impasse::from_rows(&row_refs, colour).map(TextGame::new) {
             Ok(g) if !moves.is_empty() => {
                 let rng = rng.get_or_insert_with(|| seed.rng(colour));
                 moves[choose(&g, &moves, rng)].as_str()
@@ -187,7 +187,7 @@ mod tests {
         for game in 0..20u64 {
             let greedy_seat = (game % 2) as usize;
             let mut rng = Rng::new(1000 + game);
-            let mut g = Impasse::new();
+            let mut g = TextGame::new(Impasse::new());
             for _ in 0..g.info().default_max_turns {
                 if g.outcome().is_some() {
                     break;
@@ -210,7 +210,7 @@ mod tests {
             ".W.b.W.b", "b.W.b.W.", "........", "........", "........", "........", ".B.w.B.w",
             "w.B.w.B.",
         ];
-        let g = Impasse::from_rows(&rows, 0).unwrap();
+        let g = TextGame::new(Impasse::from_rows(&rows, 0).unwrap());
         let offered = g.legal_moves().to_vec();
         assert!(choose(&g, &offered, &mut Rng::new(1)) < offered.len());
     }

@@ -182,7 +182,7 @@ impl<R: BufRead> TurnReader<R> {
         };
         Ok(Turn {
             seat,
-            game: Box::new(game),
+            game: Box::new(crate::game::TextGame::new(game)),
             moves,
             since,
             // The seats alternate, White first.

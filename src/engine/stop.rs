@@ -117,7 +117,7 @@ mod tests {
                 }],
                 turns: 0,
                 scores: vec![-1, 0],
-                removed: vec![0, 0],
+                game_scores: vec![0, 0],
                 stats: vec![SeatStats::default(); 2],
                 moves: Vec::new(),
                 log: Vec::new(),

@@ -264,7 +264,7 @@ pub fn play_seats<S: Seat>(
     if !state.forfeits.is_empty() {
         ranks = rank_with_eliminations(&ranks, &state.forfeits, offender);
     }
-    let removed = game.scores();
+    let game_scores = game.scores();
     let mut scores = game.record_scores(score_end);
     for f in &state.forfeits {
         scores[f.seat] = -1;
@@ -301,7 +301,7 @@ pub fn play_seats<S: Seat>(
         forfeits,
         turns: state.turn,
         scores,
-        removed,
+        game_scores,
         stats: state.stats,
         moves: state.moves,
         log: state.log,

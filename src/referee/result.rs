@@ -259,8 +259,11 @@ pub struct GameResult {
     /// draughts: 0 for a forfeit, 2 for the other); in games of three or more seats -1 for every
     /// seat that forfeited.
     pub scores: Vec<i32>,
-    /// The game's own per-seat scores at the end (for Impasse: checkers removed).
-    pub removed: Vec<i32>,
+    /// The game's own per-seat scores at the end ([`crate::game::Game::scores`]; their name is
+    /// the game's [`crate::game::GameInfo::score_name`], for Impasse checkers removed). Written
+    /// as `removed` (replay files, `play --json`), the name files already on disk use.
+    #[serde(rename = "removed")]
+    pub game_scores: Vec<i32>,
     pub stats: Vec<SeatStats>,
     /// The moves the bots played, in order.
     pub moves: Vec<String>,
@@ -291,5 +294,16 @@ mod tests {
         }
         let json = serde_json::to_string(&Reason::Draw(DrawRule::Threefold)).unwrap();
         assert_eq!(json, "\"draw-threefold\"");
+    }
+
+    /// The game's own scores are serialised under the name files already on disk use.
+    #[test]
+    fn game_scores_serialise_as_removed() {
+        let choice = crate::game::GameChoice::new("impasse", None, Some(2), None).unwrap();
+        let mut r = crate::results::records::tests::simulate(&choice, 1, 2, None);
+        r.game_scores = vec![4, 2];
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["removed"], serde_json::json!([4, 2]));
+        assert!(v.get("game_scores").is_none(), "{v}");
     }
 }

@@ -59,15 +59,14 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
         }
     }
     writeln!(out, "Turns: {}", r.turns)?;
-    if r.game == "impasse" {
-        writeln!(
+    match own_score_name(r) {
+        Some(name) => writeln!(
             out,
-            "Scores: {} (checkers removed: {})",
+            "Scores: {} ({name}: {})",
             list(&r.scores),
-            list(&r.removed)
-        )?;
-    } else {
-        writeln!(out, "Scores: {}", list(&r.scores))?;
+            list(&r.game_scores)
+        )?,
+        None => writeln!(out, "Scores: {}", list(&r.scores))?,
     }
     for (seat, s) in r.stats.iter().enumerate() {
         writeln!(
@@ -101,6 +100,17 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
         writeln!(out, "Replay: {}", path.display())?;
     }
     Ok(())
+}
+
+/// The name of the game's own scores ([`crate::game::GameInfo::score_name`]) when the summary
+/// should show them: they differ from the record's scores (Impasse's checkers removed after a
+/// forfeit, which the arena records as -1 and 0). `None` for a game the registry does not know
+/// (an external referee's, whose only scores are the record's).
+fn own_score_name(r: &GameResult) -> Option<&'static str> {
+    if r.game_scores == r.scores {
+        return None;
+    }
+    crate::game::find(&r.game).ok().map(|info| info.score_name)
 }
 
 fn list(v: &[i32]) -> String {
@@ -144,7 +154,7 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
         })).collect::<Vec<_>>(),
         "turns": r.turns,
         "scores": r.scores,
-        "removed": r.removed,
+        "removed": r.game_scores,
         "seed": r.seed,
         "opening": r.opening,
         "bots": bots,
@@ -152,4 +162,55 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
     });
     serde_json::to_writer(&mut *out, &v)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameChoice;
+    use crate::results::records::tests::simulate;
+
+    /// A finished game of `name` whose record scores are `scores` and own scores `own`.
+    fn result(name: &str, scores: [i32; 2], own: [i32; 2]) -> GameResult {
+        let choice = GameChoice::new(name, None, Some(2), None).unwrap();
+        let mut r = simulate(&choice, 5, 2, None);
+        (r.scores, r.game_scores) = (scores.to_vec(), own.to_vec());
+        r
+    }
+
+    fn summary(r: &GameResult) -> String {
+        let mut out = Vec::new();
+        human(&mut out, r, None).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_summary_names_the_games_own_scores_when_they_differ_from_the_records() {
+        let text = summary(&result("impasse", [-1, 0], [3, 5]));
+        assert!(
+            text.contains("Scores: -1 - 0 (checkers removed: 3 - 5)\n"),
+            "{text}"
+        );
+        let text = summary(&result("attraktion", [0, 0], [1, 1]));
+        assert!(
+            text.contains("Scores: 0 - 0 (winning shapes: 1 - 1)\n"),
+            "{text}"
+        );
+        // Equal scores are said once.
+        let text = summary(&result("impasse", [12, 7], [12, 7]));
+        assert!(text.contains("Scores: 12 - 7\n"), "{text}");
+        // A game the registry does not know (an external referee's) has only the record's.
+        let mut r = result("impasse", [-1, 0], [0, 0]);
+        r.game = "my-referee".into();
+        assert!(summary(&r).contains("Scores: -1 - 0\n"), "{}", summary(&r));
+    }
+
+    #[test]
+    fn json_keeps_the_own_scores_under_removed() {
+        let mut out = Vec::new();
+        json(&mut out, &result("impasse", [-1, 0], [3, 5])).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["removed"], serde_json::json!([3, 5]));
+        assert_eq!(v["scores"], serde_json::json!([-1, 0]));
+    }
 }

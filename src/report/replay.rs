@@ -68,7 +68,7 @@ pub fn write(
         "forfeits": r.forfeits,
         "turns": r.turns,
         "scores": r.scores,
-        "removed": r.removed,
+        "removed": r.game_scores,
         "stats": r.stats,
         "stderr_tail": r.stderr_tails,
         "stderr_bytes": r.stderr_bytes,
@@ -255,4 +255,41 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
         });
     }
     Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::records::tests::simulate;
+
+    /// The game's own scores keep the key replay files have always had (`removed`), and a file
+    /// written before the field was renamed reads back the same.
+    #[test]
+    fn own_scores_are_written_as_removed_and_old_files_read_back() {
+        let choice = GameChoice::new("impasse", None, Some(2), None).unwrap();
+        let mut r = simulate(&choice, 5, 2, None);
+        (r.scores, r.game_scores) = (vec![-1, 0], vec![3, 5]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game.jsonl");
+        write(&path, &r, &RefereeConfig::default(), &choice).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let end: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(end["type"], "result");
+        assert_eq!(end["removed"], json!([3, 5]));
+        assert!(end.get("game_scores").is_none(), "{end}");
+        let now = read(&path).unwrap();
+        assert_eq!(now.scores, [-1, 0]);
+
+        // The result line as replay files before the rename hold it.
+        let old_end = r#"{"type":"result","winner":null,"ranks":[0,0],"reason":"turn-limit","detail":"","offender":null,"forfeits":[],"turns":6,"scores":[-1,0],"removed":[3,5],"stats":[],"stderr_tail":["",""],"stderr_bytes":[0,0]}"#;
+        let mut lines: Vec<&str> = text.lines().collect();
+        *lines.last_mut().unwrap() = old_end;
+        let old = dir.path().join("old.jsonl");
+        std::fs::write(&old, lines.join("\n") + "\n").unwrap();
+        let back = read(&old).unwrap();
+        assert_eq!(
+            (back.scores.clone(), back.moves.clone()),
+            (now.scores, now.moves)
+        );
+    }
 }

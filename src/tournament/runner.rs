@@ -181,7 +181,7 @@ fn referee_error(
         forfeits: Vec::new(),
         turns: 0,
         scores: vec![0; seats],
-        removed: vec![0; seats],
+        game_scores: vec![0; seats],
         stats: vec![SeatStats::default(); seats],
         moves: Vec::new(),
         log: Vec::new(),

@@ -15,10 +15,14 @@
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 
 use super::{
-    BoardView, CellShape, CellView, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup, Variant,
+    BoardView, CellShape, CellView, GameInfo, Outcome, PieceView, Rules, ScoreEnd, Setup, TextGame,
+    TurnText, Variant,
 };
+pub use action::Action;
+use action::{stable_sort_by_key, text_key, write_squares, Kind};
 use std::fmt::Write as _;
 
+mod action;
 mod registry_entry;
 pub mod soldier_king;
 #[cfg(test)]
@@ -131,90 +135,7 @@ impl SquareList {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    SingleSlide,
-    DoubleSlide,
-    Transpose,
-    ImpasseSingle,
-    ImpasseDouble,
-}
-
-/// One complete turn: the action, whether it bears off on `to`, and the crown if any.
-#[derive(Clone, Copy, Debug)]
-struct Action {
-    kind: Kind,
-    from: Square,
-    /// Destination of a slide or transpose target; `NONE` at an impasse.
-    to: Square,
-    bear_off: bool,
-    /// The single stacked onto `crown_to`, or `NONE`.
-    crown_from: Square,
-    crown_to: Square,
-    /// The move text packed big-endian into a `u64`, zero-padded: orders like the text's bytes.
-    key: u64,
-}
-
-impl Action {
-    fn new(kind: Kind, from: Square, to: Square, bear_off: bool) -> Self {
-        let mut a = Action {
-            kind,
-            from,
-            to,
-            bear_off,
-            crown_from: NONE,
-            crown_to: NONE,
-            key: 0,
-        };
-        a.set_key();
-        a
-    }
-
-    fn crowned(mut self, from: Square, to: Square) -> Self {
-        self.crown_from = from;
-        self.crown_to = to;
-        self.set_key();
-        self
-    }
-
-    fn set_key(&mut self) {
-        self.key = text_key([self.from, self.to, self.crown_from]);
-    }
-
-    /// Appends the move text, e.g. `c1a3`, `f8g7c5`, `b6` or `a3a3`.
-    fn write_text(&self, out: &mut String) {
-        write_squares([self.from, self.to, self.crown_from], out);
-    }
-}
-
-/// The text of up to three square names (`NONE` skipped) packed big-endian into a `u64`,
-/// zero-padded, so that keys order like the texts' bytes.
-fn text_key(squares: [Square; 3]) -> u64 {
-    let mut key = 0u64;
-    let mut shift = 64;
-    for sq in squares {
-        if sq != NONE {
-            for b in square_name(sq) {
-                shift -= 8;
-                key |= u64::from(b) << shift;
-            }
-        }
-    }
-    key
-}
-
-/// Appends the names of `squares` (`NONE` skipped): a move text such as `c1a3` or `f8g7c5`.
-fn write_squares(squares: [Square; 3], out: &mut String) {
-    for sq in squares {
-        if sq != NONE {
-            let [c, r] = square_name(sq);
-            out.push(c as char);
-            out.push(r as char);
-        }
-    }
-}
-
-/// An Impasse position with its legal moves already listed.
+/// An Impasse position (the rules; [`TextGame`] adds the texts and the history).
 #[derive(Clone, Debug)]
 pub struct Impasse {
     /// Cell codes indexed by square (see `CELL_CHARS`).
@@ -224,11 +145,6 @@ pub struct Impasse {
     score: [i32; 2],
     to_move: usize,
     winner: Option<usize>,
-    /// The legal actions, sorted by text (stable), and their texts at the same indices.
-    actions: Vec<Action>,
-    texts: Vec<String>,
-    /// The previous move as played (the arena's `lastMove`), `None` before the first.
-    last_move: Option<String>,
 }
 
 impl Default for Impasse {
@@ -319,12 +235,8 @@ impl Impasse {
             score,
             to_move,
             winner: None,
-            actions: Vec::with_capacity(64),
-            texts: Vec::with_capacity(64),
-            last_move: None,
         };
         game.winner = (0..2).find(|&s| game.score[s] >= CHECKERS);
-        game.generate();
         game
     }
 
@@ -351,20 +263,6 @@ impl Impasse {
                 square,
                 double: true,
             }))
-    }
-
-    /// The index of the first legal move whose text is `text` (the one the arena would play).
-    pub fn find_move(&self, text: &str) -> Option<usize> {
-        self.texts.iter().position(|t| t == text)
-    }
-
-    /// Plays the first legal move whose text is `text`.
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i = self
-            .find_move(text)
-            .ok_or_else(|| format!("'{text}' is not a legal move here"))?;
-        self.play(i);
-        Ok(())
     }
 
     /// Slides and transposes `seat` could make if it were to move (crowns not expanded); 0 means
@@ -426,51 +324,27 @@ impl Impasse {
         }
     }
 
-    /// Lists the legal moves of the seat to move, sorted by text (stable), into `actions`/`texts`.
-    fn generate(&mut self) {
-        let mut actions = std::mem::take(&mut self.actions);
-        actions.clear();
+    /// Appends the legal moves of the seat to move to `out`, sorted by text (stable: duplicate
+    /// texts keep the arena's generation order).
+    fn generate(&self, out: &mut Vec<Action>) {
+        let start = out.len();
         if self.winner.is_none() {
             let seat = self.to_move;
             let singles = &self.singles[seat];
             self.each_basic_move(seat, |a, changes| {
-                push_crowned(&mut actions, singles, seat, a, changes)
+                push_crowned(out, singles, seat, a, changes)
             });
-            if actions.is_empty() {
+            if out.len() == start {
                 for &from in singles.as_slice() {
-                    actions.push(Action::new(Kind::ImpasseSingle, from, NONE, false));
+                    out.push(Action::new(Kind::ImpasseSingle, from, NONE, false));
                 }
                 for &from in self.doubles[seat].as_slice() {
                     let a = Action::new(Kind::ImpasseDouble, from, NONE, false);
-                    push_crowned(&mut actions, singles, seat, a, [NONE, from]);
+                    push_crowned(out, singles, seat, a, [NONE, from]);
                 }
             }
         }
-        // Stable insertion sort: the lists are short and this allocates nothing.
-        for i in 1..actions.len() {
-            let x = actions[i];
-            let mut j = i;
-            while j > 0 && actions[j - 1].key > x.key {
-                actions[j] = actions[j - 1];
-                j -= 1;
-            }
-            actions[j] = x;
-        }
-        self.texts.truncate(actions.len());
-        for (i, a) in actions.iter().enumerate() {
-            match self.texts.get_mut(i) {
-                Some(t) => {
-                    t.clear();
-                    a.write_text(t);
-                }
-                None => {
-                    let mut t = String::with_capacity(6);
-                    a.write_text(&mut t);
-                    self.texts.push(t);
-                }
-            }
-        }
-        self.actions = actions;
+        stable_sort_by_key(&mut out[start..], Action::key);
     }
 
     /// Applies `a` for the seat to move, in the arena's order: action, bear-off, crown.
@@ -526,7 +400,6 @@ impl Impasse {
         } else {
             self.to_move = 1 - p;
         }
-        self.generate();
     }
 }
 

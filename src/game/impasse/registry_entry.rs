@@ -1,12 +1,18 @@
-//! How the arena's Impasse meets the rest of arbiter: the `Game` trait (the arena's input, byte
-//! for byte), its one-line position text, and its registry entry (which also serves the
-//! soldier-king variant).
+//! How the arena's Impasse meets the rest of arbiter: its [`Rules`] (the arena's input, byte for
+//! byte, over the history [`TextGame`] keeps), its one-line position text, and its registry entry
+//! (which also serves the soldier-king variant).
 
 use super::*;
 
-impl Game for Impasse {
-    fn name(&self) -> &'static str {
-        "impasse"
+impl Rules for Impasse {
+    type Move = Action;
+
+    fn info(&self) -> &'static GameInfo {
+        &INFO
+    }
+
+    fn variant(&self) -> &'static str {
+        "arena"
     }
 
     fn seats(&self) -> usize {
@@ -17,17 +23,17 @@ impl Game for Impasse {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    /// Sorted by text (stable); the same text may be listed more than once.
+    fn legal_moves(&self, out: &mut Vec<Action>) {
+        self.generate(out);
     }
 
-    fn play(&mut self, index: usize) {
-        let a = self.actions[index];
-        let mut last = self.last_move.take().unwrap_or_default();
-        last.clear();
-        last.push_str(&self.texts[index]);
+    fn play(&mut self, a: Action) {
         self.apply(a);
-        self.last_move = Some(last);
+    }
+
+    fn write_move(&self, a: Action, out: &mut String) {
+        a.write_text(out);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -39,16 +45,21 @@ impl Game for Impasse {
         }
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        out.reserve(96 + 8 * self.texts.len());
-        if first_turn {
+    /// The arena's input: the colour on a bot's first turn, the board, the last move played
+    /// (`null` before the first: after a `--position` too), the number of moves and the moves.
+    fn write_turn_input(&self, turn: &TurnText<'_>, out: &mut String) {
+        out.reserve(96 + 8 * turn.texts.len());
+        if turn.first_turn {
             out.push_str(if self.to_move == 0 { "w\n" } else { "b\n" });
         }
         self.write_board(out);
-        out.push_str(self.last_move.as_deref().unwrap_or("null"));
+        match turn.history.all().last() {
+            Some((_, last)) => out.push_str(last),
+            None => out.push_str("null"),
+        }
         out.push('\n');
-        let _ = writeln!(out, "{}", self.texts.len());
-        for t in &self.texts {
+        let _ = writeln!(out, "{}", turn.texts.len());
+        for t in turn.texts {
             out.push_str(t);
             out.push('\n');
         }
@@ -56,6 +67,10 @@ impl Game for Impasse {
 
     fn outcome(&self) -> Option<Outcome> {
         self.winner.map(|w| Outcome::winner(2, w))
+    }
+
+    fn is_over(&self) -> bool {
+        self.winner.is_some()
     }
 
     fn scores(&self) -> Vec<i32> {
@@ -70,14 +85,6 @@ impl Game for Impasse {
             ScoreEnd::TurnLimit => vec![0, 0],
             ScoreEnd::Forfeit(seat) => (0..2).map(|s| if s == seat { -1 } else { 0 }).collect(),
         }
-    }
-
-    fn info(&self) -> &'static GameInfo {
-        &INFO
-    }
-
-    fn variant(&self) -> &'static str {
-        "arena"
     }
 
     fn position_text(&self) -> String {
@@ -136,10 +143,6 @@ impl Game for Impasse {
                 self.score[0], self.score[1]
             )],
         }
-    }
-
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn describe(&self) -> String {
@@ -235,11 +238,15 @@ pub static INFO: GameInfo = GameInfo {
         include_str!("soldier_king.md")
     ),
     new: |setup: &Setup| match setup.variant {
-        soldier_king::VARIANT => Box::new(soldier_king::SoldierKing::new()),
-        _ => Box::new(Impasse::new()),
+        soldier_king::VARIANT => Box::new(TextGame::new(soldier_king::SoldierKing::new())),
+        _ => Box::new(TextGame::new(Impasse::new())),
     },
     from_position: |setup: &Setup, text: &str| match setup.variant {
-        soldier_king::VARIANT => Ok(Box::new(soldier_king::from_position_text(text)?)),
-        _ => Ok(Box::new(playable(from_position_text(text)?)?)),
+        soldier_king::VARIANT => Ok(Box::new(TextGame::new(soldier_king::from_position_text(
+            text,
+        )?))),
+        _ => Ok(Box::new(TextGame::new(playable(from_position_text(
+            text,
+        )?)?))),
     },
 };

@@ -11,9 +11,7 @@ use super::{
     at, col, double_code, forward, from_position_text as arena_position, furthest_row, nearest_row,
     row, single_code, square_name, text_key, write_squares, Square, CELL_CHARS, NONE,
 };
-use crate::game::{
-    standard, BoardView, CellShape, CellView, Game, GameInfo, History, Outcome, PieceView,
-};
+use crate::game::{BoardView, CellShape, CellView, GameInfo, Outcome, PieceView, Rules};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -40,9 +38,9 @@ enum Kind {
     Demote,
 }
 
-/// One complete turn.
-#[derive(Clone, Copy, Debug)]
-struct Move {
+/// One complete turn (the typed move).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
     kind: Kind,
     /// The slid piece's square, the king's square of a swap, the impasse square.
     from: Square,
@@ -52,8 +50,6 @@ struct Move {
     promoted: Square,
     /// The soldier a promotion takes off the board, or `NONE`; the text's last square.
     removed: Square,
-    /// The move text packed for sorting (see `text_key`).
-    key: u64,
 }
 
 impl Move {
@@ -64,15 +60,18 @@ impl Move {
             to,
             promoted: NONE,
             removed: NONE,
-            key: text_key([from, to, NONE]),
         }
     }
 
     fn promoting(mut self, promoted: Square, removed: Square) -> Self {
         self.promoted = promoted;
         self.removed = removed;
-        self.key = text_key([self.from, self.to, removed]);
         self
+    }
+
+    /// Orders like the move text (see `text_key`).
+    fn key(&self) -> u32 {
+        text_key([self.from, self.to, self.removed])
     }
 
     /// `c1a3` (slide or swap), `c1a3e1` (with the removed soldier of a promotion), `b6` (impasse),
@@ -82,7 +81,8 @@ impl Move {
     }
 }
 
-/// A position of the soldiers and kings variant with its legal moves already listed.
+/// A position of the soldiers and kings variant (the rules; [`crate::game::TextGame`] adds the
+/// texts and the history).
 #[derive(Clone, Debug)]
 pub struct SoldierKing {
     /// Cell codes indexed by square, as the arena's (`.wbWB`: a double is a king).
@@ -91,10 +91,6 @@ pub struct SoldierKing {
     pieces: [u8; 2],
     to_move: usize,
     winner: Option<usize>,
-    /// The legal moves sorted by text, and their texts at the same indices.
-    moves: Vec<Move>,
-    texts: Vec<String>,
-    history: History,
 }
 
 impl Default for SoldierKing {
@@ -150,17 +146,12 @@ impl SoldierKing {
         if done.len() == 2 {
             return Err("both sides are down to one piece or none; only one can have won".into());
         }
-        let mut game = SoldierKing {
+        Ok(SoldierKing {
             board,
             pieces,
             to_move,
             winner: done.first().copied(),
-            moves: Vec::with_capacity(48),
-            texts: Vec::with_capacity(48),
-            history: History::new(2),
-        };
-        game.generate();
-        Ok(game)
+        })
     }
 
     /// Pieces `seat` has taken off the board: 8 minus its soldiers and kings.
@@ -173,21 +164,9 @@ impl SoldierKing {
         self.winner
     }
 
-    /// Plays the legal move whose text is `text`.
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i = self
-            .texts
-            .iter()
-            .position(|t| t == text)
-            .ok_or_else(|| format!("'{text}' is not a legal move here"))?;
-        self.play(i);
-        Ok(())
-    }
-
-    /// Lists the legal moves of the seat to move, sorted by text, into `moves`/`texts`.
-    fn generate(&mut self) {
-        let mut moves = std::mem::take(&mut self.moves);
-        moves.clear();
+    /// Appends the legal moves of the seat to move to `moves`, sorted by text.
+    fn generate(&self, moves: &mut Vec<Move>) {
+        let start = moves.len();
         if self.winner.is_none() {
             let p = self.to_move;
             let (soldier, king) = (single_code(p), double_code(p));
@@ -199,7 +178,7 @@ impl SoldierKing {
                         let (mut c, mut r) = (col(from) + dc, row(from) + fwd);
                         while let Some(to) = at(c, r).filter(|&to| self.board[to as usize] == 0) {
                             let m = Move::new(Kind::Slide, from, to);
-                            self.push_arrival(&mut moves, m, from, to);
+                            self.push_arrival(moves, m, from, to);
                             (c, r) = (c + dc, r + fwd);
                         }
                     }
@@ -218,41 +197,26 @@ impl SoldierKing {
                         let behind = at(col(from) + dc, row(from) - fwd);
                         if let Some(to) = behind.filter(|&to| self.board[to as usize] == soldier) {
                             let m = Move::new(Kind::Swap, from, to);
-                            self.push_arrival(&mut moves, m, to, from);
+                            self.push_arrival(moves, m, to, from);
                         }
                     }
                 }
             }
             // The impasse, only when no slide or swap exists at the start of the turn.
-            if moves.is_empty() {
+            if moves.len() == start {
                 for from in 0..64u8 {
                     let code = self.board[from as usize];
                     if code == soldier {
                         moves.push(Move::new(Kind::Remove, from, NONE));
                     } else if code == king {
-                        self.push_impasse_demotion(&mut moves, from);
+                        self.push_impasse_demotion(moves, from);
                     }
                 }
             }
         }
         // Texts are unique (a slide's destination is empty, a swap's holds a soldier; the last
         // square names a different soldier in each promotion), so any sort gives one order.
-        moves.sort_unstable_by_key(|m| m.key);
-        self.texts.truncate(moves.len());
-        for (i, m) in moves.iter().enumerate() {
-            match self.texts.get_mut(i) {
-                Some(t) => {
-                    t.clear();
-                    m.write_text(t);
-                }
-                None => {
-                    let mut t = String::with_capacity(6);
-                    m.write_text(&mut t);
-                    self.texts.push(t);
-                }
-            }
-        }
-        self.moves = moves;
+        moves[start..].sort_unstable_by_key(Move::key);
     }
 
     /// The own soldier on the last row other than `except`, if any (play keeps it to one).
@@ -344,7 +308,6 @@ impl SoldierKing {
         } else {
             self.to_move = 1 - p;
         }
-        self.generate();
     }
 
     /// Appends the eight rows from row 8 to row 1, each followed by `sep`.
@@ -358,7 +321,9 @@ impl SoldierKing {
     }
 }
 
-impl Game for SoldierKing {
+impl Rules for SoldierKing {
+    type Move = Move;
+
     fn info(&self) -> &'static GameInfo {
         &super::INFO
     }
@@ -375,17 +340,16 @@ impl Game for SoldierKing {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        self.generate(out);
     }
 
-    fn play(&mut self, index: usize) {
-        self.history.record(self.to_move, &self.texts[index]);
-        self.apply(self.moves[index]);
+    fn play(&mut self, m: Move) {
+        self.apply(m);
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    fn write_move(&self, m: Move, out: &mut String) {
+        m.write_text(out);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -394,6 +358,10 @@ impl Game for SoldierKing {
 
     fn outcome(&self) -> Option<Outcome> {
         self.winner.map(|w| Outcome::winner(2, w))
+    }
+
+    fn is_over(&self) -> bool {
+        self.winner.is_some()
     }
 
     fn scores(&self) -> Vec<i32> {
@@ -443,10 +411,6 @@ impl Game for SoldierKing {
                 self.removed(1)
             )],
         }
-    }
-
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn describe(&self) -> String {

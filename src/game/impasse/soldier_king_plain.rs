@@ -4,6 +4,7 @@
 //! Slow, and shares nothing with the move generator but the position text.
 
 use super::*;
+use crate::game::{Game, TextGame};
 use crate::rng::Rng;
 
 /// Perft through [`plain_rules`]: a side down to one piece or none ends the line.
@@ -151,7 +152,7 @@ fn plain_rules(text: &str) -> Vec<(String, String)> {
 }
 
 /// Every move of `g` with the position text after it.
-fn played(g: &SoldierKing) -> Vec<(String, String)> {
+fn played(g: &TextGame<SoldierKing>) -> Vec<(String, String)> {
     (0..g.legal_moves().len())
         .map(|i| {
             let mut next = g.clone();
@@ -168,11 +169,11 @@ fn every_position_of_random_games_agrees_with_the_plain_reading() {
     let mut events = [0usize; 4];
     for seed in 0..150u64 {
         let mut rng = Rng::new(seed);
-        let mut g = if seed % 3 == 0 {
+        let mut g = TextGame::new(if seed % 3 == 0 {
             from_position_text(busy).unwrap()
         } else {
             SoldierKing::new()
-        };
+        });
         while g.outcome().is_none() {
             let text = g.position_text();
             let mine = played(&g);
@@ -183,12 +184,12 @@ fn every_position_of_random_games_agrees_with_the_plain_reading() {
             let mut sorted = mine.clone();
             sorted.sort();
             assert_eq!(sorted, plain_rules(&text), "at {text}");
-            let back = from_position_text(&text).unwrap();
+            let back = TextGame::new(from_position_text(&text).unwrap());
             assert_eq!(back.legal_moves(), g.legal_moves());
             let i = rng.below(mine.len());
             let t = &mine[i].0;
             // Count what the games went through, so the check is known to reach every rule.
-            let kings = |x: &SoldierKing| {
+            let kings = |x: &TextGame<SoldierKing>| {
                 let text = x.position_text();
                 text.bytes().filter(u8::is_ascii_uppercase).count()
             };

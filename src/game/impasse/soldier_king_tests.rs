@@ -5,16 +5,26 @@
 use super::plain::plain_perft;
 use super::*;
 use crate::game::impasse::Impasse;
-use crate::game::{lookup, perft};
+use crate::game::{lookup, perft, perft_by_text, perft_rules, Game, TextGame};
+
+/// A position as the referee plays it.
+type Sk = TextGame<SoldierKing>;
+
+/// The start position as the referee plays it.
+fn start() -> Sk {
+    TextGame::new(SoldierKing::new())
+}
 
 /// A position from rows written top (row 8) to bottom, with `side` (`w` or `b`) to move.
-fn pos(rows: [&str; 8], side: &str) -> SoldierKing {
-    from_position_text(&format!("{} {side}", rows.join("/"))).expect("valid test position")
+fn pos(rows: [&str; 8], side: &str) -> Sk {
+    TextGame::new(
+        from_position_text(&format!("{} {side}", rows.join("/"))).expect("valid test position"),
+    )
 }
 
 /// The arena's game on the same board, to show where the two differ.
-fn arena(rows: [&str; 8], side: &str) -> Impasse {
-    super::super::from_position_text(&format!("{} {side}", rows.join("/"))).unwrap()
+fn arena(rows: [&str; 8], side: &str) -> TextGame<Impasse> {
+    TextGame::new(super::super::from_position_text(&format!("{} {side}", rows.join("/"))).unwrap())
 }
 
 fn moves(g: &dyn Game) -> Vec<&str> {
@@ -22,13 +32,13 @@ fn moves(g: &dyn Game) -> Vec<&str> {
 }
 
 /// The position after playing `text`.
-fn after(g: &SoldierKing, text: &str) -> SoldierKing {
+fn after(g: &Sk, text: &str) -> Sk {
     let mut next = g.clone();
     next.play_text(text).unwrap();
     next
 }
 
-fn rows(g: &SoldierKing) -> Vec<String> {
+fn rows(g: &Sk) -> Vec<String> {
     g.describe().lines().take(8).map(str::to_string).collect()
 }
 
@@ -37,12 +47,12 @@ fn perft_from_start() {
     // No piece reaches a first or last row and nobody is at an impasse within five plies, so
     // the counts equal the arena's (checked against its referee); the busy position below is
     // where the rules differ.
-    let g = SoldierKing::new();
+    let g = start();
     let expected = [22, 492, 9692, 193_139, 3_489_530];
     for (depth, &n) in (1..).zip(expected.iter()) {
         assert_eq!(perft(&g, depth), n, "perft({depth})");
         if depth <= 3 {
-            assert_eq!(perft(&Impasse::new(), depth), n);
+            assert_eq!(perft(&TextGame::new(Impasse::new()), depth), n);
         }
     }
 }
@@ -97,7 +107,7 @@ fn registry_offers_the_variant_and_keeps_the_arena_default() {
 
 #[test]
 fn first_turn_input_is_the_standard_shape() {
-    let mut g = SoldierKing::new();
+    let mut g = start();
     let mut input = String::new();
     g.write_turn_input(true, &mut input);
     let mut want = String::from(
@@ -286,7 +296,7 @@ fn an_impasse_is_only_for_a_seat_without_moves_at_the_start_of_its_turn() {
         moves(&next)
     );
     let text = next.position_text().replace(" b", " w");
-    let white = from_position_text(&text).unwrap();
+    let white = TextGame::new(from_position_text(&text).unwrap());
     assert_eq!(moves(&white), ["c3", "f6", "h8"]);
 }
 
@@ -406,7 +416,7 @@ fn position_text_rejects_what_play_cannot_reach() {
 
 #[test]
 fn the_view_labels_kings() {
-    let v = SoldierKing::new().view();
+    let v = start().view();
     assert_eq!(v.cells.len(), 64);
     let b8 = v.cells.iter().find(|c| c.name == "b8").unwrap();
     assert_eq!(b8.pieces.len(), 1);
@@ -414,4 +424,21 @@ fn the_view_labels_kings() {
     let a7 = v.cells.iter().find(|c| c.name == "a7").unwrap();
     assert_eq!((a7.pieces[0].seat, a7.pieces[0].label.as_str()), (1, ""));
     assert!(v.notes[0].contains("White 0, Black 0"));
+}
+
+#[test]
+fn typed_perft_equals_perft_through_the_texts() {
+    // From the start, and from a position where promotions, demotions, swaps and impasses
+    // happen within a few plies.
+    let busy = from_position_text(
+        ".W.w.b../w.b...../.....W../....w.../.b...B../..B.w.../.w.b..../B.b..... w",
+    )
+    .unwrap();
+    for (rules, depths) in [(SoldierKing::new(), 1..=3), (busy, 1..=4)] {
+        let g = TextGame::new(rules.clone());
+        for d in depths {
+            assert_eq!(perft_rules(&rules, d), perft_by_text(&g, d), "depth {d}");
+            assert_eq!(perft(&g, d), perft_by_text(&g, d), "depth {d}");
+        }
+    }
 }

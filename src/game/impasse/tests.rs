@@ -2,26 +2,34 @@
 //! one per crown and bear-off case of the spec.
 
 use super::*;
-use crate::game::perft;
+use crate::game::{perft, perft_by_text, perft_rules, Game};
 use crate::rng::Rng;
 use proptest::prelude::*;
 
-/// A position from rows written top (row 8) to bottom, with `to_move` to play.
-fn pos(rows: [&str; 8], to_move: usize) -> Impasse {
-    Impasse::from_rows(&rows, to_move).expect("valid test position")
+/// A position as the referee plays it.
+type Arena = TextGame<Impasse>;
+
+/// The start position as the referee plays it.
+fn start() -> Arena {
+    TextGame::new(Impasse::new())
 }
 
-fn moves(g: &Impasse) -> Vec<&str> {
+/// A position from rows written top (row 8) to bottom, with `to_move` to play.
+fn pos(rows: [&str; 8], to_move: usize) -> Arena {
+    TextGame::new(Impasse::from_rows(&rows, to_move).expect("valid test position"))
+}
+
+fn moves(g: &Arena) -> Vec<&str> {
     g.legal_moves().iter().map(String::as_str).collect()
 }
 
-fn rows_of(g: &Impasse) -> Vec<String> {
+fn rows_of(g: &Arena) -> Vec<String> {
     g.describe().lines().take(8).map(str::to_string).collect()
 }
 
 #[test]
 fn perft_from_start() {
-    let g = Impasse::new();
+    let g = start();
     let expected = [22, 492, 9692, 193_139];
     for (depth, &n) in (1..).zip(expected.iter()) {
         assert_eq!(perft(&g, depth), n, "perft({depth})");
@@ -30,7 +38,7 @@ fn perft_from_start() {
 
 #[test]
 fn first_turn_moves_and_input() {
-    let g = Impasse::new();
+    let g = start();
     let expected = [
         "c7a5", "c7b6", "c7d6", "c7e5", "c7f4", "c7g3", "d2a5", "d2b4", "d2c3", "d2e3", "d2f4",
         "d2g5", "d2h6", "g7c3", "g7d4", "g7e5", "g7f6", "g7h6", "h2d6", "h2e5", "h2f4", "h2g3",
@@ -55,7 +63,7 @@ fn first_turn_moves_and_input() {
 
 #[test]
 fn later_turn_input_has_no_colour_line_and_echoes_last_move() {
-    let mut g = Impasse::new();
+    let mut g = start();
     g.play_text("d2c3").unwrap();
     let mut input = String::new();
     g.write_turn_input(false, &mut input);
@@ -170,7 +178,7 @@ fn two_singles_on_the_furthest_row_list_duplicate_texts_and_play_the_first() {
     assert_eq!(dups.len(), 2, "{m:?}");
     assert_eq!(dups[1], dups[0] + 1);
     assert!(m.contains(&"f5g4a8") && m.contains(&"f5g4c8"));
-    assert_eq!(g.find_move("f5g4e3"), Some(dups[0]));
+    assert_eq!(g.index_of_move("f5g4e3"), Some(dups[0]));
     // The first one crowns a8 (first in the singles list), the second c8.
     let mut first = g.clone();
     first.play(dups[0]);
@@ -259,11 +267,11 @@ fn score_reaching_twelve_wins() {
 
 #[test]
 fn from_rows_round_trips_the_board_and_rejects_garbage() {
-    let start = Impasse::new();
+    let start = start();
     let mut input = String::new();
     start.write_turn_input(false, &mut input);
     let rows: Vec<&str> = input.lines().take(8).collect();
-    let rebuilt = Impasse::from_rows(&rows, 0).unwrap();
+    let rebuilt = TextGame::new(Impasse::from_rows(&rows, 0).unwrap());
     assert_eq!(moves(&rebuilt), moves(&start));
     assert_eq!(rebuilt.scores(), vec![0, 0]);
     assert!(Impasse::from_rows(&rows[..7], 0).is_err());
@@ -282,7 +290,7 @@ proptest! {
     #[test]
     fn random_playouts_keep_the_invariants(seed in any::<u64>()) {
         let mut rng = Rng::new(seed);
-        let mut g = Impasse::new();
+        let mut g = start();
         let mut plies = 0;
         while g.outcome().is_none() {
             let m = g.legal_moves();
@@ -295,7 +303,7 @@ proptest! {
             // The board and the arena's lists agree: rebuilding from the board offers the same.
             let rows = rows_of(&g);
             let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-            let rebuilt = Impasse::from_rows(&rows, g.to_move()).unwrap();
+            let rebuilt = TextGame::new(Impasse::from_rows(&rows, g.to_move()).unwrap());
             prop_assert_eq!(rebuilt.legal_moves(), m);
             prop_assert_eq!(rebuilt.scores(), g.scores());
             g.play(rng.below(m.len()));
@@ -325,4 +333,99 @@ fn a_position_with_a_side_without_checkers_is_refused_with_the_reason() {
     // Both sides present, Black to move: accepted, and Black moves first.
     let on = "......../......../......../......../......../......../.B.....w/........ b";
     assert_eq!(info.position(&setup, on).unwrap().to_move(), 1);
+}
+
+#[test]
+fn typed_perft_equals_perft_through_the_texts() {
+    // From the start, and from a position with duplicate texts, crowns, bear-offs and impasses
+    // within a few plies (White a8 c8 e3 singles and an f5 double; Black at an impasse soon).
+    let busy = Impasse::from_rows(
+        &[
+            "w.w.....", "........", "...b....", ".....W..", "........", "....w...", "..B.....",
+            ".......b",
+        ],
+        0,
+    )
+    .unwrap();
+    for (rules, depths) in [(Impasse::new(), 1..=4), (busy, 1..=4)] {
+        let g = TextGame::new(rules.clone());
+        for d in depths {
+            assert_eq!(perft_rules(&rules, d), perft_by_text(&g, d), "depth {d}");
+            assert_eq!(perft(&g, d), perft_by_text(&g, d), "depth {d}");
+        }
+    }
+}
+
+#[test]
+fn the_last_move_line_is_the_move_played_before_also_after_an_opening() {
+    let info = crate::game::registry::find("impasse").unwrap();
+    let setup = crate::game::Setup {
+        seats: 2,
+        variant: "arena",
+        seed: 0,
+    };
+    let last_line = |g: &dyn Game, first: bool| {
+        let mut input = String::new();
+        g.write_turn_input(first, &mut input);
+        let skip = usize::from(first) + 8;
+        input.lines().nth(skip).unwrap().to_string()
+    };
+    let mut g = info.start(&setup);
+    assert_eq!(last_line(g.as_ref(), true), "null");
+    // An opening played by the referee, then copied for the game (as openings are).
+    let mut rng = Rng::new(7);
+    let mut played = String::new();
+    for _ in 0..5 {
+        let i = rng.below(g.legal_moves().len());
+        played = g.legal_moves()[i].clone();
+        g.play(i);
+    }
+    let copy = g.box_clone();
+    assert_eq!(last_line(copy.as_ref(), true), played);
+    // Every later turn echoes the move just played, to the end of a random game.
+    while !g.is_over() {
+        assert_eq!(last_line(g.as_ref(), false), played);
+        let i = rng.below(g.legal_moves().len());
+        played = g.legal_moves()[i].clone();
+        g.play(i);
+    }
+    // A position given as text has no move before it.
+    let from_text = info.position(&setup, &copy.position_text()).unwrap();
+    assert_eq!(last_line(from_text.as_ref(), true), "null");
+}
+
+#[test]
+fn the_sort_key_orders_like_the_move_texts() {
+    let mut rng = Rng::new(3);
+    let square = |rng: &mut Rng, none: bool| {
+        if none && rng.below(3) == 0 {
+            NONE
+        } else {
+            rng.below(64) as Square
+        }
+    };
+    let text = |sq: [Square; 3]| {
+        let mut t = String::new();
+        write_squares(sq, &mut t);
+        t
+    };
+    for _ in 0..5000 {
+        let a = [
+            square(&mut rng, false),
+            square(&mut rng, true),
+            square(&mut rng, true),
+        ];
+        let b = [
+            square(&mut rng, false),
+            square(&mut rng, true),
+            square(&mut rng, true),
+        ];
+        assert_eq!(
+            text_key(a).cmp(&text_key(b)),
+            text(a).cmp(&text(b)),
+            "{} vs {}",
+            text(a),
+            text(b)
+        );
+    }
 }

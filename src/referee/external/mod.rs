@@ -124,7 +124,7 @@ pub fn play(
         forfeits,
         turns: turns.turn,
         scores,
-        removed: vec![0; seats],
+        game_scores: vec![0; seats],
         stats: turns.stats,
         moves: turns.moves,
         log: turns.log,

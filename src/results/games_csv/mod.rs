@@ -95,7 +95,7 @@ impl GameRow {
             reason: r.reason.to_string(),
             turns: r.turns,
             scores: r.scores.clone(),
-            game_scores: r.removed.clone(),
+            game_scores: r.game_scores.clone(),
             max_ms: r
                 .stats
                 .iter()

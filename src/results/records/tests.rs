@@ -82,7 +82,7 @@ pub(crate) fn simulate(
         forfeits,
         turns: turn,
         scores: vec![0; seats],
-        removed: vec![0; seats],
+        game_scores: vec![0; seats],
         stats: vec![SeatStats::default(); seats],
         moves,
         log,

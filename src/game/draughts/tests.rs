@@ -49,10 +49,11 @@ fn perft_from_the_start_to_depth_6() {
     }
 }
 
-/// Depth 7 (about 2.5 s in a debug build, so left out of the default run): `cargo test --lib
+/// Depth 7 (a million leaves: about 0.3 s in the test profile on typed moves, 0.8 s before them,
+/// on a loaded 2-core machine; left out of the default run, which has depth 6): `cargo test --lib
 /// game::draughts::tests::perft_depth_7 -- --ignored`.
 #[test]
-#[ignore = "depth 7: about 2.5 s in a debug build; run with --ignored"]
+#[ignore = "depth 7: a million leaves, about 0.3 s in the test profile; run with --ignored"]
 fn perft_depth_7() {
     assert_eq!(perft(&start(), 7), PERFT[6]);
 }

@@ -1,5 +1,5 @@
 //! The 10x10 board of international draughts and its move generator, kept apart from the game's
-//! bookkeeping (draw counters, texts, history) so the capture rules can be read in one place.
+//! bookkeeping (draw counters, texts) so the capture rules can be read in one place.
 //!
 //! Squares are the PDN numbers minus one (0..50). Square 0 (PDN 1) is on the top row, Black's
 //! back row, in the second column; PDN 46 is the bottom-left corner seen from White, which is
@@ -126,64 +126,85 @@ impl Board {
     }
 }
 
-/// One legal move: a step or a whole capture sequence. `landings` lists every square the piece
-/// lands on, in order (the last is `to`); a step has the single landing `to`.
+/// One legal move: a step or a whole capture sequence, as its start, its end and the pieces it
+/// takes (16 bytes). The squares a capture lands on on the way are not kept: only the text of a
+/// capture that shares its start and end with another needs them, and [`path`] finds them again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
-    pub from: u8,
-    pub to: u8,
     /// The pieces taken (empty for a step).
     pub captured: Squares,
-    landing_count: u8,
-    landings: [u8; MAX_PIECES],
+    pub from: u8,
+    pub to: u8,
+    /// Another legal capture of the position has the same start and end (and takes other
+    /// pieces), so the text lists the landing squares to tell them apart.
+    pub ambiguous: bool,
 }
 
 impl Move {
     fn step(from: u8, to: u8) -> Self {
-        let mut landings = [OFF; MAX_PIECES];
-        landings[0] = to;
         Move {
+            captured: 0,
             from,
             to,
-            captured: 0,
-            landing_count: 1,
-            landings,
+            ambiguous: false,
         }
-    }
-
-    /// The squares the piece lands on, in order, ending with `to`.
-    pub fn landings(&self) -> &[u8] {
-        &self.landings[..self.landing_count as usize]
     }
 
     pub fn is_capture(&self) -> bool {
         self.captured != 0
     }
+}
 
-    /// The order the legal list is given in: by start, end, then landings.
-    pub fn sort_key(&self) -> (u8, u8, &[u8]) {
-        (self.from, self.to, self.landings())
+/// The squares a capture lands on, in order, ending with its end square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path {
+    len: u8,
+    squares: [u8; MAX_PIECES],
+}
+
+impl Path {
+    pub fn squares(&self) -> &[u8] {
+        &self.squares[..self.len as usize]
     }
 }
 
-/// Fills `out` with the legal moves of `seat` (cleared first).
+/// The piece a capture from `at` along `dir` would jump (the first piece on the line for a king,
+/// the neighbour for a man) and the first square beyond it, when both are on the board. Whether
+/// the piece may be taken and the square landed on is the caller's to check.
+fn jump(at: u8, dir: usize, king: bool, occupied: Squares) -> Option<(u8, u8)> {
+    let mut sq = step(at, dir);
+    if king {
+        // Rule: a king captures at a distance: it may cross empty squares to reach the piece it
+        // jumps, and land on any empty square beyond it.
+        while sq != OFF && occupied & bit(sq) == 0 {
+            sq = step(sq, dir);
+        }
+    }
+    // Rule: a man captures an adjacent piece forward or backward, landing right behind it.
+    if sq == OFF {
+        return None;
+    }
+    let land = step(sq, dir);
+    (land != OFF).then_some((sq, land))
+}
+
+/// Appends the legal moves of `seat` to `out`, sorted by start, end, then the squares landed on.
 ///
 /// Rule: capturing is compulsory, and of all capture sequences only those taking the most pieces
 /// may be played; a king and a man count the same (no preference for capturing with or capturing
 /// kings). Only when no capture exists may a piece step.
 pub fn generate(board: &Board, seat: usize, out: &mut Vec<Move>) {
-    out.clear();
-    let own = board.pieces[seat];
+    let base = out.len();
     let mut search = CaptureSearch {
         opponents: board.pieces[1 - seat],
         occupied: 0,
         from: 0,
         king: false,
         best: 1,
-        landings: [OFF; MAX_PIECES],
+        base,
         out,
     };
-    let mut rest = own;
+    let mut rest = board.pieces[seat];
     while rest != 0 {
         let from = rest.trailing_zeros() as u8;
         rest &= rest - 1;
@@ -194,10 +215,53 @@ pub fn generate(board: &Board, seat: usize, out: &mut Vec<Move>) {
         search.occupied = board.occupied() & !bit(from);
         search.extend(from, 0, 0);
     }
-    if out.is_empty() {
+    if out.len() == base {
         generate_steps(board, seat, out);
     }
-    out.sort_unstable_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let moves = &mut out[base..];
+    moves.sort_unstable_by_key(|m| (m.from, m.to));
+    // Captures with the same start and end (other pieces taken) are ordered by their landings.
+    let mut i = 0;
+    while i < moves.len() {
+        let (from, to) = (moves[i].from, moves[i].to);
+        let n = moves[i..]
+            .iter()
+            .take_while(|m| m.from == from && m.to == to)
+            .count();
+        if n > 1 {
+            let group = &mut moves[i..i + n];
+            group.iter_mut().for_each(|m| m.ambiguous = true);
+            group.sort_by_cached_key(|m| path(board, m).squares().to_vec());
+        }
+        i += n;
+    }
+}
+
+/// Whether `seat` has a legal move (a capture or a step), without listing them.
+pub fn has_move(board: &Board, seat: usize) -> bool {
+    let occupied = board.occupied();
+    let opponents = board.pieces[1 - seat];
+    let mut rest = board.pieces[seat];
+    while rest != 0 {
+        let from = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        let king = board.is_king(from);
+        for dir in 0..4 {
+            let next = step(from, dir);
+            if next == OFF {
+                continue;
+            }
+            if occupied & bit(next) == 0 && (king || forward_dirs(seat).contains(&dir)) {
+                return true;
+            }
+            if let Some((victim, land)) = jump(from, dir, king, occupied) {
+                if opponents & bit(victim) != 0 && occupied & bit(land) == 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Steps, used only when no capture exists.
@@ -240,40 +304,27 @@ struct CaptureSearch<'a> {
     king: bool,
     /// The most pieces taken by a sequence kept in `out` (at least 1).
     best: u32,
-    /// Landing squares of the sequence being walked.
-    landings: [u8; MAX_PIECES],
+    /// Where this position's moves start in `out`.
+    base: usize,
     out: &'a mut Vec<Move>,
 }
 
 impl CaptureSearch<'_> {
     /// Continues a sequence standing on `at` after `depth` captures of the pieces in `captured`.
-    fn extend(&mut self, at: u8, captured: Squares, depth: usize) {
+    fn extend(&mut self, at: u8, captured: Squares, depth: u32) {
         let mut continued = false;
         for dir in 0..4 {
-            // The piece to jump in this direction, if one can be jumped.
-            let (victim, mut land) = if self.king {
-                // Rule: a king captures at a distance: it may cross empty squares to reach the
-                // piece it jumps, and land on any empty square beyond it.
-                let mut sq = step(at, dir);
-                while sq != OFF && self.occupied & bit(sq) == 0 {
-                    sq = step(sq, dir);
-                }
-                (sq, if sq == OFF { OFF } else { step(sq, dir) })
-            } else {
-                // Rule: a man captures an adjacent piece forward or backward, landing on the
-                // square right behind it.
-                let sq = step(at, dir);
-                (sq, if sq == OFF { OFF } else { step(sq, dir) })
+            let Some((victim, mut land)) = jump(at, dir, self.king, self.occupied) else {
+                continue;
             };
             // Rule: only an opponent's piece not yet taken in this sequence may be jumped; a
             // taken piece stays on the board until the end and blocks the line (no piece is
             // jumped twice: the Turkish strike rule).
-            if victim == OFF || self.opponents & bit(victim) == 0 || captured & bit(victim) != 0 {
+            if self.opponents & bit(victim) == 0 || captured & bit(victim) != 0 {
                 continue;
             }
             while land != OFF && self.occupied & bit(land) == 0 {
                 continued = true;
-                self.landings[depth] = land;
                 // Rule: a sequence must go on while the piece can capture again.
                 self.extend(land, captured | bit(victim), depth + 1);
                 if !self.king {
@@ -288,33 +339,86 @@ impl CaptureSearch<'_> {
     }
 
     /// Keeps a finished sequence if it takes at least as many pieces as the best so far.
-    fn record(&mut self, to: u8, captured: Squares, depth: usize) {
-        let count = depth as u32;
+    fn record(&mut self, to: u8, captured: Squares, count: u32) {
         if count < self.best {
             return;
         }
         if count > self.best {
             self.best = count;
-            self.out.clear();
+            self.out.truncate(self.base);
         }
-        let mut m = Move {
-            from: self.from,
-            to,
-            captured,
-            landing_count: depth as u8,
-            landings: [OFF; MAX_PIECES],
-        };
-        m.landings[..depth].copy_from_slice(&self.landings[..depth]);
         // Rule: sequences with the same start, end and captured pieces are one move, however
-        // the piece travelled; keep the smallest list of landings as its representative path.
-        match self
-            .out
-            .iter_mut()
-            .find(|o| o.from == m.from && o.to == m.to && o.captured == m.captured)
+        // the piece travelled.
+        let from = self.from;
+        if !self.out[self.base..]
+            .iter()
+            .any(|o| o.from == from && o.to == to && o.captured == captured)
         {
-            Some(o) if m.landings() < o.landings() => *o = m,
-            Some(_) => {}
-            None => self.out.push(m),
+            self.out.push(Move {
+                captured,
+                from,
+                to,
+                ambiguous: false,
+            });
+        }
+    }
+}
+
+/// The squares capture `m` (legal on `board`) lands on: when several ways take the same pieces
+/// from the same start to the same end, the smallest list of landings represents them all.
+pub fn path(board: &Board, m: &Move) -> Path {
+    let mut walk = PathSearch {
+        target: *m,
+        occupied: board.occupied() & !bit(m.from),
+        king: board.is_king(m.from),
+        current: Path {
+            len: 0,
+            squares: [OFF; MAX_PIECES],
+        },
+        best: None,
+    };
+    walk.extend(m.from, 0);
+    walk.best.expect("a legal capture has a path")
+}
+
+/// A depth-first walk over the ways a piece takes exactly the pieces of one capture.
+struct PathSearch {
+    target: Move,
+    occupied: Squares,
+    king: bool,
+    current: Path,
+    best: Option<Path>,
+}
+
+impl PathSearch {
+    fn extend(&mut self, at: u8, captured: Squares) {
+        if captured == self.target.captured {
+            // The capture takes the most pieces possible, so no way of taking them goes on.
+            let done = self.current;
+            if at == self.target.to && self.best.is_none_or(|b| done.squares() < b.squares()) {
+                self.best = Some(done);
+            }
+            return;
+        }
+        for dir in 0..4 {
+            let Some((victim, mut land)) = jump(at, dir, self.king, self.occupied) else {
+                continue;
+            };
+            let wanted = self.target.captured & !captured;
+            if wanted & bit(victim) == 0 {
+                continue;
+            }
+            while land != OFF && self.occupied & bit(land) == 0 {
+                let depth = self.current.len as usize;
+                self.current.squares[depth] = land;
+                self.current.len += 1;
+                self.extend(land, captured | bit(victim));
+                self.current.len -= 1;
+                if !self.king {
+                    break;
+                }
+                land = step(land, dir);
+            }
         }
     }
 }

@@ -3,8 +3,9 @@
 //! positions) work here unchanged.
 //!
 //! [`board`] holds the moves (flying kings, compulsory maximum capture, pieces removed at the end
-//! of a capture); this file keeps the game around it: the side to move, the draw rules and their
-//! counters, the legal list and its texts ([`notation`]), the bot input and the view.
+//! of a capture); this file keeps the game around it as [`Rules`] with typed moves: the side to
+//! move, the draw rules and their counters, the move texts ([`notation`]) and the view. The text
+//! protocol, the history and the bot input are [`TextGame`]'s.
 
 mod board;
 mod notation;
@@ -12,12 +13,12 @@ mod notation;
 #[cfg(test)]
 mod tests;
 
-use super::standard::{self, History};
 use super::{
-    BoardView, CellShape, CellView, DrawRule, Game, GameInfo, Outcome, PieceView, ScoreEnd, Setup,
-    Variant,
+    BoardView, CellShape, CellView, DrawRule, GameInfo, Outcome, PieceView, Rules, ScoreEnd, Setup,
+    TextGame, Variant,
 };
-use board::{Board, Move};
+use board::Board;
+pub use board::Move;
 
 /// Rule (FMJD 25-move rule): after 25 successive moves by each side (50 turns) in which only
 /// kings moved and nothing was captured, the game is drawn.
@@ -49,7 +50,7 @@ struct Key {
     to_move: u8,
 }
 
-/// A draughts position with its legal moves already listed.
+/// A draughts position, its draw counters and whether the game has ended.
 #[derive(Clone, Debug)]
 pub struct Draughts {
     board: Board,
@@ -58,13 +59,11 @@ pub struct Draughts {
     king_moves: u8,
     /// Turns played since the material entered its short-endgame class (0 outside one).
     endgame_moves: u8,
-    /// Every position since the last man move or capture, the current one last. Neither kind of
-    /// move can be undone, so no earlier position can come back. Not part of the position text.
+    /// Every earlier position since the last man move or capture (not the current one). Neither
+    /// kind of move can be undone, so no position before it can come back. Not part of the
+    /// position text. Empty after most moves, so a copy for search seldom allocates.
     since_irreversible: Vec<Key>,
     end: Option<End>,
-    moves: Vec<Move>,
-    texts: Vec<String>,
-    history: History,
 }
 
 /// Rule (FMJD short endgames): the turn limit of the material on `board`, if one applies. One
@@ -93,21 +92,17 @@ impl Draughts {
         Self::build(Board::start(), 0, 0, 0)
     }
 
-    /// Builds a position with its counters and lists its moves.
+    /// Builds a position with its counters and decides whether the game is over.
     fn build(board: Board, to_move: usize, king_moves: u8, endgame_moves: u8) -> Self {
         let mut game = Draughts {
             board,
             to_move,
             king_moves,
             endgame_moves,
-            since_irreversible: Vec::with_capacity(16),
+            since_irreversible: Vec::new(),
             end: None,
-            moves: Vec::with_capacity(32),
-            texts: Vec::with_capacity(32),
-            history: History::new(2),
         };
-        game.since_irreversible.push(game.key());
-        game.refresh();
+        game.settle();
         game
     }
 
@@ -118,10 +113,9 @@ impl Draughts {
         }
     }
 
-    /// Lists the moves of the side to move and decides whether the game is over.
-    fn refresh(&mut self) {
-        board::generate(&self.board, self.to_move, &mut self.moves);
-        self.end = if self.moves.is_empty() {
+    /// Decides whether the game is over.
+    fn settle(&mut self) {
+        self.end = if !board::has_move(&self.board, self.to_move) {
             // Rule: a player who cannot move (no pieces, or every piece blocked) loses. This is
             // checked first: a move that leaves the opponent without a move wins even if it
             // also completes a draw count.
@@ -140,18 +134,13 @@ impl Draughts {
         } else {
             None
         };
-        if self.end.is_some() {
-            self.moves.clear();
-            self.texts.clear();
-        } else {
-            notation::move_texts(&self.moves, &mut self.texts);
-        }
     }
 
     /// How many times the current position has occurred since the last irreversible move.
     fn repetitions(&self) -> usize {
         let now = self.key();
-        self.since_irreversible
+        1 + self
+            .since_irreversible
             .iter()
             .filter(|k| **k == now)
             .count()
@@ -266,7 +255,9 @@ impl Default for Draughts {
     }
 }
 
-impl Game for Draughts {
+impl Rules for Draughts {
+    type Move = Move;
+
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -283,13 +274,15 @@ impl Game for Draughts {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    /// By start square, end square, then the squares landed on (PDN numbers).
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        if self.end.is_none() {
+            board::generate(&self.board, self.to_move, out);
+        }
     }
 
-    fn play(&mut self, index: usize) {
-        let m = self.moves[index];
-        self.history.record(self.to_move, &self.texts[index]);
+    fn play(&mut self, m: Move) {
+        let key = self.key();
         let class_before = endgame_limit(&self.board);
         let king_move = self.board.is_king(m.from);
         self.board.apply(self.to_move, &m);
@@ -316,13 +309,14 @@ impl Game for Draughts {
         // a man move or a capture cannot occur again.
         if irreversible {
             self.since_irreversible.clear();
+        } else {
+            self.since_irreversible.push(key);
         }
-        self.since_irreversible.push(self.key());
-        self.refresh();
+        self.settle();
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    fn write_move(&self, m: Move, out: &mut String) {
+        notation::write_move(&self.board, &m, out);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -334,6 +328,10 @@ impl Game for Draughts {
             End::Blocked { loser } => Some(Outcome::winner(2, 1 - loser)),
             _ => Some(Outcome::draw(2)),
         }
+    }
+
+    fn is_over(&self) -> bool {
+        self.end.is_some()
     }
 
     fn draw_rule(&self) -> Option<DrawRule> {
@@ -411,10 +409,6 @@ impl Game for Draughts {
         }
     }
 
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn describe(&self) -> String {
         let mut s = String::with_capacity(160);
         self.board_lines(&mut s);
@@ -457,6 +451,6 @@ pub static INFO: GameInfo = GameInfo {
     books: &[("draughts-3move", include_str!("openings.txt"))],
     score_name: "game points",
     statement: include_str!("statement.md"),
-    new: |_: &Setup| Box::new(Draughts::new()),
-    from_position: |_: &Setup, text: &str| Ok(Box::new(Draughts::from_text(text)?)),
+    new: |_: &Setup| Box::new(TextGame::new(Draughts::new())),
+    from_position: |_: &Setup, text: &str| Ok(Box::new(TextGame::new(Draughts::from_text(text)?))),
 };

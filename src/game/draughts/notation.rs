@@ -1,35 +1,25 @@
 //! The texts of draughts: PDN move notation for the legal list and the PDN FEN-like position line
 //! (with the draw counters appended), written and read back here so the rules never see a string.
 
-use super::board::{bit, Board, Move, Squares, SQUARES};
+use super::board::{bit, path, Board, Move, Squares, SQUARES};
 use std::fmt::Write as _;
 
-/// Writes the texts of `moves` (sorted by start, end, landings) into `texts`.
+/// Appends the text of `m`, a legal move on `board`.
 ///
 /// A step is `32-28`. A capture is `28x19` when no other legal capture has the same start and
 /// end; when several do (they differ in the pieces taken), each of them lists every landing
 /// square instead (`28x19x10`), which tells them apart because a landing square and the next
 /// one enclose exactly one taken piece.
-pub fn move_texts(moves: &[Move], texts: &mut Vec<String>) {
-    texts.clear();
-    for (i, m) in moves.iter().enumerate() {
-        let mut s = String::with_capacity(8);
-        if !m.is_capture() {
-            let _ = write!(s, "{}-{}", m.from + 1, m.to + 1);
-        } else {
-            let same_ends = |o: &Move| o.from == m.from && o.to == m.to;
-            let ambiguous =
-                (i > 0 && same_ends(&moves[i - 1])) || moves.get(i + 1).is_some_and(same_ends);
-            let _ = write!(s, "{}", m.from + 1);
-            if ambiguous {
-                for sq in m.landings() {
-                    let _ = write!(s, "x{}", sq + 1);
-                }
-            } else {
-                let _ = write!(s, "x{}", m.to + 1);
-            }
+pub fn write_move(board: &Board, m: &Move, out: &mut String) {
+    if !m.is_capture() {
+        let _ = write!(out, "{}-{}", m.from + 1, m.to + 1);
+    } else if m.ambiguous {
+        let _ = write!(out, "{}", m.from + 1);
+        for sq in path(board, m).squares() {
+            let _ = write!(out, "x{}", sq + 1);
         }
-        texts.push(s);
+    } else {
+        let _ = write!(out, "{}x{}", m.from + 1, m.to + 1);
     }
 }
 

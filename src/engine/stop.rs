@@ -15,8 +15,11 @@
 use crate::tournament::Finished;
 use std::time::{Duration, Instant};
 
-/// How long a game whose bot may have been killed by a stop is held back.
-pub const GRACE: Duration = Duration::from_millis(500);
+/// How long a game whose bot may have been killed by a stop is held back. A batch system signals
+/// a job's processes at once, but on a loaded machine the referee's own signal can be noticed
+/// hundreds of milliseconds after a bot's death (0.5 s was exceeded at load 20 on 2 cores); only
+/// the game is held, never the games being played.
+pub const GRACE: Duration = Duration::from_secs(2);
 
 /// Whether a stop signal has reached the referee.
 pub fn stopping() -> bool {

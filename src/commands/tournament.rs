@@ -134,7 +134,7 @@ pub fn check_resume_options(
 
 /// `--grow`: the recorded settings with one more stage (more games per table, added bots).
 fn grow(settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Result<Settings> {
-    let seats = GameOpts::from(&settings.game).choice()?.seats as u32;
+    let seats = settings.game.choice()?.seats as u32;
     let games = given
         .options
         .iter()
@@ -220,12 +220,12 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     } else {
         settings
     };
-    let book = settings
-        .openings
-        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
-    let choice = GameOpts::from(&settings.game).choice()?;
+    let choice = settings.game.choice()?;
+    let book = settings.openings.book(&choice, settings.seed)?;
     let seats = choice.seats;
-    let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
+    let mut cfg = settings
+        .game
+        .referee_config(choice.info.default_max_turns)?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
     let (bots, mut problems) =
@@ -268,7 +268,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
         .cloned()
         .collect();
-    if let Some(note) = GameOpts::from(&settings.game).memory_note() {
+    if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
     let placement = placement(&args.run, cfg.freeze_idle);
@@ -314,6 +314,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         settings.replays,
         &choice,
         &mut |_, _| std::ops::ControlFlow::Continue(()),
+        None,
     )?;
     if let Some(e) = failure {
         return Err(e);

@@ -17,11 +17,14 @@ mod game_settings;
 mod placement;
 mod record;
 pub mod settings;
+pub mod sprt;
 pub mod stop;
 
 pub use bots::{check_bots, BotCheck, NameClash};
 pub use detached::Detached;
-pub use game_settings::GameSettings;
+pub use game_settings::{
+    GameSettings, GameSettingsError, DEFAULT_FIRST_TURN_MS, DEFAULT_GAME, DEFAULT_TURN_MS,
+};
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
 

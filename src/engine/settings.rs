@@ -4,6 +4,12 @@
 //! the settings that differ named. A tournament's settings also grow (`--grow`: more games per
 //! table, more bots) and give its schedule.
 
+mod grade;
+mod sprt;
+
+pub use grade::{GradeSettings, OtherClass};
+pub use sprt::{SprtSettings, SprtTestSettings};
+
 use super::GameSettings;
 use crate::game::GameChoice;
 use crate::tournament::openings::{Book, BookError, Order};

@@ -4,6 +4,7 @@
 
 pub mod catalogue;
 pub mod errors;
+pub mod grade;
 pub mod html;
 pub mod play;
 pub mod progress;

@@ -170,13 +170,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()])
             .write(report::html::Pages::Missing)
     });
-    match report_path {
-        Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!(
-            "arbiter: warning: report.html not written: {}",
-            arbiter::report::errors::chain_text(e.as_ref())
-        ),
-    }
+    report::run_end::report_line(&mut stdout, &report_path)?;
     Ok(ExitCode::from(match decision {
         Decision::AcceptH1 => 0,
         Decision::AcceptH0 => 1,

@@ -69,13 +69,7 @@ pub fn prepare_bots_built(
     cfg: &arbiter::referee::RefereeConfig,
     build: bool,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
-    // Paths typed where the run began are found from there; the process's own working
-    // directory is never changed (it is shared by every thread).
-    let elsewhere = (std::env::current_dir().ok().as_deref() != Some(workdir)).then_some(workdir);
-    let resolved = origins
-        .iter()
-        .map(|o| (o.clone(), BotSpec::resolve_named_in(o, elsewhere)))
-        .collect();
+    let resolved = arbiter::engine::resolve_in(origins, workdir);
     super::run_common::check_bots(resolved, cfg, build)
 }
 
@@ -328,28 +322,18 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .collect();
     let (table, _) = standings::from_files(&[csv.path().to_path_buf()], &order, anchor.as_ref())?;
     standings::write_files(&out, &table)?;
-    let mut stdout = std::io::stdout().lock();
-    standings::print(&mut stdout, &table)?;
-    use std::io::Write;
-    for (bot, problem) in bots.iter().zip(&problems) {
-        if let Some(why) = problem {
-            writeln!(stdout, "\nLeft out: {} could not play: {why}", bot.name)?;
-        }
-    }
-    writeln!(stdout, "\nResults: {}", out.display())?;
-    match report_path {
-        Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!(
-            "arbiter: warning: report.html not written: {}",
-            arbiter::report::errors::chain_text(e.as_ref())
-        ),
-    }
-    if let Some(shard) = settings.shard {
-        writeln!(
-            stdout,
-            "These are the games of shard {shard} alone; put the shards together with: \
-             arbiter merge OUT SHARD_DIR..."
-        )?;
-    }
+    let left_out: Vec<(&str, &str)> = bots
+        .iter()
+        .zip(&problems)
+        .filter_map(|(b, p)| p.as_deref().map(|why| (b.name.as_str(), why)))
+        .collect();
+    arbiter::report::run_end::tournament(
+        &mut std::io::stdout().lock(),
+        &table,
+        &left_out,
+        &out,
+        &report_path,
+        settings.shard,
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -17,10 +17,11 @@ mod game_settings;
 mod placement;
 mod record;
 pub mod settings;
+pub mod shards;
 pub mod sprt;
 pub mod stop;
 
-pub use bots::{check_bots, BotCheck, NameClash};
+pub use bots::{check_bots, resolve_in, BotCheck, NameClash};
 pub use detached::Detached;
 pub use game_settings::{
     GameSettings, GameSettingsError, DEFAULT_FIRST_TURN_MS, DEFAULT_GAME, DEFAULT_TURN_MS,

@@ -229,6 +229,75 @@ mod tests {
         assert_eq!(four[0], vec![0, 5, 6, 7]);
     }
 
+    /// The tally the marks come from, fed by the engine's events, holds the standings that
+    /// games.csv gives once the run is over (games recorded before the run included).
+    #[test]
+    fn the_tally_of_the_events_is_the_standings_of_the_file() {
+        use crate::bot::BotSpec;
+        use crate::engine::{play, Consumer, Recorder};
+        use crate::game::GameChoice;
+        use crate::referee::RefereeConfig;
+        use crate::results::games_csv::GamesCsv;
+        use crate::tournament::{schedule, Runner};
+        use std::path::PathBuf;
+
+        let dir = tempfile::tempdir().unwrap();
+        // Bots that cannot start: every game is a forfeit, by seat, and the ranks follow.
+        let bots: Vec<BotSpec> = ["a", "b", "c"]
+            .map(|name| BotSpec {
+                name: name.into(),
+                origin: name.into(),
+                program: PathBuf::from("/no/such/program"),
+                args: Vec::new(),
+                dir: PathBuf::from("."),
+                build: None,
+            })
+            .into();
+        let cfg = RefereeConfig::default();
+        let choice = GameChoice::new("impasse", None, None, None).unwrap();
+        let runner = Runner {
+            bots: &bots,
+            game: &choice,
+            opening_plies: 0,
+            book: None,
+            referee: &cfg,
+            concurrency: 2,
+            pin_cpus: false,
+        };
+        let games = schedule(3, Format::RoundRobin, 4, 7);
+        let (before, after) = games.split_at(5);
+        let path = dir.path().join("games.csv");
+        let order: Vec<String> = ["a", "b", "c"].map(String::from).into();
+        for todo in [before, after] {
+            let (mut csv, _) = GamesCsv::open(&path, 2).unwrap();
+            let mut recorder = Recorder::open(&mut csv, dir.path(), false, &choice, &cfg).unwrap();
+            let mut tally = Tally::read(&path, &order).unwrap().follow();
+            let end = play(
+                &runner,
+                todo,
+                &mut recorder,
+                &mut [&mut tally as &mut dyn Consumer],
+            );
+            assert_eq!(end.recorded, todo.len());
+            let tallied = tally.finish().finish().unwrap();
+            let (read, _) = standings::from_files(&[path.clone()], &order, None).unwrap();
+            assert_eq!(tallied.names, read.names);
+            assert_eq!(tallied.played, read.played);
+            assert_eq!(tallied.forfeits, read.forfeits);
+            let sum = |s: &Standings| s.fit.ratings.iter().map(|r| r.games).sum::<u64>();
+            assert_eq!(sum(&tallied), sum(&read));
+            for (t, r) in tallied.fit.ratings.iter().zip(&read.fit.ratings) {
+                assert_eq!((t.rating, t.points, t.games), (r.rating, r.points, r.games));
+            }
+        }
+        let (read, _) = standings::from_files(&[path.clone()], &order, None).unwrap();
+        assert_eq!(read.played.iter().sum::<u64>(), 2 * games.len() as u64);
+        assert!(
+            !read.forfeits.is_empty(),
+            "no forfeit: the test compares too little"
+        );
+    }
+
     #[test]
     fn the_interval_narrows_with_the_square_root_of_the_games() {
         assert!((elo_half_width(100.0) - 68.1).abs() < 0.1);

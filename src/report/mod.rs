@@ -10,6 +10,7 @@ pub mod play;
 pub mod progress;
 pub mod rebuild;
 pub mod replay;
+pub mod run_end;
 pub mod sbatch;
 pub mod sprt_block;
 pub mod standings;

@@ -242,17 +242,22 @@ mod tests {
         use std::path::PathBuf;
 
         let dir = tempfile::tempdir().unwrap();
-        // Bots that cannot start: every game is a forfeit, by seat, and the ranks follow.
-        let bots: Vec<BotSpec> = ["a", "b", "c"]
-            .map(|name| BotSpec {
-                name: name.into(),
-                origin: name.into(),
-                program: PathBuf::from("/no/such/program"),
-                args: Vec::new(),
-                dir: PathBuf::from("."),
-                build: None,
-            })
-            .into();
+        // Real processes that lose at once, each its own way: a crash, a malformed answer, a
+        // silent exit; so the games have winners, losers and forfeits by seat.
+        let bots: Vec<BotSpec> = [
+            ("a", "exit 3"),
+            ("b", "read line; echo '!!'; sleep 1"),
+            ("c", "read line; exit 0"),
+        ]
+        .map(|(name, script)| BotSpec {
+            name: name.into(),
+            origin: name.into(),
+            program: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), script.into()],
+            dir: PathBuf::from("."),
+            build: None,
+        })
+        .into();
         let cfg = RefereeConfig::default();
         let choice = GameChoice::new("impasse", None, None, None).unwrap();
         let runner = Runner {

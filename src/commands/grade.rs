@@ -199,7 +199,6 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         &mut csv,
         &out,
         false,
-        &choice,
         &mut |_, _| std::ops::ControlFlow::Continue(()),
         Some(&mut tally),
     )?;

@@ -5,7 +5,6 @@
 use anyhow::Result;
 use arbiter::bot::{BotSpec, SpecError};
 use arbiter::engine::{self, Event};
-use arbiter::game::GameChoice;
 use arbiter::report::{self, progress::Progress};
 use arbiter::results::games_csv::GamesCsv;
 use arbiter::tournament::{Finished, GameSpec, Runner};
@@ -64,14 +63,13 @@ pub fn play_and_record(
     csv: &mut GamesCsv,
     out: &Path,
     replays: bool,
-    choice: &GameChoice,
     follow: &mut dyn FnMut(&Finished, &mut ProgressNote<'_>) -> ControlFlow<()>,
     other: Option<&mut dyn engine::Consumer>,
 ) -> Result<(Option<anyhow::Error>, Result<PathBuf>)> {
     let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
     let progress = Progress::new(todo.len() as u64, &names);
     let live = report::html::LiveReport::new(out, &names);
-    let mut recorder = engine::Recorder::open(csv, out, replays, choice, runner.referee)?;
+    let mut recorder = engine::Recorder::open(csv, out, replays, runner.game, runner.referee)?;
     let display = engine::Detached::spawn(
         (progress, live),
         |_: &Event<'_>| None, // told by `shown` below, with the follower's notes in order

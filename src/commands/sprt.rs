@@ -77,7 +77,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
-    let mut test = SprtFollower::new(params.clone(), &new_name);
+    let mut test = SprtFollower::new(params, &new_name);
     test.read(&csv_path)?;
     let games_per_pair =
         u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
@@ -144,7 +144,6 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             &mut csv,
             &out,
             false,
-            &choice,
             &mut decide,
             None,
         )?;

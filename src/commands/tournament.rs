@@ -306,7 +306,6 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         &mut csv,
         &out,
         settings.replays,
-        &choice,
         &mut |_, _| std::ops::ControlFlow::Continue(()),
         None,
     )?;

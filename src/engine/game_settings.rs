@@ -49,7 +49,7 @@ pub enum GameSettingsError {
     RefereeBuild {
         name: String,
         #[source]
-        source: SpecError,
+        source: Box<SpecError>,
     },
     #[error(transparent)]
     Referee(#[from] RefereeSpecError),
@@ -177,7 +177,7 @@ impl GameSettings {
             spec.build()
                 .map_err(|source| GameSettingsError::RefereeBuild {
                     name: spec.name.clone(),
-                    source,
+                    source: Box::new(source),
                 })?;
             return Ok(GameChoice::external(resolved.referee, seats)?);
         }

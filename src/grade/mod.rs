@@ -285,7 +285,8 @@ mod tests {
             );
             assert_eq!(end.recorded, todo.len());
             let tallied = tally.finish().finish().unwrap();
-            let (read, _) = standings::from_files(&[path.clone()], &order, None).unwrap();
+            let (read, _) =
+                standings::from_files(std::slice::from_ref(&path), &order, None).unwrap();
             assert_eq!(tallied.names, read.names);
             assert_eq!(tallied.played, read.played);
             assert_eq!(tallied.forfeits, read.forfeits);
@@ -295,7 +296,7 @@ mod tests {
                 assert_eq!((t.rating, t.points, t.games), (r.rating, r.points, r.games));
             }
         }
-        let (read, _) = standings::from_files(&[path.clone()], &order, None).unwrap();
+        let (read, _) = standings::from_files(std::slice::from_ref(&path), &order, None).unwrap();
         assert_eq!(read.played.iter().sum::<u64>(), 2 * games.len() as u64);
         assert!(
             !read.forfeits.is_empty(),

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use arbiter::bot::BotSpec;
 use arbiter::engine::settings::GradeSettings as Settings;
 use arbiter::grade::class::{self, HASHES};
-use arbiter::grade::marks::{self, Student};
+use arbiter::grade::marks;
 use arbiter::grade::rubric::Rubric;
 use arbiter::grade::{self, Tally};
 use arbiter::report::grade as report;
@@ -83,19 +83,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     arbiter::engine::settings::save(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.
-    let mut students: Vec<Student> = entries
-        .iter()
-        .map(|e| {
-            Ok(Student {
-                name: e.student.clone(),
-                hash: match &e.problem {
-                    Some(p) => arbiter::bot::source::hash_hex(p.as_bytes()),
-                    None => class::submission_hash(&class.join(&e.entry))?,
-                },
-                problem: None,
-            })
-        })
-        .collect::<Result<_>>()?;
+    let mut students = class::students(&class, &entries)?;
     let changed = grade::changed(&students, &class::read_hashes(&out.join(HASHES))?);
     let games_path = out.join("games.csv");
     if resuming && !changed.is_empty() {

@@ -252,16 +252,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     arbiter::engine::settings::save(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    let all = settings.schedule(seats);
-    let all = match settings.shard {
-        Some(shard) => shard.slice(&all),
-        None => all,
-    };
-    let todo: Vec<_> = all
-        .iter()
-        .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
-        .cloned()
-        .collect();
+    let todo = settings.games_to_play(seats, &active, &done);
     if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }

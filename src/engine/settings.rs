@@ -284,6 +284,24 @@ impl TournamentSettings {
             &self.stages,
         )
     }
+
+    /// The games this run (or its shard) still has to play, for games of `seats` seats: those
+    /// not in `done` whose bots can all play (`active[bot]`).
+    pub fn games_to_play(
+        &self,
+        seats: usize,
+        active: &[bool],
+        done: &crate::results::games_csv::DoneSet,
+    ) -> Vec<GameSpec> {
+        let all = self.schedule(seats);
+        let all = match self.shard {
+            Some(shard) => shard.slice(&all),
+            None => all,
+        };
+        all.into_iter()
+            .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
+            .collect()
+    }
 }
 
 #[cfg(test)]

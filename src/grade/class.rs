@@ -162,6 +162,24 @@ pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
     Ok(spec)
 }
 
+/// The students of `entries` (of class folder `class`) with the hash of their submission (of
+/// the problem's text for a refused one), before any build.
+pub fn students(class: &Path, entries: &[Entry]) -> Result<Vec<Student>, ClassError> {
+    entries
+        .iter()
+        .map(|e| {
+            Ok(Student {
+                name: e.student.clone(),
+                hash: match &e.problem {
+                    Some(p) => hash_hex(p.as_bytes()),
+                    None => submission_hash(&class.join(&e.entry))?,
+                },
+                problem: None,
+            })
+        })
+        .collect()
+}
+
 /// SHA-256 over a submission: a file's bytes, or every file of a folder (relative path and
 /// bytes, in name order; hidden entries and build outputs left out).
 pub fn submission_hash(path: &Path) -> Result<String, ClassError> {

@@ -149,35 +149,6 @@ impl From<GameOpts> for GameSettings {
     }
 }
 
-/// A recorded run's game, to be played with the flags' checks and conversions.
-impl From<&GameSettings> for GameOpts {
-    fn from(g: &GameSettings) -> Self {
-        let g = g.clone();
-        GameOpts {
-            game: g.game,
-            variant: g.variant,
-            seats: g.seats,
-            position: g.position,
-            referee: g.referee,
-            referee_seed: g.referee_seed,
-            referee_timeout_ms: g.referee_timeout_ms,
-            first_turn_ms: g.first_turn_ms,
-            turn_ms: g.turn_ms,
-            grace_ms: g.grace_ms,
-            strikes: g.strikes,
-            strict: g.strict,
-            max_turns: g.max_turns,
-            clock: g.clock,
-            allow_pondering: g.allow_pondering,
-            memory_mb: g.memory_mb,
-            max_processes: g.max_processes,
-            bot_env: g.bot_env,
-            sandbox: g.sandbox,
-            kill_grace_ms: g.kill_grace_ms,
-        }
-    }
-}
-
 impl GameOpts {
     /// The flags as the library's settings (which check them and build the game and referee).
     pub fn settings(&self) -> GameSettings {

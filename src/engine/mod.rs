@@ -9,7 +9,11 @@
 //! display, the live report, an SPRT's decision, grading marks) is a [`Consumer`]: it gets
 //! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it; a
 //! consumer that may be slow runs on a thread of its own ([`Detached`]), so that it delays
-//! neither the recording nor a decision taken on the engine's thread.
+//! neither the recording nor a decision taken on the engine's thread. The library describes all
+//! three kinds of run ([`settings`]: a tournament's, an SPRT's and a grading's settings files;
+//! [`GameSettings`]: the game and its referee, built with typed errors); an SPRT's decision is
+//! [`sprt`], a grading's marks are tallied by `grade::Tally`, and a tournament cut into shards is
+//! checked and put back together with [`shards`].
 
 mod bots;
 mod detached;

@@ -266,3 +266,98 @@ impl GameSettings {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain() -> GameSettings {
+        GameSettings {
+            game: None,
+            variant: None,
+            seats: None,
+            position: None,
+            referee: None,
+            referee_seed: false,
+            referee_timeout_ms: None,
+            first_turn_ms: DEFAULT_FIRST_TURN_MS,
+            turn_ms: DEFAULT_TURN_MS,
+            grace_ms: 50,
+            strikes: 3,
+            strict: false,
+            max_turns: None,
+            clock: Clock::Wall,
+            allow_pondering: false,
+            memory_mb: 0,
+            max_processes: Some(0),
+            bot_env: Vec::new(),
+            sandbox: false,
+            kill_grace_ms: 200,
+        }
+    }
+
+    #[test]
+    fn settings_build_the_game_and_the_referee_or_name_the_flag_to_change() {
+        let g = plain();
+        assert_eq!(g.choice().unwrap().name(), DEFAULT_GAME);
+        let cfg = g.referee_config(250).unwrap();
+        assert_eq!(cfg.time.turn, Duration::from_millis(DEFAULT_TURN_MS));
+        assert_eq!(cfg.max_turns, 250);
+        // The limits reach the bots through their spawn request, not arbiter's environment.
+        assert!(cfg
+            .limits
+            .env
+            .contains(&("ARBITER_TURN_MS".into(), DEFAULT_TURN_MS.to_string())));
+        assert!(std::env::var_os("ARBITER_TURN_MS").is_none());
+        let strict = GameSettings {
+            strict: true,
+            ..plain()
+        };
+        let cfg = strict.referee_config(250).unwrap();
+        assert_eq!((cfg.time.grace, cfg.time.strikes), (Duration::ZERO, 1));
+
+        let err = |g: GameSettings| g.referee_config(250).unwrap_err();
+        assert!(matches!(
+            err(GameSettings {
+                turn_ms: 0,
+                ..plain()
+            }),
+            GameSettingsError::ZeroTurn
+        ));
+        assert!(matches!(
+            err(GameSettings {
+                strikes: 0,
+                ..plain()
+            }),
+            GameSettingsError::ZeroStrikes
+        ));
+        let e = err(GameSettings {
+            max_turns: Some(0),
+            ..plain()
+        });
+        assert_eq!(e.to_string(), "--max-turns must be at least 1");
+        let e = err(GameSettings {
+            bot_env: vec!["=x".into()],
+            ..plain()
+        });
+        assert!(matches!(e, GameSettingsError::BotEnv(_)), "{e}");
+        let e = GameSettings {
+            game: Some("no-such-game".into()),
+            ..plain()
+        }
+        .choice()
+        .unwrap_err();
+        assert!(matches!(e, GameSettingsError::Game(_)), "{e}");
+        let e = GameSettings {
+            referee: Some("ref".into()),
+            ..plain()
+        }
+        .check_run(2, None)
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--opening-plies 2 cannot be played"),
+            "{e}"
+        );
+    }
+}

@@ -8,6 +8,7 @@ pub mod bot;
 pub mod botkit;
 pub mod engine;
 pub mod game;
+pub mod grade;
 pub mod protocol;
 pub mod rating;
 pub mod referee;

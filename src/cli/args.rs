@@ -259,7 +259,7 @@ pub struct BenchArgs {
 }
 
 /// The hypotheses of an SPRT.
-#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct SprtOpts {
     /// H0: NEW is not better than this many Elo (in the chosen model's units).
     #[arg(
@@ -278,12 +278,11 @@ pub struct SprtOpts {
     )]
     pub elo1: f64,
     #[command(flatten)]
-    #[serde(flatten)]
     pub test: SprtTest,
 }
 
 /// How an SPRT judges its bounds: the Elo model and the two error rates (sprt and stats).
-#[derive(Args, Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Debug, Clone, PartialEq)]
 pub struct SprtTest {
     /// Elo model of the bounds: normalized (nElo, fastchess's default) or logistic.
     #[arg(long, default_value = "normalized", value_name = "MODEL")]
@@ -306,9 +305,16 @@ impl SprtTest {
     }
 }
 
-impl SprtOpts {
-    pub fn params(&self) -> Result<arbiter::rating::SprtParams> {
-        self.test.params(self.elo0, self.elo1)
+/// The test's flags as the library records them (sprt.toml's `[sprt]`).
+impl From<&SprtOpts> for arbiter::engine::settings::SprtTestSettings {
+    fn from(o: &SprtOpts) -> Self {
+        Self {
+            elo0: o.elo0,
+            elo1: o.elo1,
+            model: o.test.model.clone(),
+            alpha: o.test.alpha,
+            beta: o.test.beta,
+        }
     }
 }
 

@@ -1,16 +1,12 @@
 //! The options every command that plays games shares: the game, its clocks and the bots'
-//! limits, turned into the referee's configuration; and resolving BOT arguments.
+//! limits as flags, mapped to the library's `GameSettings` (which checks them and builds the
+//! game and the referee's configuration); and resolving BOT arguments.
 
-use anyhow::{bail, Context, Result};
-use arbiter::bot::{BotSpec, Limits};
-use arbiter::engine::GameSettings;
-use arbiter::referee::{RefereeConfig, TimeControl};
+use anyhow::{Context, Result};
+use arbiter::bot::BotSpec;
+use arbiter::engine::{GameSettings, DEFAULT_FIRST_TURN_MS, DEFAULT_TURN_MS};
+use arbiter::referee::RefereeConfig;
 use clap::Args;
-use std::time::Duration;
-
-const DEFAULT_FIRST_TURN_MS: u64 = 1000;
-const DEFAULT_TURN_MS: u64 = 100;
-const DEFAULT_GAME: &str = "impasse";
 
 /// The options every command that plays games shares: the game, its clocks and the bots' limits.
 #[derive(Args, Debug, Clone, PartialEq)]
@@ -153,189 +149,31 @@ impl From<GameOpts> for GameSettings {
     }
 }
 
-/// A recorded run's game, to be played with the flags' checks and conversions.
-impl From<&GameSettings> for GameOpts {
-    fn from(g: &GameSettings) -> Self {
-        let g = g.clone();
-        GameOpts {
-            game: g.game,
-            variant: g.variant,
-            seats: g.seats,
-            position: g.position,
-            referee: g.referee,
-            referee_seed: g.referee_seed,
-            referee_timeout_ms: g.referee_timeout_ms,
-            first_turn_ms: g.first_turn_ms,
-            turn_ms: g.turn_ms,
-            grace_ms: g.grace_ms,
-            strikes: g.strikes,
-            strict: g.strict,
-            max_turns: g.max_turns,
-            clock: g.clock,
-            allow_pondering: g.allow_pondering,
-            memory_mb: g.memory_mb,
-            max_processes: g.max_processes,
-            bot_env: g.bot_env,
-            sandbox: g.sandbox,
-            kill_grace_ms: g.kill_grace_ms,
-        }
-    }
-}
-
 impl GameOpts {
+    /// The flags as the library's settings (which check them and build the game and referee).
+    pub fn settings(&self) -> GameSettings {
+        self.clone().into()
+    }
+
     /// A note for the start line when the memory limit cannot be enforced in full.
     pub fn memory_note(&self) -> Option<String> {
-        (self.memory_mb > 0 && !arbiter::bot::cgroup::memory_cap_is_full()).then(|| {
-            format!(
-                "--memory-mb {} is a partial cap here: no memory cgroup can be made (run as root \
-                 for one), so it limits each process's private memory only (RLIMIT_DATA), not \
-                 shared memory, files in RAM or the sum over a bot's children",
-                self.memory_mb
-            )
-        })
+        self.settings().memory_note()
     }
 
-    /// Refuses the run options an external referee's game cannot honour: random opening plies
-    /// and opening books are moves of a built-in game's rules, which arbiter does not know for
-    /// a referee's game.
+    /// Refuses the run options an external referee's game cannot honour (see
+    /// [`GameSettings::check_run`]).
     pub fn check_run(&self, opening_plies: u32, openings: Option<&str>) -> Result<()> {
-        let Some(referee) = &self.referee else {
-            return Ok(());
-        };
-        if opening_plies > 0 {
-            bail!(
-                "--opening-plies {opening_plies} cannot be played with --referee \"{referee}\": \
-                 arbiter does not know the moves of an external referee's game; leave out \
-                 --opening-plies (a referee that varies its games does so by its seed: see \
-                 --referee-seed)"
-            );
-        }
-        if let Some(book) = openings {
-            bail!(
-                "--openings {book} cannot be played with --referee \"{referee}\": an opening \
-                 book holds moves of a built-in game; leave out --openings"
-            );
-        }
-        Ok(())
+        Ok(self.settings().check_run(opening_plies, openings)?)
     }
 
-    /// The external referee of `--referee` with its referee.toml's defaults, if one is given.
-    fn external(&self) -> Result<Option<arbiter::referee::external::spec::Resolved>> {
-        let Some(arg) = &self.referee else {
-            return Ok(None);
-        };
-        if self.referee_timeout_ms == Some(0) {
-            bail!("--referee-timeout-ms must be at least 1");
-        }
-        let limit = self.referee_timeout_ms.map(Duration::from_millis);
-        Ok(Some(arbiter::referee::external::spec::resolve(
-            arg,
-            self.referee_seed,
-            limit,
-        )?))
-    }
-
-    /// The validated game, variant, seats and start position; an external referee's game with
-    /// `--referee` (whose build command, if any, runs here once).
+    /// The validated game (see [`GameSettings::choice`]).
     pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
-        if let Some(resolved) = self.external()? {
-            if let Some(game) = &self.game {
-                bail!(
-                    "--game {game} and --referee both name the game to play: give --referee alone \
-                     for the external referee's game, or --game alone for a built-in game"
-                );
-            }
-            if self.variant.is_some() || self.position.is_some() {
-                bail!("--variant and --position are for built-in games; an external referee (--referee) makes its own games");
-            }
-            let seats = self.seats.or(resolved.toml.seats).unwrap_or(2);
-            let spec = &resolved.referee.spec;
-            spec.build()
-                .with_context(|| format!("building the referee '{}'", spec.name))?;
-            return Ok(arbiter::game::GameChoice::external(
-                resolved.referee,
-                seats,
-            )?);
-        }
-        Ok(arbiter::game::GameChoice::new(
-            self.game.as_deref().unwrap_or(DEFAULT_GAME),
-            self.variant.as_deref(),
-            self.seats,
-            self.position.as_deref(),
-        )?)
+        Ok(self.settings().choice()?)
     }
 
-    /// The referee's settings; `default_max_turns` is the game's own limit.
+    /// The referee's settings (see [`GameSettings::referee_config`]).
     pub fn referee_config(&self, default_max_turns: u32) -> Result<RefereeConfig> {
-        if self.turn_ms == 0 || self.first_turn_ms == 0 {
-            bail!("--turn-ms and --first-turn-ms must be at least 1");
-        }
-        if self.strikes == 0 {
-            bail!("--strikes must be at least 1 (1 = the first late answer loses)");
-        }
-        // A referee.toml's limits stand in for the flags left at their defaults.
-        let toml = self.external()?.map(|r| r.toml).unwrap_or_default();
-        let first_turn_ms = match toml.first_turn_ms {
-            Some(ms) if self.first_turn_ms == DEFAULT_FIRST_TURN_MS => ms,
-            _ => self.first_turn_ms,
-        };
-        let turn_ms = match toml.turn_ms {
-            Some(ms) if self.turn_ms == DEFAULT_TURN_MS => ms,
-            _ => self.turn_ms,
-        };
-        let max_turns = self
-            .max_turns
-            .or(toml.max_turns)
-            .unwrap_or(default_max_turns);
-        if max_turns == 0 {
-            bail!("--max-turns must be at least 1");
-        }
-        let (grace, strikes) = if self.strict {
-            (Duration::ZERO, 1)
-        } else {
-            (Duration::from_millis(self.grace_ms), self.strikes)
-        };
-        // A bot that budgets its time reads its limits here instead of assuming the arena's;
-        // then what the user passes on.
-        let mut env = vec![
-            ("ARBITER_TURN_MS".to_string(), turn_ms.to_string()),
-            (
-                "ARBITER_FIRST_TURN_MS".to_string(),
-                first_turn_ms.to_string(),
-            ),
-            ("ARBITER_CLOCK".to_string(), self.clock.as_str().to_string()),
-        ];
-        for arg in &self.bot_env {
-            env.push(arbiter::bot::env::parse_bot_env(arg).map_err(anyhow::Error::msg)?);
-        }
-        Ok(RefereeConfig {
-            time: TimeControl {
-                first_turn: Duration::from_millis(first_turn_ms),
-                turn: Duration::from_millis(turn_ms),
-                grace,
-                strikes,
-                clock: self.clock,
-            },
-            max_turns,
-            freeze_idle: !self.allow_pondering,
-            freeze_after: arbiter::referee::FREEZE_AFTER,
-            kill_grace: Duration::from_millis(self.kill_grace_ms),
-            limits: Limits {
-                memory_bytes: (self.memory_mb > 0).then_some(self.memory_mb * 1024 * 1024),
-                max_processes: match self.max_processes {
-                    Some(0) => None,
-                    Some(n) => Some(n),
-                    None => arbiter::bot::cgroup::default_max_processes(),
-                },
-                sandbox: if self.sandbox {
-                    Some(arbiter::bot::sandbox::require().map_err(anyhow::Error::msg)?)
-                } else {
-                    None
-                },
-                env,
-            },
-            record_turns: false,
-        })
+        Ok(self.settings().referee_config(default_max_turns)?)
     }
 }
 

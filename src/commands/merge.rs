@@ -3,16 +3,15 @@
 //! missing games and shards with the commands that play them, and writes the standings, the
 //! merged records.jsonl and the report with every game's replay page.
 
-use crate::cli::GameOpts;
 use crate::cli::{self, MergeArgs};
 use crate::commands::shards;
 use crate::commands::tournament::Settings;
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::Recorded;
+use arbiter::engine::shards::{differences, Merging};
 use arbiter::report::standings;
 use arbiter::results::merge::merge_games;
 use arbiter::tournament::{GameSpec, Shard};
-use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,7 +58,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         );
     };
     for other in &inputs[1..] {
-        let diff = shards::differences(&first.settings, &other.settings)?;
+        let diff = differences(&first.settings, &other.settings)?;
         if !diff.is_empty() {
             bail!(
                 "{} and {} are not shards of the same run:\n  {}",
@@ -83,48 +82,20 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         shard: None,
         ..first.settings.clone()
     };
-    let choice = GameOpts::from(&run.game).choice()?;
+    let choice = run.game.choice()?;
     let schedule = run.schedule(choice.seats);
-    let by_id: HashMap<u64, &GameSpec> = schedule.iter().map(|g| (g.game_id, g)).collect();
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let _lock = crate::commands::tournament::claim_folder(&out)?;
     let csvs: Vec<PathBuf> = inputs.iter().map(|i| i.dir.join("games.csv")).collect();
     let present: Vec<usize> = (0..inputs.len()).filter(|&i| csvs[i].exists()).collect();
     let files: Vec<PathBuf> = present.iter().map(|&i| csvs[i].clone()).collect();
-    // The bots' names by index, learned from the rows: a name that changes between shards means
-    // a different bot under the same argument.
-    let mut names: Vec<Option<(String, PathBuf)>> = vec![None; run.bots.len()];
-    let mut recorded = arbiter::results::games_csv::DoneSet::default();
+    // Each game must belong to its folder's shard, with the same bots as the other shards.
+    let mut merging = Merging::new(&run, &schedule);
     let merged = out.join("games.csv");
     let summary = merge_games(&files, &merged, choice.seats, |n, id, bots| {
         let input = &inputs[present[n]];
-        let Some(spec) = by_id.get(&id) else {
-            bail!("game {id} is not in the run's schedule (settings edited after the run?)");
-        };
-        if let Some(shard) = input.settings.shard {
-            if !shard.holds(spec) {
-                bail!(
-                    "game {id} belongs to shard {}, not to this folder's shard {shard}",
-                    Shard::of_pair(spec.pair_id, shard.count())
-                );
-            }
-        }
-        for (&bot, name) in spec.seats.iter().zip(bots) {
-            match &names[bot] {
-                Some((known, from)) if known != name => bail!(
-                    "bot #{} ({}) is '{known}' in {} but '{name}' here: the shards did not play \
-                     the same bots",
-                    bot + 1,
-                    run.bots[bot],
-                    from.display()
-                ),
-                Some(_) => {}
-                None => names[bot] = Some((name.clone(), input.dir.clone())),
-            }
-        }
-        recorded.insert(id);
-        Ok(())
+        Ok(merging.check(&input.dir, input.settings.shard, id, bots)?)
     })?;
     for path in &summary.torn {
         writeln!(
@@ -142,7 +113,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     }
     arbiter::engine::settings::save(&out, &run)?;
 
-    let order: Vec<String> = names.iter().flatten().map(|(n, _)| n.clone()).collect();
+    let order = merging.names();
     let (table, _) = standings::from_files(std::slice::from_ref(&merged), &order, anchor.as_ref())?;
     standings::write_files(&out, &table)?;
     let mut stdout = std::io::stdout().lock();
@@ -177,7 +148,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         writeln!(stderr, "arbiter: warning: {f}")?;
     }
 
-    let missing = missing_report(&run, &inputs, &schedule, &recorded, &out)?;
+    let missing = missing_report(&run, &inputs, &schedule, &merging.recorded, &out)?;
     let total = schedule.len();
     writeln!(
         stdout,
@@ -224,13 +195,7 @@ fn missing_report(
         .map_or(1, Shard::count);
     let sharded = inputs.iter().any(|i| i.settings.shard.is_some());
     // Games still to play, by shard.
-    let mut lacking: BTreeMap<Shard, Vec<u64>> = BTreeMap::new();
-    for g in schedule.iter().filter(|g| !recorded.contains(g.game_id)) {
-        lacking
-            .entry(Shard::of_pair(g.pair_id, count))
-            .or_default()
-            .push(g.game_id);
-    }
+    let lacking = arbiter::engine::shards::lacking(schedule, recorded, count);
     let mut lines = Vec::new();
     let sbatch = out.join("slurm").join("shards.sbatch");
     let mut resubmit: Vec<u32> = Vec::new();

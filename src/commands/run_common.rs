@@ -5,7 +5,6 @@
 use anyhow::Result;
 use arbiter::bot::{BotSpec, SpecError};
 use arbiter::engine::{self, Event};
-use arbiter::game::GameChoice;
 use arbiter::report::{self, progress::Progress};
 use arbiter::results::games_csv::GamesCsv;
 use arbiter::tournament::{Finished, GameSpec, Runner};
@@ -54,7 +53,8 @@ impl ProgressNote<'_> {
 /// rewriting report.html as games finish; `follow` sees each recorded game too, on the
 /// recording thread, with the progress display's notes (an SPRT's decision: `Break` stops
 /// handing out games). The progress display and the live report run on a thread of their own,
-/// so they delay neither the recording nor `follow`.
+/// so they delay neither the recording nor `follow`; `other` (the grading's tally) is told
+/// every event too.
 /// The first error in recording stops handing out games and is returned (with the report's
 /// path) once the games under way have ended.
 pub fn play_and_record(
@@ -63,13 +63,13 @@ pub fn play_and_record(
     csv: &mut GamesCsv,
     out: &Path,
     replays: bool,
-    choice: &GameChoice,
     follow: &mut dyn FnMut(&Finished, &mut ProgressNote<'_>) -> ControlFlow<()>,
+    other: Option<&mut dyn engine::Consumer>,
 ) -> Result<(Option<anyhow::Error>, Result<PathBuf>)> {
     let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
     let progress = Progress::new(todo.len() as u64, &names);
     let live = report::html::LiveReport::new(out, &names);
-    let mut recorder = engine::Recorder::open(csv, out, replays, choice, runner.referee)?;
+    let mut recorder = engine::Recorder::open(csv, out, replays, runner.game, runner.referee)?;
     let display = engine::Detached::spawn(
         (progress, live),
         |_: &Event<'_>| None, // told by `shown` below, with the follower's notes in order
@@ -89,7 +89,10 @@ pub fn play_and_record(
         }
         _ => ControlFlow::Continue(()),
     };
-    let end = engine::play(runner, todo, &mut recorder, &mut [&mut shown]);
+    let end = match other {
+        Some(other) => engine::play(runner, todo, &mut recorder, &mut [&mut shown, other]),
+        None => engine::play(runner, todo, &mut recorder, &mut [&mut shown]),
+    };
     let (mut progress, mut live) = display.finish();
     progress.finish();
     recorder.starved().eprint();

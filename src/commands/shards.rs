@@ -1,10 +1,11 @@
 //! What `merge` and `slurm` share about a tournament cut into shards: the command line that plays
 //! one shard of recorded settings (for the batch script, and for the missing shards a merge
-//! names), and how two shards' settings differ.
+//! names). Whether two shards' settings differ is the library's (`engine::shards`).
 
 use crate::cli::{Cli, Command};
 use crate::commands::tournament::Settings;
 use anyhow::{bail, Result};
+use arbiter::engine::shards::differences;
 use arbiter::engine::GameSettings;
 
 /// The `arbiter tournament` arguments that play the games of `settings` (without `--shard`,
@@ -117,62 +118,6 @@ pub fn shard_arguments(settings: &Settings, shard: &str, out: &str) -> Result<Ve
 /// A command line as a shell reads it.
 pub fn shell_line(words: &[String]) -> String {
     shell_words::join(words)
-}
-
-/// What differs between two runs' settings besides the shard and the folder the bots were named
-/// from, as `name: A vs B` lines (empty when they are shards of one run).
-pub fn differences(a: &Settings, b: &Settings) -> Result<Vec<String>> {
-    let flat = |s: &Settings| -> Result<Vec<(String, String)>> {
-        let mut s = s.clone();
-        s.shard = None;
-        s.workdir = Default::default();
-        let mut out = Vec::new();
-        flatten(
-            "",
-            &toml::Value::Table(toml::Table::try_from(&s)?),
-            &mut out,
-        );
-        Ok(out)
-    };
-    let (fa, fb) = (flat(a)?, flat(b)?);
-    let value = |f: &[(String, String)], key: &str| {
-        f.iter()
-            .find(|(k, _)| k == key)
-            .map_or("(none)".to_string(), |(_, v)| v.clone())
-    };
-    let mut keys: Vec<&String> = fa.iter().chain(&fb).map(|(k, _)| k).collect();
-    keys.sort();
-    keys.dedup();
-    let mut out = Vec::new();
-    for key in keys {
-        let (va, vb) = (value(&fa, key), value(&fb, key));
-        if va != vb {
-            out.push(format!("{key}: {va} vs {vb}"));
-        }
-    }
-    if a.shard.map(|s| s.count()) != b.shard.map(|s| s.count()) {
-        let n = |s: Option<arbiter::tournament::Shard>| {
-            s.map_or("not sharded".into(), |s| format!("{} shards", s.count()))
-        };
-        out.push(format!("shards: {} vs {}", n(a.shard), n(b.shard)));
-    }
-    Ok(out)
-}
-
-fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
-    match v {
-        toml::Value::Table(t) => {
-            for (k, v) in t {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&key, v, out);
-            }
-        }
-        other => out.push((prefix.to_string(), other.to_string())),
-    }
 }
 
 #[cfg(test)]

@@ -3,12 +3,10 @@
 //! [`run`] for why), a few games are played to measure what a game costs, and the time limit
 //! comes from that estimate.
 
-use crate::cli::GameOpts;
 use crate::cli::SlurmArgs;
 use crate::commands::shards;
 use crate::commands::tournament::{fresh_settings, prepare_bots, Settings};
 use anyhow::{bail, Context, Result};
-use arbiter::engine::settings::Recorded;
 use arbiter::report::sbatch::{minutes, Job};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
 use arbiter::tournament::{Runner, Shard};
@@ -40,25 +38,13 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     // Shards already there must belong to this run (a rerun of the same command is fine).
     for shard in Shard::all(args.shards) {
         let dir = run_dir.join(format!("shard-{}", shard.index()));
-        if dir.join(Settings::FILE).exists() {
-            let old: Settings = arbiter::engine::settings::load(&dir)?;
-            let diff = shards::differences(&old, &settings)?;
-            if !diff.is_empty() || old.shard != Some(shard) {
-                bail!(
-                    "{} holds another run ({}); choose another --out",
-                    dir.display(),
-                    if diff.is_empty() {
-                        format!("shard {:?}", old.shard.map(|s| s.to_string()))
-                    } else {
-                        diff.join("; ")
-                    }
-                );
-            }
-        }
+        arbiter::engine::shards::check_shard_folder(&dir, shard, &settings)?;
     }
 
-    let choice = GameOpts::from(&settings.game).choice()?;
-    let cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
+    let choice = settings.game.choice()?;
+    let cfg = settings
+        .game
+        .referee_config(choice.info.default_max_turns)?;
     let (bots, mut problems) = prepare_bots(&settings.bots, &settings.workdir, &cfg)?;
     let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
     wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));

@@ -2,55 +2,17 @@
 //! sequential probability ratio test on the pentanomial pair scores accepts H0 or H1.
 
 use super::tournament::{claim_folder, prepare_bots, settings_and_dir};
-use crate::cli::{self, GameOpts, SprtArgs, SprtOpts};
+use crate::cli::{self, SprtArgs};
 use anyhow::{bail, Context, Result};
-use arbiter::engine::settings::{OpeningsSettings, Recorded};
-use arbiter::rating::{self, Decision, EloEstimate, PairCounter, SprtParams};
+use arbiter::engine::settings::{Recorded, SprtSettings as Settings};
+use arbiter::engine::sprt::SprtFollower;
+use arbiter::rating::{Decision, EloEstimate, PairCounter, SprtParams};
 use arbiter::report::{self, sprt_block};
-use arbiter::results::games_csv::{self, GamesCsv};
+use arbiter::results::games_csv::GamesCsv;
 use arbiter::tournament::{schedule, Finished, Format, Runner};
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Settings {
-    new: String,
-    old: String,
-    workdir: PathBuf,
-    max_pairs: u64,
-    opening_plies: u32,
-    #[serde(flatten)]
-    openings: OpeningsSettings,
-    seed: u64,
-    sprt: SprtOpts,
-    game: arbiter::engine::GameSettings,
-}
-
-impl Recorded for Settings {
-    const FILE: &'static str = "sprt.toml";
-    fn seed_mut(&mut self) -> &mut u64 {
-        &mut self.seed
-    }
-}
-
-fn new_score(bot0: &str, new_name: &str, winner: Option<u8>, reason: Option<&str>) -> Option<f64> {
-    if reason == Some("referee-error") {
-        return None;
-    }
-    let bot0_score = match winner {
-        Some(0) => 1.0,
-        Some(_) => 0.0,
-        None => 0.5,
-    };
-    Some(if bot0 == new_name {
-        bot0_score
-    } else {
-        1.0 - bot0_score
-    })
-}
 
 pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     super::tournament::check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
@@ -73,7 +35,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 opening_plies: args.run.opening_plies,
                 openings: super::tournament::openings_of(&args.run, &args.game)?,
                 seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
-                sprt: args.sprt.clone(),
+                sprt: (&args.sprt).into(),
                 game: args.game.clone().into(),
             })
         },
@@ -81,10 +43,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let params = settings.sprt.params()?;
     let out = std::path::absolute(&out)?;
     let _lock = claim_folder(&out)?;
-    let book = settings
-        .openings
-        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
-    let choice = GameOpts::from(&settings.game).choice()?;
+    let choice = settings.game.choice()?;
+    let book = settings.openings.book(&choice, settings.seed)?;
     if choice.seats != 2 {
         bail!(
             "an SPRT compares two bots in two-seat games; {} is played by {} seats here \
@@ -93,7 +53,9 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             choice.seats
         );
     }
-    let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
+    let mut cfg = settings
+        .game
+        .referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = true;
     let (bots, mut active) = prepare_bots(
         &[settings.new.clone(), settings.old.clone()],
@@ -115,28 +77,15 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let csv_path = out.join("games.csv");
     let (mut csv, done) =
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
-    let mut pairs = PairCounter::default();
-    games_csv::for_each_result(std::slice::from_ref(&csv_path), |row| {
-        if let Some(pair) = row.pair_id {
-            pairs.add(
-                pair,
-                new_score(
-                    &row.bots[0],
-                    &new_name,
-                    row.winner().map(|w| w as u8),
-                    row.reason.as_deref(),
-                ),
-            );
-        }
-        Ok(())
-    })?;
+    let mut test = SprtFollower::new(params, &new_name);
+    test.read(&csv_path)?;
     let games_per_pair =
         u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
     let todo: Vec<_> = schedule(2, Format::RoundRobin, games_per_pair, settings.seed)
         .into_iter()
         .filter(|g| !done.contains(g.game_id))
         .collect();
-    if let Some(note) = GameOpts::from(&settings.game).memory_note() {
+    if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
     let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
@@ -144,7 +93,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         eprintln!(
             "arbiter: resuming {}: {} pairs complete",
             out.display(),
-            pairs.penta.pairs()
+            test.pairs.penta.pairs()
         );
     }
     eprintln!(
@@ -160,10 +109,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         out.display()
     );
 
-    let llr = |p: &PairCounter| rating::llr_pentanomial(&p.penta, &params);
-    let mut decision = rating::decide(llr(&pairs), &params);
     let mut report_path = None;
-    if decision == Decision::Continue && !todo.is_empty() {
+    if !test.decided() && !todo.is_empty() {
         let (lower, upper) = params.bounds();
         let runner = Runner {
             bots: &bots,
@@ -179,27 +126,16 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         // summary prints.
         let mut decide =
             |finished: &Finished, progress: &mut super::run_common::ProgressNote<'_>| {
-                let r = &finished.result;
-                let score = new_score(
-                    &r.bots[0],
-                    &new_name,
-                    r.winner.map(|w| w as u8),
-                    Some(r.reason.as_str()),
-                );
-                if pairs.add(finished.spec.pair_id, score) {
-                    let now = llr(&pairs);
-                    let elo = EloEstimate::from_pentanomial(&pairs.penta)
+                if let Some(now) = test.add(finished) {
+                    let elo = EloEstimate::from_pentanomial(&test.pairs.penta)
                         .map_or("n/a".into(), |e| e.elo_text());
                     progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
-                    if decision == Decision::Continue {
-                        decision = rating::decide(now, &params);
-                    }
                 }
-                if decision == Decision::Continue {
-                    ControlFlow::Continue(())
-                } else {
+                if test.decided() {
                     progress.decided();
                     ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
                 }
             };
         let (failure, path) = super::run_common::play_and_record(
@@ -208,8 +144,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             &mut csv,
             &out,
             false,
-            &choice,
             &mut decide,
+            None,
         )?;
         if let Some(e) = failure {
             return Err(e);
@@ -218,13 +154,14 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     }
 
     let mut stdout = std::io::stdout().lock();
+    let decision = test.decision;
     print_result(
         &mut stdout,
         &new_name,
         &old_name,
-        &pairs,
+        &test.pairs,
         &params,
-        llr(&pairs),
+        test.llr(),
         decision,
     )?;
     writeln!(stdout, "Results: {}", out.display())?;
@@ -232,13 +169,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()])
             .write(report::html::Pages::Missing)
     });
-    match report_path {
-        Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!(
-            "arbiter: warning: report.html not written: {}",
-            arbiter::report::errors::chain_text(e.as_ref())
-        ),
-    }
+    report::run_end::report_line(&mut stdout, &report_path)?;
     Ok(ExitCode::from(match decision {
         Decision::AcceptH1 => 0,
         Decision::AcceptH0 => 1,

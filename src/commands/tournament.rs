@@ -69,13 +69,7 @@ pub fn prepare_bots_built(
     cfg: &arbiter::referee::RefereeConfig,
     build: bool,
 ) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
-    // Paths typed where the run began are found from there; the process's own working
-    // directory is never changed (it is shared by every thread).
-    let elsewhere = (std::env::current_dir().ok().as_deref() != Some(workdir)).then_some(workdir);
-    let resolved = origins
-        .iter()
-        .map(|o| (o.clone(), BotSpec::resolve_named_in(o, elsewhere)))
-        .collect();
+    let resolved = arbiter::engine::resolve_in(origins, workdir);
     super::run_common::check_bots(resolved, cfg, build)
 }
 
@@ -134,7 +128,7 @@ pub fn check_resume_options(
 
 /// `--grow`: the recorded settings with one more stage (more games per table, added bots).
 fn grow(settings: Settings, args: &TournamentArgs, given: &cli::Given) -> Result<Settings> {
-    let seats = GameOpts::from(&settings.game).choice()?.seats as u32;
+    let seats = settings.game.choice()?.seats as u32;
     let games = given
         .options
         .iter()
@@ -220,12 +214,12 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     } else {
         settings
     };
-    let book = settings
-        .openings
-        .book(&GameOpts::from(&settings.game).choice()?, settings.seed)?;
-    let choice = GameOpts::from(&settings.game).choice()?;
+    let choice = settings.game.choice()?;
+    let book = settings.openings.book(&choice, settings.seed)?;
     let seats = choice.seats;
-    let mut cfg = GameOpts::from(&settings.game).referee_config(choice.info.default_max_turns)?;
+    let mut cfg = settings
+        .game
+        .referee_config(choice.info.default_max_turns)?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
     let (bots, mut problems) =
@@ -258,17 +252,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     arbiter::engine::settings::save(&out, &settings)?;
     let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
         .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
-    let all = settings.schedule(seats);
-    let all = match settings.shard {
-        Some(shard) => shard.slice(&all),
-        None => all,
-    };
-    let todo: Vec<_> = all
-        .iter()
-        .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
-        .cloned()
-        .collect();
-    if let Some(note) = GameOpts::from(&settings.game).memory_note() {
+    let todo = settings.games_to_play(seats, &active, &done);
+    if let Some(note) = settings.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
     let placement = placement(&args.run, cfg.freeze_idle);
@@ -312,8 +297,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         &mut csv,
         &out,
         settings.replays,
-        &choice,
         &mut |_, _| std::ops::ControlFlow::Continue(()),
+        None,
     )?;
     if let Some(e) = failure {
         return Err(e);
@@ -327,28 +312,18 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .collect();
     let (table, _) = standings::from_files(&[csv.path().to_path_buf()], &order, anchor.as_ref())?;
     standings::write_files(&out, &table)?;
-    let mut stdout = std::io::stdout().lock();
-    standings::print(&mut stdout, &table)?;
-    use std::io::Write;
-    for (bot, problem) in bots.iter().zip(&problems) {
-        if let Some(why) = problem {
-            writeln!(stdout, "\nLeft out: {} could not play: {why}", bot.name)?;
-        }
-    }
-    writeln!(stdout, "\nResults: {}", out.display())?;
-    match report_path {
-        Ok(path) => writeln!(stdout, "Report: {}", path.display())?,
-        Err(e) => eprintln!(
-            "arbiter: warning: report.html not written: {}",
-            arbiter::report::errors::chain_text(e.as_ref())
-        ),
-    }
-    if let Some(shard) = settings.shard {
-        writeln!(
-            stdout,
-            "These are the games of shard {shard} alone; put the shards together with: \
-             arbiter merge OUT SHARD_DIR..."
-        )?;
-    }
+    let left_out: Vec<(&str, &str)> = bots
+        .iter()
+        .zip(&problems)
+        .filter_map(|(b, p)| p.as_deref().map(|why| (b.name.as_str(), why)))
+        .collect();
+    arbiter::report::run_end::tournament(
+        &mut std::io::stdout().lock(),
+        &table,
+        &left_out,
+        &out,
+        &report_path,
+        settings.shard,
+    )?;
     Ok(ExitCode::SUCCESS)
 }

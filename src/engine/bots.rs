@@ -26,6 +26,19 @@ pub struct NameClash {
     pub second: String,
 }
 
+/// Resolves every BOT argument as typed in `workdir`, where the run began: paths are found from
+/// there without changing the process's working directory (shared by every thread).
+pub fn resolve_in(
+    origins: &[String],
+    workdir: &std::path::Path,
+) -> Vec<(String, Result<BotSpec, SpecError>)> {
+    let elsewhere = (std::env::current_dir().ok().as_deref() != Some(workdir)).then_some(workdir);
+    origins
+        .iter()
+        .map(|o| (o.clone(), BotSpec::resolve_named_in(o, elsewhere)))
+        .collect()
+}
+
 /// Builds (if `build`) and test-starts every resolved bot (`(origin, resolution)` pairs),
 /// telling `consumers` as it goes. A clash of names is an error.
 pub fn check_bots(

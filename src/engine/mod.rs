@@ -9,7 +9,11 @@
 //! display, the live report, an SPRT's decision, grading marks) is a [`Consumer`]: it gets
 //! [`Event`]s on the engine's own thread, never on a game's, and the games never wait for it; a
 //! consumer that may be slow runs on a thread of its own ([`Detached`]), so that it delays
-//! neither the recording nor a decision taken on the engine's thread.
+//! neither the recording nor a decision taken on the engine's thread. The library describes all
+//! three kinds of run ([`settings`]: a tournament's, an SPRT's and a grading's settings files;
+//! [`GameSettings`]: the game and its referee, built with typed errors); an SPRT's decision is
+//! [`sprt`], a grading's marks are tallied by `grade::Tally`, and a tournament cut into shards is
+//! checked and put back together with [`shards`].
 
 mod bots;
 mod detached;
@@ -17,11 +21,15 @@ mod game_settings;
 mod placement;
 mod record;
 pub mod settings;
+pub mod shards;
+pub mod sprt;
 pub mod stop;
 
-pub use bots::{check_bots, BotCheck, NameClash};
+pub use bots::{check_bots, resolve_in, BotCheck, NameClash};
 pub use detached::Detached;
-pub use game_settings::GameSettings;
+pub use game_settings::{
+    GameSettings, GameSettingsError, DEFAULT_FIRST_TURN_MS, DEFAULT_GAME, DEFAULT_TURN_MS,
+};
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
 

@@ -4,6 +4,12 @@
 //! the settings that differ named. A tournament's settings also grow (`--grow`: more games per
 //! table, more bots) and give its schedule.
 
+mod grade;
+mod sprt;
+
+pub use grade::{GradeSettings, OtherClass};
+pub use sprt::{SprtSettings, SprtTestSettings};
+
 use super::GameSettings;
 use crate::game::GameChoice;
 use crate::tournament::openings::{Book, BookError, Order};
@@ -277,6 +283,24 @@ impl TournamentSettings {
             },
             &self.stages,
         )
+    }
+
+    /// The games this run (or its shard) still has to play, for games of `seats` seats: those
+    /// not in `done` whose bots can all play (`active[bot]`).
+    pub fn games_to_play(
+        &self,
+        seats: usize,
+        active: &[bool],
+        done: &crate::results::games_csv::DoneSet,
+    ) -> Vec<GameSpec> {
+        let all = self.schedule(seats);
+        let all = match self.shard {
+            Some(shard) => shard.slice(&all),
+            None => all,
+        };
+        all.into_iter()
+            .filter(|g| g.seats.iter().all(|&s| active[s]) && !done.contains(g.game_id))
+            .collect()
     }
 }
 

@@ -4,11 +4,13 @@
 
 pub mod catalogue;
 pub mod errors;
+pub mod grade;
 pub mod html;
 pub mod play;
 pub mod progress;
 pub mod rebuild;
 pub mod replay;
+pub mod run_end;
 pub mod sbatch;
 pub mod sprt_block;
 pub mod standings;

@@ -191,6 +191,12 @@ pub fn from_files(
     let mut builder = Builder::new(order);
     let read = crate::results::games_csv::for_each_result(paths, |row| builder.add(&row))?;
     let mut standings = builder.finish(anchor)?;
+    note_read(&mut standings, &read);
+    Ok((standings, read.games))
+}
+
+/// Adds to the standings' warnings what reading the results files found besides the games.
+pub fn note_read(standings: &mut Standings, read: &crate::results::games_csv::ReadSummary) {
     if read.duplicates > 0 {
         standings.fit.warnings.push(Note::text(format!(
             "{} rows repeat a game id already read from the same file and were counted once",
@@ -203,7 +209,6 @@ pub fn from_files(
             path.display()
         )));
     }
-    Ok((standings, read.games))
 }
 
 fn interval(r: &rating::BotRating) -> String {

@@ -1,11 +1,40 @@
-//! The teacher's marking rule for `arbiter grade`: points for scoring at least a share of the
+//! The teacher's marking rule of a grading run: points for scoring at least a share of the
 //! points against each baseline, points by rank among the students, and a fixed mark for a bot
 //! that does not build. Read from a small TOML file, or the documented default. Pure: no I/O
 //! beyond reading the file.
 
-use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A rubric that cannot be read, or that does not fit the run.
+#[derive(Debug, thiserror::Error)]
+pub enum RubricError {
+    #[error("reading the rubric {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not a valid rubric (see \"Grading a class\" in the README)", path.display())]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error(
+        "the rubric gives points against '{name}', which is not a baseline of this run \
+         (baselines: {})",
+        baselines.join(", ")
+    )]
+    NotABaseline {
+        name: String,
+        baselines: Vec<String>,
+    },
+    #[error(
+        "the rubric's min_score against '{name}' is {min_score}: it is a percentage, 0 to 100"
+    )]
+    Threshold { name: String, min_score: f64 },
+}
 
 /// A marking rule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,34 +111,31 @@ impl Rubric {
     }
 
     /// Reads a rubric file.
-    pub fn load(path: &Path) -> Result<Rubric> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading the rubric {}", path.display()))?;
-        toml::from_str(&text).with_context(|| {
-            format!(
-                "{} is not a valid rubric (see \"Grading a class\" in the README)",
-                path.display()
-            )
+    pub fn load(path: &Path) -> Result<Rubric, RubricError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RubricError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| RubricError::Parse {
+            path: path.to_path_buf(),
+            source,
         })
     }
 
     /// Checks that every rule names a baseline of the run and has a sensible threshold.
-    pub fn check(&self, baselines: &[String]) -> Result<()> {
+    pub fn check(&self, baselines: &[String]) -> Result<(), RubricError> {
         for rule in &self.baselines {
             if !baselines.contains(&rule.name) {
-                bail!(
-                    "the rubric gives points against '{}', which is not a baseline of this run \
-                     (baselines: {})",
-                    rule.name,
-                    baselines.join(", ")
-                );
+                return Err(RubricError::NotABaseline {
+                    name: rule.name.clone(),
+                    baselines: baselines.to_vec(),
+                });
             }
             if !(0.0..=100.0).contains(&rule.min_score) {
-                bail!(
-                    "the rubric's min_score against '{}' is {}: it is a percentage, 0 to 100",
-                    rule.name,
-                    rule.min_score
-                );
+                return Err(RubricError::Threshold {
+                    name: rule.name.clone(),
+                    min_score: rule.min_score,
+                });
             }
         }
         Ok(())
@@ -243,7 +269,7 @@ mod tests {
         let err = rubric.check(&["mcts".to_string()]).unwrap_err().to_string();
         assert!(err.contains("'random', which is not a baseline"), "{err}");
         std::fs::write(&path, "[[baseline]]\nname = \"x\"\nmin = 5\n").unwrap();
-        let err = format!("{:#}", Rubric::load(&path).unwrap_err());
+        let err = crate::report::errors::chain_text(&Rubric::load(&path).unwrap_err());
         assert!(err.contains("not a valid rubric"), "{err}");
     }
 }

@@ -1,15 +1,15 @@
-//! report.html of `arbiter grade`, in the look of the tournament report: the marks table and a
+//! report.html of a grading run (`arbiter grade`), in the look of the tournament report: the marks table and a
 //! section per student (mark and how it was reached, build log, results against each opponent,
 //! every game with its replay, and the forfeits grouped by verdict and the end of stderr). Each
 //! student also gets a folder `students/NAME/` that can be sent as it is: their section as
 //! `report.html` and a copy of their games' replay pages. Paths are shown relative to the class
 //! folder (never the build cache's).
 
-use super::marks::{Row, Student};
-use arbiter::report::html::{self, viewer};
-use arbiter::report::standings::Standings;
-use arbiter::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
-use arbiter::results::records::{for_each_record, GameRecord};
+use crate::grade::marks::{Row, Student};
+use crate::report::html::{self, viewer};
+use crate::report::standings::Standings;
+use crate::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
+use crate::results::records::{for_each_record, GameRecord};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -112,16 +112,16 @@ struct Record {
 }
 
 /// Reads records.jsonl once, keeping for each student their games and grouped forfeits.
-fn gather(cx: &Context, students: &[Student]) -> anyhow::Result<Vec<Record>> {
+fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
     let index: HashMap<&str, usize> = students
         .iter()
         .enumerate()
         .map(|(i, s)| (s.name.as_str(), i))
         .collect();
     let mut out: Vec<Record> = students.iter().map(|_| Record::default()).collect();
-    let cache = arbiter::bot::source::cache_root();
+    let cache = crate::bot::source::cache_root();
     for_each_record(
-        &cx.out.join(arbiter::results::records::FILE),
+        &cx.out.join(crate::results::records::FILE),
         |rec: GameRecord| {
             for (seat, bot) in rec.bots.iter().enumerate() {
                 let Some(&i) = index.get(bot.as_str()) else {
@@ -209,7 +209,7 @@ fn section(
     rec: &Record,
     standings: &Standings,
 ) -> Markup {
-    let cache = arbiter::bot::source::cache_root();
+    let cache = crate::bot::source::cache_root();
     let log = std::fs::read_to_string(cx.out.join("builds").join(format!("{}.log", s.name)))
         .unwrap_or_default();
     let log = relative(&log, cx.class, &cache, &cx.sources[i]);
@@ -295,7 +295,12 @@ fn document(title: &str, body: Markup) -> String {
 }
 
 /// A student's own folder: their page and copies of their replay pages (with the viewer).
-fn student_folder(cx: &Context, name: &str, rec: &Record, page: String) -> anyhow::Result<PathBuf> {
+fn student_folder(
+    cx: &Context,
+    name: &str,
+    rec: &Record,
+    page: String,
+) -> std::io::Result<PathBuf> {
     let dir = cx.out.join(STUDENTS).join(anchor(name));
     let replays = dir.join("replays");
     if dir.exists() {
@@ -323,7 +328,7 @@ pub fn write(
     students: &[Student],
     rows: &[Row],
     standings: &Standings,
-) -> anyhow::Result<()> {
+) -> std::io::Result<()> {
     let records = gather(cx, students)?;
     let mut sections = Vec::new();
     for (i, ((s, r), rec)) in students.iter().zip(rows).zip(&records).enumerate() {

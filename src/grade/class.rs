@@ -1,12 +1,45 @@
-//! The class folder of `arbiter grade`: which entries are students, and the hash of each
+//! The class folder of a grading run: which entries are students, and the hash of each
 //! submission, remembered between runs in submissions.csv so that a re-run knows who changed.
 
 use super::marks::Student;
-use anyhow::{Context, Result};
-use arbiter::bot::source::{check_tree, hash_hex, snapshot_folder, Language, SourceError};
-use arbiter::bot::{BotSpec, SpecError};
-use arbiter::results::games_csv::{from_text_cell, text_cell};
-use std::path::Path;
+use crate::bot::source::{check_tree, hash_hex, snapshot_folder, Language, SourceError};
+use crate::bot::{BotSpec, SpecError};
+use crate::results::games_csv::{from_text_cell, text_cell};
+use std::path::{Path, PathBuf};
+
+/// A class folder, a submission or the remembered hashes that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ClassError {
+    #[error("reading the class folder {}", dir.display())]
+    Folder {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("reading {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("reading {}", path.display())]
+    Hashes {
+        path: PathBuf,
+        #[source]
+        source: csv::Error,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+}
+
+/// The students of a class folder, and what was noticed while reading it (entries skipped,
+/// two submissions of one student), in the order noticed.
+pub struct Class {
+    pub entries: Vec<Entry>,
+    pub notes: Vec<String>,
+}
 
 /// The file that remembers each student's submission hash between runs.
 pub const HASHES: &str = "submissions.csv";
@@ -29,11 +62,14 @@ pub struct Entry {
 /// class folder or a special file gets its problem (see [`check_tree`]); two entries that
 /// would be one student (`alice.py`, `alice.c`) are named and that student is not graded,
 /// the others are.
-pub fn list_students(dir: &Path) -> Result<Vec<Entry>> {
+pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
     use std::os::unix::fs::PermissionsExt;
     let mut found: Vec<Entry> = Vec::new();
-    let entries = std::fs::read_dir(dir)
-        .with_context(|| format!("reading the class folder {}", dir.display()))?;
+    let mut notes = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|source| ClassError::Folder {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     for entry in entries {
         let entry = entry?;
         let entry_name = entry.file_name().to_string_lossy().into_owned();
@@ -60,10 +96,10 @@ pub fn list_students(dir: &Path) -> Result<Vec<Entry>> {
             Some(m) if m.permissions().mode() & 0o111 != 0 => stem(),
             None => stem(),
             Some(_) => {
-                eprintln!(
-                    "arbiter: skipping {}: not a bot source file, an executable or a folder",
+                notes.push(format!(
+                    "skipping {}: not a bot source file, an executable or a folder",
                     path.display()
-                );
+                ));
                 continue;
             }
         };
@@ -84,7 +120,7 @@ pub fn list_students(dir: &Path) -> Result<Vec<Entry>> {
             None => groups.push((e, Vec::new())),
         }
     }
-    Ok(groups
+    let entries = groups
         .into_iter()
         .map(|(mut first, others)| {
             if !others.is_empty() {
@@ -98,12 +134,13 @@ pub fn list_students(dir: &Path) -> Result<Vec<Entry>> {
                     dir.display(),
                     first.student
                 );
-                eprintln!("arbiter: {message}");
+                notes.push(message.clone());
                 first.problem = Some(message);
             }
             first
         })
-        .collect())
+        .collect();
+    Ok(Class { entries, notes })
 }
 
 /// The bot of one student: a folder with a bot.toml is copied into the build cache and built
@@ -125,9 +162,27 @@ pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
     Ok(spec)
 }
 
+/// The students of `entries` (of class folder `class`) with the hash of their submission (of
+/// the problem's text for a refused one), before any build.
+pub fn students(class: &Path, entries: &[Entry]) -> Result<Vec<Student>, ClassError> {
+    entries
+        .iter()
+        .map(|e| {
+            Ok(Student {
+                name: e.student.clone(),
+                hash: match &e.problem {
+                    Some(p) => hash_hex(p.as_bytes()),
+                    None => submission_hash(&class.join(&e.entry))?,
+                },
+                problem: None,
+            })
+        })
+        .collect()
+}
+
 /// SHA-256 over a submission: a file's bytes, or every file of a folder (relative path and
 /// bytes, in name order; hidden entries and build outputs left out).
-pub fn submission_hash(path: &Path) -> Result<String> {
+pub fn submission_hash(path: &Path) -> Result<String, ClassError> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<u8>) -> std::io::Result<()> {
         let mut entries: Vec<_> = std::fs::read_dir(dir)?.flatten().collect();
         entries.sort_by_key(|e| e.file_name());
@@ -155,24 +210,32 @@ pub fn submission_hash(path: &Path) -> Result<String> {
     } else {
         std::fs::read(path).map(|b| bytes = b)
     }
-    .with_context(|| format!("reading {}", path.display()))?;
+    .map_err(|source| ClassError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(hash_hex(&bytes))
 }
 
-pub fn read_hashes(path: &Path) -> Result<Vec<(String, String)>> {
+/// The hashes remembered by the last run (none before the first).
+pub fn read_hashes(path: &Path) -> Result<Vec<(String, String)>, ClassError> {
     if !path.is_file() {
         return Ok(Vec::new());
     }
     let mut r = csv::Reader::from_path(path)?;
     r.records()
         .map(|rec| {
-            let rec = rec.with_context(|| format!("reading {}", path.display()))?;
+            let rec = rec.map_err(|source| ClassError::Hashes {
+                path: path.to_path_buf(),
+                source,
+            })?;
             Ok((from_text_cell(&rec[0]).to_string(), rec[1].to_string()))
         })
         .collect()
 }
 
-pub fn write_hashes(path: &Path, students: &[Student]) -> Result<()> {
+/// Remembers each student's hash for the next run.
+pub fn write_hashes(path: &Path, students: &[Student]) -> Result<(), ClassError> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["student", "source_hash"])?;
     for s in students {

@@ -1,13 +1,11 @@
-//! marks.csv and the marks table of `arbiter grade`: one row per student, from the standings of
-//! the recorded games and the rubric.
+//! The marks of a grading run: one row per student, from the standings of the recorded games
+//! and the rubric, with ranks shared by students whose results are equal. Pure: the rows are
+//! rendered by `report::grade`.
 
 use super::rubric::{Mark, Results, Rubric};
-use arbiter::rating::{fmt_elo, RatingValue};
-use arbiter::referee::Reason;
-use arbiter::report::standings::Standings;
-use arbiter::results::games_csv::text_cell;
-use std::io::{self, Write};
-use std::path::Path;
+use crate::rating::RatingValue;
+use crate::referee::Reason;
+use crate::report::standings::Standings;
 
 /// A student as the grade run knows them before the games.
 pub struct Student {
@@ -131,9 +129,9 @@ pub const RATING_TIE_ELO: f64 = 0.01;
 /// student's file changed the fit's rounding, only because results changed.
 pub fn shared_ranks(
     order: &[usize],
-    ratings: &[arbiter::rating::BotRating],
+    ratings: &[crate::rating::BotRating],
 ) -> std::collections::HashMap<usize, usize> {
-    let same = |a: &arbiter::rating::BotRating, b: &arbiter::rating::BotRating| {
+    let same = |a: &crate::rating::BotRating, b: &crate::rating::BotRating| {
         // Points are sums of halves (or of a k-seat game's fractions): equal up to the last bit
         // of their sum order.
         let points = (a.points - b.points).abs() <= 1e-9 * a.points.abs().max(1.0);
@@ -161,7 +159,7 @@ pub fn shared_ranks(
 
 /// The line of a build or start-up failure that says most: the compiler's first error line,
 /// else the first line.
-fn headline(problem: &str) -> String {
+pub fn headline(problem: &str) -> String {
     problem
         .lines()
         .skip(1)
@@ -172,141 +170,11 @@ fn headline(problem: &str) -> String {
         .to_string()
 }
 
-fn percent(points: f64, games: u64) -> String {
-    if games == 0 {
-        String::new()
-    } else {
-        format!("{:.1}", 100.0 * points / games as f64)
-    }
-}
-
-fn end(x: f64) -> String {
-    if x.is_nan() {
-        String::new()
-    } else {
-        fmt_elo(x)
-    }
-}
-
-fn number(x: f64) -> String {
-    let text = format!("{x:.2}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// Writes marks.csv (every cell that carries a name or a message as text, see [`text_cell`]):
-/// `student, built, source_hash, games`, then `score_vs_B` (percent of the
-/// points) and `games_vs_B` per baseline B, `elo, elo_low, elo_high, rank`, `forfeits_K` per
-/// kind K, `mark, mark_detail, problem`.
-pub fn write_csv(path: &Path, baselines: &[String], rows: &[Row]) -> io::Result<()> {
-    let mut w = csv::Writer::from_path(path)?;
-    let mut header: Vec<String> = ["student", "built", "source_hash", "games"]
-        .map(String::from)
-        .into();
-    for b in baselines {
-        header.push(format!("score_vs_{b}"));
-        header.push(format!("games_vs_{b}"));
-    }
-    header.extend(["elo", "elo_low", "elo_high", "rank"].map(String::from));
-    let mut header: Vec<String> = header.iter().map(|h| text_cell(h).into_owned()).collect();
-    header.extend(
-        forfeit_kinds()
-            .iter()
-            .map(|k| format!("forfeits_{}", k.replace('-', "_"))),
-    );
-    header.extend(["mark", "mark_detail", "problem"].map(String::from));
-    w.write_record(&header)?;
-    for r in rows {
-        let mut f = vec![
-            text_cell(&r.student).into_owned(),
-            if r.built { "yes" } else { "no" }.to_string(),
-            r.hash.clone(),
-            r.games.to_string(),
-        ];
-        for &(points, games) in &r.against {
-            f.push(percent(points, games));
-            f.push(games.to_string());
-        }
-        f.push(r.rating.map(|v| v.to_string()).unwrap_or_default());
-        f.push(end(r.low));
-        f.push(end(r.high));
-        f.push(r.rank.map(|k| k.to_string()).unwrap_or_default());
-        f.extend(r.forfeits.iter().map(u64::to_string));
-        f.push(number(r.mark.total));
-        f.push(text_cell(&r.mark.detail).into_owned());
-        // The problem line quotes a compiler or a file name: text too.
-        f.push(text_cell(&r.problem).into_owned());
-        w.write_record(&f)?;
-    }
-    w.flush()
-}
-
-/// The marks as a table for the terminal.
-pub fn print(
-    out: &mut impl Write,
-    baselines: &[String],
-    rows: &[Row],
-    maximum: f64,
-) -> io::Result<()> {
-    let width = rows
-        .iter()
-        .map(|r| r.student.len())
-        .max()
-        .unwrap_or(7)
-        .max(7);
-    write!(out, "{:<width$}  {:>5}  {:>5}", "Student", "Built", "Games")?;
-    for b in baselines {
-        write!(out, "  {:>9}", format!("vs {}", truncate(b, 6)))?;
-    }
-    writeln!(
-        out,
-        "  {:>9}  {:>20}  {:>4}  {:>8}  {:>6}",
-        "Elo", "95% interval", "Rank", "Forfeits", "Mark"
-    )?;
-    for r in rows {
-        write!(
-            out,
-            "{:<width$}  {:>5}  {:>5}",
-            r.student,
-            if r.built { "yes" } else { "no" },
-            r.games
-        )?;
-        for &(points, games) in &r.against {
-            let text = match percent(points, games) {
-                p if p.is_empty() => "-".to_string(),
-                p => format!("{p}%"),
-            };
-            write!(out, "  {text:>9}")?;
-        }
-        let interval = if r.low.is_nan() {
-            "-".to_string()
-        } else {
-            format!("[{}, {}]", end(r.low), end(r.high))
-        };
-        writeln!(
-            out,
-            "  {:>9}  {:>20}  {:>4}  {:>8}  {:>6}",
-            r.rating.map_or("-".to_string(), |v| v.to_string()),
-            interval,
-            r.rank.map_or("-".to_string(), |k| k.to_string()),
-            r.forfeits.iter().sum::<u64>(),
-            format!("{}/{}", number(r.mark.total), number(maximum)),
-        )?;
-    }
-    Ok(())
-}
-
-fn truncate(s: &str, n: usize) -> &str {
-    match s.char_indices().nth(n) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter::rating::BotRating;
-    use arbiter::results::games_csv::ResultRow;
+    use crate::rating::BotRating;
+    use crate::results::games_csv::ResultRow;
 
     fn rating(bot: usize, elo: f64, points: f64, games: u64) -> BotRating {
         BotRating {
@@ -389,7 +257,7 @@ mod tests {
                 rows.push(game("dave", "base", g < 7));
                 rows.push(game("carol", "dave", g < 4));
             }
-            let mut b = arbiter::report::standings::Builder::new(&names);
+            let mut b = crate::report::standings::Builder::new(&names);
             for r in &rows {
                 b.add(r).unwrap();
             }

@@ -2,27 +2,37 @@
 //! each with its exact legal list, one per rule and per choice made where the seed is open.
 
 use super::*;
-use crate::game::perft;
+use crate::game::{perft, perft_by_text, perft_rules};
 
-/// A position from its text, with `seats` seats (`partners` for the team variant).
-fn pos(seats: usize, partners: bool, text: &str) -> MoscowIce {
-    notation::parse_position(seats, partners, text)
-        .unwrap_or_else(|e| panic!("test position {text:?}: {e}"))
+/// A game as the referee plays it.
+type Ice = TextGame<MoscowIce>;
+
+/// The start position of `seats` seats (`partners` for the team variant).
+fn fresh(seats: usize, partners: bool) -> Ice {
+    TextGame::new(MoscowIce::new(seats, partners))
 }
 
-fn two(text: &str) -> MoscowIce {
+/// A position from its text, with `seats` seats (`partners` for the team variant).
+fn pos(seats: usize, partners: bool, text: &str) -> Ice {
+    TextGame::new(
+        notation::parse_position(seats, partners, text)
+            .unwrap_or_else(|e| panic!("test position {text:?}: {e}")),
+    )
+}
+
+fn two(text: &str) -> Ice {
     pos(2, false, text)
 }
 
-fn four(text: &str) -> MoscowIce {
+fn four(text: &str) -> Ice {
     pos(4, false, text)
 }
 
-fn moves(g: &MoscowIce) -> Vec<&str> {
+fn moves(g: &Ice) -> Vec<&str> {
     g.legal_moves().iter().map(String::as_str).collect()
 }
 
-fn perft_table(g: &MoscowIce, expected: &[u64]) {
+fn perft_table(g: &Ice, expected: &[u64]) {
     for (depth, &n) in (1..).zip(expected) {
         assert_eq!(perft(g, depth), n, "perft({depth})");
     }
@@ -36,22 +46,73 @@ fn perft_table(g: &MoscowIce, expected: &[u64]) {
 // of c1-d2, e1-d2, e1-e2, e1-f2 every blocked step becomes a jump: 4 * 36 = 144.
 #[test]
 fn perft_two_seats() {
-    perft_table(&MoscowIce::new(2, false), &[12, 143, 2828, 56575]);
+    perft_table(&fresh(2, false), &[12, 143, 2828, 56575]);
 }
 
 #[test]
 fn perft_four_seats() {
-    perft_table(&MoscowIce::new(4, false), &[6, 35, 211, 1271, 16389]);
+    perft_table(&fresh(4, false), &[6, 35, 211, 1271, 16389]);
 }
 
 #[test]
 fn perft_partners() {
-    perft_table(&MoscowIce::new(4, true), &[6, 35, 211, 1271, 16389]);
+    perft_table(&fresh(4, true), &[6, 35, 211, 1271, 16389]);
+}
+
+/// Counts through the texts alone: every listed text played back by name on a copy. On the way
+/// it checks that the list is sorted by text without repeats (the order bots have always
+/// received, kept now that the moves are typed and sorted by key).
+fn perft_through_texts(g: &Ice, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if g.outcome().is_some() {
+        return 0;
+    }
+    let texts = g.legal_moves().to_vec();
+    assert!(
+        texts.windows(2).all(|w| w[0] < w[1]),
+        "not sorted by text: {texts:?}\n{}",
+        g.describe()
+    );
+    texts
+        .iter()
+        .map(|t| {
+            let mut child = g.clone();
+            child.play_text(t).unwrap();
+            perft_through_texts(&child, depth - 1)
+        })
+        .sum()
+}
+
+/// Typed perft, perft through the `Game` interface and perft through the texts agree, from the
+/// three starts and from hand-built positions with chains, a stalled seat and an eliminated one.
+#[test]
+fn typed_and_text_perft_agree() {
+    let cases = [
+        (fresh(2, false), 3),
+        (fresh(4, false), 4),
+        (fresh(4, true), 4),
+        (
+            two("0 0 - c3:0L,d4:1S,e4:1S,e6:1M,f6:1S,g7:1S,f5:1M,g5:1L,d7:1M,b3:0M,c2:0S"),
+            3,
+        ),
+        (two("0 0 - c3:0S,d4:1S0M,g4:1M,e5:1L,b5:0L"), 3),
+        (four("2 0 - d4:1S0M,d6:1S2M,g4:1M,e2:2S,c5:3M,b6:0L"), 4),
+        (four("3 2 1 c1:0S0M,d4:2S3L,c3:0L,e3:2M,b4:3S"), 4),
+    ];
+    for (g, deepest) in cases {
+        for depth in 1..=deepest {
+            let typed = perft_rules(g.rules(), depth);
+            assert_eq!(typed, perft_by_text(&g, depth), "{}", g.describe());
+            assert_eq!(typed, perft_through_texts(&g, depth), "{}", g.describe());
+        }
+    }
 }
 
 #[test]
 fn start_positions_and_first_moves() {
-    let g = MoscowIce::new(2, false);
+    let g = fresh(2, false);
     assert_eq!(
         g.position_text(),
         "0 0 - c1:0S0M0L,d1:0S0M0L,e1:0S0M0L,f1:0S0M0L,a3:1S1M1L,a4:1S1M1L,a5:1S1M1L,a6:1S1M1L"
@@ -63,7 +124,7 @@ fn start_positions_and_first_moves() {
             "f1-e2", "f1-f2", "f1-g2"
         ]
     );
-    let g = MoscowIce::new(4, false);
+    let g = fresh(4, false);
     assert_eq!(
         g.position_text(),
         "0 0 - c1:0S0M0L,d1:2S2M2L,e1:0S0M0L,f1:2S2M2L,a3:1S1M1L,a4:3S3M3L,a5:1S1M1L,a6:3S3M3L"
@@ -73,7 +134,7 @@ fn start_positions_and_first_moves() {
         ["c1-b2", "c1-c2", "c1-d2", "e1-d2", "e1-e2", "e1-f2"]
     );
     assert_eq!(g.variant(), "standard");
-    assert_eq!(MoscowIce::new(4, true).variant(), "partners");
+    assert_eq!(fresh(4, true).variant(), "partners");
 }
 
 #[test]
@@ -324,7 +385,7 @@ fn turn_limit_ranks_by_pieces_home_then_distance() {
 
 #[test]
 fn eliminate_two_seats_ends_the_game() {
-    let mut g = MoscowIce::new(2, false);
+    let mut g = fresh(2, false);
     let before = g.position_text();
     assert!(!g.eliminate(1));
     assert_eq!(g.position_text(), before);
@@ -332,7 +393,7 @@ fn eliminate_two_seats_ends_the_game() {
 
 #[test]
 fn eliminate_removes_the_seat_and_its_pieces() {
-    let mut g = MoscowIce::new(4, false);
+    let mut g = fresh(4, false);
     g.play_text("c1-c2").unwrap();
     assert!(g.eliminate(1));
     assert_eq!(
@@ -344,8 +405,8 @@ fn eliminate_removes_the_seat_and_its_pieces() {
     g.play_text("a4-b4").unwrap();
     // Seat 1 is skipped; it sees no more moves.
     assert_eq!(g.to_move(), 0);
-    assert!(g.history.since(1).is_empty());
-    assert_eq!(g.history.since(0).len(), 2);
+    assert!(g.history().since(1).is_empty());
+    assert_eq!(g.history().since(0).len(), 2);
     // The seat to move forfeits: the turn passes on.
     assert!(g.eliminate(0));
     assert_eq!(g.to_move(), 2);
@@ -369,7 +430,7 @@ fn eliminated_pieces_free_what_they_covered() {
 #[test]
 fn a_partners_forfeit_ends_the_game_and_ranks_its_team_below_the_intact_team() {
     for seat in 0..4 {
-        let mut g = MoscowIce::new(4, true);
+        let mut g = fresh(4, true);
         assert!(!g.eliminate(seat), "seat {seat}: the game ends");
         let ranks = g.outcome_of_forfeit(seat).ranks;
         for s in 0..4 {
@@ -384,7 +445,7 @@ fn a_partners_forfeit_ends_the_game_and_ranks_its_team_below_the_intact_team() {
         }
     }
     // Four seats without partners play on; the forfeiting seat alone goes last.
-    let mut g = MoscowIce::new(4, false);
+    let mut g = fresh(4, false);
     assert!(g.eliminate(1));
     assert_eq!(g.outcome_of_forfeit(2).ranks, vec![0, 0, 1, 0]);
 }
@@ -419,7 +480,7 @@ fn position_text_round_trips_and_rejects_bad_text() {
 
 #[test]
 fn board_lines_and_first_turn_input() {
-    let g = MoscowIce::new(2, false);
+    let g = fresh(2, false);
     let mut input = String::new();
     g.write_turn_input(true, &mut input);
     let mut want = String::from("0 2 moscow-ice standard\n");
@@ -452,7 +513,7 @@ fn board_lines_and_first_turn_input() {
 
 #[test]
 fn statement_shows_the_real_input_and_a_valid_position_text() {
-    let g = MoscowIce::new(2, false);
+    let g = fresh(2, false);
     let mut input = String::new();
     g.write_turn_input(true, &mut input);
     let shown: String = input.lines().take(14).map(|l| format!("{l}\n")).collect();
@@ -465,7 +526,8 @@ fn statement_shows_the_real_input_and_a_valid_position_text() {
     assert_eq!(pos(4, false, example).position_text(), example);
 }
 
-/// After every move of random games: each seat keeps its pieces, stacks grow strictly upwards,
+/// After every move of random games: the legal list is sorted by text without repeats, each
+/// seat keeps its pieces, stacks grow strictly upwards,
 /// no piece rests on the other axis's lines, finish lines hold only their owners' S-M-L stacks,
 /// and no move ends nearer its start line than it began.
 #[test]
@@ -473,9 +535,9 @@ fn random_games_keep_the_invariants() {
     use crate::rng::Rng;
     for (seats, partners) in [(2, false), (4, false), (4, true)] {
         for seed in 0..6 {
-            let mut g = MoscowIce::new(seats, partners);
+            let mut g = fresh(seats, partners);
             let mut rng = Rng::new(seed);
-            let counts = |g: &MoscowIce| -> Vec<usize> {
+            let counts = |g: &Ice| -> Vec<usize> {
                 (0..seats)
                     .map(|s| {
                         g.board
@@ -490,8 +552,10 @@ fn random_games_keep_the_invariants() {
                 if g.outcome().is_some() {
                     break;
                 }
-                let i = rng.below(g.legal_moves().len());
-                let m = g.moves[i];
+                let texts = g.legal_moves();
+                assert!(texts.windows(2).all(|w| w[0] < w[1]), "{texts:?}");
+                let i = rng.below(texts.len());
+                let m = g.moves()[i];
                 let seat = g.to_move();
                 if m.from != NONE {
                     let axis = g.axis(seat);

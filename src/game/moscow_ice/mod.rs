@@ -376,6 +376,11 @@ impl Rules for MoscowIce {
     }
 
     fn play(&mut self, m: Move) {
+        let seat = self.to_move;
+        // Only a pass (the count of passes) or a landing on the mover's finish line (the mover
+        // may have finished) can end the game: no other seat's pieces moved, no piece ever
+        // leaves its finish line, and the position before was checked already.
+        let may_end = m.from == NONE || progress(self.axis(seat), m.to) == 7;
         if m.from == NONE {
             self.passes += 1;
         } else {
@@ -383,8 +388,10 @@ impl Rules for MoscowIce {
             let piece = self.board[m.from as usize].pop();
             self.board[m.to as usize].push(piece);
         }
-        self.to_move = self.next_seat(self.to_move);
-        self.check_end();
+        self.to_move = self.next_seat(seat);
+        if may_end {
+            self.check_end();
+        }
     }
 
     fn write_move(&self, m: Move, out: &mut String) {

@@ -526,8 +526,8 @@ fn statement_shows_the_real_input_and_a_valid_position_text() {
     assert_eq!(pos(4, false, example).position_text(), example);
 }
 
-/// After every move of random games: the legal list is sorted by text without repeats, each
-/// seat keeps its pieces, stacks grow strictly upwards,
+/// After every move of random games: the legal list is sorted by text without repeats, the end
+/// is decided as a full check of the position decides it, each seat keeps its pieces, stacks grow strictly upwards,
 /// no piece rests on the other axis's lines, finish lines hold only their owners' S-M-L stacks,
 /// and no move ends nearer its start line than it began.
 #[test]
@@ -563,6 +563,9 @@ fn random_games_keep_the_invariants() {
                 }
                 g.play(i);
                 assert_eq!(counts(&g), start);
+                // A move ends the game exactly when a full check of its position says so.
+                let again = pos(seats, partners, &g.position_text());
+                assert_eq!(g.outcome(), again.outcome(), "{}", g.describe());
                 for sq in 0..64u8 {
                     let cell = &g.board[sq as usize];
                     let sizes: Vec<u8> = cell.pieces().map(|p| p.size()).collect();

@@ -3,17 +3,21 @@
 //!
 //! The seed leaves several points open; each choice is written in `statement.md` and in a comment
 //! where the rule is coded (look for "Choice:"). `movegen.rs` holds the movement rules,
-//! `notation.rs` the texts (position, board lines, view).
+//! `end.rs` the end of the game and the ranking, `notation.rs` the texts (position, board lines,
+//! view).
 //!
 //! Squares are `row * 8 + col`, row 0 being rank `1` and col 0 file `a`; the twelve corner squares
 //! (three per corner) do not exist. Axis 0 runs from rank 1 (its start line) to rank 8 (its finish
 //! line); axis 1 from file `a` to file `h`. With two seats seat 0 plays axis 0 and seat 1 axis 1;
 //! with four seats, seats 0 and 2 share axis 0 and seats 1 and 3 axis 1; turns go 0, 1, 2, 3.
 
-use super::{BoardView, Game, GameInfo, History, Outcome, Setup, Variant};
+use super::{BoardView, Game, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 
+mod end;
 mod movegen;
 mod notation;
+#[cfg(test)]
+mod perft_tests;
 #[cfg(test)]
 mod tests;
 
@@ -121,14 +125,31 @@ impl Cell {
 type Board = [Cell; 64];
 
 /// One move: a piece from `from` to `to` (a step or the end of a jump chain), or a pass
-/// (`from == NONE`).
+/// (`from == NONE`). A chain's landings are not kept: the text finds them again (see
+/// `movegen.rs`), since only the referee's texts need them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Move {
+pub struct Move {
     from: Square,
     to: Square,
 }
 
-/// A Moscow Ice position with its legal moves already listed.
+/// The pass, a seat's only move when it has nothing to move.
+const PASS: Move = Move {
+    from: NONE,
+    to: NONE,
+};
+
+/// How the game stands; the outcome is built from the (final) board when asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Playing,
+    /// This seat (or its team) has won.
+    Won(u8),
+    /// A full round of passes: ranked by progress.
+    Stuck,
+}
+
+/// A Moscow Ice position: no heap data, so a copy for search is one memory copy.
 #[derive(Clone, Debug)]
 pub struct MoscowIce {
     seats: usize,
@@ -141,10 +162,7 @@ pub struct MoscowIce {
     /// Bit `s` set: seat `s` was eliminated (forfeited); its pieces left the board.
     eliminated: u8,
     /// Set once the rules end the game.
-    result: Option<Outcome>,
-    history: History,
-    moves: Vec<Move>,
-    texts: Vec<String>,
+    end: End,
 }
 
 impl MoscowIce {
@@ -201,13 +219,9 @@ impl MoscowIce {
             to_move,
             passes,
             eliminated,
-            result: None,
-            history: History::new(seats),
-            moves: Vec::with_capacity(64),
-            texts: Vec::with_capacity(64),
+            end: End::Playing,
         };
         game.check_end();
-        game.generate();
         game
     }
 
@@ -224,100 +238,9 @@ impl MoscowIce {
         (0..self.seats).filter(|&s| !self.is_out(s))
     }
 
-    /// Pieces of `seat` on its finish line (the score).
-    pub fn home(&self, seat: usize) -> i32 {
-        let axis = self.axis(seat);
-        (0..64u8)
-            .filter(|&sq| progress(axis, sq) == 7 && exists(col(sq), row(sq)))
-            .map(|sq| {
-                self.board[sq as usize]
-                    .pieces()
-                    .filter(|p| p.seat() == seat)
-                    .count() as i32
-            })
-            .sum()
-    }
-
-    /// Whether every piece `seat` has (at least one) stands on its finish line. In play this is
-    /// exactly "all stacks rebuilt" (the order rule builds only S-M-L stacks there); positions
-    /// built with fewer pieces finish when what they have is home.
-    fn finished(&self, seat: usize) -> bool {
-        let axis = self.axis(seat);
-        let mut any = false;
-        for sq in 0..64u8 {
-            for p in self.board[sq as usize].pieces() {
-                if p.seat() == seat {
-                    if progress(axis, sq) != 7 {
-                        return false;
-                    }
-                    any = true;
-                }
-            }
-        }
-        any
-    }
-
-    /// Progress of one seat: 100 per piece on its finish line plus the summed distance of all its
-    /// pieces from its start line (at most 84), so home pieces count first.
-    pub fn progress_value(&self, seat: usize) -> i64 {
-        let axis = self.axis(seat);
-        let mut dist = 0i64;
-        for sq in 0..64u8 {
-            for p in self.board[sq as usize].pieces() {
-                if p.seat() == seat {
-                    dist += i64::from(progress(axis, sq));
-                }
-            }
-        }
-        100 * i64::from(self.home(seat)) + dist
-    }
-
-    /// The progress that ranks `seat`: its own, or its team's (both partners summed).
-    fn ranking_progress(&self, seat: usize) -> i64 {
-        if self.partners {
-            self.progress_value(seat) + self.progress_value((seat + 2) % 4)
-        } else {
-            self.progress_value(seat)
-        }
-    }
-
-    /// Ranks every seat: the winner (seat or team) first, then by progress; eliminated seats
-    /// share the last place below every seat still playing.
-    fn ranks(&self, winner: Option<usize>) -> Outcome {
-        let values: Vec<i64> = (0..self.seats)
-            .map(|s| {
-                if self.is_out(s) {
-                    return 0;
-                }
-                let won = winner.is_some_and(|w| w == s || (self.partners && w % 2 == s % 2));
-                1 + self.ranking_progress(s) + if won { 1_000_000 } else { 0 }
-            })
-            .collect();
-        Outcome::from_values(&values)
-    }
-
-    /// Ends the game if the rules say so: a winner, too few seats left, or a full round of passes.
-    /// Choice: the seed has no rule for everyone blocked; a full round of passes cannot change
-    /// anything, so it ends the game ranked by progress instead of running to the turn limit.
-    fn check_end(&mut self) {
-        let active: Vec<usize> = self.active().collect();
-        let winner = if self.partners {
-            (0..2).find(|&team| {
-                let members: Vec<usize> =
-                    active.iter().copied().filter(|s| s % 2 == team).collect();
-                let other_alive = active.iter().any(|s| s % 2 != team);
-                !members.is_empty() && (!other_alive || members.iter().all(|&s| self.finished(s)))
-            })
-        } else if active.len() == 1 {
-            Some(active[0])
-        } else {
-            active.iter().copied().find(|&s| self.finished(s))
-        };
-        if winner.is_some() {
-            self.result = Some(self.ranks(winner));
-        } else if usize::from(self.passes) >= active.len() {
-            self.result = Some(self.ranks(None));
-        }
+    /// Bit `s` set: seat `s` still plays.
+    fn active_mask(&self) -> u8 {
+        ((1u8 << self.seats) - 1) & !self.eliminated
     }
 
     fn next_seat(&self, seat: usize) -> usize {
@@ -329,32 +252,11 @@ impl MoscowIce {
             }
         }
     }
-
-    fn apply(&mut self, m: Move) {
-        if m.from == NONE {
-            self.passes += 1;
-        } else {
-            self.passes = 0;
-            let piece = self.board[m.from as usize].pop();
-            self.board[m.to as usize].push(piece);
-        }
-        self.to_move = self.next_seat(self.to_move);
-        self.check_end();
-        self.generate();
-    }
-
-    /// Plays the move whose text is `text` (tests and tools).
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i =
-            self.texts.iter().position(|t| t == text).ok_or_else(|| {
-                format!("{text} is not legal here; legal: {}", self.texts.join(" "))
-            })?;
-        self.play(i);
-        Ok(())
-    }
 }
 
-impl Game for MoscowIce {
+impl Rules for MoscowIce {
+    type Move = Move;
+
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -375,17 +277,32 @@ impl Game for MoscowIce {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    /// Sorted by text (see `movegen.rs`); `pass` alone when the seat has nothing to move.
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        self.generate(out);
     }
 
-    fn play(&mut self, index: usize) {
-        self.history.record(self.to_move, &self.texts[index]);
-        self.apply(self.moves[index]);
+    fn play(&mut self, m: Move) {
+        let seat = self.to_move;
+        // Only a pass (the count of passes) or a landing on the mover's finish line (the mover
+        // may have finished) can end the game: no other seat's pieces moved, no piece ever
+        // leaves its finish line, and the position before was checked already.
+        let may_end = m.from == NONE || progress(self.axis(seat), m.to) == 7;
+        if m.from == NONE {
+            self.passes += 1;
+        } else {
+            self.passes = 0;
+            let piece = self.board[m.from as usize].pop();
+            self.board[m.to as usize].push(piece);
+        }
+        self.to_move = self.next_seat(seat);
+        if may_end {
+            self.check_end();
+        }
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        super::standard::write_input(self, &self.history, first_turn, out);
+    fn write_move(&self, m: Move, out: &mut String) {
+        self.write_move_text(m, out);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -393,12 +310,20 @@ impl Game for MoscowIce {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        self.result.clone()
+        match self.end {
+            End::Playing => None,
+            End::Won(w) => Some(self.ranks(Some(usize::from(w)))),
+            End::Stuck => Some(self.ranks(None)),
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        self.end != End::Playing
     }
 
     /// Choice: at the turn limit seats are ranked by progress (pieces home, then distance).
     fn outcome_at_turn_limit(&self) -> Outcome {
-        self.result.clone().unwrap_or_else(|| self.ranks(None))
+        self.outcome().unwrap_or_else(|| self.ranks(None))
     }
 
     fn scores(&self) -> Vec<i32> {
@@ -409,17 +334,16 @@ impl Game for MoscowIce {
     /// are free again) and the others play on; two seats end the game. True while the game goes
     /// on: false when the forfeit leaves one seat (or one team) standing, which then wins.
     /// Rule (partners): a forfeit ends its team's chances, so it ends the game at once (see
-    /// [`Game::outcome_of_forfeit`]); a partner left alone could otherwise win for the team by
+    /// [`Rules::outcome_of_forfeit`]); a partner left alone could otherwise win for the team by
     /// bringing home only its own pieces.
     fn eliminate(&mut self, seat: usize) -> bool {
-        if self.seats == 2 || self.partners || self.result.is_some() {
+        if self.seats == 2 || self.partners || self.is_over() {
             return false;
         }
         if self.is_out(seat) {
             return true;
         }
         self.eliminated |= 1 << seat;
-        self.history.retire(seat);
         for cell in self.board.iter_mut() {
             cell.remove_seat(seat);
         }
@@ -428,8 +352,7 @@ impl Game for MoscowIce {
             self.to_move = self.next_seat(seat);
         }
         self.check_end();
-        self.generate();
-        self.result.is_none()
+        !self.is_over()
     }
 
     /// Partners: the intact team shares first place, the forfeiting seat's partner is third and
@@ -459,14 +382,10 @@ impl Game for MoscowIce {
         notation::view(self)
     }
 
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
-    }
-
     fn describe(&self) -> String {
         let mut s = String::new();
         notation::write_board(&self.board, &mut s);
-        match &self.result {
+        match self.outcome() {
             Some(o) => s.push_str(&format!("game over, ranks {:?}", o.ranks)),
             None => s.push_str(&format!("seat {} to move", self.to_move)),
         }
@@ -475,15 +394,18 @@ impl Game for MoscowIce {
 }
 
 fn start(setup: &Setup) -> Box<dyn Game> {
-    Box::new(MoscowIce::new(setup.seats, setup.variant == "partners"))
+    Box::new(TextGame::new(MoscowIce::new(
+        setup.seats,
+        setup.variant == "partners",
+    )))
 }
 
 fn from_position(setup: &Setup, text: &str) -> Result<Box<dyn Game>, String> {
-    Ok(Box::new(notation::parse_position(
+    Ok(Box::new(TextGame::new(notation::parse_position(
         setup.seats,
         setup.variant == "partners",
         text,
-    )?))
+    )?)))
 }
 
 /// The registry entry.

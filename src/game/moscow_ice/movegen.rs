@@ -1,10 +1,12 @@
 //! Movement rules of Moscow Ice: which squares a piece may land on (during a jump chain and at
-//! its end), steps and jump chains, the stalemate release rule, and the listing of legal moves.
+//! its end), steps and jump chains, the stalemate release rule, the listing of legal moves in the
+//! order of their texts (without writing them), and a move's text.
 
 use super::{
     at, col, on_line, progress, row, square_name, Board, MoscowIce, Move, Piece, Square, NONE,
-    SMALL,
+    PASS, SMALL,
 };
+use crate::game::Rules;
 
 /// The eight directions as (file, rank) offsets: N, NE, E, SE, S, SW, W, NW.
 const DIRS: [(i8, i8); 8] = [
@@ -141,36 +143,22 @@ impl MoscowIce {
         mask
     }
 
-    /// All moves of the piece on top of `from` (owned by the seat to move), appended to `out`
-    /// with their texts: steps to an adjacent square, then the squares reachable by a chain of
-    /// jumps. Choice: a chain never visits a square twice (its origin included), and a square
-    /// reachable by several chains is listed once, written with the chain of fewest jumps found
-    /// first in direction order (the result on the board is the same).
-    fn piece_moves(
-        &self,
-        board: &mut Board,
-        seat: usize,
-        from: Square,
-        out: &mut Vec<(String, Move)>,
-    ) {
+    /// The squares the piece of `seat` and `size` lifted off `from` reaches by chains of jumps,
+    /// whether or not it may stop there. Choice: a chain never visits a square twice (its origin
+    /// included), and a square reachable by several chains is reached by the chain of fewest
+    /// jumps found first in direction order (breadth first; the result on the board is the same).
+    fn chains(&self, board: &Board, seat: usize, size: u8, from: Square) -> Chains {
         let axis = self.axis(seat);
-        let piece = board[from as usize].pop();
-        let size = piece.size();
-        for d in directions(axis) {
-            if let Some(to) = offset(from, d, 1) {
-                if self.can_land(board, seat, size, to) && self.can_stop(board, seat, piece, to) {
-                    out.push((step_text(from, to), Move { from, to }));
-                }
-            }
-        }
-        let mut parent = [NONE; 64];
-        let mut queue = [0u8; 64];
-        let (mut head, mut tail) = (0, 1);
-        queue[0] = from;
+        let mut c = Chains {
+            squares: [NONE; CLASS],
+            parent: [0; CLASS],
+            len: 1,
+        };
+        c.squares[0] = from;
         let mut visited = 1u64 << from;
-        while head < tail {
-            let cur = queue[head];
-            head += 1;
+        let mut head = 0;
+        while head < c.len {
+            let cur = c.squares[head];
             for d in directions(axis) {
                 let (Some(over), Some(to)) = (offset(cur, d, 1), offset(cur, d, 2)) else {
                     continue;
@@ -182,84 +170,151 @@ impl MoscowIce {
                     continue;
                 }
                 visited |= 1 << to;
-                parent[to as usize] = cur;
-                queue[tail] = to;
-                tail += 1;
-                if self.can_stop(board, seat, piece, to) {
-                    out.push((chain_text(&parent, from, to), Move { from, to }));
+                c.squares[c.len] = to;
+                c.parent[c.len] = head as u8;
+                c.len += 1;
+            }
+            head += 1;
+        }
+        c
+    }
+
+    /// All moves of the piece on top of `from` (owned by the seat to move), appended to `out` in
+    /// the order of their texts: steps to an adjacent square and the ends of jump chains.
+    fn piece_moves(&self, board: &mut Board, seat: usize, from: Square, out: &mut Vec<Move>) {
+        let axis = self.axis(seat);
+        let piece = board[from as usize].pop();
+        // Each move with the key of its text (see `landing_key`); at most five steps and one
+        // chain to each other square of the origin's class.
+        let mut found = [(0u128, PASS); CLASS + 5];
+        let mut n = 0;
+        for d in directions(axis) {
+            if let Some(to) = offset(from, d, 1) {
+                if self.can_land(board, seat, piece.size(), to)
+                    && self.can_stop(board, seat, piece, to)
+                {
+                    found[n] = (landing_key(to, 1), Move { from, to });
+                    n += 1;
                 }
             }
         }
+        let chains = self.chains(board, seat, piece.size(), from);
+        let mut keys = [0u128; CLASS];
+        let mut jumps = [0u32; CLASS];
+        for i in 1..chains.len {
+            let parent = usize::from(chains.parent[i]);
+            let to = chains.squares[i];
+            jumps[i] = jumps[parent] + 1;
+            keys[i] = keys[parent] | landing_key(to, jumps[i]);
+            if self.can_stop(board, seat, piece, to) {
+                found[n] = (keys[i], Move { from, to });
+                n += 1;
+            }
+        }
         board[from as usize].push(piece);
+        let found = &mut found[..n];
+        found.sort_unstable_by_key(|&(key, _)| key);
+        out.extend(found.iter().map(|&(_, m)| m));
     }
 
-    /// Lists the legal moves of the seat to move, sorted by text; `pass` alone when it has none.
-    pub(super) fn generate(&mut self) {
-        self.moves.clear();
-        self.texts.clear();
-        if self.result.is_some() {
+    /// Appends the legal moves of the seat to move, sorted by text; `pass` alone when it has
+    /// none, nothing once the game is over. The texts are never written here: origins are taken
+    /// in the order of their names (file, then rank) and each origin's moves are sorted by a key
+    /// that orders like their texts.
+    pub(super) fn generate(&self, out: &mut Vec<Move>) {
+        if self.is_over() {
             return;
         }
         let seat = self.to_move;
         let mut board = self.board;
-        let mut found: Vec<(String, Move)> = Vec::with_capacity(64);
-        for sq in 0..64u8 {
-            if board[sq as usize].top().is_some_and(|t| t.seat() == seat) {
-                self.piece_moves(&mut board, seat, sq, &mut found);
+        let start = out.len();
+        for c in 0..8u8 {
+            for r in 0..8u8 {
+                let sq = r * 8 + c;
+                if board[sq as usize].top().is_some_and(|t| t.seat() == seat) {
+                    self.piece_moves(&mut board, seat, sq, out);
+                }
             }
         }
         // The stalemate rule: a seat that froze a stalled seat's piece must release one.
         // Choice: when none of the covering pieces can move, the seat plays any legal move.
         let release = self.release_squares(seat);
-        if release != 0 && found.iter().any(|(_, m)| release & (1 << m.from) != 0) {
-            found.retain(|(_, m)| release & (1 << m.from) != 0);
+        let releases = |m: &Move| release & (1 << m.from) != 0;
+        if release != 0 && out[start..].iter().any(releases) {
+            let mut kept = start;
+            for i in start..out.len() {
+                if releases(&out[i]) {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
         }
-        if found.is_empty() {
-            found.push((
-                "pass".to_string(),
-                Move {
-                    from: NONE,
-                    to: NONE,
-                },
-            ));
-        }
-        found.sort_by(|a, b| a.0.cmp(&b.0));
-        for (text, m) in found {
-            self.texts.push(text);
-            self.moves.push(m);
+        if out.len() == start {
+            out.push(PASS);
         }
     }
+
+    /// Appends the text of `m`, one of the legal moves: `pass`, `from-to` for a step, or every
+    /// landing square of the chain in order, `from-l1-l2-...-to`, found again as the move
+    /// generation found it.
+    pub(super) fn write_move_text(&self, m: Move, out: &mut String) {
+        if m.from == NONE {
+            out.push_str("pass");
+            return;
+        }
+        push_square(out, m.from);
+        let step = (col(m.to) - col(m.from)).abs() <= 1 && (row(m.to) - row(m.from)).abs() <= 1;
+        if step {
+            out.push('-');
+            push_square(out, m.to);
+            return;
+        }
+        let mut board = self.board;
+        let piece = board[m.from as usize].pop();
+        let chains = self.chains(&board, self.to_move, piece.size(), m.from);
+        let mut at = chains.squares[..chains.len]
+            .iter()
+            .position(|&sq| sq == m.to)
+            .expect("a legal chain's end is reachable");
+        let mut path = [NONE; CLASS];
+        let mut n = 0;
+        while at != 0 {
+            path[n] = chains.squares[at];
+            n += 1;
+            at = usize::from(chains.parent[at]);
+        }
+        for &sq in path[..n].iter().rev() {
+            out.push('-');
+            push_square(out, sq);
+        }
+    }
+}
+
+/// The most squares a chain can visit, its origin included: a jump moves two files, two ranks or
+/// both, so a chain stays on the 16 squares sharing its origin's file and rank parity.
+const CLASS: usize = 16;
+
+/// The squares reached by jump chains from one origin (index 0), in the order found, each with
+/// the index of the square it was jumped to from.
+struct Chains {
+    squares: [Square; CLASS],
+    parent: [u8; CLASS],
+    len: usize,
+}
+
+/// The part of a move's sort key given by its `k`-th landing square (1 for the first after the
+/// origin). A text is its squares' names joined by `-`, names being a file letter then a rank
+/// digit, so texts from one origin order like their landings' (file, rank) sequences, a shorter
+/// chain before its own extensions. Each landing takes 7 bits (1 to 64, 0 for none), the first
+/// in the highest: comparing keys compares texts. At most 15 landings: 105 bits.
+fn landing_key(sq: Square, k: u32) -> u128 {
+    let name = u128::from(sq % 8 * 8 + sq / 8 + 1);
+    name << (128 - 7 * k)
 }
 
 fn push_square(s: &mut String, sq: Square) {
     let [c, r] = square_name(sq);
     s.push(c as char);
     s.push(r as char);
-}
-
-fn step_text(from: Square, to: Square) -> String {
-    let mut s = String::with_capacity(5);
-    push_square(&mut s, from);
-    s.push('-');
-    push_square(&mut s, to);
-    s
-}
-
-/// `from-l1-l2-...-to`: every landing square of the chain in order.
-fn chain_text(parent: &[Square; 64], from: Square, to: Square) -> String {
-    let mut path = [0u8; 64];
-    let mut n = 0;
-    let mut cur = to;
-    while cur != from {
-        path[n] = cur;
-        n += 1;
-        cur = parent[cur as usize];
-    }
-    let mut s = String::with_capacity(3 * n + 2);
-    push_square(&mut s, from);
-    for &sq in path[..n].iter().rev() {
-        s.push('-');
-        push_square(&mut s, sq);
-    }
-    s
 }

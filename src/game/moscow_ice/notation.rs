@@ -2,7 +2,7 @@
 //! validation), the board lines of the turn input, and the neutral view.
 
 use super::{exists, progress, Board, Cell, MoscowIce, Piece, Square, SIZE_LETTERS};
-use crate::game::{BoardView, CellShape, CellView, PieceView};
+use crate::game::{BoardView, CellShape, CellView, PieceView, Rules};
 use std::fmt::Write as _;
 
 /// The two-character name of a square, e.g. `c7`.
@@ -227,7 +227,7 @@ pub(super) fn view(game: &MoscowIce) -> BoardView {
         }
     }
     let mut notes = Vec::new();
-    match &game.result {
+    match game.outcome() {
         Some(o) => notes.push(format!("game over, ranks {:?}", o.ranks)),
         None => notes.push(format!("seat {} to move", game.to_move)),
     }

@@ -1,57 +1,39 @@
-//! Moscow Ice rules checked by perft counts from the three starts and by hand-built positions,
-//! each with its exact legal list, one per rule and per choice made where the seed is open.
+//! Moscow Ice rules checked by hand-built positions, each with its exact legal list, one per rule
+//! and per choice made where the seed is open (perft counts and random games: `perft_tests.rs`).
 
 use super::*;
-use crate::game::perft;
 
-/// A position from its text, with `seats` seats (`partners` for the team variant).
-fn pos(seats: usize, partners: bool, text: &str) -> MoscowIce {
-    notation::parse_position(seats, partners, text)
-        .unwrap_or_else(|e| panic!("test position {text:?}: {e}"))
+/// A game as the referee plays it.
+pub(super) type Ice = TextGame<MoscowIce>;
+
+/// The start position of `seats` seats (`partners` for the team variant).
+pub(super) fn fresh(seats: usize, partners: bool) -> Ice {
+    TextGame::new(MoscowIce::new(seats, partners))
 }
 
-fn two(text: &str) -> MoscowIce {
+/// A position from its text, with `seats` seats (`partners` for the team variant).
+pub(super) fn pos(seats: usize, partners: bool, text: &str) -> Ice {
+    TextGame::new(
+        notation::parse_position(seats, partners, text)
+            .unwrap_or_else(|e| panic!("test position {text:?}: {e}")),
+    )
+}
+
+pub(super) fn two(text: &str) -> Ice {
     pos(2, false, text)
 }
 
-fn four(text: &str) -> MoscowIce {
+pub(super) fn four(text: &str) -> Ice {
     pos(4, false, text)
 }
 
-fn moves(g: &MoscowIce) -> Vec<&str> {
+fn moves(g: &Ice) -> Vec<&str> {
     g.legal_moves().iter().map(String::as_str).collect()
-}
-
-fn perft_table(g: &MoscowIce, expected: &[u64]) {
-    for (depth, &n) in (1..).zip(expected) {
-        assert_eq!(perft(g, depth), n, "perft({depth})");
-    }
-}
-
-// Checked by hand. Two seats: each side's four larges have three forward squares each (12);
-// after c1-b2 the west side loses a3-b2, so 12 * 12 - 1 = 143. Four seats: each seat has two
-// stacks (6 moves); c1-b2 again takes a3-b2: 6 * 6 - 1 = 35. Depth 3 (211): seat 2's six steps
-// are cut or turned into jumps by seat 0's move: after c1-b2 5 * 6 = 30; after c1-c2 seat 2
-// gains d1-b3 (lost if a3-b3, plus d1-b3-b5 if b4 was filled) for 6+5+7+7+6+6 = 37; after each
-// of c1-d2, e1-d2, e1-e2, e1-f2 every blocked step becomes a jump: 4 * 36 = 144.
-#[test]
-fn perft_two_seats() {
-    perft_table(&MoscowIce::new(2, false), &[12, 143, 2828, 56575]);
-}
-
-#[test]
-fn perft_four_seats() {
-    perft_table(&MoscowIce::new(4, false), &[6, 35, 211, 1271, 16389]);
-}
-
-#[test]
-fn perft_partners() {
-    perft_table(&MoscowIce::new(4, true), &[6, 35, 211, 1271, 16389]);
 }
 
 #[test]
 fn start_positions_and_first_moves() {
-    let g = MoscowIce::new(2, false);
+    let g = fresh(2, false);
     assert_eq!(
         g.position_text(),
         "0 0 - c1:0S0M0L,d1:0S0M0L,e1:0S0M0L,f1:0S0M0L,a3:1S1M1L,a4:1S1M1L,a5:1S1M1L,a6:1S1M1L"
@@ -63,7 +45,7 @@ fn start_positions_and_first_moves() {
             "f1-e2", "f1-f2", "f1-g2"
         ]
     );
-    let g = MoscowIce::new(4, false);
+    let g = fresh(4, false);
     assert_eq!(
         g.position_text(),
         "0 0 - c1:0S0M0L,d1:2S2M2L,e1:0S0M0L,f1:2S2M2L,a3:1S1M1L,a4:3S3M3L,a5:1S1M1L,a6:3S3M3L"
@@ -73,7 +55,7 @@ fn start_positions_and_first_moves() {
         ["c1-b2", "c1-c2", "c1-d2", "e1-d2", "e1-e2", "e1-f2"]
     );
     assert_eq!(g.variant(), "standard");
-    assert_eq!(MoscowIce::new(4, true).variant(), "partners");
+    assert_eq!(fresh(4, true).variant(), "partners");
 }
 
 #[test]
@@ -324,7 +306,7 @@ fn turn_limit_ranks_by_pieces_home_then_distance() {
 
 #[test]
 fn eliminate_two_seats_ends_the_game() {
-    let mut g = MoscowIce::new(2, false);
+    let mut g = fresh(2, false);
     let before = g.position_text();
     assert!(!g.eliminate(1));
     assert_eq!(g.position_text(), before);
@@ -332,7 +314,7 @@ fn eliminate_two_seats_ends_the_game() {
 
 #[test]
 fn eliminate_removes_the_seat_and_its_pieces() {
-    let mut g = MoscowIce::new(4, false);
+    let mut g = fresh(4, false);
     g.play_text("c1-c2").unwrap();
     assert!(g.eliminate(1));
     assert_eq!(
@@ -344,8 +326,8 @@ fn eliminate_removes_the_seat_and_its_pieces() {
     g.play_text("a4-b4").unwrap();
     // Seat 1 is skipped; it sees no more moves.
     assert_eq!(g.to_move(), 0);
-    assert!(g.history.since(1).is_empty());
-    assert_eq!(g.history.since(0).len(), 2);
+    assert!(g.history().since(1).is_empty());
+    assert_eq!(g.history().since(0).len(), 2);
     // The seat to move forfeits: the turn passes on.
     assert!(g.eliminate(0));
     assert_eq!(g.to_move(), 2);
@@ -369,7 +351,7 @@ fn eliminated_pieces_free_what_they_covered() {
 #[test]
 fn a_partners_forfeit_ends_the_game_and_ranks_its_team_below_the_intact_team() {
     for seat in 0..4 {
-        let mut g = MoscowIce::new(4, true);
+        let mut g = fresh(4, true);
         assert!(!g.eliminate(seat), "seat {seat}: the game ends");
         let ranks = g.outcome_of_forfeit(seat).ranks;
         for s in 0..4 {
@@ -384,7 +366,7 @@ fn a_partners_forfeit_ends_the_game_and_ranks_its_team_below_the_intact_team() {
         }
     }
     // Four seats without partners play on; the forfeiting seat alone goes last.
-    let mut g = MoscowIce::new(4, false);
+    let mut g = fresh(4, false);
     assert!(g.eliminate(1));
     assert_eq!(g.outcome_of_forfeit(2).ranks, vec![0, 0, 1, 0]);
 }
@@ -419,7 +401,7 @@ fn position_text_round_trips_and_rejects_bad_text() {
 
 #[test]
 fn board_lines_and_first_turn_input() {
-    let g = MoscowIce::new(2, false);
+    let g = fresh(2, false);
     let mut input = String::new();
     g.write_turn_input(true, &mut input);
     let mut want = String::from("0 2 moscow-ice standard\n");
@@ -452,7 +434,7 @@ fn board_lines_and_first_turn_input() {
 
 #[test]
 fn statement_shows_the_real_input_and_a_valid_position_text() {
-    let g = MoscowIce::new(2, false);
+    let g = fresh(2, false);
     let mut input = String::new();
     g.write_turn_input(true, &mut input);
     let shown: String = input.lines().take(14).map(|l| format!("{l}\n")).collect();
@@ -463,56 +445,4 @@ fn statement_shows_the_real_input_and_a_valid_position_text() {
     let example = "1 0 3 c1:0S0M,d4:2S1L,e8:0S";
     assert!(INFO.statement.contains(&format!("`{example}`")));
     assert_eq!(pos(4, false, example).position_text(), example);
-}
-
-/// After every move of random games: each seat keeps its pieces, stacks grow strictly upwards,
-/// no piece rests on the other axis's lines, finish lines hold only their owners' S-M-L stacks,
-/// and no move ends nearer its start line than it began.
-#[test]
-fn random_games_keep_the_invariants() {
-    use crate::rng::Rng;
-    for (seats, partners) in [(2, false), (4, false), (4, true)] {
-        for seed in 0..6 {
-            let mut g = MoscowIce::new(seats, partners);
-            let mut rng = Rng::new(seed);
-            let counts = |g: &MoscowIce| -> Vec<usize> {
-                (0..seats)
-                    .map(|s| {
-                        g.board
-                            .iter()
-                            .map(|c| c.pieces().filter(|p| p.seat() == s).count())
-                            .sum()
-                    })
-                    .collect()
-            };
-            let start = counts(&g);
-            for _ in 0..INFO.default_max_turns {
-                if g.outcome().is_some() {
-                    break;
-                }
-                let i = rng.below(g.legal_moves().len());
-                let m = g.moves[i];
-                let seat = g.to_move();
-                if m.from != NONE {
-                    let axis = g.axis(seat);
-                    assert!(progress(axis, m.to) >= progress(axis, m.from), "{m:?}");
-                }
-                g.play(i);
-                assert_eq!(counts(&g), start);
-                for sq in 0..64u8 {
-                    let cell = &g.board[sq as usize];
-                    let sizes: Vec<u8> = cell.pieces().map(|p| p.size()).collect();
-                    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{}", g.describe());
-                    for (k, p) in cell.pieces().enumerate() {
-                        let axis = g.axis(p.seat());
-                        assert!(!on_line(1 - axis, sq), "{}", g.describe());
-                        if progress(axis, sq) == 7 {
-                            assert_eq!(usize::from(p.size()), k, "{}", g.describe());
-                            assert_eq!(p.seat(), cell.pieces().next().unwrap().seat());
-                        }
-                    }
-                }
-            }
-        }
-    }
 }

@@ -159,11 +159,14 @@ fn small_init() -> Option<std::fs::File> {
         .map(|d| d.join(INIT_NAME.to_str().unwrap_or_default()))
         .collect();
     candidates.into_iter().find_map(|candidate| {
-            let file = std::fs::File::open(&candidate).ok()?;
-            let meta = file.metadata().ok()?;
-            (meta.is_file() && meta.uid() == owner && meta.mode() & 0o022 == 0 && meta.mode() & 0o111 != 0)
-                .then_some(file)
-        })
+        let file = std::fs::File::open(&candidate).ok()?;
+        let meta = file.metadata().ok()?;
+        (meta.is_file()
+            && meta.uid() == owner
+            && meta.mode() & 0o022 == 0
+            && meta.mode() & 0o111 != 0)
+            .then_some(file)
+    })
 }
 
 /// Runs before `main` in every process of a binary that holds this library (glibc passes

@@ -10,7 +10,7 @@ mod init;
 
 /// C's `main`: the init's run, or status 2 with a word on stderr when it is run by hand.
 #[no_mangle]
-pub extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
+extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
     // SAFETY: the C runtime passes argc valid C strings in argv.
     match unsafe { init::main_of(argc, argv) } {
         Some(status) => status,

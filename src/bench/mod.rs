@@ -34,7 +34,7 @@ pub mod targets {
     /// Wall time per turn at concurrency 1, as a multiple of the pipe round-trip floor.
     pub const TURN_OVER_FLOOR: f64 = 2.0;
     /// The referee's own CPU time per turn, in microseconds.
-    pub const REFEREE_CPU_US_PER_TURN: f64 = 10.0;
+    pub const REFEREE_CPU_US_PER_TURN: f64 = 8.0;
     /// 99th percentile of (measured turn time - the bot's known delay), in milliseconds.
     pub const TIMING_ERROR_MS_P99: f64 = 1.0;
     /// Games lost on time by a bot answering at 90% of the limit.

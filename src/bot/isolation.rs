@@ -12,9 +12,10 @@
 //! The namespace's first process is not the bot but a minimal init: the kernel ignores the
 //! signals a namespace's first process sends itself, so a bot in that place would survive its
 //! own `raise(SIGSEGV)` or `abort()` and "exit with status 0". The spawner
-//! ([`super::spawn`]) starts the bot as the namespace's second process, then execs arbiter's own
-//! program (whichever binary holds this library: arbiter, or a test) as `arbiter-init`, which
-//! [`init_entry`] catches before `main`: it drops its capabilities, forwards TERM, INT and HUP to
+//! ([`super::spawn`]) starts the bot as the namespace's second process, then execs the small
+//! `arbiter-init` program installed beside arbiter (or, where there is none, arbiter's own
+//! program, whose [`init_entry`] catches the init's arguments before `main`); either runs
+//! [`super::init`]: it drops its capabilities, forwards TERM, INT and HUP to
 //! the bot, reaps every orphan, and once the bot has ended writes the bot's own wait status
 //! into a pipe the referee reads, and exits (taking whatever the bot left with it).
 
@@ -117,81 +118,55 @@ fn maps_seat_ids(map: &str) -> bool {
     })
 }
 
-/// Becomes user and group `id` (and no other group): from root, every capability goes with it.
-/// Async-signal-safe: raw system calls only.
-pub(super) unsafe fn become_user(id: u32) -> bool {
-    libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) == 0
-        && libc::syscall(libc::SYS_setresgid, id, id, id) == 0
-        && libc::syscall(libc::SYS_setresuid, id, id, id) == 0
-}
+pub(super) use super::init::{become_user, drop_capabilities, INIT_NAME};
 
-/// Drops every capability for good: root's exec no longer grants them back (securebits,
-/// locked), the bounding set is emptied, the sets cleared, and no new privileges. With `user`,
-/// it also becomes that user (between emptying the bounding set and clearing the sets).
-/// Async-signal-safe: raw system calls only.
-pub(super) unsafe fn drop_capabilities(user: Option<u32>) -> bool {
-    // SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE, each locked.
-    const SECUREBITS: libc::c_ulong = 0b1100_1111;
-    if libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS, 0, 0, 0) != 0 {
-        return false;
-    }
-    for cap in 0..64 {
-        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
-    }
-    // The capabilities stay through the change of user (SECBIT_NO_SETUID_FIXUP) and are
-    // cleared just below.
-    if let Some(id) = user {
-        if !become_user(id) {
-            return false;
-        }
-    }
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: libc::c_int,
-    }
-    #[repr(C)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    let header = Header {
-        version: 0x2008_0522, // _LINUX_CAPABILITY_VERSION_3
-        pid: 0,
-    };
-    let none = [
-        Data {
-            effective: 0,
-            permitted: 0,
-            inheritable: 0,
-        },
-        Data {
-            effective: 0,
-            permitted: 0,
-            inheritable: 0,
-        },
-    ];
-    libc::syscall(libc::SYS_capset, &header, none.as_ptr()) == 0
-        && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-}
-
-/// The first argument (argv[0]) of arbiter's program run as a bot's init.
-pub(super) const INIT_NAME: &std::ffi::CStr = c"arbiter-init";
-
-/// Arbiter's own program, open (as root, which may read it wherever it is), for the spawner to
-/// exec as a bot's init. Opened once.
+/// The program each isolated bot's init runs, open (as root, which may read it wherever it
+/// is), for the spawner to exec. Opened once: the small `arbiter-init` program beside arbiter's
+/// own (or one folder up, for a test program under `target/*/deps`), where it is installed
+/// with arbiter and owned by arbiter's owner; else arbiter's own program, whose entry below
+/// catches the init's arguments before `main`.
 pub(super) fn init_program() -> std::io::Result<libc::c_int> {
     use std::os::fd::AsRawFd;
     static EXE: std::sync::OnceLock<Result<std::fs::File, String>> = std::sync::OnceLock::new();
-    // The init only runs where this entry is linked in: keep it.
+    // The fallback init only runs where this entry is linked in: keep it.
     std::hint::black_box(&INIT_ENTRY);
-    match EXE.get_or_init(|| std::fs::File::open("/proc/self/exe").map_err(|e| e.to_string())) {
+    let open = || {
+        if let Some(init) = small_init() {
+            return Ok(init);
+        }
+        std::fs::File::open("/proc/self/exe").map_err(|e| e.to_string())
+    };
+    match EXE.get_or_init(open) {
         Ok(f) => Ok(f.as_raw_fd()),
         Err(e) => Err(std::io::Error::other(format!(
             "cannot open arbiter's own program (/proc/self/exe), which runs as each bot's init: {e}"
         ))),
     }
+}
+
+/// The `arbiter-init` program beside this one (or one folder up from `deps`), open, when it is a regular
+/// file of the same owner as this program and writable by no one else.
+fn small_init() -> Option<std::fs::File> {
+    use std::os::unix::fs::MetadataExt;
+    let exe = std::fs::File::open("/proc/self/exe").ok()?;
+    let owner = exe.metadata().ok()?.uid();
+    let path = std::fs::read_link("/proc/self/exe").ok()?;
+    let dir = path.parent()?;
+    let up = dir.parent().filter(|_| dir.ends_with("deps"));
+    let candidates: Vec<std::path::PathBuf> = [Some(dir), up]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join(INIT_NAME.to_str().unwrap_or_default()))
+        .collect();
+    candidates.into_iter().find_map(|candidate| {
+        let file = std::fs::File::open(&candidate).ok()?;
+        let meta = file.metadata().ok()?;
+        (meta.is_file()
+            && meta.uid() == owner
+            && meta.mode() & 0o022 == 0
+            && meta.mode() & 0o111 != 0)
+            .then_some(file)
+    })
 }
 
 /// Runs before `main` in every process of a binary that holds this library (glibc passes
@@ -211,80 +186,9 @@ extern "C" fn init_entry(
     _envp: *const *const libc::c_char,
 ) {
     // SAFETY: argv holds argc valid C strings (glibc's arguments to .init_array entries).
-    unsafe {
-        if argc != 4 || argv.is_null() || (*argv).is_null() || libc::getpid() != 1 {
-            return;
-        }
-        if std::ffi::CStr::from_ptr(*argv) != INIT_NAME {
-            return;
-        }
-        let number = |i: usize| {
-            std::ffi::CStr::from_ptr(*argv.add(i))
-                .to_str()
-                .ok()
-                .and_then(|t| t.parse::<u32>().ok())
-        };
-        let (Some(status_fd), user, Some(bot)) = (number(1), number(2), number(3)) else {
-            libc::_exit(127);
-        };
-        libc::_exit(run_init(status_fd as libc::c_int, user, bot as libc::pid_t));
-    }
-}
-
-/// The init of a bot's namespace (see the module's comment); returns its own exit status: the
-/// bot's, as a shell gives it (128 plus the signal that killed it).
-unsafe fn run_init(status_fd: libc::c_int, user: Option<u32>, bot: libc::pid_t) -> libc::c_int {
-    // Every signal stays blocked (as the spawner left them): those the init handles are taken
-    // with sigwaitinfo. SIGCHLD must not be ignored (the referee ignores some signals, and an
-    // exec keeps that), or children would vanish without a status.
-    let mut all: libc::sigset_t = std::mem::zeroed();
-    libc::sigfillset(&mut all);
-    libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
-    libc::signal(libc::SIGCHLD, libc::SIG_DFL);
-    // It was exec'd as root: from here on it has no capability and is the bot's user (or, as a
-    // root without that user, root without capabilities). Not dumpable: the bot may not open its
-    // status pipe through /proc/1/fd.
-    if !drop_capabilities(user) {
-        return 126;
-    }
-    libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    libc::prctl(
-        libc::PR_SET_PDEATHSIG,
-        libc::SIGKILL as libc::c_ulong,
-        0,
-        0,
-        0,
-    );
-    let mut waited: libc::sigset_t = std::mem::zeroed();
-    libc::sigemptyset(&mut waited);
-    for sig in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-        libc::sigaddset(&mut waited, sig);
-    }
-    loop {
-        loop {
-            let mut status = 0;
-            let pid = libc::waitpid(-1, &mut status, libc::WNOHANG);
-            if pid == bot {
-                let bytes = status.to_ne_bytes();
-                libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
-                return if libc::WIFSIGNALED(status) {
-                    128 + libc::WTERMSIG(status)
-                } else {
-                    libc::WEXITSTATUS(status)
-                };
-            }
-            if pid == 0 {
-                break;
-            }
-            if pid < 0 && *libc::__errno_location() != libc::EINTR {
-                // No child at all: the bot is gone without a status (cannot happen).
-                return 127;
-            }
-        }
-        let sig = libc::sigwaitinfo(&waited, std::ptr::null_mut());
-        if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
-            libc::kill(bot, sig);
-        }
+    if let Some(status) = unsafe { super::init::main_of(argc, argv) } {
+        // SAFETY: ending this process, which was only ever an init.
+        unsafe { libc::_exit(status) };
     }
 }
 

@@ -15,6 +15,11 @@ use std::time::Duration;
 /// time then takes some 2.5 s (measured by `benches/fair_clock.py`).
 pub const FAIR_WALL_FACTOR: u32 = 50;
 
+/// An answer this fast (and within its limit) is in time whatever the waiting, so its waiting
+/// is not read at the end of the turn: it counts as none (`waited_us` 0). A fast turn needs no
+/// excuse, and the reading is half the fair clock's cost of such a turn.
+pub const QUICK_ANSWER: Duration = Duration::from_millis(1);
+
 /// The waiting readings at the start of a turn, and room for the later ones (kept between
 /// turns so a turn allocates nothing).
 #[derive(Default)]

@@ -12,7 +12,7 @@ mod wait;
 mod scripted;
 
 pub use clock::{charged, FAIR_WALL_FACTOR};
-use clock::{past_grace, timeout_detail, Excuse, Spent};
+use clock::{past_grace, timeout_detail, Excuse, Spent, QUICK_ANSWER};
 use ranks::rank_with_eliminations;
 pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
 pub use seat::Seat;
@@ -616,7 +616,14 @@ impl Turns {
             };
             waited = wait_answer(procs, seat, more, &self.first, &self.out);
         }
-        let excused = if fair {
+        // An answer within `QUICK_ANSWER` (and the limit) is in time whatever the waiting:
+        // its waiting is not read (half the fair clock's cost of a fast turn) and counts as 0.
+        let took = match &waited {
+            Wait::Line(_, at) => at.saturating_duration_since(start),
+            _ => start.elapsed(),
+        };
+        let quick = matches!(waited, Wait::Line(..)) && took < QUICK_ANSWER.min(limit);
+        let excused = if fair && !quick {
             self.excuse.waited(&procs[seat])
         } else {
             Duration::ZERO

@@ -33,6 +33,9 @@ use timing::{near_limit, timing_accuracy};
 pub mod targets {
     /// Wall time per turn at concurrency 1, as a multiple of the pipe round-trip floor.
     pub const TURN_OVER_FLOOR: f64 = 2.0;
+    /// Wall time per turn without the game's start and end (the turn loop), as a multiple of the
+    /// pipe round-trip floor.
+    pub const TURN_LOOP_OVER_FLOOR: f64 = 3.0;
     /// The referee's own CPU time per turn, in microseconds.
     pub const REFEREE_CPU_US_PER_TURN: f64 = 8.0;
     /// 99th percentile of (measured turn time - the bot's known delay), in milliseconds.

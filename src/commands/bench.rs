@@ -123,6 +123,10 @@ fn rows(r: &BenchReport) -> Vec<Row> {
                 format!("{:.1} µs", r.turn_loop_us),
             )
             .ratio(r.turn_loop_us / floor)
+            .target(
+                format!("<= {:.0}x floor", targets::TURN_LOOP_OVER_FLOOR),
+                r.turn_loop_us <= targets::TURN_LOOP_OVER_FLOOR * floor,
+            )
         } else {
             row(
                 "  of which the turn loop (start + end out)",

@@ -1,6 +1,7 @@
 //! Accasta's turns as typed values: the depth-first search that lists every legal turn of a
-//! position into the caller's buffer (no allocation: boards are copied on the stack), the check
-//! that a side has any turn at all, playing a turn, and writing its text.
+//! position into the caller's buffer (no allocation: one board copied on the stack, each move
+//! tried on it and taken back), the check that a side has any turn at all, playing a turn, and
+//! writing its text.
 
 use super::{castle, in_enemy_castle, CASTLE_WIN, MAX_MOVES, MAX_OF_A_COLOUR};
 use crate::game::hex37::{self, Cell, CELLS};
@@ -48,6 +49,9 @@ fn lift(st: Stack, from: Cell, k: usize, me: usize) -> Option<(Stack, Stack)> {
 /// Appends to `out` every legal turn of `me` on `board`, grouped by starting cell, in the order
 /// the bots have always received them.
 pub fn list_turns(board: &Stacks, me: usize, out: &mut Vec<Turn>) {
+    // One working copy, changed in place by each move tried and restored after.
+    let mut work = *board;
+    let held = in_enemy_castle(board, me);
     for from in 0..CELLS as Cell {
         if board[from as usize].top() == Some(me) {
             let turn = Turn {
@@ -55,23 +59,26 @@ pub fn list_turns(board: &Stacks, me: usize, out: &mut Vec<Turn>) {
                 n: 0,
                 steps: [(0, 0); MAX_MOVES],
             };
-            extend(board, me, turn, out);
+            extend(&mut work, me, held, turn, out);
         }
     }
 }
 
 /// Appends every turn that continues `turn` (whose start cell is still topped by `me` on
-/// `board`) by one more move, and recursively their continuations.
-fn extend(board: &Stacks, me: usize, turn: Turn, out: &mut Vec<Turn>) {
+/// `board`, where `me` controls `held` stacks in the enemy castle) by one more move, and
+/// recursively their continuations. `board` is left as it was found.
+fn extend(board: &mut Stacks, me: usize, held: usize, turn: Turn, out: &mut Vec<Turn>) {
     let from = turn.from;
     let st = board[from as usize];
+    let enemy_castle = castle(1 - me);
     // The controlling piece moves as far as its place among its own colour in the stack.
     let range = st.count(me);
     for k in 1..=st.height() {
         let Some((rest, moving)) = lift(st, from, k, me) else {
             continue;
         };
-        // A release ends the turn, as does the third move.
+        // A release ends the turn, as does the third move. Otherwise the start cell stays
+        // topped by the mover, so a move changes the castle count only where it lands.
         let may_go_on = rest.top() == Some(me) && (turn.n as usize) + 1 < MAX_MOVES;
         for d in 0..6 {
             for to in hex37::ray(from, d).take(range) {
@@ -82,12 +89,15 @@ fn extend(board: &Stacks, me: usize, turn: Turn, out: &mut Vec<Turn>) {
                     t.n += 1;
                     out.push(t);
                     if may_go_on {
-                        let mut next = *board;
-                        next[from as usize] = rest;
-                        next[to as usize].put(moving);
+                        let gained = enemy_castle >> to & 1 == 1 && target.top() != Some(me);
+                        let now = held + usize::from(gained);
                         // The win is checked after every move: a winning move ends the turn.
-                        if in_enemy_castle(&next, me) < CASTLE_WIN {
-                            extend(&next, me, t, out);
+                        if now < CASTLE_WIN {
+                            board[from as usize] = rest;
+                            board[to as usize].put(moving);
+                            extend(board, me, now, t, out);
+                            board[from as usize] = st;
+                            board[to as usize] = target;
                         }
                     }
                 }

@@ -81,12 +81,15 @@ impl Abande {
         let geo = self.geo;
         let occ = stackboard::occupied(&self.board);
         if self.hand[me] > 0 {
-            for c in 0..geo.cells as Cell {
-                let free = self.board[c as usize].is_empty();
-                // The initiative turn goes anywhere; later pieces must touch the group.
-                if free && (occ == 0 || geo.neighbours(c).any(|n| occ >> n & 1 == 1)) {
-                    out.push(Move::Place(c));
-                }
+            // The initiative turn goes anywhere; later pieces must touch the group.
+            let mut free = if occ == 0 {
+                u64::MAX >> (64 - geo.cells)
+            } else {
+                geo.touching(occ) & !occ
+            };
+            while free != 0 {
+                out.push(Move::Place(free.trailing_zeros() as Cell));
+                free &= free - 1;
             }
         }
         if self.moving_allowed() {

@@ -7,8 +7,7 @@
 //! leave room are written in `statement.md` and by the code that makes them.
 
 use super::stackboard::{self, Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7};
-use super::standard::{self, History};
-use super::{BoardView, DrawRule, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -21,15 +20,18 @@ const MAX_HEIGHT: usize = 3;
 /// Letters for the pieces of seat 0 (Black) and seat 1 (White).
 const LETTERS: [char; 2] = ['b', 'w'];
 
+/// One move (three bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Move {
+pub enum Move {
+    /// A piece from the hand onto an empty cell.
     Place(Cell),
     /// A whole own stack one cell onto the adjacent enemy stack.
     Step(Cell, Cell),
+    /// Nothing (allowed with an empty hand, or when nothing else is).
     Pass,
 }
 
-/// An Abande position with its legal moves listed.
+/// An Abande position.
 #[derive(Clone, Debug)]
 pub struct Abande {
     geo: &'static Geometry,
@@ -38,9 +40,6 @@ pub struct Abande {
     to_move: usize,
     /// Passes played in a row just before this turn; two end the game.
     passes: u8,
-    history: History,
-    moves: Vec<Move>,
-    texts: Vec<String>,
 }
 
 impl Abande {
@@ -56,18 +55,13 @@ impl Abande {
         to_move: usize,
         passes: u8,
     ) -> Self {
-        let mut g = Abande {
+        Abande {
             geo,
             board,
             hand,
             to_move,
             passes,
-            history: History::new(2),
-            moves: Vec::new(),
-            texts: Vec::new(),
-        };
-        g.generate();
-        g
+        }
     }
 
     /// Whether captures are open yet: only once Black (seat 0) has placed its second piece, so
@@ -76,22 +70,26 @@ impl Abande {
         self.hand[0] + 2 <= PIECES
     }
 
-    fn generate(&mut self) {
-        self.moves.clear();
-        self.texts.clear();
+    /// Appends the legal moves: placements from a1 on, then captures by starting cell, then the
+    /// pass.
+    fn generate(&self, out: &mut Vec<Move>) {
         if self.passes >= 2 {
             return;
         }
+        let start = out.len();
         let me = self.to_move;
         let geo = self.geo;
         let occ = stackboard::occupied(&self.board);
         if self.hand[me] > 0 {
-            for c in 0..geo.cells as Cell {
-                let free = self.board[c as usize].is_empty();
-                // The initiative turn goes anywhere; later pieces must touch the group.
-                if free && (occ == 0 || geo.neighbours(c).any(|n| occ >> n & 1 == 1)) {
-                    self.moves.push(Move::Place(c));
-                }
+            // The initiative turn goes anywhere; later pieces must touch the group.
+            let mut free = if occ == 0 {
+                u64::MAX >> (64 - geo.cells)
+            } else {
+                geo.touching(occ) & !occ
+            };
+            while free != 0 {
+                out.push(Move::Place(free.trailing_zeros() as Cell));
+                free &= free - 1;
             }
         }
         if self.moving_allowed() {
@@ -108,16 +106,15 @@ impl Abande {
                         && st.height() + target.height() <= MAX_HEIGHT
                         && *holds.get_or_insert_with(|| geo.connected(occ & !(1u64 << c)))
                     {
-                        self.moves.push(Move::Step(c, n));
+                        out.push(Move::Step(c, n));
                     }
                 }
             }
         }
         // Passing is allowed with an empty hand, or when nothing else is (a full board).
-        if self.hand[me] == 0 || self.moves.is_empty() {
-            self.moves.push(Move::Pass);
+        if self.hand[me] == 0 || out.len() == start {
+            out.push(Move::Pass);
         }
-        self.texts = self.moves.iter().map(|&m| move_text(geo, m)).collect();
     }
 
     fn apply(&mut self, m: Move) {
@@ -136,17 +133,6 @@ impl Abande {
             Move::Pass => self.passes += 1,
         }
         self.to_move = 1 - me;
-    }
-
-    /// Plays the move written `text` (tests and tools).
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i = self
-            .texts
-            .iter()
-            .position(|t| t == text)
-            .ok_or_else(|| format!("'{text}' is not a legal move here"))?;
-        self.play(i);
-        Ok(())
     }
 
     /// Whether the stack on `c` counts at the end: its top touches an enemy top.
@@ -174,15 +160,9 @@ impl Abande {
     }
 }
 
-fn move_text(geo: &Geometry, m: Move) -> String {
-    match m {
-        Move::Place(c) => geo.name(c),
-        Move::Step(a, b) => format!("{}-{}", geo.name(a), geo.name(b)),
-        Move::Pass => "pass".to_string(),
-    }
-}
+impl Rules for Abande {
+    type Move = Move;
 
-impl Game for Abande {
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -202,19 +182,25 @@ impl Game for Abande {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        self.generate(out);
     }
 
-    fn play(&mut self, index: usize) {
-        let m = self.moves[index];
-        self.history.record(self.to_move, &self.texts[index]);
+    fn play(&mut self, m: Move) {
         self.apply(m);
-        self.generate();
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    /// A placement is its cell (`d4`), a capture its two cells (`d5-e4`), a pass `pass`.
+    fn write_move(&self, m: Move, out: &mut String) {
+        match m {
+            Move::Place(c) => self.geo.write_name(out, c),
+            Move::Step(a, b) => {
+                self.geo.write_name(out, a);
+                out.push('-');
+                self.geo.write_name(out, b);
+            }
+            Move::Pass => out.push_str("pass"),
+        }
     }
 
     fn write_board(&self, out: &mut String) {
@@ -227,6 +213,10 @@ impl Game for Abande {
             let p = self.points();
             Outcome::from_values(&[i64::from(p[0]), i64::from(p[1])])
         })
+    }
+
+    fn is_over(&self) -> bool {
+        self.passes >= 2
     }
 
     fn draw_rule(&self) -> Option<DrawRule> {
@@ -259,10 +249,6 @@ impl Game for Abande {
                 format!("points now: Black {}, White {}", p[0], p[1]),
             ],
         }
-    }
-
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn describe(&self) -> String {
@@ -327,8 +313,11 @@ pub static INFO: GameInfo = GameInfo {
     books: &[],
     score_name: "points",
     statement: include_str!("statement.md"),
-    new: |setup: &Setup| Box::new(Abande::new(geometry(setup))),
+    new: |setup: &Setup| Box::new(TextGame::new(Abande::new(geometry(setup)))),
     from_position: |setup: &Setup, text: &str| {
-        Ok(Box::new(from_position_text(geometry(setup), text)?))
+        Ok(Box::new(TextGame::new(from_position_text(
+            geometry(setup),
+            text,
+        )?)))
     },
 };

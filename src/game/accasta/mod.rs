@@ -3,18 +3,21 @@
 //! from one cell, and three controlled stacks in the enemy castle win.
 //!
 //! Seat 0 is White (castle on rows `a` to `c`, moves first); seat 1 is Black (castle on rows `e`
-//! to `g`). A whole turn is one legal move text, generated here by a small depth-first search over
-//! the turn's moves. The choices where the rules leave room are written in `statement.md` and by
-//! the code that makes them.
+//! to `g`). A whole turn is one legal move (a typed [`Turn`], written as one text), listed by a
+//! small depth-first search over the turn's moves (see `turns.rs`). The choices where the rules
+//! leave room are written in `statement.md` and by the code that makes them.
 
-use super::hex37::{self, Cell, CELLS};
+use super::hex37::{self, Cell};
 use super::stackboard::{Stack, Stacks, HEX37, MAX_CELLS};
-use super::standard::{self, History};
-use super::{BoardView, CellShape, Game, GameInfo, Outcome, Setup, Variant};
+use super::{BoardView, CellShape, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
 mod tests;
+mod turns;
+
+pub use turns::Turn;
+use turns::{apply_turn, has_turn, list_turns, write_turn};
 
 /// Letters for the pieces of seat 0 (White) and seat 1 (Black).
 const LETTERS: [char; 2] = ['w', 'b'];
@@ -51,24 +54,14 @@ fn in_enemy_castle(board: &Stacks, seat: usize) -> usize {
     n
 }
 
-/// One whole turn: up to three moves from the same cell, each taking `k` pieces off its top.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Turn {
-    from: Cell,
-    n: u8,
-    /// (pieces moved, destination)
-    steps: [(u8, Cell); MAX_MOVES],
-}
-
-/// An Accasta position with its legal turns listed.
+/// An Accasta position. A move is a whole [`Turn`].
 #[derive(Clone, Debug)]
 pub struct Accasta {
     board: Stacks,
     to_move: usize,
+    /// Set as soon as a side holds three stacks in the enemy castle, or the side to move has no
+    /// legal turn.
     winner: Option<usize>,
-    history: History,
-    turns: Vec<Turn>,
-    texts: Vec<String>,
 }
 
 /// The starting stacks: White three each on a1-a4, two each on b2-b4, one each on c3 and c4;
@@ -95,161 +88,20 @@ impl Accasta {
             board,
             to_move,
             winner: None,
-            history: History::new(2),
-            turns: Vec::new(),
-            texts: Vec::new(),
         };
         // The side that just moved is looked at first (the win is checked as it happens).
         g.winner = [1 - to_move, to_move]
             .into_iter()
             .find(|&s| in_enemy_castle(&g.board, s) >= CASTLE_WIN);
-        g.generate();
+        g.check_stuck();
         g
     }
 
-    fn generate(&mut self) {
-        self.turns.clear();
-        self.texts.clear();
-        if self.winner.is_some() {
-            return;
-        }
-        list_turns(
-            &self.board,
-            self.to_move,
-            &mut self.turns,
-            Some(&mut self.texts),
-        );
-        // A player without any legal turn has lost.
-        if self.turns.is_empty() {
+    /// A player without any legal turn has lost.
+    fn check_stuck(&mut self) {
+        if self.winner.is_none() && !has_turn(&self.board, self.to_move) {
             self.winner = Some(1 - self.to_move);
         }
-    }
-
-    fn apply(&mut self, t: Turn) {
-        let me = self.to_move;
-        apply_turn(&mut self.board, t);
-        if in_enemy_castle(&self.board, me) >= CASTLE_WIN {
-            self.winner = Some(me);
-        }
-        self.to_move = 1 - me;
-    }
-
-    /// Plays the turn written `text` (tests and tools).
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
-        let i = self
-            .texts
-            .iter()
-            .position(|t| t == text)
-            .ok_or_else(|| format!("'{text}' is not a legal turn here"))?;
-        self.play(i);
-        Ok(())
-    }
-}
-
-/// Appends to `turns` (and their texts to `texts`, when given) every legal turn of `me` on
-/// `board`, grouped by starting cell.
-fn list_turns(board: &Stacks, me: usize, turns: &mut Vec<Turn>, texts: Option<&mut Vec<String>>) {
-    let mut gen = TurnSearch {
-        me,
-        turns,
-        texts,
-        text: String::with_capacity(24),
-    };
-    for from in 0..CELLS as Cell {
-        if board[from as usize].top() == Some(me) {
-            let turn = Turn {
-                from,
-                n: 0,
-                steps: [(0, 0); MAX_MOVES],
-            };
-            gen.text.clear();
-            hex37::write_name(&mut gen.text, from);
-            gen.text.push(':');
-            gen.extend(board, turn);
-        }
-    }
-}
-
-/// Plays the moves of `t` on `board`.
-fn apply_turn(board: &mut Stacks, t: Turn) {
-    for &(k, to) in &t.steps[..t.n as usize] {
-        let moving = board[t.from as usize].split_top(k as usize);
-        board[to as usize].put(moving);
-    }
-}
-
-/// The depth-first search over the moves of one turn.
-struct TurnSearch<'a> {
-    me: usize,
-    turns: &'a mut Vec<Turn>,
-    texts: Option<&'a mut Vec<String>>,
-    /// The text of the turn so far.
-    text: String,
-}
-
-impl TurnSearch<'_> {
-    /// Lists every turn that continues `turn` (whose start cell is still topped by the mover on
-    /// `board`) by one more move, and recursively their continuations.
-    fn extend(&mut self, board: &Stacks, turn: Turn) {
-        let me = self.me;
-        let from = turn.from;
-        let st = board[from as usize];
-        // The controlling piece moves as far as its place among its own colour in the stack.
-        let range = st.count(me);
-        let base = self.text.len();
-        for k in 1..=st.height() {
-            let mut rest = st;
-            let moving = rest.split_top(k);
-            // A release (an enemy piece left on top) ends the turn, and is not allowed from a
-            // cell of the mover's own castle.
-            let released = rest.top() == Some(1 - me);
-            if released && castle(me) >> from & 1 == 1 {
-                continue;
-            }
-            for d in 0..6 {
-                for to in hex37::ray(from, d).take(range) {
-                    let target = board[to as usize];
-                    let fits = (0..2).all(|s| target.count(s) + moving.count(s) <= MAX_OF_A_COLOUR);
-                    if fits {
-                        let mut next = *board;
-                        next[from as usize] = rest;
-                        next[to as usize].put(moving);
-                        let mut t = turn;
-                        t.steps[t.n as usize] = (k as u8, to);
-                        t.n += 1;
-                        self.turns.push(t);
-                        if let Some(texts) = self.texts.as_mut() {
-                            let text = &mut self.text;
-                            text.truncate(base);
-                            if turn.n > 0 {
-                                text.push(',');
-                            }
-                            if k > 1 {
-                                let _ = write!(text, "{k}");
-                            }
-                            text.push(match target.top() {
-                                None => '-',
-                                Some(s) if s == me => '+',
-                                Some(_) => 'x',
-                            });
-                            hex37::write_name(text, to);
-                            texts.push(text.clone());
-                        }
-                        // The win is checked after every move: a winning move ends the turn.
-                        let more = rest.top() == Some(me)
-                            && (t.n as usize) < MAX_MOVES
-                            && in_enemy_castle(&next, me) < CASTLE_WIN;
-                        if more {
-                            self.extend(&next, t);
-                        }
-                    }
-                    if !target.is_empty() {
-                        break; // nothing is jumped
-                    }
-                }
-            }
-        }
-        self.text.truncate(base);
     }
 }
 
@@ -259,7 +111,9 @@ impl Default for Accasta {
     }
 }
 
-impl Game for Accasta {
+impl Rules for Accasta {
+    type Move = Turn;
+
     fn info(&self) -> &'static GameInfo {
         &INFO
     }
@@ -276,19 +130,24 @@ impl Game for Accasta {
         self.to_move
     }
 
-    fn legal_moves(&self) -> &[String] {
-        &self.texts
+    fn legal_moves(&self, out: &mut Vec<Turn>) {
+        if self.winner.is_none() {
+            list_turns(&self.board, self.to_move, out);
+        }
     }
 
-    fn play(&mut self, index: usize) {
-        let t = self.turns[index];
-        self.history.record(self.to_move, &self.texts[index]);
-        self.apply(t);
-        self.generate();
+    fn play(&mut self, t: Turn) {
+        let me = self.to_move;
+        apply_turn(&mut self.board, t);
+        if in_enemy_castle(&self.board, me) >= CASTLE_WIN {
+            self.winner = Some(me);
+        }
+        self.to_move = 1 - me;
+        self.check_stuck();
     }
 
-    fn write_turn_input(&self, first_turn: bool, out: &mut String) {
-        standard::write_input(self, &self.history, first_turn, out);
+    fn write_move(&self, t: Turn, out: &mut String) {
+        write_turn(&self.board, self.to_move, t, out);
     }
 
     fn write_board(&self, out: &mut String) {
@@ -297,6 +156,10 @@ impl Game for Accasta {
 
     fn outcome(&self) -> Option<Outcome> {
         self.winner.map(|w| Outcome::winner(2, w))
+    }
+
+    fn is_over(&self) -> bool {
+        self.winner.is_some()
     }
 
     fn scores(&self) -> Vec<i32> {
@@ -332,10 +195,6 @@ impl Game for Accasta {
                 in_enemy_castle(&self.board, 1)
             )],
         }
-    }
-
-    fn box_clone(&self) -> Box<dyn Game> {
-        Box::new(self.clone())
     }
 
     fn describe(&self) -> String {
@@ -405,6 +264,8 @@ pub static INFO: GameInfo = GameInfo {
     books: &[],
     score_name: "pieces in the enemy castle",
     statement: include_str!("statement.md"),
-    new: |_: &Setup| Box::new(Accasta::new()),
-    from_position: |_: &Setup, text: &str| Ok(Box::new(from_position_text(text)?)),
+    new: |_: &Setup| Box::new(TextGame::new(Accasta::new())),
+    from_position: |_: &Setup, text: &str| {
+        Ok(Box::new(TextGame::new(from_position_text(text)?)))
+    },
 };

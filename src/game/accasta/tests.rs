@@ -5,10 +5,13 @@
 //! worked out by hand in the comments.
 
 use super::*;
-use crate::game::perft;
+use crate::game::{perft, perft_by_text, perft_rules, Game};
+
+/// A position as the referee plays it.
+type Play = TextGame<Accasta>;
 
 /// A position from the non-empty cells (`("d4", "bw")`, bottom first) and the side to move.
-fn pos(stacks: &[(&str, &str)], side: &str) -> Accasta {
+fn pos(stacks: &[(&str, &str)], side: &str) -> Play {
     let mut board = [Stack::EMPTY; MAX_CELLS];
     for (cell, st) in stacks {
         board[hex37::parse_cell(cell).unwrap() as usize] = Stack::parse(st, LETTERS).unwrap();
@@ -19,10 +22,10 @@ fn pos(stacks: &[(&str, &str)], side: &str) -> Accasta {
     text.push_str(side);
     let g = from_position_text(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(g.position_text(), text);
-    g
+    TextGame::new(g)
 }
 
-fn has(g: &Accasta, text: &str) -> bool {
+fn has(g: &Play, text: &str) -> bool {
     g.legal_moves().iter().any(|m| m == text)
 }
 
@@ -53,7 +56,7 @@ fn castles_are_the_named_cells() {
 
 #[test]
 fn the_start_and_perft() {
-    let g = Accasta::new();
+    let g = TextGame::new(Accasta::new());
     assert_eq!(
         g.position_text(),
         "www,www,www,www/.,ww,ww,ww,./.,.,w,w,.,./.,.,.,.,.,.,./.,.,b,b,.,./.,bb,bb,bb,./bbb,bbb,bbb,bbb w"
@@ -208,7 +211,7 @@ fn captures_and_the_notation() {
 
 #[test]
 fn bad_positions_are_rejected() {
-    let g = Accasta::new();
+    let g = TextGame::new(Accasta::new());
     let text = g.position_text();
     assert!(from_position_text(&text.replace(" w", " x")).is_err());
     assert!(from_position_text(&text.replace(" w", "")).is_err());
@@ -220,13 +223,13 @@ fn bad_positions_are_rejected() {
 /// turn counts met (start 192; middle positions a few hundred, up to a few thousand) and the
 /// time `play` takes with the next turn list.
 #[test]
-#[ignore = "a measurement; a few seconds in a debug build"]
+#[ignore = "a measurement; about 0.6 s in the test build (typed turns)"]
 fn turn_counts_in_random_games() {
     let (mut max, mut total, mut positions) = (0, 0u64, 0u64);
     let mut in_play = std::time::Duration::ZERO;
     for seed in 0..20 {
         let mut rng = crate::rng::Rng::new(seed);
-        let mut g = Accasta::new();
+        let mut g = TextGame::new(Accasta::new());
         for ply in 0..120 {
             if g.outcome().is_some() {
                 break;
@@ -258,42 +261,58 @@ fn turn_counts_in_random_games() {
     );
 }
 
-/// Perft on the bare board with the game's own turn search, without move texts (fast enough
-/// for depth 3 in a debug build). Agrees with the generic perft where both run.
-fn perft_turns(board: &Stacks, me: usize, depth: u32) -> u64 {
-    if in_enemy_castle(board, 1 - me) >= CASTLE_WIN {
-        return 0;
-    }
-    let mut turns = Vec::new();
-    list_turns(board, me, &mut turns, None);
-    if depth == 1 {
-        return turns.len() as u64;
-    }
-    turns
-        .iter()
-        .map(|&t| {
-            let mut next = *board;
-            apply_turn(&mut next, t);
-            perft_turns(&next, 1 - me, depth - 1)
-        })
-        .sum()
-}
-
 #[test]
 fn perft_in_a_middle_position() {
     // Reached by 20 random turns (seed 0): mixed stacks, both sides in contact.
     let text = "w,www,.,./ww,ww,w,ww,w/b,.,b,.,www,ww/.,b,.,w,.,.,./.,.,bb,bwb,bw,./.,bb,bb,bbb,./.,bbb,.,bb w";
-    let g = from_position_text(text).unwrap();
+    let g = TextGame::new(from_position_text(text).unwrap());
     assert_eq!(perft(&g, 1), 923);
     assert_eq!(perft(&g, 2), 490_368);
-    assert_eq!(perft_turns(&g.board, 0, 2), 490_368);
+    assert_eq!(perft_rules(g.rules(), 2), 490_368);
+}
+
+/// Typed turns (no text written) and the text interface (every turn played by index on a search
+/// copy) count the same, from the start and from a hand-built position: mixed stacks with
+/// prisoners, captures, a release Black may not make from e3 in its own castle, and White two
+/// stacks in Black's castle with the third in reach. The hand-built counts are the ones the code
+/// before typed moves gave (`perft --position`).
+#[test]
+fn typed_and_text_perft_agree() {
+    let start = Accasta::new();
+    let g = TextGame::new(start.clone());
+    for d in 1..=2 {
+        assert_eq!(
+            perft_rules(&start, d),
+            perft_by_text(&g, d),
+            "start, depth {d}"
+        );
+    }
+    let g = pos(
+        &[
+            ("a1", "w"),
+            ("c3", "bb"),
+            ("d4", "ww"),
+            ("d6", "wwb"),
+            ("e3", "wb"),
+            ("f2", "b"),
+            ("g1", "w"),
+            ("g2", "w"),
+        ],
+        "b",
+    );
+    for (d, n) in [(1, 118), (2, 7_844), (3, 389_972)] {
+        assert_eq!(perft_rules(g.rules(), d), n, "hand-built, depth {d}");
+        assert_eq!(perft_by_text(&g, d), n, "hand-built by text, depth {d}");
+    }
 }
 
 #[test]
-#[ignore = "about 10 s in a debug build; run with --ignored"]
+#[ignore = "about 1.5 s in the test build (typed turns), 13 million leaves; run with --ignored"]
 fn perft_3_from_the_start() {
-    let g = Accasta::new();
-    assert_eq!(perft_turns(&g.board, 0, 1), perft(&g, 1));
-    assert_eq!(perft_turns(&g.board, 0, 2), perft(&g, 2));
-    assert_eq!(perft_turns(&g.board, 0, 3), 13_012_864);
+    let start = Accasta::new();
+    let g = TextGame::new(start.clone());
+    assert_eq!(perft_rules(&start, 1), perft(&g, 1));
+    assert_eq!(perft_rules(&start, 2), perft_by_text(&g, 2));
+    assert_eq!(perft_rules(&start, 3), 13_012_864);
+    assert_eq!(perft(&g, 3), 13_012_864);
 }

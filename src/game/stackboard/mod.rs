@@ -45,6 +45,8 @@ pub struct Geometry {
     /// How the viewer draws the cells.
     pub shape: CellShape,
     nb: [[u8; MAX_DIRS]; MAX_CELLS],
+    /// The same neighbours as bit sets (bit `n` for neighbour `n`).
+    nb_mask: [u64; MAX_CELLS],
 }
 
 /// The hex board of the standard games.
@@ -85,6 +87,7 @@ impl Geometry {
             dirs: 6,
             shape: CellShape::Hex,
             nb,
+            nb_mask: masks(&nb),
         }
     }
 
@@ -109,6 +112,7 @@ impl Geometry {
             dirs: 8,
             shape,
             nb,
+            nb_mask: masks(&nb),
         }
     }
 
@@ -117,6 +121,23 @@ impl Geometry {
     pub fn step(&self, c: Cell, d: usize) -> Option<Cell> {
         let n = self.nb[c as usize][d];
         (n != NO).then_some(n)
+    }
+
+    /// The cells next to `c` as a bit set (bit `n` for cell `n`).
+    #[inline]
+    pub fn neighbour_mask(&self, c: Cell) -> u64 {
+        self.nb_mask[c as usize]
+    }
+
+    /// The cells next to any cell of the bit set `set`, as a bit set (`set`'s own cells
+    /// included where they touch each other).
+    pub fn touching(&self, set: u64) -> u64 {
+        let (mut rest, mut out) = (set, 0);
+        while rest != 0 {
+            out |= self.nb_mask[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        out
     }
 
     /// The cells next to `c`.
@@ -289,25 +310,33 @@ impl Geometry {
         if set == 0 {
             return true;
         }
-        let start = set.trailing_zeros() as Cell;
-        let mut seen = 1u64 << start;
-        let mut stack = [0u8; MAX_CELLS];
-        let mut n = 1;
-        stack[0] = start;
-        while n > 0 {
-            n -= 1;
-            let c = stack[n];
-            for m in self.neighbours(c) {
-                let bit = 1u64 << m;
-                if set & bit != 0 && seen & bit == 0 {
-                    seen |= bit;
-                    stack[n] = m;
-                    n += 1;
-                }
-            }
+        // Grow from the lowest cell, one ring of newly reached cells at a time.
+        let mut seen = set & set.wrapping_neg();
+        let mut ring = seen;
+        while ring != 0 {
+            let next = self.touching(ring) & set & !seen;
+            seen |= next;
+            ring = next;
         }
         seen == set
     }
+}
+
+/// The neighbour table as bit sets.
+const fn masks(nb: &[[u8; MAX_DIRS]; MAX_CELLS]) -> [u64; MAX_CELLS] {
+    let mut out = [0u64; MAX_CELLS];
+    let mut c = 0;
+    while c < MAX_CELLS {
+        let mut d = 0;
+        while d < MAX_DIRS {
+            if nb[c][d] != NO {
+                out[c] |= 1 << nb[c][d];
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    out
 }
 
 /// Occupied cells as a bit set (bit `c` for cell `c`).

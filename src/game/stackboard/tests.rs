@@ -93,3 +93,28 @@ fn rows_text_round_trips_and_connection() {
     assert_eq!(lines.lines().count(), 7);
     assert_eq!(lines.lines().last(), Some("1 www . . . . . ."));
 }
+
+#[test]
+fn neighbour_masks_match_the_neighbour_lists() {
+    for g in [&HEX37, &SQUARE7, &SQUARE8] {
+        for c in 0..g.cells as Cell {
+            let listed = g.neighbours(c).fold(0u64, |m, n| m | 1 << n);
+            assert_eq!(g.neighbour_mask(c), listed, "cell {}", g.name(c));
+        }
+        // The cells touching a1 and the cell beside it: both of them and their neighbours.
+        let (a, b) = (0, g.step(0, 0).unwrap());
+        assert_eq!(
+            g.touching(1 << a | 1 << b),
+            g.neighbour_mask(a) | g.neighbour_mask(b)
+        );
+        assert_eq!(g.touching(0), 0);
+    }
+    // A ring of six around d4 is connected; without two opposite cells it falls in two.
+    let g = &HEX37;
+    let d4 = g.parse_cell("d4").unwrap();
+    let ring = g.neighbour_mask(d4);
+    assert!(g.connected(ring));
+    let (e, w) = (g.step(d4, 0).unwrap(), g.step(d4, 3).unwrap());
+    assert!(!g.connected(ring & !(1 << e) & !(1 << w)));
+    assert!(g.connected(ring | 1 << d4));
+}

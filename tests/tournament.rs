@@ -621,3 +621,44 @@ fn the_same_seed_gives_the_same_games_with_bots_that_seed_from_arbiter_seed() {
     assert_eq!(first.len(), 4);
     assert_eq!(first, run("b"), "the same --seed, other games");
 }
+
+#[test]
+fn random_bots_seeded_from_arbiter_seed_replay_a_run_and_differ_between_seats() {
+    // Two random bots of one program: each mixes ARBITER_SEED with its seat, so two runs with one
+    // --seed play the same games, and another --seed other games.
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, seed: &str| {
+        let out = dir.path().join(name);
+        let run = arbiter()
+            .args([
+                "tournament",
+                "--game",
+                "attraktion",
+                "--games",
+                "4",
+                "--seed",
+                seed,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .arg(format!("a={}", random_bot()))
+            .arg(format!("b={}", random_bot()))
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let mut games: Vec<(String, String)> = read_csv(&out.join("games.csv"))
+            .into_iter()
+            .map(|r| (r["game_id"].clone(), r["moves_hash"].clone()))
+            .collect();
+        games.sort();
+        games
+    };
+    let first = run("a", "11");
+    assert_eq!(first.len(), 4);
+    assert_eq!(first, run("b", "11"), "the same --seed, other games");
+    assert_ne!(first, run("c", "12"), "another --seed, the same games");
+}

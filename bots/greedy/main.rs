@@ -8,6 +8,7 @@
 //! with arbiter's `--seed`, yet two deterministic bots do not replay the same game move for move
 //! in every round (a tournament would learn nothing from its repeats).
 
+use arbiter::botkit::Seed;
 use arbiter::game::impasse::{rows_from_nearest, Impasse};
 use arbiter::game::{Game, TextGame};
 use arbiter::rng::Rng;
@@ -117,38 +118,6 @@ fn read_turn(
     Some(())
 }
 
-/// Where the random choices come from (see the module's comment).
-enum Seed {
-    /// The first argument, used as given.
-    Argument(u64),
-    /// The game's seed (`ARBITER_SEED`), mixed with the colour once it is known.
-    Game(u64),
-    Clock(u64),
-}
-
-impl Seed {
-    fn find() -> Seed {
-        let number = |s: Option<String>| s.and_then(|s| s.trim().parse::<u64>().ok());
-        if let Some(n) = number(std::env::args().nth(1)) {
-            return Seed::Argument(n);
-        }
-        if let Some(n) = number(std::env::var("ARBITER_SEED").ok()) {
-            return Seed::Game(n);
-        }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        Seed::Clock(now.as_nanos() as u64 ^ u64::from(std::process::id()))
-    }
-
-    fn rng(&self, colour: usize) -> Rng {
-        match *self {
-            Seed::Argument(n) | Seed::Clock(n) => Rng::new(n),
-            Seed::Game(n) => Rng::new(Rng::derive(n, 0x6772_6565_6479 + colour as u64)),
-        }
-    }
-}
-
 fn main() {
     let seed = Seed::find();
     let mut rng: Option<Rng> = None;
@@ -159,7 +128,7 @@ fn main() {
         let row_refs: Vec<&str> = rows.iter().map(String::as_str).collect();
         let answer = match Impasse::from_rows(&row_refs, colour).map(TextGame::new) {
             Ok(g) if !moves.is_empty() => {
-                let rng = rng.get_or_insert_with(|| seed.rng(colour));
+                let rng = rng.get_or_insert_with(|| seed.rng(0x6772_6565_6479, colour));
                 moves[choose(&g, &moves, rng)].as_str()
             }
             Ok(_) => "random",

@@ -5,13 +5,18 @@
 //!
 //! The limits come from the environment, as the referee sets them: `ARBITER_TURN_MS` and
 //! `ARBITER_FIRST_TURN_MS` (milliseconds; the defaults are arbiter's own, 100 and 1000). The first
-//! argument, if any, seeds the search (else the clock does). Each answer carries a comment:
+//! argument, if any, seeds the search, else the game's seed arbiter passes in `ARBITER_SEED`
+//! (mixed with the seat), else the clock (a search stopped by the clock is not reproducible
+//! anyway; the seed makes its tie-breaks so). Each answer carries a comment:
 //! `playouts=N visits=N value=V ms=T`, the search's figures and the bot's own time.
 
 use arbiter::botkit::mcts::{Config, Search, Stop};
-use arbiter::botkit::{self, Turn};
+use arbiter::botkit::{self, Seed, Turn};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+/// This bot's salt for the game's seed.
+const SALT: u64 = 0x6d63_7473;
 
 /// Share of a later turn's limit spent searching.
 const TURN_SHARE: f64 = 0.4;
@@ -31,19 +36,13 @@ fn limit(name: &str, default_ms: u64) -> Duration {
 }
 
 fn main() -> ExitCode {
-    let seed = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            let now = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap_or_default();
-            now.as_nanos() as u64 ^ u64::from(std::process::id())
-        });
+    let seed = Seed::find();
     let turn_budget = limit("ARBITER_TURN_MS", 100).mul_f64(TURN_SHARE);
     let first_budget = limit("ARBITER_FIRST_TURN_MS", 1000).mul_f64(FIRST_TURN_SHARE);
-    let mut search = Search::new(Config::default(), seed);
+    let mut search: Option<Search> = None;
     botkit::play("arbiter-bot-mcts", |turn: &Turn| {
+        let search = search
+            .get_or_insert_with(|| Search::new(Config::default(), seed.value(SALT, turn.seat)));
         let budget = if turn.first {
             first_budget
         } else {

@@ -9,6 +9,7 @@
 pub mod mcts;
 #[cfg(test)]
 mod nim;
+pub mod seed;
 #[cfg(test)]
 mod tests;
 
@@ -17,6 +18,8 @@ use crate::game::standard::{self, InputError, Intro};
 use crate::game::Game;
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
+
+pub use seed::Seed;
 
 /// One turn as the bot sees it.
 #[derive(Debug)]

@@ -313,6 +313,21 @@ impl Game<'_> {
         }
     }
 
+    /// Why the referee's output ended: a process that closes its output is most often exiting, so
+    /// its exit status is awaited a little (up to [`EXIT_AFTER_CLOSE`]) to say how it ended.
+    fn closed_stdout(&mut self) -> String {
+        let until = Instant::now() + EXIT_AFTER_CLOSE;
+        loop {
+            if let Some(status) = self.proc.try_exit_status() {
+                return format!("{} before ###End", describe_exit(status));
+            }
+            if Instant::now() >= until {
+                return "closed its standard output before ###End".into();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
     /// The referee's next line (without its line end) within its message limit.
     fn read_line(&mut self) -> Result<Vec<u8>, String> {
         if let Some(line) = self.pending.take() {
@@ -339,7 +354,7 @@ impl Game<'_> {
                 Ok(line)
             }
             Wait::Exited(status) => Err(format!("{} before ###End", describe_exit(status))),
-            Wait::ClosedStdout => Err("closed its standard output before ###End".into()),
+            Wait::ClosedStdout => Err(self.closed_stdout()),
             Wait::TooLong => Err(format!(
                 "wrote more than {} bytes without a newline",
                 crate::protocol::MAX_LINE_BYTES
@@ -351,6 +366,10 @@ impl Game<'_> {
         }
     }
 }
+
+/// How long a referee that closed its output is given to exit, so that its exit status (a crash)
+/// is what the verdict says; on a loaded machine the exit is seen some time after the close.
+const EXIT_AFTER_CLOSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The last `keep` bytes of `text`, cut at a character boundary.
 fn tail(text: &str, keep: usize) -> &str {

@@ -560,13 +560,17 @@ impl Turns {
                 .any(|(i, p)| i != seat && !self.first[i] && !self.out[i] && !p.is_frozen());
         let bot = &mut procs[seat];
         let fair = cfg.time.clock == Clock::Fair;
-        if fair {
+        // A running bot's clock starts before the write: writing wakes the bot, which may then run
+        // before this thread does, and a clock started after the write would miss that time. A
+        // frozen bot cannot run before it is thawed, so its clock starts once the thaw returns:
+        // the freezer's write can wait on the kernel's cgroup locks (over 100 ms while other
+        // programs create and remove cgroups fast), time that is neither the bot's nor a wait
+        // for a CPU, and must not be charged to it.
+        let was_frozen = bot.is_frozen();
+        if fair && !was_frozen {
             self.excuse.start(bot);
         }
-        // The clock starts before the write: writing wakes the bot, which may then run before this
-        // thread does, and a clock started after the write would miss that time.
-        let start = Instant::now();
-        let freeze_at = idle_running.then(|| start + cfg.freeze_after);
+        let mut start = Instant::now();
         match bot.send(input, Instant::now() + limit + cfg.time.grace) {
             Ok(()) => {}
             Err(SendError::Full) => {
@@ -588,7 +592,14 @@ impl Turns {
                 return Err(ended(reason, detail, status));
             }
         }
-        bot.thaw();
+        if was_frozen {
+            bot.thaw();
+            if fair {
+                self.excuse.start(bot);
+            }
+            start = Instant::now();
+        }
+        let freeze_at = idle_running.then(|| start + cfg.freeze_after);
         let allowed = Allowed {
             start,
             allowed: limit + cfg.time.grace,

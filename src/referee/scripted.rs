@@ -59,6 +59,12 @@ struct Scripted {
     /// Waiting for a CPU each turn (as if starved), and in all so far.
     starved: Duration,
     waited: Duration,
+    /// How long a thaw takes (the freezer's write waiting on the kernel's locks); a thawed seat
+    /// starts thinking when the thaw is done.
+    thaw_delay: Duration,
+    /// Whether this turn's waiting is still to come: it accrues while the referee waits for the
+    /// answer, after the clock started.
+    starving: bool,
 }
 
 impl Scripted {
@@ -77,6 +83,8 @@ impl Scripted {
             inputs: Vec::new(),
             starved: Duration::ZERO,
             waited: Duration::ZERO,
+            thaw_delay: Duration::ZERO,
+            starving: false,
         }
     }
 
@@ -98,7 +106,7 @@ impl Seat for Scripted {
             return Err(SendError::Closed);
         }
         self.sent_at = Some(Instant::now());
-        self.waited += self.starved;
+        self.starving = true;
         self.inputs.push(String::from_utf8_lossy(data).into_owned());
         Ok(())
     }
@@ -112,6 +120,12 @@ impl Seat for Scripted {
         self.frozen
     }
     fn thaw(&mut self) {
+        if self.frozen {
+            if !self.thaw_delay.is_zero() {
+                std::thread::sleep(self.thaw_delay);
+                self.sent_at = Some(Instant::now());
+            }
+        }
         self.frozen = false;
     }
     fn drain_stdout(&mut self) {}
@@ -156,6 +170,9 @@ impl Seat for Scripted {
     }
     fn wait_line(seats: &mut [Self], seat: usize, deadline: Instant) -> Wait {
         let s = &mut seats[seat];
+        if std::mem::take(&mut s.starving) {
+            s.waited += s.starved;
+        }
         let start = s.sent_at.expect("input sent before waiting");
         match s.next_act() {
             Act::Silent => Wait::Timeout,
@@ -223,6 +240,30 @@ fn answers_within_the_limits_play_to_the_turn_limit() {
     // The first input has the colour line, later ones not.
     assert!(seats[0].inputs[0].starts_with("w\n"));
     assert!(!seats[0].inputs[1].starts_with("w\n"));
+}
+
+#[test]
+fn a_slow_thaw_is_not_charged_to_the_frozen_bot() {
+    // Each thaw of seat 0 takes 60 ms (the freezer's write waiting on the kernel's cgroup locks);
+    // seat 0 then thinks 60 ms. Its clock starts when the thaw is done: 60 ms a turn, in time.
+    // Started before the write, as for a running bot, each turn would be charged 120 ms: late.
+    let freezing = RefereeConfig {
+        max_turns: 6,
+        freeze_idle: true,
+        freeze_after: Duration::ZERO,
+        ..cfg()
+    };
+    let mut seats = [
+        Scripted::new(vec![], answer(60, "random")),
+        Scripted::new(vec![], answer(1, "random")),
+    ];
+    seats[0].thaw_delay = Duration::from_millis(60);
+    let r = play_scripted(impasse(), &mut seats, &freezing);
+    assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+    assert!(seats[0].freezes >= 2, "seat 0 was frozen between its turns");
+    assert_eq!(r.stats[0].strikes, 0, "{:?}", r.stats[0]);
+    let max0 = r.stats[0].max_us;
+    assert!((60_000..100_000).contains(&max0), "{max0} µs");
 }
 
 #[test]

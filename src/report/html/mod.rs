@@ -11,6 +11,8 @@ pub mod external;
 pub mod frames;
 pub mod origins;
 pub mod page;
+#[cfg(test)]
+mod reference;
 pub mod seats;
 pub mod svg;
 pub mod viewer;

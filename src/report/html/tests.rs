@@ -23,7 +23,7 @@ fn every_game_and_variant_gets_a_replay_page() {
                 // (it is in the compressed data, not in the page's text).
                 assert_eq!(html.matches("</script>").count(), 2, "{what}");
                 assert!(!html.contains("alert(1)"), "{what}");
-                let data = frames::game_data(&rec, "t").unwrap();
+                let data = reference::game_data(&rec, "t").unwrap();
                 let steps = data["steps"].as_array().unwrap();
                 assert_eq!(steps.len(), r.opening.len() + r.moves.len(), "{what}");
                 assert_eq!(
@@ -36,6 +36,54 @@ fn every_game_and_variant_gets_a_replay_page() {
                     assert!(
                         !s["ch"].as_array().unwrap().is_empty() || s.get("notes").is_some(),
                         "{what}: a move that changes nothing: {s}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The page's JSON, written straight into buffers, is byte for byte what the page's script has
+/// always read (the reference, built as value trees), for every game, variant and seat count:
+/// with and without an opening, with comments, answers that are more than the move, stderr,
+/// strikes, eliminations, a forfeit that ends the game and text HTML would escape.
+#[test]
+fn page_json_is_the_reference_format_byte_for_byte() {
+    use crate::referee::{Forfeit, Reason};
+    let cfg = RefereeConfig::default();
+    for info in GAMES {
+        for v in info.variants {
+            for &seats in v.seats {
+                let choice = GameChoice::new(info.name, Some(v.name), Some(seats), None).unwrap();
+                for (seed, plies, drop) in [(2, 2, None), (3, 0, Some((4, 1))), (4, 1, None)] {
+                    let mut r = simulate(&choice, seed, plies, drop);
+                    let what = format!("{} {} {seats} seed {seed}", info.name, v.name);
+                    if seed == 4 {
+                        // Answers written otherwise than the move and its comment, and a crash
+                        // that ends the game.
+                        let l = &mut r.log[1];
+                        (l.comment, l.answer) = ("c".into(), format!("{}  c", l.played));
+                        let l = &mut r.log[2];
+                        (l.comment, l.answer) = ("</script>".into(), format!("{} c", l.played));
+                        r.offender = Some(1);
+                        r.reason = Reason::Crash;
+                        r.forfeits.push(Forfeit {
+                            seat: 1,
+                            reason: Reason::Crash,
+                            detail: "exit status 3 \"<b>\"".into(),
+                            turn: r.turns + 1,
+                            exit: None,
+                        });
+                        r.stderr_tails[1] = "Traceback\n  line 3\n</script>".into();
+                    }
+                    let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
+                    let title = "t <b>\"é\"</b>";
+                    let want = reference::columns(&reference::game_data(&rec, title).unwrap());
+                    let got = frames::page_json(&rec, title).unwrap();
+                    assert_eq!(
+                        String::from_utf8(got).unwrap(),
+                        serde_json::to_string(&want).unwrap(),
+                        "{what}"
                     );
                 }
             }

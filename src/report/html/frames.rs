@@ -446,17 +446,34 @@ pub fn packed(v: &Value) -> String {
     pack(&serde_json::to_vec(v).expect("JSON values serialise"))
 }
 
-/// [`packed`] of JSON text already written ([`page_json`]). The text is compressed whole: the
-/// encoder clears its output buffer on every write, which for many small writes cost more than
-/// the compression itself.
+thread_local! {
+    /// The compressor of this thread's pages, reset for each: a new one allocates and clears
+    /// some 300 KB of tables (with page faults and an unmap each time), which cost more than a
+    /// small page's compression.
+    static ZLIB: std::cell::RefCell<Option<flate2::Compress>> = const { std::cell::RefCell::new(None) };
+}
+
+/// [`packed`] of JSON text already written ([`page_json`]).
 pub fn pack(json: &[u8]) -> String {
-    let mut z = flate2::write::ZlibEncoder::new(
-        Vec::with_capacity(json.len() / 4),
-        flate2::Compression::new(ZLIB_LEVEL),
-    );
-    std::io::Write::write_all(&mut z, json).expect("writing to memory cannot fail");
-    let bytes = z.finish().expect("writing to memory cannot fail");
-    base64(&bytes)
+    ZLIB.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let z = cell.get_or_insert_with(|| {
+            flate2::Compress::new(flate2::Compression::new(ZLIB_LEVEL), true)
+        });
+        z.reset();
+        let mut bytes = Vec::with_capacity(json.len() / 4 + 64);
+        loop {
+            let done = z.total_in() as usize;
+            let status = z
+                .compress_vec(&json[done..], &mut bytes, flate2::FlushCompress::Finish)
+                .expect("compressing in memory cannot fail");
+            if status == flate2::Status::StreamEnd {
+                break;
+            }
+            bytes.reserve(bytes.capacity().max(64));
+        }
+        base64(&bytes)
+    })
 }
 
 /// Standard base64 with padding.

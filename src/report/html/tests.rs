@@ -3,7 +3,7 @@ use crate::game::{GameChoice, GAMES};
 use crate::referee::RefereeConfig;
 use crate::results::games_csv::{GameRow, GamesCsv};
 use crate::results::records::tests::{simulate, spec};
-use crate::results::records::RecordsFile;
+use crate::results::records::{GameRecord, RecordsFile};
 
 #[test]
 fn every_game_and_variant_gets_a_replay_page() {
@@ -370,4 +370,48 @@ fn a_long_run_lists_its_last_games_and_says_where_the_others_are() {
     );
     let rows = html.split("<tbody>").last().unwrap().matches("<tr").count();
     assert_eq!(rows, data::GAMES_LISTED, "the last games only");
+}
+
+/// Pages written on several threads come back in the order of the records: the report reads
+/// the same (here, the games that cannot be replayed are told in order) and every page is there.
+#[test]
+fn pages_written_on_several_threads_are_taken_in_record_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let bad: Vec<u64> = (0..40).filter(|id| id % 3 == 1).collect();
+    for id in 0..40 {
+        let r = simulate(&choice, id, 0, None);
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        let mut rec = GameRecord::new(&spec(id), &choice, &cfg, &r);
+        if bad.contains(&id) {
+            rec.moves[2] = "z9z9".into();
+        }
+        recs.append(&rec).unwrap();
+    }
+    drop((csv, recs));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let w = write_report_unless(
+        std::slice::from_ref(&d),
+        &d.join(FILE),
+        &[],
+        Pages::All,
+        4,
+        &never,
+    )
+    .unwrap();
+    assert_eq!(w.pages, 40 - bad.len());
+    let told: Vec<String> = w
+        .failed
+        .iter()
+        .map(|f| f.split(':').next().unwrap().to_string())
+        .collect();
+    let want: Vec<String> = bad.iter().map(|id| format!("game {id}")).collect();
+    assert_eq!(told, want);
+    for id in (0..40).filter(|id| !bad.contains(id)) {
+        assert!(replay_path(&d, id).exists(), "page of game {id}");
+    }
 }

@@ -6,6 +6,7 @@
 //! Templates use maud: the markup is checked when arbiter compiles and every value is escaped
 //! unless marked otherwise, with no template files to ship or find at run time.
 
+mod columns;
 pub mod data;
 pub mod external;
 pub mod frames;

@@ -320,7 +320,7 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
 /// How hard the page's data is compressed (zlib's levels, 0 to 9). Measured on 200 pages of
 /// Impasse games (37 KB of JSON each): level 3 takes half the time of level 6, zlib's default
 /// (0.43 against 0.92 ms a page), for data 9% larger (6.1 against 5.6 KB, a page 10.6 KB
-/// against 10.0); level 2 saves 0.1 ms more for data 23% larger.
+/// against 9.9); level 2 saves 0.1 ms more for data 23% larger.
 pub const ZLIB_LEVEL: u32 = 3;
 
 /// The page's data: the JSON compressed (zlib) and in base64, decompressed by the page's

@@ -47,10 +47,21 @@ impl<F: FnMut(GameRecord, Page)> InOrder<F> {
     }
 }
 
-/// Writes the replay pages of the records of `dir` (`pages` says which) on `threads` threads,
-/// each linking back to the report at `back`, and hands each record with what became of its
-/// page to `each`, in the order of the records file. Gives up before the next record once
-/// `stop` is set.
+/// Writes the page of `rec` at `path`.
+fn write_page(rec: &GameRecord, path: PathBuf, back: &str) -> Done {
+    match viewer::page(rec, Some(back), viewer::Assets::Beside) {
+        Ok(html) => match write_atomic(&path, html.as_bytes()) {
+            Ok(()) => Ok(Page::Written(path)),
+            Err(e) => Err((path, e)),
+        },
+        Err(e) => Ok(Page::Failed(e.to_string())),
+    }
+}
+
+/// Writes the replay pages of the records of `dir` (`pages` says which) on `threads` threads
+/// (1: on the calling thread alone), each linking back to the report at `back`, and hands each
+/// record with what became of its page to `each`, in the order of the records file. Gives up
+/// before the next record once `stop` is set.
 pub fn write_folder(
     dir: &Path,
     back: &str,
@@ -78,18 +89,14 @@ pub fn write_folder(
     let queue = Mutex::new(queue);
     let (finished, done) = mpsc::channel::<(u64, GameRecord, Done)>();
     let summary = std::thread::scope(|scope| {
-        for _ in 0..threads {
+        // One thread: the calling one (the live report's, whose priority its owner changes).
+        let workers = if threads > 1 { threads } else { 0 };
+        for _ in 0..workers {
             let (queue, finished) = (&queue, finished.clone());
             scope.spawn(move || loop {
                 let job = queue.lock().map(|q| q.recv());
                 let Ok(Ok((seq, rec, path))) = job else { break };
-                let done = match viewer::page(&rec, Some(back), viewer::Assets::Beside) {
-                    Ok(html) => match write_atomic(&path, html.as_bytes()) {
-                        Ok(()) => Ok(Page::Written(path)),
-                        Err(e) => Err((path, e)),
-                    },
-                    Err(e) => Ok(Page::Failed(e.to_string())),
-                };
+                let done = write_page(&rec, path, back);
                 if finished.send((seq, rec, done)).is_err() {
                     break;
                 }
@@ -118,8 +125,13 @@ pub fn write_folder(
                 }
                 assets = true;
             }
-            jobs.send((seq - 1, rec, path))
-                .expect("the page writers run until the jobs end");
+            if workers == 0 {
+                let done = write_page(&rec, path, back);
+                order.put(seq - 1, rec, done);
+            } else {
+                jobs.send((seq - 1, rec, path))
+                    .expect("the page writers run until the jobs end");
+            }
         });
         drop(jobs);
         for (s, rec, d) in done.iter() {

@@ -66,10 +66,43 @@ pub fn choice_of(rec: &GameRecord) -> Result<GameChoice, game::GameError> {
 
 /// Replays `rec` from its start position through the rules.
 pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
+    let mut steps = Vec::with_capacity(rec.opening.len() + rec.moves.len() + 1);
+    let (start, last) = rebuild_each(rec, |step, _| steps.push(step.clone()))?;
+    Ok(Rebuilt {
+        start,
+        steps,
+        final_position: last.position_text(),
+        last,
+    })
+}
+
+/// Where [`rebuild_each`] hands its steps: the view before each, kept only until the next.
+struct Sink<F> {
+    before: BoardView,
+    each: F,
+}
+
+impl<F: FnMut(&Step, &BoardView)> Sink<F> {
+    fn push(&mut self, step: Step) {
+        (self.each)(&step, &self.before);
+        self.before = step.view;
+    }
+}
+
+/// Replays `rec` as [`rebuild`] does, handing each step to `each` with the position before it
+/// as soon as it is made, so that only two positions are held at a time (a replay page is
+/// written from the differences). Returns the start position and the final game state.
+pub fn rebuild_each(
+    rec: &GameRecord,
+    each: impl FnMut(&Step, &BoardView),
+) -> Result<(BoardView, Box<dyn Game>), RebuildError> {
     let choice = choice_of(rec)?;
     let mut g = choice.start(rec.seed)?;
     let start = g.view();
-    let mut steps = Vec::with_capacity(rec.opening.len() + rec.moves.len() + 1);
+    let mut sink = Sink {
+        before: start.clone(),
+        each,
+    };
     let mut first = vec![true; rec.seats];
     // Eliminations (forfeits that did not end the game) happen before the ply of their turn.
     let ending = rec.offender.map(|_| rec.forfeits.len().saturating_sub(1));
@@ -79,7 +112,7 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
     let mut ply = 0usize;
     let forfeit_now = |g: &mut Box<dyn Game>,
                        first: &mut [bool],
-                       steps: &mut Vec<Step>,
+                       sink: &mut Sink<_>,
                        turn: u32,
                        which: usize,
                        eliminate: bool| {
@@ -93,7 +126,7 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
         if eliminate {
             g.eliminate(seat);
         }
-        steps.push(Step {
+        sink.push(Step {
             kind: StepKind::Forfeit(which),
             turn,
             seat,
@@ -107,7 +140,7 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
         let turn = ply as u32 + 1;
         while let Some(k) = pending.iter().position(|&i| rec.forfeits[i].turn == turn) {
             let which = pending.remove(k);
-            forfeit_now(&mut g, &mut first, &mut steps, turn, which, true);
+            forfeit_now(&mut g, &mut first, &mut sink, turn, which, true);
         }
         if g.outcome().is_some() {
             return Err(RebuildError::Over {
@@ -132,7 +165,7 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
             (StepKind::Move(ply - rec.opening.len()), Some(s))
         };
         g.play(index);
-        steps.push(Step {
+        sink.push(Step {
             kind,
             turn,
             seat,
@@ -144,15 +177,10 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
     }
     let turn = ply as u32 + 1;
     for which in pending {
-        forfeit_now(&mut g, &mut first, &mut steps, turn, which, true);
+        forfeit_now(&mut g, &mut first, &mut sink, turn, which, true);
     }
     if let Some(which) = ending {
-        forfeit_now(&mut g, &mut first, &mut steps, turn, which, false);
+        forfeit_now(&mut g, &mut first, &mut sink, turn, which, false);
     }
-    Ok(Rebuilt {
-        start,
-        steps,
-        final_position: g.position_text(),
-        last: g,
-    })
+    Ok((start, g))
 }

@@ -6,11 +6,15 @@
 //! Templates use maud: the markup is checked when arbiter compiles and every value is escaped
 //! unless marked otherwise, with no template files to ship or find at run time.
 
+mod columns;
 pub mod data;
 pub mod external;
 pub mod frames;
 pub mod origins;
 pub mod page;
+pub mod pages;
+#[cfg(test)]
+mod reference;
 pub mod seats;
 pub mod svg;
 pub mod viewer;
@@ -18,8 +22,8 @@ pub mod viewer;
 #[cfg(test)]
 mod tests;
 
-use crate::results::records::{self, GameRecord};
-use anyhow::{Context, Result};
+use crate::results::records;
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
@@ -72,16 +76,19 @@ pub fn write_report(
     order: &[String],
     pages: Pages,
 ) -> Result<Written> {
-    write_report_unless(dirs, out, order, pages, &AtomicBool::new(false))
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    write_report_unless(dirs, out, order, pages, threads, &AtomicBool::new(false))
 }
 
-/// [`write_report`], giving up (before the next page, without writing the report) once `stop`
-/// is set: the live report's background rewrite, stopped by the run's last rewrite.
+/// [`write_report`] with pages written on `threads` threads, giving up (before the next page,
+/// without writing the report) once `stop` is set: the live report's background rewrite, on
+/// one thread and stopped by the run's last rewrite.
 fn write_report_unless(
     dirs: &[PathBuf],
     out: &Path,
     order: &[String],
     pages: Pages,
+    threads: usize,
     stop: &AtomicBool,
 ) -> Result<Written> {
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
@@ -99,7 +106,6 @@ fn write_report_unless(
                 .to_string_lossy()
                 .into_owned(),
         };
-        // Pages already there use the script and style of this arbiter too.
         let replays = dir.join("replays");
         facts.links.insert(
             d,
@@ -108,55 +114,22 @@ fn write_report_unless(
                 &std::path::absolute(&replays).unwrap_or_else(|_| replays.clone()),
             ),
         );
-        let mut assets = replays.is_dir();
-        if assets {
-            viewer::write_assets(&replays)
-                .with_context(|| format!("writing the viewer into {}", replays.display()))?;
-        }
-        let mut io_error = None;
-        let origins = origins::Origins::of_folder(dir);
-        let summary = records::for_each_record(&dir.join(records::FILE), |mut rec: GameRecord| {
-            if io_error.is_some() || stop.load(Ordering::Relaxed) {
-                return;
-            }
-            origins.apply(&mut rec);
-            let path = replay_path(dir, rec.game_id);
-            let link = |path: &Path| {
-                let abs = std::path::absolute(path).unwrap_or_default();
-                href(&base, &abs)
-            };
-            if pages == Pages::Missing && path.exists() {
-                facts.add(d, &rec, Some(link(&path)));
-                return;
-            }
-            match viewer::page(&rec, Some(&back), viewer::Assets::Beside) {
-                Ok(html) => {
-                    let folder = path.parent().expect("a replays folder");
-                    let done = if assets {
-                        Ok(())
-                    } else {
-                        viewer::write_assets(folder)
-                    }
-                    .and_then(|()| write_atomic(&path, html.as_bytes()));
-                    match done {
-                        Ok(()) => {
-                            assets = true;
-                            written.pages += 1;
-                            facts.add(d, &rec, Some(link(&path)));
-                        }
-                        Err(e) => io_error = Some((path.clone(), e)),
-                    }
+        let link = |path: &Path| {
+            let abs = std::path::absolute(path).unwrap_or_default();
+            href(&base, &abs)
+        };
+        let summary =
+            pages::write_folder(dir, &back, pages, threads, stop, |rec, page| match page {
+                pages::Page::Kept(path) => facts.add(d, &rec, Some(link(&path))),
+                pages::Page::Written(path) => {
+                    written.pages += 1;
+                    facts.add(d, &rec, Some(link(&path)));
                 }
-                Err(e) => {
-                    written.failed.push(e.to_string());
+                pages::Page::Failed(e) => {
+                    written.failed.push(e);
                     facts.add(d, &rec, None);
                 }
-            }
-        })
-        .with_context(|| format!("reading {}", dir.join(records::FILE).display()))?;
-        if let Some((path, e)) = io_error {
-            return Err(e).with_context(|| format!("writing {}", path.display()));
-        }
+            })?;
         read.records += summary.records;
         read.skipped += summary.skipped;
     }
@@ -300,6 +273,7 @@ impl LiveReport {
                 &dir.join(FILE),
                 &order,
                 Pages::Missing,
+                1,
                 &stop,
             )
             .map(|_| started.elapsed())

@@ -3,7 +3,7 @@ use crate::game::{GameChoice, GAMES};
 use crate::referee::RefereeConfig;
 use crate::results::games_csv::{GameRow, GamesCsv};
 use crate::results::records::tests::{simulate, spec};
-use crate::results::records::RecordsFile;
+use crate::results::records::{GameRecord, RecordsFile};
 
 #[test]
 fn every_game_and_variant_gets_a_replay_page() {
@@ -23,7 +23,7 @@ fn every_game_and_variant_gets_a_replay_page() {
                 // (it is in the compressed data, not in the page's text).
                 assert_eq!(html.matches("</script>").count(), 2, "{what}");
                 assert!(!html.contains("alert(1)"), "{what}");
-                let data = frames::game_data(&rec, "t").unwrap();
+                let data = reference::game_data(&rec, "t").unwrap();
                 let steps = data["steps"].as_array().unwrap();
                 assert_eq!(steps.len(), r.opening.len() + r.moves.len(), "{what}");
                 assert_eq!(
@@ -36,6 +36,54 @@ fn every_game_and_variant_gets_a_replay_page() {
                     assert!(
                         !s["ch"].as_array().unwrap().is_empty() || s.get("notes").is_some(),
                         "{what}: a move that changes nothing: {s}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The page's JSON, written straight into buffers, is byte for byte what the page's script has
+/// always read (the reference, built as value trees), for every game, variant and seat count:
+/// with and without an opening, with comments, answers that are more than the move, stderr,
+/// strikes, eliminations, a forfeit that ends the game and text HTML would escape.
+#[test]
+fn page_json_is_the_reference_format_byte_for_byte() {
+    use crate::referee::{Forfeit, Reason};
+    let cfg = RefereeConfig::default();
+    for info in GAMES {
+        for v in info.variants {
+            for &seats in v.seats {
+                let choice = GameChoice::new(info.name, Some(v.name), Some(seats), None).unwrap();
+                for (seed, plies, drop) in [(2, 2, None), (3, 0, Some((4, 1))), (4, 1, None)] {
+                    let mut r = simulate(&choice, seed, plies, drop);
+                    let what = format!("{} {} {seats} seed {seed}", info.name, v.name);
+                    if seed == 4 {
+                        // Answers written otherwise than the move and its comment, and a crash
+                        // that ends the game.
+                        let l = &mut r.log[1];
+                        (l.comment, l.answer) = ("c".into(), format!("{}  c", l.played));
+                        let l = &mut r.log[2];
+                        (l.comment, l.answer) = ("</script>".into(), format!("{} c", l.played));
+                        r.offender = Some(1);
+                        r.reason = Reason::Crash;
+                        r.forfeits.push(Forfeit {
+                            seat: 1,
+                            reason: Reason::Crash,
+                            detail: "exit status 3 \"<b>\"".into(),
+                            turn: r.turns + 1,
+                            exit: None,
+                        });
+                        r.stderr_tails[1] = "Traceback\n  line 3\n</script>".into();
+                    }
+                    let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
+                    let title = "t <b>\"é\"</b>";
+                    let want = reference::columns(&reference::game_data(&rec, title).unwrap());
+                    let got = frames::page_json(&rec, title).unwrap();
+                    assert_eq!(
+                        String::from_utf8(got).unwrap(),
+                        serde_json::to_string(&want).unwrap(),
+                        "{what}"
                     );
                 }
             }
@@ -322,4 +370,48 @@ fn a_long_run_lists_its_last_games_and_says_where_the_others_are() {
     );
     let rows = html.split("<tbody>").last().unwrap().matches("<tr").count();
     assert_eq!(rows, data::GAMES_LISTED, "the last games only");
+}
+
+/// Pages written on several threads come back in the order of the records: the report reads
+/// the same (here, the games that cannot be replayed are told in order) and every page is there.
+#[test]
+fn pages_written_on_several_threads_are_taken_in_record_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let bad: Vec<u64> = (0..40).filter(|id| id % 3 == 1).collect();
+    for id in 0..40 {
+        let r = simulate(&choice, id, 0, None);
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        let mut rec = GameRecord::new(&spec(id), &choice, &cfg, &r);
+        if bad.contains(&id) {
+            rec.moves[2] = "z9z9".into();
+        }
+        recs.append(&rec).unwrap();
+    }
+    drop((csv, recs));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let w = write_report_unless(
+        std::slice::from_ref(&d),
+        &d.join(FILE),
+        &[],
+        Pages::All,
+        4,
+        &never,
+    )
+    .unwrap();
+    assert_eq!(w.pages, 40 - bad.len());
+    let told: Vec<String> = w
+        .failed
+        .iter()
+        .map(|f| f.split(':').next().unwrap().to_string())
+        .collect();
+    let want: Vec<String> = bad.iter().map(|id| format!("game {id}")).collect();
+    assert_eq!(told, want);
+    for id in (0..40).filter(|id| !bad.contains(id)) {
+        assert!(replay_path(&d, id).exists(), "page of game {id}");
+    }
 }

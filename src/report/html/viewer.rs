@@ -3,7 +3,7 @@
 //! data (compressed); the script and style that draw it are either inline (a page on its own,
 //! `arbiter replay`) or written once per folder beside the pages ([`write_assets`]).
 
-use super::frames::{columns, game_data, packed};
+use super::frames::{pack, page_json};
 use super::seats;
 use crate::report::rebuild::RebuildError;
 use crate::results::records::GameRecord;
@@ -125,7 +125,7 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
         rec.game_id,
         rec.bots.join(" vs ")
     );
-    let data = game_data(rec, &title)?;
+    let data = pack(&page_json(rec, &title)?);
     let speeds = [
         (1000, "1 s"),
         (500, "0.5 s"),
@@ -206,7 +206,10 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
                         }
                     }
                 }
-                script type="application/octet-stream" #"game-data" data-encoding="zlib+base64" { (packed(&columns(&data))) }
+                script type="application/octet-stream" #"game-data" data-encoding="zlib+base64" {
+                    // Base64 has no character HTML would escape.
+                    (PreEscaped(data))
+                }
                 @match assets {
                     Assets::Inline => script { (PreEscaped(JS)) },
                     Assets::Beside => script src=(JS_FILE) {},

@@ -120,11 +120,9 @@ impl Seat for Scripted {
         self.frozen
     }
     fn thaw(&mut self) {
-        if self.frozen {
-            if !self.thaw_delay.is_zero() {
-                std::thread::sleep(self.thaw_delay);
-                self.sent_at = Some(Instant::now());
-            }
+        if self.frozen && !self.thaw_delay.is_zero() {
+            std::thread::sleep(self.thaw_delay);
+            self.sent_at = Some(Instant::now());
         }
         self.frozen = false;
     }

@@ -170,7 +170,7 @@ impl<R: Rules> TextGame<R> {
         if self.record {
             let mut text = String::new();
             self.rules.write_move(mv, &mut text);
-            self.history.record(self.rules.to_move(), &text);
+            self.history.record(self.rules.to_move(), text);
         }
         self.rules.play(mv);
         self.refresh();

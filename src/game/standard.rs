@@ -45,8 +45,8 @@ impl History {
     }
 
     /// Records that `seat` played `text`.
-    pub fn record(&mut self, seat: usize, text: &str) {
-        self.moves.push((seat, text.to_string()));
+    pub fn record(&mut self, seat: usize, text: impl Into<String>) {
+        self.moves.push((seat, text.into()));
         self.seen[seat] = self.base + self.moves.len();
     }
 

@@ -134,14 +134,12 @@ pub(super) fn play_all(
 pub(super) fn bot_spec(program: &Path, delay_ms: Option<u64>) -> BotSpec {
     let args = delay_ms.map_or_else(Vec::new, |d| vec!["--delay-ms".to_string(), d.to_string()]);
     let name = delay_ms.map_or_else(|| "first".to_string(), |d| format!("first-{d}ms"));
-    BotSpec {
-        origin: name.clone(),
-        name,
-        program: program.to_path_buf(),
+    BotSpec::command(
+        &name,
+        program,
         args,
-        dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        build: None,
-    }
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    )
 }
 
 /// `n` games with bot number `bot` in both seats, each with its own seed.

@@ -20,6 +20,27 @@ pub struct BotSpec {
     pub build: Option<String>,
 }
 
+impl BotSpec {
+    /// A bot that is a program and its arguments, named `name` (also its origin), run in `dir`,
+    /// with no build step: the bots arbiter makes itself (the human seat, the bench's bots) and
+    /// the tests' shell bots.
+    pub fn command(
+        name: &str,
+        program: impl Into<PathBuf>,
+        args: Vec<String>,
+        dir: impl Into<PathBuf>,
+    ) -> BotSpec {
+        BotSpec {
+            name: name.into(),
+            origin: name.into(),
+            program: program.into(),
+            args,
+            dir: dir.into(),
+            build: None,
+        }
+    }
+}
+
 /// Why a bot argument cannot be turned into a runnable bot.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {

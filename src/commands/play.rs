@@ -15,14 +15,12 @@ fn resolve(args: &[String]) -> Result<Vec<arbiter::bot::BotSpec>> {
     let mut specs = Vec::with_capacity(args.len());
     for a in args {
         if a == HUMAN && !std::path::Path::new(a).exists() {
-            specs.push(arbiter::bot::BotSpec {
-                name: HUMAN.into(),
-                origin: HUMAN.into(),
-                program: std::env::current_exe().context("finding arbiter's own program")?,
-                args: vec!["human-seat".into()],
-                dir: std::env::current_dir()?,
-                build: None,
-            });
+            specs.push(arbiter::bot::BotSpec::command(
+                HUMAN,
+                std::env::current_exe().context("finding arbiter's own program")?,
+                vec!["human-seat".into()],
+                std::env::current_dir()?,
+            ));
         } else {
             specs.extend(cli::resolve_bots(std::slice::from_ref(a))?);
         }

@@ -201,17 +201,9 @@ mod tests {
     use crate::referee::RefereeConfig;
     use crate::results::games_csv::GamesCsv;
     use crate::tournament::{schedule, Format};
-    use std::path::PathBuf;
 
     fn missing(name: &str) -> BotSpec {
-        BotSpec {
-            name: name.into(),
-            origin: name.into(),
-            program: PathBuf::from("/no/such/program"),
-            args: Vec::new(),
-            dir: PathBuf::from("."),
-            build: None,
-        }
+        BotSpec::command(name, "/no/such/program", Vec::new(), ".")
     }
 
     #[test]

@@ -239,7 +239,6 @@ mod tests {
         use crate::referee::RefereeConfig;
         use crate::results::games_csv::GamesCsv;
         use crate::tournament::{schedule, Runner};
-        use std::path::PathBuf;
 
         let dir = tempfile::tempdir().unwrap();
         // Real processes that lose at once, each its own way: a crash, a malformed answer, a
@@ -249,13 +248,8 @@ mod tests {
             ("b", "read line; echo '!!'; sleep 1"),
             ("c", "read line; exit 0"),
         ]
-        .map(|(name, script)| BotSpec {
-            name: name.into(),
-            origin: name.into(),
-            program: PathBuf::from("/bin/sh"),
-            args: vec!["-c".into(), script.into()],
-            dir: PathBuf::from("."),
-            build: None,
+        .map(|(name, script)| {
+            BotSpec::command(name, "/bin/sh", vec!["-c".into(), script.into()], ".")
         })
         .into();
         let cfg = RefereeConfig::default();

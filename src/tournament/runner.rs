@@ -196,17 +196,9 @@ fn referee_error(
 mod tests {
     use super::*;
     use crate::tournament::schedule::{schedule, Format};
-    use std::path::PathBuf;
 
     fn missing(name: &str) -> BotSpec {
-        BotSpec {
-            name: name.into(),
-            origin: name.into(),
-            program: PathBuf::from("/no/such/program"),
-            args: Vec::new(),
-            dir: PathBuf::from("."),
-            build: None,
-        }
+        BotSpec::command(name, "/no/such/program", Vec::new(), ".")
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! progress display), so the run stops handing out games the moment it decides.
 
 use crate::rating::{self, Decision, PairCounter, SprtParams};
+use crate::results::games_csv::ReadError;
 use crate::tournament::Finished;
 use std::path::Path;
 
@@ -54,7 +55,7 @@ impl SprtFollower {
     }
 
     /// Counts the games recorded in `games_csv` (a continued test) and decides on them.
-    pub fn read(&mut self, games_csv: &Path) -> anyhow::Result<()> {
+    pub fn read(&mut self, games_csv: &Path) -> Result<(), ReadError> {
         crate::results::games_csv::for_each_result(&[games_csv.to_path_buf()], |row| {
             if let Some(pair) = row.pair_id {
                 let score = new_score(

@@ -12,7 +12,7 @@ pub mod rubric;
 
 use crate::engine::settings::GradeSettings;
 use crate::engine::{Detached, Event};
-use crate::report::standings::{self, Builder, Standings};
+use crate::report::standings::{self, Builder, Standings, StandingsError};
 use crate::results::failures;
 use crate::results::games_csv::{self, DoneSet, ReadSummary, ResultRow};
 use crate::tournament::{games_of_tables, tables, Finished, Format, GameSpec, Plan};
@@ -157,15 +157,16 @@ pub struct Tally {
     builder: Builder,
     read: ReadSummary,
     /// The first game that could not be counted (a bot seated twice).
-    error: Option<anyhow::Error>,
+    error: Option<StandingsError>,
 }
 
 impl Tally {
     /// Starts from the games recorded in `games_csv`; `order` lists the bots that play, in
     /// the standings' order.
-    pub fn read(games_csv: &Path, order: &[String]) -> anyhow::Result<Tally> {
+    pub fn read(games_csv: &Path, order: &[String]) -> Result<Tally, StandingsError> {
         let mut builder = Builder::new(order);
-        let read = games_csv::for_each_result(&[games_csv.to_path_buf()], |row| builder.add(&row))?;
+        let read =
+            games_csv::try_for_each_result(&[games_csv.to_path_buf()], |row| builder.add(&row))?;
         Ok(Tally {
             builder,
             read,
@@ -196,7 +197,7 @@ impl Tally {
     }
 
     /// The standings of every game counted (with the notes of reading games.csv).
-    pub fn finish(self) -> anyhow::Result<Standings> {
+    pub fn finish(self) -> Result<Standings, StandingsError> {
         if let Some(e) = self.error {
             return Err(e);
         }

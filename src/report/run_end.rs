@@ -3,12 +3,16 @@
 
 use crate::report::standings::{self, Standings};
 use crate::tournament::Shard;
+use std::error::Error;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// `Report: PATH` on `out`, or on stderr why report.html could not be written (the results
 /// are safe in any case).
-pub fn report_line(out: &mut impl Write, report: &anyhow::Result<PathBuf>) -> io::Result<()> {
+pub fn report_line<E: AsRef<dyn Error + 'static>>(
+    out: &mut impl Write,
+    report: &Result<PathBuf, E>,
+) -> io::Result<()> {
     match report {
         Ok(path) => writeln!(out, "Report: {}", path.display()),
         Err(e) => {
@@ -23,12 +27,12 @@ pub fn report_line(out: &mut impl Write, report: &anyhow::Result<PathBuf>) -> io
 
 /// A finished tournament: the standings, each bot left out (`name`, why), the results folder
 /// `dir`, the report, and for a shard the way to put the shards together.
-pub fn tournament(
+pub fn tournament<E: AsRef<dyn Error + 'static>>(
     out: &mut impl Write,
     table: &Standings,
     left_out: &[(&str, &str)],
     dir: &Path,
-    report: &anyhow::Result<PathBuf>,
+    report: &Result<PathBuf, E>,
     shard: Option<Shard>,
 ) -> io::Result<()> {
     standings::print(out, table)?;

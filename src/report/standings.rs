@@ -3,12 +3,26 @@
 //! pentanomial pair counts when the rows carry pair ids). Printed, or written as CSV and JSON.
 
 use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, RatingValue, Wdl};
-use crate::results::games_csv::ResultRow;
-use anyhow::{bail, Result};
+use crate::results::games_csv::{ReadError, ResultRow};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
+
+/// Standings that cannot be made from the recorded games.
+#[derive(Debug, thiserror::Error)]
+pub enum StandingsError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("a game where '{0}' sits twice cannot be rated")]
+    SeatsTwice(String),
+    #[error(transparent)]
+    Record(#[from] rating::RecordError),
+    #[error("--anchor names '{bot}', which played no game here; bots: {}", names.join(", "))]
+    Anchor { bot: String, names: Vec<String> },
+}
+
+type Result<T> = std::result::Result<T, StandingsError>;
 
 /// Everything the standings show.
 pub struct Standings {
@@ -84,10 +98,9 @@ impl Builder {
         self.record
             .add(&ids, &row.ranks, row.pair_id)
             .map_err(|e| match e {
-                rating::RecordError::SeatsTwice(b) => anyhow::anyhow!(
-                    "a game where '{}' sits twice cannot be rated",
-                    self.names[b]
-                ),
+                rating::RecordError::SeatsTwice(b) => {
+                    StandingsError::SeatsTwice(self.names[b].clone())
+                }
                 other => other.into(),
             })?;
         for (seat, reason) in &row.forfeits {
@@ -113,10 +126,12 @@ impl Builder {
         let anchor = match anchor {
             Some((bot, elo)) => match names.iter().position(|n| n == bot) {
                 Some(i) => Some((i, *elo)),
-                None => bail!(
-                    "--anchor names '{bot}', which played no game here; bots: {}",
-                    names.join(", ")
-                ),
+                None => {
+                    return Err(StandingsError::Anchor {
+                        bot: bot.clone(),
+                        names,
+                    })
+                }
             },
             None => None,
         };
@@ -189,7 +204,7 @@ pub fn from_files(
     anchor: Option<&(String, f64)>,
 ) -> Result<(Standings, u64)> {
     let mut builder = Builder::new(order);
-    let read = crate::results::games_csv::for_each_result(paths, |row| builder.add(&row))?;
+    let read = crate::results::games_csv::try_for_each_result(paths, |row| builder.add(&row))?;
     let mut standings = builder.finish(anchor)?;
     note_read(&mut standings, &read);
     Ok((standings, read.games))

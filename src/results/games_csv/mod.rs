@@ -364,7 +364,10 @@ impl DoneSet {
 }
 
 mod read;
-pub use read::{drop_games_of, for_each_result, read_results, ReadSummary, ResultRow};
+pub use read::{
+    drop_games_of, for_each_result, read_results, try_for_each_result, ReadError, ReadSummary,
+    ResultRow,
+};
 
 #[cfg(test)]
 mod tests;

@@ -44,6 +44,32 @@ pub struct ReadSummary {
     pub torn: Vec<PathBuf>,
 }
 
+/// A results file that cannot be read as games.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{} is a folder; give its games.csv ({})", .0.display(), .0.join("games.csv").display())]
+    Folder(PathBuf),
+    #[error("reading {}", path.display())]
+    Open { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    #[error("{}: not a CSV file", path.display())]
+    NotCsv { path: PathBuf, source: csv::Error },
+    #[error(
+        "{}: not a results file: need columns bot0, bot1, ... and rank0, rank1, ... \
+         (or, for two seats, bot0, bot1 and winner: 0, 1 or empty)",
+        path.display()
+    )]
+    NotResults { path: PathBuf },
+    /// Row `row` (counting the header as row 1) is not a game: `why`.
+    #[error("{}: row {row}: {why}", path.display())]
+    Row {
+        path: PathBuf,
+        row: u64,
+        why: String,
+    },
+}
+
 /// The columns of one results file.
 struct Columns {
     bots: Vec<usize>,
@@ -57,18 +83,16 @@ struct Columns {
 }
 
 impl Columns {
-    fn find(headers: &csv::StringRecord, path: &Path) -> anyhow::Result<Columns> {
+    fn find(headers: &csv::StringRecord, path: &Path) -> Result<Columns, ReadError> {
         let col = |name: &str| headers.iter().position(|h| h == name);
         let seats = seat_columns(headers);
         let bots: Vec<usize> = (0..seats).filter_map(|i| col(&format!("bot{i}"))).collect();
         let ranks: Option<Vec<usize>> = (0..seats).map(|i| col(&format!("rank{i}"))).collect();
         let winner = col("winner");
         if seats < 2 || (ranks.is_none() && (winner.is_none() || seats != 2)) {
-            anyhow::bail!(
-                "{}: not a results file: need columns bot0, bot1, ... and rank0, rank1, ... \
-                 (or, for two seats, bot0, bot1 and winner: 0, 1 or empty)",
-                path.display()
-            );
+            return Err(ReadError::NotResults {
+                path: path.to_path_buf(),
+            });
         }
         Ok(Columns {
             bots,
@@ -165,29 +189,31 @@ impl Columns {
 /// Streams the games of one or more results files into `each`, skipping games the referee could
 /// not play (`referee-error`) and rows repeating a game id already seen in the same file. A
 /// finished file's last row counts even without its final newline; a last line that is not a
-/// complete row (a run still writing) is skipped and reported.
-pub fn for_each_result(
+/// complete row (a run still writing) is skipped and reported. The first error of `each` ends
+/// the reading and is returned.
+pub fn try_for_each_result<E: From<ReadError>>(
     paths: &[PathBuf],
-    mut each: impl FnMut(ResultRow) -> anyhow::Result<()>,
-) -> anyhow::Result<ReadSummary> {
-    use anyhow::Context;
+    mut each: impl FnMut(ResultRow) -> Result<(), E>,
+) -> Result<ReadSummary, E> {
     let mut summary = ReadSummary::default();
     for path in paths {
         if path.is_dir() {
-            anyhow::bail!(
-                "{} is a folder; give its games.csv ({})",
-                path.display(),
-                path.join("games.csv").display()
-            );
+            return Err(ReadError::Folder(path.clone()).into());
         }
-        let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
-        let complete = complete_length(&mut file)?;
-        let total = file.metadata()?.len();
-        file.seek(SeekFrom::Start(0))?;
+        let mut file = File::open(path).map_err(|source| ReadError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        let complete = complete_length(&mut file).map_err(ReadError::Io)?;
+        let total = file.metadata().map_err(ReadError::Io)?.len();
+        file.seek(SeekFrom::Start(0)).map_err(ReadError::Io)?;
         let mut reader = csv::Reader::from_reader(BufReader::new(file));
         let headers = reader
             .headers()
-            .with_context(|| format!("{}: not a CSV file", path.display()))?
+            .map_err(|source| ReadError::NotCsv {
+                path: path.clone(),
+                source,
+            })?
             .clone();
         let cols = Columns::find(&headers, path)?;
         let mut seen = DoneSet::default();
@@ -203,7 +229,14 @@ pub fn for_each_result(
                     summary.torn.push(path.clone());
                     break;
                 }
-                Err(e) => return Err(anyhow::anyhow!("{}: row {}: {e}", path.display(), line + 1)),
+                Err(e) => {
+                    return Err(ReadError::Row {
+                        path: path.clone(),
+                        row: line + 1,
+                        why: e.to_string(),
+                    }
+                    .into())
+                }
             };
             if !more {
                 break;
@@ -215,7 +248,14 @@ pub fn for_each_result(
                     summary.torn.push(path.clone());
                     break;
                 }
-                Err(why) => anyhow::bail!("{}: row {line}: {why}", path.display()),
+                Err(why) => {
+                    return Err(ReadError::Row {
+                        path: path.clone(),
+                        row: line,
+                        why,
+                    }
+                    .into())
+                }
             };
             if let Some(id) = row.game_id {
                 if seen.contains(id) {
@@ -235,8 +275,16 @@ pub fn for_each_result(
     Ok(summary)
 }
 
+/// [`try_for_each_result`] with a reader of the rows that only fails as reading does.
+pub fn for_each_result(
+    paths: &[PathBuf],
+    each: impl FnMut(ResultRow) -> Result<(), ReadError>,
+) -> Result<ReadSummary, ReadError> {
+    try_for_each_result(paths, each)
+}
+
 /// All rating rows of the files, in memory (for tests and small inputs).
-pub fn read_results(paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+pub fn read_results(paths: &[PathBuf]) -> Result<Vec<ResultRow>, ReadError> {
     let mut rows = Vec::new();
     for_each_result(paths, |row| {
         rows.push(row);

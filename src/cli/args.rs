@@ -295,6 +295,25 @@ pub struct SprtTest {
     pub beta: f64,
 }
 
+impl TournamentArgs {
+    /// The new run these flags ask for, as the library takes it.
+    pub fn request(&self) -> arbiter::engine::TournamentRequest {
+        arbiter::engine::TournamentRequest {
+            bots: self.bots.clone(),
+            format: self.format,
+            games: self.games,
+            tables: self.tables,
+            opening_plies: self.run.opening_plies,
+            openings: self.run.openings.clone(),
+            openings_order: self.run.openings_order,
+            seed: self.run.seed,
+            replays: self.replays,
+            shard: self.shard,
+            game: self.game.settings(),
+        }
+    }
+}
+
 impl SprtTest {
     /// The SPRT with bounds `elo0` and `elo1`.
     pub fn params(&self, elo0: f64, elo1: f64) -> Result<arbiter::rating::SprtParams> {

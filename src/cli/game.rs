@@ -190,11 +190,4 @@ pub fn resolve_bots(args: &[String]) -> Result<Vec<BotSpec>> {
     Ok(specs)
 }
 
-/// A seed from the clock and the process id, for when the user gives none.
-pub fn fresh_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    arbiter::rng::Rng::derive(nanos, u64::from(std::process::id())) >> 11 // keep it below 2^53 so JSON readers see it exactly
-}
+pub use arbiter::engine::start::fresh_seed;

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod args;
 mod game;
 mod run;
+pub mod shard_line;
 
 pub use args::*;
 pub use game::*;
@@ -66,6 +67,11 @@ impl Given {
             options.push((id.replace('_', "-"), value));
         }
         Given { options }
+    }
+
+    /// Whether option `id` (its long name) was given.
+    pub fn has(&self, id: &str) -> bool {
+        self.options.iter().any(|(given, _)| given == id)
     }
 
     /// The given options that are not in `allowed`, as `--name value`.

@@ -50,6 +50,18 @@ pub struct RunOpts {
     pub pin_cpus: Pinning,
 }
 
+impl RunOpts {
+    /// Games at a time (as asked, else the number of cores) and whether each is pinned to a
+    /// CPU, by this policy, given whether idle bots are frozen.
+    pub fn placement(&self, freeze_idle: bool) -> arbiter::engine::Placement {
+        arbiter::engine::Placement::decide(
+            self.concurrency.map(|c| c as usize),
+            self.pin_cpus == Pinning::Auto,
+            |concurrency, cpus, busy| self.pin_cpus.pins(concurrency, cpus, freeze_idle, busy),
+        )
+    }
+}
+
 /// Whether each concurrent game gets a CPU of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Pinning {

@@ -4,8 +4,8 @@
 //! merged records.jsonl and the report with every game's replay page.
 
 use crate::cli::{self, MergeArgs};
-use crate::commands::shards;
-use crate::commands::tournament::Settings;
+use crate::cli::shard_line as shards;
+use arbiter::engine::settings::TournamentSettings as Settings;
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::Recorded;
 use arbiter::engine::shards::{differences, Merging};
@@ -86,7 +86,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     let schedule = run.schedule(choice.seats);
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let _lock = crate::commands::tournament::claim_folder(&out)?;
+    let _lock = arbiter::results::lock::FolderLock::acquire(&out)?;
     let csvs: Vec<PathBuf> = inputs.iter().map(|i| i.dir.join("games.csv")).collect();
     let present: Vec<usize> = (0..inputs.len()).filter(|&i| csvs[i].exists()).collect();
     let files: Vec<PathBuf> = present.iter().map(|&i| csvs[i].clone()).collect();

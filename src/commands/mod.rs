@@ -8,12 +8,10 @@ mod merge;
 mod play;
 mod ratings;
 mod report;
-mod run_common;
-mod shards;
 mod slurm;
 mod sprt;
 mod stats;
-pub mod tournament;
+mod tournament;
 
 use crate::cli::Command;
 use anyhow::Result;

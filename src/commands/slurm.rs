@@ -4,8 +4,9 @@
 //! comes from that estimate.
 
 use crate::cli::SlurmArgs;
-use crate::commands::shards;
-use crate::commands::tournament::{fresh_settings, prepare_bots, Settings};
+use crate::cli::shard_line as shards;
+use arbiter::engine::settings::TournamentSettings as Settings;
+use arbiter::report::{run_display, run_start};
 use anyhow::{bail, Context, Result};
 use arbiter::report::sbatch::{minutes, Job};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
@@ -29,7 +30,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     }
     let seed = *t.run.seed.get_or_insert_with(crate::cli::fresh_seed);
     let concurrency = t.run.concurrency.unwrap_or(1);
-    let settings: Settings = fresh_settings(t)?;
+    let settings = Settings::fresh(t.request())?;
     let run_dir = std::path::absolute(
         t.out
             .clone()
@@ -45,21 +46,11 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     let cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
-    let (bots, mut problems) = prepare_bots(&settings.bots, &settings.workdir, &cfg)?;
-    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut problems, choice.name());
-    wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
-    let broken: Vec<&str> = bots
-        .iter()
-        .zip(&problems)
-        .filter(|(_, p)| p.is_some())
-        .map(|(b, _)| b.name.as_str())
-        .collect();
-    if !broken.is_empty() && !t.skip_broken_bots {
-        bail!(
-            "{} cannot play (see above); fix it, or pass --skip-broken-bots to play without",
-            broken.join(", ")
-        );
-    }
+    let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
+    let mut field = run_display::check_bots(resolved, &cfg, true)?;
+    run_start::lines(field.mark_wrong_game(choice.name()));
+    field.check_field(t.skip_broken_bots, choice.seats, &choice.describe())?;
+    let (bots, problems) = (field.specs, field.problems);
     let schedule = settings.schedule(choice.seats);
 
     // What a game costs: measured on a few games of the first shard, else from the clocks.

@@ -1,72 +1,64 @@
 //! `arbiter sprt NEW OLD`: plays pairs of games (same seed and opening, seats swapped) until the
 //! sequential probability ratio test on the pentanomial pair scores accepts H0 or H1.
+//! Flags -> settings ([`arbiter::engine::start`]) -> the run engine with the test as a follower
+//! ([`arbiter::engine::sprt`]) and the terminal's consumers -> the result block.
 
-use super::tournament::{claim_folder, prepare_bots, settings_and_dir};
 use crate::cli::{self, SprtArgs};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use arbiter::engine::settings::{Recorded, SprtSettings as Settings};
 use arbiter::engine::sprt::SprtFollower;
-use arbiter::rating::{Decision, EloEstimate, PairCounter, SprtParams};
-use arbiter::report::{self, sprt_block};
+use arbiter::engine::start::{self, Opened, RESUME_MAY_CHANGE};
+use arbiter::engine::SprtRequest;
+use arbiter::rating::{Decision, EloEstimate};
+use arbiter::report::{self, run_display, run_start, sprt_block};
 use arbiter::results::games_csv::GamesCsv;
-use arbiter::tournament::{schedule, Finished, Format, Runner};
+use arbiter::results::lock::FolderLock;
+use arbiter::tournament::{Finished, Runner};
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
-    super::tournament::check_resume_options(given, args.resume.as_ref(), Settings::FILE)?;
-    let (settings, out, resuming) = settings_and_dir(
-        args.resume.as_ref(),
-        args.out.as_ref(),
-        "sprt",
+    let changed = given.outside(RESUME_MAY_CHANGE);
+    start::check_resume(args.resume.as_deref(), Settings::FILE, changed)?;
+    let Opened {
+        settings,
+        dir: out,
+        resuming,
+    } = start::open(
+        args.resume.as_deref(),
+        args.out.as_deref(),
+        || cli::default_out_dir("sprt"),
         args.run.seed.is_some(),
         || {
-            if args.max_pairs == 0 {
-                bail!("--max-pairs must be at least 1");
-            }
-            args.game
-                .check_run(args.run.opening_plies, args.run.openings.as_deref())?;
-            Ok(Settings {
+            Settings::fresh(SprtRequest {
                 new: args.new.clone().unwrap_or_default(),
                 old: args.old.clone().unwrap_or_default(),
-                workdir: std::env::current_dir()?,
                 max_pairs: args.max_pairs,
                 opening_plies: args.run.opening_plies,
-                openings: super::tournament::openings_of(&args.run, &args.game)?,
-                seed: args.run.seed.unwrap_or_else(cli::fresh_seed),
+                openings: args.run.openings.clone(),
+                openings_order: args.run.openings_order,
+                seed: args.run.seed,
                 sprt: (&args.sprt).into(),
-                game: args.game.clone().into(),
+                game: args.game.settings(),
             })
         },
     )?;
     let params = settings.sprt.params()?;
-    let out = std::path::absolute(&out)?;
-    let _lock = claim_folder(&out)?;
+    let _lock = FolderLock::acquire(&out)?;
     let choice = settings.game.choice()?;
     let book = settings.openings.book(&choice, settings.seed)?;
-    if choice.seats != 2 {
-        bail!(
-            "an SPRT compares two bots in two-seat games; {} is played by {} seats here \
-             (use `arbiter tournament --format gauntlet` to compare bots in games of more seats)",
-            choice.describe(),
-            choice.seats
-        );
-    }
+    settings.check_seats(&choice)?;
     let mut cfg = settings
         .game
         .referee_config(choice.info.default_max_turns)?;
     cfg.record_turns = true;
-    let (bots, mut active) = prepare_bots(
-        &[settings.new.clone(), settings.old.clone()],
-        &settings.workdir,
-        &cfg,
-    )?;
-    let wrong = arbiter::bot::spec::mark_wrong_game(&bots, &mut active, choice.name());
-    wrong.iter().for_each(|e| eprintln!("arbiter: {e}"));
-    if let Some(i) = active.iter().position(Option::is_some) {
-        bail!("bot '{}' cannot play (see above)", bots[i].origin);
-    }
+    let origins = [settings.new.clone(), settings.old.clone()];
+    let resolved = arbiter::engine::resolve_in(&origins, &settings.workdir);
+    let mut field = run_display::check_bots(resolved, &cfg, true)?;
+    run_start::lines(field.mark_wrong_game(choice.name()));
+    field.check_all()?;
+    let bots = field.specs;
     let (new_name, old_name) = (bots[0].name.clone(), bots[1].name.clone());
     arbiter::engine::settings::save(&out, &settings)?;
 
@@ -79,35 +71,20 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
     let mut test = SprtFollower::new(params, &new_name);
     test.read(&csv_path)?;
-    let games_per_pair =
-        u32::try_from(settings.max_pairs.saturating_mul(2)).context("--max-pairs is too large")?;
-    let todo: Vec<_> = schedule(2, Format::RoundRobin, games_per_pair, settings.seed)
-        .into_iter()
-        .filter(|g| !done.contains(g.game_id))
-        .collect();
-    if let Some(note) = settings.game.memory_note() {
-        eprintln!("arbiter: {note}");
-    }
-    let placement = super::tournament::placement(&args.run, cfg.freeze_idle);
-    if resuming {
-        eprintln!(
-            "arbiter: resuming {}: {} pairs complete",
-            out.display(),
-            test.pairs.penta.pairs()
-        );
-    }
-    eprintln!(
-        "arbiter: SPRT {new_name} vs {old_name}, [{}, {}] {} model, alpha {}, beta {}, up to {} pairs, {}, seed {}, results in {}",
-        params.elo0,
-        params.elo1,
-        params.model,
-        params.alpha,
-        params.beta,
-        settings.max_pairs,
-        placement.describe(),
-        settings.seed,
-        out.display()
-    );
+    let todo = settings.games_to_play(&done)?;
+    run_start::lines(settings.game.memory_note());
+    let placement = args.run.placement(cfg.freeze_idle);
+    run_start::placement(&placement);
+    run_start::sprt(&run_start::SprtStart {
+        dir: &out,
+        resumed: resuming.then(|| test.pairs.penta.pairs()),
+        new: &new_name,
+        old: &old_name,
+        params: &params,
+        max_pairs: settings.max_pairs,
+        placement: &placement,
+        seed: settings.seed,
+    });
 
     let mut report_path = None;
     if !test.decided() && !todo.is_empty() {
@@ -124,21 +101,20 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         // The test follows the games as they are recorded; games still in flight when it
         // decides are recorded and counted too, so the last progress line shows the LLR the
         // summary prints.
-        let mut decide =
-            |finished: &Finished, progress: &mut super::run_common::ProgressNote<'_>| {
-                if let Some(now) = test.add(finished) {
-                    let elo = EloEstimate::from_pentanomial(&test.pairs.penta)
-                        .map_or("n/a".into(), |e| e.elo_text());
-                    progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
-                }
-                if test.decided() {
-                    progress.decided();
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            };
-        let (failure, path) = super::run_common::play_and_record(
+        let mut decide = |finished: &Finished, progress: &mut run_display::ProgressNote<'_>| {
+            if let Some(now) = test.add(finished) {
+                let elo = EloEstimate::from_pentanomial(&test.pairs.penta)
+                    .map_or("n/a".into(), |e| e.elo_text());
+                progress.set_extra(format!("LLR {now:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
+            }
+            if test.decided() {
+                progress.decided();
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let played = run_display::play_and_record(
             &runner,
             &todo,
             &mut csv,
@@ -147,15 +123,15 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             &mut decide,
             None,
         )?;
-        if let Some(e) = failure {
-            return Err(e);
+        if let Some(e) = played.failure {
+            return Err(e.into());
         }
-        report_path = Some(path);
+        report_path = Some(played.report);
     }
 
     let mut stdout = std::io::stdout().lock();
     let decision = test.decision;
-    print_result(
+    sprt_block::print_result(
         &mut stdout,
         &new_name,
         &old_name,
@@ -168,6 +144,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let report_path = report_path.unwrap_or_else(|| {
         report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()])
             .write(report::html::Pages::Missing)
+            .map_err(Into::into)
     });
     report::run_end::report_line(&mut stdout, &report_path)?;
     Ok(ExitCode::from(match decision {
@@ -175,43 +152,4 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         Decision::AcceptH0 => 1,
         Decision::Continue => 2,
     }))
-}
-
-fn print_result(
-    out: &mut impl Write,
-    new: &str,
-    old: &str,
-    p: &PairCounter,
-    params: &SprtParams,
-    llr: f64,
-    decision: Decision,
-) -> std::io::Result<()> {
-    let games = p.wdl.games();
-    writeln!(
-        out,
-        "Results of {new} vs {old} ({games} games, {} pairs):",
-        p.penta.pairs()
-    )?;
-    sprt_block::print_estimate(out, EloEstimate::from_pentanomial(&p.penta).as_ref())?;
-    let c = p.penta.0;
-    let pairs_ratio = sprt_block::pairs_ratio(&p.penta);
-    writeln!(out, "PairsRatio: {pairs_ratio}")?;
-    writeln!(
-        out,
-        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1}",
-        p.wdl.wins,
-        p.wdl.losses,
-        p.wdl.draws,
-        p.wdl.points()
-    )?;
-    writeln!(
-        out,
-        "Ptnml(0-2): [{}, {}, {}, {}, {}]",
-        c[0], c[1], c[2], c[3], c[4]
-    )?;
-    sprt_block::print_llr(out, params, llr)?;
-    if decision == Decision::Continue {
-        writeln!(out, "No decision within the pairs allowed (--max-pairs).")?;
-    }
-    Ok(())
 }

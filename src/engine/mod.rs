@@ -13,7 +13,9 @@
 //! three kinds of run ([`settings`]: a tournament's, an SPRT's and a grading's settings files;
 //! [`GameSettings`]: the game and its referee, built with typed errors); an SPRT's decision is
 //! [`sprt`], a grading's marks are tallied by `grade::Tally`, and a tournament cut into shards is
-//! checked and put back together with [`shards`].
+//! checked and put back together with [`shards`]. What decides whether and how a run begins
+//! (its settings from a request or its folder, the options a continued run refuses, the field
+//! of bots that can play) is [`start`], with typed errors.
 
 mod bots;
 mod detached;
@@ -23,6 +25,7 @@ mod record;
 pub mod settings;
 pub mod shards;
 pub mod sprt;
+pub mod start;
 pub mod stop;
 
 pub use bots::{check_bots, resolve_in, BotCheck, NameClash};
@@ -32,6 +35,7 @@ pub use game_settings::{
 };
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
+pub use start::{SprtRequest, StartError, TournamentRequest};
 
 use crate::tournament::{Finished, GameSpec, Runner};
 use std::ops::ControlFlow;

@@ -3,22 +3,19 @@
 
 use crate::report::standings::{self, Standings};
 use crate::tournament::Shard;
-use std::error::Error;
+use crate::report::run_display::ReportWritten;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `Report: PATH` on `out`, or on stderr why report.html could not be written (the results
 /// are safe in any case).
-pub fn report_line<E: AsRef<dyn Error + 'static>>(
-    out: &mut impl Write,
-    report: &Result<PathBuf, E>,
-) -> io::Result<()> {
+pub fn report_line(out: &mut impl Write, report: &ReportWritten) -> io::Result<()> {
     match report {
         Ok(path) => writeln!(out, "Report: {}", path.display()),
         Err(e) => {
             eprintln!(
                 "arbiter: warning: report.html not written: {}",
-                crate::report::errors::chain_text(e.as_ref())
+                crate::report::errors::chain_text(&**e)
             );
             Ok(())
         }
@@ -27,12 +24,12 @@ pub fn report_line<E: AsRef<dyn Error + 'static>>(
 
 /// A finished tournament: the standings, each bot left out (`name`, why), the results folder
 /// `dir`, the report, and for a shard the way to put the shards together.
-pub fn tournament<E: AsRef<dyn Error + 'static>>(
+pub fn tournament(
     out: &mut impl Write,
     table: &Standings,
     left_out: &[(&str, &str)],
     dir: &Path,
-    report: &Result<PathBuf, E>,
+    report: &ReportWritten,
     shard: Option<Shard>,
 ) -> io::Result<()> {
     standings::print(out, table)?;

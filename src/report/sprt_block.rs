@@ -87,3 +87,43 @@ pub fn stats_json(e: Option<&EloEstimate>, sprt: Option<&(SprtParams, f64)>) -> 
         "upper": upper,
     })
 }
+
+/// The end of an SPRT: its record and Elo, the pentanomial counts, the LLR and the decision.
+pub fn print_result(
+    out: &mut impl Write,
+    new: &str,
+    old: &str,
+    p: &rating::PairCounter,
+    params: &SprtParams,
+    llr: f64,
+    decision: Decision,
+) -> std::io::Result<()> {
+    let games = p.wdl.games();
+    writeln!(
+        out,
+        "Results of {new} vs {old} ({games} games, {} pairs):",
+        p.penta.pairs()
+    )?;
+    print_estimate(out, EloEstimate::from_pentanomial(&p.penta).as_ref())?;
+    let c = p.penta.0;
+    let pairs_ratio = pairs_ratio(&p.penta);
+    writeln!(out, "PairsRatio: {pairs_ratio}")?;
+    writeln!(
+        out,
+        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1}",
+        p.wdl.wins,
+        p.wdl.losses,
+        p.wdl.draws,
+        p.wdl.points()
+    )?;
+    writeln!(
+        out,
+        "Ptnml(0-2): [{}, {}, {}, {}, {}]",
+        c[0], c[1], c[2], c[3], c[4]
+    )?;
+    print_llr(out, params, llr)?;
+    if decision == Decision::Continue {
+        writeln!(out, "No decision within the pairs allowed (--max-pairs).")?;
+    }
+    Ok(())
+}

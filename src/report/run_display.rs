@@ -1,13 +1,13 @@
-//! What the commands that play many games into a results folder share (tournament, sprt,
-//! grade): the run engine ([`arbiter::engine`]) with the terminal's consumers (the bot-check
-//! lines, the progress display, the live report).
+//! A run of many games into a results folder (tournament, sprt, grade) as the terminal follows
+//! it: the run engine ([`crate::engine`]) with the reporter's consumers (the bot-check lines,
+//! the progress display, the live report).
 
-use anyhow::Result;
-use arbiter::bot::{BotSpec, SpecError};
-use arbiter::engine::{self, Event};
-use arbiter::report::{self, progress::Progress};
-use arbiter::results::games_csv::GamesCsv;
-use arbiter::tournament::{Finished, GameSpec, Runner};
+use crate::bot::{BotSpec, SpecError};
+use crate::engine::{self, BotCheck, Event, NameClash, RecordError};
+use crate::report::{self, progress::Progress};
+use crate::results::games_csv::GamesCsv;
+use crate::tournament::{Finished, GameSpec, Runner};
+use std::error::Error;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -17,17 +17,27 @@ use std::path::{Path, PathBuf};
 /// names is an error.
 pub fn check_bots(
     resolved: Vec<(String, Result<BotSpec, SpecError>)>,
-    cfg: &arbiter::referee::RefereeConfig,
+    cfg: &crate::referee::RefereeConfig,
     build: bool,
-) -> Result<(Vec<BotSpec>, Vec<Option<String>>)> {
+) -> Result<BotCheck, NameClash> {
     let mut tell = report::progress::bot_check_lines;
-    let checked = engine::check_bots(resolved, cfg, build, &mut [&mut tell])?;
-    Ok((checked.specs, checked.problems))
+    engine::check_bots(resolved, cfg, build, &mut [&mut tell])
+}
+
+/// Whether report.html was written (where), or why not.
+pub type ReportWritten = Result<PathBuf, Box<dyn Error + Send + Sync>>;
+
+/// How [`play_and_record`] ended.
+pub struct Played {
+    /// The first game that could not be recorded, and why (games stopped being handed out).
+    pub failure: Option<RecordError>,
+    /// The live report's last writing.
+    pub report: ReportWritten,
 }
 
 /// What the progress display and the live report are told, on their own thread.
 pub enum Shown {
-    Game(Box<arbiter::referee::GameResult>),
+    Game(Box<crate::referee::GameResult>),
     Extra(String),
     Decided,
 }
@@ -56,7 +66,7 @@ impl ProgressNote<'_> {
 /// so they delay neither the recording nor `follow`; `other` (the grading's tally) is told
 /// every event too.
 /// The first error in recording stops handing out games and is returned (with the report's
-/// path) once the games under way have ended.
+/// path) once the games under way have ended; failing to open the records is the error.
 pub fn play_and_record(
     runner: &Runner,
     todo: &[GameSpec],
@@ -65,7 +75,7 @@ pub fn play_and_record(
     replays: bool,
     follow: &mut dyn FnMut(&Finished, &mut ProgressNote<'_>) -> ControlFlow<()>,
     other: Option<&mut dyn engine::Consumer>,
-) -> Result<(Option<anyhow::Error>, Result<PathBuf>)> {
+) -> Result<Played, RecordError> {
     let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
     let progress = Progress::new(todo.len() as u64, &names);
     let live = report::html::LiveReport::new(out, &names);
@@ -96,6 +106,8 @@ pub fn play_and_record(
     let (mut progress, mut live) = display.finish();
     progress.finish();
     recorder.starved().eprint();
-    let report_path = live.write(report::html::Pages::Missing);
-    Ok((end.failure.map(|(_, e)| e.into()), report_path))
+    Ok(Played {
+        failure: end.failure.map(|(_, e)| e),
+        report: live.write(report::html::Pages::Missing).map_err(Into::into),
+    })
 }

@@ -1,10 +1,11 @@
-//! What `merge` and `slurm` share about a tournament cut into shards: the command line that plays
-//! one shard of recorded settings (for the batch script, and for the missing shards a merge
-//! names). Whether two shards' settings differ is the library's (`engine::shards`).
+//! The command line that plays one shard of a tournament's recorded settings (for `slurm`'s batch
+//! script, and for the missing shards a `merge` names): the settings turned back into flags, and
+//! checked by parsing them again. Whether two shards' settings differ is the library's
+//! (`engine::shards`).
 
 use crate::cli::{Cli, Command};
-use crate::commands::tournament::Settings;
 use anyhow::{bail, Result};
+use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::shards::differences;
 use arbiter::engine::GameSettings;
 
@@ -84,7 +85,7 @@ pub fn checked_options(settings: &Settings) -> Result<Vec<String>> {
     check.extend(settings.bots.iter().cloned());
     use clap::Parser;
     let parsed = match Cli::try_parse_from(&check)?.command {
-        Command::Tournament(args) => crate::commands::tournament::fresh_settings(&args)?,
+        Command::Tournament(args) => Settings::fresh(args.request())?,
         _ => unreachable!("parsed as a tournament"),
     };
     let diff: Vec<_> = differences(&parsed, settings)?
@@ -131,7 +132,7 @@ mod tests {
         let Command::Tournament(args) = Cli::try_parse_from(all).unwrap().command else {
             unreachable!()
         };
-        crate::commands::tournament::fresh_settings(&args).unwrap()
+        Settings::fresh(args.request()).unwrap()
     }
 
     /// The settings → command line → settings round trip, for defaults and for every kind of

@@ -116,11 +116,6 @@ pub fn shard_arguments(settings: &Settings, shard: &str, out: &str) -> Result<Ve
     Ok(words)
 }
 
-/// A command line as a shell reads it.
-pub fn shell_line(words: &[String]) -> String {
-    shell_words::join(words)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,7 +179,7 @@ mod tests {
             );
             assert_eq!(line.iter().filter(|w| *w == "some/dir").count(), 1);
             // Through a shell and back.
-            let text = shell_line(&line);
+            let text = shell_words::join(&line);
             assert_eq!(shell_words::split(&text).unwrap(), line);
         }
     }

@@ -3,12 +3,12 @@
 //! [`run`] for why), a few games are played to measure what a game costs, and the time limit
 //! comes from that estimate.
 
-use crate::cli::SlurmArgs;
 use crate::cli::shard_line as shards;
-use arbiter::engine::settings::TournamentSettings as Settings;
-use arbiter::report::{run_display, run_start};
+use crate::cli::SlurmArgs;
 use anyhow::{bail, Context, Result};
+use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::report::sbatch::{minutes, Job};
+use arbiter::report::{run_display, run_start};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
 use arbiter::tournament::{Runner, Shard};
 use std::process::ExitCode;

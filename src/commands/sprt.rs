@@ -114,15 +114,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
                 ControlFlow::Continue(())
             }
         };
-        let played = run_display::play_and_record(
-            &runner,
-            &todo,
-            &mut csv,
-            &out,
-            false,
-            &mut decide,
-            None,
-        )?;
+        let played =
+            run_display::play_and_record(&runner, &todo, &mut csv, &out, false, &mut decide, None)?;
         if let Some(e) = played.failure {
             return Err(e.into());
         }

@@ -3,9 +3,9 @@
 
 use crate::cli::{self, TournamentArgs};
 use anyhow::{Context, Result};
-use arbiter::engine::start::{self, Opened, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
-pub use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::settings::Recorded;
+pub use arbiter::engine::settings::TournamentSettings as Settings;
+use arbiter::engine::start::{self, Opened, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
 use arbiter::report::{run_display, run_start, standings};
 use arbiter::results::games_csv::GamesCsv;
 use arbiter::results::lock::FolderLock;

@@ -212,3 +212,127 @@ pub fn lacking(schedule: &[GameSpec], recorded: &DoneSet, count: u32) -> BTreeMa
     }
     lacking
 }
+
+/// One input folder of a merge, with its recorded settings.
+pub struct ShardFolder {
+    pub dir: PathBuf,
+    pub settings: TournamentSettings,
+}
+
+/// What reading the folders of a merge noticed, as it reads them.
+pub enum FolderNote<'a> {
+    /// A folder without settings: a shard that never started (reported as missing later).
+    NoSettings(&'a Path),
+    /// Two shards whose bots were named from different folders.
+    OtherWorkdir {
+        first: &'a ShardFolder,
+        other: &'a ShardFolder,
+    },
+}
+
+/// Input folders that cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum FoldersError {
+    #[error("{} is both the output and an input; write the merge into another folder", .0.display())]
+    OutputIsInput(PathBuf),
+    #[error(
+        "none of the folders holds a tournament's results ({})",
+        TournamentSettings::FILE
+    )]
+    Nothing,
+    #[error(
+        "{} and {} are not shards of the same run:\n  {}",
+        first.display(), other.display(), differ.join("\n  ")
+    )]
+    NotOneRun {
+        first: PathBuf,
+        other: PathBuf,
+        differ: Vec<String>,
+    },
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error("encoding the settings: {0}")]
+    Encode(#[from] toml::ser::Error),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// The folders `dirs` of one run's shards, to merge into `out`, each with its settings (a folder
+/// without settings is left out and told to `note`); refused when one is `out` itself, when none
+/// holds a run, or when two hold different runs.
+pub fn shard_folders(
+    dirs: &[PathBuf],
+    out: &Path,
+    note: &mut dyn FnMut(FolderNote<'_>),
+) -> Result<Vec<ShardFolder>, FoldersError> {
+    let mut inputs: Vec<ShardFolder> = Vec::new();
+    for dir in dirs {
+        let dir = std::path::absolute(dir)?;
+        if same_folder(&dir, out) {
+            return Err(FoldersError::OutputIsInput(out.to_path_buf()));
+        }
+        if !dir.join(TournamentSettings::FILE).exists() {
+            note(FolderNote::NoSettings(&dir));
+            continue;
+        }
+        let settings: TournamentSettings = settings::load(&dir)?;
+        inputs.push(ShardFolder { dir, settings });
+    }
+    let Some(first) = inputs.first() else {
+        return Err(FoldersError::Nothing);
+    };
+    for other in &inputs[1..] {
+        let differ = differences(&first.settings, &other.settings)?;
+        if !differ.is_empty() {
+            return Err(FoldersError::NotOneRun {
+                first: first.dir.clone(),
+                other: other.dir.clone(),
+                differ,
+            });
+        }
+        if other.settings.workdir != first.settings.workdir {
+            note(FolderNote::OtherWorkdir { first, other });
+        }
+    }
+    Ok(inputs)
+}
+
+/// Whether two paths name the same folder (the second may not exist yet).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The games one shard of a merge still lacks.
+pub struct Lacking {
+    pub shard: Shard,
+    pub ids: Vec<u64>,
+    /// The input folder that plays this shard (or the whole run), if any.
+    pub folder: Option<PathBuf>,
+}
+
+/// Every shard of the run of `inputs` that lacks games of `schedule` (`recorded`: the games
+/// merged), with the folder that plays it.
+pub fn lacking_by_folder(
+    inputs: &[ShardFolder],
+    schedule: &[GameSpec],
+    recorded: &DoneSet,
+) -> Vec<Lacking> {
+    let count = inputs
+        .iter()
+        .find_map(|i| i.settings.shard)
+        .map_or(1, Shard::count);
+    lacking(schedule, recorded, count)
+        .into_iter()
+        .map(|(shard, ids)| Lacking {
+            shard,
+            ids,
+            folder: inputs
+                .iter()
+                .find(|i| i.settings.shard.is_none_or(|s| s == shard))
+                .map(|i| i.dir.clone()),
+        })
+        .collect()
+}

@@ -395,7 +395,12 @@ impl settings::SprtSettings {
 impl BotCheck {
     /// Refuses a run where any bot cannot play (an SPRT's two), naming the first.
     pub fn check_all(&self) -> Result<(), StartError> {
-        match self.specs.iter().zip(&self.problems).find(|(_, p)| p.is_some()) {
+        match self
+            .specs
+            .iter()
+            .zip(&self.problems)
+            .find(|(_, p)| p.is_some())
+        {
             Some((bot, _)) => Err(StartError::SprtBot {
                 origin: bot.origin.clone(),
             }),

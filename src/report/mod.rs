@@ -6,6 +6,7 @@ pub mod catalogue;
 pub mod errors;
 pub mod grade;
 pub mod html;
+pub mod merge_end;
 pub mod play;
 pub mod progress;
 pub mod rebuild;

@@ -1,9 +1,9 @@
 //! The end of a run on the terminal: a tournament's standings, the bots left out, where the
 //! results and the report are (or why the report is missing), and for a shard how to merge.
 
+use crate::report::run_display::ReportWritten;
 use crate::report::standings::{self, Standings};
 use crate::tournament::Shard;
-use crate::report::run_display::ReportWritten;
 use std::io::{self, Write};
 use std::path::Path;
 

@@ -3,16 +3,17 @@
 //! [`run`] for why), a few games are played to measure what a game costs, and the time limit
 //! comes from that estimate.
 
-use crate::cli::shard_line as shards;
+use crate::cli::shard_line;
 use crate::cli::SlurmArgs;
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::TournamentSettings as Settings;
-use arbiter::report::sbatch::{minutes, Job};
+use arbiter::engine::shards::{self, GameCost};
+use arbiter::report::sbatch::{self, Job};
 use arbiter::report::{run_display, run_start};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
 use arbiter::tournament::{Runner, Shard};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Writes the scripts, and with `--submit` submits them.
 ///
@@ -54,14 +55,8 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     let schedule = settings.schedule(choice.seats);
 
     // What a game costs: measured on a few games of the first shard, else from the clocks.
-    let per_game = if args.sample > 0 {
-        let sample: Vec<_> = Shard::new(1, args.shards)
-            .expect("at least one shard")
-            .slice(&schedule)
-            .into_iter()
-            .filter(|g| g.seats.iter().all(|&s| problems[s].is_none()))
-            .take(args.sample as usize)
-            .collect();
+    let cost = if args.sample > 0 {
+        let sample = shards::sample(&schedule, args.shards, &problems, args.sample as usize);
         let book = settings.openings.book(&choice, settings.seed)?;
         let runner = Runner {
             bots: &bots,
@@ -72,19 +67,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             concurrency: 1,
             pin_cpus: false,
         };
-        let start = Instant::now();
-        for g in &sample {
-            runner.play_one(g);
-        }
-        let took = start.elapsed();
-        let per = took / (sample.len().max(1) as u32);
-        eprintln!(
-            "arbiter: measured {} games here in {:.1} s: {:.0} ms a game",
-            sample.len(),
-            took.as_secs_f64(),
-            per.as_secs_f64() * 1000.0
-        );
-        per
+        GameCost::measure(&runner, &sample)
     } else {
         let clock = GameClock {
             seats: choice.seats as u32,
@@ -93,36 +76,22 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             turn: cfg.time.turn,
             grace: cfg.time.grace,
         };
-        let per = clock.worst_game().mul_f64(args.turn_share.clamp(0.0, 1.0));
-        eprintln!(
-            "arbiter: a game lasts at most {:.1} s on its clocks ({} turns); at {:.0}% of each turn: {:.1} s",
-            clock.worst_game().as_secs_f64(),
-            cfg.max_turns,
-            args.turn_share * 100.0,
-            per.as_secs_f64()
-        );
-        per
+        GameCost::from_clocks(&clock, args.turn_share)
     };
+    sbatch::cost_line(&cost);
+    let per_game = cost.per_game();
     let est = estimate(&schedule, args.shards, concurrency, per_game);
     let limit = args.time_limit.map_or_else(
         || time_limit(est.shard),
         |m| Duration::from_secs(u64::from(m) * 60),
     );
-    eprintln!(
-        "arbiter: {} games in {} shards; the largest shard plays {} games, {} at a time: about {} \
-         at {:.0} ms a game; time limit {} min per shard{}",
+    sbatch::plan_line(
         schedule.len(),
         args.shards,
-        est.games,
-        est.concurrency,
-        human(est.shard),
-        per_game.as_secs_f64() * 1000.0,
-        minutes(limit),
-        if args.time_limit.is_some() {
-            " (as given)"
-        } else {
-            " (half as much again plus 5 min; --time-limit MIN to choose)"
-        }
+        &est,
+        per_game,
+        limit,
+        args.time_limit.is_some(),
     );
 
     let mut sbatch = Vec::new();
@@ -134,7 +103,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     }
     sbatch.extend(args.sbatch.iter().cloned());
     // Checked: the options must give back these settings (the tasks would refuse to run otherwise).
-    let mut options = shards::checked_options(&settings)?;
+    let mut options = shard_line::checked_options(&settings)?;
     if t.skip_broken_bots {
         options.push("--skip-broken-bots".into());
     }
@@ -160,26 +129,9 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             .collect(),
         sbatch,
     };
-    std::fs::create_dir_all(job.slurm_dir())
-        .with_context(|| format!("creating {}", job.slurm_dir().display()))?;
-    let write = |path: std::path::PathBuf, text: String| -> Result<()> {
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        Ok(())
-    };
-    write(job.shards_file(), job.shards_script())?;
-    write(job.merge_file(), job.merge_script())?;
-    write(job.submit_file(), job.submit_script())?;
-    println!("Seed {seed}; scripts in {}:", job.slurm_dir().display());
-    println!(
-        "  shards.sbatch  the job array ({} tasks, {concurrency} CPUs each)",
-        args.shards
-    );
-    println!("  merge.sbatch   the merge into {}", run_dir.display());
-    println!("  submit.sh      submits both");
+    job.write()?;
+    sbatch::written(&job, seed, args.submit);
     if !args.submit {
-        println!("Submit with: {}", job.submit_file().display());
         return Ok(ExitCode::SUCCESS);
     }
     let array = sbatch_submit(&[job.shards_file().display().to_string()])?;
@@ -187,14 +139,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         format!("--dependency=afterany:{array}"),
         job.merge_file().display().to_string(),
     ])?;
-    println!(
-        "Submitted: shards job {array} (array 1-{}), merge job {merge}",
-        args.shards
-    );
-    println!(
-        "Follow with: squeue -j {array},{merge}; logs in {}",
-        job.slurm_dir().display()
-    );
+    sbatch::submitted(&job, &array, &merge);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -219,14 +164,4 @@ fn sbatch_submit(args: &[String]) -> Result<String> {
         bail!("sbatch answered {:?}, not a job id", text.trim());
     }
     Ok(id)
-}
-
-/// "2 h 05 min", "3 min 20 s", "12 s".
-fn human(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0..60 => format!("{:.1} s", d.as_secs_f64()),
-        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
-        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
-    }
 }

@@ -1,13 +1,16 @@
 //! A tournament cut into shards (`--shard K/N`, `arbiter slurm`) and put back together
 //! (`arbiter merge`): whether two results folders hold shards of one run, whether a folder may
-//! take a shard, which recorded games belong where, and which games each shard still lacks. The
-//! command lines that play a shard are the CLI's (they are its flags).
+//! take a shard, which recorded games belong where, which games each shard still lacks, and what
+//! a game costs (for a batch job's time limit). The command lines that play a shard are the
+//! CLI's (they are its flags).
 
 use super::settings::{self, Recorded, SettingsError, TournamentSettings};
 use crate::results::games_csv::DoneSet;
-use crate::tournament::{GameSpec, Shard};
+use crate::tournament::shard::GameClock;
+use crate::tournament::{GameSpec, Runner, Shard};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// What differs between two runs' settings besides the shard and the folder the bots were named
 /// from, as `name: A vs B` lines (empty when they are shards of one run).
@@ -334,5 +337,65 @@ pub fn lacking_by_folder(
                 .find(|i| i.settings.shard.is_none_or(|s| s == shard))
                 .map(|i| i.dir.clone()),
         })
+        .collect()
+}
+
+/// What a game of a run costs, for a batch job's time limit.
+pub enum GameCost {
+    /// `games` played here took `took` together.
+    Measured { games: usize, took: Duration },
+    /// From the clocks: the longest game they allow (`max_turns` turns), at `share` of each turn.
+    Clocks {
+        worst: Duration,
+        max_turns: u32,
+        share: f64,
+    },
+}
+
+impl GameCost {
+    /// `games` of `runner`, played one after the other here and timed.
+    pub fn measure(runner: &Runner, games: &[GameSpec]) -> GameCost {
+        let start = Instant::now();
+        for g in games {
+            runner.play_one(g);
+        }
+        GameCost::Measured {
+            games: games.len(),
+            took: start.elapsed(),
+        }
+    }
+
+    /// The longest game `clock` allows, at `share` (0 to 1) of each turn.
+    pub fn from_clocks(clock: &GameClock, share: f64) -> GameCost {
+        GameCost::Clocks {
+            worst: clock.worst_game(),
+            max_turns: clock.max_turns,
+            share,
+        }
+    }
+
+    /// The expected cost of one game.
+    pub fn per_game(&self) -> Duration {
+        match *self {
+            GameCost::Measured { games, took } => took / (games.max(1) as u32),
+            GameCost::Clocks { worst, share, .. } => worst.mul_f64(share.clamp(0.0, 1.0)),
+        }
+    }
+}
+
+/// Up to `n` games of the first of `shards` shards of `schedule` whose bots can all play
+/// (`problems[bot]` is `None`): the sample [`GameCost::measure`] plays.
+pub fn sample(
+    schedule: &[GameSpec],
+    shards: u32,
+    problems: &[Option<String>],
+    n: usize,
+) -> Vec<GameSpec> {
+    Shard::new(1, shards)
+        .expect("at least one shard")
+        .slice(schedule)
+        .into_iter()
+        .filter(|g| g.seats.iter().all(|&s| problems[s].is_none()))
+        .take(n)
         .collect()
 }

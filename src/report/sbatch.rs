@@ -1,6 +1,7 @@
 //! The Slurm batch scripts of a tournament played in shards: a job array whose task K plays
-//! `--shard K/N` into its own folder, and a merge job run after the array. Pure text, so the
-//! scripts can be checked without a cluster; `arbiter slurm` writes and submits them.
+//! `--shard K/N` into its own folder, and a merge job run after the array. The scripts are made as
+//! text, so they can be checked without a cluster, then written; with them, what `arbiter slurm`
+//! says about them (the cost of a game, the plan, the jobs submitted). The command submits them.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -205,4 +206,128 @@ mod tests {
         assert!(sub.contains("--dependency=afterany:\"$array\""), "{sub}");
         assert_eq!(minutes(Duration::from_secs(1)), 1);
     }
+}
+
+/// Scripts that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("creating {}", path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("writing {}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl Job {
+    /// Writes the three scripts (executable) into [`Job::slurm_dir`].
+    pub fn write(&self) -> Result<(), ScriptError> {
+        let dir = self.slurm_dir();
+        std::fs::create_dir_all(&dir)
+            .map_err(|source| ScriptError::Create { path: dir, source })?;
+        for (path, text) in [
+            (self.shards_file(), self.shards_script()),
+            (self.merge_file(), self.merge_script()),
+            (self.submit_file(), self.submit_script()),
+        ] {
+            std::fs::write(&path, text).map_err(|source| ScriptError::Write {
+                path: path.clone(),
+                source,
+            })?;
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        }
+        Ok(())
+    }
+}
+
+/// On stderr: what a game costs, as measured or from the clocks.
+pub fn cost_line(cost: &crate::engine::shards::GameCost) {
+    use crate::engine::shards::GameCost;
+    let per = cost.per_game();
+    match *cost {
+        GameCost::Measured { games, took } => eprintln!(
+            "arbiter: measured {games} games here in {:.1} s: {:.0} ms a game",
+            took.as_secs_f64(),
+            per.as_secs_f64() * 1000.0
+        ),
+        GameCost::Clocks {
+            worst,
+            max_turns,
+            share,
+        } => eprintln!(
+            "arbiter: a game lasts at most {:.1} s on its clocks ({max_turns} turns); at {:.0}% of each turn: {:.1} s",
+            worst.as_secs_f64(),
+            share * 100.0,
+            per.as_secs_f64()
+        ),
+    }
+}
+
+/// On stderr: the job's plan: `games` in `shards` shards, the largest shard's estimate `est`
+/// and each task's time `limit` (`given`: as the user gave it).
+pub fn plan_line(
+    games: usize,
+    shards: u32,
+    est: &crate::tournament::shard::Estimate,
+    per_game: Duration,
+    limit: Duration,
+    given: bool,
+) {
+    eprintln!(
+        "arbiter: {games} games in {shards} shards; the largest shard plays {} games, {} at a time: about {} \
+         at {:.0} ms a game; time limit {} min per shard{}",
+        est.games,
+        est.concurrency,
+        human(est.shard),
+        per_game.as_secs_f64() * 1000.0,
+        minutes(limit),
+        if given {
+            " (as given)"
+        } else {
+            " (half as much again plus 5 min; --time-limit MIN to choose)"
+        }
+    );
+}
+
+/// "2 h 05 min", "3 min 20 s", "12 s".
+fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{:.1} s", d.as_secs_f64()),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
+    }
+}
+
+/// On stdout: the scripts written for `seed`, and how to submit them unless `submitting`.
+pub fn written(job: &Job, seed: u64, submitting: bool) {
+    println!("Seed {seed}; scripts in {}:", job.slurm_dir().display());
+    println!(
+        "  shards.sbatch  the job array ({} tasks, {} CPUs each)",
+        job.shards, job.cpus
+    );
+    println!("  merge.sbatch   the merge into {}", job.run_dir.display());
+    println!("  submit.sh      submits both");
+    if !submitting {
+        println!("Submit with: {}", job.submit_file().display());
+    }
+}
+
+/// On stdout: the jobs submitted.
+pub fn submitted(job: &Job, array: &str, merge: &str) {
+    println!(
+        "Submitted: shards job {array} (array 1-{}), merge job {merge}",
+        job.shards
+    );
+    println!(
+        "Follow with: squeue -j {array},{merge}; logs in {}",
+        job.slurm_dir().display()
+    );
 }

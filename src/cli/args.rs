@@ -314,6 +314,49 @@ impl TournamentArgs {
     }
 }
 
+impl super::RunFolder for TournamentArgs {
+    const NAME: &'static str = "tournament";
+    fn resume(&self) -> Option<&std::path::Path> {
+        self.resume.as_deref()
+    }
+    fn out(&self) -> Option<&std::path::Path> {
+        self.out.as_deref()
+    }
+    fn run(&self) -> &RunOpts {
+        &self.run
+    }
+}
+
+impl super::RunFolder for SprtArgs {
+    const NAME: &'static str = "sprt";
+    fn resume(&self) -> Option<&std::path::Path> {
+        self.resume.as_deref()
+    }
+    fn out(&self) -> Option<&std::path::Path> {
+        self.out.as_deref()
+    }
+    fn run(&self) -> &RunOpts {
+        &self.run
+    }
+}
+
+impl SprtArgs {
+    /// The new test these flags ask for, as the library takes it.
+    pub fn request(&self) -> arbiter::engine::SprtRequest {
+        arbiter::engine::SprtRequest {
+            new: self.new.clone().unwrap_or_default(),
+            old: self.old.clone().unwrap_or_default(),
+            max_pairs: self.max_pairs,
+            opening_plies: self.run.opening_plies,
+            openings: self.run.openings.clone(),
+            openings_order: self.run.openings_order,
+            seed: self.run.seed,
+            sprt: (&self.sprt).into(),
+            game: self.game.settings(),
+        }
+    }
+}
+
 impl SprtTest {
     /// The SPRT with bounds `elo0` and `elo1`.
     pub fn params(&self, elo0: f64, elo1: f64) -> Result<arbiter::rating::SprtParams> {

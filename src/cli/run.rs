@@ -89,6 +89,33 @@ impl Pinning {
     }
 }
 
+/// The flags of a command that plays many games into a results folder: `--resume DIR`, or
+/// `--out DIR` (by default `results/NAME-DATE`), and the run's options.
+pub trait RunFolder {
+    /// The folder's default name (see [`default_out_dir`]).
+    const NAME: &'static str;
+    fn resume(&self) -> Option<&std::path::Path>;
+    fn out(&self) -> Option<&std::path::Path>;
+    fn run(&self) -> &RunOpts;
+
+    /// The run's settings (the recorded ones with `--resume`, else `fresh`, or the same run
+    /// again in `--out`), its folder (absolute) and whether it is continued; see
+    /// [`arbiter::engine::start::open`].
+    fn open<S: arbiter::engine::settings::Recorded>(
+        &self,
+        fresh: impl FnOnce() -> Result<S, arbiter::engine::StartError>,
+    ) -> Result<(S, PathBuf, bool), arbiter::engine::StartError> {
+        let opened = arbiter::engine::start::open(
+            self.resume(),
+            self.out(),
+            || default_out_dir(Self::NAME),
+            self.run().seed.is_some(),
+            fresh,
+        )?;
+        Ok((opened.settings, opened.dir, opened.resuming))
+    }
+}
+
 /// Parses `--anchor BOT=ELO`.
 pub fn parse_anchor(text: &str) -> Result<(String, f64)> {
     let (bot, elo) = text

@@ -3,12 +3,11 @@
 //! Flags -> settings ([`arbiter::engine::start`]) -> the run engine with the test as a follower
 //! ([`arbiter::engine::sprt`]) and the terminal's consumers -> the result block.
 
-use crate::cli::{self, SprtArgs};
+use crate::cli::{RunFolder, SprtArgs};
 use anyhow::{Context, Result};
 use arbiter::engine::settings::{Recorded, SprtSettings as Settings};
 use arbiter::engine::sprt::SprtFollower;
-use arbiter::engine::start::{self, Opened, RESUME_MAY_CHANGE};
-use arbiter::engine::SprtRequest;
+use arbiter::engine::start::{self, RESUME_MAY_CHANGE};
 use arbiter::rating::{Decision, EloEstimate};
 use arbiter::report::{self, run_display, run_start, sprt_block};
 use arbiter::results::games_csv::GamesCsv;
@@ -21,29 +20,7 @@ use std::process::ExitCode;
 pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let changed = given.outside(RESUME_MAY_CHANGE);
     start::check_resume(args.resume.as_deref(), Settings::FILE, changed)?;
-    let Opened {
-        settings,
-        dir: out,
-        resuming,
-    } = start::open(
-        args.resume.as_deref(),
-        args.out.as_deref(),
-        || cli::default_out_dir("sprt"),
-        args.run.seed.is_some(),
-        || {
-            Settings::fresh(SprtRequest {
-                new: args.new.clone().unwrap_or_default(),
-                old: args.old.clone().unwrap_or_default(),
-                max_pairs: args.max_pairs,
-                opening_plies: args.run.opening_plies,
-                openings: args.run.openings.clone(),
-                openings_order: args.run.openings_order,
-                seed: args.run.seed,
-                sprt: (&args.sprt).into(),
-                game: args.game.settings(),
-            })
-        },
-    )?;
+    let (settings, out, resuming) = args.open(|| Settings::fresh(args.request()))?;
     let params = settings.sprt.params()?;
     let _lock = FolderLock::acquire(&out)?;
     let choice = settings.game.choice()?;

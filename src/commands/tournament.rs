@@ -1,11 +1,11 @@
 //! `arbiter tournament`: flags -> settings ([`arbiter::engine::start`]) -> bots checked -> the
 //! run engine with the terminal's consumers ([`arbiter::report::run_display`]) -> standings.
 
-use crate::cli::{self, TournamentArgs};
+use crate::cli::{self, RunFolder, TournamentArgs};
 use anyhow::{Context, Result};
 use arbiter::engine::settings::Recorded;
 pub use arbiter::engine::settings::TournamentSettings as Settings;
-use arbiter::engine::start::{self, Opened, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
+use arbiter::engine::start::{self, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
 use arbiter::report::{run_display, run_start, standings};
 use arbiter::results::games_csv::GamesCsv;
 use arbiter::results::lock::FolderLock;
@@ -20,17 +20,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         start::check_resume(args.resume.as_deref(), Settings::FILE, changed)?;
     }
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
-    let Opened {
-        settings,
-        dir: out,
-        resuming,
-    } = start::open(
-        args.resume.as_deref(),
-        args.out.as_deref(),
-        || cli::default_out_dir("tournament"),
-        args.run.seed.is_some(),
-        || Settings::fresh(args.request()),
-    )?;
+    let (settings, out, resuming) = args.open(|| Settings::fresh(args.request()))?;
     let _lock = FolderLock::acquire(&out)?;
     let settings = if args.grow {
         let seats = settings.game.choice()?.seats as u32;

@@ -314,31 +314,26 @@ impl TournamentArgs {
     }
 }
 
-impl super::RunFolder for TournamentArgs {
-    const NAME: &'static str = "tournament";
-    fn resume(&self) -> Option<&std::path::Path> {
-        self.resume.as_deref()
-    }
-    fn out(&self) -> Option<&std::path::Path> {
-        self.out.as_deref()
-    }
-    fn run(&self) -> &RunOpts {
-        &self.run
-    }
+/// `RunFolder` for the arguments of a command with `--resume`, `--out` and the run's options.
+macro_rules! run_folder {
+    ($args:ty, $name:literal) => {
+        impl super::RunFolder for $args {
+            const NAME: &'static str = $name;
+            fn resume(&self) -> Option<&std::path::Path> {
+                self.resume.as_deref()
+            }
+            fn out(&self) -> Option<&std::path::Path> {
+                self.out.as_deref()
+            }
+            fn run(&self) -> &RunOpts {
+                &self.run
+            }
+        }
+    };
 }
 
-impl super::RunFolder for SprtArgs {
-    const NAME: &'static str = "sprt";
-    fn resume(&self) -> Option<&std::path::Path> {
-        self.resume.as_deref()
-    }
-    fn out(&self) -> Option<&std::path::Path> {
-        self.out.as_deref()
-    }
-    fn run(&self) -> &RunOpts {
-        &self.run
-    }
-}
+run_folder!(TournamentArgs, "tournament");
+run_folder!(SprtArgs, "sprt");
 
 impl SprtArgs {
     /// The new test these flags ask for, as the library takes it.

@@ -5,11 +5,10 @@
 //! the library's ([`arbiter::grade`]); its files are `report::grade`'s.
 
 use crate::cli::GradeArgs;
-use anyhow::{bail, Context, Result};
-use arbiter::bot::BotSpec;
+use anyhow::{Context, Result};
 use arbiter::engine::settings::GradeSettings as Settings;
 use arbiter::engine::start::{self, Opened};
-use arbiter::grade::class::{self, HASHES};
+use arbiter::grade::class;
 use arbiter::grade::marks;
 use arbiter::grade::rubric::Rubric;
 use arbiter::grade::{self, Tally};
@@ -25,11 +24,9 @@ use std::process::ExitCode;
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let class = std::path::absolute(&args.submissions)?;
     let listed = class::list_students(&class)?;
-    listed.notes.iter().for_each(|n| eprintln!("arbiter: {n}"));
+    run_start::lines(&listed.notes);
+    listed.check_not_empty(&class)?;
     let entries = listed.entries;
-    if entries.is_empty() {
-        bail!("{} holds no submission (files or folders)", class.display());
-    }
     if args.no_sandbox {
         run_start::no_sandbox();
     }
@@ -76,27 +73,14 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
 
     // Which submissions changed since the last run: their games are played again.
     let mut students = class::students(&class, &entries)?;
-    let changed = grade::changed(&students, &class::read_hashes(&out.join(HASHES))?);
-    let games_path = out.join("games.csv");
-    if resuming && !changed.is_empty() {
-        let dropped = grade::forget_games_of(&out, &changed)
-            .with_context(|| format!("updating {}", games_path.display()))?;
+    if let Some((changed, dropped)) = grade::refresh(&out, &students, resuming)? {
         run_start::changed_students(&changed, dropped);
     }
-    class::write_hashes(&out.join(HASHES), &students)?;
+    let games_path = out.join("games.csv");
 
     // Build and start-check every bot: a student that fails is marked, a baseline that fails
     // stops the run.
-    let mut resolved: Vec<(String, Result<BotSpec, _>)> = entries
-        .iter()
-        .map(|e| (e.student.clone(), class::resolve_student(&class, e)))
-        .collect();
-    resolved.extend(settings.baselines.iter().map(|b| {
-        (
-            b.clone(),
-            BotSpec::resolve_named_in(b, Some(&settings.workdir)),
-        )
-    }));
+    let resolved = class::resolve_all(&class, &entries, &settings.baselines, &settings.workdir);
     let mut field = check_bots(resolved, &cfg, true)?;
     run_start::lines(field.mark_wrong_game(choice.name()));
     let n = students.len();
@@ -164,14 +148,13 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     standings::write_files(&out, &table)?;
     let rows = marks::rows(&students, &baseline_names, &table, &rubric);
     report::marks::write_csv(&out.join("marks.csv"), &baseline_names, &rows)?;
-    let summary = format!(
-        "{} games per pairing of {}, seed {}; baselines: {}; {} students, {} of them built.",
+    let summary = report::summary(
         settings.games,
-        choice.describe(),
+        &choice.describe(),
         settings.seed,
-        baseline_names.join(", "),
+        &baseline_names,
         n,
-        plan.built
+        plan.built,
     );
     report::page::write(
         &report::page::Context {
@@ -190,14 +173,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         &rows,
         &table,
     )?;
-    let mut stdout = std::io::stdout().lock();
-    report::marks::print(&mut stdout, &baseline_names, &rows, rubric.maximum())?;
-    use std::io::Write;
-    writeln!(
-        stdout,
-        "\nMarks: {}; report: {}",
-        out.join("marks.csv").display(),
-        out.join("report.html").display()
+    report::print_end(
+        &mut std::io::stdout().lock(),
+        &baseline_names,
+        &rows,
+        rubric.maximum(),
+        &out,
     )?;
     Ok(ExitCode::SUCCESS)
 }

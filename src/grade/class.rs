@@ -28,6 +28,14 @@ pub enum ClassError {
         #[source]
         source: csv::Error,
     },
+    #[error("{} holds no submission (files or folders)", .0.display())]
+    Empty(PathBuf),
+    #[error("updating {}", path.display())]
+    Update {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error(transparent)]
@@ -39,6 +47,16 @@ pub enum ClassError {
 pub struct Class {
     pub entries: Vec<Entry>,
     pub notes: Vec<String>,
+}
+
+impl Class {
+    /// Refuses a class folder `dir` without a student.
+    pub fn check_not_empty(&self, dir: &Path) -> Result<(), ClassError> {
+        if self.entries.is_empty() {
+            return Err(ClassError::Empty(dir.to_path_buf()));
+        }
+        Ok(())
+    }
 }
 
 /// The file that remembers each student's submission hash between runs.
@@ -141,6 +159,23 @@ pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
         })
         .collect();
     Ok(Class { entries, notes })
+}
+
+/// Every bot of a grading: each student of `entries` (of class folder `class`), then the
+/// `baselines` as typed in `workdir`, as `(name, resolution)` pairs for the bot checks.
+pub fn resolve_all(
+    class: &Path,
+    entries: &[Entry],
+    baselines: &[String],
+    workdir: &Path,
+) -> Vec<(String, Result<BotSpec, SpecError>)> {
+    let students = entries
+        .iter()
+        .map(|e| (e.student.clone(), resolve_student(class, e)));
+    let baselines = baselines
+        .iter()
+        .map(|b| (b.clone(), BotSpec::resolve_named_in(b, Some(workdir))));
+    students.chain(baselines).collect()
 }
 
 /// The bot of one student: a folder with a bot.toml is copied into the build cache and built

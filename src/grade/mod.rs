@@ -128,6 +128,28 @@ pub fn forget_games_of(out: &Path, changed: &[String]) -> std::io::Result<usize>
     Ok(dropped.len())
 }
 
+/// The submissions of `students` that changed since the last grading into `out`, and how many
+/// of their games were forgotten to be played again (when the run is continued, `resuming`);
+/// then their hashes are remembered for the next run.
+pub fn refresh(
+    out: &Path,
+    students: &[Student],
+    resuming: bool,
+) -> Result<Option<(Vec<String>, usize)>, class::ClassError> {
+    let changed = changed(students, &class::read_hashes(&out.join(class::HASHES))?);
+    let mut forgotten = None;
+    if resuming && !changed.is_empty() {
+        let dropped =
+            forget_games_of(out, &changed).map_err(|source| class::ClassError::Update {
+                path: out.join("games.csv"),
+                source,
+            })?;
+        forgotten = Some((changed, dropped));
+    }
+    class::write_hashes(&out.join(class::HASHES), students)?;
+    Ok(forgotten)
+}
+
 /// What the ratings count of a finished game, as it reads back from games.csv; `None` for a game
 /// the referee could not play (ratings skip it).
 pub fn result_row(f: &Finished) -> Option<ResultRow> {

@@ -30,3 +30,35 @@ pub fn write_build_logs(
     }
     Ok(())
 }
+
+/// The grading page's summary line.
+pub fn summary(
+    games: u32,
+    game: &str,
+    seed: u64,
+    baselines: &[String],
+    students: usize,
+    built: usize,
+) -> String {
+    format!(
+        "{games} games per pairing of {game}, seed {seed}; baselines: {}; {students} students, {built} of them built.",
+        baselines.join(", "),
+    )
+}
+
+/// The end of a grading on `stdout`: the marks table and where marks.csv and the report are.
+pub fn print_end(
+    stdout: &mut impl std::io::Write,
+    baselines: &[String],
+    rows: &[crate::grade::marks::Row],
+    maximum: f64,
+    out: &Path,
+) -> std::io::Result<()> {
+    marks::print(stdout, baselines, rows, maximum)?;
+    writeln!(
+        stdout,
+        "\nMarks: {}; report: {}",
+        out.join("marks.csv").display(),
+        out.join("report.html").display()
+    )
+}

@@ -41,7 +41,9 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     let merged = out.join("games.csv");
     let summary = merge_games(&files, &merged, choice.seats, |n, id, bots| {
         let input = &inputs[present[n]];
-        Ok(merging.check(&input.dir, input.settings.shard, id, bots)?)
+        merging
+            .check(&input.dir, input.settings.shard, id, bots)
+            .map_err(Into::into)
     })?;
     merge_end::file_notes(&summary.torn, summary.repeated, 0);
     arbiter::engine::settings::save(&out, &run)?;

@@ -4,10 +4,67 @@
 //! shards' records.jsonl are merged the same way, so the merged run has its replays.
 
 use crate::results::games_csv::{complete_length, GameRow};
-use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+/// A check's refusal of a row (see [`merge_games`]).
+pub type Rejection = Box<dyn std::error::Error + Send + Sync>;
+
+/// Files that cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeFilesError {
+    #[error("reading {}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("writing {}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("writing {}", path.display())]
+    WriteCsv { path: PathBuf, source: csv::Error },
+    #[error("{}: not a CSV file", path.display())]
+    NotCsv { path: PathBuf, source: csv::Error },
+    #[error(
+        "{} and {} have different columns (files of different arbiter versions or \
+         games?); merge files of one run",
+        first.display(), other.display()
+    )]
+    Columns { first: PathBuf, other: PathBuf },
+    #[error("{}: no game_id column", .0.display())]
+    NoGameId(PathBuf),
+    #[error("{}: no bot{seat} column (not {seats}-seat games)", path.display())]
+    NoBot {
+        path: PathBuf,
+        seat: usize,
+        seats: usize,
+    },
+    /// Row `row` of `path` (the header is row 1) cannot be read.
+    #[error("{}: row {row}", path.display())]
+    Row {
+        path: PathBuf,
+        row: usize,
+        source: csv::Error,
+    },
+    #[error("{}: row {row} has no game id", path.display())]
+    NoId { path: PathBuf, row: usize },
+    /// The check refused row `row` of `path`.
+    #[error("{}: row {row}", path.display())]
+    Rejected {
+        path: PathBuf,
+        row: usize,
+        source: Rejection,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+}
+
+type Result<T> = std::result::Result<T, MergeFilesError>;
 
 /// What a merge copied.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -27,15 +84,20 @@ pub fn merge_games(
     inputs: &[PathBuf],
     out: &Path,
     seats: usize,
-    mut check: impl FnMut(usize, u64, &[String]) -> Result<()>,
+    mut check: impl FnMut(usize, u64, &[String]) -> std::result::Result<(), Rejection>,
 ) -> Result<MergeSummary> {
     let mut summary = MergeSummary::default();
-    let mut writer =
-        csv::Writer::from_path(out).with_context(|| format!("writing {}", out.display()))?;
+    let mut writer = csv::Writer::from_path(out).map_err(|source| MergeFilesError::WriteCsv {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let mut header: Option<(csv::StringRecord, PathBuf)> = None;
     let mut seen = crate::results::games_csv::DoneSet::default();
     for (n, path) in inputs.iter().enumerate() {
-        let mut file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut file = File::open(path).map_err(|source| MergeFilesError::Read {
+            path: path.clone(),
+            source,
+        })?;
         let keep = complete_length(&mut file)?;
         if keep < file.metadata()?.len() {
             summary.torn.push(path.clone());
@@ -44,18 +106,21 @@ pub fn merge_games(
         let mut reader = csv::Reader::from_reader(BufReader::new(file.take(keep)));
         let columns = reader
             .headers()
-            .with_context(|| format!("{}: not a CSV file", path.display()))?
+            .map_err(|source| MergeFilesError::NotCsv {
+                path: path.clone(),
+                source,
+            })?
             .clone();
         if columns.is_empty() {
             continue;
         }
         match &header {
-            Some((first, from)) if *first != columns => bail!(
-                "{} and {} have different columns (files of different arbiter versions or \
-                 games?); merge files of one run",
-                from.display(),
-                path.display()
-            ),
+            Some((first, from)) if *first != columns => {
+                return Err(MergeFilesError::Columns {
+                    first: from.clone(),
+                    other: path.clone(),
+                })
+            }
             Some(_) => {}
             None => {
                 writer.write_record(&columns)?;
@@ -63,29 +128,39 @@ pub fn merge_games(
             }
         }
         let col = |name: &str| columns.iter().position(|h| h == name);
-        let id_col =
-            col("game_id").with_context(|| format!("{}: no game_id column", path.display()))?;
+        let id_col = col("game_id").ok_or_else(|| MergeFilesError::NoGameId(path.clone()))?;
         let bot_cols: Vec<usize> = (0..seats)
-            .map(|i| {
-                col(&format!("bot{i}")).with_context(|| {
-                    format!(
-                        "{}: no bot{i} column (not {seats}-seat games)",
-                        path.display()
-                    )
+            .map(|seat| {
+                col(&format!("bot{seat}")).ok_or_else(|| MergeFilesError::NoBot {
+                    path: path.clone(),
+                    seat,
+                    seats,
                 })
             })
             .collect::<Result<_>>()?;
         for (line, record) in reader.records().enumerate() {
-            let record = record.with_context(|| format!("{}: row {}", path.display(), line + 2))?;
+            let row = line + 2;
+            let record = record.map_err(|source| MergeFilesError::Row {
+                path: path.clone(),
+                row,
+                source,
+            })?;
             let id: u64 = record
                 .get(id_col)
                 .and_then(|v| v.trim().parse().ok())
-                .with_context(|| format!("{}: row {} has no game id", path.display(), line + 2))?;
+                .ok_or_else(|| MergeFilesError::NoId {
+                    path: path.clone(),
+                    row,
+                })?;
             let bots: Vec<String> = bot_cols
                 .iter()
                 .map(|&c| record.get(c).unwrap_or("").to_string())
                 .collect();
-            check(n, id, &bots).with_context(|| format!("{}: row {}", path.display(), line + 2))?;
+            check(n, id, &bots).map_err(|source| MergeFilesError::Rejected {
+                path: path.clone(),
+                row,
+                source,
+            })?;
             if seen.contains(id) {
                 summary.repeated += 1;
                 continue;
@@ -131,15 +206,13 @@ mod tests {
         // A rejected row stops the merge with the file and row named.
         let err = merge_games(std::slice::from_ref(&a), &out, 2, |_, id, _| {
             if id == 1 {
-                bail!("not ours")
+                return Err("not ours".into());
             }
             Ok(())
         })
         .unwrap_err();
-        assert!(
-            format!("{err:#}").contains("a.csv: row 3: not ours"),
-            "{err:#}"
-        );
+        let text = crate::report::errors::chain_text(&err);
+        assert!(text.contains("a.csv: row 3: not ours"), "{text}");
         // Other columns are refused.
         std::fs::write(&b, "game_id,bot0,bot1,winner\n").unwrap();
         let err = merge_games(&[a, b], &out, 2, |_, _, _| Ok(())).unwrap_err();
@@ -169,25 +242,27 @@ pub fn merge_records(inputs: &[PathBuf], out: &Path) -> Result<RecordsMerged> {
     }
     let mut summary = RecordsMerged::default();
     let tmp = out.with_extension("jsonl.tmp");
-    let mut writer = std::io::BufWriter::new(
-        File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?,
-    );
+    let write = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| MergeFilesError::Write { path, source }
+    };
+    let read = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| MergeFilesError::Read { path, source }
+    };
+    let mut writer = std::io::BufWriter::new(File::create(&tmp).map_err(write(&tmp))?);
     let mut seen = crate::results::games_csv::DoneSet::default();
     let mut line = Vec::new();
     for path in inputs {
         let file = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+            Err(e) => return Err(read(path)(e)),
         };
         let mut reader = BufReader::new(file);
         loop {
             line.clear();
-            if reader
-                .read_until(b'\n', &mut line)
-                .with_context(|| format!("reading {}", path.display()))?
-                == 0
-            {
+            if reader.read_until(b'\n', &mut line).map_err(read(path))? == 0 {
                 break;
             }
             let id = match serde_json::from_slice::<Id>(&line) {
@@ -210,8 +285,8 @@ pub fn merge_records(inputs: &[PathBuf], out: &Path) -> Result<RecordsMerged> {
         .into_inner()
         .map_err(|e| e.into_error())
         .and_then(|f| f.sync_all())
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+        .map_err(write(&tmp))?;
+    std::fs::rename(&tmp, out).map_err(write(out))?;
     Ok(summary)
 }
 

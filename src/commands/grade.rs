@@ -5,7 +5,7 @@
 //! the library's ([`arbiter::grade`]); its files are `report::grade`'s.
 
 use crate::cli::GradeArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arbiter::engine::settings::GradeSettings as Settings;
 use arbiter::engine::start::{self, Opened};
 use arbiter::grade::class;
@@ -15,7 +15,6 @@ use arbiter::grade::{self, Tally};
 use arbiter::report::grade as report;
 use arbiter::report::run_display::{check_bots, play_and_record};
 use arbiter::report::{run_start, standings};
-use arbiter::results::games_csv::GamesCsv;
 use arbiter::results::lock::FolderLock;
 use arbiter::tournament::Runner;
 use std::path::PathBuf;
@@ -76,7 +75,6 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     if let Some((changed, dropped)) = grade::refresh(&out, &students, resuming)? {
         run_start::changed_students(&changed, dropped);
     }
-    let games_path = out.join("games.csv");
 
     // Build and start-check every bot: a student that fails is marked, a baseline that fails
     // stops the run.
@@ -98,8 +96,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     report::write_build_logs(&out, &students, bots, problems)?;
 
     let active = field.active();
-    let (mut csv, done) = GamesCsv::open(&games_path, k)
-        .with_context(|| format!("opening {}", games_path.display()))?;
+    let (mut csv, done) = start::open_games(&out, k)?;
     let plan = grade::schedule(&settings, n, baseline_names.len(), k, &active, &done);
     let placement = args.run.placement(cfg.freeze_idle);
     run_start::placement(&placement);
@@ -128,7 +125,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     // The standings the marks come from are tallied as games are recorded, on their own thread.
     let order = field.playing();
-    let mut tally = Tally::read(&games_path, &order)?.follow();
+    let mut tally = Tally::read(csv.path(), &order)?.follow();
     // The tournament's report and replay pages are written as games end; the grading page
     // below then takes report.html's place and links to the replay pages.
     let played = play_and_record(

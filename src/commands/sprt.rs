@@ -4,13 +4,12 @@
 //! ([`arbiter::engine::sprt`]) and the terminal's consumers -> the result block.
 
 use crate::cli::{RunFolder, SprtArgs};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arbiter::engine::settings::{Recorded, SprtSettings as Settings};
 use arbiter::engine::sprt::SprtFollower;
 use arbiter::engine::start::{self, RESUME_MAY_CHANGE};
 use arbiter::rating::{Decision, EloEstimate};
 use arbiter::report::{self, run_display, run_start, sprt_block};
-use arbiter::results::games_csv::GamesCsv;
 use arbiter::results::lock::FolderLock;
 use arbiter::tournament::{Finished, Runner};
 use std::io::Write;
@@ -43,9 +42,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         "continue with: arbiter sprt --resume {}",
         out.display()
     ));
-    let csv_path = out.join("games.csv");
-    let (mut csv, done) =
-        GamesCsv::open(&csv_path, 2).with_context(|| format!("opening {}", csv_path.display()))?;
+    let (mut csv, done) = start::open_games(&out, 2)?;
+    let csv_path = csv.path().to_path_buf();
     let mut test = SprtFollower::new(params, &new_name);
     test.read(&csv_path)?;
     let todo = settings.games_to_play(&done)?;

@@ -2,12 +2,11 @@
 //! run engine with the terminal's consumers ([`arbiter::report::run_display`]) -> standings.
 
 use crate::cli::{self, RunFolder, TournamentArgs};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arbiter::engine::settings::Recorded;
 pub use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::start::{self, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
 use arbiter::report::{run_display, run_start, standings};
-use arbiter::results::games_csv::GamesCsv;
 use arbiter::results::lock::FolderLock;
 use arbiter::tournament::Runner;
 use std::process::ExitCode;
@@ -44,8 +43,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     let active = field.active();
 
     arbiter::engine::settings::save(&out, &settings)?;
-    let (mut csv, done) = GamesCsv::open(&out.join("games.csv"), seats)
-        .with_context(|| format!("opening {}", out.join("games.csv").display()))?;
+    let (mut csv, done) = start::open_games(&out, seats)?;
     let todo = settings.games_to_play(seats, &active, &done);
     run_start::lines(settings.game.memory_note());
     let placement = args.run.placement(cfg.freeze_idle);

@@ -5,6 +5,7 @@
 
 use super::settings::{self, GrowError, OpeningsError, OpeningsSettings, Recorded, SettingsError};
 use super::{BotCheck, GameSettings, GameSettingsError, NameClash};
+use crate::results::games_csv::{DoneSet, GamesCsv};
 use crate::results::lock::LockError;
 use crate::tournament::openings::{BookError, Order};
 use crate::tournament::{Format, Shard};
@@ -29,6 +30,11 @@ pub enum StartError {
     NameClash(#[from] NameClash),
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    #[error("opening {}", path.display())]
+    GamesCsv {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(
         "--resume {} continues the run with its recorded settings ({}), so {} would be \
          ignored; leave {} out, or start a new run with another --out",
@@ -180,6 +186,13 @@ pub fn open<S: Recorded, E: From<SettingsError> + From<std::io::Error>>(
         dir: std::path::absolute(&dir)?,
         resuming,
     })
+}
+
+/// Opens the games.csv of results folder `dir` for games of `seats` seats (made if missing, a
+/// torn last line cut off), with the games it already holds.
+pub fn open_games(dir: &Path, seats: usize) -> Result<(GamesCsv, DoneSet), StartError> {
+    let path = dir.join("games.csv");
+    GamesCsv::open(&path, seats).map_err(|source| StartError::GamesCsv { path, source })
 }
 
 impl OpeningsSettings {

@@ -211,13 +211,10 @@ mod tests {
 /// Scripts that could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
-    #[error("creating {}", path.display())]
-    Create {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("writing {}", path.display())]
-    Write {
+    /// `doing` (creating, writing) `path` failed.
+    #[error("{doing} {}", path.display())]
+    File {
+        doing: &'static str,
         path: PathBuf,
         source: std::io::Error,
     },
@@ -229,17 +226,21 @@ impl Job {
     /// Writes the three scripts (executable) into [`Job::slurm_dir`].
     pub fn write(&self) -> Result<(), ScriptError> {
         let dir = self.slurm_dir();
-        std::fs::create_dir_all(&dir)
-            .map_err(|source| ScriptError::Create { path: dir, source })?;
+        let failed = |doing, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ScriptError::File {
+                doing,
+                path,
+                source,
+            }
+        };
+        std::fs::create_dir_all(&dir).map_err(failed("creating", &dir))?;
         for (path, text) in [
             (self.shards_file(), self.shards_script()),
             (self.merge_file(), self.merge_script()),
             (self.submit_file(), self.submit_script()),
         ] {
-            std::fs::write(&path, text).map_err(|source| ScriptError::Write {
-                path: path.clone(),
-                source,
-            })?;
+            std::fs::write(&path, text).map_err(failed("writing", &path))?;
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
         }

@@ -4,7 +4,7 @@
 use crate::cli::{self, RunFolder, TournamentArgs};
 use anyhow::Result;
 use arbiter::engine::settings::Recorded;
-pub use arbiter::engine::settings::TournamentSettings as Settings;
+use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::start::{self, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
 use arbiter::report::{run_display, run_start, standings};
 use arbiter::results::lock::FolderLock;

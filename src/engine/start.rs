@@ -1,8 +1,8 @@
 //! Before a run's first game: its settings are made from the command's request (checked) or
 //! taken from its results folder (the same run again, `--resume`, `--grow`), options that a
-//! continued run would ignore are refused, and the bots that can play are counted (`start/field.rs`).
-//! New runs' settings are made from requests in `start/new_run.rs`. Every refusal is a [`StartError`]
-//! that says what to do; nothing here prints.
+//! continued run would ignore are refused, and the bots that can play are counted
+//! (`start/field.rs`). New runs' settings are made from requests in `start/new_run.rs`. Every
+//! refusal is a [`StartError`] that says what to do; nothing here prints.
 
 use super::settings::{self, GrowError, OpeningsError, Recorded, SettingsError};
 use super::{GameSettingsError, NameClash};

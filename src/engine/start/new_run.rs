@@ -55,15 +55,10 @@ impl settings::TournamentSettings {
                 got: r.bots.len(),
             });
         }
-        if r.games == 0 || !r.games.is_multiple_of(seats as u32) {
-            return Err(StartError::Games {
-                seats,
-                got: r.games,
-            });
-        }
-        if r.tables == Some(0) {
-            return Err(StartError::Tables);
-        }
+        check_games(r.games, r.tables, seats, |seats, got| StartError::Games {
+            seats,
+            got,
+        })?;
         if let (Some(shard), None) = (r.shard, r.seed) {
             return Err(StartError::ShardSeed { shard });
         }
@@ -153,15 +148,27 @@ impl settings::GradeSettings {
     pub fn check(&self, openings: Option<&str>) -> Result<usize, StartError> {
         self.game.check_run(self.opening_plies, openings)?;
         let seats = self.game.choice()?.seats;
-        if self.games == 0 || !self.games.is_multiple_of(seats as u32) {
-            return Err(StartError::GradeGames {
-                seats,
-                got: self.games,
-            });
-        }
-        if self.tables == Some(0) {
-            return Err(StartError::Tables);
-        }
+        check_games(self.games, self.tables, seats, |seats, got| {
+            StartError::GradeGames { seats, got }
+        })?;
         Ok(seats)
     }
+}
+
+/// Every table of `seats` bots plays rounds of `seats` games (each bot in every seat once):
+/// `games` per table must be a positive multiple of `seats` (else the error `wrong(seats,
+/// games)` says so), and sampled `tables` at least one.
+fn check_games(
+    games: u32,
+    tables: Option<usize>,
+    seats: usize,
+    wrong: impl FnOnce(usize, u32) -> StartError,
+) -> Result<(), StartError> {
+    if games == 0 || !games.is_multiple_of(seats as u32) {
+        return Err(wrong(seats, games));
+    }
+    if tables == Some(0) {
+        return Err(StartError::Tables);
+    }
+    Ok(())
 }

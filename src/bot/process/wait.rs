@@ -6,6 +6,10 @@ use rustix::event::{poll, PollFd, PollFlags};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
+/// How long a bot that closed its stdout is given to show its exit before it is called a bot
+/// that closed its stdout and kept running.
+const EXIT_AFTER_EOF: Duration = Duration::from_secs(1);
+
 /// Waits until bot `seat` has a complete line, exits, closes stdout, overflows or `deadline`
 /// passes; meanwhile drains every bot's stderr so none of them can block on a full pipe.
 pub fn wait_line(bots: &mut [BotProcess], seat: usize, deadline: Instant) -> Wait {
@@ -21,8 +25,12 @@ pub fn wait_line(bots: &mut [BotProcess], seat: usize, deadline: Instant) -> Wai
             return Wait::Exited(status);
         }
         if bot.stdout.is_none() {
-            // End of file: tell an exit from a bot that only closed its stdout.
-            return match wait_exit(bot, Duration::from_millis(20)) {
+            // End of file: tell an exit from a bot that only closed its stdout. An exiting
+            // bot closes its stdout before its exit can be seen (an isolated bot's through its
+            // init, which must be scheduled to pass the status on): on a loaded machine that
+            // took over 20 ms, and a crash was named "closed its standard output". The game is
+            // lost either way; the wait only names how, so it may be long.
+            return match wait_exit(bot, EXIT_AFTER_EOF) {
                 Some(status) => Wait::Exited(status),
                 None => Wait::ClosedStdout,
             };

@@ -123,8 +123,9 @@ pub struct BenchReport {
     /// Concurrency 1 on the wall clock (`--clock wall`), for the fair clock's cost.
     pub turn_us_wall_clock: f64,
     pub referee_cpu_us_per_turn_wall_clock: f64,
-    /// The fair clock's own reading of the bot's and the referee's waiting for a CPU, twice a
-    /// turn, measured alone on a live bot: this thread's CPU time per turn, µs.
+    /// The fair clock's own reading of the bot's and the referee's waiting for a CPU, once a
+    /// turn as for an instant bot (a quick answer is not read again), measured alone on a live
+    /// bot: this thread's CPU time per turn, µs. (Before 2026-11-24 16:00 UTC: two readings.)
     pub fair_clock_cpu_us_per_turn: f64,
     /// CPUs other programs kept busy on average while the bench ran, and the 1-minute load
     /// average at its end: on a busy machine every figure includes waiting for a CPU.

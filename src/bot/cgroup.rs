@@ -13,7 +13,7 @@
 
 mod pool;
 
-pub use pool::{drop_spares, give_back, spares};
+pub use pool::{drop_spares, give_back};
 
 use rustix::process::{kill_process, Pid, Signal};
 use std::ffi::CString;
@@ -315,11 +315,6 @@ impl Cgroup {
         self.pids
             .as_ref()
             .map_or(0, |dir| count_in(&dir.join("pids.events"), "max"))
-    }
-
-    /// The folder of each controller it has (one in v2; pids, memory, freezer in v1).
-    pub fn dirs(&self) -> &[PathBuf] {
-        &self.dirs
     }
 
     /// Freezes (or thaws) every process of the bot; false when there is no freezer.

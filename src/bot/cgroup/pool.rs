@@ -68,18 +68,6 @@ pub fn drop_spares() {
     drop(spares);
 }
 
-/// The folders of this thread's spares (for tests and checks).
-pub fn spares() -> Vec<std::path::PathBuf> {
-    SPARES
-        .try_with(|s| {
-            s.borrow()
-                .iter()
-                .flat_map(|g| g.dirs.iter().cloned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Proves `group` fit for a new bot (see the module's comment) and sets it up for one.
 fn make_ready(group: &mut Cgroup) -> bool {
     if group.has_freezer() && !(group.set_frozen(false) && thawed(group)) {

@@ -100,7 +100,8 @@ pub struct BenchReport {
     /// single CPU): the scheduler's choice between the two is what makes the free floor vary.
     pub floor_same_cpu_us: f64,
     pub floor_cross_cpu_us: f64,
-    /// Starting and ending the two bots of a game that plays no turn (wall, median), µs.
+    /// Starting and ending the two bots of a game that plays no turn (wall, median), µs; one
+    /// worker plays them all, reusing its bots' cgroups as a tournament's workers do.
     pub game_setup_us: f64,
     /// The referee's CPU time for that start and end, per game, µs.
     pub game_setup_cpu_us: f64,
@@ -247,6 +248,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     // Every run but the `_free` ones places the games as a tournament does by default.
     let auto = Concurrency::auto;
     progress("game start and end");
+    // Played by one worker, as a tournament's games are: from its second game on, its bots get
+    // the cgroups of the bots before them (see `bot::cgroup`'s pool), not new ones.
     let setup_cfg = RefereeConfig {
         max_turns: 0,
         ..generous.clone()

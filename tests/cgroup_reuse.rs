@@ -1,8 +1,9 @@
 //! A game thread gives its ended bots' cgroups to its next bots (issue 26): attacked by bots
 //! that leave children behind, go over their memory limit, leave files in the page cache and
 //! fork-bomb, the next game's bots in the same thread still start in an empty cgroup, with a
-//! memory figure of their own and verdicts of their own, and every cgroup is gone at the end.
-//! One test in this file: cgroup names count up per referee process, which the test reads.
+//! memory figure of their own and verdicts of their own, and every cgroup is gone at the end of
+//! the run, and after a stop. (The names of this process's cgroups count up from 0, which the
+//! first test reads: no other test here makes cgroups in this process.)
 
 mod common;
 
@@ -14,6 +15,34 @@ use common::*;
 use std::ops::ControlFlow;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
+
+/// Whether bot cgroups can be made here (as root); fails where `CI` is set without root.
+fn as_root() -> bool {
+    if rustix::process::geteuid().is_root() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "bot cgroups need root (CI runs the tests as root): run `cargo test` as root"
+    );
+    eprintln!("not root: cgroup reuse is not tested here");
+    false
+}
+
+/// The cgroups of referee `pid` left in the pids and freezer hierarchies.
+fn cgroups_of(pid: u32) -> Vec<String> {
+    ["pids", "freezer"]
+        .iter()
+        .flat_map(|c| {
+            std::fs::read_dir(format!("/sys/fs/cgroup/{c}"))
+                .into_iter()
+                .flatten()
+        })
+        .flatten()
+        .map(|e| e.path().display().to_string())
+        .filter(|p| p.contains(&format!("/arbiter-{pid}-")))
+        .collect()
+}
 
 fn bot(name: &str, mode: &str) -> BotSpec {
     let line = hostile(mode);
@@ -38,12 +67,7 @@ fn cgroup_note(tail: &str) -> (String, usize, u64) {
 
 #[test]
 fn a_reused_cgroup_is_empty_and_carries_no_verdict_or_memory_of_the_last_bot() {
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "bot cgroups need root (CI runs the tests as root): run `cargo test` as root"
-        );
-        eprintln!("not root: cgroup reuse is not tested here");
+    if !as_root() {
         return;
     }
     assert!(
@@ -157,15 +181,51 @@ fn a_reused_cgroup_is_empty_and_carries_no_verdict_or_memory_of_the_last_bot() {
     );
     assert!(processes_with(&marker).is_empty(), "children left behind");
     // The worker has ended: its spares are gone with it.
-    for controller in ["pids", "freezer"] {
-        let left: Vec<String> = std::fs::read_dir(format!("/sys/fs/cgroup/{controller}"))
-            .map(|d| {
-                d.flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.starts_with(&format!("arbiter-{pid}-")))
-                    .collect()
-            })
-            .unwrap_or_default();
-        assert!(left.is_empty(), "{controller} cgroups left: {left:?}");
+    let left = cgroups_of(pid);
+    assert!(left.is_empty(), "cgroups left: {left:?}");
+}
+
+#[test]
+fn a_stopped_tournament_leaves_no_cgroup() {
+    if !as_root() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(dir.path())
+        .args(["tournament", "--games", "100000", "--concurrency", "2"])
+        .arg(format!("a={}", first_bot()))
+        .arg(format!("b={}", first_bot()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = run.id();
+    // Games are under way, and ended bots' cgroups wait as spares, when the stop comes.
+    let t = std::time::Instant::now();
+    while cgroups_of(pid).is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(20), "no game started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = run.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    // The watchdog removes what the referee left once it has ended.
+    let t = std::time::Instant::now();
+    loop {
+        let left = cgroups_of(pid);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "cgroups left: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -77,8 +77,9 @@ fn load_average() -> Option<f64> {
         .ok()
 }
 
-/// The fair clock's reading of a live bot's waiting and the referee's, done twice a turn (at
-/// the start and at the answer): this thread's CPU time for that, per turn, µs.
+/// The fair clock's reading of a live bot's waiting and the referee's, done once a turn of an
+/// instant bot (at the start; an answer within `QUICK_ANSWER` needs no second reading, a
+/// slower turn reads again at its answer): this thread's CPU time for that, per turn, µs.
 pub(super) fn fair_clock_cost_us(bot: &crate::bot::BotProcess, rounds: usize) -> f64 {
     let thread_cpu = || {
         let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
@@ -86,7 +87,7 @@ pub(super) fn fair_clock_cost_us(bot: &crate::bot::BotProcess, rounds: usize) ->
     };
     let mut waits = Vec::new();
     let t0 = thread_cpu();
-    for _ in 0..rounds * 2 {
+    for _ in 0..rounds {
         bot.run_queue_waits(&mut waits);
         std::hint::black_box(crate::bot::schedstat::this_thread_wait());
     }

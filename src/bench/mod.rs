@@ -100,7 +100,8 @@ pub struct BenchReport {
     /// single CPU): the scheduler's choice between the two is what makes the free floor vary.
     pub floor_same_cpu_us: f64,
     pub floor_cross_cpu_us: f64,
-    /// Starting and ending the two bots of a game that plays no turn (wall, median), µs.
+    /// Starting and ending the two bots of a game that plays no turn (wall, median), µs; one
+    /// worker plays them all, reusing its bots' cgroups as a tournament's workers do.
     pub game_setup_us: f64,
     /// The referee's CPU time for that start and end, per game, µs.
     pub game_setup_cpu_us: f64,
@@ -123,8 +124,9 @@ pub struct BenchReport {
     /// Concurrency 1 on the wall clock (`--clock wall`), for the fair clock's cost.
     pub turn_us_wall_clock: f64,
     pub referee_cpu_us_per_turn_wall_clock: f64,
-    /// The fair clock's own reading of the bot's and the referee's waiting for a CPU, twice a
-    /// turn, measured alone on a live bot: this thread's CPU time per turn, µs.
+    /// The fair clock's own reading of the bot's and the referee's waiting for a CPU, once a
+    /// turn as for an instant bot (a quick answer is not read again), measured alone on a live
+    /// bot: this thread's CPU time per turn, µs. (Before 2026-11-24 16:00 UTC: two readings.)
     pub fair_clock_cpu_us_per_turn: f64,
     /// CPUs other programs kept busy on average while the bench ran, and the 1-minute load
     /// average at its end: on a busy machine every figure includes waiting for a CPU.
@@ -246,6 +248,8 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
     // Every run but the `_free` ones places the games as a tournament does by default.
     let auto = Concurrency::auto;
     progress("game start and end");
+    // Played by one worker, as a tournament's games are: from its second game on, its bots get
+    // the cgroups of the bots before them (see `bot::cgroup`'s pool), not new ones.
     let setup_cfg = RefereeConfig {
         max_turns: 0,
         ..generous.clone()

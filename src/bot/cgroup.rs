@@ -8,7 +8,12 @@
 //!
 //! Each controller is optional: where one cannot be had the caller falls back (RLIMIT_NPROC,
 //! RLIMIT_DATA, SIGSTOP to the process group). The cgroups are made below the referee's own, so
-//! limits set on the referee still hold for its bots.
+//! limits set on the referee still hold for its bots. A game thread keeps the cgroups of its
+//! ended bots, proven empty, for its next bots (see [`pool`]).
+
+mod pool;
+
+pub use pool::{drop_spares, give_back};
 
 use rustix::process::{kill_process, Pid, Signal};
 use std::ffi::CString;
@@ -194,14 +199,24 @@ pub struct Cgroup {
     /// The pids controller's folder, and its cap when it enforces one.
     pids: Option<PathBuf>,
     pub max_pids: Option<u64>,
-    /// The freezer's file, open, and whether it is v2 (`cgroup.freeze`) or v1 (`freezer.state`).
-    freezer: Option<(std::fs::File, bool)>,
+    /// The freezer's file, open, whether it is v2 (`cgroup.freeze`) or v1 (`freezer.state`),
+    /// and its folder.
+    freezer: Option<(std::fs::File, bool, PathBuf)>,
+    /// The limits it was made with (process cap, memory), which a reuse must ask for again.
+    requested: (Option<u64>, Option<u64>),
+    /// The counts of OOM kills and of refused forks when its bot started: both counters only
+    /// grow, so a reused cgroup's verdicts count from there.
+    oom_base: u64,
+    pids_base: u64,
 }
 
 impl Cgroup {
     /// Creates the cgroups of one bot: at most `max_pids` processes and `memory_bytes` of
     /// memory (no limit for `None`); `None` when this machine allows none.
     pub fn create(max_pids: Option<u64>, memory_bytes: Option<u64>) -> Option<Cgroup> {
+        if let Some(spare) = pool::take((max_pids, memory_bytes)) {
+            return Some(spare);
+        }
         let places = places();
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let name = format!("arbiter-{}-{n}", std::process::id());
@@ -213,6 +228,9 @@ impl Cgroup {
             pids: None,
             max_pids: None,
             freezer: None,
+            requested: (max_pids, memory_bytes),
+            oom_base: 0,
+            pids_base: 0,
         };
         let mut make = |base: &Option<PathBuf>| -> Option<PathBuf> {
             let dir = base.as_ref()?.join(&name);
@@ -262,44 +280,46 @@ impl Cgroup {
                 .write(true)
                 .open(dir.join(file))
                 .ok()
-                .map(|f| (f, v2));
+                .map(|f| (f, v2, dir));
         }
         Some(group)
     }
 
-    /// Whether the kernel killed a process of the bot for going over its memory limit.
+    /// Whether the kernel killed a process of the bot for going over its memory limit (since
+    /// this bot started: a reused cgroup's earlier kills are not its bot's).
     pub fn memory_exceeded(&self) -> bool {
+        self.oom_kills() > self.oom_base
+    }
+
+    /// The cgroup's count of OOM kills so far (`oom_kill` of v1 `memory.oom_control` or v2
+    /// `memory.events`); 0 without a memory controller.
+    fn oom_kills(&self) -> u64 {
         let Some((dir, v2)) = &self.memory else {
-            return false;
+            return 0;
         };
         let file = if *v2 {
             "memory.events"
         } else {
             "memory.oom_control"
         };
-        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
-        text.lines().any(|l| {
-            let mut words = l.split_whitespace();
-            words.next() == Some("oom_kill") && words.next().is_some_and(|n| n != "0")
-        })
+        count_in(&dir.join(file), "oom_kill")
     }
 
     /// Whether a fork or thread of the bot was refused for going over its process cap
-    /// (`pids.events`' `max` count, in cgroup v1 and v2).
+    /// (`pids.events`' `max` count, in cgroup v1 and v2), since this bot started.
     pub fn pids_exceeded(&self) -> bool {
-        let Some(dir) = &self.pids else {
-            return false;
-        };
-        let text = std::fs::read_to_string(dir.join("pids.events")).unwrap_or_default();
-        text.lines().any(|l| {
-            let mut words = l.split_whitespace();
-            words.next() == Some("max") && words.next().is_some_and(|n| n != "0")
-        })
+        self.refused_forks() > self.pids_base
+    }
+
+    fn refused_forks(&self) -> u64 {
+        self.pids
+            .as_ref()
+            .map_or(0, |dir| count_in(&dir.join("pids.events"), "max"))
     }
 
     /// Freezes (or thaws) every process of the bot; false when there is no freezer.
     pub fn set_frozen(&self, frozen: bool) -> bool {
-        let Some((file, v2)) = &self.freezer else {
+        let Some((file, v2, _)) = &self.freezer else {
             return false;
         };
         let text: &[u8] = match (v2, frozen) {
@@ -335,6 +355,17 @@ impl Cgroup {
     }
 }
 
+/// The number after `key` in a cgroup file of "key value" lines (0 when missing).
+fn count_in(path: &Path, key: &str) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some(key)).then(|| words.next()?.parse().ok())?
+        })
+        .unwrap_or(0)
+}
+
 /// Removes the cgroups of referees that were killed before they could clean up, and kills
 /// what is still in them.
 fn sweep_stale(base: &Path) {
@@ -359,6 +390,9 @@ fn sweep_stale(base: &Path) {
                 pids: None,
                 max_pids: None,
                 freezer: None,
+                requested: (None, None),
+                oom_base: 0,
+                pids_base: 0,
             });
         }
     }

@@ -531,8 +531,16 @@ impl Turns {
             cfg.time.turn
         };
         let bot = &mut procs[seat];
-        bot.drain_stdout();
-        let extra_lines = bot.out().complete_lines();
+        // Lines the bot wrote since its last answer are counted for the turn's record. Without
+        // a record nothing needs them at once: the wait below reads them first all the same
+        // (they are this turn's answer, as they would be after a drain), so the read that
+        // nearly always finds the pipe empty is saved.
+        let extra_lines = if cfg.record_turns {
+            bot.drain_stdout();
+            bot.out().complete_lines()
+        } else {
+            0
+        };
         let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail, None);
         let ended = |reason, detail: String, exit: Option<ExitStatus>| {
             End::Forfeit(seat, reason, detail, exit.and_then(ExitKind::of))

@@ -103,6 +103,7 @@ impl Runner<'_> {
                             let _ = pin_this_thread(cpu);
                         }
                         self.work(games, next, stop, &tx);
+                        crate::bot::cgroup::drop_spares();
                     })
                     .expect("cannot start a worker thread");
             }

@@ -68,6 +68,9 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   cpus                      at start write "CPUS <n,n,...>" (the CPUs it may run on) to stderr
   ponder                    after each answer, busy-loop on CPU until the next input can be read;
                             on each later turn first write "PONDERED <ms>" (CPU ms it got) to stderr
+  cgroup T       [1]        at turn T write "CGROUP <name> PROCS <n> USAGE <bytes>": the name of
+                            its pids cgroup (v2: its cgroup), how many processes that cgroup lists,
+                            and what its memory cgroup is charged with (or "CGROUP-NONE")
   memory T MB    [1 2000]   at turn T allocate and touch MB MiB (kept for the rest of the game);
                             on MemoryError write "MEM-FAIL" to stderr and exit 1; otherwise answer
 
@@ -122,6 +125,7 @@ MODES = {
     "tiocsti": (["T", "TEXT"], [1, "echo PWNED"]),
     "fork-bomb": (["T", "N"], [1, 300]),
     "raise-segv": (["T"], [2]),
+    "cgroup": (["T"], [1]),
 }
 TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS", "FILE"}
 
@@ -435,6 +439,35 @@ def peek_state(target):
     return text.rsplit(") ", 1)[1][0]
 
 
+def cgroup_note():
+    """Notes the bot's own cgroup: its name, its processes, its memory charge."""
+    paths = {}
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for c in controllers.split(",") if controllers else ["v2"]:
+                paths[c] = path
+    if "pids" in paths and paths["pids"] != "/":
+        procs = "/sys/fs/cgroup/pids%s/cgroup.procs" % paths["pids"]
+        usage = "/sys/fs/cgroup/memory%s/memory.usage_in_bytes" % paths.get("memory", "")
+        name = paths["pids"]
+    elif paths.get("v2", "/") != "/":
+        procs = "/sys/fs/cgroup%s/cgroup.procs" % paths["v2"]
+        usage = "/sys/fs/cgroup%s/memory.current" % paths["v2"]
+        name = paths["v2"]
+    else:
+        note("CGROUP-NONE")
+        return
+    with open(procs) as f:
+        n = len(f.read().split())
+    try:
+        with open(usage) as f:
+            used = f.read().strip()
+    except OSError:
+        used = "-"
+    note("CGROUP %s PROCS %d USAGE %s" % (name.rsplit("/", 1)[-1], n, used))
+
+
 def sleep_ms(ms):
     time.sleep(ms / 1000.0)
 
@@ -582,6 +615,8 @@ def main():
         elif mode == "raise-segv" and at:
             signal.raise_signal(signal.SIGSEGV)
             note("SURVIVED-SIGSEGV")
+        elif mode == "cgroup" and at:
+            cgroup_note()
         elif mode == "memory" and at:
             try:
                 block = bytearray(a["MB"] * 1024 * 1024)

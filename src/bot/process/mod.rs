@@ -605,8 +605,11 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         // Read before the cgroup goes: the verdict may depend on it.
         bot.memory_limit_hit();
         bot.process_limit_hit();
-        // Processes that left the group (setsid) are still in the bot's cgroup.
-        bot.cgroup = None;
+        // Processes that left the group (setsid) are still in the bot's cgroup: it is kept for
+        // this thread's next bot only once proven empty, thawed and reset, else removed.
+        if let Some(group) = bot.cgroup.take() {
+            super::cgroup::give_back(group);
+        }
         bot.drain_stderr();
         bot.stdout = None;
         bot.stderr = None;

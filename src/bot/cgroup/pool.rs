@@ -1,0 +1,159 @@
+//! Reusing a game thread's bot cgroups from game to game. Making a bot's cgroups (a `mkdir` per
+//! controller, its limits written) and removing them (`rmdir`, which in the memory controller
+//! takes the kernel's cgroup locks and an RCU grace period) was a fifth of the referee's CPU for
+//! a game's start and end. A cgroup whose bot has ended is kept by the thread that played the
+//! game (a tournament worker) and given to that thread's next bot, if and only if it is proven
+//! fit for a new bot:
+//! - empty: no process listed in any of its controllers and, where a pids controller counts
+//!   them, no task left at all (a zombie not yet reaped counts);
+//! - thawed: its freezer reads THAWED (v1) or not frozen (v2), so the next bot does not start
+//!   frozen;
+//! - no memory charge of the last bot left: what the memory controller still counts (files the
+//!   bot left in the page cache, kernel objects) is reclaimed (`memory.force_empty` in v1,
+//!   `memory.reclaim` in v2); a cgroup still charged more than [`MAX_RESIDUE_BYTES`] afterwards
+//!   is removed, and a smaller residue (kernel objects) is added to the next bot's limit, so no
+//!   bot has less than its `--memory-mb` (it may get up to that residue more, once the kernel
+//!   frees those objects);
+//! - counters read afresh: the OOM-kill and refused-fork counts only grow, so the next bot's
+//!   verdicts count from their values now.
+//!
+//! A cgroup that fails any of these is removed as before. The spares are removed when their
+//! thread ends (the end of a run's workers); on a stop or a kill of the referee its watchdog
+//! removes them with the rest (they keep their `arbiter-PID-N` names).
+
+use super::Cgroup;
+use std::cell::RefCell;
+use std::path::Path;
+
+/// Spares a thread keeps at most: enough for the seats of any game.
+const MAX_SPARES: usize = 8;
+
+/// The most memory a spare may still be charged with, after reclaim, to be reused: kernel
+/// objects its last bot left, which reclaim does not free (on the 2-core VM, cgroup v1: 80 to
+/// 190 KiB after a bot that played and left files in the page cache, 480 KiB after a bot killed
+/// for going over its memory limit). It is added to the next bot's limit.
+pub const MAX_RESIDUE_BYTES: u64 = 1024 * 1024;
+
+thread_local! {
+    /// This thread's spares, most recently ended last. Dropped (removed) when the thread ends.
+    static SPARES: RefCell<Vec<Cgroup>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A spare of this thread made with the same limits, if there is one.
+pub(super) fn take(requested: (Option<u64>, Option<u64>)) -> Option<Cgroup> {
+    SPARES
+        .try_with(|spares| {
+            let mut spares = spares.borrow_mut();
+            let i = spares.iter().rposition(|g| g.requested == requested)?;
+            Some(spares.swap_remove(i))
+        })
+        .ok()
+        .flatten()
+}
+
+/// Takes back the cgroup of an ended bot (killed and reaped): kept for this thread's next bot
+/// if it is proven fit, removed otherwise.
+pub fn give_back(mut group: Cgroup) {
+    let room = SPARES.try_with(|s| s.borrow().len() < MAX_SPARES);
+    if room != Ok(true) || !make_ready(&mut group) {
+        return;
+    }
+    let _ = SPARES.try_with(|s| s.borrow_mut().push(group));
+}
+
+/// Removes this thread's spares now (a worker at the end of its run), rather than when the
+/// thread ends.
+pub fn drop_spares() {
+    let spares = SPARES.try_with(|s| std::mem::take(&mut *s.borrow_mut()));
+    drop(spares);
+}
+
+/// Proves `group` fit for a new bot (see the module's comment) and sets it up for one.
+fn make_ready(group: &mut Cgroup) -> bool {
+    if group.has_freezer() && !(group.set_frozen(false) && thawed(group)) {
+        return false;
+    }
+    // Anything listed is killed (and the cgroup then removed by the caller's drop).
+    if group.kill_all() > 0 {
+        return false;
+    }
+    if let Some(dir) = &group.pids {
+        if read_number(&dir.join("pids.current")) != Some(0) {
+            return false;
+        }
+    }
+    if let Some((dir, v2)) = group.memory.clone() {
+        let Some(residue) = reclaim(&dir, v2) else {
+            return false;
+        };
+        if let Some(limit) = group.requested.1.filter(|_| group.memory_bytes.is_some()) {
+            if !set_memory_limit(&dir, v2, limit + residue) {
+                return false;
+            }
+        }
+    }
+    group.oom_base = group.oom_kills();
+    group.pids_base = group.refused_forks();
+    true
+}
+
+/// Whether the freezer reads thawed.
+fn thawed(group: &Cgroup) -> bool {
+    match &group.freezer {
+        Some((_, false, dir)) => std::fs::read_to_string(dir.join("freezer.state"))
+            .is_ok_and(|state| state.trim() == "THAWED"),
+        Some((_, true, dir)) => std::fs::read_to_string(dir.join("cgroup.events"))
+            .is_ok_and(|e| e.lines().any(|l| l.trim() == "frozen 0")),
+        None => true,
+    }
+}
+
+/// What an empty memory cgroup is still charged with, reclaimed first when it is more than
+/// [`MAX_RESIDUE_BYTES`]; `None` when it stays above that.
+fn reclaim(dir: &Path, v2: bool) -> Option<u64> {
+    let usage_file = dir.join(if v2 {
+        "memory.current"
+    } else {
+        "memory.usage_in_bytes"
+    });
+    let usage = read_number(&usage_file)?;
+    if usage <= MAX_RESIDUE_BYTES {
+        return Some(usage);
+    }
+    let _ = if v2 {
+        std::fs::write(dir.join("memory.reclaim"), usage.to_string())
+    } else {
+        std::fs::write(dir.join("memory.force_empty"), "0")
+    };
+    read_number(&usage_file).filter(|&u| u <= MAX_RESIDUE_BYTES)
+}
+
+/// Sets the memory limit (and in v1 the memory + swap limit, which may not be below it).
+fn set_memory_limit(dir: &Path, v2: bool, bytes: u64) -> bool {
+    if v2 {
+        return std::fs::write(dir.join("memory.max"), bytes.to_string()).is_ok();
+    }
+    let now = read_number(&dir.join("memory.limit_in_bytes"));
+    if now == Some(bytes) {
+        return true;
+    }
+    let (limit, memsw) = (
+        dir.join("memory.limit_in_bytes"),
+        dir.join("memory.memsw.limit_in_bytes"),
+    );
+    let swap_accounted = memsw.is_file();
+    // Raising: memory + swap first; lowering: memory first.
+    let raising = now.is_none_or(|n| bytes > n);
+    if raising && swap_accounted {
+        let _ = std::fs::write(&memsw, bytes.to_string());
+    }
+    let set = std::fs::write(&limit, bytes.to_string()).is_ok();
+    if !raising && swap_accounted {
+        let _ = std::fs::write(&memsw, bytes.to_string());
+    }
+    set
+}
+
+fn read_number(path: &Path) -> Option<u64> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}

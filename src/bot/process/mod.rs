@@ -14,7 +14,7 @@ use super::spec::BotSpec;
 use super::status::reap;
 use crate::protocol::LineBuffer;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
-use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
+use rustix::process::{kill_process, kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
@@ -579,7 +579,12 @@ fn timespec(d: Duration) -> Timespec {
 pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
-        let _ = kill_process_group(bot.pgid, Signal::TERM);
+        // An isolated bot's group holds its init, which passes a TERM on to the bot (and
+        // everything else of it): sent to the whole group, the bot would get two.
+        let _ = match bot.isolated {
+            true => kill_process(bot.pgid, Signal::TERM),
+            false => kill_process_group(bot.pgid, Signal::TERM),
+        };
         bot.force_thaw();
     }
     let deadline = Instant::now() + grace;

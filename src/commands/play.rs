@@ -95,7 +95,7 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
         let mut shown = result;
         report::html::origins::Origins::of_args(&args.bots, &workdir, &cache)
             .show_seats(&shown.bots, &mut shown.stderr_tails);
-        report::play::human(&mut out, &shown, args.replay.as_deref())?;
+        report::play::human(&mut out, &shown, choice.info, args.replay.as_deref())?;
     }
     Ok(ExitCode::SUCCESS)
 }

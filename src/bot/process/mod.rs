@@ -18,7 +18,7 @@ use rustix::process::{kill_process, kill_process_group, pidfd_open, Pid, PidfdFl
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
@@ -152,10 +152,12 @@ impl BotProcess {
                     .unwrap_or_else(|_| spec.program.clone());
                 // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
                 // installation, which stays closed to the bot's user: say so before any game.
-                let shim = resolved
-                    .parent()
-                    .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"));
-                if shim && super::reach::first_blocked(&resolved).is_some() {
+                let is_shim = |p: &Path| {
+                    p.parent()
+                        .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
+                        && super::reach::first_blocked(p).is_some()
+                };
+                if is_shim(&resolved) {
                     return Err(fail(format!(
                         "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
                          users cannot enter, and arbiter runs bots as root under an unprivileged \
@@ -166,6 +168,30 @@ impl BotProcess {
                 }
                 let mut paths = super::sandbox::needed_paths(spec, &resolved);
                 paths.push(spec.dir.clone());
+                // A command line the user typed may start its programs through a shell
+                // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
+                // reachable as a plain command's program is. Not for a bot.toml's run line,
+                // which names nothing outside its folder; not in the sandbox, which binds the
+                // program and script only.
+                let own_folder = ["bot.toml", "referee.toml"]
+                    .iter()
+                    .any(|f| spec.dir.join(f).is_file());
+                if limits.sandbox.is_none() && !own_folder {
+                    for file in super::reach::shell_script_files(&resolved, &spec.args, &spec.dir) {
+                        let file = std::path::absolute(&file).unwrap_or(file);
+                        if is_shim(&file) {
+                            return Err(fail(format!(
+                                "its shell script names {}, a version manager's shim (pyenv, \
+                                 rbenv, asdf) in a folder other users cannot enter, and arbiter \
+                                 runs bots as root under an unprivileged user of their own: name \
+                                 the interpreter itself (`pyenv which python3` prints it), or \
+                                 the system's (`python3` in the bot's PATH {path})",
+                                file.display()
+                            )));
+                        }
+                        paths.extend(super::sandbox::program_paths(&file));
+                    }
+                }
                 let plan = super::reach::plan(&paths)
                     .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
                 if let Some(top) = plan

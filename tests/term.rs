@@ -1,6 +1,6 @@
 //! How a game ends a bot that is still running: its stdin closed, exactly one SIGTERM, the
-//! grace, then SIGKILL. Checked with a real bot that counts its TERMs and never exits by
-//! itself, in every mode a referee can run bots in here: isolated under an init of its own (the
+//! grace, then SIGKILL. Checked with a real bot that takes a moment over each TERM, counts
+//! them, and never exits by itself, in every mode a referee can run bots in here: isolated under an init of its own (the
 //! default as root), in bubblewrap (`--sandbox`), and as a plain process group (not root).
 
 mod common;
@@ -25,7 +25,8 @@ fn term_count(extra: &[&str]) -> (String, String) {
             "ARBITER_TEST_MARKER",
         ])
         .args(["--first-turn-ms", "20000", "--turn-ms", "300"])
-        .args(["--kill-grace-ms", "300"])
+        // The bot takes 0.1 s over its TERM: the grace leaves it ten times that.
+        .args(["--kill-grace-ms", "1000"])
         .args(extra)
         .arg("--replay")
         .arg(&replay)

@@ -31,8 +31,9 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   fork-exit T MARKER [2 arbiter-test-marker]
                             at turn T start the same descendants, then exit 0 without answering
   ignore-term T  [2]        ignore SIGTERM from the start; at turn T sleep forever without answering
-  count-term T   [2]        from the start write "TERM <n>" to stderr on the n-th SIGTERM it gets (and
-                            go on); at turn T sleep forever without answering
+  count-term T   [2]        from the start, on the n-th SIGTERM it gets, take 0.1 s (as a bot saving
+                            its state would), write "TERM <n>" to stderr and go on; at turn T sleep
+                            forever without answering
   cpu-burn T MS  [1 50]     from turn T on, busy-loop MS ms of CPU time each turn, then answer
   net T          [1]        at turn T try a TCP connection to 1.1.1.1:53 (1 s timeout), write
                             "NET-OK" or "NET-BLOCKED <error>" to stderr, then answer
@@ -465,7 +466,9 @@ def main():
 
         def count_term(_sig, _frame):
             terms[0] += 1
-            os.write(2, b"TERM %d\n" % terms[0])
+            n = terms[0]
+            time.sleep(0.1)
+            os.write(2, b"TERM %d\n" % n)
 
         signal.signal(signal.SIGTERM, count_term)
     if mode == "cpus":

@@ -606,10 +606,22 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
         // An isolated bot's group holds its init, which passes a TERM on to the bot (and
-        // everything else of it): sent to the whole group, the bot would get two.
-        let _ = match bot.isolated {
-            true => kill_process(bot.pgid, Signal::TERM),
-            false => kill_process_group(bot.pgid, Signal::TERM),
+        // everything else of it): sent to the whole group, the bot would get two. A sandboxed
+        // bot's group holds bwrap and bwrap's init, which a TERM kills, and the kernel then
+        // kills everything in the box at once: the TERM goes to the box's processes alone.
+        let boxed = match bot.sandboxed {
+            true => boxed_processes(bot.pgid),
+            false => Vec::new(),
+        };
+        let _ = match (bot.isolated, boxed.is_empty()) {
+            (true, _) => kill_process(bot.pgid, Signal::TERM),
+            (false, false) => {
+                for pid in boxed {
+                    let _ = kill_process(pid, Signal::TERM);
+                }
+                Ok(())
+            }
+            (false, true) => kill_process_group(bot.pgid, Signal::TERM),
         };
         bot.force_thaw();
     }
@@ -644,6 +656,39 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         bot.ended = true;
         cleanup::unregister(bot.pgid);
     }
+}
+
+/// The processes inside a sandboxed bot's box: every descendant of bwrap's init (the first
+/// child of bwrap, the leader), not bwrap nor that init; none before the box has started.
+fn boxed_processes(leader: Pid) -> Vec<Pid> {
+    let mut inside = Vec::new();
+    let mut todo: Vec<Pid> = children(leader).into_iter().flat_map(children).collect();
+    while let Some(pid) = todo.pop() {
+        if !inside.contains(&pid) {
+            todo.extend(children(pid));
+            inside.push(pid);
+        }
+    }
+    inside
+}
+
+/// The direct children of `pid` (all its threads').
+fn children(pid: Pid) -> Vec<Pid> {
+    let pid = pid.as_raw_nonzero().get();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .flat_map(|t| {
+            std::fs::read_to_string(t.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|c| c.parse::<i32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .filter_map(Pid::from_raw)
+        .collect()
 }
 
 /// The least time given to a killed bot's leader to be reaped, whatever the kill grace.

@@ -170,9 +170,9 @@ impl BotProcess {
                 paths.push(spec.dir.clone());
                 // A command line the user typed may start its programs through a shell
                 // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
-                // reachable as a plain command's program is. Not for a bot.toml's run line,
-                // which names nothing outside its folder; not in the sandbox, which binds the
-                // program and script only.
+                // reachable as a plain command's program is. Not for a bot.toml's run line
+                // (someone else's, maybe: its files must lie in its folder), nor in the
+                // sandbox, which binds the program and script only.
                 let own_folder = ["bot.toml", "referee.toml"]
                     .iter()
                     .any(|f| spec.dir.join(f).is_file());

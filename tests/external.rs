@@ -792,3 +792,44 @@ fn a_boxed_referee_cannot_read_the_bots_files() {
         assert!(log.contains(expect), "sandbox {sandbox}: {log}");
     }
 }
+
+/// An external referee whose game is called like a built-in one (`impasse`) is still an
+/// external game: its summary shows the record's scores only, never the built-in's own
+/// ("checkers removed"), and its replay page is the external one.
+#[test]
+fn a_referee_named_like_a_built_in_game_does_not_borrow_its_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("impasse");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(
+        root().join("examples/referee/stones/referee.py"),
+        folder.join("referee.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("referee.toml"),
+        "name = \"impasse\"\nrun = \"python3 referee.py\"\nseed = true\n",
+    )
+    .unwrap();
+    let replay = dir.path().join("game.jsonl");
+    let out = arbiter()
+        .args(["play", "--seed", "11", "--first-turn-ms", "5000"])
+        .args(["--turn-ms", "1000", "--referee-timeout-ms", "4000"])
+        .arg("--referee")
+        .arg(&folder)
+        .arg("--replay")
+        .arg(&replay)
+        .args([stones_bot(""), player("exit 1 3")])
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{summary}");
+    assert!(summary.starts_with("impasse game"), "{summary}");
+    assert!(summary.contains("loses by crash"), "{summary}");
+    assert!(summary.contains("\nScores: 0 - -1\n"), "{summary}");
+    assert!(!summary.contains("checkers removed"), "{summary}");
+    let out = arbiter().arg("replay").arg(&replay).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let page = std::fs::read_to_string(dir.path().join("game.html")).unwrap();
+    assert!(page.contains("external referee"), "not the external page");
+}

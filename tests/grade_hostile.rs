@@ -1,6 +1,7 @@
 //! `arbiter grade` against a hostile class: submissions that try to run code, read files or
 //! leave files on the host at build time (a `py_compile.py`, a bot.toml build command, C's
-//! `#include` and `.incbin` of a secret, a symlink to a root-only file, a FIFO), next to a
+//! `#include` and `.incbin` of a secret, Rust's `include_str!` of one, a symlink to a root-only
+//! file, a FIFO), next to a
 //! student with two submissions and a student whose name is a spreadsheet formula. Each of
 //! them got through on the code before the build box; here the secret appears nowhere (not in
 //! a log, the page, the CSVs, the cache or arbiter's output), nothing is written on the host,
@@ -308,4 +309,99 @@ fn without_bubblewrap_a_source_file_is_not_built_at_all() {
     );
     let built = std::fs::read_dir(&cache).map_or(0, |d| d.count());
     assert_eq!(built, 0, "nothing built unboxed");
+}
+
+/// A Rust submission whose build bakes host files into the program with `include_str!`: a
+/// secret of the grader's (root-only, in a folder only root may enter) and a file beside the
+/// submission (another student's). Built directly by rustc it would hold both; in the build
+/// box neither exists, the build fails saying so, and the secret is nowhere.
+#[test]
+fn a_rust_build_cannot_bake_in_a_file_of_the_host() {
+    if !bwrap_or_fail() {
+        return;
+    }
+    let Some(rustc) = ["/usr/local/bin/rustc", "/usr/bin/rustc"]
+        .iter()
+        .map(Path::new)
+        .find(|p| p.is_file())
+    else {
+        // The build box uses the system's rustc only (a rustup one under /root is not
+        // reachable for its unprivileged user).
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this test needs the system's rustc: apt-get install rustc (.ci/run installs it)"
+        );
+        eprintln!("no system rustc (apt-get install rustc): this test did nothing");
+        return;
+    };
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let private = tmp.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let secret_word = format!("RUSTSECRET{}X", std::process::id());
+    let secret = private.join("secret.txt");
+    std::fs::write(&secret, format!("{secret_word} grader\n")).unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let class = tmp.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    std::fs::write(
+        class.join("neighbour.txt"),
+        format!("{secret_word} student\n"),
+    )
+    .unwrap();
+    let source = class.join("thief.rs");
+    std::fs::write(
+        &source,
+        format!(
+            "const SECRET: &str = include_str!({:?});\n\
+             const NEIGHBOUR: &str = include_str!(\"neighbour.txt\");\n\
+             fn main() {{ print!(\"{{SECRET}}{{NEIGHBOUR}}\"); }}\n",
+            secret.display().to_string()
+        ),
+    )
+    .unwrap();
+    // The attack is real: rustc run by hand, as root, bakes both files in.
+    let plain = tmp.path().join("plain");
+    let built = std::process::Command::new(rustc)
+        .current_dir(&class)
+        .args(["--edition", "2021", "-o"])
+        .arg(&plain)
+        .arg(&source)
+        .output()
+        .unwrap();
+    if built.status.success() {
+        let run = std::process::Command::new(&plain).output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout)
+                .matches(&secret_word)
+                .count(),
+            2
+        );
+    } else {
+        // Not root: the grader's secret is closed to this user too.
+        assert!(!rustix::process::geteuid().is_root(), "{built:?}");
+    }
+
+    let cache = tmp.path().join("cache");
+    let out = arbiter()
+        .current_dir(&class)
+        .env("ARBITER_CACHE", &cache)
+        .args(["play", "--seed", "1", "thief.rs"])
+        .arg(first_bot())
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stderr}\n{stdout}");
+    assert!(stderr.contains("couldn't read"), "{stderr}");
+    assert!(stderr.contains("neighbour.txt"), "{stderr}");
+    assert!(stderr.contains(&secret.display().to_string()), "{stderr}");
+    assert!(!stderr.contains(&secret_word), "{stderr}");
+    assert!(!stdout.contains(&secret_word), "{stdout}");
+    assert_eq!(
+        files_holding(&cache, secret_word.as_bytes()),
+        Vec::<String>::new()
+    );
 }

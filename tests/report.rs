@@ -688,3 +688,58 @@ fn a_source_bots_stderr_names_its_origin_not_the_build_cache() {
     assert!(report.contains("students/bob.py&quot;, line 3"), "{report}");
     assert!(!report.contains(&cache_text));
 }
+
+/// The same for one game: `arbiter play` names a source bot's files as the user gave them in
+/// its summary, and so does the page `arbiter replay` makes of its replay file, wherever that
+/// runs; the replay file keeps the raw text.
+#[test]
+fn a_played_games_summary_and_replay_page_name_the_bots_files_not_the_build_cache() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (work, cache) = (tmp.path().join("w"), tmp.path().join("cache"));
+    std::fs::create_dir_all(work.join("students")).unwrap();
+    std::fs::write(
+        work.join("students/bob.py"),
+        "import sys\nsys.stdin.readline()\nraise RuntimeError('bob gives up')\n",
+    )
+    .unwrap();
+    let out = arbiter()
+        .current_dir(&work)
+        .env("ARBITER_CACHE", &cache)
+        .args(["play", "--seed", "5", "--first-turn-ms", "5000"])
+        .args(["--replay", "game.jsonl", "students/bob.py"])
+        .arg(env!("CARGO_BIN_EXE_arbiter-bot-first"))
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{summary}");
+    let cache_text = format!("{}/", cache.display());
+    assert!(summary.contains("bob loses by crash"), "{summary}");
+    assert!(
+        summary.contains("File \"students/bob.py\", line 3"),
+        "{summary}"
+    );
+    assert!(!summary.contains(&cache_text), "{summary}");
+    let replay = work.join("game.jsonl");
+    assert!(
+        std::fs::read_to_string(&replay)
+            .unwrap()
+            .contains(&cache_text),
+        "the replay file keeps the raw text"
+    );
+    // Made elsewhere, with another cache.
+    let out = arbiter()
+        .current_dir(tmp.path())
+        .env("ARBITER_CACHE", tmp.path().join("other"))
+        .arg("replay")
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let (dom, console) = load(&browser, &url(&work.join("game.html"), "#last"));
+    assert!(console.is_empty(), "{console:?}");
+    assert!(dom.contains("bob gives up"), "{dom}");
+    assert!(dom.contains("File \"students/bob.py\", line 3"), "{dom}");
+    assert!(!dom.contains(&cache_text), "{dom}");
+}

@@ -343,6 +343,56 @@ fn the_start_up_check_names_an_interpreter_its_user_cannot_use() {
     assert!(err.contains("shim"), "{err}");
 }
 
+/// A command that starts its program through a shell (`sh -c 'exec /root/x/bot'`) runs as a
+/// plain command does: run by root, the program the script names, in a folder only root may
+/// enter, is made reachable for the bot's own user; a version manager's shim named there is
+/// refused before the game, as when the command names it directly.
+#[test]
+fn a_program_named_in_a_shells_script_is_reachable_for_the_bots_user() {
+    if !as_root("running bots as their own user") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let program = home.path().join("bin/first");
+    std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+    std::fs::copy(first_bot(), &program).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for shell in ["sh -c", "bash -ec"] {
+        let bot = format!("{shell} 'cd /tmp && exec {}'", program.display());
+        let (v, tail) = play(&bot, &[]);
+        assert!(
+            ["win", "turn-limit"].contains(&v["reason"].as_str().unwrap()),
+            "{bot}: {v}
+{tail}"
+        );
+    }
+    let shims = home.path().join(".pyenv/shims");
+    std::fs::create_dir_all(&shims).unwrap();
+    let shim = shims.join("python3");
+    std::fs::write(
+        &shim,
+        "#!/bin/sh
+exec \"$(dirname \"$0\")/../libexec/pyenv\" \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = arbiter()
+        .args(["play", "--json"])
+        .arg(format!(
+            "sh -c '{} tests/bots/hostile.py honest'",
+            shim.display()
+        ))
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("its shell script names"), "{err}");
+    assert!(err.contains(&shim.display().to_string()), "{err}");
+    assert!(err.contains("shim"), "{err}");
+}
+
 /// A bot's signals keep their ordinary meaning without the sandbox: run by root, a bot starts in
 /// a process-id namespace of its own, whose first process the kernel protects from its own
 /// signals; the bot is not that process (an init is), so a bot that raises SIGSEGV on itself,

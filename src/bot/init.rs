@@ -144,7 +144,10 @@ unsafe fn run_init(status_fd: libc::c_int, user: Option<u32>, bot: libc::pid_t) 
         }
         let sig = libc::sigwaitinfo(&waited, std::ptr::null_mut());
         if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
-            libc::kill(bot, sig);
+            // To every process of the namespace but this one (the bot, its children, even
+            // those that left its process group), once: the referee sends its TERM to the init
+            // alone, so the bot gets it from here and from nowhere else.
+            libc::kill(-1, sig);
         }
     }
 }

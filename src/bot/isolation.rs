@@ -16,7 +16,8 @@
 //! `arbiter-init` program installed beside arbiter (or, where there is none, arbiter's own
 //! program, whose [`init_entry`] catches the init's arguments before `main`); either runs
 //! [`super::init`]: it drops its capabilities, forwards TERM, INT and HUP to
-//! the bot, reaps every orphan, and once the bot has ended writes the bot's own wait status
+//! every other process of the namespace (the referee sends its TERM to the init alone, so the
+//! bot gets exactly one), reaps every orphan, and once the bot has ended writes the bot's own wait status
 //! into a pipe the referee reads, and exits (taking whatever the bot left with it).
 
 /// The first user and group id of bots: 2^20, above the ids distributions hand out (system users

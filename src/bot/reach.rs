@@ -203,6 +203,52 @@ fn bind(plan: &mut Plan, path: &Path) -> Result<(), ReachError> {
     Ok(())
 }
 
+/// The files a shell's `-c` script names by path, for a command such as
+/// `sh -c 'exec /root/py/bin/python3 bot.py'` (`program` a shell: sh, bash, dash, zsh, ksh,
+/// mksh): every word of the script (split as the shell splits words, operators such as `;` and
+/// `&&` cut off) that holds a `/` and names a file, relative to the bot's folder `dir`. Nothing
+/// for any other command, or a script the split cannot read. The program and script a plain
+/// command names are found without this; these are the ones the shell will start or read.
+pub fn shell_script_files(program: &Path, args: &[String], dir: &Path) -> Vec<PathBuf> {
+    const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "mksh"];
+    if !program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| SHELLS.contains(&n))
+    {
+        return Vec::new();
+    }
+    // Options first (`-c`, `-ec`, `-lc`, `-o pipefail -c` ...); the script is the first word
+    // after them when one of them holds `c`.
+    let mut command = false;
+    let mut words = args.iter();
+    let script = loop {
+        match words.next() {
+            Some(o) if o == "-o" || o == "+o" => {
+                words.next();
+            }
+            Some(o) if o.starts_with('-') && !o.starts_with("--") => {
+                command |= o.contains('c');
+            }
+            Some(o) if o.starts_with("--") => {}
+            Some(script) if command => break script,
+            _ => return Vec::new(),
+        }
+    };
+    let Ok(words) = shell_words::split(script) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = words
+        .iter()
+        .flat_map(|w| w.split([';', '&', '|', '(', ')', '<', '>', '`']))
+        .filter(|w| w.contains('/'))
+        .map(|w| dir.join(w))
+        .filter(|p| p.is_file())
+        .collect();
+    files.dedup();
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +286,34 @@ mod tests {
                 format!("bind {t}/a/bot"),
             ]
         );
+    }
+
+    #[test]
+    fn the_files_a_shells_script_names_are_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path();
+        std::fs::create_dir_all(top.join("py/bin")).unwrap();
+        std::fs::write(top.join("py/bin/python3"), "").unwrap();
+        std::fs::write(top.join("bot.py"), "").unwrap();
+        let py = top.join("py/bin/python3");
+        let files = |program: &str, args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            shell_script_files(Path::new(program), &args, top)
+        };
+        let script = format!("cd /tmp && exec '{}' ./bot.py;", py.display());
+        assert_eq!(
+            files("/bin/sh", &["-c", &script]),
+            vec![py.clone(), top.join("./bot.py")]
+        );
+        assert_eq!(
+            files("bash", &["-o", "pipefail", "-ec", &script]),
+            vec![py.clone(), top.join("./bot.py")]
+        );
+        // Not a shell's script: a script file, a shell without -c, another program.
+        assert!(files("sh", &["./bot.py"]).is_empty());
+        assert!(files("sh", &["-e", "./bot.py"]).is_empty());
+        assert!(files("python3", &["-c", &script]).is_empty());
+        assert!(files("sh", &["-c", "echo 'unclosed"]).is_empty());
     }
 
     #[test]

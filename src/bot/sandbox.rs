@@ -118,6 +118,20 @@ pub(super) fn is_system(path: &Path) -> bool {
 /// [`super::reach`]).
 pub(super) fn needed_paths(bot: &BotSpec, program: &Path) -> Vec<PathBuf> {
     let mut paths = private_paths(bot);
+    paths.extend(program_paths(program));
+    paths.sort();
+    paths.dedup();
+    // A path inside another one already bound needs no bind of its own.
+    let all = paths.clone();
+    paths.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
+    paths
+}
+
+/// What running the program at the absolute path `program` needs outside the system folders:
+/// the installation it belongs to (the folder above its `bin/`), else the program itself; the
+/// same for the file a link there points to. Nothing for a program in the system folders.
+pub(super) fn program_paths(program: &Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
     if program.is_absolute() {
         let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
         for program in [program, real.as_path()] {
@@ -134,11 +148,6 @@ pub(super) fn needed_paths(bot: &BotSpec, program: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    paths.sort();
-    paths.dedup();
-    // A path inside another one already bound needs no bind of its own.
-    let all = paths.clone();
-    paths.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
     paths
 }
 

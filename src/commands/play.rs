@@ -74,15 +74,28 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     let start = || choice.start(seed).map(|g| (g, Vec::new()));
     let result = referee::play_choice(&choice, start, &bots, &cfg, seed)
         .map_err(|(_, e)| anyhow::Error::msg(e))?;
+    // A bot given as a source file runs from its build folder in the cache: its stderr is
+    // shown with the path the user gave instead (the replay file keeps the raw text, and the
+    // bots as typed for its page).
+    let workdir = std::path::absolute(".")?;
+    let cache = arbiter::bot::source::cache_root();
     if let Some(path) = &args.replay {
-        report::replay::write(path, &result, &cfg, &choice)
+        let typed = report::replay::Typed {
+            bots: &args.bots,
+            workdir: &workdir,
+            cache: &cache,
+        };
+        report::replay::write_typed(path, &result, &cfg, &choice, Some(typed))
             .with_context(|| format!("writing the replay to {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();
     if args.json {
         report::play::json(&mut out, &result)?;
     } else {
-        report::play::human(&mut out, &result, args.replay.as_deref())?;
+        let mut shown = result;
+        report::html::origins::Origins::of_args(&args.bots, &workdir, &cache)
+            .show_seats(&shown.bots, &mut shown.stderr_tails);
+        report::play::human(&mut out, &shown, choice.info, args.replay.as_deref())?;
     }
     Ok(ExitCode::SUCCESS)
 }

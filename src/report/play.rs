@@ -1,5 +1,6 @@
 //! The summary of one game, for people (`arbiter play`) or for scripts (`--json`).
 
+use crate::game::GameInfo;
 use crate::referee::{ms, GameResult};
 use crate::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
 use serde_json::json;
@@ -8,7 +9,14 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Who played, who won and why, turns, scores, each bot's clock, and where the replay is.
-pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io::Result<()> {
+/// `info` is the registry entry the game was played with ([`crate::game::external::INFO`] for
+/// an external referee's, whatever name its referee gives the game).
+pub fn human(
+    out: &mut impl Write,
+    r: &GameResult,
+    info: &GameInfo,
+    replay: Option<&Path>,
+) -> io::Result<()> {
     writeln!(out, "{} game, seed {}", r.game, r.seed)?;
     for (seat, name) in r.bots.iter().enumerate() {
         writeln!(out, "  seat {seat}: {name}")?;
@@ -59,7 +67,7 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
         }
     }
     writeln!(out, "Turns: {}", r.turns)?;
-    match own_score_name(r) {
+    match own_score_name(r, info) {
         Some(name) => writeln!(
             out,
             "Scores: {} ({name}: {})",
@@ -104,13 +112,11 @@ pub fn human(out: &mut impl Write, r: &GameResult, replay: Option<&Path>) -> io:
 
 /// The name of the game's own scores ([`crate::game::GameInfo::score_name`]) when the summary
 /// should show them: they differ from the record's scores (Impasse's checkers removed after a
-/// forfeit, which the arena records as -1 and 0). `None` for a game the registry does not know
-/// (an external referee's, whose only scores are the record's).
-fn own_score_name(r: &GameResult) -> Option<&'static str> {
-    if r.game_scores == r.scores {
-        return None;
-    }
-    crate::game::find(&r.game).ok().map(|info| info.score_name)
+/// forfeit, which the arena records as -1 and 0). `None` for an external referee's game, whose
+/// only scores are the record's, even when its referee calls it by a built-in game's name.
+fn own_score_name<'a>(r: &GameResult, info: &'a GameInfo) -> Option<&'a str> {
+    let external = std::ptr::eq(info, &crate::game::external::INFO);
+    (r.game_scores != r.scores && !external).then_some(info.score_name)
 }
 
 fn list(v: &[i32]) -> String {
@@ -179,8 +185,12 @@ mod tests {
     }
 
     fn summary(r: &GameResult) -> String {
+        summary_of(r, crate::game::find(&r.game).unwrap())
+    }
+
+    fn summary_of(r: &GameResult, info: &GameInfo) -> String {
         let mut out = Vec::new();
-        human(&mut out, r, None).unwrap();
+        human(&mut out, r, info, None).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -199,10 +209,14 @@ mod tests {
         // Equal scores are said once.
         let text = summary(&result("impasse", [12, 7], [12, 7]));
         assert!(text.contains("Scores: 12 - 7\n"), "{text}");
-        // A game the registry does not know (an external referee's) has only the record's.
-        let mut r = result("impasse", [-1, 0], [0, 0]);
-        r.game = "my-referee".into();
-        assert!(summary(&r).contains("Scores: -1 - 0\n"), "{}", summary(&r));
+        // An external referee's game has only the record's, whatever its name.
+        let external = &crate::game::external::INFO;
+        for name in ["my-referee", "impasse"] {
+            let mut r = result("impasse", [-1, 0], [0, 0]);
+            r.game = name.into();
+            let text = summary_of(&r, external);
+            assert!(text.contains("Scores: -1 - 0\n"), "{text}");
+        }
     }
 
     #[test]

@@ -16,6 +16,26 @@ pub fn write(
     cfg: &RefereeConfig,
     choice: &GameChoice,
 ) -> io::Result<()> {
+    write_typed(path, r, cfg, choice, None)
+}
+
+/// The bots as the user typed them (`arbiter play`'s BOT arguments), the folder they were typed
+/// in and the build cache: a replay file keeps them so that its page can show a source bot's
+/// paths into the build cache as the path the user gave (see [`super::html::origins`]).
+pub struct Typed<'a> {
+    pub bots: &'a [String],
+    pub workdir: &'a Path,
+    pub cache: &'a Path,
+}
+
+/// [`write`], with the bots as typed (`arbiter play --replay`).
+pub fn write_typed(
+    path: &Path,
+    r: &GameResult,
+    cfg: &RefereeConfig,
+    choice: &GameChoice,
+    typed: Option<Typed>,
+) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -37,6 +57,14 @@ pub fn write(
         "max_turns": cfg.max_turns,
         "referee": choice.external.as_ref().map(|e| e.spec.command_line()),
     });
+    let mut start = start;
+    if let Some(t) = typed {
+        start["typed"] = json!({
+            "bots": t.bots,
+            "workdir": t.workdir.display().to_string(),
+            "cache": t.cache.display().to_string(),
+        });
+    }
     serde_json::to_writer(&mut out, &start)?;
     writeln!(out)?;
     for t in &r.log {
@@ -97,6 +125,37 @@ pub enum ReadError {
 /// like every record's). Files from before the variant was written get the game's first
 /// variant and one seat per bot.
 pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
+    parse(path).map(|(rec, _)| rec)
+}
+
+/// [`read`], as people are shown the game: paths into the build cache in a source bot's stderr
+/// are shown as the path the user gave (`students/bob.py`), from the bots as typed (kept by
+/// `arbiter play --replay`) or, for a file in a results folder's `replays/`, from that run's
+/// settings. The file itself keeps the raw text.
+pub fn read_shown(path: &Path) -> Result<GameRecord, ReadError> {
+    use super::html::origins::Origins;
+    let (mut rec, start) = parse(path)?;
+    let typed = &start["typed"];
+    let origins = match typed["bots"].as_array() {
+        Some(bots) => {
+            let bots: Vec<String> = bots
+                .iter()
+                .filter_map(|b| b.as_str().map(str::to_string))
+                .collect();
+            let dir = |key: &str| Path::new(typed[key].as_str().unwrap_or_default()).to_path_buf();
+            Origins::of_args(&bots, &dir("workdir"), &dir("cache"))
+        }
+        None => match path.parent().filter(|p| p.ends_with("replays")) {
+            Some(replays) => Origins::of_folder(replays.parent().unwrap_or(replays)),
+            None => Origins::default(),
+        },
+    };
+    origins.apply(&mut rec);
+    Ok(rec)
+}
+
+/// The record and the file's start line.
+fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
         path: name.clone(),
@@ -254,7 +313,8 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
             stderr: stderr.concat(),
         });
     }
-    Ok(rec)
+    let start = start.clone();
+    Ok((rec, start))
 }
 
 #[cfg(test)]

@@ -31,6 +31,9 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   fork-exit T MARKER [2 arbiter-test-marker]
                             at turn T start the same descendants, then exit 0 without answering
   ignore-term T  [2]        ignore SIGTERM from the start; at turn T sleep forever without answering
+  count-term T   [2]        from the start, on the n-th SIGTERM it gets, take 0.1 s (as a bot saving
+                            its state would), write "TERM <n>" to stderr and go on; at turn T sleep
+                            forever without answering
   cpu-burn T MS  [1 50]     from turn T on, busy-loop MS ms of CPU time each turn, then answer
   net T          [1]        at turn T try a TCP connection to 1.1.1.1:53 (1 s timeout), write
                             "NET-OK" or "NET-BLOCKED <error>" to stderr, then answer
@@ -105,6 +108,7 @@ MODES = {
     "fork": (["T", "MARKER"], [1, "arbiter-test-marker"]),
     "fork-exit": (["T", "MARKER"], [2, "arbiter-test-marker"]),
     "ignore-term": (["T"], [2]),
+    "count-term": (["T"], [2]),
     "cpu-burn": (["T", "MS"], [1, 50]),
     "net": (["T"], [1]),
     "read-file": (["T", "PATH"], [1, None]),
@@ -490,6 +494,16 @@ def main():
     mode, a = parse_args(sys.argv[1:])
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if mode == "count-term":
+        terms = [0]
+
+        def count_term(_sig, _frame):
+            terms[0] += 1
+            n = terms[0]
+            time.sleep(0.1)
+            os.write(2, b"TERM %d\n" % n)
+
+        signal.signal(signal.SIGTERM, count_term)
     if mode == "cpus":
         note("CPUS " + ",".join(str(c) for c in sorted(os.sched_getaffinity(0))))
     if mode == "setsid-spin" and os.fork() == 0:
@@ -554,7 +568,7 @@ def main():
         elif mode == "fork-exit" and at:
             spawn_descendants(a["MARKER"])
             sys.exit(0)
-        elif mode == "ignore-term" and at:
+        elif mode in ("ignore-term", "count-term") and at:
             sleep_forever()
         elif mode == "cpu-burn" and t >= a["T"]:
             end = time.process_time() + a["MS"] / 1000.0

@@ -14,11 +14,11 @@ use super::spec::BotSpec;
 use super::status::reap;
 use crate::protocol::LineBuffer;
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
-use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
+use rustix::process::{kill_process, kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
@@ -152,10 +152,12 @@ impl BotProcess {
                     .unwrap_or_else(|_| spec.program.clone());
                 // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
                 // installation, which stays closed to the bot's user: say so before any game.
-                let shim = resolved
-                    .parent()
-                    .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"));
-                if shim && super::reach::first_blocked(&resolved).is_some() {
+                let is_shim = |p: &Path| {
+                    p.parent()
+                        .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
+                        && super::reach::first_blocked(p).is_some()
+                };
+                if is_shim(&resolved) {
                     return Err(fail(format!(
                         "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
                          users cannot enter, and arbiter runs bots as root under an unprivileged \
@@ -166,6 +168,30 @@ impl BotProcess {
                 }
                 let mut paths = super::sandbox::needed_paths(spec, &resolved);
                 paths.push(spec.dir.clone());
+                // A command line the user typed may start its programs through a shell
+                // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
+                // reachable as a plain command's program is. Not for a bot.toml's run line
+                // (someone else's, maybe: its files must lie in its folder), nor in the
+                // sandbox, which binds the program and script only.
+                let own_folder = ["bot.toml", "referee.toml"]
+                    .iter()
+                    .any(|f| spec.dir.join(f).is_file());
+                if limits.sandbox.is_none() && !own_folder {
+                    for file in super::reach::shell_script_files(&resolved, &spec.args, &spec.dir) {
+                        let file = std::path::absolute(&file).unwrap_or(file);
+                        if is_shim(&file) {
+                            return Err(fail(format!(
+                                "its shell script names {}, a version manager's shim (pyenv, \
+                                 rbenv, asdf) in a folder other users cannot enter, and arbiter \
+                                 runs bots as root under an unprivileged user of their own: name \
+                                 the interpreter itself (`pyenv which python3` prints it), or \
+                                 the system's (`python3` in the bot's PATH {path})",
+                                file.display()
+                            )));
+                        }
+                        paths.extend(super::sandbox::program_paths(&file));
+                    }
+                }
                 let plan = super::reach::plan(&paths)
                     .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
                 if let Some(top) = plan
@@ -579,7 +605,24 @@ fn timespec(d: Duration) -> Timespec {
 pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
-        let _ = kill_process_group(bot.pgid, Signal::TERM);
+        // An isolated bot's group holds its init, which passes a TERM on to the bot (and
+        // everything else of it): sent to the whole group, the bot would get two. A sandboxed
+        // bot's group holds bwrap and bwrap's init, which a TERM kills, and the kernel then
+        // kills everything in the box at once: the TERM goes to the box's processes alone.
+        let boxed = match bot.sandboxed {
+            true => boxed_processes(bot.pgid),
+            false => Vec::new(),
+        };
+        let _ = match (bot.isolated, boxed.is_empty()) {
+            (true, _) => kill_process(bot.pgid, Signal::TERM),
+            (false, false) => {
+                for pid in boxed {
+                    let _ = kill_process(pid, Signal::TERM);
+                }
+                Ok(())
+            }
+            (false, true) => kill_process_group(bot.pgid, Signal::TERM),
+        };
         bot.force_thaw();
     }
     let deadline = Instant::now() + grace;
@@ -616,6 +659,39 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         bot.ended = true;
         cleanup::unregister(bot.pgid);
     }
+}
+
+/// The processes inside a sandboxed bot's box: every descendant of bwrap's init (the first
+/// child of bwrap, the leader), not bwrap nor that init; none before the box has started.
+fn boxed_processes(leader: Pid) -> Vec<Pid> {
+    let mut inside = Vec::new();
+    let mut todo: Vec<Pid> = children(leader).into_iter().flat_map(children).collect();
+    while let Some(pid) = todo.pop() {
+        if !inside.contains(&pid) {
+            todo.extend(children(pid));
+            inside.push(pid);
+        }
+    }
+    inside
+}
+
+/// The direct children of `pid` (all its threads').
+fn children(pid: Pid) -> Vec<Pid> {
+    let pid = pid.as_raw_nonzero().get();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .flat_map(|t| {
+            std::fs::read_to_string(t.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|c| c.parse::<i32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .filter_map(Pid::from_raw)
+        .collect()
 }
 
 /// The least time given to a killed bot's leader to be reaped, whatever the kill grace.

@@ -50,6 +50,16 @@ impl Origins {
         origins
     }
 
+    /// The origins of one game's bots, given as the BOT arguments `bots` typed in `workdir`,
+    /// built in the cache `cache` (`arbiter play`).
+    pub fn of_args(bots: &[String], workdir: &Path, cache: &Path) -> Origins {
+        let mut origins = Origins::new(cache);
+        for arg in bots {
+            origins.add(arg, workdir);
+        }
+        origins
+    }
+
     /// No bots yet, with the build cache `cache`.
     pub fn new(cache: &Path) -> Origins {
         Origins {
@@ -113,6 +123,14 @@ impl Origins {
             from = at + shown.len();
         }
         out
+    }
+
+    /// The stderr tails of a game's seats (`bots` by seat) with paths shown from each bot's
+    /// origin.
+    pub fn show_seats(&self, bots: &[String], tails: &mut [String]) {
+        for (text, bot) in tails.iter_mut().zip(bots) {
+            *text = self.show(bot, text);
+        }
     }
 
     /// The record's stderr texts (tails, and per turn) with paths shown from each bot's

@@ -77,15 +77,25 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
 }
 
 /// Where [`rebuild_each`] hands its steps: the view before each, kept only until the next.
+/// The views' storage goes round (the view before the last step is written over by the next
+/// step's), so a step allocates no view.
 struct Sink<F> {
     before: BoardView,
+    spare: BoardView,
     each: F,
 }
 
 impl<F: FnMut(&Step, &BoardView)> Sink<F> {
+    /// `g`'s view, written over storage no longer needed.
+    fn view(&mut self, g: &dyn Game) -> BoardView {
+        let mut v = std::mem::take(&mut self.spare);
+        g.view_into(&mut v);
+        v
+    }
+
     fn push(&mut self, step: Step) {
         (self.each)(&step, &self.before);
-        self.before = step.view;
+        self.spare = std::mem::replace(&mut self.before, step.view);
     }
 }
 
@@ -101,6 +111,7 @@ pub fn rebuild_each(
     let start = g.view();
     let mut sink = Sink {
         before: start.clone(),
+        spare: BoardView::default(),
         each,
     };
     let mut first = vec![true; rec.seats];
@@ -126,13 +137,14 @@ pub fn rebuild_each(
         if eliminate {
             g.eliminate(seat);
         }
+        let view = sink.view(g.as_ref());
         sink.push(Step {
             kind: StepKind::Forfeit(which),
             turn,
             seat,
             text: String::new(),
             input,
-            view: g.view(),
+            view,
         });
     };
     let plies = rec.opening.iter().chain(&rec.moves);
@@ -165,13 +177,14 @@ pub fn rebuild_each(
             (StepKind::Move(ply - rec.opening.len()), Some(s))
         };
         g.play(index);
+        let view = sink.view(g.as_ref());
         sink.push(Step {
             kind,
             turn,
             seat,
             text: text.clone(),
             input,
-            view: g.view(),
+            view,
         });
         ply += 1;
     }

@@ -31,7 +31,12 @@ fn count_of(line: &str) -> usize {
 /// `n` lines) cut to its first [`FOLD_KEEP`] and a line saying how many were left out; `input`
 /// itself (no copy) when it has no such list, as most inputs have none.
 pub fn fold_lists(input: &str) -> Cow<'_, str> {
-    let total = input.split_inclusive('\n').count();
+    // Lines: the newlines, and a last line without one.
+    let total = input.bytes().filter(|&b| b == b'\n').count()
+        + usize::from(!input.is_empty() && !input.ends_with('\n'));
+    if total <= FOLD_OVER + 1 {
+        return Cow::Borrowed(input);
+    }
     // The first list to fold is the first count line, in order, whose list fits in the input.
     let folds = input
         .split_inclusive('\n')
@@ -65,9 +70,16 @@ pub fn fold_lists(input: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Two short texts alike (most are empty or a few bytes: no library call for those).
+/// Two short texts alike (most are empty or a few bytes, compared here: a library call costs
+/// more than the comparison).
 fn same_text(a: &str, b: &str) -> bool {
-    a.len() == b.len() && (a.is_empty() || a.as_bytes() == b.as_bytes())
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
 }
 
 /// Two cells that look the same: the same pieces (owner and label, bottom first) and mark.

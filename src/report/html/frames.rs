@@ -38,13 +38,10 @@ pub fn fold_lists(input: &str) -> Cow<'_, str> {
         return Cow::Borrowed(input);
     }
     // The first list to fold is the first count line, in order, whose list fits in the input.
-    let folds = input
-        .split_inclusive('\n')
-        .enumerate()
-        .any(|(i, line)| {
-            let n = count_of(line);
-            n > FOLD_OVER && i + 1 + n <= total
-        });
+    let folds = input.split_inclusive('\n').enumerate().any(|(i, line)| {
+        let n = count_of(line);
+        n > FOLD_OVER && i + 1 + n <= total
+    });
     if !folds {
         return Cow::Borrowed(input);
     }

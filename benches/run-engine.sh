@@ -10,7 +10,12 @@
 #       "placed by the kernel" figure. A tournament's games/s are given twice: as its progress
 #       line counts them (until the last game is played) and for the whole run (start to end:
 #       the standings, report.html and the replay pages still missing at the end included). The
-#       target (issue 26) is the whole run within 5% of bench.
+#       target (issue 26) is the whole run within 5% of bench. On a machine other work keeps
+#       busy, games/s follow that work; the CPU time a game costs (arbiter and its bots, user +
+#       system) follows it much less, so each pinned tournament is also run with its pages and
+#       report made impossible (a file named `replays` where their folder goes, as
+#       benches/pages.sh does), and the CPU per game of both printed: their difference is what
+#       the pages and reports cost.
 # Several builds (ARBITER paths, e.g. a copy of main's build and this one) are run alternately
 # in each repeat, so that each figure is compared with the others under the same load; each
 # build's tournaments are compared with that build's own bench. Prints every run, the load
@@ -23,7 +28,7 @@
 #   --games N    games per tournament (default 1000)
 #   --no-crash   skip (1)
 #   --bot PATH   the instant bot all builds play (default target/release/arbiter-bot-first)
-# Build first: cargo build --release --bins. Needs gcc (for (1)), python3 and bc.
+# Build first: cargo build --release --bins. Needs gcc (for (1)), python3, bc and GNU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPEATS=3
@@ -53,6 +58,7 @@ for f in "${BUILDS[@]}"; do
     done
 done
 command -v bc >/dev/null || { echo "bc is needed (apt-get install bc)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "GNU time is needed (apt-get install time)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -96,21 +102,27 @@ C
         "$(median < "$work/segv.times")" "$(median < "$work/exit3.times")"
 fi
 
-# tournament BUILD PLACEMENT: one tournament; appends to the build's figure files and prints
-# a line. PLACEMENT is a --pin-cpus value.
+# tournament BUILD PLACEMENT [blocked]: one tournament (with its pages and report made
+# impossible if `blocked`); appends to the build's figure files and prints a line. PLACEMENT
+# is a --pin-cpus value.
 tournament() {
-    local b=$1 pin=$2 arb=${BUILDS[$1]} load w g placed
+    local b=$1 pin=$2 arb=${BUILDS[$1]} load w g placed cpu tag=$2
     rm -rf "$work/t"
+    if [[ ${3:-} == blocked ]]; then mkdir -p "$work/t"; touch "$work/t/replays"; tag=$pin.blocked; fi
     load=$(cut -d' ' -f1 /proc/loadavg)
-    w=$(seconds "$arb" tournament --pin-cpus="$pin" --games "$GAMES" --seed 3 --out "$work/t" \
-        "a=$FIRST" "b=$FIRST")
+    w=$(seconds /usr/bin/time -f '%U %S' -o "$work/cpu" "$arb" tournament --pin-cpus="$pin" \
+        --games "$GAMES" --seed 3 --out "$work/t" "a=$FIRST" "b=$FIRST")
     g=$(tr '\r' '\n' < "$work/err" | grep -o '[0-9.]* games/s' | tail -1 | cut -d' ' -f1)
     # What the tournament says of its placement on its first line.
     if grep -q 'one CPU per game' "$work/err"; then placed=pinned; else placed=kernel; fi
-    echo "$g" >> "$work/$b.$pin.played"
-    echo "$GAMES / $w" | bc -l >> "$work/$b.$pin.whole"
-    printf '  build %d, --pin-cpus=%-6s (%s): %6.1f games/s played, %6.1f whole run (%5.2f s; load %s)\n' \
-        "$b" "$pin" "$placed" "$g" "$(echo "$GAMES / $w" | bc -l)" "$w" "$load"
+    # CPU ms a game: arbiter's and its children's (the bots, reaped by it), user + system.
+    cpu=$(awk -v n="$GAMES" '{print ($1 + $2) * 1000 / n}' "$work/cpu")
+    echo "$g" >> "$work/$b.$tag.played"
+    echo "$GAMES / $w" | bc -l >> "$work/$b.$tag.whole"
+    echo "$cpu" >> "$work/$b.$tag.cpu"
+    printf '  build %d, --pin-cpus=%-6s (%s)%s: %6.1f games/s played, %6.1f whole run (%5.2f s), %.2f ms CPU a game (load %s)\n' \
+        "$b" "$pin" "$placed" "$([[ $tag == *blocked ]] && echo ', no pages or report')" \
+        "$g" "$(echo "$GAMES / $w" | bc -l)" "$w" "$cpu" "$load"
 }
 
 for r in $(seq "$REPEATS"); do
@@ -125,6 +137,7 @@ for r in $(seq "$REPEATS"); do
         printf '  build %d, bench: %6.1f games/s pinned, %6.1f placed by the kernel (load %s)\n' \
             "$b" "$pinned" "$free" "$load"
         tournament "$b" always
+        tournament "$b" always blocked
         tournament "$b" never
     done
 done
@@ -139,5 +152,12 @@ for b in "${!BUILDS[@]}"; do
             "$b" "$([[ $pin == always ]] && echo 'pinned (--pin-cpus):' || echo 'kernel (=never):')" \
             "$bm" "$pm" "$wm" "$(echo "($wm / $bm - 1) * 100" | bc -l)"
     done
+done
+echo "CPU a game (medians; pinned tournaments), what pages and reports add:"
+for b in "${!BUILDS[@]}"; do
+    on=$(median < "$work/$b.always.cpu")
+    off=$(median < "$work/$b.always.blocked.cpu")
+    printf '  build %d: %.2f ms with pages and report, %.2f ms without: %+.2f ms (%+.1f%%)\n' \
+        "$b" "$on" "$off" "$(echo "$on - $off" | bc -l)" "$(echo "($on / $off - 1) * 100" | bc -l)"
 done
 echo "end: $(date -u '+%T UTC'); $(uptime | sed 's/^.*load/load/')"

@@ -61,12 +61,6 @@ fn set_text(dst: &mut String, src: &str) {
 }
 
 impl CellView {
-    /// Overwrites the cell's name with `name`, keeping its storage.
-    pub fn set_name(&mut self, name: &str) -> &mut CellView {
-        set_text(&mut self.name, name);
-        self
-    }
-
     /// Overwrites the cell's pieces, bottom first, with `(seat, label)` pairs, keeping the
     /// storage of the pieces and labels already there.
     pub fn set_pieces<'a>(&mut self, pieces: impl IntoIterator<Item = (usize, &'a str)>) {
@@ -106,8 +100,8 @@ impl BoardView {
     }
 
     /// Cell `i` (below the count given to [`BoardView::reshape`]) placed at `col`, `row` with
-    /// the mark `mark`; its name and pieces are still the old ones, to be overwritten
-    /// ([`CellView::set_name`] or writing into its cleared `name`, [`CellView::set_pieces`]).
+    /// the mark `mark`; its name and pieces are still the old ones, to be overwritten (the name
+    /// cleared and written into, [`CellView::set_pieces`]).
     pub fn cell(&mut self, i: usize, col: f32, row: f32, mark: &str) -> &mut CellView {
         let c = &mut self.cells[i];
         c.col = col;

@@ -2,11 +2,11 @@
 //! and held to the same invariants as the others: random playouts end within the turn limit,
 //! every listed move can be played, the legal list is empty only at the end, move texts are unique
 //! (Impasse's arena format excepted), the turn input follows its documented shape and reads back
-//! to the same legal list, the position text round-trips, outcomes rank every seat, and replaying
-//! the moves reproduces the game.
+//! to the same legal list, the position text round-trips, outcomes rank every seat, a view
+//! written over an earlier one equals a new one, and replaying the moves reproduces the game.
 
 use super::standard::{parse_input, parse_intro};
-use super::{Game, GameInfo, Setup, GAMES};
+use super::{BoardView, CellShape, CellView, Game, GameInfo, PieceView, Setup, GAMES};
 use crate::rng::Rng;
 
 /// Every (game, setup) the registry offers.
@@ -46,6 +46,28 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
     let mut rng = Rng::new(seed);
     let mut first = vec![true; setup.seats];
     let mut played = Vec::new();
+    // A view to be written over: more cells, pieces and notes than any game's, and names,
+    // marks and labels to be replaced, as a replay's view of another game would hold.
+    let mut reused = BoardView {
+        shape: CellShape::Point,
+        cells: vec![
+            CellView {
+                name: "stale-name".into(),
+                col: -1.0,
+                row: -1.0,
+                mark: "stale-mark".into(),
+                pieces: vec![
+                    PieceView {
+                        seat: 9,
+                        label: "stale".into(),
+                    };
+                    3
+                ],
+            };
+            128
+        ],
+        notes: vec!["stale note".into(); 5],
+    };
     // Only the arena's Impasse keeps the CodinGame input and its duplicate move texts.
     let standard = !(info.name == "impasse" && setup.variant == "arena");
     for turn in 0..info.default_max_turns {
@@ -136,6 +158,8 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
         }
         let view = game.view();
         assert!(!view.cells.is_empty(), "{label}: the view has cells");
+        game.view_into(&mut reused);
+        assert_eq!(reused, view, "{label}: a view written over the one before");
         let i = rng.below(moves.len());
         played.push(i);
         game.play(i);

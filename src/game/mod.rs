@@ -216,6 +216,12 @@ pub trait Game: Send {
     fn position_text(&self) -> String;
     /// A neutral picture of the position, from which the viewer and the terminal draw every game.
     fn view(&self) -> BoardView;
+    /// [`Game::view`] written over `out` (a view of any position, or empty), whose storage is
+    /// reused: a view taken after every move of a game (a replay page) allocates nothing once
+    /// the first is made. The default builds a new view.
+    fn view_into(&self, out: &mut BoardView) {
+        *out = self.view();
+    }
     /// A copy of the current position and its history, for openings.
     fn box_clone(&self) -> Box<dyn Game>;
     /// A copy for search: the same position and legal moves, but moves played on it are not

@@ -88,6 +88,10 @@ pub trait Rules: Clone + Send + 'static {
     fn position_text(&self) -> String;
     /// See [`Game::view`].
     fn view(&self) -> BoardView;
+    /// See [`Game::view_into`]. The default builds a new view; the games fill `out` in place.
+    fn view_into(&self, out: &mut BoardView) {
+        *out = self.view();
+    }
     /// See [`Game::describe`].
     fn describe(&self) -> String;
 }
@@ -326,6 +330,9 @@ impl<R: Rules> Game for TextGame<R> {
     }
     fn view(&self) -> BoardView {
         self.rules.view()
+    }
+    fn view_into(&self, out: &mut BoardView) {
+        self.rules.view_into(out)
     }
     fn box_clone(&self) -> Box<dyn Game> {
         Box::new(self.clone())

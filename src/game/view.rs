@@ -1,14 +1,19 @@
 //! A neutral picture of any game's position: cells placed on a plane, each with the pieces on it
 //! from bottom to top. The HTML viewer and the terminal printer draw every game from this one
 //! shape, so a new game needs no drawing code of its own.
+//!
+//! A replay page takes a view after every move of a game, so a game fills a view in place
+//! ([`crate::game::Game::view_into`]): the cells, pieces and notes of the view before are
+//! overwritten, their storage kept, and a step of a replay allocates nothing.
 
 use serde::Serialize;
 
 /// How cells are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellShape {
     /// Squares of a chequered board (draughts, Impasse, Attraktion, Moscow Ice).
+    #[default]
     Square,
     /// Hexagons of a hex board (Stein's games); `col` counts half-cell offsets.
     Hex,
@@ -26,7 +31,7 @@ pub struct PieceView {
 }
 
 /// One cell of the board.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CellView {
     /// The cell's name in the game's move notation (`d5`, `37`).
     pub name: String,
@@ -39,8 +44,9 @@ pub struct CellView {
     pub pieces: Vec<PieceView>,
 }
 
-/// The whole position as a viewer draws it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// The whole position as a viewer draws it. `Default` is an empty view, for
+/// [`crate::game::Game::view_into`] to fill.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BoardView {
     pub shape: CellShape,
     pub cells: Vec<CellView>,
@@ -48,7 +54,69 @@ pub struct BoardView {
     pub notes: Vec<String>,
 }
 
+/// Overwrites `dst` with `src`, keeping its storage.
+fn set_text(dst: &mut String, src: &str) {
+    dst.clear();
+    dst.push_str(src);
+}
+
+impl CellView {
+    /// Overwrites the cell's pieces, bottom first, with `(seat, label)` pairs, keeping the
+    /// storage of the pieces and labels already there.
+    pub fn set_pieces<'a>(&mut self, pieces: impl IntoIterator<Item = (usize, &'a str)>) {
+        let mut n = 0;
+        for (seat, label) in pieces {
+            match self.pieces.get_mut(n) {
+                Some(p) => {
+                    p.seat = seat;
+                    set_text(&mut p.label, label);
+                }
+                None => self.pieces.push(PieceView {
+                    seat,
+                    label: label.to_string(),
+                }),
+            }
+            n += 1;
+        }
+        self.pieces.truncate(n);
+    }
+}
+
 impl BoardView {
+    /// A view filled by `fill` (a game's `view_into`) from empty.
+    pub fn filled(fill: impl FnOnce(&mut BoardView)) -> BoardView {
+        let mut v = BoardView::default();
+        fill(&mut v);
+        v
+    }
+
+    /// Makes this view one of `cells` cells and `notes` notes drawn as `shape`, keeping the
+    /// storage of the cells and notes already there, for a game's `view_into` to overwrite
+    /// each one with [`BoardView::cell`] and [`BoardView::note`].
+    pub fn reshape(&mut self, shape: CellShape, cells: usize, notes: usize) {
+        self.shape = shape;
+        self.cells.resize_with(cells, CellView::default);
+        self.notes.resize_with(notes, String::new);
+    }
+
+    /// Cell `i` (below the count given to [`BoardView::reshape`]) placed at `col`, `row` with
+    /// the mark `mark`; its name and pieces are still the old ones, to be overwritten (the name
+    /// cleared and written into, [`CellView::set_pieces`]).
+    pub fn cell(&mut self, i: usize, col: f32, row: f32, mark: &str) -> &mut CellView {
+        let c = &mut self.cells[i];
+        c.col = col;
+        c.row = row;
+        set_text(&mut c.mark, mark);
+        c
+    }
+
+    /// Note `i` (below the count given to [`BoardView::reshape`]), emptied, to be written.
+    pub fn note(&mut self, i: usize) -> &mut String {
+        let n = &mut self.notes[i];
+        n.clear();
+        n
+    }
+
     /// Draws the view as text: one character per cell (the top piece's seat digit, `.` when
     /// empty, a letter when the top piece is labelled), rows from the top. For logs and tests.
     pub fn to_text(&self) -> String {

@@ -77,15 +77,54 @@ pub fn rebuild(rec: &GameRecord) -> Result<Rebuilt, RebuildError> {
 }
 
 /// Where [`rebuild_each`] hands its steps: the view before each, kept only until the next.
+/// The steps' storage goes round (a step's view, move text and input are written over the
+/// storage of the step before the last), so a step allocates nothing once a few are made.
 struct Sink<F> {
     before: BoardView,
+    spare: Spare,
     each: F,
 }
 
+/// Storage of a step already handed on, for the next step to write over.
+#[derive(Default)]
+struct Spare {
+    view: BoardView,
+    text: String,
+    input: String,
+}
+
 impl<F: FnMut(&Step, &BoardView)> Sink<F> {
+    /// `g`'s view, written over storage no longer needed.
+    fn view(&mut self, g: &dyn Game) -> BoardView {
+        let mut v = std::mem::take(&mut self.spare.view);
+        g.view_into(&mut v);
+        v
+    }
+
+    /// `text` in storage no longer needed.
+    fn text(&mut self, text: &str) -> String {
+        let mut t = std::mem::take(&mut self.spare.text);
+        t.clear();
+        t.push_str(text);
+        t
+    }
+
+    /// The input `g` sends its seat to move (this seat's first turn or not), in storage no
+    /// longer needed.
+    fn input(&mut self, g: &dyn Game, first: bool) -> String {
+        let mut s = std::mem::take(&mut self.spare.input);
+        s.clear();
+        g.write_turn_input(first, &mut s);
+        s
+    }
+
     fn push(&mut self, step: Step) {
         (self.each)(&step, &self.before);
-        self.before = step.view;
+        self.spare.view = std::mem::replace(&mut self.before, step.view);
+        self.spare.text = step.text;
+        if let Some(input) = step.input {
+            self.spare.input = input;
+        }
     }
 }
 
@@ -101,6 +140,7 @@ pub fn rebuild_each(
     let start = g.view();
     let mut sink = Sink {
         before: start.clone(),
+        spare: Spare::default(),
         each,
     };
     let mut first = vec![true; rec.seats];
@@ -118,21 +158,21 @@ pub fn rebuild_each(
                        eliminate: bool| {
         let seat = rec.forfeits[which].seat;
         let input = (g.outcome().is_none() && g.to_move() == seat).then(|| {
-            let mut s = String::new();
-            g.write_turn_input(first[seat], &mut s);
+            let s = sink.input(g.as_ref(), first[seat]);
             first[seat] = false;
             s
         });
         if eliminate {
             g.eliminate(seat);
         }
+        let view = sink.view(g.as_ref());
         sink.push(Step {
             kind: StepKind::Forfeit(which),
             turn,
             seat,
             text: String::new(),
             input,
-            view: g.view(),
+            view,
         });
     };
     let plies = rec.opening.iter().chain(&rec.moves);
@@ -159,19 +199,20 @@ pub fn rebuild_each(
         let (kind, input) = if ply < rec.opening.len() {
             (StepKind::Opening, None)
         } else {
-            let mut s = String::new();
-            g.write_turn_input(first[seat], &mut s);
+            let s = sink.input(g.as_ref(), first[seat]);
             first[seat] = false;
             (StepKind::Move(ply - rec.opening.len()), Some(s))
         };
         g.play(index);
+        let view = sink.view(g.as_ref());
+        let text = sink.text(text);
         sink.push(Step {
             kind,
             turn,
             seat,
-            text: text.clone(),
+            text,
             input,
-            view: g.view(),
+            view,
         });
         ply += 1;
     }

@@ -240,15 +240,19 @@ impl Rules for Abande {
     }
 
     fn view(&self) -> BoardView {
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
         let p = self.points();
-        BoardView {
-            shape: self.geo.shape,
-            cells: self.geo.view_cells(&self.board, |_| String::new()),
-            notes: vec![
-                format!("in hand: Black {}, White {}", self.hand[0], self.hand[1]),
-                format!("points now: Black {}, White {}", p[0], p[1]),
-            ],
-        }
+        self.geo.view_cells_into(&self.board, |_| "", out, 2);
+        let _ = write!(
+            out.note(0),
+            "in hand: Black {}, White {}",
+            self.hand[0],
+            self.hand[1]
+        );
+        let _ = write!(out.note(1), "points now: Black {}, White {}", p[0], p[1]);
     }
 
     fn describe(&self) -> String {

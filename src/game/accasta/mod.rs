@@ -9,7 +9,7 @@
 
 use super::hex37::{self, Cell};
 use super::stackboard::{Stack, Stacks, HEX37, MAX_CELLS};
-use super::{BoardView, CellShape, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{BoardView, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -177,24 +177,27 @@ impl Rules for Accasta {
     }
 
     fn view(&self) -> BoardView {
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
         let (w, b) = (castle(0), castle(1));
-        BoardView {
-            shape: CellShape::Hex,
-            cells: HEX37.view_cells(&self.board, |c| {
-                if w >> c & 1 == 1 {
-                    "castle-0".into()
-                } else if b >> c & 1 == 1 {
-                    "castle-1".into()
-                } else {
-                    String::new()
-                }
-            }),
-            notes: vec![format!(
-                "controlled in the enemy castle: White {}, Black {}",
-                in_enemy_castle(&self.board, 0),
-                in_enemy_castle(&self.board, 1)
-            )],
-        }
+        let mark = |c: Cell| {
+            if w >> c & 1 == 1 {
+                "castle-0"
+            } else if b >> c & 1 == 1 {
+                "castle-1"
+            } else {
+                ""
+            }
+        };
+        HEX37.view_cells_into(&self.board, mark, out, 1);
+        let _ = write!(
+            out.note(0),
+            "controlled in the enemy castle: White {}, Black {}",
+            in_enemy_castle(&self.board, 0),
+            in_enemy_castle(&self.board, 1)
+        );
     }
 
     fn describe(&self) -> String {

@@ -5,7 +5,7 @@
 //! worked out by hand in the comments.
 
 use super::*;
-use crate::game::{perft, perft_by_text, perft_rules, Game};
+use crate::game::{perft, perft_by_text, perft_rules, CellShape, Game};
 
 /// A position as the referee plays it.
 type Play = TextGame<Accasta>;

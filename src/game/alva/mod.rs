@@ -25,10 +25,7 @@
 //! Points are `row * 9 + col`, row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
-use super::{
-    BoardView, CellShape, CellView, DrawRule, GameInfo, Outcome, PieceView, Rules, Setup, TextGame,
-    Variant,
-};
+use super::{BoardView, CellShape, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 mod movegen;
@@ -312,48 +309,45 @@ impl Rules for Alva {
     }
 
     fn view(&self) -> BoardView {
-        let mut cells = Vec::with_capacity(POINTS);
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
+        out.reshape(CellShape::Point, POINTS, 3);
+        let mut i = 0;
         for r in (0..SIDE).rev() {
             for c in 0..SIDE {
                 let p = r * SIDE + c;
-                let mut name = String::with_capacity(2);
-                point_name(&mut name, p as u8);
+                let mark = if on_edge(p) { "edge" } else { "" };
+                let cell = out.cell(i, c as f32, (SIDE - 1 - r) as f32, mark);
+                cell.name.clear();
+                point_name(&mut cell.name, p as u8);
                 let code = self.board[p];
-                cells.push(CellView {
-                    name,
-                    col: c as f32,
-                    row: (SIDE - 1 - r) as f32,
-                    mark: if on_edge(p) {
-                        "edge".into()
-                    } else {
-                        String::new()
-                    },
-                    pieces: match code {
-                        0 => vec![],
-                        _ => vec![PieceView {
-                            seat: code as usize - 1,
-                            label: String::new(),
-                        }],
-                    },
-                });
+                cell.set_pieces((code != 0).then(|| (code as usize - 1, "")));
+                i += 1;
             }
         }
         let points = self.points();
-        BoardView {
-            shape: CellShape::Point,
-            cells,
-            notes: vec![
-                format!("in hand: White {}, Black {}", self.hand[0], self.hand[1]),
-                format!(
-                    "captured: White {}, Black {}; pending for {}: {}",
-                    self.captured[0],
-                    self.captured[1],
-                    ["White", "Black"][1 - self.to_move],
-                    self.pending
-                ),
-                format!("points: White {}, Black {}", points[0], points[1]),
-            ],
-        }
+        let _ = write!(
+            out.note(0),
+            "in hand: White {}, Black {}",
+            self.hand[0],
+            self.hand[1]
+        );
+        let _ = write!(
+            out.note(1),
+            "captured: White {}, Black {}; pending for {}: {}",
+            self.captured[0],
+            self.captured[1],
+            ["White", "Black"][1 - self.to_move],
+            self.pending
+        );
+        let _ = write!(
+            out.note(2),
+            "points: White {}, Black {}",
+            points[0],
+            points[1]
+        );
     }
 
     fn describe(&self) -> String {

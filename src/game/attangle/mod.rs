@@ -291,18 +291,23 @@ impl Rules for Attangle {
     }
 
     fn view(&self) -> BoardView {
-        BoardView {
-            shape: self.geo.shape,
-            cells: self.geo.view_cells(&self.board, |_| String::new()),
-            notes: vec![
-                format!("in hand: White {}, Black {}", self.hand[0], self.hand[1]),
-                format!(
-                    "five-stacks: White {}, Black {}",
-                    self.fives(0),
-                    self.fives(1)
-                ),
-            ],
-        }
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
+        self.geo.view_cells_into(&self.board, |_| "", out, 2);
+        let _ = write!(
+            out.note(0),
+            "in hand: White {}, Black {}",
+            self.hand[0],
+            self.hand[1]
+        );
+        let _ = write!(
+            out.note(1),
+            "five-stacks: White {}, Black {}",
+            self.fives(0),
+            self.fives(1)
+        );
     }
 
     fn describe(&self) -> String {

@@ -18,10 +18,7 @@
 //! Cells are `row * n + col`, row 0 being the board's row `1` (bottom) and col 0 column `a`.
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
-use super::{
-    BoardView, CellShape, CellView, DrawRule, GameInfo, Outcome, PieceView, Rules, Setup, TextGame,
-    Variant,
-};
+use super::{BoardView, CellShape, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -63,6 +60,7 @@ fn write_cell_name(out: &mut String, col: usize, row: usize) {
 }
 
 /// The name of cell (`col`, `row`).
+#[cfg(test)]
 fn cell_name(col: usize, row: usize) -> String {
     let mut s = String::with_capacity(3);
     write_cell_name(&mut s, col, row);
@@ -288,37 +286,35 @@ impl Rules for Attraktion {
     }
 
     fn view(&self) -> BoardView {
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
         let n = self.n;
-        let mut cells = Vec::with_capacity(n * n);
+        out.reshape(CellShape::Square, n * n, 2);
+        let mut i = 0;
         for r in (0..n).rev() {
             for c in 0..n {
                 let code = self.board[r * n + c];
-                cells.push(CellView {
-                    name: cell_name(c, r),
-                    col: c as f32,
-                    row: (n - 1 - r) as f32,
-                    mark: String::new(),
-                    pieces: match code {
-                        0 => vec![],
-                        _ => vec![PieceView {
-                            seat: code as usize - 1,
-                            label: String::new(),
-                        }],
-                    },
-                });
+                let cell = out.cell(i, c as f32, (n - 1 - r) as f32, "");
+                cell.name.clear();
+                write_cell_name(&mut cell.name, c, r);
+                cell.set_pieces((code != 0).then(|| (code as usize - 1, "")));
+                i += 1;
             }
         }
-        BoardView {
-            shape: CellShape::Square,
-            cells,
-            notes: vec![
-                format!("in hand: White {}, Black {}", self.hand[0], self.hand[1]),
-                format!(
-                    "winning shapes: White {}, Black {}",
-                    self.shapes[0], self.shapes[1]
-                ),
-            ],
-        }
+        let _ = write!(
+            out.note(0),
+            "in hand: White {}, Black {}",
+            self.hand[0],
+            self.hand[1]
+        );
+        let _ = write!(
+            out.note(1),
+            "winning shapes: White {}, Black {}",
+            self.shapes[0],
+            self.shapes[1]
+        );
     }
 
     fn describe(&self) -> String {

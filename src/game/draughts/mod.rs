@@ -14,8 +14,7 @@ mod notation;
 mod tests;
 
 use super::{
-    BoardView, CellShape, CellView, DrawRule, GameInfo, Outcome, PieceView, Rules, ScoreEnd, Setup,
-    TextGame, Variant,
+    BoardView, CellShape, DrawRule, GameInfo, Outcome, Rules, ScoreEnd, Setup, TextGame, Variant,
 };
 use board::Board;
 pub use board::Move;
@@ -373,40 +372,31 @@ impl Rules for Draughts {
     }
 
     fn view(&self) -> BoardView {
-        let mut cells = Vec::with_capacity(100);
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
+        use std::fmt::Write as _;
+        out.reshape(CellShape::Square, 100, 1);
         for r in 0..10u8 {
             for c in 0..10u8 {
                 let dark = (r + c) % 2 == 1;
                 let sq = r * 5 + c / 2;
-                let pieces = match (dark, self.board.owner(sq)) {
-                    (true, Some(seat)) => vec![PieceView {
-                        seat,
-                        label: if self.board.is_king(sq) {
-                            "K".into()
-                        } else {
-                            String::new()
-                        },
-                    }],
-                    _ => vec![],
+                let mark = if dark { "dark" } else { "" };
+                let cell = out.cell(usize::from(r * 10 + c), f32::from(c), f32::from(r), mark);
+                cell.name.clear();
+                if dark {
+                    let _ = write!(cell.name, "{}", sq + 1);
+                }
+                let label = if self.board.is_king(sq) { "K" } else { "" };
+                let piece = match (dark, self.board.owner(sq)) {
+                    (true, Some(seat)) => Some((seat, label)),
+                    _ => None,
                 };
-                cells.push(CellView {
-                    name: if dark {
-                        (sq + 1).to_string()
-                    } else {
-                        String::new()
-                    },
-                    col: f32::from(c),
-                    row: f32::from(r),
-                    mark: if dark { "dark".into() } else { String::new() },
-                    pieces,
-                });
+                cell.set_pieces(piece);
             }
         }
-        BoardView {
-            shape: CellShape::Square,
-            cells,
-            notes: vec![self.status()],
-        }
+        self.write_status(out.note(0));
     }
 
     fn describe(&self) -> String {
@@ -420,20 +410,29 @@ impl Rules for Draughts {
 impl Draughts {
     /// One line: whose turn or how the game ended, and the draw counters.
     fn status(&self) -> String {
+        let mut s = String::new();
+        self.write_status(&mut s);
+        s
+    }
+
+    /// Appends [`Draughts::status`].
+    fn write_status(&self, out: &mut String) {
+        use std::fmt::Write as _;
         let side = ["White", "Black"];
-        let state = match self.end {
-            None => format!("{} to move", side[self.to_move]),
+        let _ = match self.end {
+            None => write!(out, "{} to move", side[self.to_move]),
             Some(End::Blocked { loser }) => {
-                format!("{} wins: {} cannot move", side[1 - loser], side[loser])
+                write!(out, "{} wins: {} cannot move", side[1 - loser], side[loser])
             }
-            Some(End::Repetition) => "draw by threefold repetition".into(),
-            Some(End::KingMoves) => "draw: 25 moves each of kings only".into(),
-            Some(End::Endgame) => "draw: the short-endgame count ran out".into(),
+            Some(End::Repetition) => write!(out, "draw by threefold repetition"),
+            Some(End::KingMoves) => write!(out, "draw: 25 moves each of kings only"),
+            Some(End::Endgame) => write!(out, "draw: the short-endgame count ran out"),
         };
-        format!(
-            "{state} (king-only turns {}, endgame turns {})",
+        let _ = write!(
+            out,
+            " (king-only turns {}, endgame turns {})",
             self.king_moves, self.endgame_moves
-        )
+        );
     }
 }
 

@@ -15,8 +15,7 @@
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 
 use super::{
-    BoardView, CellShape, CellView, GameInfo, Outcome, PieceView, Rules, ScoreEnd, Setup, TextGame,
-    TurnText, Variant,
+    BoardView, CellShape, GameInfo, Outcome, Rules, ScoreEnd, Setup, TextGame, TurnText, Variant,
 };
 pub use action::Action;
 use action::{stable_sort_by_key, text_key, write_squares, Kind};

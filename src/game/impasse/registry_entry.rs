@@ -102,47 +102,37 @@ impl Rules for Impasse {
     }
 
     fn view(&self) -> BoardView {
-        let mut cells = Vec::with_capacity(64);
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
+        out.reshape(CellShape::Square, 64, 1);
+        let mut i = 0;
         for r in (0..8).rev() {
             for c in 0..8 {
                 let sq = (r * 8 + c) as Square;
-                let name = square_name(sq);
+                let [file, rank] = square_name(sq);
+                let mark = if (r + c) % 2 == 0 { "dark" } else { "" };
+                let cell = out.cell(i, c as f32, (7 - r) as f32, mark);
+                cell.name.clear();
+                cell.name.push(char::from(file));
+                cell.name.push(char::from(rank));
                 let code = self.board[sq as usize];
-                let pieces = match code {
-                    0 => vec![],
-                    1 | 2 => vec![PieceView {
-                        seat: code as usize - 1,
-                        label: String::new(),
-                    }],
-                    _ => vec![
-                        PieceView {
-                            seat: code as usize - 3,
-                            label: String::new()
-                        };
-                        2
-                    ],
+                let (seat, height) = match code {
+                    0 => (0, 0),
+                    1 | 2 => (code as usize - 1, 1),
+                    _ => (code as usize - 3, 2),
                 };
-                cells.push(CellView {
-                    name: String::from_utf8_lossy(&name).into_owned(),
-                    col: c as f32,
-                    row: (7 - r) as f32,
-                    mark: if (r + c) % 2 == 0 {
-                        "dark".into()
-                    } else {
-                        String::new()
-                    },
-                    pieces,
-                });
+                cell.set_pieces((0..height).map(|_| (seat, "")));
+                i += 1;
             }
         }
-        BoardView {
-            shape: CellShape::Square,
-            cells,
-            notes: vec![format!(
-                "removed: White {}, Black {}",
-                self.score[0], self.score[1]
-            )],
-        }
+        let _ = write!(
+            out.note(0),
+            "removed: White {}, Black {}",
+            self.score[0],
+            self.score[1]
+        );
     }
 
     fn describe(&self) -> String {

@@ -11,7 +11,7 @@ use super::{
     at, col, double_code, forward, from_position_text as arena_position, furthest_row, nearest_row,
     row, single_code, square_name, text_key, write_squares, Square, CELL_CHARS, NONE,
 };
-use crate::game::{BoardView, CellShape, CellView, GameInfo, Outcome, PieceView, Rules};
+use crate::game::{BoardView, CellShape, GameInfo, Outcome, Rules};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -377,40 +377,34 @@ impl Rules for SoldierKing {
     }
 
     fn view(&self) -> BoardView {
-        let mut cells = Vec::with_capacity(64);
+        BoardView::filled(|v| self.view_into(v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
+        out.reshape(CellShape::Square, 64, 1);
+        let mut i = 0;
         for r in (0..8).rev() {
             for c in 0..8 {
                 let sq = (r * 8 + c) as Square;
+                let [file, rank] = square_name(sq);
+                let mark = if (r + c) % 2 == 0 { "dark" } else { "" };
+                let cell = out.cell(i, c as f32, (7 - r) as f32, mark);
+                cell.name.clear();
+                cell.name.push(char::from(file));
+                cell.name.push(char::from(rank));
                 let code = self.board[sq as usize];
-                let pieces = match code {
-                    0 => vec![],
-                    _ => vec![PieceView {
-                        seat: usize::from((code - 1) % 2),
-                        label: if code >= 3 { "K".into() } else { String::new() },
-                    }],
-                };
-                cells.push(CellView {
-                    name: String::from_utf8_lossy(&square_name(sq)).into_owned(),
-                    col: c as f32,
-                    row: (7 - r) as f32,
-                    mark: if (r + c) % 2 == 0 {
-                        "dark".into()
-                    } else {
-                        String::new()
-                    },
-                    pieces,
-                });
+                let label = if code >= 3 { "K" } else { "" };
+                let piece = (code != 0).then(|| (usize::from((code - 1) % 2), label));
+                cell.set_pieces(piece);
+                i += 1;
             }
         }
-        BoardView {
-            shape: CellShape::Square,
-            cells,
-            notes: vec![format!(
-                "pieces removed: White {}, Black {}",
-                self.removed(0),
-                self.removed(1)
-            )],
-        }
+        let _ = write!(
+            out.note(0),
+            "pieces removed: White {}, Black {}",
+            self.removed(0),
+            self.removed(1)
+        );
     }
 
     fn describe(&self) -> String {

@@ -379,7 +379,11 @@ impl Rules for MoscowIce {
     }
 
     fn view(&self) -> BoardView {
-        notation::view(self)
+        BoardView::filled(|v| notation::view_into(self, v))
+    }
+
+    fn view_into(&self, out: &mut BoardView) {
+        notation::view_into(self, out)
     }
 
     fn describe(&self) -> String {

@@ -2,7 +2,7 @@
 //! validation), the board lines of the turn input, and the neutral view.
 
 use super::{exists, progress, Board, Cell, MoscowIce, Piece, Square, SIZE_LETTERS};
-use crate::game::{BoardView, CellShape, CellView, PieceView, Rules};
+use crate::game::{BoardView, CellShape, Rules};
 use std::fmt::Write as _;
 
 /// The two-character name of a square, e.g. `c7`.
@@ -188,62 +188,55 @@ pub(super) fn parse_position(
 }
 
 /// Every square with its lines marked (`start-S`/`finish-S` with the lowest seat of that axis),
-/// the others chequered; pieces bottom first labelled by size.
-pub(super) fn view(game: &MoscowIce) -> BoardView {
-    let mut cells = Vec::with_capacity(52);
+/// the others chequered; pieces bottom first labelled by size. Written over `out`, whose
+/// storage is reused.
+pub(super) fn view_into(game: &MoscowIce, out: &mut BoardView) {
+    const START: [&str; 2] = ["start-0", "start-1"];
+    const FINISH: [&str; 2] = ["finish-0", "finish-1"];
+    const SIZES: [&str; 3] = ["S", "M", "L"];
+    out.reshape(CellShape::Square, 52, 2);
+    let mut i = 0;
     for r in (0..8i8).rev() {
         for c in 0..8i8 {
             if !exists(c, r) {
                 continue;
             }
             let sq = (r * 8 + c) as Square;
-            let name = square_name(sq);
+            let [file, rank] = square_name(sq);
             let mark = (0..2)
                 .find_map(|axis| match progress(axis, sq) {
-                    0 => Some(format!("start-{axis}")),
-                    7 => Some(format!("finish-{axis}")),
+                    0 => Some(START[axis]),
+                    7 => Some(FINISH[axis]),
                     _ => None,
                 })
-                .unwrap_or_else(|| {
-                    if (r + c) % 2 == 0 {
-                        "dark".into()
-                    } else {
-                        String::new()
-                    }
-                });
-            cells.push(CellView {
-                name: String::from_utf8_lossy(&name).into_owned(),
-                col: f32::from(c),
-                row: f32::from(7 - r),
-                mark,
-                pieces: game.board[sq as usize]
+                .unwrap_or(if (r + c) % 2 == 0 { "dark" } else { "" });
+            let cell = out.cell(i, f32::from(c), f32::from(7 - r), mark);
+            cell.name.clear();
+            cell.name.push(char::from(file));
+            cell.name.push(char::from(rank));
+            cell.set_pieces(
+                game.board[sq as usize]
                     .pieces()
-                    .map(|p| PieceView {
-                        seat: p.seat(),
-                        label: SIZE_LETTERS[p.size() as usize].to_string(),
-                    })
-                    .collect(),
-            });
+                    .map(|p| (p.seat(), SIZES[p.size() as usize])),
+            );
+            i += 1;
         }
     }
-    let mut notes = Vec::new();
-    match game.outcome() {
-        Some(o) => notes.push(format!("game over, ranks {:?}", o.ranks)),
-        None => notes.push(format!("seat {} to move", game.to_move)),
-    }
-    let home: Vec<String> = (0..game.seats)
-        .map(|s| {
-            if game.is_out(s) {
-                format!("seat {s}: out")
-            } else {
-                format!("seat {s}: {} home", game.home(s))
-            }
-        })
-        .collect();
-    notes.push(home.join(", "));
-    BoardView {
-        shape: CellShape::Square,
-        cells,
-        notes,
+    debug_assert_eq!(i, 52, "Moscow Ice has 52 squares");
+    let note = out.note(0);
+    let _ = match game.outcome() {
+        Some(o) => write!(note, "game over, ranks {:?}", o.ranks),
+        None => write!(note, "seat {} to move", game.to_move),
+    };
+    let note = out.note(1);
+    for s in 0..game.seats {
+        if s > 0 {
+            note.push_str(", ");
+        }
+        let _ = if game.is_out(s) {
+            write!(note, "seat {s}: out")
+        } else {
+            write!(note, "seat {s}: {} home", game.home(s))
+        };
     }
 }

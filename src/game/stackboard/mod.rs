@@ -8,7 +8,7 @@
 //! row letter then number (see [`super::hex37`]).
 
 use super::hex37;
-use super::{CellShape, CellView, PieceView};
+use super::{BoardView, CellShape};
 
 pub mod hand;
 mod stack;
@@ -283,26 +283,24 @@ impl Geometry {
         }
     }
 
-    /// Every cell placed for the viewer, with its stack and the mark `mark` gives it.
-    pub fn view_cells(&self, board: &Stacks, mark: impl Fn(Cell) -> String) -> Vec<CellView> {
-        (0..self.cells as Cell)
-            .map(|c| {
-                let (col, row) = self.view_place(c);
-                let st = board[c as usize];
-                CellView {
-                    name: self.name(c),
-                    col,
-                    row,
-                    mark: mark(c),
-                    pieces: (0..st.height())
-                        .map(|i| PieceView {
-                            seat: st.seat_at(i),
-                            label: String::new(),
-                        })
-                        .collect(),
-                }
-            })
-            .collect()
+    /// Makes `out` this board's view with `notes` notes (to be written), every cell placed with
+    /// its stack and the mark `mark` gives it, reusing the storage already in `out`.
+    pub fn view_cells_into(
+        &self,
+        board: &Stacks,
+        mark: impl Fn(Cell) -> &'static str,
+        out: &mut BoardView,
+        notes: usize,
+    ) {
+        out.reshape(self.shape, self.cells, notes);
+        for c in 0..self.cells as Cell {
+            let (col, row) = self.view_place(c);
+            let st = board[c as usize];
+            let cell = out.cell(c as usize, col, row, mark(c));
+            cell.name.clear();
+            self.write_name(&mut cell.name, c);
+            cell.set_pieces((0..st.height()).map(|i| (st.seat_at(i), "")));
+        }
     }
 
     /// Whether the cells of the bit set `set` form one connected group (an empty set does).

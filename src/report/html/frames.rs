@@ -14,6 +14,7 @@ use crate::game::{BoardView, CellView, PieceView};
 use crate::report::rebuild::{rebuild_each, RebuildError, Step, StepKind};
 use crate::results::records::GameRecord;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Lists of more lines than this in an input (a count line followed by that many lines, as the
 /// legal moves are sent) keep only their first [`FOLD_KEEP`] lines in a page.
@@ -21,9 +22,29 @@ pub const FOLD_OVER: usize = 60;
 /// The lines of a folded list a page keeps.
 pub const FOLD_KEEP: usize = 40;
 
+/// The count a line holds when it is a list's count line, else 0.
+fn count_of(line: &str) -> usize {
+    line.trim().parse::<usize>().unwrap_or(0)
+}
+
 /// `input` with each list of more than [`FOLD_OVER`] lines (a line holding a count `n`, then
-/// `n` lines) cut to its first [`FOLD_KEEP`] and a line saying how many were left out.
-pub fn fold_lists(input: &str) -> String {
+/// `n` lines) cut to its first [`FOLD_KEEP`] and a line saying how many were left out; `input`
+/// itself (no copy) when it has no such list, as most inputs have none.
+pub fn fold_lists(input: &str) -> Cow<'_, str> {
+    // Lines: the newlines, and a last line without one.
+    let total = input.bytes().filter(|&b| b == b'\n').count()
+        + usize::from(!input.is_empty() && !input.ends_with('\n'));
+    if total <= FOLD_OVER + 1 {
+        return Cow::Borrowed(input);
+    }
+    // The first list to fold is the first count line, in order, whose list fits in the input.
+    let folds = input.split_inclusive('\n').enumerate().any(|(i, line)| {
+        let n = count_of(line);
+        n > FOLD_OVER && i + 1 + n <= total
+    });
+    if !folds {
+        return Cow::Borrowed(input);
+    }
     let lines: Vec<&str> = input.split_inclusive('\n').collect();
     let mut out = String::with_capacity(input.len().min(8 * 1024));
     let mut i = 0;
@@ -31,7 +52,7 @@ pub fn fold_lists(input: &str) -> String {
         let line = lines[i];
         out.push_str(line);
         i += 1;
-        let n = line.trim().parse::<usize>().unwrap_or(0);
+        let n = count_of(line);
         if n > FOLD_OVER && i + n <= lines.len() {
             for l in &lines[i..i + FOLD_KEEP] {
                 out.push_str(l);
@@ -43,12 +64,19 @@ pub fn fold_lists(input: &str) -> String {
             i += n;
         }
     }
-    out
+    Cow::Owned(out)
 }
 
-/// Two short texts alike (most are empty or a few bytes: no library call for those).
+/// Two short texts alike (most are empty or a few bytes, compared here: a library call costs
+/// more than the comparison).
 fn same_text(a: &str, b: &str) -> bool {
-    a.len() == b.len() && (a.is_empty() || a.as_bytes() == b.as_bytes())
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
 }
 
 /// Two cells that look the same: the same pieces (owner and label, bottom first) and mark.
@@ -140,7 +168,7 @@ impl StepState<'_> {
             cols.put(Col::Notes, &step.view.notes);
         }
         if let Some(input) = &step.input {
-            cols.put(Col::Input, fold_lists(input).as_str());
+            cols.put(Col::Input, fold_lists(input).as_ref());
             // The first turn of a seat has its own limit.
             if !std::mem::replace(&mut self.seen[step.seat], true) {
                 cols.put(Col::First, &1);

@@ -9,6 +9,7 @@
 mod columns;
 pub mod data;
 pub mod external;
+mod follow;
 pub mod frames;
 pub mod origins;
 pub mod page;
@@ -26,7 +27,7 @@ use crate::results::records;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// The report's file name inside a results folder.
@@ -173,31 +174,43 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The report of a run in progress, rewritten every few seconds as games finish. Each rewrite
-/// runs on a thread of its own, so the run that calls [`LiveReport::tick`] after each game is
+/// The report of a run in progress: each game's replay page written as soon as its record is
+/// there, and report.html rewritten every few seconds as games finish. Both run on a thread of
+/// its own, on idle CPU time only, so the run that calls [`LiveReport::tick`] after each game is
 /// never held up by it (the report reads the results files, not the run's memory).
 pub struct LiveReport {
     dir: PathBuf,
     order: Vec<String>,
-    next: Instant,
-    /// The pause between rewrites: at least 5 s, and ten times the last rewrite's duration,
-    /// so that a large run spends at most a tenth of a core on its report.
-    pause: Duration,
     warned: bool,
-    /// The rewrite under way, telling how long it took or why it failed.
-    running: Option<std::thread::JoinHandle<Result<Duration, String>>>,
-    /// Set to make the rewrite under way give up (see [`LiveReport::write`]).
-    stop: Arc<AtomicBool>,
-    /// The rewriting thread's id, once it runs, and the scheduling policy it got.
-    writer: Arc<Writer>,
+    /// The writing thread, started by the first tick.
+    running: Option<std::thread::JoinHandle<()>>,
+    shared: Arc<Shared>,
 }
 
-/// The background rewriting thread, as the kernel knows it.
+/// What the run and the writing thread share.
 #[derive(Default)]
-struct Writer {
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled by a tick, a stop, and the thread when it has done the ticks it saw.
+    changed: Condvar,
+    /// Set to make the thread give up (before its next page or report).
+    stop: AtomicBool,
+    /// The writing thread's id, once it runs, and the scheduling policy it got.
     tid: AtomicI32,
     policy: AtomicI32,
 }
+
+/// The ticks given and handled, and the writer's first failure not yet told.
+#[derive(Default)]
+struct State {
+    ticks: u64,
+    done: u64,
+    error: Option<String>,
+}
+
+/// How long the writer waits for a tick before it looks for new records anyway (a record
+/// written after its game's tick).
+const LOOK_AGAIN: Duration = Duration::from_millis(200);
 
 /// Makes thread `tid` (0: the calling thread) run only on CPU time nothing else wants
 /// (SCHED_IDLE); where that is refused, at the lowest nice value. A game never waits for a
@@ -227,80 +240,136 @@ fn run_normally(tid: i32) {
     }
 }
 
+/// The writing thread: after each tick (or [`LOOK_AGAIN`] without one), the pages of the new
+/// records; after a tick once the pause has passed, report.html (at once for the first tick).
+/// The pause is at least 5 s and ten times the last rewrite's duration, so that a large run
+/// spends at most a tenth of a core on its report.
+fn write_live(dir: &Path, order: &[String], shared: &Shared) {
+    // Idle time only, for this thread alone (Linux schedules threads one by one): games take
+    // the CPU first, pages are written in what they leave, the rest at the end (`write`).
+    // SAFETY: gettid has no arguments.
+    shared
+        .tid
+        .store(unsafe { libc::gettid() }, Ordering::SeqCst);
+    shared.policy.store(run_when_idle(0), Ordering::SeqCst);
+    if shared.stop.load(Ordering::SeqCst) {
+        // The run ended while this thread started: it may have missed `write`'s boost.
+        run_normally(0);
+    }
+    let mut follower = follow::Follower::new(dir);
+    let mut pages_ok = true;
+    let mut next = Instant::now();
+    let mut seen = 0;
+    let fail = |e: String| {
+        let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.error.get_or_insert(e);
+    };
+    loop {
+        let ticks = {
+            let state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+            let (state, _) = shared
+                .changed
+                .wait_timeout_while(state, LOOK_AGAIN, |s| {
+                    s.ticks == seen && !shared.stop.load(Ordering::SeqCst)
+                })
+                .unwrap_or_else(|p| p.into_inner());
+            state.ticks
+        };
+        if shared.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        if pages_ok {
+            if let Err((path, e)) = follower.catch_up(&shared.stop) {
+                // The report's rewrites meet the same failure and say it.
+                pages_ok = false;
+                fail(format!("writing {}: {e}", path.display()));
+            }
+        }
+        if ticks != seen && Instant::now() >= next {
+            let started = Instant::now();
+            let dirs = [dir.to_path_buf()];
+            match write_report_unless(
+                &dirs,
+                &dir.join(FILE),
+                order,
+                Pages::Missing,
+                1,
+                &shared.stop,
+            ) {
+                Ok(_) => {
+                    let pause = Duration::from_secs(5).max(started.elapsed() * 10);
+                    next = Instant::now() + pause;
+                }
+                Err(e) => {
+                    fail(format!("{e:#}"));
+                    next = Instant::now() + Duration::from_secs(5);
+                }
+            }
+        }
+        seen = ticks;
+        shared.state.lock().unwrap_or_else(|p| p.into_inner()).done = seen;
+        shared.changed.notify_all();
+    }
+}
+
 impl LiveReport {
     pub fn new(dir: &Path, order: &[String]) -> LiveReport {
         LiveReport {
             dir: dir.to_path_buf(),
             order: order.to_vec(),
-            next: Instant::now(),
-            pause: Duration::from_secs(5),
             warned: false,
             running: None,
-            stop: Arc::new(AtomicBool::new(false)),
-            writer: Arc::default(),
+            shared: Arc::default(),
         }
     }
 
-    /// Starts a rewrite in the background if the pause has passed and none is under way. A
-    /// failure is not fatal to the run: it is told once on stderr, and the next rewrite tries
-    /// again.
+    /// Tells the writing thread a game has finished (starting it at the first game): it writes
+    /// the new pages, and the report if the pause has passed. A failure is not fatal to the
+    /// run: it is told once on stderr, and the writer tries again.
     pub fn tick(&mut self) {
-        if self.running.as_ref().is_some_and(|h| !h.is_finished()) {
-            return;
-        }
-        self.collect();
-        if Instant::now() < self.next {
-            return;
-        }
-        let (dir, order) = (self.dir.clone(), self.order.clone());
-        let (stop, writer) = (self.stop.clone(), self.writer.clone());
-        self.next = Instant::now() + self.pause;
-        self.running = Some(std::thread::spawn(move || {
-            // Idle time only, for this thread alone (Linux schedules threads one by one):
-            // games take the CPU first, pages are written in what they leave, the rest at the
-            // end (`write`).
-            // SAFETY: gettid has no arguments.
-            let tid = unsafe { libc::gettid() };
-            writer.tid.store(tid, Ordering::SeqCst);
-            writer.policy.store(run_when_idle(0), Ordering::SeqCst);
-            if stop.load(Ordering::SeqCst) {
-                // The run ended while this thread started: it may have missed `write`'s boost.
-                run_normally(0);
+        if self.running.is_none() {
+            let (dir, order, shared) = (self.dir.clone(), self.order.clone(), self.shared.clone());
+            let spawned = std::thread::Builder::new()
+                .name("report-writer".into())
+                .spawn(move || write_live(&dir, &order, &shared));
+            match spawned {
+                Ok(h) => self.running = Some(h),
+                Err(e) => return self.warn(&format!("cannot start its writer: {e}")),
             }
-            let started = Instant::now();
-            write_report_unless(
-                std::slice::from_ref(&dir),
-                &dir.join(FILE),
-                &order,
-                Pages::Missing,
-                1,
-                &stop,
-            )
-            .map(|_| started.elapsed())
-            .map_err(|e| format!("{e:#}"))
-        }));
+        }
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .ticks += 1;
+        self.shared.changed.notify_all();
+        self.collect();
     }
 
-    /// Waits for the rewrite under way, if any, to end.
+    /// Waits until the writing thread has done every tick given so far.
     pub fn settle(&mut self) {
         if let Some(h) = &self.running {
-            while !h.is_finished() {
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            let state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
+            let _state = self
+                .shared
+                .changed
+                .wait_while(state, |s| s.done < s.ticks && !h.is_finished())
+                .unwrap_or_else(|p| p.into_inner());
         }
         self.collect();
     }
 
-    /// Takes in the result of a finished background rewrite.
+    /// Tells the writer's failure, if there is one not told yet.
     fn collect(&mut self) {
-        let Some(h) = self.running.take() else { return };
-        match h.join() {
-            Ok(Ok(took)) => {
-                self.pause = Duration::from_secs(5).max(took * 10);
-                self.next = Instant::now() + self.pause;
-            }
-            Ok(Err(e)) => self.warn(&e),
-            Err(_) => self.warn("the report writer panicked"),
+        let error = self
+            .shared
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .error
+            .take();
+        if let Some(e) = error {
+            self.warn(&e);
         }
     }
 
@@ -314,32 +383,39 @@ impl LiveReport {
         }
     }
 
-    /// The scheduling policy the last background rewrite's thread was granted
-    /// (`libc::SCHED_IDLE` where the kernel grants it), 0 before any.
+    /// The scheduling policy the writing thread was granted (`libc::SCHED_IDLE` where the
+    /// kernel grants it), 0 before it runs.
     pub fn writer_policy(&self) -> i32 {
-        self.writer.policy.load(Ordering::SeqCst)
+        self.shared.policy.load(Ordering::SeqCst)
     }
 
-    /// Rewrites the report now, on the calling thread, with every page still missing; returns
-    /// its path. A background rewrite under way is stopped first (at normal priority, so that a
-    /// machine kept busy by other work does not hold the run's end on a thread that only runs
-    /// on idle time).
-    pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
+    /// Stops the writing thread (at normal priority, so that a machine kept busy by other work
+    /// does not hold the run's end on a thread that only runs on idle time) and waits for it.
+    fn stop_writer(&mut self) {
         if let Some(h) = self.running.take() {
-            self.stop.store(true, Ordering::SeqCst);
-            let tid = self.writer.tid.load(Ordering::SeqCst);
+            self.shared.stop.store(true, Ordering::SeqCst);
+            let tid = self.shared.tid.load(Ordering::SeqCst);
             if tid != 0 && !h.is_finished() {
                 run_normally(tid);
             }
+            self.shared.changed.notify_all();
             let _ = h.join();
-            self.stop.store(false, Ordering::SeqCst);
+            self.shared.stop.store(false, Ordering::SeqCst);
         }
-        let started = Instant::now();
+    }
+
+    /// Rewrites the report now, on the calling thread, with every page still missing (on
+    /// every CPU); returns its path. The writing thread is stopped first.
+    pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
+        self.stop_writer();
         let out = self.dir.join(FILE);
         write_report(std::slice::from_ref(&self.dir), &out, &self.order, pages)?;
-        let took = started.elapsed();
-        self.pause = Duration::from_secs(5).max(took * 10);
-        self.next = Instant::now() + self.pause;
         Ok(out)
+    }
+}
+
+impl Drop for LiveReport {
+    fn drop(&mut self) {
+        self.stop_writer();
     }
 }

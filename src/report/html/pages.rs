@@ -48,7 +48,7 @@ impl<F: FnMut(GameRecord, Page)> InOrder<F> {
 }
 
 /// Writes the page of `rec` at `path`.
-fn write_page(rec: &GameRecord, path: PathBuf, back: &str) -> Done {
+pub(super) fn write_page(rec: &GameRecord, path: PathBuf, back: &str) -> Done {
     match viewer::page(rec, Some(back), viewer::Assets::Beside) {
         Ok(html) => match write_atomic(&path, html.as_bytes()) {
             Ok(()) => Ok(Page::Written(path)),

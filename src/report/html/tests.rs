@@ -253,6 +253,44 @@ fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_p
     assert!(html.contains("replays/"), "the report links the pages");
 }
 
+/// Pages do not wait for the report's pause: each game's page is written once its record is
+/// there (on idle time), so few are left for the run's end.
+#[test]
+fn a_live_report_writes_each_new_games_page_between_its_rewrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_path_buf();
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, None, None).unwrap();
+    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
+    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let mut record = |id: u64| {
+        let r = simulate(&choice, id, 0, None);
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
+            .unwrap();
+    };
+    record(0);
+    let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
+    live.tick();
+    live.settle();
+    assert!(replay_path(&d, 0).exists(), "the first game's page");
+    std::fs::remove_file(d.join(FILE)).unwrap();
+    for id in 1..6 {
+        record(id);
+        live.tick();
+    }
+    live.settle();
+    for id in 1..6 {
+        assert!(
+            replay_path(&d, id).exists(),
+            "page of game {id} before the run's end"
+        );
+    }
+    assert!(!d.join(FILE).exists(), "the report waits for its pause");
+    live.write(Pages::Missing).unwrap();
+    assert!(d.join(FILE).exists());
+}
+
 #[test]
 fn a_record_the_rules_reject_is_listed_without_a_replay() {
     let dir = tempfile::tempdir().unwrap();

@@ -112,7 +112,6 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let report_path = report_path.unwrap_or_else(|| {
         report::html::LiveReport::new(&out, &[new_name.clone(), old_name.clone()])
             .write(report::html::Pages::Missing)
-            .map_err(Into::into)
     });
     report::run_end::report_line(&mut stdout, &report_path)?;
     Ok(ExitCode::from(match decision {

@@ -7,7 +7,6 @@ use crate::engine::{self, BotCheck, Event, NameClash, RecordError};
 use crate::report::{self, progress::Progress};
 use crate::results::games_csv::GamesCsv;
 use crate::tournament::{Finished, GameSpec, Runner};
-use std::error::Error;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +24,7 @@ pub fn check_bots(
 }
 
 /// Whether report.html was written (where), or why not.
-pub type ReportWritten = Result<PathBuf, Box<dyn Error + Send + Sync>>;
+pub type ReportWritten = Result<PathBuf, report::html::ReportError>;
 
 /// How [`play_and_record`] ended.
 pub struct Played {
@@ -108,6 +107,6 @@ pub fn play_and_record(
     recorder.starved().eprint();
     Ok(Played {
         failure: end.failure.map(|(_, e)| e),
-        report: live.write(report::html::Pages::Missing).map_err(Into::into),
+        report: live.write(report::html::Pages::Missing),
     })
 }

@@ -394,7 +394,7 @@ pub fn gather(
     order: &[String],
     facts: RecordFacts,
     read: ReadRecords,
-) -> anyhow::Result<ReportData> {
+) -> Result<ReportData, standings::StandingsError> {
     let mut notes = Vec::new();
     let csvs: Vec<PathBuf> = dirs
         .iter()

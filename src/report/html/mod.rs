@@ -24,7 +24,6 @@ pub mod viewer;
 mod tests;
 
 use crate::results::records;
-use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -32,6 +31,33 @@ use std::time::{Duration, Instant};
 
 /// The report's file name inside a results folder.
 pub const FILE: &str = "report.html";
+
+/// A report that could not be written: what failed, on which file (the cause follows it).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("writing the viewer into {}", path.display())]
+    Viewer {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("reading {}", path.display())]
+    Records {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("writing {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Standings(#[from] crate::report::standings::StandingsError),
+}
+
+type Result<T> = std::result::Result<T, ReportError>;
 
 /// The report's stylesheet, for other pages in its look (the grading page).
 pub const STYLE: &str = include_str!("assets/style.css");
@@ -147,7 +173,12 @@ fn write_report_unless(
     }
     written.games = data.total_games;
     let title = title_of(&data);
-    write_atomic(out, page::render(&data, &title).as_bytes())?;
+    write_atomic(out, page::render(&data, &title).as_bytes()).map_err(|source| {
+        ReportError::Write {
+            path: out.to_path_buf(),
+            source,
+        }
+    })?;
     Ok(written)
 }
 

@@ -5,8 +5,8 @@
 //! to do: on all CPUs, that wait is shorter.
 
 use super::{replay_path, viewer, write_atomic, Pages};
+use super::{ReportError, Result};
 use crate::results::records::{self, GameRecord, ReadRecords};
-use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,8 +74,10 @@ pub fn write_folder(
     let replays = dir.join("replays");
     let mut assets = replays.is_dir();
     if assets {
-        viewer::write_assets(&replays)
-            .with_context(|| format!("writing the viewer into {}", replays.display()))?;
+        viewer::write_assets(&replays).map_err(|source| ReportError::Viewer {
+            path: replays.clone(),
+            source,
+        })?;
     }
     let origins = super::origins::Origins::of_folder(dir);
     let threads = threads.max(1);
@@ -139,9 +141,12 @@ pub fn write_folder(
         }
         summary
     })
-    .with_context(|| format!("reading {}", dir.join(records::FILE).display()))?;
-    if let Some((path, e)) = order.io_error {
-        return Err(e).with_context(|| format!("writing {}", path.display()));
+    .map_err(|source| ReportError::Records {
+        path: dir.join(records::FILE),
+        source,
+    })?;
+    if let Some((path, source)) = order.io_error {
+        return Err(ReportError::Write { path, source });
     }
     Ok(summary)
 }

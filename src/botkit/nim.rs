@@ -97,6 +97,7 @@ impl Rules for Nim {
                 pieces: Vec::new(),
             }],
             notes: Vec::new(),
+            diagonals: false,
         }
     }
     fn describe(&self) -> String {

@@ -67,6 +67,7 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
             128
         ],
         notes: vec!["stale note".into(); 5],
+        diagonals: true,
     };
     // Only the arena's Impasse keeps the CodinGame input and its duplicate move texts.
     let standard = !(info.name == "impasse" && setup.variant == "arena");

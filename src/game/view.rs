@@ -52,6 +52,9 @@ pub struct BoardView {
     pub cells: Vec<CellView>,
     /// Lines shown beside the board (pieces in hand, captured pieces, whose turn).
     pub notes: Vec<String>,
+    /// Cells touch their diagonal neighbours too (Abande on squares): the viewer draws the
+    /// diagonal lines between square cells. [`BoardView::reshape`] clears it.
+    pub diagonals: bool,
 }
 
 /// Overwrites `dst` with `src`, keeping its storage.
@@ -95,6 +98,7 @@ impl BoardView {
     /// each one with [`BoardView::cell`] and [`BoardView::note`].
     pub fn reshape(&mut self, shape: CellShape, cells: usize, notes: usize) {
         self.shape = shape;
+        self.diagonals = false;
         self.cells.resize_with(cells, CellView::default);
         self.notes.resize_with(notes, String::new);
     }

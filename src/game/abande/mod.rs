@@ -246,6 +246,8 @@ impl Rules for Abande {
     fn view_into(&self, out: &mut BoardView) {
         let p = self.points();
         self.geo.view_cells_into(&self.board, |_| "", out, 2);
+        // Stones connect along diagonals too (on the square board; hexagons have none).
+        out.diagonals = true;
         let _ = write!(
             out.note(0),
             "in hand: Black {}, White {}",

@@ -157,6 +157,8 @@ fn square_variant_perft() {
     }
     assert_eq!(g.variant(), "square");
     assert_eq!(g.view().cells.len(), 49);
+    // The viewer draws the diagonal lines along which stones connect.
+    assert!(g.view().diagonals);
 }
 
 #[test]

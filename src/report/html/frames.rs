@@ -269,9 +269,8 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
         .collect();
     put(&mut out, &colours);
     out.push(b',');
-    // Boards whose diagonal neighbours count too (Abande on squares): lines drawn.
     key(&mut out, "diagonals");
-    put(&mut out, &(rec.game == "abande"));
+    put(&mut out, &start.diagonals);
     out.push(b',');
     key(&mut out, "end");
     out.push(b'{');

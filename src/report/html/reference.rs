@@ -133,8 +133,7 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
             .collect::<Vec<_>>(),
         "clocks": rec.clocks,
         "shape": start.shape,
-        // Boards whose diagonal neighbours count too (Abande on squares): lines drawn.
-        "diagonals": rec.game == "abande",
+        "diagonals": start.diagonals,
         "cells": cells,
         "start": { "p": start_pieces, "notes": start.notes },
         "steps": steps,

@@ -4,8 +4,8 @@
 # the moment, so a loaded machine moves both alike.
 #
 #   benches/compare-bench.sh OLD_DIR NEW_DIR [ROUNDS]
-# Each DIR holds a release build's `arbiter` and `arbiter-bot-first` (and, from the build that
-# has it, `arbiter-init`), e.g. copies of target/release. ROUNDS defaults to 5.
+# Each DIR holds a release build's `arbiter` and `arbiter-bot-first` (and, from builds that
+# had it beside them, `arbiter-init`), e.g. copies of target/release. ROUNDS defaults to 5.
 set -euo pipefail
 old=${1:?usage: compare-bench.sh OLD_DIR NEW_DIR [ROUNDS]}
 new=${2:?usage: compare-bench.sh OLD_DIR NEW_DIR [ROUNDS]}

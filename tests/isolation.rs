@@ -208,3 +208,65 @@ fn a_bot_frozen_when_the_referee_is_killed_goes_too() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn each_bots_init_is_the_small_static_program_embedded_in_arbiter() {
+    if !is_root() {
+        eprintln!("not root (or no CAP_SYS_ADMIN): bots have no init of their own");
+        return;
+    }
+    let mark = marker("init");
+    let args: Vec<String> = ["play", "--max-turns", "4", "--first-turn-ms", "20000"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([hostile("sleep 1 3000"), hostile("honest")])
+        .collect();
+    let mut referee = start(&args, &mark);
+    let t = Instant::now();
+    let inits = loop {
+        let inits: Vec<u32> = std::fs::read_dir(format!("/proc/{}/task", referee.id()))
+            .unwrap()
+            .flatten()
+            .flat_map(|task| {
+                std::fs::read_to_string(task.path().join("children"))
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.starts_with(b"arbiter-init\0"))
+            })
+            .collect();
+        if inits.len() == 2 {
+            break inits;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the inits never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    for init in inits {
+        let exe = std::fs::read_link(format!("/proc/{init}/exe")).unwrap();
+        assert!(
+            exe.to_string_lossy().starts_with("/memfd:arbiter-init"),
+            "the init runs {} instead of the embedded program",
+            exe.display()
+        );
+        // Static, without the C library: no dynamic loader, no shared library mapped.
+        let maps = std::fs::read_to_string(format!("/proc/{init}/maps")).unwrap();
+        assert!(!maps.contains(".so"), "{maps}");
+    }
+    let _ = referee.kill();
+    let _ = referee.wait();
+    let t = Instant::now();
+    while !processes_with(&mark).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "the bots outlived their referee"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

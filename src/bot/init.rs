@@ -1,34 +1,164 @@
 //! The minimal init of an isolated bot's namespace (see `bot::isolation`), and the steps that
-//! take a process from root to a bot's own user without any capability. Only raw system calls
-//! through `libc`, nothing else of arbiter: the same file is the whole of the small
-//! `arbiter-init` program (src/bin/arbiter-init.rs), which the spawner execs as each isolated
-//! bot's first process instead of arbiter's own 40 MB program (whose loading cost each game
-//! about a millisecond of CPU per bot), and the library's fallback for a binary that has no
-//! `arbiter-init` beside it (a unit-test program).
+//! take a process from root to a bot's own user without any capability. Only `core` and raw
+//! system calls (its own [`sys`]): no libc, no allocation, nothing else of arbiter. The same
+//! file is the whole of the small `arbiter-init` program (src/bot/init_program.rs, built by
+//! src/build.rs without the C library and embedded in arbiter), which the spawner execs as each
+//! isolated bot's first process: a program that the dynamic loader and glibc's start-up never
+//! touch (they cost an init about 0.6 ms of CPU on a virtual machine, where reading the CPU's
+//! features traps to the hypervisor). The library runs it too, as the fallback init of a
+//! process that cannot execute the embedded program (see `isolation::init_program`).
+
+use core::ffi::{c_char, c_int, CStr};
 
 /// The first argument (argv[0]) of the init.
-pub const INIT_NAME: &std::ffi::CStr = c"arbiter-init";
+pub const INIT_NAME: &CStr = c"arbiter-init";
+
+/// [`INIT_NAME`]'s bytes (a `CStr`'s length is found with the C library's `strlen`, which the
+/// init does not have).
+const INIT_NAME_BYTES: &[u8] = b"arbiter-init";
+
+/// Raw Linux system calls for the init (x86-64 and AArch64): numbers and constants as the
+/// kernel's headers give them; a unit test checks each against the libc crate's.
+pub mod sys {
+    #[cfg(target_arch = "x86_64")]
+    mod nr {
+        pub const WRITE: usize = 1;
+        pub const RT_SIGACTION: usize = 13;
+        pub const RT_SIGPROCMASK: usize = 14;
+        pub const GETPID: usize = 39;
+        pub const WAIT4: usize = 61;
+        pub const KILL: usize = 62;
+        pub const SETRESUID: usize = 117;
+        pub const SETRESGID: usize = 119;
+        pub const SETGROUPS: usize = 116;
+        pub const CAPSET: usize = 126;
+        pub const RT_SIGTIMEDWAIT: usize = 128;
+        pub const PRCTL: usize = 157;
+        pub const EXIT_GROUP: usize = 231;
+    }
+    #[cfg(target_arch = "aarch64")]
+    mod nr {
+        pub const WRITE: usize = 64;
+        pub const RT_SIGACTION: usize = 134;
+        pub const RT_SIGPROCMASK: usize = 135;
+        pub const GETPID: usize = 172;
+        pub const WAIT4: usize = 260;
+        pub const KILL: usize = 129;
+        pub const SETRESUID: usize = 147;
+        pub const SETRESGID: usize = 149;
+        pub const SETGROUPS: usize = 159;
+        pub const CAPSET: usize = 91;
+        pub const RT_SIGTIMEDWAIT: usize = 137;
+        pub const PRCTL: usize = 167;
+        pub const EXIT_GROUP: usize = 94;
+    }
+    pub use nr::*;
+
+    pub const PR_SET_PDEATHSIG: usize = 1;
+    pub const PR_SET_DUMPABLE: usize = 4;
+    pub const PR_CAPBSET_DROP: usize = 24;
+    pub const PR_SET_SECUREBITS: usize = 28;
+    pub const PR_SET_NO_NEW_PRIVS: usize = 38;
+    pub const SIG_SETMASK: usize = 2;
+    pub const WNOHANG: usize = 1;
+    pub const EINTR: isize = 4;
+    pub const EINVAL: isize = 22;
+    pub const SIGHUP: u32 = 1;
+    pub const SIGINT: u32 = 2;
+    pub const SIGKILL: u32 = 9;
+    pub const SIGTERM: u32 = 15;
+    pub const SIGCHLD: u32 = 17;
+    /// The kernel's signal set: one bit per signal, signal n at bit n - 1.
+    pub type SigSet = u64;
+
+    /// System call `n` with six arguments: its result, or minus the error number.
+    ///
+    /// # Safety
+    /// The arguments must be what system call `n` expects.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub unsafe fn call(n: usize, a: [usize; 6]) -> isize {
+        let ret: isize;
+        core::arch::asm!(
+            "syscall",
+            inlateout("rax") n as isize => ret,
+            in("rdi") a[0], in("rsi") a[1], in("rdx") a[2],
+            in("r10") a[3], in("r8") a[4], in("r9") a[5],
+            lateout("rcx") _, lateout("r11") _,
+            options(nostack),
+        );
+        ret
+    }
+
+    /// System call `n` with six arguments: its result, or minus the error number.
+    ///
+    /// # Safety
+    /// The arguments must be what system call `n` expects.
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    pub unsafe fn call(n: usize, a: [usize; 6]) -> isize {
+        let ret: isize;
+        core::arch::asm!(
+            "svc 0",
+            in("x8") n,
+            inlateout("x0") a[0] as isize => ret,
+            in("x1") a[1], in("x2") a[2], in("x3") a[3], in("x4") a[4], in("x5") a[5],
+            options(nostack),
+        );
+        ret
+    }
+
+    /// `call` with fewer arguments (the rest zero).
+    ///
+    /// # Safety
+    /// As [`call`].
+    #[inline(always)]
+    pub unsafe fn call3(n: usize, a0: usize, a1: usize, a2: usize) -> isize {
+        call(n, [a0, a1, a2, 0, 0, 0])
+    }
+
+    /// Ends the process with `status`.
+    pub fn exit(status: i32) -> ! {
+        loop {
+            // SAFETY: exit_group takes a status and does not return.
+            unsafe { call3(EXIT_GROUP, status as usize, 0, 0) };
+        }
+    }
+}
+
+use sys::call3;
 
 /// Becomes user and group `id` (and no other group): from root, every capability goes with it.
 /// Async-signal-safe: raw system calls only.
+///
+/// # Safety
+/// Changes the credentials of the calling thread (of the process, for a single-threaded one).
 pub unsafe fn become_user(id: u32) -> bool {
-    libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) == 0
-        && libc::syscall(libc::SYS_setresgid, id, id, id) == 0
-        && libc::syscall(libc::SYS_setresuid, id, id, id) == 0
+    let id = id as usize;
+    call3(sys::SETGROUPS, 0, 0, 0) == 0
+        && call3(sys::SETRESGID, id, id, id) == 0
+        && call3(sys::SETRESUID, id, id, id) == 0
 }
 
 /// Drops every capability for good: root's exec no longer grants them back (securebits,
 /// locked), the bounding set is emptied, the sets cleared, and no new privileges. With `user`,
 /// it also becomes that user (between emptying the bounding set and clearing the sets).
 /// Async-signal-safe: raw system calls only.
+///
+/// # Safety
+/// As [`become_user`].
 pub unsafe fn drop_capabilities(user: Option<u32>) -> bool {
     // SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE, each locked.
-    const SECUREBITS: libc::c_ulong = 0b1100_1111;
-    if libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS, 0, 0, 0) != 0 {
+    const SECUREBITS: usize = 0b1100_1111;
+    if call3(sys::PRCTL, sys::PR_SET_SECUREBITS, SECUREBITS, 0) != 0 {
         return false;
     }
+    // Capabilities are numbered from 0 up to the kernel's last one, past which the kernel says
+    // EINVAL: the first EINVAL ends the bounding set.
     for cap in 0..64 {
-        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        if call3(sys::PRCTL, sys::PR_CAPBSET_DROP, cap, 0) == -sys::EINVAL {
+            break;
+        }
     }
     // The capabilities stay through the change of user (SECBIT_NO_SETUID_FIXUP) and are
     // cleared just below.
@@ -37,35 +167,43 @@ pub unsafe fn drop_capabilities(user: Option<u32>) -> bool {
             return false;
         }
     }
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: libc::c_int,
+    // _LINUX_CAPABILITY_VERSION_3 and pid 0 (this thread); two empty sets of three words.
+    let header: [u32; 2] = [0x2008_0522, 0];
+    let none = [0u32; 6];
+    call3(
+        sys::CAPSET,
+        header.as_ptr() as usize,
+        none.as_ptr() as usize,
+        0,
+    ) == 0
+        && call3(sys::PRCTL, sys::PR_SET_NO_NEW_PRIVS, 1, 0) == 0
+}
+
+/// The bytes of the C string at `p` (without its NUL).
+///
+/// # Safety
+/// `p` is a valid C string.
+unsafe fn c_bytes<'a>(p: *const c_char) -> &'a [u8] {
+    let mut len = 0;
+    // Read one by one as written: optimised, a plain loop becomes a call to the C library's
+    // `strlen`, which the init does not have.
+    while core::ptr::read_volatile(p.add(len)) != 0 {
+        len += 1;
     }
-    #[repr(C)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
+    core::slice::from_raw_parts(p.cast::<u8>(), len)
+}
+
+/// A decimal `u32` (digits only).
+fn decimal(text: &[u8]) -> Option<u32> {
+    if text.is_empty() {
+        return None;
     }
-    let header = Header {
-        version: 0x2008_0522, // _LINUX_CAPABILITY_VERSION_3
-        pid: 0,
-    };
-    let none = [
-        Data {
-            effective: 0,
-            permitted: 0,
-            inheritable: 0,
-        },
-        Data {
-            effective: 0,
-            permitted: 0,
-            inheritable: 0,
-        },
-    ];
-    libc::syscall(libc::SYS_capset, &header, none.as_ptr()) == 0
-        && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    text.iter().try_fold(0u32, |n, &b| {
+        b.is_ascii_digit()
+            .then_some(())
+            .and_then(|_| n.checked_mul(10))
+            .and_then(|n| n.checked_add((b - b'0') as u32))
+    })
 }
 
 /// The init's whole run when `argv` is an init's (`arbiter-init STATUS_FD USER|- BOT_PID`, as
@@ -73,81 +211,196 @@ pub unsafe fn drop_capabilities(user: Option<u32>) -> bool {
 ///
 /// # Safety
 /// `argv` holds `argc` valid C strings.
-pub unsafe fn main_of(argc: libc::c_int, argv: *const *const libc::c_char) -> Option<libc::c_int> {
-    if argc != 4 || argv.is_null() || (*argv).is_null() || libc::getpid() != 1 {
+pub unsafe fn main_of(argc: c_int, argv: *const *const c_char) -> Option<c_int> {
+    if argc != 4 || argv.is_null() || (*argv).is_null() || call3(sys::GETPID, 0, 0, 0) != 1 {
         return None;
     }
-    if std::ffi::CStr::from_ptr(*argv) != INIT_NAME {
+    if c_bytes(*argv) != INIT_NAME_BYTES {
         return None;
     }
-    let number = |i: usize| {
-        std::ffi::CStr::from_ptr(*argv.add(i))
-            .to_str()
-            .ok()
-            .and_then(|t| t.parse::<u32>().ok())
-    };
+    let number = |i: usize| decimal(c_bytes(*argv.add(i)));
     let (Some(status_fd), user, Some(bot)) = (number(1), number(2), number(3)) else {
         return Some(127);
     };
-    Some(run_init(status_fd as libc::c_int, user, bot as libc::pid_t))
+    Some(run_init(status_fd as c_int, user, bot as i32))
+}
+
+/// The bit of signal `sig` in a [`sys::SigSet`].
+const fn bit(sig: u32) -> sys::SigSet {
+    1 << (sig - 1)
 }
 
 /// The init of a bot's namespace (see the module's comment); returns its own exit status: the
 /// bot's, as a shell gives it (128 plus the signal that killed it).
-unsafe fn run_init(status_fd: libc::c_int, user: Option<u32>, bot: libc::pid_t) -> libc::c_int {
+unsafe fn run_init(status_fd: c_int, user: Option<u32>, bot: i32) -> c_int {
     // Every signal stays blocked (as the spawner left them): those the init handles are taken
     // with sigwaitinfo. SIGCHLD must not be ignored (the referee ignores some signals, and an
     // exec keeps that), or children would vanish without a status.
-    let mut all: libc::sigset_t = std::mem::zeroed();
-    libc::sigfillset(&mut all);
-    libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
-    libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+    let all: sys::SigSet = !0;
+    let set = core::mem::size_of::<sys::SigSet>();
+    call(
+        sys::RT_SIGPROCMASK,
+        sys::SIG_SETMASK,
+        &all as *const _ as usize,
+        0,
+        set,
+    );
+    // The kernel's sigaction (handler, flags, restorer, mask), all zero: SIG_DFL.
+    let default = [0usize; 4];
+    call(
+        sys::RT_SIGACTION,
+        sys::SIGCHLD as usize,
+        default.as_ptr() as usize,
+        0,
+        set,
+    );
     // It was exec'd as root: from here on it has no capability and is the bot's user (or, as a
     // root without that user, root without capabilities). Not dumpable: the bot may not open its
     // status pipe through /proc/1/fd.
     if !drop_capabilities(user) {
         return 126;
     }
-    libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    libc::prctl(
-        libc::PR_SET_PDEATHSIG,
-        libc::SIGKILL as libc::c_ulong,
-        0,
-        0,
-        0,
-    );
-    let mut waited: libc::sigset_t = std::mem::zeroed();
-    libc::sigemptyset(&mut waited);
-    for sig in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-        libc::sigaddset(&mut waited, sig);
-    }
+    call3(sys::PRCTL, sys::PR_SET_DUMPABLE, 0, 0);
+    call3(sys::PRCTL, sys::PR_SET_PDEATHSIG, sys::SIGKILL as usize, 0);
+    let waited: sys::SigSet =
+        bit(sys::SIGCHLD) | bit(sys::SIGTERM) | bit(sys::SIGINT) | bit(sys::SIGHUP);
     loop {
         loop {
-            let mut status = 0;
-            let pid = libc::waitpid(-1, &mut status, libc::WNOHANG);
-            if pid == bot {
+            let mut status: c_int = 0;
+            let pid = call(
+                sys::WAIT4,
+                -1isize as usize,
+                &mut status as *mut c_int as usize,
+                sys::WNOHANG,
+                0,
+            );
+            if pid == bot as isize {
                 let bytes = status.to_ne_bytes();
-                libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
-                return if libc::WIFSIGNALED(status) {
-                    128 + libc::WTERMSIG(status)
+                call3(sys::WRITE, status_fd as usize, bytes.as_ptr() as usize, 4);
+                // As the C library's WIFSIGNALED, WTERMSIG and WEXITSTATUS read it.
+                let signal = status & 0x7f;
+                return if signal != 0 && signal != 0x7f {
+                    128 + signal
                 } else {
-                    libc::WEXITSTATUS(status)
+                    (status >> 8) & 0xff
                 };
             }
             if pid == 0 {
                 break;
             }
-            if pid < 0 && *libc::__errno_location() != libc::EINTR {
+            if pid < 0 && pid != -sys::EINTR {
                 // No child at all: the bot is gone without a status (cannot happen).
                 return 127;
             }
         }
-        let sig = libc::sigwaitinfo(&waited, std::ptr::null_mut());
-        if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
+        let sig = call(
+            sys::RT_SIGTIMEDWAIT,
+            &waited as *const _ as usize,
+            0,
+            0,
+            set,
+        );
+        if sig == sys::SIGTERM as isize
+            || sig == sys::SIGINT as isize
+            || sig == sys::SIGHUP as isize
+        {
             // To every process of the namespace but this one (the bot, its children, even
             // those that left its process group), once: the referee sends its TERM to the init
             // alone, so the bot gets it from here and from nowhere else.
-            libc::kill(-1, sig);
+            call3(sys::KILL, -1isize as usize, sig as usize, 0);
         }
+    }
+}
+
+/// `sys::call` with four arguments.
+unsafe fn call(n: usize, a0: usize, a1: usize, a2: usize, a3: usize) -> isize {
+    sys::call(n, [a0, a1, a2, a3, 0, 0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_call_numbers_and_constants_are_the_kernels() {
+        let pairs: [(usize, libc::c_long); 13] = [
+            (sys::WRITE, libc::SYS_write),
+            (sys::RT_SIGACTION, libc::SYS_rt_sigaction),
+            (sys::RT_SIGPROCMASK, libc::SYS_rt_sigprocmask),
+            (sys::GETPID, libc::SYS_getpid),
+            (sys::WAIT4, libc::SYS_wait4),
+            (sys::KILL, libc::SYS_kill),
+            (sys::SETRESUID, libc::SYS_setresuid),
+            (sys::SETRESGID, libc::SYS_setresgid),
+            (sys::SETGROUPS, libc::SYS_setgroups),
+            (sys::CAPSET, libc::SYS_capset),
+            (sys::RT_SIGTIMEDWAIT, libc::SYS_rt_sigtimedwait),
+            (sys::PRCTL, libc::SYS_prctl),
+            (sys::EXIT_GROUP, libc::SYS_exit_group),
+        ];
+        for (ours, theirs) in pairs {
+            assert_eq!(ours as libc::c_long, theirs);
+        }
+        assert_eq!(sys::PR_SET_PDEATHSIG, libc::PR_SET_PDEATHSIG as usize);
+        assert_eq!(sys::PR_SET_DUMPABLE, libc::PR_SET_DUMPABLE as usize);
+        assert_eq!(sys::PR_CAPBSET_DROP, libc::PR_CAPBSET_DROP as usize);
+        assert_eq!(sys::PR_SET_SECUREBITS, libc::PR_SET_SECUREBITS as usize);
+        assert_eq!(sys::PR_SET_NO_NEW_PRIVS, libc::PR_SET_NO_NEW_PRIVS as usize);
+        assert_eq!(sys::SIG_SETMASK, libc::SIG_SETMASK as usize);
+        assert_eq!(sys::WNOHANG, libc::WNOHANG as usize);
+        assert_eq!(sys::EINTR, libc::EINTR as isize);
+        assert_eq!(sys::EINVAL, libc::EINVAL as isize);
+        for (ours, theirs) in [
+            (sys::SIGHUP, libc::SIGHUP),
+            (sys::SIGINT, libc::SIGINT),
+            (sys::SIGKILL, libc::SIGKILL),
+            (sys::SIGTERM, libc::SIGTERM),
+            (sys::SIGCHLD, libc::SIGCHLD),
+        ] {
+            assert_eq!(ours as libc::c_int, theirs);
+        }
+    }
+
+    #[test]
+    fn raw_calls_work_and_report_errors() {
+        // SAFETY: getpid and kill(pid, 0) (a probe) have no effect.
+        unsafe {
+            assert_eq!(call3(sys::GETPID, 0, 0, 0), std::process::id() as isize);
+            assert_eq!(call3(sys::KILL, std::process::id() as usize, 0, 0), 0);
+            // No process has pid 2^30 - 1 (the kernel's pid_max is at most 2^22).
+            assert_eq!(
+                call3(sys::KILL, (1 << 30) - 1, 0, 0),
+                -(libc::ESRCH as isize)
+            );
+        }
+    }
+
+    #[test]
+    fn the_inits_name_is_one() {
+        assert_eq!(INIT_NAME.to_bytes(), INIT_NAME_BYTES);
+    }
+
+    #[test]
+    fn arguments_are_read_as_decimals() {
+        assert_eq!(decimal(b"0"), Some(0));
+        assert_eq!(decimal(b"1048576"), Some(1 << 20));
+        assert_eq!(decimal(b"4294967295"), Some(u32::MAX));
+        assert_eq!(decimal(b"4294967296"), None);
+        assert_eq!(decimal(b"-"), None);
+        assert_eq!(decimal(b""), None);
+        assert_eq!(decimal(b"12a"), None);
+    }
+
+    #[test]
+    fn only_an_inits_arguments_run_the_init() {
+        let args = [
+            c"arbiter-init".as_ptr(),
+            c"5".as_ptr(),
+            c"-".as_ptr(),
+            c"2".as_ptr(),
+        ];
+        // SAFETY: valid C strings. This test's process is not pid 1, so nothing runs.
+        assert_eq!(unsafe { main_of(4, args.as_ptr()) }, None);
+        assert_eq!(unsafe { main_of(3, args.as_ptr()) }, None);
     }
 }

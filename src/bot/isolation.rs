@@ -13,8 +13,9 @@
 //! signals a namespace's first process sends itself, so a bot in that place would survive its
 //! own `raise(SIGSEGV)` or `abort()` and "exit with status 0". The spawner
 //! ([`super::spawn`]) starts the bot as the namespace's second process, then execs the small
-//! `arbiter-init` program installed beside arbiter (or, where there is none, arbiter's own
-//! program, whose [`init_entry`] catches the init's arguments before `main`); either runs
+//! `arbiter-init` program embedded in arbiter (or, where the kernel will not execute it from
+//! memory, arbiter's own program, whose [`init_entry`] catches the init's arguments before
+//! `main`); either runs
 //! [`super::init`]: it drops its capabilities, forwards TERM, INT and HUP to
 //! every other process of the namespace (the referee sends its TERM to the init alone, so the
 //! bot gets exactly one), reaps every orphan, and once the bot has ended writes the bot's own wait status
@@ -121,18 +122,18 @@ fn maps_seat_ids(map: &str) -> bool {
 
 pub(super) use super::init::{become_user, drop_capabilities, INIT_NAME};
 
-/// The program each isolated bot's init runs, open (as root, which may read it wherever it
-/// is), for the spawner to exec. Opened once: the small `arbiter-init` program beside arbiter's
-/// own (or one folder up, for a test program under `target/*/deps`), where it is installed
-/// with arbiter and owned by arbiter's owner; else arbiter's own program, whose entry below
-/// catches the init's arguments before `main`.
+/// The program each isolated bot's init runs, open, for the spawner to exec: the small
+/// `arbiter-init` embedded in arbiter (see src/bot/init_program.rs), copied once into an
+/// in-memory file sealed against every change (no file on disk to install, find or trust);
+/// where the kernel refuses an executable in-memory file (`vm.memfd_noexec`), arbiter's own
+/// program, whose entry below catches the init's arguments before `main`.
 pub(super) fn init_program() -> std::io::Result<libc::c_int> {
     use std::os::fd::AsRawFd;
     static EXE: std::sync::OnceLock<Result<std::fs::File, String>> = std::sync::OnceLock::new();
     // The fallback init only runs where this entry is linked in: keep it.
     std::hint::black_box(&INIT_ENTRY);
     let open = || {
-        if let Some(init) = small_init() {
+        if let Ok(init) = embedded_init() {
             return Ok(init);
         }
         std::fs::File::open("/proc/self/exe").map_err(|e| e.to_string())
@@ -145,29 +146,35 @@ pub(super) fn init_program() -> std::io::Result<libc::c_int> {
     }
 }
 
-/// The `arbiter-init` program beside this one (or one folder up from `deps`), open, when it is a regular
-/// file of the same owner as this program and writable by no one else.
-fn small_init() -> Option<std::fs::File> {
-    use std::os::unix::fs::MetadataExt;
-    let exe = std::fs::File::open("/proc/self/exe").ok()?;
-    let owner = exe.metadata().ok()?.uid();
-    let path = std::fs::read_link("/proc/self/exe").ok()?;
-    let dir = path.parent()?;
-    let up = dir.parent().filter(|_| dir.ends_with("deps"));
-    let candidates: Vec<std::path::PathBuf> = [Some(dir), up]
-        .into_iter()
-        .flatten()
-        .map(|d| d.join(INIT_NAME.to_str().unwrap_or_default()))
-        .collect();
-    candidates.into_iter().find_map(|candidate| {
-        let file = std::fs::File::open(&candidate).ok()?;
-        let meta = file.metadata().ok()?;
-        (meta.is_file()
-            && meta.uid() == owner
-            && meta.mode() & 0o022 == 0
-            && meta.mode() & 0o111 != 0)
-            .then_some(file)
-    })
+/// The bytes of `arbiter-init`, built by src/build.rs.
+pub(super) const EMBEDDED_INIT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/arbiter-init"));
+
+/// `arbiter-init` in a sealed in-memory file (close-on-exec: the spawner execs it by its
+/// descriptor, and no bot inherits it).
+pub(super) fn embedded_init() -> std::io::Result<std::fs::File> {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    let flags = libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING;
+    // MFD_EXEC says the file is to be executed (kernels from 6.3 on, where the default may
+    // forbid it); older kernels refuse the flag, and allow it anyway.
+    // SAFETY: a C string and flags.
+    let mut fd = unsafe { libc::memfd_create(c"arbiter-init".as_ptr(), flags | libc::MFD_EXEC) };
+    if fd < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+        // SAFETY: as above.
+        fd = unsafe { libc::memfd_create(c"arbiter-init".as_ptr(), flags) };
+    }
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a new descriptor, owned from here on.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(EMBEDDED_INIT)?;
+    let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
+    // SAFETY: fcntl on an open descriptor.
+    if unsafe { libc::fcntl(fd, libc::F_ADD_SEALS, seals) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
 }
 
 /// Runs before `main` in every process of a binary that holds this library (glibc passes
@@ -188,8 +195,8 @@ extern "C" fn init_entry(
 ) {
     // SAFETY: argv holds argc valid C strings (glibc's arguments to .init_array entries).
     if let Some(status) = unsafe { super::init::main_of(argc, argv) } {
-        // SAFETY: ending this process, which was only ever an init.
-        unsafe { libc::_exit(status) };
+        // Ending this process, which was only ever an init.
+        super::init::sys::exit(status);
     }
 }
 
@@ -207,6 +214,28 @@ pub fn isolate() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_init_is_a_static_program_sealed_against_change() {
+        use std::io::{Read, Seek, Write};
+        let mut init = embedded_init().unwrap();
+        let mut bytes = Vec::new();
+        init.rewind().unwrap();
+        init.read_to_end(&mut bytes).unwrap();
+        assert_eq!(bytes, EMBEDDED_INIT);
+        assert_eq!(&bytes[..4], b"\x7fELF");
+        // No program interpreter (PT_INTERP): nothing but the kernel loads it.
+        assert!(
+            !bytes.windows(8).any(|w| w == b"ld-linux"),
+            "a dynamic program"
+        );
+        init.rewind().unwrap();
+        assert!(
+            init.write_all(b"\x7fELF").is_err(),
+            "the in-memory file can be written"
+        );
+        assert!(init.set_len(1).is_err(), "the in-memory file can be shrunk");
+    }
 
     #[test]
     fn seat_ids_need_a_map_that_holds_them() {

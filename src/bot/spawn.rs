@@ -20,8 +20,8 @@
 //! the bot: the kernel protects a namespace's first process from the signals it sends itself, so
 //! a bot there would survive its own `raise(SIGSEGV)` or `abort()`. After the mounts, it starts
 //! the bot as the namespace's second process (one more `vfork`-style clone, which joins the
-//! cgroups and goes through the steps above), then execs arbiter's own program as the
-//! namespace's minimal init ([`super::isolation`]): it forwards TERM, INT and HUP, reaps every
+//! cgroups and goes through the steps above), then execs the small `arbiter-init` built into
+//! arbiter as the namespace's minimal init ([`super::isolation`]): it forwards TERM, INT and HUP, reaps every
 //! orphan, and hands the bot's own wait status to the referee through a pipe.
 
 use std::ffi::{CStr, CString};

@@ -270,3 +270,87 @@ fn each_bots_init_is_the_small_static_program_embedded_in_arbiter() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn where_the_kernel_forbids_executing_an_in_memory_file_arbiter_itself_is_the_init() {
+    if !is_root() {
+        eprintln!("not root (or no CAP_SYS_ADMIN): bots have no init of their own");
+        return;
+    }
+    // vm.memfd_noexec (Linux 6.3 on) belongs to a process-id namespace: set to 2 in a new one,
+    // it forbids executable in-memory files there alone.
+    if !std::path::Path::new("/proc/sys/vm/memfd_noexec").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this kernel has no vm.memfd_noexec (Linux 6.3 or later has): the fallback init \
+             cannot be tested"
+        );
+        eprintln!("no vm.memfd_noexec in this kernel: the fallback init is not tested");
+        return;
+    }
+    let mark = marker("fallback-init");
+    let script = format!(
+        "echo 2 > /proc/sys/vm/memfd_noexec && exec \"$0\" play --bot-env ARBITER_TEST_MARKER \
+         --max-turns 4 --first-turn-ms 20000 '{}' '{}'",
+        hostile("sleep 1 1500"),
+        hostile("honest")
+    );
+    let mut referee = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "sh", "-c", &script])
+        .arg(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .env("ARBITER_TEST_MARKER", &mark)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("unshare (util-linux) is needed");
+    let t = Instant::now();
+    let bot = loop {
+        let bots: Vec<u32> = processes_with(&mark)
+            .into_iter()
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| c.starts_with(python().as_bytes()))
+            })
+            .collect();
+        if let Some(&bot) = bots.first() {
+            break bot;
+        }
+        if let Ok(Some(status)) = referee.try_wait() {
+            let out = referee.wait_with_output().unwrap();
+            panic!(
+                "arbiter ended ({status}) before its bots were seen: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the bots never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let status = std::fs::read_to_string(format!("/proc/{bot}/status")).unwrap();
+    let init: u32 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("PPid:"))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap();
+    let exe = std::fs::read_link(format!("/proc/{init}/exe")).unwrap();
+    let cmdline = std::fs::read(format!("/proc/{init}/cmdline")).unwrap();
+    assert!(
+        cmdline.starts_with(b"arbiter-init\0"),
+        "the bot's parent is no init"
+    );
+    assert_eq!(
+        exe,
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_arbiter")).unwrap(),
+        "the fallback init is arbiter's own program"
+    );
+    let out = referee.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the game is played with the fallback init: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(processes_with(&mark).is_empty());
+}

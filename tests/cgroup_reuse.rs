@@ -1,6 +1,6 @@
-//! A game thread gives its ended bots' cgroups to its next bots (issue 26): attacked by bots
-//! that leave children behind, go over their memory limit, leave files in the page cache and
-//! fork-bomb, the next game's bots in the same thread still start in an empty cgroup, with a
+//! A worker gives its ended bots' cgroups to its later bots (issue 26): attacked by bots that
+//! leave children behind, go over their memory limit, leave files in the page cache and
+//! fork-bomb, the later games' bots of the same worker still start in an empty cgroup, with a
 //! memory figure of their own and verdicts of their own, and every cgroup is gone at the end of
 //! the run, and after a stop. (The names of this process's cgroups count up from 0, which the
 //! first test reads: no other test here makes cgroups in this process.)
@@ -105,12 +105,13 @@ fn a_reused_cgroup_is_empty_and_carries_no_verdict_or_memory_of_the_last_bot() {
         },
         ..RefereeConfig::default()
     };
-    // One worker plays them in order; a thread's spares go last in, first out, to the next
-    // game's seats in order: so the crashing White of games 2 and 4 gets the cgroup of the
-    // Black that went over its memory limit (game 1) or its process cap (game 3), and the
+    // One worker plays them in order, and (as root) starts each game's bots while the game
+    // before is played: a game's spares go, last in, first out, to the seats of the game
+    // after next, in order. So the crashing White of games 3 and 4 gets the cgroup of the
+    // Black that went over its memory limit (game 1) or its process cap (game 2), and the
     // reporting Black gets the cgroup of White, which left children (game 1) or 40 MiB of
-    // files in the page cache (game 3).
-    let seats = [[0, 1], [2, 3], [4, 5], [2, 3]];
+    // files in the page cache (game 2).
+    let seats = [[0, 1], [4, 5], [2, 3], [2, 3]];
     let games: Vec<GameSpec> = seats
         .iter()
         .enumerate()
@@ -147,14 +148,14 @@ fn a_reused_cgroup_is_empty_and_carries_no_verdict_or_memory_of_the_last_bot() {
     );
     assert_eq!(results[0].offender, Some(1));
     assert_eq!(
-        results[2].reason,
+        results[1].reason,
         Reason::ProcessLimit,
         "{}",
-        says(&results[2])
+        says(&results[1])
     );
-    assert_eq!(results[2].offender, Some(1));
+    assert_eq!(results[1].offender, Some(1));
     // The crash is a crash, not the last bot's memory or process verdict read again.
-    for g in [1, 3] {
+    for g in [2, 3] {
         assert_eq!(
             results[g].reason,
             Reason::Crash,
@@ -164,14 +165,14 @@ fn a_reused_cgroup_is_empty_and_carries_no_verdict_or_memory_of_the_last_bot() {
         );
         assert_eq!(results[g].offender, Some(0));
     }
-    // Game 1 made cgroups 0 and 1 (the only ones of this process); the reporting Black got
+    // Game 1 made cgroups 0 and 1 (the first of this process); game 3's reporting Black got
     // White's, emptied of its children, charged with its own memory alone.
     let pid = std::process::id();
-    let (name, procs, usage) = cgroup_note(&results[1].stderr_tails[1]);
+    let (name, procs, usage) = cgroup_note(&results[2].stderr_tails[1]);
     assert_eq!(name, format!("arbiter-{pid}-0"), "not reused: {name}");
     assert_eq!(procs, 1, "the last bot's children are still in {name}");
     assert!(usage < 30 << 20, "{name} charged {usage} bytes");
-    // Game 3's White left 40 MiB of files in the page cache: they are reclaimed before its
+    // Game 2's White left 40 MiB of files in the page cache: they are reclaimed before its
     // cgroup goes to game 4's Black (or the cgroup is removed, and Black gets a new one).
     let (name, procs, usage) = cgroup_note(&results[3].stderr_tails[1]);
     assert_eq!(procs, 1, "{name}");

@@ -75,3 +75,98 @@ fn a_timeout_is_reported_at_the_deadline_not_before_nor_long_after() {
     assert!(late < Duration::from_millis(600), "{late:?}");
     shutdown_all(&mut bots, Duration::from_millis(200));
 }
+
+/// A bot that says "ready" as soon as it runs, then echoes.
+fn eager(mark: &str) -> (BotSpec, Limits) {
+    let spec = BotSpec::resolve("sh -c 'echo ready; exec cat'").unwrap();
+    let limits = Limits {
+        env: vec![("ARBITER_TEST_MARKER".into(), mark.into())],
+        ..Limits::default()
+    };
+    (spec, limits)
+}
+
+#[test]
+fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
+    if !BotProcess::can_hold(&Limits::default()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "bots are held only where they are isolated: run the tests as root"
+        );
+        eprintln!("not root: bots cannot be held");
+        return;
+    }
+    let mark = common::marker("held");
+    let (spec, limits) = eager(&mark);
+    let bot = BotProcess::spawn_held(&spec, &limits, &[], None).unwrap();
+    let mut bots = [bot];
+    // Held: its gate waits, and nothing of the bot's program has run.
+    let waited = wait_line(&mut bots, 0, Instant::now() + Duration::from_millis(500));
+    assert!(matches!(waited, Wait::Timeout), "{waited:?}");
+    let gates: Vec<u32> = common::processes_with(&mark);
+    assert!(!gates.is_empty(), "no held process");
+    for pid in &gates {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(
+            cmdline.starts_with(b"arbiter-gate\0"),
+            "{}",
+            String::from_utf8_lossy(&cmdline)
+        );
+    }
+    bots[0].release();
+    match wait_line(&mut bots, 0, Instant::now() + Duration::from_secs(5)) {
+        Wait::Line(line, _) => assert_eq!(line, b"ready"),
+        other => panic!("{other:?}"),
+    }
+    bots[0]
+        .send(b"hello\n", Instant::now() + Duration::from_secs(5))
+        .unwrap();
+    match wait_line(&mut bots, 0, Instant::now() + Duration::from_secs(5)) {
+        Wait::Line(line, _) => assert_eq!(line, b"hello"),
+        other => panic!("{other:?}"),
+    }
+    shutdown_all(&mut bots, Duration::from_millis(200));
+    assert!(common::processes_with(&mark).is_empty());
+}
+
+#[test]
+fn a_held_bot_never_let_go_ends_without_running() {
+    if !BotProcess::can_hold(&Limits::default()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "bots are held only where they are isolated: run the tests as root"
+        );
+        eprintln!("not root: bots cannot be held");
+        return;
+    }
+    let mark = common::marker("held-dropped");
+    let (spec, limits) = eager(&mark);
+    let mut bots = [BotProcess::spawn_held(&spec, &limits, &[], None).unwrap()];
+    assert!(!common::processes_with(&mark).is_empty());
+    // The game is not played (a stop): ended as any bot is, it has printed nothing.
+    shutdown_all(&mut bots, Duration::from_millis(200));
+    assert!(
+        bots[0].stderr_tail().is_empty(),
+        "{}",
+        bots[0].stderr_tail()
+    );
+    let t = Instant::now();
+    while !common::processes_with(&mark).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the held bot outlived its end"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // And dropped without an end at all.
+    let held = BotProcess::spawn_held(&spec, &limits, &[], None).unwrap();
+    drop(held);
+    let t = Instant::now();
+    while !common::processes_with(&mark).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the dropped bot outlived its drop"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

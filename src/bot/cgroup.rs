@@ -13,7 +13,7 @@
 
 mod pool;
 
-pub use pool::{drop_spares, give_back};
+pub use pool::{adopt_spares, drop_spares, give_back, take_spares};
 
 use rustix::process::{kill_process, Pid, Signal};
 use std::ffi::CString;

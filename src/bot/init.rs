@@ -13,6 +13,12 @@ use core::ffi::{c_char, c_int, CStr};
 /// The first argument (argv[0]) of the init.
 pub const INIT_NAME: &CStr = c"arbiter-init";
 
+/// The first argument (argv[0]) of a held bot's gate (see [`gate_of`]).
+pub const GATE_NAME: &CStr = c"arbiter-gate";
+
+/// [`GATE_NAME`]'s bytes.
+const GATE_NAME_BYTES: &[u8] = b"arbiter-gate";
+
 /// [`INIT_NAME`]'s bytes (a `CStr`'s length is found with the C library's `strlen`, which the
 /// init does not have).
 const INIT_NAME_BYTES: &[u8] = b"arbiter-init";
@@ -22,6 +28,10 @@ const INIT_NAME_BYTES: &[u8] = b"arbiter-init";
 pub mod sys {
     #[cfg(target_arch = "x86_64")]
     mod nr {
+        pub const READ: usize = 0;
+        pub const CLOSE: usize = 3;
+        pub const EXECVE: usize = 59;
+        pub const SCHED_SETAFFINITY: usize = 203;
         pub const WRITE: usize = 1;
         pub const RT_SIGACTION: usize = 13;
         pub const RT_SIGPROCMASK: usize = 14;
@@ -38,6 +48,10 @@ pub mod sys {
     }
     #[cfg(target_arch = "aarch64")]
     mod nr {
+        pub const READ: usize = 63;
+        pub const CLOSE: usize = 57;
+        pub const EXECVE: usize = 221;
+        pub const SCHED_SETAFFINITY: usize = 122;
         pub const WRITE: usize = 64;
         pub const RT_SIGACTION: usize = 134;
         pub const RT_SIGPROCMASK: usize = 135;
@@ -225,6 +239,66 @@ pub unsafe fn main_of(argc: c_int, argv: *const *const c_char) -> Option<c_int> 
     Some(run_init(status_fd as c_int, user, bot as i32))
 }
 
+/// The gate of a bot started ahead of its game (`arbiter-gate GO_FD CPU|- PROGRAM ARGV0
+/// ARGS...`, run as the bot's process, with the bot's user, cgroups, limits and seccomp filter
+/// already in place): waits for one byte on GO_FD, which the referee writes when the bot's
+/// game starts, then pins itself to CPU (if one is given) and execs the bot's program with the
+/// bot's environment `envp`. No code of the bot runs before its game, so its first turn still
+/// holds its whole start-up. An end of file on GO_FD (the game was not played) ends it with
+/// status 0. Its exit status, when the exec fails, is 127 (the reason on stderr). `None` for
+/// any other program's arguments.
+///
+/// # Safety
+/// `argv` holds `argc` valid C strings and a null; `envp` is a null-terminated list of C
+/// strings.
+pub unsafe fn gate_of(
+    argc: c_int,
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+) -> Option<c_int> {
+    if argc < 5 || argv.is_null() || (*argv).is_null() || c_bytes(*argv) != GATE_NAME_BYTES {
+        return None;
+    }
+    let Some(go) = decimal(c_bytes(*argv.add(1))) else {
+        return Some(127);
+    };
+    let mut byte = 0u8;
+    let got = loop {
+        let n = call3(sys::READ, go as usize, &mut byte as *mut u8 as usize, 1);
+        if n != -sys::EINTR {
+            break n;
+        }
+    };
+    if got != 1 {
+        return Some(0);
+    }
+    call3(sys::CLOSE, go as usize, 0, 0);
+    if let Some(cpu) = decimal(c_bytes(*argv.add(2))).filter(|&c| c < 1024) {
+        let mut mask = [0u64; 16];
+        mask[cpu as usize / 64] = 1 << (cpu % 64);
+        call3(
+            sys::SCHED_SETAFFINITY,
+            0,
+            core::mem::size_of_val(&mask),
+            mask.as_ptr() as usize,
+        );
+    }
+    let error = call3(
+        sys::EXECVE,
+        *argv.add(3) as usize,
+        argv.add(4) as usize,
+        envp as usize,
+    );
+    let mut text = *b"arbiter: cannot execute the bot's program (error 000)\n";
+    let errno = (-error).clamp(0, 999) as u32;
+    let at = text.len() - 5;
+    text[at] = b'0' + (errno / 100) as u8;
+    text[at + 1] = b'0' + (errno / 10 % 10) as u8;
+    text[at + 2] = b'0' + (errno % 10) as u8;
+    call3(sys::WRITE, 2, text.as_ptr() as usize, text.len());
+    Some(127)
+}
+
 /// The bit of signal `sig` in a [`sys::SigSet`].
 const fn bit(sig: u32) -> sys::SigSet {
     1 << (sig - 1)
@@ -323,7 +397,11 @@ mod tests {
 
     #[test]
     fn system_call_numbers_and_constants_are_the_kernels() {
-        let pairs: [(usize, libc::c_long); 13] = [
+        let pairs: [(usize, libc::c_long); 17] = [
+            (sys::READ, libc::SYS_read),
+            (sys::CLOSE, libc::SYS_close),
+            (sys::EXECVE, libc::SYS_execve),
+            (sys::SCHED_SETAFFINITY, libc::SYS_sched_setaffinity),
             (sys::WRITE, libc::SYS_write),
             (sys::RT_SIGACTION, libc::SYS_rt_sigaction),
             (sys::RT_SIGPROCMASK, libc::SYS_rt_sigprocmask),
@@ -378,6 +456,7 @@ mod tests {
     #[test]
     fn the_inits_name_is_one() {
         assert_eq!(INIT_NAME.to_bytes(), INIT_NAME_BYTES);
+        assert_eq!(GATE_NAME.to_bytes(), GATE_NAME_BYTES);
     }
 
     #[test]

@@ -35,10 +35,16 @@ core::arch::global_asm!(
     entry = sym entry,
 );
 
-/// The init's run, or status 2 with a word on stderr when it is run by hand.
+/// The init's run (or a held bot's gate), or status 2 with a word on stderr when it is run by
+/// hand.
 unsafe extern "C" fn entry(stack: *const usize) -> ! {
     let argc = *stack as core::ffi::c_int;
     let argv = stack.add(1).cast::<*const core::ffi::c_char>();
+    // The environment follows argv's null.
+    let envp = argv.add(argc as usize + 1);
+    if let Some(status) = init::gate_of(argc, argv, envp) {
+        init::sys::exit(status);
+    }
     match init::main_of(argc, argv) {
         Some(status) => init::sys::exit(status),
         None => {

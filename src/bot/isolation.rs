@@ -120,7 +120,7 @@ fn maps_seat_ids(map: &str) -> bool {
     })
 }
 
-pub(super) use super::init::{become_user, drop_capabilities, INIT_NAME};
+pub(super) use super::init::{become_user, drop_capabilities, GATE_NAME, INIT_NAME};
 
 /// The program each isolated bot's init runs, open, for the spawner to exec: the small
 /// `arbiter-init` embedded in arbiter (see src/bot/init_program.rs), copied once into an
@@ -191,9 +191,14 @@ static INIT_ENTRY: extern "C" fn(
 extern "C" fn init_entry(
     argc: libc::c_int,
     argv: *const *const libc::c_char,
-    _envp: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
 ) {
-    // SAFETY: argv holds argc valid C strings (glibc's arguments to .init_array entries).
+    // SAFETY: argv holds argc valid C strings, envp the environment (glibc's arguments to
+    // .init_array entries).
+    if let Some(status) = unsafe { super::init::gate_of(argc, argv, envp) } {
+        super::init::sys::exit(status);
+    }
+    // SAFETY: as above.
     if let Some(status) = unsafe { super::init::main_of(argc, argv) } {
         // Ending this process, which was only ever an init.
         super::init::sys::exit(status);

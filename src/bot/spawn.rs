@@ -57,6 +57,9 @@ pub struct Request<'a> {
     pub seccomp: Option<&'a [libc::sock_filter]>,
     /// Start a session of its own (no controlling terminal); else only a process group.
     pub new_session: bool,
+    /// For an isolated child: hold the bot before its program runs (see [`Spawned::go`]),
+    /// to be pinned to this CPU (if any) when let go.
+    pub hold: Option<Option<usize>>,
 }
 
 /// A started child: its pid (also its process group) and the referee's ends of its pipes.
@@ -68,6 +71,9 @@ pub struct Spawned {
     /// An isolated child's status pipe: once its init has ended, it holds the bot's own wait
     /// status (a native-endian `i32`), unless the init was killed first.
     pub status: Option<OwnedFd>,
+    /// A held bot's go: one byte written here lets the bot's program start (exec'd by the
+    /// small gate that holds it, [`super::init::gate_of`]); closed unwritten, the bot ends.
+    pub go: Option<OwnedFd>,
 }
 
 /// Everything the child reads, prepared by the parent; `error` is written by the child.
@@ -100,6 +106,10 @@ struct Child {
     status_fd: libc::c_int,
     bot_pid_text: *mut u8,
     bot_stack_top: *mut libc::c_void,
+    /// A held bot's gate: its arguments (null for a bot exec'd at once) and the read end of
+    /// its go pipe, which it keeps across its exec.
+    gate_argv: *const *const libc::c_char,
+    go_fd: libc::c_int,
 }
 
 /// One mount step of [`super::reach`], as the child reads it.
@@ -112,7 +122,7 @@ struct RawOp {
 }
 
 /// The steps of the child, for error messages.
-const STEPS: [&str; 14] = [
+const STEPS: [&str; 15] = [
     "",
     "start its own session",
     "set its parent-death signal",
@@ -127,6 +137,7 @@ const STEPS: [&str; 14] = [
     "set no new privileges or install its seccomp filter",
     "make its mounts private",
     "start its init (arbiter's own program, as the first process of the bot's namespace)",
+    "start its gate (the small program that holds a bot started ahead of its game)",
 ];
 
 /// Most cgroup hierarchies a child joins (v1: pids, memory, freezer).
@@ -198,6 +209,35 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
     let status_pipe = if req.isolate { Some(pipe()?) } else { None };
+    let go_pipe = match (req.isolate, req.hold) {
+        (true, Some(_)) => Some(pipe()?),
+        _ => None,
+    };
+    let go_text = cstring(
+        go_pipe
+            .as_ref()
+            .map_or(-1, |(r, _)| r.as_raw_fd())
+            .to_string()
+            .as_bytes(),
+    )?;
+    let cpu_text = cstring(
+        req.hold
+            .flatten()
+            .map_or("-".to_string(), |c| c.to_string())
+            .as_bytes(),
+    )?;
+    let gate_argv: Vec<*const libc::c_char> = match go_pipe {
+        Some(_) => [
+            super::isolation::GATE_NAME.as_ptr(),
+            go_text.as_ptr(),
+            cpu_text.as_ptr(),
+            program.as_ptr(),
+        ]
+        .into_iter()
+        .chain(argv.iter().copied())
+        .collect(),
+        None => Vec::new(),
+    };
     let init_exe = if req.isolate {
         super::isolation::init_program()?
     } else {
@@ -257,6 +297,12 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         status_fd: status_pipe.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
         bot_pid_text: bot_pid_ptr,
         bot_stack_top,
+        gate_argv: if gate_argv.is_empty() {
+            std::ptr::null()
+        } else {
+            gate_argv.as_ptr()
+        },
+        go_fd: go_pipe.as_ref().map_or(-1, |(r, _)| r.as_raw_fd()),
     };
     // SAFETY: the stack is ours and outlives the child's use of it (CLONE_VFORK suspends this
     // thread until the child has called exec or exited); `child` and everything it points to
@@ -309,6 +355,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         stdout: stdout_r,
         stderr: stderr_r,
         status: status_pipe.map(|(r, _)| r),
+        go: go_pipe.map(|(_, w)| w),
     })
 }
 
@@ -579,6 +626,26 @@ unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        if !c.gate_argv.is_null() {
+            // Held: the small gate (with everything above in place) waits for the game. The
+            // program is checked now, as the bot's user sees it, so that one it cannot run is
+            // a bot that cannot start, as without the gate.
+            if libc::access(c.program, libc::X_OK) != 0 {
+                return fail(c, 0);
+            }
+            if libc::fcntl(c.go_fd, libc::F_SETFD, 0) != 0 {
+                return fail(c, 14);
+            }
+            libc::syscall(
+                libc::SYS_execveat,
+                c.init_exe,
+                c"".as_ptr(),
+                c.gate_argv,
+                c.envp,
+                libc::AT_EMPTY_PATH,
+            );
+            return fail(c, 14);
+        }
         libc::execve(c.program, c.argv, c.envp);
         fail(c, 0)
     }
@@ -668,6 +735,7 @@ mod tests {
             reach: &[],
             seccomp: None,
             new_session: true,
+            hold: None,
         }
     }
 

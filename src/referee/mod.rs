@@ -187,7 +187,46 @@ pub fn play(
         });
     }
     let started = Instant::now();
-    let mut procs = spawn_bots(bots, cfg, seed)?;
+    let mut procs = spawn_bots(bots, cfg, seed, None)?;
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    Ok(play_seats(
+        game, opening, &names, &mut procs, cfg, seed, started,
+    ))
+}
+
+/// Starts the bots of a game ahead of it, held (see [`BotProcess::spawn_held`]): on another
+/// thread while the game before is played, so that the game's thread finds them ready. Each
+/// is pinned to `cpu` (if any) when let go. `None` where bots cannot be held.
+pub fn start_held(
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+    cpu: Option<usize>,
+) -> Option<Result<Vec<BotProcess>, RefereeError>> {
+    BotProcess::can_hold(&cfg.limits).then(|| spawn_bots(bots, cfg, seed, Some(cpu)))
+}
+
+/// [`play`] with the bots [`start_held`] started (for the same `bots`, `cfg` and `seed`): lets
+/// them go together and plays.
+pub fn play_held(
+    game: Box<dyn Game>,
+    opening: &[String],
+    bots: &[BotSpec],
+    mut procs: Vec<BotProcess>,
+    cfg: &RefereeConfig,
+    seed: u64,
+) -> Result<GameResult, RefereeError> {
+    if bots.len() != game.seats() || procs.len() != bots.len() {
+        return Err(RefereeError::SeatCount {
+            game: game.name(),
+            seats: game.seats(),
+            given: bots.len(),
+        });
+    }
+    let started = Instant::now();
+    for p in procs.iter_mut() {
+        p.release();
+    }
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     Ok(play_seats(
         game, opening, &names, &mut procs, cfg, seed, started,
@@ -202,6 +241,7 @@ fn spawn_bots(
     bots: &[BotSpec],
     cfg: &RefereeConfig,
     seed: u64,
+    held: Option<Option<usize>>,
 ) -> Result<Vec<BotProcess>, RefereeError> {
     let mut limits = cfg.limits.clone();
     limits
@@ -215,7 +255,11 @@ fn spawn_bots(
             .filter(|(s, _)| *s != seat)
             .map(|(_, b)| b)
             .collect();
-        match BotProcess::spawn(spec, &limits, &others) {
+        let started = match held {
+            Some(cpu) => BotProcess::spawn_held(spec, &limits, &others, cpu),
+            None => BotProcess::spawn(spec, &limits, &others),
+        };
+        match started {
             Ok(p) => procs.push(p),
             Err(e) => {
                 bot::shutdown_all(&mut procs, cfg.kill_grace);

@@ -3,12 +3,18 @@
 //! game to the caller, in the caller's thread, the moment it ends. The hand-over never waits for
 //! the caller: a worker queues its game and takes the next one at once, so nothing the caller
 //! does with a game (recording it, a report, a decision) slows the games.
+//!
+//! Where bots can be held before their game (isolated bots: as root, without the sandbox), each
+//! worker has a bot starter, a thread of its own (not pinned) that starts the bots of the
+//! worker's next game while the worker plays the current one: their namespaces, inits, users,
+//! cgroups and seccomp filters are set up off the game's CPU and time, and the bots' programs
+//! start only when their game does (see `BotProcess::spawn_held`).
 
 use super::openings::Book;
 use super::schedule::{opening_from, GameSpec};
-use crate::bot::BotSpec;
+use crate::bot::{BotProcess, BotSpec};
 use crate::game::GameChoice;
-use crate::referee::{self, GameResult, Reason, RefereeConfig, SeatStats};
+use crate::referee::{self, GameResult, Reason, RefereeConfig, RefereeError, SeatStats};
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -44,6 +50,10 @@ pub fn pin_this_thread(cpu: usize) -> std::io::Result<()> {
     set.set(cpu);
     rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
 }
+
+/// The bots of a game started ahead of it by a worker's bot starter (`None` where they could
+/// not be held, or the starter failed: the worker starts them itself).
+type Held = Option<Result<Vec<BotProcess>, RefereeError>>;
 
 /// A finished game with the spec it was played for.
 pub struct Finished {
@@ -96,13 +106,14 @@ impl Runner<'_> {
                 let tx = tx.clone();
                 let (next, stop) = (&next, &stop);
                 let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
+                let cpus = &cpus;
                 std::thread::Builder::new()
                     .name(format!("game-worker-{w}"))
                     .spawn_scoped(scope, move || {
                         if let Some(cpu) = cpu {
                             let _ = pin_this_thread(cpu);
                         }
-                        self.work(games, next, stop, &tx);
+                        self.work(games, next, stop, &tx, (w, cpu, cpus));
                         crate::bot::cgroup::drop_spares();
                     })
                     .expect("cannot start a worker thread");
@@ -112,37 +123,114 @@ impl Runner<'_> {
         });
     }
 
-    /// One worker: takes the next game until none is left or `stop` is set.
+    /// One worker (number, CPU, the CPUs of the run when pinned): takes the next game until
+    /// none is left or `stop` is set.
     fn work(
         &self,
         games: &[GameSpec],
         next: &AtomicUsize,
         stop: &AtomicBool,
         tx: &mpsc::Sender<Finished>,
+        (worker, cpu, cpus): (usize, Option<usize>, &[usize]),
     ) {
-        while !stop.load(Ordering::Relaxed) {
-            let Some(spec) = games.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                break;
-            };
-            let result = self.play_one(spec);
+        let take = || {
+            (!stop.load(Ordering::Relaxed))
+                .then(|| games.get(next.fetch_add(1, Ordering::Relaxed)))
+                .flatten()
+        };
+        let send = |spec: &GameSpec, result| {
             let finished = Finished {
                 spec: spec.clone(),
                 result,
             };
-            if tx.send(finished).is_err() {
-                break;
+            tx.send(finished).is_ok()
+        };
+        let holds = self.game.external.is_none() && BotProcess::can_hold(&self.referee.limits);
+        if !holds {
+            while let Some(spec) = take() {
+                if !send(spec, self.play_one(spec)) {
+                    break;
+                }
             }
+            return;
         }
+        std::thread::scope(|scope| {
+            let (ask, asked) = mpsc::channel::<(&GameSpec, Vec<crate::bot::cgroup::Cgroup>)>();
+            let (give, given) = mpsc::channel::<Held>();
+            std::thread::Builder::new()
+                .name(format!("bot-starter-{worker}"))
+                .spawn_scoped(scope, move || {
+                    // Off the worker's CPU: its namespaces and inits are set up beside the game.
+                    let mut all = rustix::thread::CpuSet::new();
+                    cpus.iter().for_each(|&c| all.set(c));
+                    if !cpus.is_empty() {
+                        let _ = rustix::thread::sched_setaffinity(None, &all);
+                    }
+                    for (spec, spares) in asked {
+                        crate::bot::cgroup::adopt_spares(spares);
+                        let held = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            let bots = self.bots_of(spec);
+                            referee::start_held(&bots, self.referee, spec.seed, cpu)
+                        }));
+                        if give.send(held.ok().flatten()).is_err() {
+                            break;
+                        }
+                    }
+                    crate::bot::cgroup::drop_spares();
+                })
+                .expect("cannot start a bot starter thread");
+            let Some(mut spec) = take() else {
+                return;
+            };
+            let _ = ask.send((spec, Vec::new()));
+            loop {
+                let held = given.recv().ok().flatten();
+                // The next game's bots start while this one is played, in cgroups that the
+                // games before this one left.
+                let following = take();
+                if let Some(f) = following {
+                    let _ = ask.send((f, crate::bot::cgroup::take_spares()));
+                }
+                if !send(spec, self.play_one_with(spec, held)) {
+                    break;
+                }
+                // A stop asked for during this game: the next one's bots are ended unplayed.
+                match following {
+                    Some(f) if !stop.load(Ordering::Relaxed) => spec = f,
+                    _ => break,
+                }
+            }
+        });
+    }
+
+    /// The bots of `spec`, seat by seat.
+    fn bots_of(&self, spec: &GameSpec) -> Vec<BotSpec> {
+        spec.seats.iter().map(|&i| self.bots[i].clone()).collect()
     }
 
     /// Plays one game; whatever goes wrong in the referee becomes a `referee-error` result.
     pub fn play_one(&self, spec: &GameSpec) -> GameResult {
-        let bots: Vec<BotSpec> = spec.seats.iter().map(|&i| self.bots[i].clone()).collect();
+        self.play_one_with(spec, None)
+    }
+
+    /// [`Runner::play_one`], with its bots started ahead by a bot starter where they were.
+    fn play_one_with(&self, spec: &GameSpec, held: Held) -> GameResult {
+        let bots = self.bots_of(spec);
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let book = self.book.map(|b| (b, spec.pair_id));
             let start = || opening_from(self.game, spec.seed, self.opening_plies, book);
-            referee::play_choice(self.game, start, &bots, self.referee, spec.seed)
+            let Some(held) = held else {
+                return referee::play_choice(self.game, start, &bots, self.referee, spec.seed);
+            };
+            let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
+            let procs = match held {
+                Ok(procs) => procs,
+                Err(e) => return Err((moves, e.to_string())),
+            };
+            let played =
+                referee::play_held(position, &moves, &bots, procs, self.referee, spec.seed);
+            played.map_err(|e| (moves, e.to_string()))
         }));
         let (opening_moves, detail) = match attempt {
             Ok(Ok(result)) => return result,

@@ -61,6 +61,24 @@ pub fn give_back(mut group: Cgroup) {
     let _ = SPARES.try_with(|s| s.borrow_mut().push(group));
 }
 
+/// Takes this thread's spares away, for another thread that starts the same worker's bots
+/// (see [`adopt_spares`]).
+pub fn take_spares() -> Vec<Cgroup> {
+    SPARES
+        .try_with(|s| std::mem::take(&mut *s.borrow_mut()))
+        .unwrap_or_default()
+}
+
+/// Makes `spares` (proven fit by the thread that gave them back) this thread's, as many as it
+/// may keep; the rest are removed.
+pub fn adopt_spares(spares: Vec<Cgroup>) {
+    let _ = SPARES.try_with(|s| {
+        let mut mine = s.borrow_mut();
+        let room = MAX_SPARES.saturating_sub(mine.len());
+        mine.extend(spares.into_iter().take(room));
+    });
+}
+
 /// Removes this thread's spares now (a worker at the end of its run), rather than when the
 /// thread ends.
 pub fn drop_spares() {

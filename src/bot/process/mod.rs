@@ -103,6 +103,8 @@ pub struct BotProcess {
     process_cap: Option<u64>,
     process_hit: bool,
     inner_pid: std::cell::Cell<Option<i32>>,
+    /// A held bot's go (see [`BotProcess::spawn_held`]); `None` once let go.
+    go: Option<File>,
     /// The bot's own user id (as root), held until the bot is gone.
     _user: Option<super::isolation::SeatId>,
     /// The fair clock's reader of its tasks' waiting, made at its first use.
@@ -123,6 +125,48 @@ impl BotProcess {
     ) -> Result<BotProcess, SpawnError> {
         // The thread that starts a bot is the one that plays its game.
         super::sched::short_slice_for_this_thread();
+        Self::start(spec, limits, others, None)
+    }
+
+    /// Starts `spec` ahead of its game, as [`BotProcess::spawn`] does, but held: its process
+    /// (its own user, cgroups, limits, namespaces and seccomp filter in place) waits in a small
+    /// gate until [`BotProcess::release`], and only then execs the bot's program, which runs
+    /// no code before its game and so still starts up in its first turn. Once let go, it is
+    /// pinned to `cpu` (if any). Only an isolated bot can be held ([`BotProcess::can_hold`]);
+    /// another is started at once, and its `release` does nothing.
+    pub fn spawn_held(
+        spec: &BotSpec,
+        limits: &Limits,
+        others: &[&BotSpec],
+        cpu: Option<usize>,
+    ) -> Result<BotProcess, SpawnError> {
+        // Its processes get the scheduling of the thread that starts them, as a bot started by
+        // its game's thread does.
+        super::sched::short_slice_for_this_thread();
+        Self::start(spec, limits, others, Some(cpu))
+    }
+
+    /// Whether bots started with `limits` can be held before their game: isolated bots (as
+    /// root, without the sandbox).
+    pub fn can_hold(limits: &Limits) -> bool {
+        limits.sandbox.is_none() && super::isolation::isolate()
+    }
+
+    /// Lets a held bot's program start (see [`BotProcess::spawn_held`]).
+    pub fn release(&mut self) {
+        // The thread that lets a bot go is the one that plays its game.
+        super::sched::short_slice_for_this_thread();
+        if let Some(mut go) = self.go.take() {
+            let _ = go.write_all(b"g");
+        }
+    }
+
+    fn start(
+        spec: &BotSpec,
+        limits: &Limits,
+        others: &[&BotSpec],
+        hold: Option<Option<usize>>,
+    ) -> Result<BotProcess, SpawnError> {
         let fail = |reason: String| SpawnError {
             name: spec.name.clone(),
             command: spec.command_line(),
@@ -258,6 +302,7 @@ impl BotProcess {
             reach: &reach.ops,
             seccomp: seccomp.as_deref(),
             new_session: !human_seat,
+            hold: hold.filter(|_| isolated),
         };
         let child = super::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
@@ -292,10 +337,17 @@ impl BotProcess {
             if let Some(s) = &status {
                 nonblocking(s)?;
             }
-            Ok((stdin, stdout, stderr, pidfd, status))
+            Ok((
+                stdin,
+                stdout,
+                stderr,
+                pidfd,
+                status,
+                child.go.map(File::from),
+            ))
         })();
         match parts {
-            Ok((stdin, stdout, stderr, pidfd, status)) => Ok(BotProcess {
+            Ok((stdin, stdout, stderr, pidfd, status, go)) => Ok(BotProcess {
                 name: spec.name.clone(),
                 pgid,
                 stdin: Some(stdin),
@@ -317,6 +369,7 @@ impl BotProcess {
                 process_cap,
                 process_hit: false,
                 inner_pid: std::cell::Cell::new(None),
+                go,
                 _user: user,
                 waits: Default::default(),
             }),

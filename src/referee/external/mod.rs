@@ -36,7 +36,7 @@ pub fn play(
     seed: u64,
 ) -> Result<GameResult, RefereeError> {
     let started = Instant::now();
-    let mut procs = spawn_bots(bots, cfg, seed)?;
+    let mut procs = spawn_bots(bots, cfg, seed, None)?;
     let others: Vec<&BotSpec> = bots.iter().collect();
     let proc = match BotProcess::spawn(&referee.spec, &cfg.limits, &others) {
         Ok(p) => p,

@@ -98,7 +98,9 @@ fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
     }
     let mark = common::marker("held");
     let (spec, limits) = eager(&mark);
-    let bot = BotProcess::spawn_held(&spec, &limits, &[], None).unwrap();
+    // Let go, it runs on the CPU of its game (here the last this test may use).
+    let cpu = arbiter::tournament::allowed_cpus().last().copied();
+    let bot = BotProcess::spawn_held(&spec, &limits, &[], cpu).unwrap();
     let mut bots = [bot];
     // Held: its gate waits, and nothing of the bot's program has run.
     let waited = wait_line(&mut bots, 0, Instant::now() + Duration::from_millis(500));
@@ -118,6 +120,14 @@ fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
         Wait::Line(line, _) => assert_eq!(line, b"ready"),
         other => panic!("{other:?}"),
     }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", bots[0].pid())).unwrap();
+    let allowed = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    assert_eq!(Some(allowed), cpu.map(|c| c.to_string()));
     bots[0]
         .send(b"hello\n", Instant::now() + Duration::from_secs(5))
         .unwrap();

@@ -101,12 +101,16 @@ impl Runner<'_> {
         } else {
             Vec::new()
         };
+        // The bot starters run on the CPUs no worker has, where there are such (a game on a
+        // CPU of its own then never shares it with the next game's start); else anywhere.
+        let spare: Vec<usize> = cpus.iter().skip(workers).copied().collect();
+        let starters = if spare.is_empty() { &cpus } else { &spare };
         std::thread::scope(|scope| {
             for w in 0..workers {
                 let tx = tx.clone();
                 let (next, stop) = (&next, &stop);
                 let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
-                let cpus = &cpus;
+                let cpus = starters;
                 std::thread::Builder::new()
                     .name(format!("game-worker-{w}"))
                     .spawn_scoped(scope, move || {
@@ -123,8 +127,8 @@ impl Runner<'_> {
         });
     }
 
-    /// One worker (number, CPU, the CPUs of the run when pinned): takes the next game until
-    /// none is left or `stop` is set.
+    /// One worker (number, CPU, the CPUs its bot starter may use when pinned): takes the next
+    /// game until none is left or `stop` is set.
     fn work(
         &self,
         games: &[GameSpec],
@@ -160,7 +164,8 @@ impl Runner<'_> {
             std::thread::Builder::new()
                 .name(format!("bot-starter-{worker}"))
                 .spawn_scoped(scope, move || {
-                    // Off the worker's CPU: its namespaces and inits are set up beside the game.
+                    // Off the worker's CPU where a CPU is spare: the namespaces and inits of the
+                    // next game are set up beside the game.
                     let mut all = rustix::thread::CpuSet::new();
                     cpus.iter().for_each(|&c| all.set(c));
                     if !cpus.is_empty() {

@@ -252,6 +252,12 @@ impl GameRecord {
         sparse(&self.comments, i).map_or("", String::as_str)
     }
 
+    /// The answer line of move `i` when the record keeps it (it was more than the move and its
+    /// comment).
+    pub fn kept_answer(&self, i: usize) -> Option<&str> {
+        sparse(&self.answers, i).map(String::as_str)
+    }
+
     /// The answer line of move `i` as the bot wrote it.
     pub fn answer(&self, i: usize) -> String {
         if let Some(a) = sparse(&self.answers, i) {
@@ -279,8 +285,14 @@ impl GameRecord {
     }
 }
 
+/// The value of move `i` in a sparse list, which holds moves in order (as [`GameRecord::new`]
+/// writes them): found by halving, so that a page of a game whose bot comments or writes to
+/// stderr every turn does not scan the list once a move.
 fn sparse<T>(list: &[(u32, T)], i: usize) -> Option<&T> {
-    list.iter().find(|(j, _)| *j as usize == i).map(|(_, v)| v)
+    let i = u32::try_from(i).ok()?;
+    list.binary_search_by_key(&i, |(j, _)| *j)
+        .ok()
+        .map(|k| &list[k].1)
 }
 
 /// An open records.jsonl, appended to game by game.

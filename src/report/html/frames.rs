@@ -185,9 +185,9 @@ impl StepState<'_> {
                 let comment = rec.comment(i);
                 // The answer is shown when it was more than the move and its comment: a
                 // record keeps only such answers (the step's text is the record's move).
-                if let Some((_, answer)) = rec.answers.iter().find(|(j, _)| *j as usize == i) {
+                if let Some(answer) = rec.kept_answer(i) {
                     if !is_plain(answer, &step.text, comment) {
-                        cols.put(Col::Answer, answer.as_str());
+                        cols.put(Col::Answer, answer);
                     }
                 }
                 if !comment.is_empty() {

@@ -233,7 +233,11 @@ impl GameRecord {
                 if !t.comment.is_empty() {
                     rec.comments.push((i, t.comment.clone()));
                 }
-                if !is_plain(t.answer.trim_end_matches(['\r', '\n']), &t.played, &t.comment) {
+                if !is_plain(
+                    t.answer.trim_end_matches(['\r', '\n']),
+                    &t.played,
+                    &t.comment,
+                ) {
                     rec.answers.push((i, t.answer.clone()));
                 }
                 if t.extra_lines > 0 {

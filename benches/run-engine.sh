@@ -42,7 +42,7 @@ while [[ $# -gt 0 ]]; do
         --games) GAMES=$2; shift 2 ;;
         --no-crash) CRASH=0; shift ;;
         --bot) FIRST=$2; shift 2 ;;
-        -h|--help) sed -n "2,27p" "$0"; exit 0 ;;
+        -h|--help) sed -n "2,31p" "$0"; exit 0 ;;
         -*) echo "benches/run-engine.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) BUILDS+=("$1"); shift ;;
     esac

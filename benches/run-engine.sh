@@ -23,7 +23,7 @@
 #
 # Usage: benches/run-engine.sh [--repeats N] [--games N] [--no-crash] [--bot PATH] [ARBITER...]
 #   ARBITER      arbiter builds to compare (default target/release/arbiter); each needs its
-#                arbiter-init and arbiter-bot-first beside it
+#                arbiter-bot-first beside it (and, from builds that had one, arbiter-init)
 #   --repeats N  rounds of every measure (default 3; medians are printed)
 #   --games N    games per tournament (default 1000)
 #   --no-crash   skip (1)
@@ -42,7 +42,7 @@ while [[ $# -gt 0 ]]; do
         --games) GAMES=$2; shift 2 ;;
         --no-crash) CRASH=0; shift ;;
         --bot) FIRST=$2; shift 2 ;;
-        -h|--help) sed -n "2,27p" "$0"; exit 0 ;;
+        -h|--help) sed -n "2,31p" "$0"; exit 0 ;;
         -*) echo "benches/run-engine.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) BUILDS+=("$1"); shift ;;
     esac
@@ -52,10 +52,10 @@ for f in "${BUILDS[@]}" "$FIRST"; do
     [[ -x $f ]] || { echo "missing $f: run cargo build --release --bins" >&2; exit 1; }
 done
 for f in "${BUILDS[@]}"; do
-    for beside in arbiter-init arbiter-bot-first; do # the bots' init, and bench's bot
-        [[ -x $(dirname "$f")/$beside ]] ||
-            { echo "missing $(dirname "$f")/$beside beside $f: copy it there" >&2; exit 1; }
-    done
+    # bench's bot. A build from before the bots' init was built into arbiter should have its
+    # arbiter-init beside it too (not checked: without it, arbiter's own program is the init).
+    [[ -x $(dirname "$f")/arbiter-bot-first ]] ||
+        { echo "missing $(dirname "$f")/arbiter-bot-first beside $f: copy it there" >&2; exit 1; }
 done
 command -v bc >/dev/null || { echo "bc is needed (apt-get install bc)" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "GNU time is needed (apt-get install time)" >&2; exit 1; }

@@ -10,6 +10,25 @@ use std::time::{Duration, Instant};
 /// How often the plain progress line is printed.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);
 
+/// What the display counts of a finished game: its verdict and each seat's bot and rank. Sent to
+/// the display's thread instead of the whole result, whose moves and turns (hundreds of
+/// strings) it has no use for.
+pub struct GameDone {
+    pub reason: Reason,
+    pub bots: Vec<String>,
+    pub ranks: Vec<u8>,
+}
+
+impl GameDone {
+    pub fn of(r: &GameResult) -> GameDone {
+        GameDone {
+            reason: r.reason,
+            bots: r.bots.clone(),
+            ranks: r.ranks.clone(),
+        }
+    }
+}
+
 pub struct Progress {
     bar: Option<ProgressBar>,
     total: u64,
@@ -54,7 +73,7 @@ impl Progress {
     }
 
     /// Counts one finished game.
-    pub fn game_done(&mut self, r: &GameResult) {
+    pub fn game_done(&mut self, r: &GameDone) {
         self.done += 1;
         if r.reason.is_forfeit() || r.reason == Reason::RefereeError {
             *self.forfeits.entry(r.reason.as_str()).or_default() += 1;

@@ -36,7 +36,7 @@ pub struct Played {
 
 /// What the progress display and the live report are told, on their own thread.
 pub enum Shown {
-    Game(Box<crate::referee::GameResult>),
+    Game(report::progress::GameDone),
     Extra(String),
     Decided,
 }
@@ -93,7 +93,7 @@ pub fn play_and_record(
     );
     let mut shown = |event: &Event<'_>| match event {
         Event::GameFinished(f) => {
-            display.send(Shown::Game(Box::new(f.result.clone())));
+            display.send(Shown::Game(report::progress::GameDone::of(&f.result)));
             follow(f, &mut ProgressNote(&display))
         }
         _ => ControlFlow::Continue(()),

@@ -129,6 +129,18 @@ pub struct ExternalRecord {
     pub stderr: String,
 }
 
+/// Whether `answer` is the move `played`, followed by a space and `comment` when there is one
+/// (compared in place: a record is made for every game, and most answers are just the move).
+fn is_plain(answer: &str, played: &str, comment: &str) -> bool {
+    if comment.is_empty() {
+        return answer == played;
+    }
+    answer.len() == played.len() + 1 + comment.len()
+        && answer.starts_with(played)
+        && answer.as_bytes()[played.len()] == b' '
+        && answer.ends_with(comment)
+}
+
 /// The last `keep` bytes of `text`, cut at a character boundary.
 pub fn tail(text: &str, keep: usize) -> String {
     let mut start = text.len().saturating_sub(keep);
@@ -221,12 +233,11 @@ impl GameRecord {
                 if !t.comment.is_empty() {
                     rec.comments.push((i, t.comment.clone()));
                 }
-                let plain = if t.comment.is_empty() {
-                    t.played.clone()
-                } else {
-                    format!("{} {}", t.played, t.comment)
-                };
-                if t.answer.trim_end_matches(['\r', '\n']) != plain {
+                if !is_plain(
+                    t.answer.trim_end_matches(['\r', '\n']),
+                    &t.played,
+                    &t.comment,
+                ) {
                     rec.answers.push((i, t.answer.clone()));
                 }
                 if t.extra_lines > 0 {
@@ -243,6 +254,12 @@ impl GameRecord {
     /// The comment of move `i`, empty for none.
     pub fn comment(&self, i: usize) -> &str {
         sparse(&self.comments, i).map_or("", String::as_str)
+    }
+
+    /// The answer line of move `i` when the record keeps it (it was more than the move and its
+    /// comment).
+    pub fn kept_answer(&self, i: usize) -> Option<&str> {
+        sparse(&self.answers, i).map(String::as_str)
     }
 
     /// The answer line of move `i` as the bot wrote it.
@@ -272,8 +289,14 @@ impl GameRecord {
     }
 }
 
+/// The value of move `i` in a sparse list, which holds moves in order (as [`GameRecord::new`]
+/// writes them): found by halving, so that a page of a game whose bot comments or writes to
+/// stderr every turn does not scan the list once a move.
 fn sparse<T>(list: &[(u32, T)], i: usize) -> Option<&T> {
-    list.iter().find(|(j, _)| *j as usize == i).map(|(_, v)| v)
+    let i = u32::try_from(i).ok()?;
+    list.binary_search_by_key(&i, |(j, _)| *j)
+        .ok()
+        .map(|k| &list[k].1)
 }
 
 /// An open records.jsonl, appended to game by game.

@@ -344,6 +344,39 @@ fn packed_data_unpacks_to_the_same_json() {
     }
 }
 
+/// A whole replay page carries its game's JSON exactly: the data element of the page, base64
+/// then zlib undone, is byte for byte [`frames::page_json`] (proven equal to the reference
+/// format above), whatever deflate implementation and level wrote it. Pages are compared by
+/// content, not by their compressed bytes, which change with the compressor.
+#[test]
+fn a_page_embeds_its_games_json_byte_for_byte() {
+    use std::io::Read;
+    let cfg = RefereeConfig::default();
+    for info in GAMES {
+        let choice = GameChoice::new(info.name, None, None, None).unwrap();
+        let mut r = simulate(&choice, 5, 1, None);
+        r.log[0].comment = "</script> \u{e9}".into();
+        r.log[0].answer = format!("{} {}", r.log[0].played, r.log[0].comment);
+        let rec = GameRecord::new(&spec(7), &choice, &cfg, &r);
+        let html = viewer::page(&rec, None, viewer::Assets::Beside).unwrap();
+        let open = "data-encoding=\"zlib+base64\">";
+        let start = html.find(open).expect("the page's data element") + open.len();
+        let len = html[start..].find('<').expect("the data element ends");
+        let mut json = Vec::new();
+        flate2::read::ZlibDecoder::new(&unbase64(&html[start..start + len])[..])
+            .read_to_end(&mut json)
+            .unwrap();
+        let title = format!("{} game 7: {}", rec.game, rec.bots.join(" vs "));
+        let want = frames::page_json(&rec, &title).unwrap();
+        assert_eq!(
+            String::from_utf8(json).unwrap(),
+            String::from_utf8(want).unwrap(),
+            "{}",
+            info.name
+        );
+    }
+}
+
 #[test]
 fn long_lists_in_inputs_are_folded_and_short_ones_kept() {
     let short = "board\n3\na\nb\nc\n";

@@ -335,12 +335,19 @@ fn where_the_kernel_forbids_executing_an_in_memory_file_arbiter_itself_is_the_in
         .find_map(|l| l.strip_prefix("PPid:"))
         .and_then(|p| p.trim().parse().ok())
         .unwrap();
+    // The bot's parent execs the init just after the bot has started: wait for it.
+    let t = Instant::now();
+    while !std::fs::read(format!("/proc/{init}/cmdline"))
+        .unwrap_or_default()
+        .starts_with(b"arbiter-init\0")
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "the bot's parent is no init"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let exe = std::fs::read_link(format!("/proc/{init}/exe")).unwrap();
-    let cmdline = std::fs::read(format!("/proc/{init}/cmdline")).unwrap();
-    assert!(
-        cmdline.starts_with(b"arbiter-init\0"),
-        "the bot's parent is no init"
-    );
     assert_eq!(
         exe,
         std::fs::canonicalize(env!("CARGO_BIN_EXE_arbiter")).unwrap(),

@@ -115,8 +115,9 @@ pub struct BenchReport {
     pub turn_us: f64,
     /// The same with `cores` games at a time.
     pub turn_us_parallel: f64,
-    /// `turn_us` without the game's start and end: (duration - game_setup_us) / turns, µs;
-    /// never below 0.
+    /// `turn_us` without the game's start and end and each bot's first turn (its start-up):
+    /// (duration - game_setup_us - the seats' slowest turns) / (turns - seats), µs; never
+    /// below 0.
     pub turn_loop_us: f64,
     /// False when the game's start and end varied more than the turns took (a busy machine),
     /// so that the turn loop could not be told apart.
@@ -355,10 +356,17 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<BenchRep
         bot.shutdown(Duration::from_millis(200));
         cost
     };
+    // Each bot's slowest turn is its first, which holds its program's start-up (an instant
+    // bot's other turns take microseconds): left out with the game's start and end, whose
+    // measure (a game of no turn) ends the bots before they have started up.
     let turn_loop: Vec<f64> = serial
         .results
         .iter()
-        .map(|r| (r.duration.as_secs_f64() * 1e6 - game_setup_us) / f64::from(r.turns.max(1)))
+        .map(|r| {
+            let first_turns: u64 = r.stats.iter().map(|s| s.max_us).sum();
+            let turns = r.turns.saturating_sub(r.stats.len() as u32).max(1);
+            (r.duration.as_secs_f64() * 1e6 - game_setup_us - first_turns as f64) / f64::from(turns)
+        })
         .collect();
 
     progress("timing accuracy (bots with known delays)");

@@ -119,7 +119,7 @@ fn rows(r: &BenchReport) -> Vec<Row> {
         ),
         if r.turn_loop_measurable {
             row(
-                "  of which the turn loop (start + end out)",
+                "  of which the turn loop (start, end, first turns out)",
                 format!("{:.1} µs", r.turn_loop_us),
             )
             .ratio(r.turn_loop_us / floor)
@@ -129,7 +129,7 @@ fn rows(r: &BenchReport) -> Vec<Row> {
             )
         } else {
             row(
-                "  of which the turn loop (start + end out)",
+                "  of which the turn loop (start, end, first turns out)",
                 "not measurable: game starts varied more than whole games (machine busy)",
             )
         },

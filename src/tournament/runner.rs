@@ -101,10 +101,12 @@ impl Runner<'_> {
         } else {
             Vec::new()
         };
-        // The bot starters run on the CPUs no worker has, where there are such (a game on a
-        // CPU of its own then never shares it with the next game's start); else anywhere.
+        // Bots are started ahead only on CPUs no worker has: a game on a CPU of its own then
+        // never shares it with the next game's start. Where every CPU has a worker (or the
+        // kernel places everything), each worker starts its bots itself between games, as the
+        // work would otherwise land in the turns of bots thinking on every CPU.
         let spare: Vec<usize> = cpus.iter().skip(workers).copied().collect();
-        let starters = if spare.is_empty() { &cpus } else { &spare };
+        let starters = &spare;
         std::thread::scope(|scope| {
             for w in 0..workers {
                 let tx = tx.clone();
@@ -127,8 +129,8 @@ impl Runner<'_> {
         });
     }
 
-    /// One worker (number, CPU, the CPUs its bot starter may use when pinned): takes the next
-    /// game until none is left or `stop` is set.
+    /// One worker (number, CPU, the spare CPUs its bot starter may use: none, no starter):
+    /// takes the next game until none is left or `stop` is set.
     fn work(
         &self,
         games: &[GameSpec],
@@ -149,7 +151,9 @@ impl Runner<'_> {
             };
             tx.send(finished).is_ok()
         };
-        let holds = self.game.external.is_none() && BotProcess::can_hold(&self.referee.limits);
+        let holds = !cpus.is_empty()
+            && self.game.external.is_none()
+            && BotProcess::can_hold(&self.referee.limits);
         if !holds {
             while let Some(spec) = take() {
                 if !send(spec, self.play_one(spec)) {
@@ -164,13 +168,11 @@ impl Runner<'_> {
             std::thread::Builder::new()
                 .name(format!("bot-starter-{worker}"))
                 .spawn_scoped(scope, move || {
-                    // Off the worker's CPU where a CPU is spare: the namespaces and inits of the
-                    // next game are set up beside the game.
-                    let mut all = rustix::thread::CpuSet::new();
-                    cpus.iter().for_each(|&c| all.set(c));
-                    if !cpus.is_empty() {
-                        let _ = rustix::thread::sched_setaffinity(None, &all);
-                    }
+                    // On the spare CPUs: the namespaces and inits of the next game are set up
+                    // beside the game.
+                    let mut spare = rustix::thread::CpuSet::new();
+                    cpus.iter().for_each(|&c| spare.set(c));
+                    let _ = rustix::thread::sched_setaffinity(None, &spare);
                     for (spec, spares) in asked {
                         crate::bot::cgroup::adopt_spares(spares);
                         let held = std::panic::catch_unwind(AssertUnwindSafe(|| {

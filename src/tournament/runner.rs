@@ -96,16 +96,22 @@ impl Runner<'_> {
         // every game wait while the consumer recorded, or paused over a crash).
         let (tx, rx) = mpsc::channel::<Finished>();
         let workers = self.concurrency.clamp(1, games.len().max(1));
+        let allowed = allowed_cpus();
         let cpus = if self.pin_cpus {
-            allowed_cpus()
+            allowed.clone()
         } else {
             Vec::new()
         };
-        // Bots are started ahead only on CPUs no worker has: a game on a CPU of its own then
-        // never shares it with the next game's start. Where every CPU has a worker (or the
-        // kernel places everything), each worker starts its bots itself between games, as the
-        // work would otherwise land in the turns of bots thinking on every CPU.
-        let spare: Vec<usize> = cpus.iter().skip(workers).copied().collect();
+        // Bots are started ahead only where fewer workers than CPUs leave some spare: on the
+        // CPUs no worker has when pinned (a game on a CPU of its own then never shares it with
+        // the next game's start), anywhere otherwise. Where every CPU has a worker, each worker
+        // starts its bots itself between games, as the work would otherwise land in the turns
+        // of bots thinking on every CPU.
+        let spare: Vec<usize> = match (workers < allowed.len(), self.pin_cpus) {
+            (false, _) => Vec::new(),
+            (true, true) => allowed[workers..].to_vec(),
+            (true, false) => allowed.clone(),
+        };
         let starters = &spare;
         std::thread::scope(|scope| {
             for w in 0..workers {

@@ -4,11 +4,12 @@
 //! the caller: a worker queues its game and takes the next one at once, so nothing the caller
 //! does with a game (recording it, a report, a decision) slows the games.
 //!
-//! Where bots can be held before their game (isolated bots: as root, without the sandbox), each
-//! worker has a bot starter, a thread of its own (not pinned) that starts the bots of the
-//! worker's next game while the worker plays the current one: their namespaces, inits, users,
-//! cgroups and seccomp filters are set up off the game's CPU and time, and the bots' programs
-//! start only when their game does (see `BotProcess::spawn_held`).
+//! Where bots can be held before their game (isolated bots: as root, without the sandbox) and
+//! fewer workers than CPUs leave some spare, each worker has a bot starter, a thread of its own
+//! on the spare CPUs, that starts the bots of the worker's next game while the worker plays the
+//! current one: their namespaces, inits, users, cgroups and seccomp filters are set up off the
+//! game's CPU and time, and the bots' programs start only when their game does (see
+//! `BotProcess::spawn_held`).
 
 use super::openings::Book;
 use super::schedule::{opening_from, GameSpec};

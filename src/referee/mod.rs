@@ -34,6 +34,10 @@ use std::time::{Duration, Instant};
 /// cancelling it every turn cost as much as the freeze it saves (measured with `arbiter bench`).
 pub const FREEZE_AFTER: Duration = Duration::from_millis(5);
 
+/// How long a bot whose input pipe is closed is given to show its exit, which names its
+/// forfeit (see the `SendError::Closed` case of a turn).
+const CLOSED_EXIT_WAIT: Duration = Duration::from_secs(1);
+
 /// CPU time a bot may use between its answer and its next turn (finishing its write, going back
 /// to its read) before it counts as thinking on the opponent's time. A bot seen doing that is
 /// frozen at once after each of its later answers.
@@ -635,7 +639,11 @@ impl Turns {
                 ))
             }
             Err(SendError::Closed) => {
-                let status = bot.try_exit_status();
+                // Its input closed as it died, maybe (a stop of the whole job kills every
+                // process): its end names how, and a signal a stop sends holds the game back
+                // until the stop is known. An isolated bot's end shows once its init has
+                // passed it on. The game is lost either way; the wait only names how.
+                let status = bot.exit_status_within(CLOSED_EXIT_WAIT);
                 let how = status
                     .map(describe_exit)
                     .unwrap_or_else(|| "closed its standard input".into());

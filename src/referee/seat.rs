@@ -31,6 +31,11 @@ pub trait Seat {
     }
     /// How it ended, if it has.
     fn try_exit_status(&mut self) -> Option<ExitStatus>;
+    /// How it ended, waiting up to `limit` for its end to show (a process whose pipe closed
+    /// because it died may not be reaped yet).
+    fn exit_status_within(&mut self, _limit: Duration) -> Option<ExitStatus> {
+        self.try_exit_status()
+    }
     /// The memory limit it went over, if the system says it was killed for that.
     fn memory_limit_hit(&mut self) -> Option<u64>;
     /// The process cap it tried to go over, where the system tells.
@@ -91,6 +96,9 @@ impl Seat for BotProcess {
     }
     fn try_exit_status(&mut self) -> Option<ExitStatus> {
         BotProcess::try_exit_status(self)
+    }
+    fn exit_status_within(&mut self, limit: Duration) -> Option<ExitStatus> {
+        BotProcess::exit_status_within(self, limit)
     }
     fn memory_limit_hit(&mut self) -> Option<u64> {
         BotProcess::memory_limit_hit(self)

@@ -618,6 +618,11 @@ impl BotProcess {
         self.exited
     }
 
+    /// [`BotProcess::try_exit_status`], waiting up to `limit` for the exit to show.
+    pub fn exit_status_within(&mut self, limit: Duration) -> Option<ExitStatus> {
+        wait_exit(self, limit)
+    }
+
     fn bot_status(&mut self, leader: ExitStatus) -> ExitStatus {
         use std::os::unix::process::ExitStatusExt;
         let mut bytes = [0u8; 4];

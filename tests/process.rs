@@ -76,6 +76,19 @@ fn a_timeout_is_reported_at_the_deadline_not_before_nor_long_after() {
     shutdown_all(&mut bots, Duration::from_millis(200));
 }
 
+/// Whether bots can be held here (as root); fails where `CI` is set without root.
+fn can_hold() -> bool {
+    if BotProcess::can_hold(&Limits::default()) {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "bots are held only where they are isolated: run the tests as root"
+    );
+    eprintln!("not root: bots cannot be held");
+    false
+}
+
 /// A bot that says "ready" as soon as it runs, then echoes.
 fn eager(mark: &str) -> (BotSpec, Limits) {
     let spec = BotSpec::resolve("sh -c 'echo ready; exec cat'").unwrap();
@@ -88,12 +101,7 @@ fn eager(mark: &str) -> (BotSpec, Limits) {
 
 #[test]
 fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
-    if !BotProcess::can_hold(&Limits::default()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "bots are held only where they are isolated: run the tests as root"
-        );
-        eprintln!("not root: bots cannot be held");
+    if !can_hold() {
         return;
     }
     let mark = common::marker("held");
@@ -141,12 +149,7 @@ fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
 
 #[test]
 fn a_held_bot_never_let_go_ends_without_running() {
-    if !BotProcess::can_hold(&Limits::default()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "bots are held only where they are isolated: run the tests as root"
-        );
-        eprintln!("not root: bots cannot be held");
+    if !can_hold() {
         return;
     }
     let mark = common::marker("held-dropped");

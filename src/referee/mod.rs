@@ -182,20 +182,25 @@ pub fn play(
     cfg: &RefereeConfig,
     seed: u64,
 ) -> Result<GameResult, RefereeError> {
-    let seats = game.seats();
-    if bots.len() != seats {
-        return Err(RefereeError::SeatCount {
-            game: game.name(),
-            seats,
-            given: bots.len(),
-        });
-    }
+    check_seats(game.as_ref(), bots.len())?;
     let started = Instant::now();
     let mut procs = spawn_bots(bots, cfg, seed, None)?;
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     Ok(play_seats(
         game, opening, &names, &mut procs, cfg, seed, started,
     ))
+}
+
+/// A game of `game`'s seats for `given` bots, or why not.
+fn check_seats(game: &dyn Game, given: usize) -> Result<(), RefereeError> {
+    match game.seats() == given {
+        true => Ok(()),
+        false => Err(RefereeError::SeatCount {
+            game: game.name(),
+            seats: game.seats(),
+            given,
+        }),
+    }
 }
 
 /// Starts the bots of a game ahead of it, held (see [`BotProcess::spawn_held`]): on another
@@ -220,13 +225,8 @@ pub fn play_held(
     cfg: &RefereeConfig,
     seed: u64,
 ) -> Result<GameResult, RefereeError> {
-    if bots.len() != game.seats() || procs.len() != bots.len() {
-        return Err(RefereeError::SeatCount {
-            game: game.name(),
-            seats: game.seats(),
-            given: bots.len(),
-        });
-    }
+    check_seats(game.as_ref(), bots.len())?;
+    check_seats(game.as_ref(), procs.len())?;
     let started = Instant::now();
     for p in procs.iter_mut() {
         p.release();

@@ -113,20 +113,19 @@ impl Runner<'_> {
             (true, true) => allowed[workers..].to_vec(),
             (true, false) => allowed.clone(),
         };
-        let starters = &spare;
         std::thread::scope(|scope| {
             for w in 0..workers {
                 let tx = tx.clone();
                 let (next, stop) = (&next, &stop);
                 let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
-                let cpus = starters;
+                let spare = &spare;
                 std::thread::Builder::new()
                     .name(format!("game-worker-{w}"))
                     .spawn_scoped(scope, move || {
                         if let Some(cpu) = cpu {
                             let _ = pin_this_thread(cpu);
                         }
-                        self.work(games, next, stop, &tx, (w, cpu, cpus));
+                        self.work(games, next, stop, &tx, (w, cpu, spare));
                         crate::bot::cgroup::drop_spares();
                     })
                     .expect("cannot start a worker thread");
@@ -144,7 +143,7 @@ impl Runner<'_> {
         next: &AtomicUsize,
         stop: &AtomicBool,
         tx: &mpsc::Sender<Finished>,
-        (worker, cpu, cpus): (usize, Option<usize>, &[usize]),
+        (worker, cpu, spare): (usize, Option<usize>, &[usize]),
     ) {
         let take = || {
             (!stop.load(Ordering::Relaxed))
@@ -158,7 +157,7 @@ impl Runner<'_> {
             };
             tx.send(finished).is_ok()
         };
-        let holds = !cpus.is_empty()
+        let holds = !spare.is_empty()
             && self.game.external.is_none()
             && BotProcess::can_hold(&self.referee.limits);
         if !holds {
@@ -177,9 +176,9 @@ impl Runner<'_> {
                 .spawn_scoped(scope, move || {
                     // On the spare CPUs: the namespaces and inits of the next game are set up
                     // beside the game.
-                    let mut spare = rustix::thread::CpuSet::new();
-                    cpus.iter().for_each(|&c| spare.set(c));
-                    let _ = rustix::thread::sched_setaffinity(None, &spare);
+                    let mut set = rustix::thread::CpuSet::new();
+                    spare.iter().for_each(|&c| set.set(c));
+                    let _ = rustix::thread::sched_setaffinity(None, &set);
                     for (spec, spares) in asked {
                         crate::bot::cgroup::adopt_spares(spares);
                         let held = std::panic::catch_unwind(AssertUnwindSafe(|| {

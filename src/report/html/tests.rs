@@ -91,14 +91,39 @@ fn page_json_is_the_reference_format_byte_for_byte() {
     }
 }
 
-#[test]
-fn a_report_lists_every_game_and_links_the_recorded_ones() {
+/// An Impasse run's results folder with its games.csv and records.jsonl open.
+struct Folder {
+    _dir: tempfile::TempDir,
+    d: std::path::PathBuf,
+    cfg: RefereeConfig,
+    choice: GameChoice,
+    csv: GamesCsv,
+    recs: RecordsFile,
+}
+
+fn folder() -> Folder {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
-    let cfg = RefereeConfig::default();
-    let choice = GameChoice::new("impasse", None, None, None).unwrap();
-    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
-    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    Folder {
+        cfg: RefereeConfig::default(),
+        choice: GameChoice::new("impasse", None, None, None).unwrap(),
+        csv: GamesCsv::open(&d.join("games.csv"), 2).unwrap().0,
+        recs: RecordsFile::open(&d.join(records::FILE)).unwrap(),
+        _dir: dir,
+        d,
+    }
+}
+
+#[test]
+fn a_report_lists_every_game_and_links_the_recorded_ones() {
+    let Folder {
+        _dir,
+        d,
+        cfg,
+        choice,
+        mut csv,
+        mut recs,
+    } = folder();
     for id in 0..4 {
         let mut r = simulate(&choice, id, 2, None);
         r.bots = if id % 2 == 0 {
@@ -226,12 +251,14 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
 /// way when the run ends is stopped, and the run's last rewrite writes every page still missing.
 #[test]
 fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_path_buf();
-    let cfg = RefereeConfig::default();
-    let choice = GameChoice::new("impasse", None, None, None).unwrap();
-    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
-    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let Folder {
+        _dir,
+        d,
+        cfg,
+        choice,
+        mut csv,
+        mut recs,
+    } = folder();
     let games = 200u64;
     for id in 0..games {
         let r = simulate(&choice, id, 0, None);
@@ -257,12 +284,14 @@ fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_p
 /// there (on idle time), so few are left for the run's end.
 #[test]
 fn a_live_report_writes_each_new_games_page_between_its_rewrites() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_path_buf();
-    let cfg = RefereeConfig::default();
-    let choice = GameChoice::new("impasse", None, None, None).unwrap();
-    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
-    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let Folder {
+        _dir,
+        d,
+        cfg,
+        choice,
+        mut csv,
+        mut recs,
+    } = folder();
     let mut record = |id: u64| {
         let r = simulate(&choice, id, 0, None);
         csv.append(&GameRow::new(&spec(id), &r)).unwrap();
@@ -293,12 +322,14 @@ fn a_live_report_writes_each_new_games_page_between_its_rewrites() {
 
 #[test]
 fn a_record_the_rules_reject_is_listed_without_a_replay() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_path_buf();
-    let cfg = RefereeConfig::default();
-    let choice = GameChoice::new("impasse", None, None, None).unwrap();
-    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
-    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let Folder {
+        _dir,
+        d,
+        cfg,
+        choice,
+        mut csv,
+        mut recs,
+    } = folder();
     let r = simulate(&choice, 1, 0, None);
     csv.append(&GameRow::new(&spec(0), &r)).unwrap();
     let mut rec = GameRecord::new(&spec(0), &choice, &cfg, &r);
@@ -447,12 +478,14 @@ fn a_long_run_lists_its_last_games_and_says_where_the_others_are() {
 /// the same (here, the games that cannot be replayed are told in order) and every page is there.
 #[test]
 fn pages_written_on_several_threads_are_taken_in_record_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_path_buf();
-    let cfg = RefereeConfig::default();
-    let choice = GameChoice::new("impasse", None, None, None).unwrap();
-    let (mut csv, _) = GamesCsv::open(&d.join("games.csv"), 2).unwrap();
-    let mut recs = RecordsFile::open(&d.join(records::FILE)).unwrap();
+    let Folder {
+        _dir,
+        d,
+        cfg,
+        choice,
+        mut csv,
+        mut recs,
+    } = folder();
     let bad: Vec<u64> = (0..40).filter(|id| id % 3 == 1).collect();
     for id in 0..40 {
         let r = simulate(&choice, id, 0, None);

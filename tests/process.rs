@@ -183,3 +183,47 @@ fn a_held_bot_never_let_go_ends_without_running() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn held_bots_of_one_cpu_start_up_one_by_one_with_their_first_input() {
+    if !can_hold() {
+        return;
+    }
+    let mark = common::marker("held-in-turn");
+    let (spec, limits) = eager(&mark);
+    let cpu = arbiter::tournament::allowed_cpus().last().copied();
+    let mut bots = [
+        BotProcess::spawn_held(&spec, &limits, &[], cpu).unwrap(),
+        BotProcess::spawn_held(&spec, &limits, &[], cpu).unwrap(),
+    ];
+    for b in bots.iter_mut() {
+        b.release_for_game();
+    }
+    // The game has started; the second seat's turn has not: its program has not run (were it
+    // let go with the first, its start-up would take the first seat's CPU in its first turn).
+    let waited = wait_line(&mut bots, 1, Instant::now() + Duration::from_millis(400));
+    assert!(matches!(waited, Wait::Timeout), "{waited:?}");
+    // Its first input lets it go.
+    for seat in 0..2 {
+        bots[seat]
+            .send(b"hello\n", Instant::now() + Duration::from_secs(5))
+            .unwrap();
+        for want in [&b"ready"[..], b"hello"] {
+            match wait_line(&mut bots, seat, Instant::now() + Duration::from_secs(5)) {
+                Wait::Line(line, _) => assert_eq!(line, want, "seat {seat}"),
+                other => panic!("seat {seat}: {other:?}"),
+            }
+        }
+    }
+    shutdown_all(&mut bots, Duration::from_millis(200));
+    // Held without a CPU (the kernel places the game's bots), bots are let go together: each
+    // may start up on a CPU of its own.
+    let mut bots = [BotProcess::spawn_held(&spec, &limits, &[], None).unwrap()];
+    bots[0].release_for_game();
+    match wait_line(&mut bots, 0, Instant::now() + Duration::from_secs(5)) {
+        Wait::Line(line, _) => assert_eq!(line, b"ready"),
+        other => panic!("{other:?}"),
+    }
+    shutdown_all(&mut bots, Duration::from_millis(200));
+    assert!(common::processes_with(&mark).is_empty());
+}

@@ -29,6 +29,13 @@ fn as_root() -> bool {
     false
 }
 
+/// What names referee `pid`'s cgroups (`arbiter-TAG-N`): its id and its pid namespace (the
+/// same as this process's).
+fn tag(pid: u32) -> String {
+    let ns = std::fs::metadata("/proc/self/ns/pid").unwrap();
+    format!("{pid}-ns{}", std::os::unix::fs::MetadataExt::ino(&ns))
+}
+
 /// The cgroups of referee `pid` left in the pids and freezer hierarchies.
 fn cgroups_of(pid: u32) -> Vec<String> {
     ["pids", "freezer"]
@@ -40,7 +47,7 @@ fn cgroups_of(pid: u32) -> Vec<String> {
         })
         .flatten()
         .map(|e| e.path().display().to_string())
-        .filter(|p| p.contains(&format!("/arbiter-{pid}-")))
+        .filter(|p| p.contains(&format!("/arbiter-{}-", tag(pid))))
         .collect()
 }
 
@@ -173,7 +180,9 @@ fn a_reused_cgroup_is_empty_and_carries_no_verdict_or_memory_of_the_last_bot() {
     let pid = std::process::id();
     let (name, procs, usage) = cgroup_note(&results[2].stderr_tails[1]);
     assert!(
-        [0, 1].iter().any(|n| name == format!("arbiter-{pid}-{n}")),
+        [0, 1]
+            .iter()
+            .any(|n| name == format!("arbiter-{}-{n}", tag(pid))),
         "not reused: {name}"
     );
     assert_eq!(procs, 1, "the last bot's children are still in {name}");

@@ -368,3 +368,76 @@ fn where_the_kernel_forbids_executing_an_in_memory_file_arbiter_itself_is_the_in
     );
     assert!(processes_with(&mark).is_empty());
 }
+
+#[test]
+fn a_referee_in_another_pid_namespace_leaves_this_ones_bots_alone() {
+    use arbiter::bot::{shutdown_all, wait_line, BotProcess, BotSpec, Limits, Wait};
+    if !is_root() {
+        return;
+    }
+    let echo = BotSpec::resolve(&format!(
+        "{} {}/tests/bots/echo.py",
+        python(),
+        root().display()
+    ))
+    .unwrap();
+    let limits = Limits::default();
+    let answers = |bots: &mut [BotProcess]| {
+        bots[0]
+            .send(b"hello\n", Instant::now() + Duration::from_secs(5))
+            .expect("the bot was killed");
+        match wait_line(bots, 0, Instant::now() + Duration::from_secs(5)) {
+            Wait::Line(line, _) => assert_eq!(line, b"hello"),
+            other => panic!("the bot no longer answers: {other:?}"),
+        }
+    };
+    // This referee (the test) has a bot frozen between its turns, in cgroups of its own...
+    let mut idle = [BotProcess::spawn(&echo, &limits, &[]).unwrap()];
+    answers(&mut idle);
+    idle[0].freeze();
+    let freezer = std::fs::read_to_string(format!("/proc/{}/cgroup", idle[0].pid()))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.split_once(":freezer:").map(|(_, p)| p.to_string()))
+        .map(|p| format!("/sys/fs/cgroup/freezer{p}/freezer.state"));
+    let state = || {
+        freezer
+            .as_ref()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+    };
+    // ...and the empty cgroups of an ended bot, kept for its next bot.
+    let mut ended = [BotProcess::spawn(&echo, &limits, &[]).unwrap()];
+    shutdown_all(&mut ended, Duration::from_millis(200));
+    drop(ended);
+    // A referee in a pid namespace of its own (a container sharing the cgroup tree, say), where
+    // this process's id means nothing, clears the cgroups of killed referees as it starts.
+    let out = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc"])
+        .arg(env!("CARGO_BIN_EXE_arbiter"))
+        .args([
+            "play",
+            "--max-turns",
+            "2",
+            &hostile("honest"),
+            &hostile("honest"),
+        ])
+        .current_dir(root())
+        .output()
+        .expect("unshare (util-linux) is needed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // None of this referee's cgroups was its to judge: the idle bot is still frozen (thawed,
+    // it could think on its opponent's time), and the next bot gets the kept cgroups.
+    if let Some(state) = state() {
+        assert_eq!(state.trim(), "FROZEN");
+    }
+    let mut next = [BotProcess::spawn(&echo, &limits, &[]).expect("its kept cgroups were removed")];
+    answers(&mut next);
+    shutdown_all(&mut next, Duration::from_millis(200));
+    idle[0].thaw();
+    answers(&mut idle);
+    shutdown_all(&mut idle, Duration::from_millis(200));
+}

@@ -86,7 +86,7 @@ done"#;
         .args(dirs)
         .env_clear()
         .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
-        .env("PPID_OF_BOTS", std::process::id().to_string())
+        .env("PPID_OF_BOTS", own_tag())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -219,7 +219,7 @@ impl Cgroup {
         }
         let places = places();
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let name = format!("arbiter-{}-{n}", std::process::id());
+        let name = format!("arbiter-{}-{n}", own_tag());
         let mut group = Cgroup {
             dirs: Vec::new(),
             procs: Vec::new(),
@@ -366,19 +366,53 @@ fn count_in(path: &Path, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Removes the cgroups of referees that were killed before they could clean up, and kills
-/// what is still in them.
+/// What names this referee's bot cgroups (`arbiter-TAG-N`): its process id and its pid
+/// namespace (`PID-nsINODE`). A process id means a process only within its pid namespace, and
+/// referees in different pid namespaces (a container, `unshare --pid`) may share one cgroup
+/// tree: each must know the others' cgroups from its own.
+fn own_tag() -> &'static str {
+    static TAG: OnceLock<String> = OnceLock::new();
+    TAG.get_or_init(|| tag_of(std::process::id(), pid_namespace()))
+}
+
+/// The inode of this process's pid namespace, where `/proc` tells it.
+fn pid_namespace() -> Option<u64> {
+    std::fs::metadata("/proc/self/ns/pid")
+        .ok()
+        .map(|m| std::os::unix::fs::MetadataExt::ino(&m))
+}
+
+fn tag_of(pid: u32, namespace: Option<u64>) -> String {
+    match namespace {
+        Some(ns) => format!("{pid}-ns{ns}"),
+        None => pid.to_string(),
+    }
+}
+
+/// The referee's process id a bot cgroup's name holds, if it is one of this pid namespace's
+/// referees' (a cgroup of a referee in another namespace is not this one's to judge: its
+/// process id means nothing here; that referee's watchdog removes it).
+fn referee_of(name: &str, namespace: Option<u64>) -> Option<u32> {
+    let mut parts = name.strip_prefix("arbiter-")?.split('-');
+    let pid = parts.next()?.parse::<u32>().ok()?;
+    let ns = parts
+        .next()
+        .and_then(|p| p.strip_prefix("ns"))
+        .and_then(|n| n.parse::<u64>().ok());
+    // Names from before namespaces were in them (`arbiter-PID-N`) are judged by the pid.
+    (ns.is_none() || ns == namespace).then_some(pid)
+}
+
+/// Removes the cgroups of referees (of this pid namespace) that were killed before they could
+/// clean up, and kills what is still in them.
 fn sweep_stale(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
     };
+    let namespace = pid_namespace();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix("arbiter-")
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+        let Some(pid) = referee_of(&name, namespace) else {
             continue;
         };
         if !Path::new(&format!("/proc/{pid}")).exists() {
@@ -421,6 +455,24 @@ impl Drop for Cgroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cgroup_is_judged_only_by_a_referee_of_its_pid_namespace() {
+        assert_eq!(tag_of(42, Some(4026531836)), "42-ns4026531836");
+        assert_eq!(
+            referee_of("arbiter-42-ns4026531836-7", Some(4026531836)),
+            Some(42)
+        );
+        // Another namespace's referee 42 is not this namespace's process 42.
+        assert_eq!(
+            referee_of("arbiter-42-ns4026532000-7", Some(4026531836)),
+            None
+        );
+        // Names from before namespaces were in them are judged by their process id.
+        assert_eq!(referee_of("arbiter-42-7", Some(4026531836)), Some(42));
+        assert_eq!(referee_of("arbiter-watchdog", Some(1)), None);
+        assert_eq!(referee_of("user.slice", Some(1)), None);
+    }
 
     #[test]
     fn v1_places_are_below_the_referees_own_cgroups() {

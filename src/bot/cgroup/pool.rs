@@ -19,7 +19,7 @@
 //!
 //! A cgroup that fails any of these is removed as before. The spares are removed when their
 //! thread ends (the end of a run's workers); on a stop or a kill of the referee its watchdog
-//! removes them with the rest (they keep their `arbiter-PID-N` names).
+//! removes them with the rest (they keep their `arbiter-PID-nsINODE-N` names).
 
 use super::Cgroup;
 use std::cell::RefCell;

@@ -241,9 +241,8 @@ pub unsafe fn main_of(argc: c_int, argv: *const *const c_char) -> Option<c_int> 
 
 /// The gate of a bot started ahead of its game (`arbiter-gate GO_FD CPU|- PROGRAM ARGV0
 /// ARGS...`, run as the bot's process, with the bot's user, cgroups, limits and seccomp filter
-/// already in place): pins itself to CPU (if one is given), waits for one byte on GO_FD, which
-/// the referee writes when the bot's game starts (or its first turn), then execs the bot's
-/// program with the
+/// already in place): waits for one byte on GO_FD, which the referee writes when the bot's
+/// game starts, then pins itself to CPU (if one is given) and execs the bot's program with the
 /// bot's environment `envp`. No code of the bot runs before its game, so its first turn still
 /// holds its whole start-up. An end of file on GO_FD (the game was not played) ends it with
 /// status 0. Its exit status, when the exec fails, is 127 (the reason on stderr). `None` for
@@ -263,20 +262,6 @@ pub unsafe fn gate_of(
     let Some(go) = decimal(c_bytes(*argv.add(1))) else {
         return Some(127);
     };
-    // Pinned before it waits, it wakes on the game's CPU, where the referee that lets it go
-    // runs: woken on the CPU it was started on, where the starter is busy with the next game's
-    // bots, its wake-up would wait for that CPU (and, on a virtual machine, for the host to run
-    // an idle virtual CPU) inside the bot's first turn.
-    if let Some(cpu) = decimal(c_bytes(*argv.add(2))).filter(|&c| c < 1024) {
-        let mut mask = [0u64; 16];
-        mask[cpu as usize / 64] = 1 << (cpu % 64);
-        call3(
-            sys::SCHED_SETAFFINITY,
-            0,
-            core::mem::size_of_val(&mask),
-            mask.as_ptr() as usize,
-        );
-    }
     let mut byte = 0u8;
     let got = loop {
         let n = call3(sys::READ, go as usize, &mut byte as *mut u8 as usize, 1);
@@ -288,6 +273,16 @@ pub unsafe fn gate_of(
         return Some(0);
     }
     call3(sys::CLOSE, go as usize, 0, 0);
+    if let Some(cpu) = decimal(c_bytes(*argv.add(2))).filter(|&c| c < 1024) {
+        let mut mask = [0u64; 16];
+        mask[cpu as usize / 64] = 1 << (cpu % 64);
+        call3(
+            sys::SCHED_SETAFFINITY,
+            0,
+            core::mem::size_of_val(&mask),
+            mask.as_ptr() as usize,
+        );
+    }
     let error = call3(
         sys::EXECVE,
         *argv.add(3) as usize,

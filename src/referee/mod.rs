@@ -216,8 +216,7 @@ pub fn start_held(
 }
 
 /// [`play`] with the bots [`start_held`] started (for the same `bots`, `cfg` and `seed`): lets
-/// them go (together, or one CPU's one by one with their first input: see
-/// [`BotProcess::release_for_game`]) and plays.
+/// them go together and plays.
 pub fn play_held(
     game: Box<dyn Game>,
     opening: &[String],
@@ -230,7 +229,7 @@ pub fn play_held(
     check_seats(game.as_ref(), procs.len())?;
     let started = Instant::now();
     for p in procs.iter_mut() {
-        p.release_for_game();
+        p.release();
     }
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     Ok(play_seats(
@@ -287,8 +286,7 @@ pub fn play_seats<S: Seat>(
     started: Instant,
 ) -> GameResult {
     let seats = procs.len();
-    // Bots start together, as on CodinGame (held bots pinned to one CPU with their first input,
-    // see `BotProcess::release_for_game`), and may be frozen from their first answer on: a
+    // Bots start together, as on CodinGame, and may be frozen from their first answer on: a
     // freeze during start-up can catch a wrapper (a sandbox, an interpreter shim) in the middle
     // of setting up, which then never answers.
     let mut state = Turns::new(seats, seed, opening.len() as u32);

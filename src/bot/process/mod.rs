@@ -105,8 +105,6 @@ pub struct BotProcess {
     inner_pid: std::cell::Cell<Option<i32>>,
     /// A held bot's go (see [`BotProcess::spawn_held`]); `None` once let go.
     go: Option<File>,
-    /// Whether a held bot is pinned to its game's CPU once let go.
-    go_pinned: bool,
     /// The bot's own user id (as root), held until the bot is gone.
     _user: Option<super::isolation::SeatId>,
     /// The fair clock's reader of its tasks' waiting, made at its first use.
@@ -152,16 +150,6 @@ impl BotProcess {
     /// root, without the sandbox).
     pub fn can_hold(limits: &Limits) -> bool {
         limits.sandbox.is_none() && super::isolation::isolate()
-    }
-
-    /// Lets a held bot go as its game starts: at once, or, where it is pinned to the game's
-    /// CPU, with its first input ([`BotProcess::send`]). Bots of one CPU let go together would
-    /// start up at once, and the first seat's first turn would wait for the others' start-up;
-    /// let go one by one, each starts up in its own first turn, alone.
-    pub fn release_for_game(&mut self) {
-        if !self.go_pinned {
-            self.release();
-        }
     }
 
     /// Lets a held bot's program start (see [`BotProcess::spawn_held`]).
@@ -381,7 +369,6 @@ impl BotProcess {
                 process_cap,
                 process_hit: false,
                 inner_pid: std::cell::Cell::new(None),
-                go_pinned: go.is_some() && hold.is_some_and(|cpu| cpu.is_some()),
                 go,
                 _user: user,
                 waits: Default::default(),
@@ -404,9 +391,6 @@ impl BotProcess {
     /// Writes one turn's input, in one write when the pipe has room (it nearly always has).
     /// Returns `Err` when the bot closed its stdin or the pipe stayed full past `deadline`.
     pub fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError> {
-        if self.go.is_some() {
-            self.release();
-        }
         let mut written = 0;
         while written < data.len() {
             let Some(stdin) = self.stdin.as_mut() else {

@@ -47,8 +47,14 @@ impl Starved {
             if w * self.worst.1.max(1) > self.worst.0 * limit.max(1) {
                 self.worst = (w, limit);
             }
-            waited += w;
-            wall += rec.wall_us.get(i).copied().unwrap_or(0);
+            // A game's bots start up together (as on CodinGame), so a first turn waits for the
+            // others' start-up on the game's CPU: arbiter's doing, not the machine's load. With
+            // instant bots that start-up is most of a game's turn time, so first turns count
+            // only against their own limit.
+            if !is_first {
+                waited += w;
+                wall += rec.wall_us.get(i).copied().unwrap_or(0);
+            }
         }
         if waited * 2 > wall.max(1) {
             large = true;
@@ -81,8 +87,9 @@ impl Starved {
         let share = self.waited_us as f64 * 100.0 / self.wall_us.max(1) as f64;
         Some(format!(
             "the machine was too busy for {} of {} games (games {}): bots waited for a CPU longer \
-             than a turn's limit, or for more than half of their turns' time (worst turn: {:.0} ms \
-             of waiting on a {:.0} ms limit; {share:.0}% of all turn time was waiting). The fair \
+             than a turn's limit, or for more than half of their turns' time after the first (worst \
+             turn: {:.0} ms of waiting on a {:.0} ms limit; {share:.0}% of all turn time after \
+             the first turns was waiting). The fair \
              clock did not charge that waiting, so the verdicts stand, but the bots were slowed: \
              play fewer games at once (--concurrency), stop other work on the machine, or judge \
              CPU time alone with --clock cpu",
@@ -184,6 +191,14 @@ mod tests {
             &[1_100_000, 1_000_000, 90_000, 90_000],
         ));
         assert_eq!(s.note(), None);
+        // Instant bots: the first turns (the bots' start-up, together) are most of the game's
+        // turn time, and each waited for the other's start-up.
+        s.add(&rec(
+            4,
+            &[900, 700, 0, 2, 0, 1],
+            &[1_200, 1_000, 12, 10, 11, 10],
+        ));
+        assert_eq!(s.note(), None);
         // A later turn waiting 150 ms on a 100 ms limit.
         s.add(&rec(
             2,
@@ -197,7 +212,7 @@ mod tests {
             &[1_000, 1_000, 80_000, 80_000],
         ));
         let note = s.note().unwrap();
-        assert!(note.contains("2 of 3 games (games 2, 3)"), "{note}");
+        assert!(note.contains("2 of 4 games (games 2, 3)"), "{note}");
         assert!(
             note.contains("150 ms of waiting on a 100 ms limit"),
             "{note}"

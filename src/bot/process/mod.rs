@@ -663,6 +663,9 @@ fn timespec(d: Duration) -> Timespec {
 pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
     for bot in bots.iter_mut().filter(|b| !b.ended) {
         bot.stdin = None;
+        // A bot still held (its game ended before its first turn) ends at once: its gate reads
+        // the end of its go pipe and exits without running the bot.
+        bot.go = None;
         // An isolated bot's group holds its init, which passes a TERM on to the bot (and
         // everything else of it): sent to the whole group, the bot would get two. A sandboxed
         // bot's group holds bwrap and bwrap's init, which a TERM kills, and the kernel then

@@ -9,9 +9,10 @@
 pub mod message;
 pub mod spec;
 
+use super::turns::{End, Turns};
 use super::TURN_STDERR_BYTES;
 use super::{ms, Seat, TurnRecord};
-use super::{spawn_bots, End, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Turns};
+use super::{spawn_bots, Forfeit, GameResult, Reason, RefereeConfig, RefereeError};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::external::External;
 use crate::game::{DrawRule, Outcome};

@@ -32,8 +32,8 @@ for k in keys:
     o = statistics.median(r[k] for r in runs["old"])
     n = statistics.median(r[k] for r in runs["new"])
     print(f"{k:40} {o:10.1f} {n:10.1f} {n / o if o else float('nan'):8.2f}")
-# bench places its games as a tournament does by default: pinned unless the load average says
-# other programs keep the CPUs busy (this script's own runs raise it), so a round may not pin.
+# bench pins its games whenever they fit the CPUs; say so, since figures of pinned and unpinned
+# rounds cannot be compared.
 pinned = {s: sum(1 for r in runs[s] if r.get("pinned")) for s in ("old", "new")}
 print(f"{'rounds pinned (of %d)' % rounds:40} {pinned['old']:10d} {pinned['new']:10d}")
 PY

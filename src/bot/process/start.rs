@@ -1,0 +1,289 @@
+//! Starting a bot: what is prepared before its process exists (its environment and `PATH`, its
+//! own user and the files that user must reach, the sandbox's command line, its seccomp filter
+//! and cgroups), the spawn itself, and a failure that says what to do; and holding a bot started
+//! ahead of its game until its game lets it go.
+
+use super::{BotProcess, Limits, SpawnError};
+use crate::bot::cleanup;
+use crate::bot::spec::BotSpec;
+use crate::bot::status::reap;
+use crate::protocol::LineBuffer;
+use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
+use std::fs::File;
+use std::io::{ErrorKind, Write};
+use std::os::fd::AsFd;
+use std::path::Path;
+
+fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
+    rustix::io::ioctl_fionbio(fd, true).map_err(std::io::Error::from)
+}
+
+impl BotProcess {
+    /// Starts `spec` in its own process group with piped stdio and `limits` applied; in a
+    /// sandbox, the private files of `others` are hidden from it.
+    pub fn spawn(
+        spec: &BotSpec,
+        limits: &Limits,
+        others: &[&BotSpec],
+    ) -> Result<BotProcess, SpawnError> {
+        // The thread that starts a bot is the one that plays its game.
+        crate::bot::sched::short_slice_for_this_thread();
+        Self::start(spec, limits, others, None)
+    }
+
+    /// Starts `spec` ahead of its game, as [`BotProcess::spawn`] does, but held: its process
+    /// (its own user, cgroups, limits, namespaces and seccomp filter in place) waits in a small
+    /// gate until [`BotProcess::release`], and only then execs the bot's program, which runs
+    /// no code before its game and so still starts up in its first turn. Once let go, it is
+    /// pinned to `cpu` (if any). Only an isolated bot can be held ([`BotProcess::can_hold`]);
+    /// another is started at once, and its `release` does nothing.
+    pub fn spawn_held(
+        spec: &BotSpec,
+        limits: &Limits,
+        others: &[&BotSpec],
+        cpu: Option<usize>,
+    ) -> Result<BotProcess, SpawnError> {
+        // Its processes get the scheduling of the thread that starts them, as a bot started by
+        // its game's thread does.
+        crate::bot::sched::short_slice_for_this_thread();
+        Self::start(spec, limits, others, Some(cpu))
+    }
+
+    /// Whether bots started with `limits` can be held before their game: isolated bots (as
+    /// root, without the sandbox).
+    pub fn can_hold(limits: &Limits) -> bool {
+        limits.sandbox.is_none() && crate::bot::isolation::isolate()
+    }
+
+    /// Lets a held bot's program start (see [`BotProcess::spawn_held`]).
+    pub fn release(&mut self) {
+        // The thread that lets a bot go is the one that plays its game.
+        crate::bot::sched::short_slice_for_this_thread();
+        if let Some(mut go) = self.go.take() {
+            let _ = go.write_all(b"g");
+        }
+    }
+
+    fn start(
+        spec: &BotSpec,
+        limits: &Limits,
+        others: &[&BotSpec],
+        hold: Option<Option<usize>>,
+    ) -> Result<BotProcess, SpawnError> {
+        let fail = |reason: String| SpawnError {
+            name: spec.name.clone(),
+            command: spec.command_line(),
+            dir: spec.dir.display().to_string(),
+            reason,
+        };
+        let mut env = crate::bot::env::bot_env(&limits.env);
+        // Its folder, as a shell (and bwrap) would say.
+        env.push(("PWD".to_string(), spec.dir.display().to_string()));
+        let env_c = crate::bot::env::entries(&env);
+        let path = crate::bot::spawn::bot_path(&env_c);
+        // arbiter's own human seat talks to the person on arbiter's terminal: it keeps the
+        // session and the user (it runs no code of anyone else's).
+        let human_seat = spec.args.first().is_some_and(|a| a == "human-seat")
+            && std::env::current_exe().is_ok_and(|me| me == spec.program);
+        // As root, the bot runs as a user of its own, which must be able to reach its files.
+        let user = if human_seat {
+            None
+        } else {
+            crate::bot::isolation::SeatId::take()
+                .transpose()
+                .map_err(&fail)?
+        };
+        let reach = match &user {
+            Some(_) => {
+                let resolved = crate::bot::spawn::resolve(&spec.program, path)
+                    .unwrap_or_else(|_| spec.program.clone());
+                // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
+                // installation, which stays closed to the bot's user: say so before any game.
+                let is_shim = |p: &Path| {
+                    p.parent()
+                        .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
+                        && crate::bot::reach::first_blocked(p).is_some()
+                };
+                if is_shim(&resolved) {
+                    return Err(fail(format!(
+                        "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
+                         users cannot enter, and arbiter runs bots as root under an unprivileged \
+                         user of their own: name the interpreter itself (`pyenv which python3` \
+                         prints it), or the system's (`python3` in the bot's PATH {path})",
+                        resolved.display()
+                    )));
+                }
+                let mut paths = crate::bot::sandbox::needed_paths(spec, &resolved);
+                paths.push(spec.dir.clone());
+                // A command line the user typed may start its programs through a shell
+                // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
+                // reachable as a plain command's program is. Not for a bot.toml's run line
+                // (someone else's, maybe: its files must lie in its folder), nor in the
+                // sandbox, which binds the program and script only.
+                let own_folder = ["bot.toml", "referee.toml"]
+                    .iter()
+                    .any(|f| spec.dir.join(f).is_file());
+                if limits.sandbox.is_none() && !own_folder {
+                    for file in
+                        crate::bot::reach::shell_script_files(&resolved, &spec.args, &spec.dir)
+                    {
+                        let file = std::path::absolute(&file).unwrap_or(file);
+                        if is_shim(&file) {
+                            return Err(fail(format!(
+                                "its shell script names {}, a version manager's shim (pyenv, \
+                                 rbenv, asdf) in a folder other users cannot enter, and arbiter \
+                                 runs bots as root under an unprivileged user of their own: name \
+                                 the interpreter itself (`pyenv which python3` prints it), or \
+                                 the system's (`python3` in the bot's PATH {path})",
+                                file.display()
+                            )));
+                        }
+                        paths.extend(crate::bot::sandbox::program_paths(&file));
+                    }
+                }
+                let plan = crate::bot::reach::plan(&paths)
+                    .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
+                if let Some(top) = plan
+                    .covered
+                    .first()
+                    .filter(|_| !crate::bot::isolation::isolate())
+                {
+                    return Err(fail(format!(
+                        "its own unprivileged user (arbiter runs bots as root under a user of \
+                         their own) cannot enter {} (mode {:o}), and this referee cannot mount \
+                         (no CAP_SYS_ADMIN) to show it the bot's files; move the bot to a folder \
+                         every user may enter, or let others enter it (chmod o+x {})",
+                        top.display(),
+                        std::fs::metadata(top)
+                            .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
+                            .unwrap_or(0),
+                        top.display()
+                    )));
+                }
+                plan
+            }
+            None => crate::bot::reach::Plan::default(),
+        };
+        let (program, args) = match &limits.sandbox {
+            Some(bwrap) => {
+                let c = crate::bot::sandbox::command(bwrap, spec, others, limits.memory_bytes);
+                (c.program, c.args)
+            }
+            None => (spec.program.clone(), spec.args.clone()),
+        };
+        let seccomp = crate::bot::seccomp::filter();
+        // A cgroup where possible: it caps processes without counting the user's others, and
+        // finds every process of the bot at the end.
+        let cgroup = crate::bot::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
+        let memory_cap = cgroup.as_ref().and_then(|g| g.memory_bytes);
+        let process_cap = cgroup.as_ref().and_then(|g| g.max_pids);
+        let isolated = limits.sandbox.is_none() && crate::bot::isolation::isolate();
+        let procs: Vec<&std::ffi::CStr> = cgroup
+            .iter()
+            .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))
+            .collect();
+        let request = crate::bot::spawn::Request {
+            program: &program,
+            args: &args,
+            dir: &spec.dir,
+            // A memory cgroup covers the bot; otherwise RLIMIT_DATA caps each process's own.
+            memory_bytes: if memory_cap.is_some() {
+                None
+            } else {
+                limits.memory_bytes
+            },
+            // (The init of an isolated bot is a process of the bot's user too.)
+            max_processes: if cgroup.is_some() {
+                None
+            } else {
+                limits.max_processes.map(|n| n + u64::from(isolated))
+            },
+            cgroup_procs: &procs,
+            // bwrap makes its own namespaces.
+            shm_bytes: limits.memory_bytes,
+            isolate: isolated,
+            env: &env_c,
+            user: user.as_ref().map(|u| u.id),
+            reach: &reach.ops,
+            seccomp: seccomp.as_deref(),
+            new_session: !human_seat,
+            hold: hold.filter(|_| isolated),
+        };
+        let child = crate::bot::spawn::spawn(&request).map_err(|e| {
+            fail(match e.kind() {
+                ErrorKind::NotFound => format!(
+                    "no such program in the bot's PATH ({path}; `--bot-env PATH` passes \
+                     arbiter's own), or its interpreter, named on its #! line, is missing: {e}"
+                ),
+                ErrorKind::PermissionDenied if user.is_some() => format!(
+                    "permission denied (is the file executable, try chmod +x; and may every \
+                     user read it and enter its folders? arbiter runs bots as root under an \
+                     unprivileged user of their own, with PATH={path}): {e}"
+                ),
+                ErrorKind::PermissionDenied => {
+                    format!("permission denied (is the file executable? try chmod +x): {e}")
+                }
+                _ => e.to_string(),
+            })
+        })?;
+        let pgid = Pid::from_raw(child.pid).expect("a child's pid is positive");
+        cleanup::register(pgid);
+        let parts = (|| -> std::io::Result<_> {
+            let (stdin, stdout, stderr) = (
+                File::from(child.stdin),
+                File::from(child.stdout),
+                File::from(child.stderr),
+            );
+            nonblocking(&stdin)?;
+            nonblocking(&stdout)?;
+            nonblocking(&stderr)?;
+            let pidfd = pidfd_open(pgid, PidfdFlags::empty())?;
+            let status = child.status.map(File::from);
+            if let Some(s) = &status {
+                nonblocking(s)?;
+            }
+            Ok((
+                stdin,
+                stdout,
+                stderr,
+                pidfd,
+                status,
+                child.go.map(File::from),
+            ))
+        })();
+        match parts {
+            Ok((stdin, stdout, stderr, pidfd, status, go)) => Ok(BotProcess {
+                name: spec.name.clone(),
+                pgid,
+                stdin: Some(stdin),
+                stdout: Some(stdout),
+                stderr: Some(stderr),
+                pidfd,
+                out: LineBuffer::new(),
+                err_tail: Vec::new(),
+                err_total: 0,
+                exited: None,
+                frozen: false,
+                ended: false,
+                sandboxed: limits.sandbox.is_some(),
+                isolated,
+                status,
+                cgroup,
+                memory_cap,
+                memory_hit: false,
+                process_cap,
+                process_hit: false,
+                inner_pid: std::cell::Cell::new(None),
+                go,
+                _user: user,
+                waits: Default::default(),
+            }),
+            Err(e) => {
+                let _ = kill_process_group(pgid, Signal::KILL);
+                let _ = reap(pgid, true);
+                cleanup::unregister(pgid);
+                Err(fail(e.to_string()))
+            }
+        }
+    }
+}

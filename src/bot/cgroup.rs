@@ -9,7 +9,7 @@
 //! Each controller is optional: where one cannot be had the caller falls back (RLIMIT_NPROC,
 //! RLIMIT_DATA, SIGSTOP to the process group). The cgroups are made below the referee's own, so
 //! limits set on the referee still hold for its bots. A game thread keeps the cgroups of its
-//! ended bots, proven empty, for its next bots (see [`pool`]).
+//! ended bots, proven empty, for its next bots (see `pool`).
 
 mod pool;
 

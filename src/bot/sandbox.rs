@@ -9,7 +9,7 @@
 //! running unsandboxed.
 //!
 //! A referee running as root starts bwrap as the bot's own unprivileged user (see
-//! [`super::isolation`]), so the box's user namespace is an unprivileged one: `nobody` inside is
+//! `bot::isolation`), so the box's user namespace is an unprivileged one: `nobody` inside is
 //! that user outside, not root, and nothing the host's root owns is writable from the box
 //! (/proc/sys included) or readable unless every user may read it (/etc is shown as it is, and
 //! its secrets are unreadable because they are root's).

@@ -286,7 +286,7 @@ impl BotSpec {
     }
 
     /// Runs the bot's build command, if any, in its directory, unless the folder is unchanged
-    /// since its last successful build (see [`super::build_stamp`]); a failure names the bot
+    /// since its last successful build (see `bot::build_stamp`); a failure names the bot
     /// and shows the end of the build's output. This runs the command as the user who runs
     /// arbiter: it is for bots the user brought; code someone else wrote is built in the build
     /// box (`super::source::snapshot_folder`).

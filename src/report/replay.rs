@@ -28,7 +28,7 @@ pub struct Typed<'a> {
     pub cache: &'a Path,
 }
 
-/// [`write`], with the bots as typed (`arbiter play --replay`).
+/// [`write()`], with the bots as typed (`arbiter play --replay`).
 pub fn write_typed(
     path: &Path,
     r: &GameResult,

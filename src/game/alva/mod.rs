@@ -247,7 +247,7 @@ impl Rules for Alva {
     }
 
     /// The capture paths, or else every placement with an optional shift first (see
-    /// [`movegen`]).
+    /// `movegen`).
     fn legal_moves(&self, out: &mut Vec<Move>) {
         if !self.over {
             self.generate(out);

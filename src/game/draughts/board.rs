@@ -128,7 +128,7 @@ impl Board {
 
 /// One legal move: a step or a whole capture sequence, as its start, its end and the pieces it
 /// takes (16 bytes). The squares a capture lands on on the way are not kept: only the text of a
-/// capture that shares its start and end with another needs them, and [`path`] finds them again.
+/// capture that shares its start and end with another needs them, and `path` finds them again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
     /// The pieces taken (empty for a step).

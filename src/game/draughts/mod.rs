@@ -2,9 +2,9 @@
 //! draughts world and its engines play, so bots written for it (and their opening books and
 //! positions) work here unchanged.
 //!
-//! [`board`] holds the moves (flying kings, compulsory maximum capture, pieces removed at the end
+//! `board` holds the moves (flying kings, compulsory maximum capture, pieces removed at the end
 //! of a capture); this file keeps the game around it as [`Rules`] with typed moves: the side to
-//! move, the draw rules and their counters, the move texts ([`notation`]) and the view. The text
+//! move, the draw rules and their counters, the move texts (`notation`) and the view. The text
 //! protocol, the history and the bot input are [`TextGame`]'s.
 
 mod board;

@@ -1,6 +1,6 @@
 //! Plays one game whose rules are a process: an external referee speaking the cg-brutaltester
 //! protocol (`###Start`, `###Input k`, `###Output k n`, `###End`). The referee decides who is
-//! asked and what they see; arbiter still owns the bots, their clocks (the same [`Turns::ask`]
+//! asked and what they see; arbiter still owns the bots, their clocks (the same `Turns::ask`
 //! as built-in games: limits, grace and strikes, CPU clock, freezing), the verdicts and the
 //! record. The referee is untrusted code too: it runs with the bots' limits and sandbox, has
 //! its own time limit per message, and anything it does wrong ends the game as

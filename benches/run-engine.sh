@@ -89,10 +89,9 @@ C
     ARBITER=${BUILDS[0]}
     for kind in segv exit3; do
         : > "$work/$kind.times"
-        for _ in $(seq "$REPEATS"); do
-            rm -rf "$work/out"
+        for i in $(seq "$REPEATS"); do
             load=$(cut -d' ' -f1 /proc/loadavg)
-            s=$(seconds "$ARBITER" tournament --games 40 --seed 1 --out "$work/out" \
+            s=$(seconds "$ARBITER" tournament --games 40 --seed 1 --out "$work/out.$kind.$i" \
                 "a=$work/$kind" "b=$work/$kind")
             printf '40 games, %-5s: %6.2f s (load %s)\n' "$kind" "$s" "$load"
             echo "$s" >> "$work/$kind.times"
@@ -105,13 +104,19 @@ fi
 # tournament BUILD PLACEMENT [blocked]: one tournament (with its pages and report made
 # impossible if `blocked`); appends to the build's figure files and prints a line. PLACEMENT
 # is a --pin-cpus value.
+# Each tournament writes into a folder of its own, all removed at the end: removing one just
+# before the next made ext4 look past the inodes it had just freed for every file the next one
+# created (`recently_deleted`, a third of the page writer's time in `perf`), which inflated what
+# the pages seemed to cost.
+RUN=0
 tournament() {
     local b=$1 pin=$2 arb=${BUILDS[$1]} load w g placed cpu tag=$2
-    rm -rf "$work/t"
-    if [[ ${3:-} == blocked ]]; then mkdir -p "$work/t"; touch "$work/t/replays"; tag=$pin.blocked; fi
+    RUN=$((RUN + 1))
+    local t="$work/t.$RUN"
+    if [[ ${3:-} == blocked ]]; then mkdir -p "$t"; touch "$t/replays"; tag=$pin.blocked; fi
     load=$(cut -d' ' -f1 /proc/loadavg)
     w=$(seconds /usr/bin/time -f '%U %S' -o "$work/cpu" "$arb" tournament --pin-cpus="$pin" \
-        --games "$GAMES" --seed 3 --out "$work/t" "a=$FIRST" "b=$FIRST")
+        --games "$GAMES" --seed 3 --out "$t" "a=$FIRST" "b=$FIRST")
     g=$(tr '\r' '\n' < "$work/err" | grep -o '[0-9.]* games/s' | tail -1 | cut -d' ' -f1)
     # What the tournament says of its placement on its first line.
     if grep -q 'one CPU per game' "$work/err"; then placed=pinned; else placed=kernel; fi

@@ -162,6 +162,25 @@ pub fn parse_answer(line: &[u8]) -> Result<Answer<'_>, Malformed> {
     }
 }
 
+/// Whether `answer` says no more than its move `text` and `comment`: the move alone, or the move,
+/// a space and the comment, as [`parse_answer`] splits it (compared in place: records and replay
+/// pages ask it of every answer, and most answers are just the move).
+///
+/// ```
+/// use arbiter::protocol::is_plain_answer;
+/// assert!(is_plain_answer("f8g7c5 crowning!", "f8g7c5", "crowning!"));
+/// assert!(!is_plain_answer("random", "f8g7c5", ""));
+/// ```
+pub fn is_plain_answer(answer: &str, text: &str, comment: &str) -> bool {
+    if comment.is_empty() {
+        return answer == text;
+    }
+    answer.len() == text.len() + 1 + comment.len()
+        && answer.starts_with(text)
+        && answer.as_bytes()[text.len()] == b' '
+        && answer.ends_with(comment)
+}
+
 /// A hint for an answer that looks like debug output rather than a move (several words, or
 /// punctuation moves never have), for the verdict's detail.
 pub fn debug_hint(line: &[u8]) -> Option<&'static str> {

@@ -129,18 +129,6 @@ pub struct ExternalRecord {
     pub stderr: String,
 }
 
-/// Whether `answer` is the move `played`, followed by a space and `comment` when there is one
-/// (compared in place: a record is made for every game, and most answers are just the move).
-fn is_plain(answer: &str, played: &str, comment: &str) -> bool {
-    if comment.is_empty() {
-        return answer == played;
-    }
-    answer.len() == played.len() + 1 + comment.len()
-        && answer.starts_with(played)
-        && answer.as_bytes()[played.len()] == b' '
-        && answer.ends_with(comment)
-}
-
 /// The last `keep` bytes of `text`, cut at a character boundary.
 pub fn tail(text: &str, keep: usize) -> String {
     let mut start = text.len().saturating_sub(keep);
@@ -233,7 +221,7 @@ impl GameRecord {
                 if !t.comment.is_empty() {
                     rec.comments.push((i, t.comment.clone()));
                 }
-                if !is_plain(
+                if !crate::protocol::is_plain_answer(
                     t.answer.trim_end_matches(['\r', '\n']),
                     &t.played,
                     &t.comment,

@@ -90,17 +90,6 @@ fn same_cell(a: &CellView, b: &CellView) -> bool {
         && same_text(&a.mark, &b.mark)
 }
 
-/// Whether `answer` is just `text`, or `text` and `comment` with a space between.
-fn is_plain(answer: &str, text: &str, comment: &str) -> bool {
-    if comment.is_empty() {
-        return answer == text;
-    }
-    answer.len() == text.len() + 1 + comment.len()
-        && answer.starts_with(text)
-        && answer.as_bytes()[text.len()] == b' '
-        && answer.ends_with(comment)
-}
-
 /// Appends a cell's pieces as `[[seat,label],...]`, bottom first.
 fn put_pieces(out: &mut Vec<u8>, pieces: &[PieceView]) {
     out.push(b'[');
@@ -186,7 +175,7 @@ impl StepState<'_> {
                 // The answer is shown when it was more than the move and its comment: a
                 // record keeps only such answers (the step's text is the record's move).
                 if let Some(answer) = rec.kept_answer(i) {
-                    if !is_plain(answer, &step.text, comment) {
+                    if !crate::protocol::is_plain_answer(answer, &step.text, comment) {
                         cols.put(Col::Answer, answer);
                     }
                 }

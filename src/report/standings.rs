@@ -145,11 +145,14 @@ impl Builder {
         })?;
         if self.repeats > 0 {
             fit.warnings.push(Note::text(format!(
-                "{} games repeat an earlier game move for move with the same bots in the same \
-                 seats (deterministic bots replaying a game): they add no information, yet the \
-                 ratings count them; give the bots different starts with --opening-plies K (bots \
-                 must then read the position from their input) or bots that vary their play",
-                self.repeats
+                "{} an earlier game move for move with the same bots in the same seats \
+                 (deterministic bots replaying a game): they add no information, yet the ratings \
+                 count them; give the bots different starts with --opening-plies K (bots must \
+                 then read the position from their input) or bots that vary their play",
+                match self.repeats {
+                    1 => "1 game repeats".to_string(),
+                    n => format!("{n} games repeat"),
+                }
             )));
         }
         let model = if self.record.seats > 2 {

@@ -152,6 +152,108 @@ fn games_run_on_one_cpu_each_unless_told_otherwise() {
     }
 }
 
+/// Each thread of process `pid`: its name and the CPUs it may run on.
+fn threads_cpus(pid: u32, ours: &[usize]) -> Vec<(u32, String, Vec<usize>)> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let tid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let name = std::fs::read_to_string(e.path().join("comm")).ok()?;
+            let status = std::fs::read_to_string(e.path().join("status")).ok()?;
+            let list = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
+                .to_string();
+            let cpus = ours.iter().copied().filter(|&c| cpu_in_list(&list, c));
+            Some((tid, name.trim().to_string(), cpus.collect()))
+        })
+        .collect()
+}
+
+#[test]
+fn arbiters_own_threads_leave_the_cpu_of_a_pinned_game() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap();
+    let ours: Vec<usize> = (0..4096).filter(|&c| cpu_in_list(list, c)).collect();
+    if ours.len() < 2 {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this test needs 2 CPUs (a game's and a spare one); this machine lets it use {ours:?}"
+        );
+        eprintln!("skipped: needs 2 CPUs, has {ours:?}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Two games of bots that take 0.3 s a turn: time to look at the threads while they play.
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args([
+            "tournament",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--pin-cpus",
+        ])
+        .args([
+            "--opening-plies",
+            "0",
+            "--max-turns",
+            "8",
+            "--turn-ms",
+            "3000",
+            "--out",
+        ])
+        .arg(dir.path().join("t"))
+        .args([
+            format!("a={}", hostile("late 300")),
+            format!("b={}", hostile("late 300")),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = run.id();
+    // (main thread seen away from the game's CPU, live report writer seen away from it)
+    let (mut main_away, mut writer_away) = (0, 0);
+    while run.try_wait().unwrap().is_none() {
+        let threads = threads_cpus(pid, &ours);
+        // The game's CPU, once its worker has pinned itself.
+        let game = threads
+            .iter()
+            .find(|(_, name, cpus)| name.starts_with("game-worker") && cpus.len() == 1)
+            .map(|(_, _, cpus)| cpus[0]);
+        if let Some(game) = game {
+            for (tid, name, cpus) in &threads {
+                let own = *tid == pid || name == "report-writer";
+                if !own {
+                    continue;
+                }
+                assert!(
+                    !cpus.contains(&game),
+                    "{name} (thread {tid}) may run on CPU {game}, the game's: {cpus:?}"
+                );
+                if *tid == pid {
+                    main_away += 1;
+                } else {
+                    writer_away += 1;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(run.wait().unwrap().success());
+    assert!(
+        main_away > 0 && writer_away > 0,
+        "not seen while a game ran: the main thread {main_away} times, the report writer {writer_away} times"
+    );
+}
+
 /// Whether `cpu` is in a list such as "0-3,6".
 fn cpu_in_list(list: &str, cpu: usize) -> bool {
     list.trim()

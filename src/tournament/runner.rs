@@ -9,7 +9,9 @@
 //! on the spare CPUs, that starts the bots of the worker's next game while the worker plays the
 //! current one: their namespaces, inits, users, cgroups and seccomp filters are set up off the
 //! game's CPU and time, and the bots' programs start only when their game does (see
-//! `BotProcess::spawn_held`).
+//! `BotProcess::spawn_held`). Where games are pinned and CPUs are spare, the process's other
+//! threads (recording, the progress display, the live report) also move there for the run, so
+//! that a game's CPU runs only the game.
 
 use super::openings::Book;
 use super::schedule::{opening_from, GameSpec};
@@ -36,6 +38,10 @@ pub struct Runner<'a> {
     pub pin_cpus: bool,
 }
 
+/// The names of the threads that play games (then the worker's number) and start their bots.
+const WORKER_THREAD: &str = "game-worker-";
+const STARTER_THREAD: &str = "bot-starter-";
+
 /// The CPUs this thread may run on.
 pub fn allowed_cpus() -> Vec<usize> {
     use rustix::thread::{sched_getaffinity, CpuSet};
@@ -50,6 +56,75 @@ pub fn pin_this_thread(cpu: usize) -> std::io::Result<()> {
     let mut set = rustix::thread::CpuSet::new();
     set.set(cpu);
     rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+}
+
+/// This process's threads restricted to some CPUs until dropped, then each back on the CPUs
+/// it had (a thread started meanwhile: on the CPUs the mover had). Threads started meanwhile
+/// by a moved thread are moved too (Linux copies a thread's CPUs to the threads it creates).
+struct OnCpus {
+    before: Vec<(i32, rustix::thread::CpuSet)>,
+    mover: Option<rustix::thread::CpuSet>,
+}
+
+/// The thread ids of this process but the games' own threads (workers and bot starters,
+/// which place themselves; another run's, where a program runs several at once).
+fn own_threads() -> Vec<i32> {
+    let of_games = |tid: i32| {
+        std::fs::read_to_string(format!("/proc/self/task/{tid}/comm"))
+            .is_ok_and(|name| name.starts_with(WORKER_THREAD) || name.starts_with(STARTER_THREAD))
+    };
+    std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .filter(|&tid| !of_games(tid))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The CPUs thread `tid` may run on.
+fn affinity_of(tid: i32) -> Option<rustix::thread::CpuSet> {
+    let pid = rustix::process::Pid::from_raw(tid)?;
+    rustix::thread::sched_getaffinity(Some(pid)).ok()
+}
+
+/// Restricts thread `tid` to `set` (a thread that has ended meanwhile is left).
+fn set_affinity_of(tid: i32, set: &rustix::thread::CpuSet) {
+    if let Some(pid) = rustix::process::Pid::from_raw(tid) {
+        let _ = rustix::thread::sched_setaffinity(Some(pid), set);
+    }
+}
+
+impl OnCpus {
+    fn move_all(cpus: &[usize]) -> OnCpus {
+        let mut set = rustix::thread::CpuSet::new();
+        cpus.iter().for_each(|&c| set.set(c));
+        let mover = rustix::thread::sched_getaffinity(None).ok();
+        let mut before = Vec::new();
+        for tid in own_threads() {
+            if let Some(old) = affinity_of(tid) {
+                set_affinity_of(tid, &set);
+                before.push((tid, old));
+            }
+        }
+        OnCpus { before, mover }
+    }
+}
+
+impl Drop for OnCpus {
+    fn drop(&mut self) {
+        for tid in own_threads() {
+            match self.before.iter().find(|(t, _)| *t == tid) {
+                Some((_, old)) => set_affinity_of(tid, old),
+                None => {
+                    if let Some(mover) = &self.mover {
+                        set_affinity_of(tid, mover);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The bots of a game started ahead of it by a worker's bot starter (`None` where they could
@@ -113,6 +188,12 @@ impl Runner<'_> {
             (true, true) => allowed[workers..].to_vec(),
             (true, false) => allowed.clone(),
         };
+        // Where games are pinned and some CPUs are spare, this process's other threads (the
+        // caller's recording, the progress display, the live report's page writer, the
+        // signal watcher) run there until the games are over: on a game's CPU they took 8% of
+        // it in a concurrency-1 tournament. Moved before the workers start, which pin
+        // themselves.
+        let _away = (self.pin_cpus && !spare.is_empty()).then(|| OnCpus::move_all(&spare));
         std::thread::scope(|scope| {
             for w in 0..workers {
                 let tx = tx.clone();
@@ -120,7 +201,7 @@ impl Runner<'_> {
                 let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
                 let spare = &spare;
                 std::thread::Builder::new()
-                    .name(format!("game-worker-{w}"))
+                    .name(format!("{WORKER_THREAD}{w}"))
                     .spawn_scoped(scope, move || {
                         if let Some(cpu) = cpu {
                             let _ = pin_this_thread(cpu);
@@ -172,7 +253,7 @@ impl Runner<'_> {
             let (ask, asked) = mpsc::channel::<(&GameSpec, Vec<crate::bot::cgroup::Cgroup>)>();
             let (give, given) = mpsc::channel::<Held>();
             std::thread::Builder::new()
-                .name(format!("bot-starter-{worker}"))
+                .name(format!("{STARTER_THREAD}{worker}"))
                 .spawn_scoped(scope, move || {
                     // On the spare CPUs: the namespaces and inits of the next game are set up
                     // beside the game.

@@ -115,6 +115,16 @@ fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
     (0..2)
         .map(|g| {
             let replay = out.join("replays").join(format!("game-{g}.jsonl"));
+            // A replay file keeps the input of every turn (records do not).
+            let turns: Vec<Value> = common::replay(&replay)
+                .into_iter()
+                .filter(|l| l["type"] == "turn")
+                .collect();
+            assert!(!turns.is_empty());
+            for t in &turns {
+                let input = t["input"].as_str().unwrap_or_default();
+                assert!(input.lines().count() > 8, "turn input kept: {t}");
+            }
             let seat = replay_seat_of(&replay, "hostile");
             let tail = stderr_tail(&replay, seat);
             let line = tail.lines().find_map(|l| l.strip_prefix("CPUS ")).unwrap();

@@ -57,6 +57,7 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
         eprintln!("arbiter: {note}");
     }
     cfg.record_turns = args.replay.is_some();
+    cfg.record_inputs = cfg.record_turns;
     let bots = resolve(&args.bots)?;
     for bot in &bots {
         bot.plays(choice.name())?;

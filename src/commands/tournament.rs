@@ -36,6 +36,8 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         .referee_config(choice.info.default_max_turns)?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
+    // Replay files (`--replays`) hold the inputs too.
+    cfg.record_inputs = settings.replays;
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, !args.no_build)?;
     run_start::lines(field.mark_wrong_game(choice.name()));

@@ -263,6 +263,7 @@ impl GameSettings {
                 env,
             },
             record_turns: false,
+            record_inputs: false,
         })
     }
 }

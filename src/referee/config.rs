@@ -100,8 +100,12 @@ pub struct RefereeConfig {
     /// How long a bot has to exit after SIGTERM before SIGKILL.
     pub kill_grace: Duration,
     pub limits: Limits,
-    /// Keep every turn's input and answer (for replay files).
+    /// Keep every turn's answer, times and stderr (records and replay pages).
     pub record_turns: bool,
+    /// With `record_turns`, keep every turn's input too (replay files, `--replays`). Records
+    /// and replay pages do not need it (a page rebuilds the inputs from the moves); copying
+    /// it every turn was a large allocation a turn on the game's thread.
+    pub record_inputs: bool,
 }
 
 impl Default for RefereeConfig {
@@ -114,6 +118,7 @@ impl Default for RefereeConfig {
             kill_grace: Duration::from_millis(200),
             limits: Limits::default(),
             record_turns: false,
+            record_inputs: false,
         }
     }
 }

@@ -209,7 +209,10 @@ impl Turns {
             self.log.push(TurnRecord {
                 turn: turn_no,
                 seat,
-                input: self.input.clone(),
+                input: match cfg.record_inputs {
+                    true => self.input.clone(),
+                    false => String::new(),
+                },
                 answer: String::from_utf8_lossy(&line).into_owned(),
                 comment: comment.to_string(),
                 played: played.clone(),

@@ -70,6 +70,9 @@ pub enum Pages {
     /// Only pages not written yet (a live report while games are added). A page is some
     /// 10 KB (the viewer's script is written once per folder), so every game gets one.
     Missing,
+    /// None: the pages already there are linked (a live report whose pages are written on a
+    /// budget while games keep every CPU, the rest at the run's end).
+    Existing,
 }
 
 /// What writing a report did.
@@ -156,6 +159,7 @@ fn write_report_unless(
                     written.failed.push(e);
                     facts.add(d, &rec, None);
                 }
+                pages::Page::NotYet => facts.add(d, &rec, None),
             })?;
         read.records += summary.records;
         read.skipped += summary.skipped;
@@ -226,6 +230,8 @@ struct Shared {
     changed: Condvar,
     /// Set to make the thread give up (before its next page or report).
     stop: AtomicBool,
+    /// Games keep every CPU: pages on a budget (see `follow`).
+    budget: AtomicBool,
     /// The writing thread's id, once it runs, and the scheduling policy it got.
     tid: AtomicI32,
     policy: AtomicI32,
@@ -287,7 +293,11 @@ fn write_live(dir: &Path, order: &[String], shared: &Shared) {
         // The run ended while this thread started: it may have missed `write`'s boost.
         run_normally(0);
     }
+    let budget = shared.budget.load(Ordering::SeqCst);
     let mut follower = follow::Follower::new(dir);
+    if budget {
+        follower = follower.on_budget();
+    }
     let mut pages_ok = true;
     let mut next = Instant::now();
     let mut seen = 0;
@@ -323,7 +333,12 @@ fn write_live(dir: &Path, order: &[String], shared: &Shared) {
                 &dirs,
                 &dir.join(FILE),
                 order,
-                Pages::Missing,
+                // On a budget, the report links the pages written so far and writes none.
+                if budget {
+                    Pages::Existing
+                } else {
+                    Pages::Missing
+                },
                 1,
                 &shared.stop,
             ) {
@@ -352,6 +367,12 @@ impl LiveReport {
             running: None,
             shared: Arc::default(),
         }
+    }
+
+    /// Writes the pages while games run on a budget (a small share of a CPU), leaving the rest
+    /// to [`LiveReport::write`]: for runs whose games keep every CPU. Before the first tick.
+    pub fn pages_on_budget(&mut self) {
+        self.shared.budget.store(true, Ordering::SeqCst);
     }
 
     /// Tells the writing thread a game has finished (starting it at the first game): it writes

@@ -17,6 +17,8 @@ pub enum Page {
     /// There already, and kept ([`Pages::Missing`]).
     Kept(PathBuf),
     Written(PathBuf),
+    /// Not written yet, and not asked for ([`Pages::Existing`]).
+    NotYet,
     /// The record cannot be replayed: why.
     Failed(String),
 }
@@ -116,8 +118,12 @@ pub fn write_folder(
             origins.apply(&mut rec);
             let path = replay_path(dir, rec.game_id);
             seq += 1;
-            if pages == Pages::Missing && path.exists() {
+            if pages != Pages::All && path.exists() {
                 order.put(seq - 1, rec, Ok(Page::Kept(path)));
+                return;
+            }
+            if pages == Pages::Existing {
+                order.put(seq - 1, rec, Ok(Page::NotYet));
                 return;
             }
             if !assets {

@@ -92,16 +92,16 @@ fn page_json_is_the_reference_format_byte_for_byte() {
 }
 
 /// An Impasse run's results folder with its games.csv and records.jsonl open.
-struct Folder {
-    _dir: tempfile::TempDir,
-    d: std::path::PathBuf,
-    cfg: RefereeConfig,
-    choice: GameChoice,
-    csv: GamesCsv,
-    recs: RecordsFile,
+pub(super) struct Folder {
+    pub(super) _dir: tempfile::TempDir,
+    pub(super) d: std::path::PathBuf,
+    pub(super) cfg: RefereeConfig,
+    pub(super) choice: GameChoice,
+    pub(super) csv: GamesCsv,
+    pub(super) recs: RecordsFile,
 }
 
-fn folder() -> Folder {
+pub(super) fn folder() -> Folder {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
     Folder {
@@ -278,6 +278,50 @@ fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_p
     }
     let html = std::fs::read_to_string(d.join(FILE)).unwrap();
     assert!(html.contains("replays/"), "the report links the pages");
+}
+
+/// Where games keep every CPU, pages are written on a budget while they run: the report
+/// written meanwhile links only the pages already there (no dead link), and the run's end writes
+/// the rest.
+#[test]
+fn a_live_report_on_a_budget_links_only_written_pages_and_the_end_writes_the_rest() {
+    let Folder {
+        _dir,
+        d,
+        cfg,
+        choice,
+        mut csv,
+        mut recs,
+    } = folder();
+    let games = 200u64;
+    for id in 0..games {
+        let r = simulate(&choice, id, 0, None);
+        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
+            .unwrap();
+    }
+    drop((csv, recs));
+    let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
+    live.pages_on_budget();
+    live.tick();
+    live.settle();
+    let html = std::fs::read_to_string(d.join(FILE)).unwrap();
+    let linked: Vec<u64> = (0..games)
+        .filter(|&id| html.contains(&format!("replays/game-{id}.html\"")))
+        .collect();
+    assert!(!linked.is_empty(), "the first pages are written at once");
+    for &id in &linked {
+        assert!(
+            replay_path(&d, id).exists(),
+            "a link to game {id}'s page, not written"
+        );
+    }
+    live.write(Pages::Missing).unwrap();
+    for id in 0..games {
+        assert!(replay_path(&d, id).exists(), "page of game {id}");
+    }
+    let html = std::fs::read_to_string(d.join(FILE)).unwrap();
+    assert!((0..games).all(|id| html.contains(&format!("replays/game-{id}.html\""))));
 }
 
 /// Pages do not wait for the report's pause: each game's page is written once its record is

@@ -140,14 +140,19 @@ fn replay_seat_of(replay: &Path, name: &str) -> usize {
     bots.iter().position(|b| b.as_str() == Some(name)).unwrap()
 }
 
-#[test]
-fn games_run_on_one_cpu_each_unless_told_otherwise() {
+/// The CPUs this test process may run on.
+fn our_cpus() -> Vec<usize> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let list = status
         .lines()
         .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
         .unwrap();
-    let ours: Vec<usize> = (0..4096).filter(|&c| cpu_in_list(list, c)).collect();
+    (0..4096).filter(|&c| cpu_in_list(list, c)).collect()
+}
+
+#[test]
+fn games_run_on_one_cpu_each_unless_told_otherwise() {
+    let ours = our_cpus();
     // Pinned (the default on an idle machine, where the games fit the CPUs and idle bots are
     // frozen; asked for here, since the tests keep the machine busy): each game on one CPU.
     for cpus in bot_cpus(&["--concurrency", "1", "--pin-cpus"]) {
@@ -184,12 +189,7 @@ fn threads_cpus(pid: u32, ours: &[usize]) -> Vec<(u32, String, Vec<usize>)> {
 
 #[test]
 fn arbiters_own_threads_leave_the_cpu_of_a_pinned_game() {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let list = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .unwrap();
-    let ours: Vec<usize> = (0..4096).filter(|&c| cpu_in_list(list, c)).collect();
+    let ours = our_cpus();
     if ours.len() < 2 {
         assert!(
             std::env::var_os("CI").is_none(),

@@ -174,26 +174,12 @@ impl Follower {
 mod tests {
     use super::*;
     use crate::report::html::tests::{folder, Folder};
-    use crate::results::games_csv::GameRow;
-    use crate::results::records::tests::{simulate, spec};
 
     #[test]
     fn on_a_budget_pages_wait_for_credit_and_the_first_are_written_at_once() {
-        let Folder {
-            _dir,
-            d,
-            cfg,
-            choice,
-            mut csv,
-            mut recs,
-        } = folder();
-        for id in 0..20 {
-            let r = simulate(&choice, id, 0, None);
-            csv.append(&GameRow::new(&spec(id), &r)).unwrap();
-            recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
-                .unwrap();
-        }
-        drop((csv, recs));
+        let mut f = folder();
+        f.record(0..20);
+        let Folder { _dir, d, .. } = f;
         let go = AtomicBool::new(false);
         // No credit and no share: no page, and the records wait (nothing is skipped).
         let mut none = Follower::new(&d).with_budget(0.0, Duration::ZERO);

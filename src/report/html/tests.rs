@@ -101,6 +101,19 @@ pub(super) struct Folder {
     pub(super) recs: RecordsFile,
 }
 
+impl Folder {
+    /// Records simulated games `ids` (games.csv and records.jsonl).
+    pub(super) fn record(&mut self, ids: std::ops::Range<u64>) {
+        for id in ids {
+            let r = simulate(&self.choice, id, 0, None);
+            self.csv.append(&GameRow::new(&spec(id), &r)).unwrap();
+            self.recs
+                .append(&GameRecord::new(&spec(id), &self.choice, &self.cfg, &r))
+                .unwrap();
+        }
+    }
+}
+
 pub(super) fn folder() -> Folder {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
@@ -285,22 +298,10 @@ fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_p
 /// the rest.
 #[test]
 fn a_live_report_on_a_budget_links_only_written_pages_and_the_end_writes_the_rest() {
-    let Folder {
-        _dir,
-        d,
-        cfg,
-        choice,
-        mut csv,
-        mut recs,
-    } = folder();
     let games = 200u64;
-    for id in 0..games {
-        let r = simulate(&choice, id, 0, None);
-        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
-        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
-            .unwrap();
-    }
-    drop((csv, recs));
+    let mut f = folder();
+    f.record(0..games);
+    let Folder { _dir, d, .. } = f;
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.pages_on_budget();
     live.tick();

@@ -264,22 +264,10 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
 /// way when the run ends is stopped, and the run's last rewrite writes every page still missing.
 #[test]
 fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_page() {
-    let Folder {
-        _dir,
-        d,
-        cfg,
-        choice,
-        mut csv,
-        mut recs,
-    } = folder();
     let games = 200u64;
-    for id in 0..games {
-        let r = simulate(&choice, id, 0, None);
-        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
-        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
-            .unwrap();
-    }
-    drop((csv, recs));
+    let mut f = folder();
+    f.record(0..games);
+    let Folder { _dir, d, .. } = f;
     std::fs::create_dir(d.join("replays")).unwrap();
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
@@ -329,28 +317,16 @@ fn a_live_report_on_a_budget_links_only_written_pages_and_the_end_writes_the_res
 /// there (on idle time), so few are left for the run's end.
 #[test]
 fn a_live_report_writes_each_new_games_page_between_its_rewrites() {
-    let Folder {
-        _dir,
-        d,
-        cfg,
-        choice,
-        mut csv,
-        mut recs,
-    } = folder();
-    let mut record = |id: u64| {
-        let r = simulate(&choice, id, 0, None);
-        csv.append(&GameRow::new(&spec(id), &r)).unwrap();
-        recs.append(&GameRecord::new(&spec(id), &choice, &cfg, &r))
-            .unwrap();
-    };
-    record(0);
+    let mut f = folder();
+    f.record(0..1);
+    let d = f.d.clone();
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
     live.settle();
     assert!(replay_path(&d, 0).exists(), "the first game's page");
     std::fs::remove_file(d.join(FILE)).unwrap();
     for id in 1..6 {
-        record(id);
+        f.record(id..id + 1);
         live.tick();
     }
     live.settle();

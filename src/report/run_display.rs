@@ -80,7 +80,7 @@ pub fn play_and_record(
     let mut live = report::html::LiveReport::new(out, &names);
     // Where games keep every CPU, pages written between their turns slow them as much again
     // as the pages cost: most wait for the run's end.
-    if runner.concurrency >= crate::tournament::allowed_cpus().len() {
+    if runner.fills_every_cpu(todo.len()) {
         live.pages_on_budget();
     }
     let mut recorder = engine::Recorder::open(csv, out, replays, runner.game, runner.referee)?;

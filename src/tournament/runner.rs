@@ -155,6 +155,17 @@ impl Runner<'_> {
         });
     }
 
+    /// How many games of `games` run at once.
+    fn workers(&self, games: usize) -> usize {
+        self.concurrency.clamp(1, games.max(1))
+    }
+
+    /// Whether playing `games` games keeps every CPU this process may use: no CPU is spare for
+    /// starting bots ahead or for the caller's own work.
+    pub fn fills_every_cpu(&self, games: usize) -> bool {
+        self.workers(games) >= allowed_cpus().len()
+    }
+
     /// Plays `games` while `consume` runs in the calling thread with the queue of finished games
     /// (it ends when every game has been handed over) and the flag that stops handing out new
     /// games. Workers never wait for `consume`: a game under way when the flag is set still
@@ -171,7 +182,7 @@ impl Runner<'_> {
         // An unbounded queue: a worker never waits for the consumer (a rendezvous channel made
         // every game wait while the consumer recorded, or paused over a crash).
         let (tx, rx) = mpsc::channel::<Finished>();
-        let workers = self.concurrency.clamp(1, games.len().max(1));
+        let workers = self.workers(games.len());
         let allowed = allowed_cpus();
         let cpus = if self.pin_cpus {
             allowed.clone()

@@ -28,6 +28,9 @@ fn main() -> ExitCode {
             "arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run"
         );
     }
+    // Many games at once hold many files open: the soft limit (often 1,024) is raised to the
+    // hard one; bots and builds still get the limit arbiter was started with.
+    arbiter::bot::open_files::raise();
     let given = cli::Given::from_matches(&matches);
     match commands::run(cli.command, &given) {
         Ok(code) => code,

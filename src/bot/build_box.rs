@@ -349,6 +349,7 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
         .process_group(0);
     let raw_seccomp = seccomp.as_ref().map(|f| f.as_raw_fd());
     let limits_copy = *limits;
+    let open_files = crate::bot::open_files::for_children();
     // SAFETY: only async-signal-safe calls between fork and exec (dup2, fcntl, setrlimit, umask,
     // setgroups, setgid, setuid), no allocation.
     unsafe {
@@ -377,6 +378,12 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
             limit(libc::RLIMIT_AS, limits_copy.memory_bytes)?;
             limit(libc::RLIMIT_FSIZE, limits_copy.file_bytes)?;
             limit(libc::RLIMIT_CORE, 0)?;
+            // The open-file limit arbiter was started with, not the one it raised for itself.
+            if let Some(files) = &open_files {
+                if libc::setrlimit(libc::RLIMIT_NOFILE, files) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             libc::umask(0o022);
             if root {
                 limit(libc::RLIMIT_NPROC, limits_copy.processes)?;

@@ -9,6 +9,7 @@ pub mod cleanup;
 pub mod env;
 mod init;
 mod isolation;
+pub mod open_files;
 pub mod process;
 mod reach;
 pub mod sandbox;

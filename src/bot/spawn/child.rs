@@ -60,6 +60,9 @@ pub(super) struct Child {
     /// its go pipe, which it keeps across its exec.
     pub(super) gate_argv: *const *const libc::c_char,
     pub(super) go_fd: libc::c_int,
+    /// The open-file limit arbiter was started with, where it raised its own (see
+    /// [`crate::bot::open_files`]).
+    pub(super) open_files: Option<libc::rlimit>,
 }
 
 /// One mount step of [`crate::bot::reach`], as the child reads it.
@@ -327,6 +330,13 @@ unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
         ) != 0
         {
             return fail(c, 2);
+        }
+        // The limit of open files arbiter was started with, not the one it raised for its own
+        // many games. Set last (nothing opens a file after it), before the seccomp filter.
+        if let Some(limit) = &c.open_files {
+            if libc::setrlimit(libc::RLIMIT_NOFILE, limit) != 0 {
+                return fail(c, 3);
+            }
         }
         // No exec of the bot's gains privileges (set-user-ID programs, file capabilities).
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0

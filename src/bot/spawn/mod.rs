@@ -229,6 +229,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
             gate_argv.as_ptr()
         },
         go_fd: go_pipe.as_ref().map_or(-1, |(r, _)| r.as_raw_fd()),
+        open_files: crate::bot::open_files::for_children(),
     };
     // SAFETY: the stack is ours and outlives the child's use of it (CLONE_VFORK suspends this
     // thread until the child has called exec or exited); `child` and everything it points to

@@ -11,6 +11,7 @@
 //! limits set on the referee still hold for its bots. A game thread keeps the cgroups of its
 //! ended bots, proven empty, for its next bots (see `pool`).
 
+mod control;
 mod pool;
 
 pub use pool::{adopt_spares, drop_spares, give_back, take_spares};
@@ -208,6 +209,8 @@ pub struct Cgroup {
     /// grow, so a reused cgroup's verdicts count from there.
     oom_base: u64,
     pids_base: u64,
+    /// Its control files, held open (see `control`).
+    control: control::Control,
 }
 
 impl Cgroup {
@@ -231,6 +234,7 @@ impl Cgroup {
             requested: (max_pids, memory_bytes),
             oom_base: 0,
             pids_base: 0,
+            control: control::Control::default(),
         };
         let mut make = |base: &Option<PathBuf>| -> Option<PathBuf> {
             let dir = base.as_ref()?.join(&name);
@@ -276,13 +280,49 @@ impl Cgroup {
         }
         if let Some(dir) = freezer {
             let file = if v2 { "cgroup.freeze" } else { "freezer.state" };
-            group.freezer = std::fs::OpenOptions::new()
-                .write(true)
-                .open(dir.join(file))
-                .ok()
-                .map(|f| (f, v2, dir));
+            group.freezer = control::writer(&dir, file).map(|f| (f, v2, dir));
         }
+        group.open_control(v2);
         Some(group)
+    }
+
+    /// Opens the control files its bots' ends read and write (see `control`).
+    fn open_control(&mut self, v2: bool) {
+        use control::{read_writer, reader, writer};
+        let c = &mut self.control;
+        c.procs = self
+            .dirs
+            .iter()
+            .filter_map(|d| reader(d, "cgroup.procs"))
+            .collect();
+        if let Some((dir, _)) = &self.memory {
+            let (oom, usage, limit) = match v2 {
+                true => ("memory.events", "memory.current", "memory.max"),
+                false => (
+                    "memory.oom_control",
+                    "memory.usage_in_bytes",
+                    "memory.limit_in_bytes",
+                ),
+            };
+            c.oom = reader(dir, oom);
+            c.usage = reader(dir, usage);
+            c.limit = read_writer(dir, limit);
+            c.memsw = (!v2)
+                .then(|| writer(dir, "memory.memsw.limit_in_bytes"))
+                .flatten();
+        }
+        if let Some(dir) = &self.pids {
+            c.pids_events = reader(dir, "pids.events");
+            c.pids_current = reader(dir, "pids.current");
+        }
+        if let Some((_, v2, dir)) = &self.freezer {
+            let state = if *v2 {
+                "cgroup.events"
+            } else {
+                "freezer.state"
+            };
+            c.freeze_state = reader(dir, state);
+        }
     }
 
     /// Whether the kernel killed a process of the bot for going over its memory limit (since
@@ -294,15 +334,7 @@ impl Cgroup {
     /// The cgroup's count of OOM kills so far (`oom_kill` of v1 `memory.oom_control` or v2
     /// `memory.events`); 0 without a memory controller.
     fn oom_kills(&self) -> u64 {
-        let Some((dir, v2)) = &self.memory else {
-            return 0;
-        };
-        let file = if *v2 {
-            "memory.events"
-        } else {
-            "memory.oom_control"
-        };
-        count_in(&dir.join(file), "oom_kill")
+        count_in(self.control.oom.as_ref(), "oom_kill")
     }
 
     /// Whether a fork or thread of the bot was refused for going over its process cap
@@ -312,9 +344,7 @@ impl Cgroup {
     }
 
     fn refused_forks(&self) -> u64 {
-        self.pids
-            .as_ref()
-            .map_or(0, |dir| count_in(&dir.join("pids.events"), "max"))
+        count_in(self.control.pids_events.as_ref(), "max")
     }
 
     /// Freezes (or thaws) every process of the bot; false when there is no freezer.
@@ -338,32 +368,44 @@ impl Cgroup {
 
     /// Sends SIGKILL to every process in the cgroups; returns how many there were.
     pub fn kill_all(&self) -> usize {
-        let mut n = 0;
-        for dir in &self.dirs {
-            let text = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-            for pid in text
-                .split_whitespace()
-                .filter_map(|p| p.parse::<i32>().ok())
-            {
-                if let Some(pid) = Pid::from_raw(pid) {
+        let mut text = Vec::new();
+        let kill = |text: &[u8]| {
+            let mut listed = 0;
+            for pid in String::from_utf8_lossy(text).split_whitespace() {
+                if let Some(pid) = pid.parse().ok().and_then(Pid::from_raw) {
                     let _ = kill_process(pid, Signal::KILL);
-                    n += 1;
+                    listed += 1;
                 }
             }
+            listed
+        };
+        // The files held open, or by path for a cgroup being removed or found on disk (see
+        // `sweep_stale`).
+        if self.control.procs.len() == self.dirs.len() {
+            let procs = self.control.procs.iter();
+            procs
+                .map(|f| match control::read(f, &mut text) {
+                    true => kill(&text),
+                    false => 0,
+                })
+                .sum()
+        } else {
+            let by_path = self.dirs.iter();
+            by_path
+                .map(|d| kill(&std::fs::read(d.join("cgroup.procs")).unwrap_or_default()))
+                .sum()
         }
-        n
     }
 }
 
-/// The number after `key` in a cgroup file of "key value" lines (0 when missing).
-fn count_in(path: &Path, key: &str) -> u64 {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .find_map(|l| {
-            let mut words = l.split_whitespace();
-            (words.next() == Some(key)).then(|| words.next()?.parse().ok())?
-        })
-        .unwrap_or(0)
+/// The number after `key` in a control file of "key value" lines (0 when missing or
+/// unreadable).
+fn count_in(file: Option<&std::fs::File>, key: &str) -> u64 {
+    let mut text = Vec::new();
+    match file {
+        Some(f) if control::read(f, &mut text) => control::count(&text, key),
+        _ => 0,
+    }
 }
 
 /// What names this referee's bot cgroups (`arbiter-TAG-N`): its process id and its pid
@@ -427,6 +469,7 @@ fn sweep_stale(base: &Path) {
                 requested: (None, None),
                 oom_base: 0,
                 pids_base: 0,
+                control: control::Control::default(),
             });
         }
     }
@@ -434,6 +477,9 @@ fn sweep_stale(base: &Path) {
 
 impl Drop for Cgroup {
     fn drop(&mut self) {
+        // Its folders go one by one below: what is in them is then read by path, and the
+        // files held open are closed before the folders are removed.
+        self.control = control::Control::default();
         // Frozen processes do not die until thawed (this cgroup's, or a stale one's).
         if !self.set_frozen(false) {
             for dir in &self.dirs {

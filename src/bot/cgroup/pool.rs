@@ -21,6 +21,7 @@
 //! thread ends (the end of a run's workers); on a stop or a kill of the referee its watchdog
 //! removes them with the rest (they keep their `arbiter-PID-nsINODE-N` names).
 
+use super::control::{self, Control};
 use super::Cgroup;
 use std::cell::RefCell;
 use std::path::Path;
@@ -95,17 +96,22 @@ fn make_ready(group: &mut Cgroup) -> bool {
     if group.kill_all() > 0 {
         return false;
     }
-    if let Some(dir) = &group.pids {
-        if read_number(&dir.join("pids.current")) != Some(0) {
+    if group.pids.is_some() {
+        let current = group
+            .control
+            .pids_current
+            .as_ref()
+            .and_then(control::number);
+        if current != Some(0) {
             return false;
         }
     }
-    if let Some((dir, v2)) = group.memory.clone() {
-        let Some(residue) = reclaim(&dir, v2) else {
+    if let Some((dir, v2)) = &group.memory {
+        let Some(residue) = reclaim(&group.control, dir, *v2) else {
             return false;
         };
         if let Some(limit) = group.requested.1.filter(|_| group.memory_bytes.is_some()) {
-            if !set_memory_limit(&dir, v2, limit + residue) {
+            if !set_memory_limit(&group.control, limit + residue) {
                 return false;
             }
         }
@@ -117,61 +123,56 @@ fn make_ready(group: &mut Cgroup) -> bool {
 
 /// Whether the freezer reads thawed.
 fn thawed(group: &Cgroup) -> bool {
-    match &group.freezer {
-        Some((_, false, dir)) => std::fs::read_to_string(dir.join("freezer.state"))
-            .is_ok_and(|state| state.trim() == "THAWED"),
-        Some((_, true, dir)) => std::fs::read_to_string(dir.join("cgroup.events"))
-            .is_ok_and(|e| e.lines().any(|l| l.trim() == "frozen 0")),
-        None => true,
+    let Some((_, v2, _)) = &group.freezer else {
+        return true;
+    };
+    let mut text = Vec::new();
+    let read = group.control.freeze_state.as_ref();
+    if !read.is_some_and(|f| control::read(f, &mut text)) {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&text);
+    match v2 {
+        false => text.trim() == "THAWED",
+        true => text.lines().any(|l| l.trim() == "frozen 0"),
     }
 }
 
 /// What an empty memory cgroup is still charged with, reclaimed first when it is more than
 /// [`MAX_RESIDUE_BYTES`]; `None` when it stays above that.
-fn reclaim(dir: &Path, v2: bool) -> Option<u64> {
-    let usage_file = dir.join(if v2 {
-        "memory.current"
-    } else {
-        "memory.usage_in_bytes"
-    });
-    let usage = read_number(&usage_file)?;
-    if usage <= MAX_RESIDUE_BYTES {
-        return Some(usage);
+fn reclaim(files: &Control, dir: &Path, v2: bool) -> Option<u64> {
+    let usage = files.usage.as_ref()?;
+    let charged = control::number(usage)?;
+    if charged <= MAX_RESIDUE_BYTES {
+        return Some(charged);
     }
     let _ = if v2 {
-        std::fs::write(dir.join("memory.reclaim"), usage.to_string())
+        std::fs::write(dir.join("memory.reclaim"), charged.to_string())
     } else {
         std::fs::write(dir.join("memory.force_empty"), "0")
     };
-    read_number(&usage_file).filter(|&u| u <= MAX_RESIDUE_BYTES)
+    control::number(usage).filter(|&u| u <= MAX_RESIDUE_BYTES)
 }
 
-/// Sets the memory limit (and in v1 the memory + swap limit, which may not be below it).
-fn set_memory_limit(dir: &Path, v2: bool, bytes: u64) -> bool {
-    if v2 {
-        return std::fs::write(dir.join("memory.max"), bytes.to_string()).is_ok();
-    }
-    let now = read_number(&dir.join("memory.limit_in_bytes"));
+/// Sets the memory limit (and in v1, where swap is accounted, the memory + swap limit, which
+/// may not be below it).
+fn set_memory_limit(files: &Control, bytes: u64) -> bool {
+    let Some(limit) = &files.limit else {
+        return false;
+    };
+    let now = control::number(limit);
     if now == Some(bytes) {
         return true;
     }
-    let (limit, memsw) = (
-        dir.join("memory.limit_in_bytes"),
-        dir.join("memory.memsw.limit_in_bytes"),
-    );
-    let swap_accounted = memsw.is_file();
+    let text = bytes.to_string();
     // Raising: memory + swap first; lowering: memory first.
     let raising = now.is_none_or(|n| bytes > n);
-    if raising && swap_accounted {
-        let _ = std::fs::write(&memsw, bytes.to_string());
+    if let (true, Some(memsw)) = (raising, &files.memsw) {
+        control::write(memsw, &text);
     }
-    let set = std::fs::write(&limit, bytes.to_string()).is_ok();
-    if !raising && swap_accounted {
-        let _ = std::fs::write(&memsw, bytes.to_string());
+    let set = control::write(limit, &text);
+    if let (false, Some(memsw)) = (raising, &files.memsw) {
+        control::write(memsw, &text);
     }
     set
-}
-
-fn read_number(path: &Path) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }

@@ -1,6 +1,7 @@
-//! Many games at once under a low soft limit of open files, with the real binary and real bots:
-//! arbiter raises its own limit for its games, and its bots still get the limit it was started
-//! with.
+//! Many games at once under a low limit of open files, with the real binary and real bots:
+//! arbiter raises its own soft limit for its games, its bots still get the limit it was started
+//! with, and where even the hard limit cannot hold the games asked for, fewer are played at once
+//! (with a warning) rather than games failing to start.
 
 mod common;
 
@@ -18,6 +19,31 @@ fn strings(v: &Value, out: &mut Vec<String>) {
         Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
         Value::Object(o) => o.values().for_each(|x| strings(x, out)),
         _ => {}
+    }
+}
+
+/// `arbiter` with `args`, started by a shell that first runs `limit` (a `ulimit` command).
+fn arbiter_under(limit: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("{limit} && exec \"$0\" \"$@\""))
+        .arg(assert_cmd::cargo::cargo_bin("arbiter"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+/// No game of `out` failed to be played.
+fn every_game_played(out: &std::path::Path, games: usize) {
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), games);
+    for r in &rows {
+        assert_ne!(
+            r["reason"], "referee-error",
+            "game {} could not be played: {}",
+            r["game_id"], r["detail"]
+        );
     }
 }
 
@@ -43,12 +69,13 @@ fn many_games_at_once_run_under_a_low_soft_limit_and_bots_keep_that_limit() {
     .unwrap();
     std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let out = dir.path().join("t");
-    let arbiter_bin = assert_cmd::cargo::cargo_bin("arbiter");
-    let run = std::process::Command::new("/bin/sh")
-        .arg("-c")
-        .arg(format!("ulimit -Sn {SOFT} && exec \"$0\" \"$@\""))
-        .arg(&arbiter_bin)
-        .args([
+    let (limits, first) = (
+        format!("limits={}", bot.display()),
+        format!("first={}", first_bot()),
+    );
+    let run = arbiter_under(
+        &format!("ulimit -Sn {SOFT}"),
+        &[
             "tournament",
             "--games",
             "48",
@@ -61,27 +88,15 @@ fn many_games_at_once_run_under_a_low_soft_limit_and_bots_keep_that_limit() {
             "--turn-ms",
             "2000",
             "--out",
-        ])
-        .arg(&out)
-        .arg(format!("limits={}", bot.display()))
-        .arg(format!("first={}", first_bot()))
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+            out.to_str().unwrap(),
+            &limits,
+            &first,
+        ],
     );
-    let rows = read_csv(&out.join("games.csv"));
-    assert_eq!(rows.len(), 48);
-    for r in &rows {
-        assert_ne!(
-            r["reason"], "referee-error",
-            "game {} could not be played: {}",
-            r["game_id"], r["detail"]
-        );
-    }
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(!stderr.contains("open files"), "{stderr}");
+    every_game_played(&out, 48);
     // The bot saw the soft limit arbiter was started with, not the one arbiter raised.
     let records = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
     let mut seen = Vec::new();
@@ -100,4 +115,41 @@ fn many_games_at_once_run_under_a_low_soft_limit_and_bots_keep_that_limit() {
             .and_then(|n| n.parse::<u64>().ok());
         assert_eq!(soft, Some(SOFT), "a bot ran with another limit: {text}");
     }
+}
+
+#[test]
+fn games_past_what_the_hard_limit_holds_are_played_fewer_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let first = format!("first={}", first_bot());
+    let random = format!("random={}", random_bot());
+    // 24 games at once need some 1,000 files; 300 hold a few.
+    let run = arbiter_under(
+        "ulimit -n 300",
+        &[
+            "tournament",
+            "--games",
+            "48",
+            "--concurrency",
+            "24",
+            "--seed",
+            "5",
+            "--first-turn-ms",
+            "10000",
+            "--turn-ms",
+            "2000",
+            "--out",
+            out.to_str().unwrap(),
+            &first,
+            &random,
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("24 games at once would need about")
+            && stderr.contains("more than this process may open (300"),
+        "no warning that fewer games are played at once: {stderr}"
+    );
+    every_game_played(&out, 48);
 }

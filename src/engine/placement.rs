@@ -4,10 +4,27 @@
 
 use crate::tournament::allowed_cpus;
 
+/// Files a game being played holds open at most, with the next game's bots started ahead: each
+/// bot's pipes, process handles, cgroup control files and fair-clock files (about 40 a game of
+/// two bots were measured at 16 games at once), with room for more seats.
+const FILES_PER_GAME: u64 = 64;
+
+/// Files the rest of a run holds open (its results, the report, the standard streams).
+const FILES_RESERVED: u64 = 64;
+
+/// The most games at once that `limit` open files allow (at least one).
+pub fn games_within(limit: u64) -> usize {
+    (limit.saturating_sub(FILES_RESERVED) / FILES_PER_GAME).clamp(1, usize::MAX as u64) as usize
+}
+
 /// How many games run at once and whether each is pinned to a CPU of its own.
 #[derive(Clone, Debug)]
 pub struct Placement {
     pub concurrency: usize,
+    /// Where the open-file limit could not hold the games at once asked for (or the core
+    /// count) and `concurrency` was lowered to fit: those games, the files they would need,
+    /// and the limit.
+    pub lowered: Option<(usize, u64, u64)>,
     pub pin_cpus: bool,
     /// Cores of the machine (for the warning when the games outnumber them).
     pub cores: usize,
@@ -37,7 +54,12 @@ impl Placement {
         pins: impl FnOnce(usize, usize, bool) -> bool,
     ) -> Placement {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let concurrency = asked.unwrap_or(cores).max(1);
+        let wanted = asked.unwrap_or(cores).max(1);
+        // Games past what the open-file limit holds would fail to start their bots.
+        let limit = crate::bot::open_files::limit();
+        let concurrency = wanted.min(games_within(limit));
+        let needed = FILES_RESERVED.saturating_add(FILES_PER_GAME.saturating_mul(wanted as u64));
+        let lowered = (concurrency < wanted).then_some((wanted, needed, limit));
         let cpus = allowed_cpus().len();
         let load = load_average();
         // Busy: other programs already keep every CPU running (a build just before the run
@@ -45,6 +67,7 @@ impl Placement {
         let busy = load.is_some_and(|l| l >= cpus.max(1) as f64);
         Placement {
             concurrency,
+            lowered,
             pin_cpus: pins(concurrency, cpus, busy),
             cores,
             cpus,
@@ -73,5 +96,18 @@ impl Placement {
             None => pinned,
         };
         format!("concurrency {}{pinned}", self.concurrency)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_open_file_limit_caps_the_games_at_once() {
+        assert_eq!(games_within(1024), 15);
+        assert_eq!(games_within(FILES_RESERVED + FILES_PER_GAME * 64), 64);
+        assert_eq!(games_within(100), 1, "one game at least");
+        assert!(games_within(u64::MAX) > 1_000_000, "no limit: no cap");
     }
 }

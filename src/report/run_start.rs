@@ -15,8 +15,17 @@ pub fn lines<T: Display>(lines: impl IntoIterator<Item = T>) {
     }
 }
 
-/// The warning when more games run at once than the machine has cores.
+/// The warnings when the open-file limit lowered the games at once, and when more games run at
+/// once than the machine has cores.
 pub fn placement(p: &Placement) {
+    if let Some((wanted, needed, limit)) = p.lowered {
+        eprintln!(
+            "arbiter: warning: {wanted} games at once would need about {needed} open files, more \
+             than this process may open ({limit}: the hard limit, `ulimit -Hn`); playing {} at \
+             once (a higher hard limit allows more)",
+            p.concurrency
+        );
+    }
     if p.oversubscribed() {
         eprintln!(
             "arbiter: warning: --concurrency {} exceeds the {} CPU cores; bots will lose time to each other",

@@ -28,7 +28,9 @@ pub struct RunOpts {
     /// Master seed: fixes every pair's seed and opening [default: random, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Games played at the same time, at least 1 [default: the number of CPU cores].
+    /// Games played at the same time, at least 1; fewer, with a warning, where the limit of open
+    /// files (`ulimit -Hn`, about 64 files a game) cannot hold them [default: the number of CPU
+    /// cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
     /// Run each concurrent game, referee thread and bots, on a CPU of its own. The bots of a game

@@ -22,18 +22,31 @@ pub fn raise() -> u64 {
     let Some(soft) = now.current else {
         return u64::MAX;
     };
-    if now.maximum.is_some_and(|hard| hard <= soft) {
+    // An unlimited hard limit still stops at the kernel's most files a process may open.
+    let Some(target) = now.maximum.or_else(most_files) else {
+        return soft;
+    };
+    if target <= soft {
         return soft;
     }
     let raised = Rlimit {
-        current: now.maximum,
+        current: Some(target),
         maximum: now.maximum,
     };
     if setrlimit(Resource::Nofile, raised).is_err() {
         return soft;
     }
     let _ = STARTED_WITH.set((soft, now.maximum));
-    now.maximum.unwrap_or(u64::MAX)
+    target
+}
+
+/// The most files a process may have open on this machine (`fs.nr_open`).
+fn most_files() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The soft limit of open files in force for this process (`u64::MAX` for none).

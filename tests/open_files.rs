@@ -22,22 +22,33 @@ fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// `arbiter` with `args`, started by a shell that first runs `limit` (a `ulimit` command).
-fn arbiter_under(limit: &str, args: &[&str]) -> std::process::Output {
-    std::process::Command::new("/bin/sh")
+/// 48 games between `bots`, 24 at once, by `arbiter tournament` started from a shell that first
+/// runs `limit` (a `ulimit` command); checks that the run succeeded and that every game was
+/// played, and returns what the run wrote to stderr.
+fn tournament_under(limit: &str, out: &std::path::Path, bots: [&str; 2]) -> String {
+    let run = std::process::Command::new("/bin/sh")
         .arg("-c")
         .arg(format!("{limit} && exec \"$0\" \"$@\""))
         .arg(assert_cmd::cargo::cargo_bin("arbiter"))
-        .args(args)
+        .args([
+            "tournament",
+            "--games",
+            "48",
+            "--concurrency",
+            "24",
+            "--seed",
+            "5",
+        ])
+        .args(["--first-turn-ms", "10000", "--turn-ms", "2000", "--out"])
+        .arg(out)
+        .args(bots)
         .current_dir(root())
         .output()
-        .unwrap()
-}
-
-/// No game of `out` failed to be played.
-fn every_game_played(out: &std::path::Path, games: usize) {
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{stderr}");
     let rows = read_csv(&out.join("games.csv"));
-    assert_eq!(rows.len(), games);
+    assert_eq!(rows.len(), 48);
     for r in &rows {
         assert_ne!(
             r["reason"], "referee-error",
@@ -45,6 +56,7 @@ fn every_game_played(out: &std::path::Path, games: usize) {
             r["game_id"], r["detail"]
         );
     }
+    stderr
 }
 
 #[test]
@@ -69,34 +81,10 @@ fn many_games_at_once_run_under_a_low_soft_limit_and_bots_keep_that_limit() {
     .unwrap();
     std::fs::set_permissions(&bot, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let out = dir.path().join("t");
-    let (limits, first) = (
-        format!("limits={}", bot.display()),
-        format!("first={}", first_bot()),
-    );
-    let run = arbiter_under(
-        &format!("ulimit -Sn {SOFT}"),
-        &[
-            "tournament",
-            "--games",
-            "48",
-            "--concurrency",
-            "24",
-            "--seed",
-            "5",
-            "--first-turn-ms",
-            "10000",
-            "--turn-ms",
-            "2000",
-            "--out",
-            out.to_str().unwrap(),
-            &limits,
-            &first,
-        ],
-    );
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stderr}");
+    let limits = format!("limits={}", bot.display());
+    let first = format!("first={}", first_bot());
+    let stderr = tournament_under(&format!("ulimit -Sn {SOFT}"), &out, [&limits, &first]);
     assert!(!stderr.contains("open files"), "{stderr}");
-    every_game_played(&out, 48);
     // The bot saw the soft limit arbiter was started with, not the one arbiter raised.
     let records = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
     let mut seen = Vec::new();
@@ -124,32 +112,10 @@ fn games_past_what_the_hard_limit_holds_are_played_fewer_at_a_time() {
     let first = format!("first={}", first_bot());
     let random = format!("random={}", random_bot());
     // 24 games at once need some 1,000 files; 300 hold a few.
-    let run = arbiter_under(
-        "ulimit -n 300",
-        &[
-            "tournament",
-            "--games",
-            "48",
-            "--concurrency",
-            "24",
-            "--seed",
-            "5",
-            "--first-turn-ms",
-            "10000",
-            "--turn-ms",
-            "2000",
-            "--out",
-            out.to_str().unwrap(),
-            &first,
-            &random,
-        ],
-    );
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stderr}");
+    let stderr = tournament_under("ulimit -n 300", &out, [&first, &random]);
     assert!(
         stderr.contains("24 games at once would need about")
             && stderr.contains("more than this process may open (300"),
         "no warning that fewer games are played at once: {stderr}"
     );
-    every_game_played(&out, 48);
 }

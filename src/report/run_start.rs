@@ -28,7 +28,7 @@ pub fn placement(p: &Placement) {
     }
     if p.oversubscribed() {
         eprintln!(
-            "arbiter: warning: --concurrency {} exceeds the {} CPU cores; bots will lose time to each other",
+            "arbiter: warning: {} games at once exceed the {} CPU cores; bots will lose time to each other",
             p.concurrency, p.cores
         );
     }

@@ -282,47 +282,14 @@ impl Cgroup {
             let file = if v2 { "cgroup.freeze" } else { "freezer.state" };
             group.freezer = control::writer(&dir, file).map(|f| (f, v2, dir));
         }
-        group.open_control(v2);
+        group.control = control::Control::open(
+            &group.dirs,
+            group.memory.as_ref().map(|(d, _)| d.as_path()),
+            group.pids.as_deref(),
+            group.freezer.as_ref().map(|(_, _, d)| d.as_path()),
+            v2,
+        );
         Some(group)
-    }
-
-    /// Opens the control files its bots' ends read and write (see `control`).
-    fn open_control(&mut self, v2: bool) {
-        use control::{read_writer, reader, writer};
-        let c = &mut self.control;
-        c.procs = self
-            .dirs
-            .iter()
-            .filter_map(|d| reader(d, "cgroup.procs"))
-            .collect();
-        if let Some((dir, _)) = &self.memory {
-            let (oom, usage, limit) = match v2 {
-                true => ("memory.events", "memory.current", "memory.max"),
-                false => (
-                    "memory.oom_control",
-                    "memory.usage_in_bytes",
-                    "memory.limit_in_bytes",
-                ),
-            };
-            c.oom = reader(dir, oom);
-            c.usage = reader(dir, usage);
-            c.limit = read_writer(dir, limit);
-            c.memsw = (!v2)
-                .then(|| writer(dir, "memory.memsw.limit_in_bytes"))
-                .flatten();
-        }
-        if let Some(dir) = &self.pids {
-            c.pids_events = reader(dir, "pids.events");
-            c.pids_current = reader(dir, "pids.current");
-        }
-        if let Some((_, v2, dir)) = &self.freezer {
-            let state = if *v2 {
-                "cgroup.events"
-            } else {
-                "freezer.state"
-            };
-            c.freeze_state = reader(dir, state);
-        }
     }
 
     /// Whether the kernel killed a process of the bot for going over its memory limit (since
@@ -334,7 +301,7 @@ impl Cgroup {
     /// The cgroup's count of OOM kills so far (`oom_kill` of v1 `memory.oom_control` or v2
     /// `memory.events`); 0 without a memory controller.
     fn oom_kills(&self) -> u64 {
-        count_in(self.control.oom.as_ref(), "oom_kill")
+        control::count_in(self.control.oom.as_ref(), "oom_kill")
     }
 
     /// Whether a fork or thread of the bot was refused for going over its process cap
@@ -344,7 +311,7 @@ impl Cgroup {
     }
 
     fn refused_forks(&self) -> u64 {
-        count_in(self.control.pids_events.as_ref(), "max")
+        control::count_in(self.control.pids_events.as_ref(), "max")
     }
 
     /// Freezes (or thaws) every process of the bot; false when there is no freezer.
@@ -368,43 +335,29 @@ impl Cgroup {
 
     /// Sends SIGKILL to every process in the cgroups; returns how many there were.
     pub fn kill_all(&self) -> usize {
+        // The files held open, or by path for a cgroup being removed or found on disk (see
+        // `sweep_stale`).
+        let held = self.control.procs.len() == self.dirs.len();
         let mut text = Vec::new();
-        let kill = |text: &[u8]| {
-            let mut listed = 0;
-            for pid in String::from_utf8_lossy(text).split_whitespace() {
+        let mut listed = 0;
+        for (i, dir) in self.dirs.iter().enumerate() {
+            let read = match held {
+                true => control::read(&self.control.procs[i], &mut text),
+                false => std::fs::read(dir.join("cgroup.procs"))
+                    .map(|t| text = t)
+                    .is_ok(),
+            };
+            if !read {
+                continue;
+            }
+            for pid in String::from_utf8_lossy(&text).split_whitespace() {
                 if let Some(pid) = pid.parse().ok().and_then(Pid::from_raw) {
                     let _ = kill_process(pid, Signal::KILL);
                     listed += 1;
                 }
             }
-            listed
-        };
-        // The files held open, or by path for a cgroup being removed or found on disk (see
-        // `sweep_stale`).
-        if self.control.procs.len() == self.dirs.len() {
-            let procs = self.control.procs.iter();
-            procs
-                .map(|f| match control::read(f, &mut text) {
-                    true => kill(&text),
-                    false => 0,
-                })
-                .sum()
-        } else {
-            let by_path = self.dirs.iter();
-            by_path
-                .map(|d| kill(&std::fs::read(d.join("cgroup.procs")).unwrap_or_default()))
-                .sum()
         }
-    }
-}
-
-/// The number after `key` in a control file of "key value" lines (0 when missing or
-/// unreadable).
-fn count_in(file: Option<&std::fs::File>, key: &str) -> u64 {
-    let mut text = Vec::new();
-    match file {
-        Some(f) if control::read(f, &mut text) => control::count(&text, key),
-        _ => 0,
+        listed
     }
 }
 

@@ -14,30 +14,25 @@ use std::sync::OnceLock;
 /// The limit arbiter was started with (soft, hard), once [`raise`] changed it.
 static STARTED_WITH: OnceLock<(u64, Option<u64>)> = OnceLock::new();
 
-/// Raises this process's soft limit of open files to its hard limit; returns the limit now in
-/// force. Called once by the `arbiter` program before anything starts; the library never
-/// changes it on its own.
-pub fn raise() -> u64 {
+/// Raises this process's soft limit of open files to its hard limit (left as it is where that
+/// cannot be done). Called once by the `arbiter` program before anything starts; the library
+/// never changes it on its own.
+pub fn raise() {
     let now = getrlimit(Resource::Nofile);
     let Some(soft) = now.current else {
-        return u64::MAX;
+        return;
     };
     // An unlimited hard limit still stops at the kernel's most files a process may open.
     let Some(target) = now.maximum.or_else(most_files) else {
-        return soft;
+        return;
     };
-    if target <= soft {
-        return soft;
-    }
     let raised = Rlimit {
         current: Some(target),
         maximum: now.maximum,
     };
-    if setrlimit(Resource::Nofile, raised).is_err() {
-        return soft;
+    if target > soft && setrlimit(Resource::Nofile, raised).is_ok() {
+        let _ = STARTED_WITH.set((soft, now.maximum));
     }
-    let _ = STARTED_WITH.set((soft, now.maximum));
-    target
 }
 
 /// The most files a process may have open on this machine (`fs.nr_open`).

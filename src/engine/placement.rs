@@ -13,7 +13,7 @@ const FILES_PER_GAME: u64 = 64;
 const FILES_RESERVED: u64 = 64;
 
 /// The most games at once that `limit` open files allow (at least one).
-pub fn games_within(limit: u64) -> usize {
+fn games_within(limit: u64) -> usize {
     (limit.saturating_sub(FILES_RESERVED) / FILES_PER_GAME).clamp(1, usize::MAX as u64) as usize
 }
 

@@ -8,7 +8,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The files a cgroup's bots' ends use; `None` (or empty) where the controller is missing, and
 /// for a stale cgroup found on disk, whose few files are then read by path.
@@ -30,6 +30,51 @@ pub(super) struct Control {
     pub(super) pids_current: Option<File>,
     /// What tells whether the freezer has thawed: v1 `freezer.state`, v2 `cgroup.events`.
     pub(super) freeze_state: Option<File>,
+}
+
+impl Control {
+    /// Opens the files of a cgroup made in `dirs` (one per controller in v1), with its memory,
+    /// pids and freezer folders where it has those controllers.
+    pub(super) fn open(
+        dirs: &[PathBuf],
+        memory: Option<&Path>,
+        pids: Option<&Path>,
+        freezer: Option<&Path>,
+        v2: bool,
+    ) -> Control {
+        let mut c = Control {
+            procs: dirs
+                .iter()
+                .filter_map(|d| reader(d, "cgroup.procs"))
+                .collect(),
+            ..Control::default()
+        };
+        if let Some(dir) = memory {
+            let (oom, usage, limit) = match v2 {
+                true => ("memory.events", "memory.current", "memory.max"),
+                false => (
+                    "memory.oom_control",
+                    "memory.usage_in_bytes",
+                    "memory.limit_in_bytes",
+                ),
+            };
+            c.oom = reader(dir, oom);
+            c.usage = reader(dir, usage);
+            c.limit = read_writer(dir, limit);
+            c.memsw = (!v2)
+                .then(|| writer(dir, "memory.memsw.limit_in_bytes"))
+                .flatten();
+        }
+        if let Some(dir) = pids {
+            c.pids_events = reader(dir, "pids.events");
+            c.pids_current = reader(dir, "pids.current");
+        }
+        if let Some(dir) = freezer {
+            let state = if v2 { "cgroup.events" } else { "freezer.state" };
+            c.freeze_state = reader(dir, state);
+        }
+        c
+    }
 }
 
 /// `dir/name`, open for reading.
@@ -89,6 +134,15 @@ pub(super) fn count(text: &[u8], key: &str) -> u64 {
             (words.next() == Some(key)).then(|| words.next()?.parse().ok())?
         })
         .unwrap_or(0)
+}
+
+/// [`count`] of a control file's text (0 when missing or unreadable).
+pub(super) fn count_in(file: Option<&File>, key: &str) -> u64 {
+    let mut text = Vec::new();
+    match file {
+        Some(f) if read(f, &mut text) => count(&text, key),
+        _ => 0,
+    }
 }
 
 /// Writes `text` to a control file (each write is one whole setting).

@@ -6,9 +6,7 @@
 //! games of two single-file Java bots (built by the real javac) in both show that neither
 //! writes anything but its moves.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn need(program: &str) -> bool {
     let found = std::process::Command::new("sh")

@@ -3,9 +3,7 @@
 //! numbers of the results files, and stepping to the last turn of a replay shows the final
 //! position the rules give after the recorded moves.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,9 +2,7 @@
 //! is built before its first `play`, and not again while its folder is unchanged: a real
 //! build command that counts its runs, run by the real binary.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn play(bot: &std::path::Path, cache: &std::path::Path) -> std::process::Output {
     arbiter()

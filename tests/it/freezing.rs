@@ -3,9 +3,7 @@
 //! The assertions rest on the order of the referee's steps (a bot frozen at its answer is
 //! frozen before the opponent's input is written), not on how fast a busy machine schedules.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

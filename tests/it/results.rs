@@ -1,9 +1,7 @@
 //! What the record says about how a game ended (issue 24.1, 24.2): draws are draws and name the rule
 //! that drew them, forfeits score as losses; with the real binary and real bots.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn a_draughts_draw_names_its_rule_in_the_summary_the_json_and_games_csv() {

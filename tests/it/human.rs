@@ -1,9 +1,7 @@
 //! The human seat through a real terminal: `script` gives `arbiter play human BOT` a
 //! pseudo-terminal, and the person's typing is fed to it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;

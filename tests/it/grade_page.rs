@@ -2,9 +2,7 @@
 //! a student's identical crashes are one entry, no build-cache path is shown, and each student's
 //! folder (their page and their replays) works on its own, moved elsewhere.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// Reads the Impasse arena input and answers the first offered move; `BEHAVIOUR` runs first.

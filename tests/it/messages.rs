@@ -1,9 +1,7 @@
 //! What users see when something goes wrong: bots left out, forfeits explained with the bot's own
 //! words, settings that would be ignored, bad numbers. The real binary with real bots.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn standard(mode: &str) -> String {
     format!(

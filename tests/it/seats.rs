@@ -1,9 +1,7 @@
 //! Games of more than two seats end to end: Moscow Ice for four players through play,
 //! tournament (killed and resumed), records and ratings, with real bot processes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::HashSet;
 use std::time::Duration;
 

@@ -1,8 +1,6 @@
 //! The bot process layer on its own, with real child processes: freezing, the answer clock,
 //! and ending a whole process group.
 
-mod common;
-
 use arbiter::bot::{shutdown_all, wait_line, BotProcess, BotSpec, Limits, Wait};
 use std::time::{Duration, Instant};
 
@@ -15,8 +13,8 @@ fn state(pid: u32) -> char {
 fn echo() -> BotSpec {
     BotSpec::resolve(&format!(
         "{} {}/tests/bots/echo.py",
-        common::python(),
-        common::root().display()
+        crate::common::python(),
+        crate::common::root().display()
     ))
     .unwrap()
 }
@@ -104,7 +102,7 @@ fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
     if !can_hold() {
         return;
     }
-    let mark = common::marker("held");
+    let mark = crate::common::marker("held");
     let (spec, limits) = eager(&mark);
     // Let go, it runs on the CPU of its game (here the last this test may use).
     let cpu = arbiter::tournament::allowed_cpus().last().copied();
@@ -113,7 +111,7 @@ fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
     // Held: its gate waits, and nothing of the bot's program has run.
     let waited = wait_line(&mut bots, 0, Instant::now() + Duration::from_millis(500));
     assert!(matches!(waited, Wait::Timeout), "{waited:?}");
-    let gates: Vec<u32> = common::processes_with(&mark);
+    let gates: Vec<u32> = crate::common::processes_with(&mark);
     assert!(!gates.is_empty(), "no held process");
     for pid in &gates {
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
@@ -144,7 +142,7 @@ fn a_held_bot_runs_none_of_its_code_before_it_is_let_go() {
         other => panic!("{other:?}"),
     }
     shutdown_all(&mut bots, Duration::from_millis(200));
-    assert!(common::processes_with(&mark).is_empty());
+    assert!(crate::common::processes_with(&mark).is_empty());
 }
 
 #[test]
@@ -152,10 +150,10 @@ fn a_held_bot_never_let_go_ends_without_running() {
     if !can_hold() {
         return;
     }
-    let mark = common::marker("held-dropped");
+    let mark = crate::common::marker("held-dropped");
     let (spec, limits) = eager(&mark);
     let mut bots = [BotProcess::spawn_held(&spec, &limits, &[], None).unwrap()];
-    assert!(!common::processes_with(&mark).is_empty());
+    assert!(!crate::common::processes_with(&mark).is_empty());
     // The game is not played (a stop): ended as any bot is, it has printed nothing.
     shutdown_all(&mut bots, Duration::from_millis(200));
     assert!(
@@ -164,7 +162,7 @@ fn a_held_bot_never_let_go_ends_without_running() {
         bots[0].stderr_tail()
     );
     let t = Instant::now();
-    while !common::processes_with(&mark).is_empty() {
+    while !crate::common::processes_with(&mark).is_empty() {
         assert!(
             t.elapsed() < Duration::from_secs(2),
             "the held bot outlived its end"
@@ -175,7 +173,7 @@ fn a_held_bot_never_let_go_ends_without_running() {
     let held = BotProcess::spawn_held(&spec, &limits, &[], None).unwrap();
     drop(held);
     let t = Instant::now();
-    while !common::processes_with(&mark).is_empty() {
+    while !crate::common::processes_with(&mark).is_empty() {
         assert!(
             t.elapsed() < Duration::from_secs(2),
             "the dropped bot outlived its drop"

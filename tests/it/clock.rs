@@ -3,9 +3,7 @@
 //! out on the wall clock; a bot that really computes past its limit, or sleeps, times out on
 //! the fair clock too. Verdicts are asserted, not durations.
 
-mod common;
-
-use common::{arbiter, hostile, json_of, random_bot, replay};
+use crate::common::{arbiter, hostile, json_of, random_bot, replay};
 use std::process::{Child, Command, Stdio};
 
 /// Busy loops pinned to one CPU, killed when dropped.
@@ -88,7 +86,7 @@ fn play_on(cpu: usize, white: &str, clock: &str) -> (serde_json::Value, Vec<serd
         .arg(&path)
         .arg(white)
         .arg(random_bot())
-        .current_dir(common::root())
+        .current_dir(crate::common::root())
         .output()
         .unwrap();
     let result = json_of(&out);

@@ -3,9 +3,7 @@
 //! compile, crash, time out or chat on stdout; the marks, the rubric, and a re-run after one
 //! student resubmits.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -1,9 +1,7 @@
 //! The bundled generic bots end to end: the MCTS bot plays a whole game through the real referee,
 //! within the share of its turn limit that the environment gives it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn mcts_plays_a_whole_impasse_game_and_reports_its_search() {

@@ -3,9 +3,7 @@
 //! with, and where even the hard limit cannot hold the games asked for, fewer are played at once
 //! (with a warning) rather than games failing to start.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// The soft limit arbiter is started with: far below what 24 games at once hold open (each

@@ -1,8 +1,6 @@
 //! `arbiter sprt` and `arbiter stats` end to end: exit codes, the final block, JSON figures.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn sprt(new: &str, old: &str, extra: &[&str]) -> (i32, String, String) {

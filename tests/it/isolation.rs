@@ -3,9 +3,7 @@
 //! of a bot outlives a referee killed with SIGKILL. (Run by another user, bots get no such
 //! isolation; the README says so, and these tests check the root case only.)
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

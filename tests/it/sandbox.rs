@@ -1,9 +1,7 @@
 //! `--sandbox` with real bubblewrap: a bot's forbidden attempts fail while the game goes on.
 //! `.ci/run` installs bubblewrap; without it these tests fail rather than pass unsandboxed.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn sandboxed(white: &str, black: &str) -> (Value, String) {

@@ -5,9 +5,7 @@
 //! the daemons cannot start (no Slurm installed, not root) it says so and passes: `.ci/run`
 //! installs slurm-wlm and munge, so CI runs it for real.
 
-mod common;
-
-use common::{arbiter, first_bot, greedy_bot, random_bot};
+use crate::common::{arbiter, first_bot, greedy_bot, random_bot};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};

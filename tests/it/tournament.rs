@@ -1,8 +1,6 @@
 //! `arbiter tournament` and `arbiter ratings` end to end, with real bots and the real binary.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -116,7 +114,7 @@ fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
         .map(|g| {
             let replay = out.join("replays").join(format!("game-{g}.jsonl"));
             // A replay file keeps the input of every turn (records do not).
-            let turns: Vec<Value> = common::replay(&replay)
+            let turns: Vec<Value> = crate::common::replay(&replay)
                 .into_iter()
                 .filter(|l| l["type"] == "turn")
                 .collect();
@@ -135,7 +133,7 @@ fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
 
 /// The seat `name` plays in a replay.
 fn replay_seat_of(replay: &Path, name: &str) -> usize {
-    let start = &common::replay(replay)[0];
+    let start = &crate::common::replay(replay)[0];
     let bots = start["bots"].as_array().unwrap();
     bots.iter().position(|b| b.as_str() == Some(name)).unwrap()
 }

@@ -7,9 +7,7 @@
 //! a log, the page, the CSVs, the cache or arbiter's output), nothing is written on the host,
 //! and the honest students are graded all the same.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// Reads the Impasse arena input and answers the first offered move.

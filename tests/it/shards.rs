@@ -2,9 +2,7 @@
 //! put back together by `arbiter merge` gives the single run's games and standings; the merge
 //! refuses folders of different runs and names what is missing.
 
-mod common;
-
-use common::{arbiter, first_bot, greedy_bot, random_bot};
+use crate::common::{arbiter, first_bot, greedy_bot, random_bot};
 use std::path::Path;
 
 fn bots() -> Vec<String> {

@@ -3,9 +3,7 @@
 //! (tests/referees/player.py), through play, tournament (killed and resumed), sprt, grade and
 //! the report; every way a bot or the referee can fail has its verdict.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

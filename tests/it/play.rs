@@ -1,8 +1,6 @@
 //! `arbiter play` end to end: the real binary refereeing real bot processes over real pipes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::time::Duration;
 

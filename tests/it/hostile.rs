@@ -1,9 +1,7 @@
 //! Every way a bot can misbehave, each with a real misbehaving bot: the verdict, the winner,
 //! a prompt end, and no process of either bot left behind.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

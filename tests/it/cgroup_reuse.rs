@@ -5,13 +5,11 @@
 //! the run, and after a stop. (The names of this process's cgroups count up from 0, which the
 //! first test reads: no other test here makes cgroups in this process.)
 
-mod common;
-
+use crate::common::*;
 use arbiter::bot::{BotSpec, Limits};
 use arbiter::game::GameChoice;
 use arbiter::referee::{GameResult, Reason, RefereeConfig, TimeControl};
 use arbiter::tournament::{GameSpec, Runner};
-use common::*;
 use std::ops::ControlFlow;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;

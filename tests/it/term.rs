@@ -3,9 +3,7 @@
 //! them, and never exits by itself, in every mode a referee can run bots in here: isolated under an init of its own (the
 //! default as root), in bubblewrap (`--sandbox`), and as a plain process group (not root).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Plays a game whose second bot counts the TERMs it gets and hangs on its second turn (so it
 /// loses on time and must be ended), with `extra` options; returns that bot's stderr tail and

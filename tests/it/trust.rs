@@ -4,9 +4,7 @@
 //! small and documented; a fork bomb loses by `process-limit`; two identical submissions play
 //! each other in the sandbox.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};

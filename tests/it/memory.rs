@@ -3,10 +3,8 @@
 //! limit covers all of it and an overrun is the `memory-limit` verdict; elsewhere the limit is
 //! RLIMIT_DATA, which only the heap test can show.
 
-mod common;
-
+use crate::common::*;
 use arbiter::bot::cgroup::memory_cap_is_full;
-use common::*;
 use serde_json::Value;
 
 /// Plays `white` against the random bot under `--memory-mb mb`; the result and White's stderr.

@@ -23,6 +23,14 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Untrusted code gets only fds 0-2: nothing arbiter itself was started with.
+    if let Err(e) = arbiter::bot::inherited::seal_inherited() {
+        eprintln!(
+            "arbiter: error: cannot keep the files it was started with from the programs it runs \
+             (marking them close-on-exec failed: {e})"
+        );
+        return ExitCode::from(commands::ERROR_EXIT);
+    }
     if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup() {
         eprintln!(
             "arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run"

@@ -350,10 +350,13 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
     let raw_seccomp = seccomp.as_ref().map(|f| f.as_raw_fd());
     let limits_copy = *limits;
     let open_files = crate::bot::open_files::for_children();
-    // SAFETY: only async-signal-safe calls between fork and exec (dup2, fcntl, setrlimit, umask,
-    // setgroups, setgid, setuid), no allocation.
+    // SAFETY: only async-signal-safe calls between fork and exec (close_range, dup2, fcntl,
+    // setrlimit, umask, setgroups, setgid, setuid), no allocation.
     unsafe {
         command.pre_exec(move || {
+            // A build gets only its standard streams (and the filter, below): nothing arbiter
+            // inherited (see `crate::bot::inherited`).
+            crate::bot::inherited::seal_in_child();
             if let Some(fd) = raw_seccomp {
                 // dup2 onto itself keeps close-on-exec: clear it by hand then.
                 let ok = if fd == SECCOMP_FD {

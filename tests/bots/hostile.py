@@ -46,6 +46,9 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             DIR's mount, then /tmp), REMOUNT (/ read-write), CSV (append a forged row
                             to CSV), OPPONENT (list DIR and read its files), PTRACE (attach pid 1 and
                             its parent), RAW (open a raw IP socket); then answer
+  fds T          [1]        at turn T look for open descriptors above 2: write "FDS-NONE", or
+                            "FDS-OPEN" and, per descriptor, "FD <n> <what it is> <its first bytes>"
+                            (a descriptor it was not given is a leak), then answer
   attack T FILE  [1 -]      at turn T wait (up to 10 s) for FILE to hold "<opponent pid> <referee pid>",
                             write "CAPEFF <hex>", then try, each noted "<WHAT>-OK" or
                             "<WHAT>-BLOCKED <error>": SEE (the opponent in /proc), SIGNAL-OPP and
@@ -130,6 +133,7 @@ MODES = {
     "fork-bomb": (["T", "N"], [1, 300]),
     "raise-segv": (["T"], [2]),
     "cgroup": (["T"], [1]),
+    "fds": (["T"], [1]),
 }
 TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS", "FILE"}
 
@@ -443,6 +447,27 @@ def peek_state(target):
     return text.rsplit(") ", 1)[1][0]
 
 
+def fds_note():
+    """Notes every open descriptor above 2: what it is and what it starts with."""
+    found = []
+    for fd in range(3, 1024):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        try:
+            what = os.readlink("/proc/self/fd/%d" % fd)
+        except OSError as e:
+            what = "? (%s)" % e
+        try:
+            head = os.pread(fd, 64, 0)
+        except OSError as e:
+            head = ("unreadable: %s" % e).encode()
+        found.append("FD %d %s %r" % (fd, what, head))
+    sys.stderr.write("FDS-OPEN\n%s\n" % "\n".join(found) if found else "FDS-NONE\n")
+    sys.stderr.flush()
+
+
 def cgroup_note():
     """Notes the bot's own cgroup: its name, its processes, its memory charge."""
     paths = {}
@@ -631,6 +656,8 @@ def main():
             note("SURVIVED-SIGSEGV")
         elif mode == "cgroup" and at:
             cgroup_note()
+        elif mode == "fds" and at:
+            fds_note()
         elif mode == "memory" and at:
             try:
                 block = bytearray(a["MB"] * 1024 * 1024)

@@ -13,6 +13,7 @@ mod grade_hostile;
 mod grade_page;
 mod hostile;
 mod human;
+mod inherited;
 mod isolation;
 mod java;
 mod memory;

@@ -118,6 +118,10 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the parent's `Child`, alive until exec; every pointer in it is valid.
     unsafe {
         let c = &mut *arg.cast::<Child>();
+        // Nothing but its pipes crosses the exec: every other descriptor (one arbiter
+        // inherited, or one a thread opened without the flag) is marked close-on-exec; the
+        // status and go pipes of an isolated bot get the flag cleared where they are handed on.
+        crate::bot::inherited::seal_in_child();
         // Its own session and process group: no controlling terminal to read, signal or type
         // into.
         let grouped = if c.new_session {

@@ -403,3 +403,33 @@ fn a_rust_build_cannot_bake_in_a_file_of_the_host() {
         Vec::<String>::new()
     );
 }
+
+/// A source file named like an option (`--baseline.py`) is built as a file: py_compile once
+/// read it as an option and failed with its usage text, and `ruby -c -rjson.rb` loaded the
+/// file as a library and passed an empty standard input as the checked program.
+#[test]
+fn a_source_named_like_an_option_is_built_as_a_file() {
+    if !bwrap_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("--baseline.py"), PY_BOT).unwrap();
+    std::fs::write(tmp.path().join("-broken.py"), "this is not python (\n").unwrap();
+    let play = |file: &str| {
+        arbiter()
+            .current_dir(tmp.path())
+            .env("ARBITER_CACHE", tmp.path().join("cache"))
+            .args(["play", "--json", "--seed", "1", "--max-turns", "4"])
+            .args(["--first-turn-ms", "20000", "--turn-ms", "5000", file])
+            .arg(first_bot())
+            .timeout(std::time::Duration::from_secs(300))
+            .output()
+            .unwrap()
+    };
+    let honest = play("./--baseline.py");
+    assert_eq!(json_of(&honest)["reason"], "turn-limit", "{honest:?}");
+    let broken = play("./-broken.py");
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(!broken.status.success(), "{stderr}");
+    assert!(stderr.contains("SyntaxError"), "{stderr}");
+}

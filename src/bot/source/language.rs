@@ -134,12 +134,16 @@ impl Language {
         }
     }
 
-    /// The build steps, run in the build folder, where the source is `src`: each a program and
-    /// its arguments. The settings follow the arena: C17 and C++17 (GNU dialects) with the math,
+    /// The build steps, run in the build folder, where the source is `src` (a plain file name):
+    /// each a program and its arguments. The settings follow the arena: C17 and C++17 (GNU dialects) with the math,
     /// thread, dl and crypt libraries, at -O2; the interpreted languages get a syntax check so
     /// that a file that cannot run is a build failure, not a crash in every game.
     pub(super) fn steps(self, src: &str) -> Vec<Vec<String>> {
         let v = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        // A student's file may be named like an option (`-rjson.rb`, `--baseline.py`): given
+        // as `./NAME` it is always a file to every compiler and checker (`ruby -c -rjson.rb`
+        // loaded it as a library and checked an empty standard input instead).
+        let src = &format!("./{src}");
         match self {
             // -I: nothing is imported from the build folder (a `py_compile.py` beside the bot).
             Language::Python => vec![v(&["python3", "-I", "-m", "py_compile", src])],

@@ -17,6 +17,23 @@ fn the_language_is_told_by_the_extension() {
 }
 
 #[test]
+fn a_source_named_like_an_option_is_never_an_option() {
+    for l in Language::ALL {
+        let name = format!("-rjson.{}", l.extension());
+        let steps = l.steps(&name);
+        let given: Vec<&String> = steps
+            .iter()
+            .flatten()
+            .filter(|a| a.contains(&name))
+            .collect();
+        assert!(!given.is_empty(), "{l:?}: {steps:?}");
+        for arg in given {
+            assert_eq!(arg, &format!("./{name}"), "{l:?}: {steps:?}");
+        }
+    }
+}
+
+#[test]
 fn a_folder_is_a_bot_when_it_has_exactly_one_source_file() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(single_source(dir.path()), None);

@@ -47,7 +47,12 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let text = arbiter::report::errors::chain_text(e.as_ref());
-            eprintln!("arbiter: error: {text}");
+            // Errors quote bots' names, students' files and compilers' output: nothing in
+            // them may drive the terminal.
+            eprintln!(
+                "arbiter: error: {}",
+                arbiter::protocol::printable_lines(&text)
+            );
             ExitCode::from(commands::ERROR_EXIT)
         }
     }

@@ -1,6 +1,7 @@
 //! What a user names as a bot (an executable, a directory with `bot.toml`, or a command line),
 //! turned into one resolved command with a working directory, and the optional build step.
 
+use crate::protocol::printable;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -172,7 +173,7 @@ impl BotSpec {
             .find(|p| dir.join(p).is_file())
             .or(Some(program.as_path()))
             .map(stem)
-            .unwrap_or_else(|| arg.to_string());
+            .unwrap_or_else(|| printable(arg).into_owned());
         Ok(BotSpec {
             name,
             origin: arg.to_string(),
@@ -238,7 +239,7 @@ impl BotSpec {
         let dir = absolute(dir);
         let (program, args) = split(origin, run, &dir)?;
         Ok(BotSpec {
-            name,
+            name: printable(&name).into_owned(),
             origin: origin.into(),
             program,
             args,
@@ -399,10 +400,13 @@ fn outside_argument(args: &[String], dir: &Path) -> Option<PathBuf> {
         .find(|p| !p.starts_with(&dir) && !super::sandbox::is_system(p))
 }
 
+/// A name from a file's name, shown safely (see [`printable`]).
 fn stem(path: &Path) -> String {
-    path.file_stem()
+    let name = path
+        .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
+        .unwrap_or_else(|| path.display().to_string());
+    printable(&name).into_owned()
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -123,7 +123,8 @@ pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
         };
         found.push(Entry {
             entry: entry_name,
-            student,
+            // A student's name reaches terminals, tables and pages: no control characters.
+            student: crate::protocol::printable(&student).into_owned(),
             problem,
         });
     }

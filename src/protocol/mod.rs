@@ -216,9 +216,56 @@ pub fn escape(bytes: &[u8], max: usize) -> String {
     out
 }
 
+/// `text` as it may reach a terminal, a table or a page: every control character (escape
+/// sequences, carriage returns, newlines, C1 controls) and every bidirectional override shown
+/// as `\xNN` or `\u{NNNN}`, the rest as it is. Names and texts from bots, students and referees
+/// pass through here before they are shown: a bot named `\x1b]0;title\x07` set the terminal's
+/// title, and a newline in a name broke the standings table.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !hidden(c) => out.push(c),
+            c if (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`printable`] line by line: newlines kept, everything else escaped.
+pub fn printable_lines(text: &str) -> String {
+    text.split('\n')
+        .map(printable)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A character that changes what a terminal shows instead of showing itself.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_escapes_what_a_terminal_would_obey() {
+        assert_eq!(printable("greedy-2.1 élan"), "greedy-2.1 élan");
+        assert_eq!(printable("a\x1b]0;pwned\x07b"), "a\\x1b]0;pwned\\x07b");
+        assert_eq!(printable("two\nlines\r"), "two\\x0alines\\x0d");
+        assert_eq!(printable("\u{9b}31m\u{202e}x"), "\\x9b31m\\u{202e}x");
+        assert_eq!(printable_lines("one\x1b[2J\ntwo"), "one\\x1b[2J\ntwo");
+    }
 
     fn feed(buf: &mut LineBuffer, data: &[u8]) {
         buf.extend(data);

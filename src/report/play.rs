@@ -100,7 +100,7 @@ pub fn human(
         } else {
             writeln!(out, "Last lines {} wrote to stderr:", r.bots[f.seat])?;
             for line in tail.lines() {
-                writeln!(out, "  | {line}")?;
+                writeln!(out, "  | {}", crate::protocol::printable(line))?;
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Progress of a long run: an indicatif bar on a terminal, a plain line every few seconds when
 //! stderr is a file or a pipe. One factory, so every command shows progress the same way.
 
+use crate::protocol::{printable, printable_lines};
 use crate::referee::{GameResult, Reason};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
@@ -205,12 +206,16 @@ impl Progress {
 pub fn bot_check_lines(event: &crate::engine::Event<'_>) -> std::ops::ControlFlow<()> {
     use crate::engine::Event;
     match event {
-        Event::BotBuilding { name, command, .. } => {
-            eprintln!("arbiter: building {name} ({command})")
-        }
-        Event::BotBroken { name, problem, .. } => {
-            eprintln!("arbiter: bot '{name}' cannot play: {problem}")
-        }
+        Event::BotBuilding { name, command, .. } => eprintln!(
+            "arbiter: building {} ({})",
+            printable(name),
+            printable(command)
+        ),
+        Event::BotBroken { name, problem, .. } => eprintln!(
+            "arbiter: bot '{}' cannot play: {}",
+            printable(name),
+            printable_lines(problem)
+        ),
         _ => {}
     }
     std::ops::ControlFlow::Continue(())

@@ -6,6 +6,7 @@ mod build_stamp;
 mod cgroup_reuse;
 mod clock;
 mod common;
+mod escapes;
 mod external;
 mod freezing;
 mod grade;

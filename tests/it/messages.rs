@@ -319,7 +319,10 @@ fn no_help_text_shows_a_rustdoc_link_or_a_moved_readme_section() {
         assert!(run.status.success(), "{command} --help failed");
         let help = String::from_utf8_lossy(&run.stdout);
         for raw in ["](", "super::", "crate::", "the README"] {
-            assert!(!help.contains(raw), "{command} --help shows {raw:?}:\n{help}");
+            assert!(
+                !help.contains(raw),
+                "{command} --help shows {raw:?}:\n{help}"
+            );
         }
     }
     // The fair clock's help gives the factor as a number: keep the two together.

@@ -6,7 +6,7 @@
  *
  * A turn on the fair clock reads three of the files (the bot's cgroup task count, the bot's
  * schedstat, the referee thread's schedstat) and the bot's CPU clock twice, besides the
- * write, poll and read of the exchange itself (see README, Performance). */
+ * write, poll and read of the exchange itself (see docs/performance.md). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>

@@ -186,7 +186,7 @@ pub struct GradeArgs {
     /// students (every student still plays every baseline) [default: every pairing].
     #[arg(long, value_name = "N")]
     pub tables: Option<usize>,
-    /// The marking rule, a TOML file (see "Grading a class" in the README) [default: 4 points
+    /// The marking rule, a TOML file (see docs/grading.md, "Rubric") [default: 4 points
     /// for scoring 50% or more against each baseline, 2 for rank 1, 1 for rank 2, 0 if it does
     /// not build].
     #[arg(long, value_name = "FILE")]
@@ -252,8 +252,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "NAME")]
     pub variant: Option<String>,
     /// An external referee's game: refused, with what to run instead (the instant bots play
-    /// only the built-in games, whose moves arbiter knows; see the README's "External
-    /// referees") [default: none].
+    /// only the built-in games, whose moves arbiter knows; see
+    /// docs/external-referees.md) [default: none].
     #[arg(long, value_name = "COMMAND")]
     pub referee: Option<String>,
 }

@@ -28,7 +28,7 @@ pub struct GameOpts {
     pub position: Option<String>,
     /// Play an external referee's game instead of --game: a command line speaking the
     /// cg-brutaltester protocol ("java -jar referee.jar") or a folder with a referee.toml (see
-    /// the README's "External referees") [default: none]. --seats sets its players (default 2).
+    /// docs/external-referees.md) [default: none]. --seats sets its players (default 2).
     #[arg(long, value_name = "COMMAND")]
     pub referee: Option<String>,
     /// Send the external referee `###Seed N` before `###Start`, N from the table's seed (the
@@ -103,12 +103,12 @@ pub struct GameOpts {
     pub max_processes: Option<u64>,
     /// Pass an environment variable on to the bots: NAME=VALUE, or NAME for arbiter's own value
     /// (repeatable). Bots otherwise get only PATH=/usr/local/bin:/usr/bin:/bin, HOME=/tmp,
-    /// TMPDIR=/tmp, LANG=C.UTF-8 and the ARBITER_* settings (see the README).
+    /// TMPDIR=/tmp, LANG=C.UTF-8 and the ARBITER_* settings (see docs/bots.md).
     #[arg(long, value_name = "NAME[=VALUE]")]
     pub bot_env: Vec<String>,
     /// Run each bot under bubblewrap as an unprivileged user with no capabilities: no network,
     /// only system folders and its own files (read-only), a private /tmp and /dev/shm (needs the
-    /// bwrap program; see the README for what it protects).
+    /// bwrap program; docs/isolation.md says what it protects).
     #[arg(long)]
     pub sandbox: bool,
     /// Time a bot has to exit after SIGTERM before it is killed, in milliseconds.

@@ -15,7 +15,7 @@ pub enum RubricError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} is not a valid rubric (see \"Grading a class\" in the README)", path.display())]
+    #[error("{} is not a valid rubric (see \"Rubric\" in docs/grading.md)", path.display())]
     Parse {
         path: PathBuf,
         #[source]

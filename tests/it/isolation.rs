@@ -1,7 +1,7 @@
 //! Bots of one game without `--sandbox`, with the referee running as root (as in CI): a bot
 //! cannot see, signal or read and write the pipes of its opponent or the referee, and nothing
 //! of a bot outlives a referee killed with SIGKILL. (Run by another user, bots get no such
-//! isolation; the README says so, and these tests check the root case only.)
+//! isolation; docs/isolation.md says so, and these tests check the root case only.)
 
 use crate::common::*;
 use std::process::{Child, Command, Stdio};

@@ -292,3 +292,39 @@ fn a_duplicate_bot_name_suggests_naming_one_on_the_command_line() {
     assert_eq!(run.status.code(), Some(3), "{err}");
     assert!(err.contains("e.g. arbiter-bot-random2="), "{err}");
 }
+
+/// `--help` is the doc comments of the command line's types: a rustdoc link in one
+/// ("[`X`](super::X)") reaches the user as raw text (issue 40: `sprt --help` printed
+/// "[`FAIR_WALL_FACTOR`](super::FAIR_WALL_FACTOR)"), as does a pointer to a README section
+/// that moved into the user guide.
+#[test]
+fn no_help_text_shows_a_rustdoc_link_or_a_moved_readme_section() {
+    let commands = [
+        "play",
+        "tournament",
+        "grade",
+        "ratings",
+        "sprt",
+        "report",
+        "replay",
+        "stats",
+        "bench",
+        "games",
+        "perft",
+        "merge",
+        "slurm",
+    ];
+    for command in commands {
+        let run = arbiter().args([command, "--help"]).output().unwrap();
+        assert!(run.status.success(), "{command} --help failed");
+        let help = String::from_utf8_lossy(&run.stdout);
+        for raw in ["](", "super::", "crate::", "the README"] {
+            assert!(
+                !help.contains(raw),
+                "{command} --help shows {raw:?}:\n{help}"
+            );
+        }
+    }
+    // The fair clock's help gives the factor as a number: keep the two together.
+    assert_eq!(arbiter::referee::FAIR_WALL_FACTOR, 50);
+}

@@ -68,14 +68,7 @@ fn machine_busy_us() -> Option<f64> {
     Some(busy as f64 * 1e4)
 }
 
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
+use crate::engine::load_average;
 
 /// The fair clock's reading of a live bot's waiting and the referee's, done once a turn of an
 /// instant bot (at the start; an answer within `QUICK_ANSWER` needs no second reading, a

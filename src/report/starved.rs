@@ -112,12 +112,7 @@ impl Starved {
 /// For the start of a run: when other work already keeps every CPU busy (a 1-minute load
 /// average of at least the number of CPUs), what that does to the games on `clock`.
 pub fn busy_note(clock: crate::referee::Clock) -> Option<String> {
-    let load: f64 = std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
+    let load = crate::engine::load_average()?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if load < cpus as f64 {
         return None;

@@ -236,7 +236,10 @@ impl BotSpec {
         build: Option<String>,
         dir: &Path,
     ) -> Result<BotSpec, SpecError> {
-        let dir = absolute(dir);
+        // The folder as the kernel sees it (links resolved), so that a run line's `../..`
+        // leads to the same file everywhere, also in the sandbox, which mounts real paths:
+        // a bot folder reached through a symlink ran outside the box and not in it.
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| absolute(dir));
         let (program, args) = split(origin, run, &dir)?;
         Ok(BotSpec {
             name: printable(&name).into_owned(),

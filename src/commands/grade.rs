@@ -177,5 +177,27 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         rubric.maximum(),
         &out,
     )?;
-    Ok(ExitCode::SUCCESS)
+    Ok(baseline_check(&table, &baseline_names))
+}
+
+/// A baseline that forfeits hands its opponents points they did not earn (one that could not
+/// start in the box lost every game, and every student got full marks): the forfeits are
+/// named and the exit status is 1, so that no script takes such marks for good ones.
+fn baseline_check(table: &arbiter::report::standings::Standings, baselines: &[String]) -> ExitCode {
+    let lost: Vec<String> = table
+        .forfeits
+        .iter()
+        .filter(|(bot, _, _)| baselines.contains(&table.names[*bot]))
+        .map(|(bot, reason, n)| format!("{} forfeited {n} by {reason}", table.names[*bot]))
+        .collect();
+    if lost.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!(
+        "arbiter: warning: baselines lost games by forfeit ({}): the marks against them count \
+         wins the students did not earn. The failures/ folder and the report say why; fix the \
+         baseline and grade again (exit status 1)",
+        lost.join(", ")
+    );
+    ExitCode::from(1)
 }

@@ -342,7 +342,11 @@ mod tests {
     fn z95_is_the_normal_quantile() {
         let q = Normal::standard().inverse_cdf(0.975);
         assert!((q - Z95).abs() < 1e-9, "{q}");
-        assert!((normal_cdf(Z95) - 0.975).abs() < 1e-9, "{}", normal_cdf(Z95));
+        assert!(
+            (normal_cdf(Z95) - 0.975).abs() < 1e-9,
+            "{}",
+            normal_cdf(Z95)
+        );
     }
 
     use super::*;

@@ -358,3 +358,64 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
     assert_eq!(run.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("added: zoe.py; removed: none"), "{stderr}");
 }
+
+/// Grades a class of one honest Python student against `baseline`; returns the run's output.
+fn grade_one(dir: &Path, baseline: &str) -> std::process::Output {
+    let class = dir.join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    std::fs::write(class.join("alice.py"), python_bot("")).unwrap();
+    arbiter()
+        .current_dir(dir)
+        .env("ARBITER_CACHE", dir.join("cache"))
+        .args(["grade", "--games", "2", "--seed", "3"])
+        .args(["--first-turn-ms", "20000", "--turn-ms", "5000"])
+        .args(["--baseline", baseline, "--out"])
+        .arg(dir.join("out"))
+        .arg(&class)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap()
+}
+
+/// A baseline folder reached through a symlink, whose run line climbs out of it (`../..`), plays
+/// in the box as it does outside: its folder is taken as the kernel resolves it. Before, the
+/// box (which mounts real paths) could not find its program, the baseline lost every game by
+/// `crash`, and every student got full marks with exit status 0.
+#[test]
+fn a_baseline_reached_through_a_symlink_plays_in_the_box() {
+    if !bwrap_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    std::fs::create_dir_all(real.join("bots/first")).unwrap();
+    std::fs::create_dir_all(real.join("prog")).unwrap();
+    std::fs::copy(first_bot(), real.join("prog/first")).unwrap();
+    std::fs::write(
+        real.join("bots/first/bot.toml"),
+        "name = \"first\"\nrun = \"../../prog/first\"\n",
+    )
+    .unwrap();
+    let here = tmp.path().join("here");
+    std::fs::create_dir(&here).unwrap();
+    std::os::unix::fs::symlink(real.join("bots"), here.join("bots")).unwrap();
+    let out = grade_one(&here, "bots/first");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let forfeits = std::fs::read_to_string(here.join("out/forfeits.csv")).unwrap();
+    assert!(!forfeits.contains("first"), "{forfeits}");
+}
+
+/// A baseline that forfeits its games gives the students points they did not earn: the
+/// warning names it and the exit status is 1.
+#[test]
+fn a_baseline_that_forfeits_is_named_and_fails_the_grading() {
+    if !bwrap_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = grade_one(tmp.path(), &format!("broken={}", hostile("exit 1 3")));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("broken forfeited 2 by crash"), "{stderr}");
+}

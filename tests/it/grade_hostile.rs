@@ -48,19 +48,6 @@ int main(void) {
 }
 "#;
 
-fn bwrap_or_fail() -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bwrap").is_file()));
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "this test needs bubblewrap: apt-get install bubblewrap"
-        );
-        eprintln!("bwrap is not installed: this test did nothing");
-    }
-    found
-}
-
 /// Every file under `dir` that holds `needle`.
 fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
     let mut found = Vec::new();

@@ -263,3 +263,18 @@ class Player {
     }
 }
 "#;
+
+/// Whether bwrap is on the PATH; without it the test fails where `CI` is set, and says so
+/// elsewhere.
+pub fn bwrap_or_fail() -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bwrap").is_file()));
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this test needs bubblewrap: apt-get install bubblewrap"
+        );
+        eprintln!("bwrap is not installed: this test did nothing");
+    }
+    found
+}

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 pub trait Seat {
     /// Writes one turn's input, waiting for room in the pipe until `deadline`.
     fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError>;
+    /// Writes as much of `data` as its pipe takes now, without waiting; returns how much.
+    fn send_now(&mut self, data: &[u8]) -> Result<usize, SendError> {
+        self.send(data, Instant::now()).map(|()| data.len())
+    }
     /// Stops the seat (it is not on turn).
     fn freeze(&mut self);
     fn is_frozen(&self) -> bool;
@@ -72,6 +76,9 @@ pub trait Seat {
 impl Seat for BotProcess {
     fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError> {
         BotProcess::send(self, data, deadline)
+    }
+    fn send_now(&mut self, data: &[u8]) -> Result<usize, SendError> {
+        BotProcess::send_now(self, data)
     }
     fn freeze(&mut self) {
         BotProcess::freeze(self)

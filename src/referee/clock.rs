@@ -89,6 +89,9 @@ pub fn charged(wall: Duration, waited: Duration, cpu: Duration) -> Duration {
     wall - excused(wall, waited, cpu)
 }
 
+/// Time a timeout verdict tells apart: less is the clocks' own slack.
+const NOTABLE: Duration = Duration::from_millis(2);
+
 /// Where a turn's time went, for messages.
 pub(super) struct Spent {
     pub(super) wall: Duration,
@@ -114,7 +117,26 @@ pub(super) fn timeout_detail(
         Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
     };
     let waited = match time.clock {
-        Clock::Fair => format!(", waited {} for a CPU (not charged)", ms(spent.excused)),
+        Clock::Fair => {
+            // The rest of the wall time: neither the bot's CPU time nor waiting for a CPU.
+            let neither = spent
+                .wall
+                .saturating_sub(spent.excused)
+                .saturating_sub(spent.cpu);
+            let rest = match neither > NOTABLE {
+                true => format!(
+                    ", and {} neither (charged: blocked or asleep, reading from disk or waiting \
+                     for memory, or on a virtual machine the hypervisor running another \
+                     machine on its CPU)",
+                    ms(neither)
+                ),
+                false => String::new(),
+            };
+            format!(
+                ", waited {} for a CPU (not charged){rest}",
+                ms(spent.excused)
+            )
+        }
         _ => String::new(),
     };
     let mut text = format!(

@@ -40,6 +40,11 @@ pub trait Seat {
     fn exit_status_within(&mut self, _limit: Duration) -> Option<ExitStatus> {
         self.try_exit_status()
     }
+    /// Why the system killed it with SIGSYS (the system call its seccomp filter refused);
+    /// unless `killed` (it is known to have died of SIGSYS), only where the system says so.
+    fn sigsys_note(&self, killed: bool) -> Option<String> {
+        killed.then(|| crate::bot::sigsys_note(None))
+    }
     /// The memory limit it went over, if the system says it was killed for that.
     fn memory_limit_hit(&mut self) -> Option<u64>;
     /// The process cap it tried to go over, where the system tells.
@@ -103,6 +108,9 @@ impl Seat for BotProcess {
     }
     fn try_exit_status(&mut self) -> Option<ExitStatus> {
         BotProcess::try_exit_status(self)
+    }
+    fn sigsys_note(&self, killed: bool) -> Option<String> {
+        BotProcess::sigsys_note(self, killed)
     }
     fn exit_status_within(&mut self, limit: Duration) -> Option<ExitStatus> {
         BotProcess::exit_status_within(self, limit)

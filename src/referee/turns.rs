@@ -383,9 +383,10 @@ impl Turns {
             Wait::Line(_, at) => at,
             Wait::Exited(status) => {
                 let how = format!(
-                    "{} before answering {which} (after {})",
+                    "{} before answering {which} (after {}){}",
                     describe_exit(status),
-                    ms(start.elapsed())
+                    ms(start.elapsed()),
+                    why_killed(&procs[seat], status)
                 );
                 let (reason, detail) = exit_verdict(&mut procs[seat], how);
                 return Err(ended(reason, detail, Some(status)));
@@ -492,9 +493,23 @@ impl Turns {
                 let how = status
                     .map(describe_exit)
                     .unwrap_or_else(|| "closed its standard input".into());
-                let (reason, detail) = exit_verdict(bot, format!("{how} before turn {}", turn + 1));
+                let why = status.map_or(String::new(), |status| why_killed(bot, status));
+                let (reason, detail) =
+                    exit_verdict(bot, format!("{how} before turn {}{why}", turn + 1));
                 End::Forfeit(seat, reason, detail, status.and_then(ExitKind::of))
             }
         }
     }
+}
+
+/// What follows the words of a bot's end: for a kill by the seccomp filter (SIGSYS), which
+/// system call it refused, where the system tells. In the sandbox the box passes the kill on as
+/// exit status 128 + 31; that status is told as a kill only where the kernel's log shows one.
+fn why_killed<S: Seat>(bot: &S, status: ExitStatus) -> String {
+    let note = match ExitKind::of(status) {
+        Some(ExitKind::Signal(libc::SIGSYS)) => bot.sigsys_note(true),
+        Some(ExitKind::Status(code)) if code == 128 + libc::SIGSYS => bot.sigsys_note(false),
+        _ => None,
+    };
+    note.map_or(String::new(), |note| format!(": {note}"))
 }

@@ -45,6 +45,8 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
   worker T MS    [2 20]     an honest multi-threaded bot: from turn T on, each turn a worker
                             thread (started at once, kept) busy-loops MS ms of its CPU time
                             while the main thread does the same, then it answers
+  syscall32 T    [2]        at turn T make a 32-bit system call (getpid through int 0x80, on
+                            x86-64), as a program built for i386 does
   net T          [1]        at turn T try a TCP connection to 1.1.1.1:53 (1 s timeout), write
                             "NET-OK" or "NET-BLOCKED <error>" to stderr, then answer
   read-file T PATH [1 -]    at turn T try to read PATH (required), write "READ-OK" or
@@ -122,6 +124,7 @@ MODES = {
     "cpu-burn": (["T", "MS"], [1, 50]),
     "helpers": (["T", "MS", "N", "KEEP"], [2, 200, 3, 1]),
     "worker": (["T", "MS"], [2, 20]),
+    "syscall32": (["T"], [2]),
     "net": (["T"], [1]),
     "read-file": (["T", "PATH"], [1, None]),
     "write-file": (["T", "PATH"], [1, None]),
@@ -550,6 +553,18 @@ class Helpers:
             os.waitpid(pid, 0)
 
 
+def syscall32():
+    """getpid through the 32-bit entry (int 0x80), from code put in executable memory."""
+    import ctypes
+    import mmap
+
+    code = b"\xb8\x14\x00\x00\x00\xcd\x80\xc3"  # mov eax, 20; int 0x80; ret
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    note("SYSCALL32 %d" % ctypes.CFUNCTYPE(ctypes.c_int)(address)())
+
+
 class Worker:
     """A worker thread that computes MS ms of its own CPU time when asked (mode worker)."""
 
@@ -664,6 +679,8 @@ def main():
             helpers.compute()
         elif mode == "worker" and t >= a["T"]:
             worker.compute()
+        elif mode == "syscall32" and at:
+            syscall32()
         elif mode == "net" and at:
             attempt("NET", lambda: socket.create_connection(("1.1.1.1", 53), timeout=1).close())
         elif mode == "read-file" and at:

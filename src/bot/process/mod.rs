@@ -284,6 +284,8 @@ impl BotProcess {
     /// so a bot cannot compute unseen in helper processes.
     pub fn cpu_time(&self) -> Option<Duration> {
         if let Some(used) = self.cgroup.as_ref().and_then(|g| g.cpu_usage()) {
+            // The bot's own process is found while it lives (once), for `sigsys_note`.
+            self.cpu_pid();
             return Some(used);
         }
         self.main_cpu_time()
@@ -352,6 +354,14 @@ impl BotProcess {
             // Not started yet: measure bwrap for now (it uses next to nothing).
             None => leader,
         }
+    }
+
+    /// What a bot killed by SIGSYS is told: the system call the seccomp filter refused, where
+    /// the kernel's log names it (see [`super::seccomp::refused_call`]). Unless `killed` (its
+    /// status says SIGSYS), `None` where the log shows no such kill.
+    pub fn sigsys_note(&self, killed: bool) -> Option<String> {
+        let call = super::seccomp::refused_call(self.cpu_pid());
+        (killed || call.is_some()).then(|| super::seccomp::sigsys_note(call))
     }
 
     /// The memory limit, in bytes, if the kernel killed a process of the bot for going over it

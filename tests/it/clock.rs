@@ -174,6 +174,11 @@ fn a_sleeping_bot_is_charged_for_its_sleep_and_told_it_was_not_running() {
         detail.contains("never wrote a byte to stdout and was mostly not running"),
         "{detail}"
     );
+    // Where the time went: neither computing nor waiting for a CPU (issue 40 item 4).
+    assert!(
+        detail.contains("neither (charged: blocked or asleep"),
+        "{detail}"
+    );
 }
 
 /// Whether this test can run: a bot's helpers that ended are seen only in its cgroup's CPU

@@ -4,6 +4,8 @@
 //! - memory: `--memory-mb` covers everything the bot and its children hold, shared memory and
 //!   files in RAM (tmpfs, /dev/shm) included, and an overrun is told apart from a crash;
 //! - freezer: freezing stops every process of the bot, even one that left its process group;
+//! - cpuacct (v1; v2's `cpu.stat` is always there): the CPU time of every process and thread
+//!   of the bot, those that ended included, which the clocks charge;
 //! - and at the end every process still in it is found and killed.
 //!
 //! Each controller is optional: where one cannot be had the caller falls back (RLIMIT_NPROC,
@@ -34,6 +36,7 @@ struct Places {
     pids: Option<PathBuf>,
     memory: Option<PathBuf>,
     freezer: Option<PathBuf>,
+    cpuacct: Option<PathBuf>,
 }
 
 fn places() -> &'static Places {
@@ -41,10 +44,16 @@ fn places() -> &'static Places {
     PLACES.get_or_init(|| {
         let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let places = find_places(&own, Path::new("/sys/fs/cgroup"));
-        let dirs: Vec<&PathBuf> = [&places.v2, &places.pids, &places.memory, &places.freezer]
-            .into_iter()
-            .flatten()
-            .collect();
+        let dirs: Vec<&PathBuf> = [
+            &places.v2,
+            &places.pids,
+            &places.memory,
+            &places.freezer,
+            &places.cpuacct,
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         for dir in &dirs {
             sweep_stale(dir);
         }
@@ -128,6 +137,7 @@ fn find_places(own: &str, root: &Path) -> Places {
                 "pids" => &mut places.pids,
                 "memory" => &mut places.memory,
                 "freezer" => &mut places.freezer,
+                "cpuacct" => &mut places.cpuacct,
                 _ => continue,
             };
             let dir = root.join(c).join(path.trim_start_matches('/'));
@@ -251,6 +261,8 @@ impl Cgroup {
         let pids = v2.clone().or_else(|| make(&places.pids));
         let memory = v2.clone().or_else(|| make(&places.memory));
         let freezer = v2.clone().or_else(|| make(&places.freezer));
+        // Made last: the first folder is the one whose tasks the fair clock lists.
+        let cpu = v2.clone().or_else(|| make(&places.cpuacct));
         if group.dirs.is_empty() {
             return None;
         }
@@ -287,6 +299,7 @@ impl Cgroup {
             group.memory.as_ref().map(|(d, _)| d.as_path()),
             group.pids.as_deref(),
             group.freezer.as_ref().map(|(_, _, d)| d.as_path()),
+            cpu.as_deref(),
             v2,
         );
         Some(group)
@@ -312,6 +325,13 @@ impl Cgroup {
 
     fn refused_forks(&self) -> u64 {
         control::count_in(self.control.pids_events.as_ref(), "max")
+    }
+
+    /// The CPU time (user and system) of every process and thread that has been in the cgroup,
+    /// those that ended included: v1 `cpuacct.usage`, v2 `cpu.stat`'s `usage_usec`. `None`
+    /// without CPU accounting. It only grows, so a reused cgroup's bots differ readings.
+    pub fn cpu_usage(&self) -> Option<std::time::Duration> {
+        self.control.cpu_usage()
     }
 
     /// Freezes (or thaws) every process of the bot; false when there is no freezer.

@@ -24,5 +24,6 @@ mod status;
 
 pub use isolation::{changes_user as bots_run_as_own_user, isolate as isolates_bots};
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
+pub use seccomp::sigsys_note;
 pub use spec::{BotSpec, SpecError};
 pub use status::{describe_exit, ExitKind};

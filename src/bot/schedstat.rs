@@ -8,6 +8,10 @@
 //! v2 `cgroup.procs` lists its processes), else from its process tree (`/proc/PID/task/*/children`
 //! from its first process). A task that ends during a turn takes that turn's waiting with it
 //! (the count errs towards charging the bot), and a task started during the turn counts from 0.
+//!
+//! The same line's first field, the time each task ran, gives the CPU time of the bot's live
+//! tasks; the fair clock charges at least that where the bot has no cgroup to account its CPU
+//! time whole (see `BotProcess::cpu_time`).
 
 use std::fs::File;
 use std::io::Read;
@@ -15,8 +19,9 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::Duration;
 
-/// One task's run-queue waiting so far: (thread id, nanoseconds).
-pub type TaskWait = (i32, u64);
+/// One task's run-queue waiting and running so far: (thread id, nanoseconds waited,
+/// nanoseconds run).
+pub type TaskWait = (i32, u64, u64);
 
 /// Where a bot's tasks are listed.
 #[derive(Clone, Copy, Debug)]
@@ -36,8 +41,8 @@ pub fn collect(tasks: Tasks<'_>, into: &mut Vec<TaskWait>) -> bool {
         Tasks::Cgroup(dir) => {
             if read_into(&dir.join("tasks"), &mut text) {
                 for tid in ids(&text) {
-                    if let Some(w) = wait_of(&format!("/proc/{tid}/schedstat")) {
-                        into.push((tid, w));
+                    if let Some((w, r)) = wait_of(&format!("/proc/{tid}/schedstat")) {
+                        into.push((tid, w, r));
                     }
                 }
             } else if read_into(&dir.join("cgroup.procs"), &mut text) {
@@ -55,7 +60,7 @@ pub fn collect(tasks: Tasks<'_>, into: &mut Vec<TaskWait>) -> bool {
             }
         }
     }
-    into.sort_unstable_by_key(|&(tid, _)| tid);
+    into.sort_unstable_by_key(|&(tid, ..)| tid);
     !into.is_empty()
 }
 
@@ -74,8 +79,8 @@ fn threads_of(pid: i32, into: &mut Vec<TaskWait>, mut children: Option<&mut Vec<
         else {
             continue;
         };
-        if let Some(w) = wait_of(&format!("/proc/{pid}/task/{tid}/schedstat")) {
-            into.push((tid, w));
+        if let Some((w, r)) = wait_of(&format!("/proc/{pid}/task/{tid}/schedstat")) {
+            into.push((tid, w, r));
         }
         if let Some(stack) = children.as_deref_mut() {
             if read_into(
@@ -99,35 +104,34 @@ fn read_into(path: &Path, text: &mut String) -> bool {
         .is_ok()
 }
 
-/// The second field of a schedstat file.
-fn wait_of(path: &str) -> Option<u64> {
+/// The waiting and running of a schedstat file.
+fn wait_of(path: &str) -> Option<(u64, u64)> {
     let mut buf = [0u8; 96];
     let n = File::open(path).and_then(|f| f.read_at(&mut buf, 0)).ok()?;
     parse_wait(&buf[..n])
 }
 
-/// The run-queue waiting of a schedstat line ("run_ns wait_ns slices").
-fn parse_wait(line: &[u8]) -> Option<u64> {
-    std::str::from_utf8(line)
-        .ok()?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+/// The run-queue waiting and the running of a schedstat line ("run_ns wait_ns slices").
+fn parse_wait(line: &[u8]) -> Option<(u64, u64)> {
+    let mut fields = std::str::from_utf8(line).ok()?.split_whitespace();
+    let run = fields.next()?.parse().ok()?;
+    let wait = fields.next()?.parse().ok()?;
+    Some((wait, run))
 }
 
-/// Waiting, over the tasks in `now`, since `base` (a task missing from `base` started since).
-pub fn waited_since(base: &[TaskWait], now: &[TaskWait]) -> Duration {
-    let ns: u64 = now
-        .iter()
-        .map(
-            |&(tid, w)| match base.binary_search_by_key(&tid, |&(t, _)| t) {
-                Ok(i) => w.saturating_sub(base[i].1),
-                Err(_) => w,
-            },
-        )
-        .sum();
-    Duration::from_nanos(ns)
+/// Waiting and running, each summed over the tasks in `now`, since `base` (a task missing from
+/// `base` started since).
+pub fn waited_since(base: &[TaskWait], now: &[TaskWait]) -> (Duration, Duration) {
+    let (mut waited, mut ran) = (0u64, 0u64);
+    for &(tid, w, r) in now {
+        let (w0, r0) = match base.binary_search_by_key(&tid, |&(t, ..)| t) {
+            Ok(i) => (base[i].1, base[i].2),
+            Err(_) => (0, 0),
+        };
+        waited += w.saturating_sub(w0);
+        ran += r.saturating_sub(r0);
+    }
+    (Duration::from_nanos(waited), Duration::from_nanos(ran))
 }
 
 /// Reads one bot's waiting cheaply, turn after turn: the schedstat files of its tasks stay open
@@ -215,16 +219,16 @@ impl Tracker {
                     let from = self.scratch.len();
                     threads_of(pid, &mut self.scratch, Some(&mut stack));
                     // Any thread may start a process: each one's children are watched.
-                    for &(tid, _) in &self.scratch[from..] {
+                    for &(tid, ..) in &self.scratch[from..] {
                         self.guards
                             .extend(Guard::text(&format!("/proc/{pid}/task/{tid}/children")));
                     }
                 }
-                self.scratch.sort_unstable_by_key(|&(tid, _)| tid);
+                self.scratch.sort_unstable_by_key(|&(tid, ..)| tid);
             }
         }
         self.tasks.clear();
-        for &(tid, _) in &self.scratch {
+        for &(tid, ..) in &self.scratch {
             if let Ok(f) = File::open(format!("/proc/{tid}/schedstat")) {
                 self.tasks.push((tid, f));
             }
@@ -247,7 +251,7 @@ impl Tracker {
                     .ok()
                     .and_then(|n| parse_wait(&buf[..n]))
                 {
-                    Some(w) => into.push((*tid, w)),
+                    Some((w, r)) => into.push((*tid, w, r)),
                     None => ended = true,
                 }
             }
@@ -270,7 +274,7 @@ pub fn this_thread_wait() -> Option<Duration> {
     OWN.with(|f| {
         let mut buf = [0u8; 96];
         let n = f.as_ref()?.read_at(&mut buf, 0).ok()?;
-        parse_wait(&buf[..n]).map(Duration::from_nanos)
+        parse_wait(&buf[..n]).map(|(w, _)| Duration::from_nanos(w))
     })
 }
 
@@ -280,15 +284,19 @@ mod tests {
 
     #[test]
     fn reads_the_second_field() {
-        assert_eq!(parse_wait(b"187490867 10870438 425\n"), Some(10870438));
+        assert_eq!(
+            parse_wait(b"187490867 10870438 425\n"),
+            Some((10870438, 187490867))
+        );
         assert_eq!(parse_wait(b"1\n"), None);
     }
 
     #[test]
     fn waiting_counts_new_tasks_whole_and_ignores_ended_ones() {
-        let base = [(10, 100), (11, 50), (12, 7)];
-        let now = [(10, 160), (12, 7), (13, 30)];
-        assert_eq!(waited_since(&base, &now), Duration::from_nanos(60 + 30));
+        let base = [(10, 100, 5), (11, 50, 9), (12, 7, 1)];
+        let now = [(10, 160, 25), (12, 7, 1), (13, 30, 4)];
+        let ns = Duration::from_nanos;
+        assert_eq!(waited_since(&base, &now), (ns(60 + 30), ns(20 + 4)));
     }
 
     #[test]
@@ -305,8 +313,8 @@ mod tests {
         assert!(tracker.read(&mut now));
         let _ = child.kill();
         let _ = child.wait();
-        assert!(now.iter().any(|&(t, _)| t == child.id() as i32), "{now:?}");
-        assert!(waited_since(&first, &now) < Duration::from_secs(5));
+        assert!(now.iter().any(|&(t, ..)| t == child.id() as i32), "{now:?}");
+        assert!(waited_since(&first, &now).0 < Duration::from_secs(5));
     }
 
     #[test]
@@ -324,8 +332,8 @@ mod tests {
             found,
             "no /proc/TID/schedstat on this machine (CONFIG_SCHED_INFO)"
         );
-        assert!(waits.iter().any(|&(t, _)| t == me));
-        assert!(waits.iter().any(|&(t, _)| t == child.id() as i32));
+        assert!(waits.iter().any(|&(t, ..)| t == me));
+        assert!(waits.iter().any(|&(t, ..)| t == child.id() as i32));
         assert!(this_thread_wait().is_some());
     }
 }

@@ -103,3 +103,122 @@ pub fn filter() -> Option<Vec<Insn>> {
     ]);
     Some(insns)
 }
+
+/// A system call the filter refused by killing the process (SIGSYS: a call of another ABI, such
+/// as a 32-bit program's), as the kernel logged it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RefusedCall {
+    /// The audit architecture of the call (`AUDIT_ARCH_*`).
+    pub arch: u32,
+    /// Its number in that architecture's table.
+    pub nr: u64,
+}
+
+impl std::fmt::Display for RefusedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let abi = match self.arch {
+            0x4000_0003 => "the 32-bit x86 (i386)",
+            0xc000_003e => "the x86-64",
+            0x4000_0028 => "the 32-bit ARM",
+            0xc000_00b7 => "the arm64",
+            _ => "another",
+        };
+        write!(f, "system call {} of {abi} ABI", self.nr)
+    }
+}
+
+/// The system call for which the filter killed process `pid` (as this process's pid namespace
+/// numbers it), from the kernel's audit record of the kill (type 1326) in the kernel log. Root
+/// can read the log; `None` where it cannot, where an audit daemon takes the records instead,
+/// or where the bot's pid namespace numbers differ from the log's.
+pub fn refused_call(pid: i32) -> Option<RefusedCall> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut log = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open("/dev/kmsg")
+        .ok()?;
+    let mut found = None;
+    // One record a read; the ring holds a few thousand of them.
+    let mut buf = vec![0u8; 8192];
+    for _ in 0..100_000 {
+        match log.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let record = String::from_utf8_lossy(&buf[..n]);
+                if let Some(call) = parse_record(&record, pid) {
+                    found = Some(call);
+                }
+            }
+            // EPIPE: records overwritten while reading; the read goes on with the next.
+            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    found
+}
+
+/// The refused call of a kernel log record, if it is the seccomp kill of `pid`.
+fn parse_record(record: &str, pid: i32) -> Option<RefusedCall> {
+    let text = record.split_once(';').map_or(record, |(_, t)| t);
+    if !text.contains("type=1326") {
+        return None;
+    }
+    let field = |key: &str| {
+        text.split_whitespace()
+            .find_map(|w| w.strip_prefix(key))
+            .map(str::to_string)
+    };
+    if field("pid=")?.parse::<i32>().ok()? != pid || field("sig=")? != "31" {
+        return None;
+    }
+    Some(RefusedCall {
+        arch: u32::from_str_radix(&field("arch=")?, 16).ok()?,
+        nr: field("syscall=")?.parse().ok()?,
+    })
+}
+
+/// What a bot killed by SIGSYS is told: the refused call where the kernel log names it.
+pub fn sigsys_note(call: Option<RefusedCall>) -> String {
+    let what = match call {
+        Some(call) => format!("arbiter's seccomp filter refused {call}"),
+        None => "a system call arbiter's seccomp filter refuses".to_string(),
+    };
+    format!(
+        "{what}: bots may make only this machine's own system calls, not 32-bit (or x32) ones; \
+         build it as a 64-bit program"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernels_record_of_a_kill_names_the_call() {
+        let record = "4,2213,41797000,-;audit: type=1326 audit(1764214920.136:5): auid=4294967295 \
+                      uid=60001 gid=60001 ses=4294967295 pid=4242 comm=\"python3\" \
+                      exe=\"/usr/bin/python3.11\" sig=31 arch=40000003 syscall=20 compat=1 \
+                      ip=0x7f3b1c0d4005 code=0x80000000";
+        let call = parse_record(record, 4242).unwrap();
+        assert_eq!(
+            call,
+            RefusedCall {
+                arch: 0x4000_0003,
+                nr: 20
+            }
+        );
+        assert_eq!(
+            call.to_string(),
+            "system call 20 of the 32-bit x86 (i386) ABI"
+        );
+        assert_eq!(parse_record(record, 4243), None);
+        assert_eq!(parse_record("6,1,1,-;eth0: link up", 4242), None);
+        assert!(
+            sigsys_note(Some(call)).starts_with("arbiter's seccomp filter refused system call 20")
+        );
+        assert!(sigsys_note(None).contains("a system call arbiter's seccomp filter refuses"));
+    }
+}

@@ -83,6 +83,7 @@ fn signal_name(sig: i32) -> &'static str {
         15 => "SIGTERM",
         24 => "SIGXCPU",
         25 => "SIGXFSZ",
+        31 => "SIGSYS",
         _ => "signal",
     }
 }

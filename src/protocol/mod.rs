@@ -20,15 +20,33 @@ pub struct LineBuffer {
     scanned: usize,
     /// Bytes received in all.
     received: u64,
+    /// The longest line it holds before [`LineBuffer::overlong`]; 0 for [`MAX_LINE_BYTES`].
+    max_line: usize,
 }
 
 impl LineBuffer {
+    /// A buffer for a bot's answers, at most [`MAX_LINE_BYTES`] a line.
     pub fn new() -> Self {
+        Self::with_max_line(MAX_LINE_BYTES)
+    }
+
+    /// A buffer whose lines may be `max_line` bytes long (an external referee's, which carry a
+    /// bot's whole input).
+    pub fn with_max_line(max_line: usize) -> Self {
         LineBuffer {
             buf: Vec::with_capacity(4096),
             start: 0,
             scanned: 0,
             received: 0,
+            max_line,
+        }
+    }
+
+    /// The longest line it holds.
+    pub fn max_line(&self) -> usize {
+        match self.max_line {
+            0 => MAX_LINE_BYTES,
+            n => n,
         }
     }
 
@@ -72,13 +90,13 @@ impl LineBuffer {
         }
     }
 
-    /// True when the unconsumed bytes hold no line end and are already longer than an answer may
-    /// be. A `\r` at the end may be the start of a `\r\n` split over two writes: it is not
+    /// True when the unconsumed bytes hold no line end and are already longer than a line may be
+    /// ([`LineBuffer::max_line`]). A `\r` at the end may be the start of a `\r\n` split over two writes: it is not
     /// counted, so the rule is the same however the bot's writes are cut.
     pub fn overlong(&self) -> bool {
         let pending = &self.buf[self.start..];
         let body = pending.strip_suffix(b"\r").unwrap_or(pending);
-        body.len() > MAX_LINE_BYTES && !pending.contains(&b'\n')
+        body.len() > self.max_line() && !pending.contains(&b'\n')
     }
 
     /// Complete lines waiting to be consumed.

@@ -1,6 +1,14 @@
 //! The fair clock's accounting for one turn: how long the bot on turn (its whole process tree)
 //! and the referee's own thread waited for a CPU since the clock started. That waiting is the
 //! machine's load, not the bot's thinking, so the fair clock does not charge it.
+//!
+//! Only waiting that other programs caused is excused. The bot's own tasks queueing behind each
+//! other (three processes pinned to one CPU wait two thirds of the time each, and their waiting
+//! summed is twice the wall time) is not: the charge is never less than the CPU time of the
+//! whole bot, every process and thread, those that ended included (its cgroup's CPU
+//! accounting, see `BotProcess::cpu_time`; without a cgroup, its main process and its live
+//! process tree), so the waiting excused is at most the wall time during which the bot did not
+//! compute.
 
 use super::seat::Seat;
 use super::{ms, Clock, TimeControl};
@@ -39,27 +47,50 @@ impl Excuse {
     }
 
     /// The waiting since [`Excuse::start`]: the bot's tasks', plus the referee thread's own
-    /// (its delay in reading an answer it was woken for). Zero where the system does not tell.
-    pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Duration {
-        let bot_wait = if self.known && bot.run_queue_waits(&mut self.now) {
+    /// (its delay in reading an answer it was woken for); and the CPU time the bot's live tasks
+    /// used meanwhile. Zero where the system does not tell.
+    pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Waited {
+        let (bot_wait, ran) = if self.known && bot.run_queue_waits(&mut self.now) {
             waited_since(&self.base, &self.now)
         } else {
-            Duration::ZERO
+            (Duration::ZERO, Duration::ZERO)
         };
         let own = match (self.referee, this_thread_wait()) {
             (Some(before), Some(after)) => after.saturating_sub(before),
             _ => Duration::ZERO,
         };
-        bot_wait + own
+        Waited {
+            waited: bot_wait + own,
+            ran,
+        }
     }
 }
 
-/// The time the fair clock charges: the wall time less the excused waiting, but never less than
-/// the CPU time the bot's main process used (up to the wall time), so that a bot cannot hide its
-/// own computing behind waiting counted twice.
-pub fn charged(wall: Duration, excused: Duration, cpu: Duration) -> Duration {
-    wall.saturating_sub(excused).max(cpu.min(wall))
+/// What [`Excuse::waited`] read.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Waited {
+    /// The run-queue waiting of every task of the bot, summed, and the referee thread's.
+    pub(super) waited: Duration,
+    /// The CPU time of the bot's tasks alive at the reading (a floor of its CPU time where no
+    /// cgroup accounts it whole).
+    pub(super) ran: Duration,
 }
+
+/// The waiting the fair clock excuses: what the bot's tasks waited for a CPU, but never more
+/// than the wall time less the CPU time of the whole bot, so that a bot cannot hide its own
+/// computing behind waiting counted twice, nor behind its own tasks queueing behind each other.
+pub fn excused(wall: Duration, waited: Duration, cpu: Duration) -> Duration {
+    waited.min(wall.saturating_sub(cpu))
+}
+
+/// The time the fair clock charges: the wall time less the [`excused`] waiting, so never less
+/// than the CPU time the whole bot used (up to the wall time).
+pub fn charged(wall: Duration, waited: Duration, cpu: Duration) -> Duration {
+    wall - excused(wall, waited, cpu)
+}
+
+/// Time a timeout verdict tells apart: less is the clocks' own slack.
+const NOTABLE: Duration = Duration::from_millis(2);
 
 /// Where a turn's time went, for messages.
 pub(super) struct Spent {
@@ -86,7 +117,26 @@ pub(super) fn timeout_detail(
         Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
     };
     let waited = match time.clock {
-        Clock::Fair => format!(", waited {} for a CPU (not charged)", ms(spent.excused)),
+        Clock::Fair => {
+            // The rest of the wall time: neither the bot's CPU time nor waiting for a CPU.
+            let neither = spent
+                .wall
+                .saturating_sub(spent.excused)
+                .saturating_sub(spent.cpu);
+            let rest = match neither > NOTABLE {
+                true => format!(
+                    ", and {} neither (charged: blocked or asleep, reading from disk or waiting \
+                     for memory, or on a virtual machine the hypervisor running another \
+                     machine on its CPU)",
+                    ms(neither)
+                ),
+                false => String::new(),
+            };
+            format!(
+                ", waited {} for a CPU (not charged){rest}",
+                ms(spent.excused)
+            )
+        }
         _ => String::new(),
     };
     let mut text = format!(
@@ -144,6 +194,12 @@ mod tests {
         assert_eq!(charged(ms(400), ms(330), ms(70)), ms(70));
         // Over-counted waiting cannot hide computing.
         assert_eq!(charged(ms(400), ms(390), ms(160)), ms(160));
+        // Three processes of the bot pinned to one CPU: each waits two thirds of the time (1200
+        // ms summed in 600 ms) while one of them computes; all 600 ms are its own.
+        assert_eq!(charged(ms(600), ms(1200), ms(600)), ms(600));
+        assert_eq!(excused(ms(600), ms(1200), ms(600)), ms(0));
+        // Two threads on two CPUs: the wall time, as on the wall clock.
+        assert_eq!(charged(ms(100), ms(0), ms(200)), ms(100));
         // A sleeping bot is charged for its sleep.
         assert_eq!(charged(ms(150), ms(1), ms(0)), ms(149));
     }

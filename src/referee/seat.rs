@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 pub trait Seat {
     /// Writes one turn's input, waiting for room in the pipe until `deadline`.
     fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError>;
+    /// Writes as much of `data` as its pipe takes now, without waiting; returns how much.
+    fn send_now(&mut self, data: &[u8]) -> Result<usize, SendError> {
+        self.send(data, Instant::now()).map(|()| data.len())
+    }
     /// Stops the seat (it is not on turn).
     fn freeze(&mut self);
     fn is_frozen(&self) -> bool;
@@ -35,6 +39,11 @@ pub trait Seat {
     /// because it died may not be reaped yet).
     fn exit_status_within(&mut self, _limit: Duration) -> Option<ExitStatus> {
         self.try_exit_status()
+    }
+    /// Why the system killed it with SIGSYS (the system call its seccomp filter refused);
+    /// unless `killed` (it is known to have died of SIGSYS), only where the system says so.
+    fn sigsys_note(&self, killed: bool) -> Option<String> {
+        killed.then(|| crate::bot::sigsys_note(None))
     }
     /// The memory limit it went over, if the system says it was killed for that.
     fn memory_limit_hit(&mut self) -> Option<u64>;
@@ -73,6 +82,9 @@ impl Seat for BotProcess {
     fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError> {
         BotProcess::send(self, data, deadline)
     }
+    fn send_now(&mut self, data: &[u8]) -> Result<usize, SendError> {
+        BotProcess::send_now(self, data)
+    }
     fn freeze(&mut self) {
         BotProcess::freeze(self)
     }
@@ -96,6 +108,9 @@ impl Seat for BotProcess {
     }
     fn try_exit_status(&mut self) -> Option<ExitStatus> {
         BotProcess::try_exit_status(self)
+    }
+    fn sigsys_note(&self, killed: bool) -> Option<String> {
+        BotProcess::sigsys_note(self, killed)
     }
     fn exit_status_within(&mut self, limit: Duration) -> Option<ExitStatus> {
         BotProcess::exit_status_within(self, limit)

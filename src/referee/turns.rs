@@ -3,7 +3,7 @@
 //! also how an external referee's turns are asked (`external/`).
 
 use super::clock::QUICK_ANSWER;
-use super::clock::{past_grace, timeout_detail, Excuse, Spent};
+use super::clock::{excused, past_grace, timeout_detail, Excuse, Spent, Waited};
 use super::seat::Seat;
 use super::wait::{exit_verdict, wait_answer, Allowed};
 use super::{
@@ -298,38 +298,29 @@ impl Turns {
             self.excuse.start(bot);
         }
         let mut start = Instant::now();
-        match bot.send(input, Instant::now() + limit + cfg.time.grace) {
-            Ok(()) => {}
-            Err(SendError::Full) => {
-                return Err(forfeit(
-                    Reason::Timeout,
-                    format!(
-                        "did not read its input (the pipe stayed full for {})",
-                        ms(limit + cfg.time.grace)
-                    ),
-                ))
-            }
-            Err(SendError::Closed) => {
-                // Its input closed as it died, maybe (a stop of the whole job kills every
-                // process): its end names how, and a signal a stop sends holds the game back
-                // until the stop is known. An isolated bot's end shows once its init has
-                // passed it on. The game is lost either way; the wait only names how.
-                let status = bot.exit_status_within(CLOSED_EXIT_WAIT);
-                let how = status
-                    .map(describe_exit)
-                    .unwrap_or_else(|| "closed its standard input".into());
-                let (reason, detail) =
-                    exit_verdict(bot, format!("{how} before turn {}", self.turn + 1));
-                return Err(ended(reason, detail, status));
-            }
-        }
+        // A frozen bot cannot read: what its pipe holds is written now, and the rest (an input
+        // over the pipe's 64 KiB) once it is thawed and its clock runs, as it reads.
+        let sent = match was_frozen {
+            true => bot.send_now(input),
+            false => bot
+                .send(input, start + limit + cfg.time.grace)
+                .map(|()| input.len()),
+        };
+        let mut sent =
+            sent.map_err(|e| Self::send_failed(bot, (seat, self.turn), e, limit, cfg))?;
         if was_frozen {
             bot.thaw();
             if fair {
                 self.excuse.start(bot);
             }
             start = Instant::now();
+            if sent < input.len() {
+                bot.send(&input[sent..], start + limit + cfg.time.grace)
+                    .map_err(|e| Self::send_failed(bot, (seat, self.turn), e, limit, cfg))?;
+                sent = input.len();
+            }
         }
+        debug_assert_eq!(sent, input.len());
         let freeze_at = idle_running.then(|| start + cfg.freeze_after);
         let allowed = Allowed {
             start,
@@ -365,10 +356,10 @@ impl Turns {
             _ => start.elapsed(),
         };
         let quick = matches!(waited, Wait::Line(..)) && took < QUICK_ANSWER.min(limit);
-        let excused = if fair && !quick {
+        let queued = if fair && !quick {
             self.excuse.waited(&procs[seat])
         } else {
-            Duration::ZERO
+            Waited::default()
         };
         if self.freezes_at_answer(seat, cfg) {
             procs[seat].freeze();
@@ -379,7 +370,8 @@ impl Turns {
             .zip(cpu_before)
             .map_or(Duration::ZERO, |(after, before)| {
                 after.saturating_sub(before)
-            });
+            })
+            .max(queued.ran);
         let turn_no = self.turn + 1;
         // Messages name the bot's own turn, and the game's turn when openings or other seats
         // make them differ.
@@ -391,9 +383,10 @@ impl Turns {
             Wait::Line(_, at) => at,
             Wait::Exited(status) => {
                 let how = format!(
-                    "{} before answering {which} (after {})",
+                    "{} before answering {which} (after {}){}",
                     describe_exit(status),
-                    ms(start.elapsed())
+                    ms(start.elapsed()),
+                    why_killed(&procs[seat], status)
                 );
                 let (reason, detail) = exit_verdict(&mut procs[seat], how);
                 return Err(ended(reason, detail, Some(status)));
@@ -415,14 +408,15 @@ impl Turns {
             }
             Wait::Timeout => {
                 let silent = procs[seat].out().received() == 0;
+                let wall = start.elapsed();
                 let detail = timeout_detail(
                     which,
                     &cfg.time,
                     limit,
                     Spent {
-                        wall: start.elapsed(),
+                        wall,
                         cpu,
-                        excused,
+                        excused: excused(wall, queued.waited, cpu),
                     },
                     silent,
                 );
@@ -430,6 +424,8 @@ impl Turns {
             }
         };
         let wall = at.saturating_duration_since(start);
+        // Only the waiting the charge leaves out is told and recorded as excused.
+        let excused = excused(wall, queued.waited, cpu);
         let stats = &mut self.stats[seat];
         stats.add(wall, cpu);
         stats.add_waiting(excused, limit);
@@ -469,4 +465,51 @@ impl Turns {
             which,
         })
     }
+
+    /// The verdict on a bot whose turn's input could not be written.
+    fn send_failed<S: Seat>(
+        bot: &mut S,
+        (seat, turn): (usize, u32),
+        e: SendError,
+        limit: Duration,
+        cfg: &RefereeConfig,
+    ) -> End {
+        match e {
+            SendError::Full => End::Forfeit(
+                seat,
+                Reason::Timeout,
+                format!(
+                    "did not read its input (the pipe stayed full for {})",
+                    ms(limit + cfg.time.grace)
+                ),
+                None,
+            ),
+            SendError::Closed => {
+                // Its input closed as it died, maybe (a stop of the whole job kills every
+                // process): its end names how, and a signal a stop sends holds the game back
+                // until the stop is known. An isolated bot's end shows once its init has
+                // passed it on. The game is lost either way; the wait only names how.
+                let status = bot.exit_status_within(CLOSED_EXIT_WAIT);
+                let how = status
+                    .map(describe_exit)
+                    .unwrap_or_else(|| "closed its standard input".into());
+                let why = status.map_or(String::new(), |status| why_killed(bot, status));
+                let (reason, detail) =
+                    exit_verdict(bot, format!("{how} before turn {}{why}", turn + 1));
+                End::Forfeit(seat, reason, detail, status.and_then(ExitKind::of))
+            }
+        }
+    }
+}
+
+/// What follows the words of a bot's end: for a kill by the seccomp filter (SIGSYS), which
+/// system call it refused, where the system tells. In the sandbox the box passes the kill on as
+/// exit status 128 + 31; that status is told as a kill only where the kernel's log shows one.
+fn why_killed<S: Seat>(bot: &S, status: ExitStatus) -> String {
+    let note = match ExitKind::of(status) {
+        Some(ExitKind::Signal(libc::SIGSYS)) => bot.sigsys_note(true),
+        Some(ExitKind::Status(code)) if code == 128 + libc::SIGSYS => bot.sigsys_note(false),
+        _ => None,
+    };
+    note.map_or(String::new(), |note| format!(": {note}"))
 }

@@ -99,14 +99,14 @@ fn wait_fair<S: Seat>(
         if now >= cap {
             return Wait::Timeout;
         }
-        let excused = excuse.waited(&procs[seat]);
+        let waited = excuse.waited(&procs[seat]);
         let cpu = procs[seat]
             .cpu_time()
             .zip(cpu_before)
             .map_or(Duration::ZERO, |(after, before)| {
                 after.saturating_sub(before)
             });
-        let used = charged(now - start, excused, cpu);
+        let used = charged(now - start, waited.waited, cpu.max(waited.ran));
         if used >= allowed {
             return Wait::Timeout;
         }

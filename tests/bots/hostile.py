@@ -35,6 +35,18 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             its state would), write "TERM <n>" to stderr and go on; at turn T sleep
                             forever without answering
   cpu-burn T MS  [1 50]     from turn T on, busy-loop MS ms of CPU time each turn, then answer
+  helpers T MS N KEEP [2 200 3 1]
+                            from turn T on, each turn N helper processes pinned to one CPU (the
+                            last it may use) each busy-loop MS ms of CPU time while the bot waits
+                            for them blocked on a pipe, then it answers. KEEP 1: the helpers
+                            are started at once and kept alive between turns (blocked on a
+                            pipe); KEEP 0: fresh helpers each turn, which exit and are reaped
+                            before the answer
+  worker T MS    [2 20]     an honest multi-threaded bot: from turn T on, each turn a worker
+                            thread (started at once, kept) busy-loops MS ms of its CPU time
+                            while the main thread does the same, then it answers
+  syscall32 T    [2]        at turn T make a 32-bit system call (getpid through int 0x80, on
+                            x86-64), as a program built for i386 does
   net T          [1]        at turn T try a TCP connection to 1.1.1.1:53 (1 s timeout), write
                             "NET-OK" or "NET-BLOCKED <error>" to stderr, then answer
   read-file T PATH [1 -]    at turn T try to read PATH (required), write "READ-OK" or
@@ -113,6 +125,9 @@ MODES = {
     "ignore-term": (["T"], [2]),
     "count-term": (["T"], [2]),
     "cpu-burn": (["T", "MS"], [1, 50]),
+    "helpers": (["T", "MS", "N", "KEEP"], [2, 200, 3, 1]),
+    "worker": (["T", "MS"], [2, 20]),
+    "syscall32": (["T"], [2]),
     "net": (["T"], [1]),
     "read-file": (["T", "PATH"], [1, None]),
     "write-file": (["T", "PATH"], [1, None]),
@@ -515,8 +530,94 @@ def spawn_descendants(marker):
     _kept.append(child)
 
 
+def burn_ms(ms, clock=time.process_time):
+    end = clock() + ms / 1000.0
+    while clock() < end:
+        sum(range(1000))  # user-space work between clock reads
+
+
+class Helpers:
+    """Helper processes pinned to one CPU that compute for the bot (see mode helpers)."""
+
+    def __init__(self, n, ms, keep):
+        self.n, self.ms, self.keep = n, ms, keep
+        self.cpu = max(os.sched_getaffinity(0))
+        self.done_r, self.done_w = os.pipe()
+        self.go = []
+        if keep:
+            for _ in range(n):
+                go_r, go_w = os.pipe()
+                if os.fork() == 0:
+                    os.close(go_w)
+                    os.sched_setaffinity(0, {self.cpu})
+                    while os.read(go_r, 1):
+                        burn_ms(ms)
+                        os.write(self.done_w, b"x")
+                    os._exit(0)
+                os.close(go_r)
+                self.go.append(go_w)
+
+    def compute(self):
+        pids = []
+        if self.keep:
+            for go_w in self.go:
+                os.write(go_w, b"g")
+        else:
+            for _ in range(self.n):
+                pid = os.fork()
+                if pid == 0:
+                    os.sched_setaffinity(0, {self.cpu})
+                    burn_ms(self.ms)
+                    os.write(self.done_w, b"x")
+                    os._exit(0)
+                pids.append(pid)
+        got = 0
+        while got < self.n:
+            got += len(os.read(self.done_r, self.n - got))
+        for pid in pids:
+            os.waitpid(pid, 0)
+
+
+def syscall32():
+    """getpid through the 32-bit entry (int 0x80), from code put in executable memory."""
+    import ctypes
+    import mmap
+
+    code = b"\xb8\x14\x00\x00\x00\xcd\x80\xc3"  # mov eax, 20; int 0x80; ret
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    note("SYSCALL32 %d" % ctypes.CFUNCTYPE(ctypes.c_int)(address)())
+
+
+class Worker:
+    """A worker thread that computes MS ms of its own CPU time when asked (mode worker)."""
+
+    def __init__(self, ms):
+        import threading
+
+        self.ms = ms
+        self.go, self.done = threading.Event(), threading.Event()
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        while True:
+            self.go.wait()
+            self.go.clear()
+            burn_ms(self.ms, time.thread_time)
+            self.done.set()
+
+    def compute(self):
+        self.done.clear()
+        self.go.set()
+        burn_ms(self.ms, time.thread_time)
+        self.done.wait()
+
+
 def main():
     mode, a = parse_args(sys.argv[1:])
+    helpers = Helpers(a["N"], a["MS"], a["KEEP"]) if mode == "helpers" else None
+    worker = Worker(a["MS"]) if mode == "worker" else None
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if mode == "count-term":
@@ -599,6 +700,12 @@ def main():
             end = time.process_time() + a["MS"] / 1000.0
             while time.process_time() < end:
                 sum(range(1000))  # user-space work between clock reads
+        elif mode == "helpers" and t >= a["T"]:
+            helpers.compute()
+        elif mode == "worker" and t >= a["T"]:
+            worker.compute()
+        elif mode == "syscall32" and at:
+            syscall32()
         elif mode == "net" and at:
             attempt("NET", lambda: socket.create_connection(("1.1.1.1", 53), timeout=1).close())
         elif mode == "read-file" and at:

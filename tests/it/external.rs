@@ -196,7 +196,7 @@ fn a_referee_that_hangs_crashes_writes_garbage_or_asks_for_a_missing_player_is_a
             "asked for player 7, but the game has 2 players",
         ),
         ("bad-end", "ranks player 0 twice"),
-        ("long-line", "wrote more than 10000 bytes without a newline"),
+        ("long-line", "wrote more than 4 MiB without a newline"),
         (
             "chatter",
             "wrote more than 4 MiB without asking a player for an answer",
@@ -223,6 +223,26 @@ fn a_referee_that_hangs_crashes_writes_garbage_or_asks_for_a_missing_player_is_a
         .as_str()
         .unwrap()
         .contains("referee crashed on purpose"));
+}
+
+/// Issue 35 item 7: a referee's input of 100 KB (past a pipe's 64 KiB) to a bot frozen while
+/// the other thinks (30 ms a turn, past the 5 ms after which idle bots are frozen) reaches the
+/// bot whole: it was "did not read its input (the pipe stayed full for 1000 ms)", every time,
+/// and a referee line was cut at 10,000 bytes.
+#[test]
+fn an_input_past_a_pipes_size_reaches_a_frozen_bot_whole() {
+    let r = play(
+        &referee("big-input 100000"),
+        &[player("check 1"), player("slow 1 30")],
+        &[],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    assert_eq!(r["offender"], Value::Null, "{r}");
+    assert!(r["moves"].as_array().unwrap().len() > 2, "{r}");
+    assert!(
+        r["moves"].as_array().unwrap().iter().all(|m| m == "1"),
+        "each input arrived whole: {r}"
+    );
 }
 
 #[test]

@@ -334,3 +334,44 @@ fn a_flood_of_lines_is_read_only_as_far_as_needed() {
     assert!(t.elapsed() < Duration::from_secs(10));
     assert!(processes_with(&mark).is_empty());
 }
+
+/// A 32-bit system call (a program built for i386) is killed by the seccomp filter: the
+/// verdict names the filter and, where the kernel's log tells it (as root), the call, not just
+/// "killed by signal 31".
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_32_bit_system_call_is_a_crash_that_names_the_refused_call() {
+    let mut modes: Vec<&[&str]> = vec![&[]];
+    if arbiter::bot::sandbox::bwrap().is_some() {
+        modes.push(&["--sandbox"]);
+    } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the sandbox half of this test needs bubblewrap (.ci/run installs it)"
+        );
+        eprintln!("no bwrap: the sandbox half of this test is not run here");
+    }
+    // The kernel's log names the call where this process may read it (arbiter, run by the
+    // same user, may then too).
+    let log = std::fs::File::open("/dev/kmsg").is_ok();
+    if !log {
+        eprintln!("/dev/kmsg cannot be read here: the refused call's number is not checked");
+    }
+    for extra in modes {
+        let (v, _, _) = play_marked("sys32", &hostile("syscall32 2"), extra);
+        lost_by(&v, "crash");
+        let detail = v["detail"].as_str().unwrap();
+        assert!(detail.contains("seccomp filter"), "{extra:?}: {detail}");
+        assert!(
+            detail.contains("build it as a 64-bit program"),
+            "{extra:?}: {detail}"
+        );
+        if extra.is_empty() {
+            assert!(detail.contains("killed by signal 31 (SIGSYS)"), "{detail}");
+        }
+        if log || extra.is_empty() {
+            let named = "refused system call 20 of the 32-bit x86 (i386) ABI";
+            assert!(!log || detail.contains(named), "{extra:?}: {detail}");
+        }
+    }
+}

@@ -25,7 +25,8 @@ player count and every answer are logged on stderr. `t` counts the referee's own
   slow-start MS          sleep MS ms before the first message
   chatter                after the first input, write "###Error 0 note" lines forever
   flood-input            after "###Input 0", write input lines forever
-  long-line              write 20000 bytes without a newline, then sleep
+  long-line              write 5 MiB without a newline (past the 4 MiB a line may have), then sleep
+  big-input BYTES        each turn's input line is the stones left, a space and BYTES dots
   read-file PATH         at the start try to read PATH; log "READ-OK" or "READ-BLOCKED <error>"
 """
 
@@ -88,7 +89,7 @@ def main():
     if mode == "slow-start":
         time.sleep(arg / 1000)
     if mode == "long-line":
-        sys.stdout.write("x" * 20000)
+        sys.stdout.write("x" * (5 << 20))
         sys.stdout.flush()
         time.sleep(1000)
     for p in range(players):
@@ -108,7 +109,7 @@ def main():
         if mode == "garbage" and t == arg:
             send("hello there")
         send(f"###Input {p}")
-        send(str(stones))
+        send(str(stones) + (" " + "." * arg if mode == "big-input" else ""))
         if mode == "hang" and t == arg:
             time.sleep(100000)
         if mode == "crash" and t == arg:

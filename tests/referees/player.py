@@ -15,6 +15,9 @@ It reads "ID PLAYERS..." once, then one line a turn (the stones left) and answer
   garbage T        at turn T answer "zz99"
   empty T          at turn T answer an empty line
   flood T          at turn T write 64 MiB of "1" lines, then answer
+  slow T MS        from turn T on sleep MS ms every turn, then answer
+  check T          from turn T on, answer "zz99" unless its input line is the stones left, a
+                   space and dots (as "big-input" sends them), whole
 """
 
 import sys
@@ -27,7 +30,8 @@ arg = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 sys.stdin.readline()
 t = 0
 while True:
-    if not sys.stdin.readline():
+    line = sys.stdin.readline()
+    if not line:
         break
     t += 1
     take = "2" if mode == "two" else "1"
@@ -35,6 +39,12 @@ while True:
         sys.stdout.write("1\n" + "extra\n" * (t_at - 1))
         sys.stdout.flush()
         continue
+    if mode == "slow" and t >= t_at:
+        time.sleep(arg / 1000)
+    if mode == "check" and t >= t_at:
+        words = line.rstrip("\n").split(" ")
+        if not (len(words) == 2 and words[0].isdigit() and words[1] == "." * len(words[1])):
+            take = "zz99"
     if t == t_at:
         if mode == "sleep":
             time.sleep(arg / 1000)

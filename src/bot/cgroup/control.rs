@@ -9,6 +9,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The files a cgroup's bots' ends use; `None` (or empty) where the controller is missing, and
 /// for a stale cgroup found on disk, whose few files are then read by path.
@@ -30,6 +31,9 @@ pub(super) struct Control {
     pub(super) pids_current: Option<File>,
     /// What tells whether the freezer has thawed: v1 `freezer.state`, v2 `cgroup.events`.
     pub(super) freeze_state: Option<File>,
+    /// The CPU time of the cgroup's tasks: v1 `cpuacct.usage` (ns), v2 `cpu.stat` (the
+    /// `usage_usec` line); true for v2.
+    pub(super) cpu: Option<(File, bool)>,
 }
 
 impl Control {
@@ -40,6 +44,7 @@ impl Control {
         memory: Option<&Path>,
         pids: Option<&Path>,
         freezer: Option<&Path>,
+        cpu: Option<&Path>,
         v2: bool,
     ) -> Control {
         let mut c = Control {
@@ -73,7 +78,31 @@ impl Control {
             let state = if v2 { "cgroup.events" } else { "freezer.state" };
             c.freeze_state = reader(dir, state);
         }
+        if let Some(dir) = cpu {
+            let file = if v2 { "cpu.stat" } else { "cpuacct.usage" };
+            c.cpu = reader(dir, file).map(|f| (f, v2));
+        }
         c
+    }
+
+    /// The cgroup's CPU time so far (see [`Control::cpu`]).
+    pub(super) fn cpu_usage(&self) -> Option<Duration> {
+        let (file, v2) = self.cpu.as_ref()?;
+        let mut buf = [0u8; 64];
+        match v2 {
+            // usage_usec is its first line.
+            true => {
+                let n = file.read_at(&mut buf, 0).ok()?;
+                let line = std::str::from_utf8(&buf[..n]).ok()?.lines().next()?;
+                let usec = line.strip_prefix("usage_usec ")?.trim().parse().ok()?;
+                Some(Duration::from_micros(usec))
+            }
+            false => {
+                let n = file.read_at(&mut buf, 0).ok()?;
+                let ns = std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()?;
+                Some(Duration::from_nanos(ns))
+            }
+        }
     }
 }
 

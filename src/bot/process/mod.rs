@@ -151,6 +151,27 @@ impl BotProcess {
         Ok(())
     }
 
+    /// Writes as much of `data` as the pipe takes now, without waiting (a frozen bot's turn:
+    /// the rest is sent with [`BotProcess::send`] once it runs); returns how many bytes.
+    pub fn send_now(&mut self, data: &[u8]) -> Result<usize, SendError> {
+        let mut written = 0;
+        while written < data.len() {
+            let Some(stdin) = self.stdin.as_mut() else {
+                return Err(SendError::Closed);
+            };
+            match stdin.write(&data[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.stdin = None;
+                    return Err(SendError::Closed);
+                }
+            }
+        }
+        Ok(written)
+    }
+
     /// Stops every process of the bot, so it cannot think on the opponent's time: through its
     /// cgroup freezer where it has one (which holds even processes that left its process
     /// group), else SIGSTOP to its process group.
@@ -199,7 +220,8 @@ impl BotProcess {
                 Ok(0) => self.stdout = None,
                 Ok(n) => {
                     self.out.extend(&chunk[..n]);
-                    let full = self.out.pending().len() > MAX_PENDING_STDOUT;
+                    let full =
+                        self.out.pending().len() > MAX_PENDING_STDOUT.max(self.out.max_line());
                     if n < chunk.len() || full || self.out.overlong() {
                         break;
                     }
@@ -254,9 +276,23 @@ impl BotProcess {
         String::from_utf8_lossy(&self.err_tail[start..]).into_owned()
     }
 
-    /// CPU time (user + system, all threads) the bot's main process has used so far. Processes
-    /// it started are not included until it reaps them.
+    /// CPU time (user + system) the bot has used so far: where it has a cgroup with CPU
+    /// accounting (as root: cgroup v1 `cpuacct`, or v2), every process and thread of it,
+    /// including those that ended and those that left its process group; elsewhere its main
+    /// process's, all threads (processes it started are not included until it reaps them; the
+    /// fair clock adds its live process tree, see [`super::schedstat`]). Both clocks charge it,
+    /// so a bot cannot compute unseen in helper processes.
     pub fn cpu_time(&self) -> Option<Duration> {
+        if let Some(used) = self.cgroup.as_ref().and_then(|g| g.cpu_usage()) {
+            // The bot's own process is found while it lives (once), for `sigsys_note`.
+            self.cpu_pid();
+            return Some(used);
+        }
+        self.main_cpu_time()
+    }
+
+    /// The CPU time of the bot's main process (all its threads).
+    fn main_cpu_time(&self) -> Option<Duration> {
         // The process-wide CPU-time clock of a pid, as glibc's clock_getcpuclockid builds it.
         let pid = self.cpu_pid();
         let clock = ((!pid) << 3) | 2;
@@ -318,6 +354,14 @@ impl BotProcess {
             // Not started yet: measure bwrap for now (it uses next to nothing).
             None => leader,
         }
+    }
+
+    /// What a bot killed by SIGSYS is told: the system call the seccomp filter refused, where
+    /// the kernel's log names it (see [`super::seccomp::refused_call`]). Unless `killed` (its
+    /// status says SIGSYS), `None` where the log shows no such kill.
+    pub fn sigsys_note(&self, killed: bool) -> Option<String> {
+        let call = super::seccomp::refused_call(self.cpu_pid());
+        (killed || call.is_some()).then(|| super::seccomp::sigsys_note(call))
     }
 
     /// The memory limit, in bytes, if the kernel killed a process of the bot for going over it

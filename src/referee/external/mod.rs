@@ -40,7 +40,11 @@ pub fn play(
     let mut procs = spawn_bots(bots, cfg, seed, None)?;
     let others: Vec<&BotSpec> = bots.iter().collect();
     let proc = match BotProcess::spawn(&referee.spec, &cfg.limits, &others) {
-        Ok(p) => p,
+        // A line of the referee may carry a whole input, up to its cap between two requests.
+        Ok(mut p) => {
+            p.out = crate::protocol::LineBuffer::with_max_line(MAX_BYTES_BETWEEN_REQUESTS);
+            p
+        }
         Err(e) => {
             bot::shutdown_all(&mut procs, cfg.kill_grace);
             return Err(e.into());
@@ -357,8 +361,8 @@ impl Game<'_> {
             Wait::Exited(status) => Err(format!("{} before ###End", describe_exit(status))),
             Wait::ClosedStdout => Err(self.closed_stdout()),
             Wait::TooLong => Err(format!(
-                "wrote more than {} bytes without a newline",
-                crate::protocol::MAX_LINE_BYTES
+                "wrote more than {} MiB without a newline",
+                self.proc.out.max_line() >> 20
             )),
             Wait::Timeout => Err(format!(
                 "wrote nothing for {} (its time per message, --referee-timeout-ms)",

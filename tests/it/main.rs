@@ -30,3 +30,4 @@ mod sprt;
 mod term;
 mod tournament;
 mod trust;
+mod walls;

@@ -16,6 +16,7 @@ mod reach;
 pub mod sandbox;
 mod sched;
 pub mod schedstat;
+mod seat_id;
 mod seccomp;
 pub mod source;
 mod spawn;

@@ -7,6 +7,11 @@
 //! descriptor the referee opened. The bot then sees its own files at their usual paths and
 //! nothing else of the covered folder. The host's files and modes are never changed.
 //!
+//! An isolated bot (see [`super::isolation`]) also gets scratch folders of its own: an empty,
+//! size-capped in-memory folder over each of the machine's shared writable folders (/tmp,
+//! /var/tmp, /run/lock: see [`scratch_folders`]), so that nothing it writes there reaches
+//! another bot or outlives it. Its own files below one of them are bound into it the same way.
+//!
 //! The plan is made here, by the referee; the spawner's child carries it out with raw system
 //! calls before it drops to the bot's user. It opens every source first (a descriptor opened
 //! in the referee's mount namespace cannot be bound in another one), then mounts.
@@ -21,6 +26,9 @@ use std::path::{Path, PathBuf};
 pub enum Op {
     /// Mount an empty in-memory folder (mode 0755) over this folder.
     Tmpfs(CString),
+    /// Mount an empty in-memory folder that every user may write (mode 1777, sized as the
+    /// bot's /dev/shm) over this folder: the bot's own scratch folder.
+    Scratch(CString),
     /// Make this folder (already there is fine).
     Dir(CString),
     /// Make this empty file (already there is fine).
@@ -79,9 +87,30 @@ pub fn first_blocked(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The machine's folders that every user may write and that an isolated bot gets a scratch
+/// folder of its own over: those of /tmp, /var/tmp and /run/lock that are folders (links
+/// followed: /var/lock is usually /run/lock). (/dev/shm gets its own in-memory folder from the
+/// spawner.)
+pub fn scratch_folders() -> Vec<PathBuf> {
+    static FOLDERS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    FOLDERS
+        .get_or_init(|| {
+            let mut folders: Vec<PathBuf> = ["/tmp", "/var/tmp", "/run/lock"]
+                .iter()
+                .filter_map(|p| std::fs::canonicalize(p).ok())
+                .filter(|p| p.is_dir())
+                .collect();
+            folders.sort();
+            folders.dedup();
+            folders
+        })
+        .clone()
+}
+
 /// Plans what makes every one of `paths` (absolute, existing) reachable and readable for an
-/// unprivileged user. Paths that need nothing get nothing.
-pub fn plan(paths: &[PathBuf]) -> Result<Plan, ReachError> {
+/// unprivileged user, with a scratch folder over each of `scratch` (see [`Op::Scratch`]), into
+/// which those of `paths` below it are bound. Paths that need nothing get nothing.
+pub fn plan(paths: &[PathBuf], scratch: &[PathBuf]) -> Result<Plan, ReachError> {
     let mut paths: Vec<PathBuf> = paths
         .iter()
         .filter_map(|p| std::fs::canonicalize(p).ok())
@@ -89,9 +118,16 @@ pub fn plan(paths: &[PathBuf]) -> Result<Plan, ReachError> {
     paths.sort();
     paths.dedup();
     let mut plan = Plan::default();
+    for folder in scratch {
+        plan.ops.push(Op::Scratch(cstring(folder)));
+        plan.covered.push(folder.clone());
+    }
     for path in &paths {
-        let Some(blocked) = first_blocked(path) else {
-            continue;
+        let in_scratch = scratch.iter().any(|s| path.starts_with(s) && path != s);
+        let blocked = match first_blocked(path) {
+            Some(blocked) => blocked,
+            None if in_scratch => path.clone(),
+            None => continue,
         };
         let meta = std::fs::metadata(path).map_err(|e| ReachError {
             path: path.clone(),
@@ -259,6 +295,7 @@ mod tests {
             .iter()
             .map(|op| match op {
                 Op::Tmpfs(p) => format!("tmpfs {}", p.to_string_lossy()),
+                Op::Scratch(p) => format!("scratch {}", p.to_string_lossy()),
                 Op::Dir(p) => format!("dir {}", p.to_string_lossy()),
                 Op::File(p) => format!("file {}", p.to_string_lossy()),
                 Op::Bind { to, .. } => format!("bind {}", to.to_string_lossy()),
@@ -275,7 +312,7 @@ mod tests {
         std::fs::create_dir_all(&bot).unwrap();
         std::fs::set_permissions(top.join("a"), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let plan = plan(std::slice::from_ref(&bot)).unwrap();
+        let plan = plan(std::slice::from_ref(&bot), &[]).unwrap();
         let t = top.display();
         assert_eq!(
             names(&plan),
@@ -324,7 +361,7 @@ mod tests {
         std::fs::write(top.join("bot.py"), "").unwrap();
         std::fs::set_permissions(top.join("bot.py"), std::fs::Permissions::from_mode(0o644))
             .unwrap();
-        let plan = plan(&[top.clone(), top.join("bot.py")]).unwrap();
+        let plan = plan(&[top.clone(), top.join("bot.py")], &[]).unwrap();
         let t = top.display();
         assert_eq!(
             names(&plan),
@@ -338,7 +375,7 @@ mod tests {
         let secret = top.join("secret");
         std::fs::write(&secret, "").unwrap();
         std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let e = super::plan(std::slice::from_ref(&secret)).unwrap_err();
+        let e = super::plan(std::slice::from_ref(&secret), &[]).unwrap_err();
         assert!(e.to_string().contains("chmod o+r"), "{e}");
     }
 }

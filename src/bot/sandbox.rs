@@ -3,7 +3,8 @@
 //! private writable /tmp and /dev/shm, and its own /proc. It has no network, no capabilities
 //! and no way to regain any (a user namespace in which it is the unprivileged `nobody`, no new
 //! privileges, no further user namespaces), and a seccomp filter refuses the system calls that
-//! reach into other processes or the kernel's keyrings. Nothing else of the host is mounted:
+//! reach into other processes or the kernel's keyrings, and the locks and watches on the files
+//! every box shares, which would carry messages between bots (see `bot::seccomp`). Nothing else of the host is mounted:
 //! not the results folder, not the other bots, not the host's /tmp, /var or /run (so no unix
 //! socket of the host either). bwrap is required: without it `--sandbox` fails instead of
 //! running unsandboxed.

@@ -7,6 +7,18 @@
 //! into the shell that started arbiter. Capabilities, namespaces and the bot's own session
 //! already stop most of them; the filter also covers bubblewrap's first process in the box,
 //! which a bot could otherwise trace.
+//!
+//! A bot's filter (not the build box's, whose compilers and package managers lock their
+//! caches) also closes the channels that the files every bot shares would otherwise open
+//! between bots, of one game or of two: the system's programs and libraries, and a sandboxed
+//! bot's own read-only files, are the same files for every bot, and a lock or a watch on them
+//! needs only read access. So `flock` succeeds without locking anything (the JVM locks its
+//! performance-data file at every start and warns on every start where that fails; a lock that
+//! always succeeds tells nothing), record locks (`fcntl` F_SETLK, F_SETLKW, F_GETLK and the
+//! open-file-description ones) fail with ENOLCK ("no locks available", as on a file system
+//! without locking), and file-change notification (inotify, fanotify, `fcntl` F_NOTIFY) fails
+//! with EPERM. None of python3, node, java or a C program uses any of them to start (checked
+//! with strace; only the JVM's `flock`).
 
 use libc::sock_filter as Insn;
 
@@ -17,51 +29,100 @@ const RET_K: u16 = 0x06; // BPF_RET | BPF_K
 
 const RET_ALLOW: u32 = 0x7fff_0000;
 const RET_KILL: u32 = 0x8000_0000; // SECCOMP_RET_KILL_PROCESS
-const RET_EPERM: u32 = 0x0005_0000 | libc::EPERM as u32; // SECCOMP_RET_ERRNO
+const RET_ERRNO: u32 = 0x0005_0000; // SECCOMP_RET_ERRNO, with the errno in the low 16 bits
+const RET_EPERM: u32 = RET_ERRNO | libc::EPERM as u32;
+const RET_ENOLCK: u32 = RET_ERRNO | libc::ENOLCK as u32;
+/// Success (0) without the call being made.
+const RET_ZERO: u32 = RET_ERRNO;
 
 /// Offsets in `struct seccomp_data`.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
 /// The low 32 bits of the second argument (little-endian; the kernel reads an ioctl's request
-/// as 32 bits, so the high ones do not matter).
+/// and an fcntl's command as 32 bits, so the high ones do not matter).
 const ARG1_LOW: u32 = 24;
 
 /// The ioctl requests that push input into a terminal.
 const TIOCSTI: u32 = 0x5412;
 const TIOCLINUX: u32 = 0x541c;
 
-/// `ioctl`'s number.
-#[cfg(target_arch = "x86_64")]
-const IOCTL: u32 = 16;
-#[cfg(target_arch = "aarch64")]
-const IOCTL: u32 = 29;
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const IOCTL: u32 = u32::MAX;
+/// The `fcntl` commands of record locks (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
+/// F_OFD_SETLKW), and of directory notification (F_NOTIFY).
+const RECORD_LOCKS: [u32; 6] = [5, 6, 7, 36, 37, 38];
+const F_NOTIFY: u32 = 1026;
 
-/// The audit architecture and the refused system-call numbers of this machine.
+/// The numbers of this machine's system calls the filter looks at: (ioctl, fcntl, flock).
 #[cfg(target_arch = "x86_64")]
-const TARGET: Option<(u32, &[u32])> = Some((
+const CALLS: (u32, u32, u32) = (16, 72, 73);
+#[cfg(target_arch = "aarch64")]
+const CALLS: (u32, u32, u32) = (29, 25, 32);
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const CALLS: (u32, u32, u32) = (u32::MAX, u32::MAX, u32::MAX);
+
+/// The audit architecture, the refused system-call numbers of this machine, and those refused
+/// to bots only (file-change notification).
+#[cfg(target_arch = "x86_64")]
+const TARGET: Option<(u32, &[u32], &[u32])> = Some((
     0xc000_003e,
     // ptrace, process_vm_readv, process_vm_writev, add_key, request_key, keyctl,
     // perf_event_open, bpf, userfaultfd, kexec_load, kexec_file_load
     &[101, 310, 311, 248, 249, 250, 298, 321, 323, 246, 320],
+    // inotify_init, inotify_init1, inotify_add_watch, fanotify_init, fanotify_mark
+    &[253, 294, 254, 300, 301],
 ));
 #[cfg(target_arch = "aarch64")]
-const TARGET: Option<(u32, &[u32])> = Some((
+const TARGET: Option<(u32, &[u32], &[u32])> = Some((
     0xc000_00b7,
     &[117, 270, 271, 217, 218, 219, 241, 280, 282, 104, 294],
+    &[26, 27, 262, 263],
 ));
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const TARGET: Option<(u32, &[u32])> = None;
+const TARGET: Option<(u32, &[u32], &[u32])> = None;
 
-fn insn(code: u16, jt: u8, jf: u8, k: u32) -> Insn {
-    Insn { code, jt, jf, k }
+/// Where a jump of the filter being written goes.
+#[derive(Clone, Copy, PartialEq)]
+enum To {
+    Next,
+    Allow,
+    Eperm,
+    Enolck,
+    Zero,
+    Fcntl,
+    Ioctl,
 }
 
-/// The filter as the bytes of a `struct sock_filter` array, for bwrap's `--seccomp FD` (the build
-/// box loads it that way); `None` on an architecture not listed above.
+/// One instruction before its jumps are resolved.
+struct Step {
+    code: u16,
+    jt: To,
+    jf: To,
+    k: u32,
+    /// The label this instruction bears (the start of a block or a return).
+    label: Option<To>,
+}
+
+fn step(code: u16, jt: To, jf: To, k: u32) -> Step {
+    Step {
+        code,
+        jt,
+        jf,
+        k,
+        label: None,
+    }
+}
+
+fn labelled(label: To, s: Step) -> Step {
+    Step {
+        label: Some(label),
+        ..s
+    }
+}
+
+/// The filter as the bytes of a `struct sock_filter` array, for bwrap's `--seccomp FD`: the
+/// build box's (without a bot's rules on locks and notification, see the module's comment);
+/// `None` on an architecture not listed above.
 pub fn program() -> Option<Vec<u8>> {
-    let insns = filter()?;
+    let insns = build(false)?;
     let mut bytes = Vec::with_capacity(insns.len() * 8);
     for i in &insns {
         bytes.extend_from_slice(&i.code.to_ne_bytes());
@@ -72,35 +133,73 @@ pub fn program() -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// The filter's instructions; `None` on an architecture not listed above.
+/// A bot's filter; `None` on an architecture not listed above.
 pub fn filter() -> Option<Vec<Insn>> {
-    let (arch, refused) = TARGET?;
-    let n = refused.len() as u8;
-    let mut insns = vec![
-        insn(LD_W_ABS, 0, 0, ARCH),
+    build(true)
+}
+
+fn build(bot: bool) -> Option<Vec<Insn>> {
+    let (arch, refused, bot_refused) = TARGET?;
+    let (ioctl, fcntl, flock) = CALLS;
+    let mut steps = vec![
+        step(LD_W_ABS, To::Next, To::Next, ARCH),
         // Another architecture's calls (a 32-bit entry on a 64-bit kernel): not allowed at all.
-        insn(JEQ_K, 1, 0, arch),
-        insn(RET_K, 0, 0, RET_KILL),
-        insn(LD_W_ABS, 0, 0, NR),
+        step(JEQ_K, To::Next, To::Next, arch),
+        step(RET_K, To::Next, To::Next, RET_KILL),
+        step(LD_W_ABS, To::Next, To::Next, NR),
     ];
-    // After the list: the ioctl check (5 instructions, ending with the ALLOW return), then the
-    // EPERM return.
-    const IOCTL_CHECK: u8 = 5;
     if cfg!(target_arch = "x86_64") {
         // The x32 calls (numbers with bit 30 set) bypass a list of x86-64 numbers.
-        insns.push(insn(JGE_K, n + IOCTL_CHECK, 0, 0x4000_0000));
+        steps.push(step(JGE_K, To::Eperm, To::Next, 0x4000_0000));
     }
-    for (i, &nr) in refused.iter().enumerate() {
-        insns.push(insn(JEQ_K, n - 1 - i as u8 + IOCTL_CHECK, 0, nr));
+    let bot_only: &[u32] = if bot { bot_refused } else { &[] };
+    for &nr in refused.iter().chain(bot_only) {
+        steps.push(step(JEQ_K, To::Eperm, To::Next, nr));
     }
-    insns.extend([
-        insn(JEQ_K, 0, 3, IOCTL),
-        insn(LD_W_ABS, 0, 0, ARG1_LOW),
-        insn(JEQ_K, 2, 0, TIOCSTI),
-        insn(JEQ_K, 1, 0, TIOCLINUX),
-        insn(RET_K, 0, 0, RET_ALLOW),
-        insn(RET_K, 0, 0, RET_EPERM),
+    if bot {
+        steps.push(step(JEQ_K, To::Zero, To::Next, flock));
+        steps.push(step(JEQ_K, To::Fcntl, To::Next, fcntl));
+    }
+    steps.push(step(JEQ_K, To::Ioctl, To::Allow, ioctl));
+    if bot {
+        steps.push(labelled(
+            To::Fcntl,
+            step(LD_W_ABS, To::Next, To::Next, ARG1_LOW),
+        ));
+        for cmd in RECORD_LOCKS {
+            steps.push(step(JEQ_K, To::Enolck, To::Next, cmd));
+        }
+        steps.push(step(JEQ_K, To::Eperm, To::Allow, F_NOTIFY));
+    }
+    steps.extend([
+        labelled(To::Ioctl, step(LD_W_ABS, To::Next, To::Next, ARG1_LOW)),
+        step(JEQ_K, To::Eperm, To::Next, TIOCSTI),
+        step(JEQ_K, To::Eperm, To::Allow, TIOCLINUX),
+        labelled(To::Allow, step(RET_K, To::Next, To::Next, RET_ALLOW)),
+        labelled(To::Eperm, step(RET_K, To::Next, To::Next, RET_EPERM)),
+        labelled(To::Enolck, step(RET_K, To::Next, To::Next, RET_ENOLCK)),
+        labelled(To::Zero, step(RET_K, To::Next, To::Next, RET_ZERO)),
     ]);
+    let at = |label: To| steps.iter().position(|s| s.label == Some(label));
+    let offset = |from: usize, to: To| -> u8 {
+        if to == To::Next {
+            return 0;
+        }
+        let target = at(to).expect("every jump's label is in the filter");
+        u8::try_from(target - from - 1).expect("a jump within 255 instructions")
+    };
+    let mut insns: Vec<Insn> = steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Insn {
+            code: s.code,
+            jt: offset(i, s.jt),
+            jf: offset(i, s.jf),
+            k: s.k,
+        })
+        .collect();
+    // The architecture check's true branch skips the kill.
+    insns[1].jt = 1;
     Some(insns)
 }
 
@@ -220,5 +319,58 @@ mod tests {
             sigsys_note(Some(call)).starts_with("arbiter's seccomp filter refused system call 20")
         );
         assert!(sigsys_note(None).contains("a system call arbiter's seccomp filter refuses"));
+    }
+
+    /// What the filter `insns` returns for system call `nr` with second argument `arg1`.
+    fn run(insns: &[Insn], arch: u32, nr: u32, arg1: u32) -> u32 {
+        let (mut pc, mut a) = (0, 0);
+        loop {
+            let i = &insns[pc];
+            pc += 1;
+            match i.code {
+                LD_W_ABS => {
+                    a = match i.k {
+                        NR => nr,
+                        ARCH => arch,
+                        ARG1_LOW => arg1,
+                        k => panic!("load of offset {k}"),
+                    }
+                }
+                JEQ_K | JGE_K => {
+                    let taken = if i.code == JEQ_K { a == i.k } else { a >= i.k };
+                    pc += usize::from(if taken { i.jt } else { i.jf });
+                }
+                RET_K => return i.k,
+                c => panic!("instruction {c:#x}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_bots_filter_closes_locks_and_notification_and_the_build_boxs_does_not() {
+        let Some((arch, refused, notify)) = TARGET else {
+            return;
+        };
+        let (ioctl, fcntl, flock) = CALLS;
+        let bot = filter().unwrap();
+        let build = build(false).unwrap();
+        const F_GETFL: u32 = 3;
+        const F_SETLK: u32 = 6;
+        const READ: u32 = if cfg!(target_arch = "x86_64") { 0 } else { 63 };
+        for (nr, arg1, for_bot, for_build) in [
+            (READ, 0, RET_ALLOW, RET_ALLOW),
+            (refused[0], 0, RET_EPERM, RET_EPERM),
+            (notify[0], 0, RET_EPERM, RET_ALLOW),
+            (flock, 2, RET_ZERO, RET_ALLOW),
+            (fcntl, F_GETFL, RET_ALLOW, RET_ALLOW),
+            (fcntl, F_SETLK, RET_ENOLCK, RET_ALLOW),
+            (fcntl, F_NOTIFY, RET_EPERM, RET_ALLOW),
+            (ioctl, TIOCSTI, RET_EPERM, RET_EPERM),
+            (ioctl, 0x5401, RET_ALLOW, RET_ALLOW),
+        ] {
+            assert_eq!(run(&bot, arch, nr, arg1), for_bot, "bot: {nr} {arg1}");
+            assert_eq!(run(&build, arch, nr, arg1), for_build, "build: {nr} {arg1}");
+        }
+        assert_eq!(run(&bot, 0x4000_0003, READ, 0), RET_KILL);
     }
 }

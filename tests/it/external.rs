@@ -771,7 +771,8 @@ fn a_boxed_referee_cannot_read_the_bots_files() {
         eprintln!("skipped: no bwrap here");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    // Outside /tmp: an unboxed referee run by root has a /tmp of its own.
+    let dir = shared_tempdir();
     let bot_dir = dir.path().join("secretbot");
     std::fs::create_dir_all(&bot_dir).unwrap();
     std::fs::copy(

@@ -47,7 +47,7 @@ fn start(white: &str, black: &str, extra: &[&str], replay: &std::path::Path) -> 
 /// What White saw of Black ("T" = frozen) on each of its turns, White peeking `ms` into its
 /// turns; and Black's stderr.
 fn peeked(black: &str, ms: u32, extra: &[&str]) -> (Vec<String>, String) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = shared_tempdir();
     let target = dir.path().join("black");
     let replay = dir.path().join("r.jsonl");
     let white = format!("peek {} {ms}", target.display());

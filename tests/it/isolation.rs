@@ -39,7 +39,7 @@ fn a_bot_cannot_reach_its_opponent_or_the_referee() {
         eprintln!("not root (or no CAP_SYS_ADMIN): bots of one game are not isolated");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = shared_tempdir();
     let pids = dir.path().join("pids");
     let replay = dir.path().join("r.jsonl");
     let mark = marker("attack");

@@ -32,3 +32,4 @@ mod sprt;
 mod term;
 mod tournament;
 mod trust;
+mod walls;

@@ -68,8 +68,9 @@ fn a_bot_run_by_root_is_not_root_and_writes_no_cgroup_kernel_or_results_file() {
     if !as_root("running bots as their own user") {
         return;
     }
-    // A results folder as `arbiter` makes one: root's, readable by all.
-    let results = tempfile::tempdir().unwrap();
+    // A results folder as `arbiter` makes one: root's, readable by all (outside /tmp, which
+    // is the bot's own).
+    let results = shared_tempdir();
     std::fs::set_permissions(results.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let bot = hostile(&format!("privileges 1 {}", results.path().display()));
     for extra in modes() {

@@ -93,76 +93,82 @@ impl BotProcess {
                 .transpose()
                 .map_err(&fail)?
         };
-        let reach = match &user {
-            Some(_) => {
-                let resolved = crate::bot::spawn::resolve(&spec.program, path)
-                    .unwrap_or_else(|_| spec.program.clone());
-                // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
-                // installation, which stays closed to the bot's user: say so before any game.
-                let is_shim = |p: &Path| {
-                    p.parent()
-                        .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
-                        && crate::bot::reach::first_blocked(p).is_some()
-                };
-                if is_shim(&resolved) {
-                    return Err(fail(format!(
-                        "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
-                         users cannot enter, and arbiter runs bots as root under an unprivileged \
-                         user of their own: name the interpreter itself (`pyenv which python3` \
-                         prints it), or the system's (`python3` in the bot's PATH {path})",
-                        resolved.display()
-                    )));
-                }
-                let mut paths = crate::bot::sandbox::needed_paths(spec, &resolved);
-                paths.push(spec.dir.clone());
-                // A command line the user typed may start its programs through a shell
-                // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
-                // reachable as a plain command's program is. Not for a bot.toml's run line
-                // (someone else's, maybe: its files must lie in its folder), nor in the
-                // sandbox, which binds the program and script only.
-                let own_folder = ["bot.toml", "referee.toml"]
-                    .iter()
-                    .any(|f| spec.dir.join(f).is_file());
-                if limits.sandbox.is_none() && !own_folder {
-                    for file in
-                        crate::bot::reach::shell_script_files(&resolved, &spec.args, &spec.dir)
-                    {
-                        let file = std::path::absolute(&file).unwrap_or(file);
-                        if is_shim(&file) {
-                            return Err(fail(format!(
-                                "its shell script names {}, a version manager's shim (pyenv, \
-                                 rbenv, asdf) in a folder other users cannot enter, and arbiter \
-                                 runs bots as root under an unprivileged user of their own: name \
-                                 the interpreter itself (`pyenv which python3` prints it), or \
-                                 the system's (`python3` in the bot's PATH {path})",
-                                file.display()
-                            )));
-                        }
-                        paths.extend(crate::bot::sandbox::program_paths(&file));
-                    }
-                }
-                let plan = crate::bot::reach::plan(&paths)
-                    .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
-                if let Some(top) = plan
-                    .covered
-                    .first()
-                    .filter(|_| !crate::bot::isolation::isolate())
-                {
-                    return Err(fail(format!(
-                        "its own unprivileged user (arbiter runs bots as root under a user of \
-                         their own) cannot enter {} (mode {:o}), and this referee cannot mount \
-                         (no CAP_SYS_ADMIN) to show it the bot's files; move the bot to a folder \
-                         every user may enter, or let others enter it (chmod o+x {})",
-                        top.display(),
-                        std::fs::metadata(top)
-                            .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
-                            .unwrap_or(0),
-                        top.display()
-                    )));
-                }
-                plan
+        // An isolated bot (as root, without the sandbox) gets scratch folders of its own over the
+        // machine's shared writable ones, with its own files below them bound in.
+        let isolated = limits.sandbox.is_none() && crate::bot::isolation::isolate();
+        let scratch = if isolated {
+            crate::bot::reach::scratch_folders()
+        } else {
+            Vec::new()
+        };
+        let reach = if user.is_some() || isolated {
+            let resolved = crate::bot::spawn::resolve(&spec.program, path)
+                .unwrap_or_else(|_| spec.program.clone());
+            // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
+            // installation, which stays closed to the bot's user: say so before any game.
+            let is_shim = |p: &Path| {
+                p.parent()
+                    .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
+                    && crate::bot::reach::first_blocked(p).is_some()
+            };
+            if user.is_some() && is_shim(&resolved) {
+                return Err(fail(format!(
+                    "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
+                     users cannot enter, and arbiter runs bots as root under an unprivileged \
+                     user of their own: name the interpreter itself (`pyenv which python3` \
+                     prints it), or the system's (`python3` in the bot's PATH {path})",
+                    resolved.display()
+                )));
             }
-            None => crate::bot::reach::Plan::default(),
+            let mut paths = crate::bot::sandbox::needed_paths(spec, &resolved);
+            paths.push(spec.dir.clone());
+            // A command line the user typed may start its programs through a shell
+            // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
+            // reachable as a plain command's program is. Not for a bot.toml's run line
+            // (someone else's, maybe: its files must lie in its folder), nor in the
+            // sandbox, which binds the program and script only.
+            let own_folder = ["bot.toml", "referee.toml"]
+                .iter()
+                .any(|f| spec.dir.join(f).is_file());
+            if limits.sandbox.is_none() && !own_folder {
+                for file in crate::bot::reach::shell_script_files(&resolved, &spec.args, &spec.dir)
+                {
+                    let file = std::path::absolute(&file).unwrap_or(file);
+                    if user.is_some() && is_shim(&file) {
+                        return Err(fail(format!(
+                            "its shell script names {}, a version manager's shim (pyenv, \
+                             rbenv, asdf) in a folder other users cannot enter, and arbiter \
+                             runs bots as root under an unprivileged user of their own: name \
+                             the interpreter itself (`pyenv which python3` prints it), or \
+                             the system's (`python3` in the bot's PATH {path})",
+                            file.display()
+                        )));
+                    }
+                    paths.extend(crate::bot::sandbox::program_paths(&file));
+                }
+            }
+            let plan = crate::bot::reach::plan(&paths, &scratch)
+                .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
+            if let Some(top) = plan
+                .covered
+                .first()
+                .filter(|_| !crate::bot::isolation::isolate())
+            {
+                return Err(fail(format!(
+                    "its own unprivileged user (arbiter runs bots as root under a user of \
+                     their own) cannot enter {} (mode {:o}), and this referee cannot mount \
+                     (no CAP_SYS_ADMIN) to show it the bot's files; move the bot to a folder \
+                     every user may enter, or let others enter it (chmod o+x {})",
+                    top.display(),
+                    std::fs::metadata(top)
+                        .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
+                        .unwrap_or(0),
+                    top.display()
+                )));
+            }
+            plan
+        } else {
+            crate::bot::reach::Plan::default()
         };
         let (program, args) = match &limits.sandbox {
             Some(bwrap) => {
@@ -177,7 +183,6 @@ impl BotProcess {
         let cgroup = crate::bot::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
         let memory_cap = cgroup.as_ref().and_then(|g| g.memory_bytes);
         let process_cap = cgroup.as_ref().and_then(|g| g.max_pids);
-        let isolated = limits.sandbox.is_none() && crate::bot::isolation::isolate();
         let procs: Vec<&std::ffi::CStr> = cgroup
             .iter()
             .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))

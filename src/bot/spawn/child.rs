@@ -10,8 +10,9 @@
 //!
 //! What the child does, in order: a session of its own (no controlling terminal), its
 //! parent-death signal, its resource limits, its cgroups (as root, before it drops that), in its
-//! own mount namespace the mounts that make its files reachable ([`crate::bot::reach`]) and its
-//! own /proc, its pipes and folder, then its user ([`crate::bot::isolation`]), no new privileges
+//! own mount namespace the mounts that make its files reachable and its scratch folders
+//! ([`crate::bot::reach`]), its own /proc and /dev/shm, the loopback of its own network
+//! namespace brought up, its pipes and folder, then its user ([`crate::bot::isolation`]), no new privileges
 //! and the seccomp filter ([`crate::bot::seccomp`]), and `exec` with the environment it was
 //! given (nothing of the referee's own).
 //!
@@ -39,12 +40,13 @@ pub(super) struct Child {
     pub(super) isolate: bool,
     pub(super) envp: *const *const libc::c_char,
     pub(super) user: Option<u32>,
-    /// (what, path, source): 0 tmpfs, 1 folder, 2 file, 3 bind source onto path.
+    /// (what, path, source): 0 tmpfs, 1 folder, 2 file, 3 bind source onto path, 4 a scratch
+    /// tmpfs (writable by all, sized as /dev/shm).
     pub(super) reach: *mut RawOp,
     pub(super) reach_len: usize,
     pub(super) seccomp: *const libc::sock_fprog,
     pub(super) new_session: bool,
-    /// The mount options of its private /dev/shm (its size).
+    /// The mount options of its private /dev/shm and scratch folders (their size).
     pub(super) shm_options: *const libc::c_char,
     /// Set by the child when a step fails: (step, errno).
     pub(super) error: (libc::c_int, libc::c_int),
@@ -187,6 +189,15 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                         c"mode=0755".as_ptr().cast(),
                     ) == 0
                 }
+                4 => {
+                    libc::mount(
+                        c"tmpfs".as_ptr(),
+                        op.path,
+                        c"tmpfs".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        c.shm_options.cast(),
+                    ) == 0
+                }
                 1 => libc::mkdir(op.path, 0o755) == 0 || *libc::__errno_location() == libc::EEXIST,
                 2 => {
                     let fd = libc::open(
@@ -233,6 +244,7 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 libc::MS_NOSUID | libc::MS_NODEV,
                 c.shm_options.cast(),
             );
+            loopback_up();
             return start_init(c);
         }
         exec_bot(c)
@@ -394,6 +406,24 @@ unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
         libc::execve(c.program, c.argv, c.envp);
         fail(c, 0)
     }
+}
+
+/// Brings up the loopback of the child's own network namespace (down in a new one), so that a
+/// bot's own processes may talk over 127.0.0.1; nothing else is in that namespace. A failure
+/// only leaves it down.
+unsafe fn loopback_up() {
+    let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+    if fd < 0 {
+        return;
+    }
+    let mut req: libc::ifreq = std::mem::zeroed();
+    req.ifr_name[0] = b'l' as libc::c_char;
+    req.ifr_name[1] = b'o' as libc::c_char;
+    if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) == 0 {
+        req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+        libc::ioctl(fd, libc::SIOCSIFFLAGS, &req);
+    }
+    libc::close(fd);
 }
 
 /// Writes `/proc/self/fd/<fd>` and a NUL into `out`, without allocating.

@@ -31,7 +31,8 @@ pub struct Request<'a> {
     pub max_processes: Option<u64>,
     /// `cgroup.procs` files to write the child into (one per cgroup hierarchy).
     pub cgroup_procs: &'a [&'a CStr],
-    /// The size of the private /dev/shm of an isolated child (no limit if `None`).
+    /// The size of the private /dev/shm and scratch folders ([`super::reach::Op::Scratch`]) of
+    /// an isolated child (no limit if `None`).
     pub shm_bytes: Option<u64>,
     /// Start the child in a process-id namespace of its own with its own /proc, and without
     /// any capability (for a referee running as root: see [`super::isolation`]).
@@ -89,6 +90,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
             use super::reach::Op;
             match op {
                 Op::Tmpfs(p) => (0, p.as_ptr(), std::ptr::null()),
+                Op::Scratch(p) => (4, p.as_ptr(), std::ptr::null()),
                 Op::Dir(p) => (1, p.as_ptr(), std::ptr::null()),
                 Op::File(p) => (2, p.as_ptr(), std::ptr::null()),
                 Op::Bind { from, to } => (3, to.as_ptr(), from.as_ptr()),
@@ -241,8 +243,10 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        // An isolated bot also gets its own System V and POSIX IPC objects and its own network
+        // (only its loopback): nothing there reaches another bot, or outlives the bot.
         let namespaces = if req.isolate {
-            libc::CLONE_NEWPID | libc::CLONE_NEWNS
+            libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWNET
         } else if !req.reach.is_empty() {
             libc::CLONE_NEWNS
         } else {

@@ -129,6 +129,12 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
     found
 }
 
+/// A temporary folder that a test shares with its bots, outside /tmp: a bot run by root gets a
+/// /tmp of its own (it would not see one there).
+pub fn shared_tempdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(root().join("target")).unwrap()
+}
+
 /// A marker unique to one test, to find that test's processes only.
 pub fn marker(name: &str) -> String {
     format!("arbiter-test-{name}-{}", std::process::id())

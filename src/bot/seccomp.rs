@@ -47,35 +47,64 @@ const TIOCSTI: u32 = 0x5412;
 const TIOCLINUX: u32 = 0x541c;
 
 /// The `fcntl` commands of record locks (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
-/// F_OFD_SETLKW), and of directory notification (F_NOTIFY).
-const RECORD_LOCKS: [u32; 6] = [5, 6, 7, 36, 37, 38];
+/// F_OFD_SETLKW), and of directory notification (F_NOTIFY, which libc does not name).
+const RECORD_LOCKS: [u32; 6] = [
+    libc::F_GETLK as u32,
+    libc::F_SETLK as u32,
+    libc::F_SETLKW as u32,
+    libc::F_OFD_GETLK as u32,
+    libc::F_OFD_SETLK as u32,
+    libc::F_OFD_SETLKW as u32,
+];
 const F_NOTIFY: u32 = 1026;
 
 /// The numbers of this machine's system calls the filter looks at: (ioctl, fcntl, flock).
-#[cfg(target_arch = "x86_64")]
-const CALLS: (u32, u32, u32) = (16, 72, 73);
-#[cfg(target_arch = "aarch64")]
-const CALLS: (u32, u32, u32) = (29, 25, 32);
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const CALLS: (u32, u32, u32) = (u32::MAX, u32::MAX, u32::MAX);
+const CALLS: (u32, u32, u32) = (
+    libc::SYS_ioctl as u32,
+    libc::SYS_fcntl as u32,
+    libc::SYS_flock as u32,
+);
 
-/// The audit architecture, the refused system-call numbers of this machine, and those refused
-/// to bots only (file-change notification).
+/// The system calls refused to every program the filter covers (bots and builds): they reach
+/// into another process or into kernel facilities that have been the way out of sandboxes.
+const REFUSED: [u32; 11] = [
+    libc::SYS_ptrace as u32,
+    libc::SYS_process_vm_readv as u32,
+    libc::SYS_process_vm_writev as u32,
+    libc::SYS_add_key as u32,
+    libc::SYS_request_key as u32,
+    libc::SYS_keyctl as u32,
+    libc::SYS_perf_event_open as u32,
+    libc::SYS_bpf as u32,
+    libc::SYS_userfaultfd as u32,
+    libc::SYS_kexec_load as u32,
+    libc::SYS_kexec_file_load as u32,
+];
+
+/// The system calls refused to bots only: file-change notification.
 #[cfg(target_arch = "x86_64")]
-const TARGET: Option<(u32, &[u32], &[u32])> = Some((
-    0xc000_003e,
-    // ptrace, process_vm_readv, process_vm_writev, add_key, request_key, keyctl,
-    // perf_event_open, bpf, userfaultfd, kexec_load, kexec_file_load
-    &[101, 310, 311, 248, 249, 250, 298, 321, 323, 246, 320],
-    // inotify_init, inotify_init1, inotify_add_watch, fanotify_init, fanotify_mark
-    &[253, 294, 254, 300, 301],
-));
+const BOT_REFUSED: &[u32] = &[
+    libc::SYS_inotify_init as u32,
+    libc::SYS_inotify_init1 as u32,
+    libc::SYS_inotify_add_watch as u32,
+    libc::SYS_fanotify_init as u32,
+    libc::SYS_fanotify_mark as u32,
+];
+/// (arm64 has no `inotify_init`, only `inotify_init1`.)
+#[cfg(not(target_arch = "x86_64"))]
+const BOT_REFUSED: &[u32] = &[
+    libc::SYS_inotify_init1 as u32,
+    libc::SYS_inotify_add_watch as u32,
+    libc::SYS_fanotify_init as u32,
+    libc::SYS_fanotify_mark as u32,
+];
+
+/// The audit architecture of this machine's own system calls (`AUDIT_ARCH_*` of
+/// linux/audit.h, which libc does not name), the refused calls, and those refused to bots only.
+#[cfg(target_arch = "x86_64")]
+const TARGET: Option<(u32, &[u32], &[u32])> = Some((0xc000_003e, &REFUSED, BOT_REFUSED));
 #[cfg(target_arch = "aarch64")]
-const TARGET: Option<(u32, &[u32], &[u32])> = Some((
-    0xc000_00b7,
-    &[117, 270, 271, 217, 218, 219, 241, 280, 282, 104, 294],
-    &[26, 27, 262, 263],
-));
+const TARGET: Option<(u32, &[u32], &[u32])> = Some((0xc000_00b7, &REFUSED, BOT_REFUSED));
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const TARGET: Option<(u32, &[u32], &[u32])> = None;
 
@@ -372,5 +401,47 @@ mod tests {
             assert_eq!(run(&build, arch, nr, arg1), for_build, "build: {nr} {arg1}");
         }
         assert_eq!(run(&bot, 0x4000_0003, READ, 0), RET_KILL);
+    }
+
+    /// The bot's filter decoded over every system-call number: exactly the calls named here
+    /// are refused (with EPERM), flock alone answers success without locking, every other call
+    /// of this machine's ABI is allowed.
+    #[test]
+    fn the_bots_filter_decodes_to_the_named_calls() {
+        let Some((arch, _, _)) = TARGET else {
+            return;
+        };
+        let bot = filter().unwrap();
+        let mut named = vec![
+            libc::SYS_ptrace,
+            libc::SYS_process_vm_readv,
+            libc::SYS_process_vm_writev,
+            libc::SYS_add_key,
+            libc::SYS_request_key,
+            libc::SYS_keyctl,
+            libc::SYS_perf_event_open,
+            libc::SYS_bpf,
+            libc::SYS_userfaultfd,
+            libc::SYS_kexec_load,
+            libc::SYS_kexec_file_load,
+            libc::SYS_inotify_init1,
+            libc::SYS_inotify_add_watch,
+            libc::SYS_fanotify_init,
+            libc::SYS_fanotify_mark,
+        ];
+        #[cfg(target_arch = "x86_64")]
+        named.push(libc::SYS_inotify_init);
+        let mut named: Vec<u32> = named.into_iter().map(|n| n as u32).collect();
+        named.sort_unstable();
+        let mut refused = Vec::new();
+        for nr in 0..1024 {
+            match run(&bot, arch, nr, 0) {
+                RET_ALLOW => {}
+                RET_EPERM => refused.push(nr),
+                RET_ZERO => assert_eq!(nr, libc::SYS_flock as u32),
+                other => panic!("call {nr}: {other:#x}"),
+            }
+        }
+        assert_eq!(refused, named);
     }
 }

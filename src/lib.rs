@@ -3,6 +3,9 @@
 //! The library holds everything but argument parsing, so that the bundled Rust bots reuse the
 //! same rules the referee enforces, and integration tests reach every layer.
 
+// An unsafe call inside an `unsafe fn` still needs its own `unsafe` block and SAFETY note.
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod bench;
 pub mod bot;
 pub mod botkit;

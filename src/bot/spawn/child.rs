@@ -98,20 +98,28 @@ pub(super) const STEPS: [&str; 15] = [
 /// Records the failed step and the errno in `Child::error` (shared memory) and ends the child
 /// with status 127.
 unsafe fn fail(c: &mut Child, step: libc::c_int) -> libc::c_int {
-    c.error = (step, *libc::__errno_location());
-    libc::_exit(127)
+    // SAFETY: what this function's doc asks of its caller holds; the calls below
+    // are the raw system calls that contract covers.
+    unsafe {
+        c.error = (step, *libc::__errno_location());
+        libc::_exit(127)
+    }
 }
 
 /// Writes the cgroup files that move the calling process into the bot's cgroups.
 unsafe fn join_cgroups(c: &mut Child) -> bool {
-    for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
-        let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
-        if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-            return false;
+    // SAFETY: what this function's doc asks of its caller holds; the calls below
+    // are the raw system calls that contract covers.
+    unsafe {
+        for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
+            let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                return false;
+            }
+            libc::close(fd);
         }
-        libc::close(fd);
+        true
     }
-    true
 }
 
 /// The child, until exec. Only async-signal-safe system calls; failures are reported through
@@ -254,41 +262,45 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
 /// An isolated child, after its mounts: starts the bot as the second process of the namespace
 /// and becomes its init (arbiter's own program, see [`crate::bot::isolation`]).
 unsafe fn start_init(c: &mut Child) -> libc::c_int {
-    let bot = libc::clone(
-        bot_main,
-        c.bot_stack_top,
-        libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-        (c as *mut Child).cast(),
-    );
-    if bot < 0 {
-        return fail(c, 13);
+    // SAFETY: what this function's doc asks of its caller holds; the calls below
+    // are the raw system calls that contract covers.
+    unsafe {
+        let bot = libc::clone(
+            bot_main,
+            c.bot_stack_top,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (c as *mut Child).cast(),
+        );
+        if bot < 0 {
+            return fail(c, 13);
+        }
+        if c.error.1 != 0 {
+            // The bot's clone failed a step and said which.
+            libc::_exit(127);
+        }
+        let mut text = [0u8; 32];
+        let len = decimal(bot, &mut text);
+        std::ptr::copy_nonoverlapping(text.as_ptr(), c.bot_pid_text, len + 1);
+        // The init holds none of the referee's or the bot's standard streams (the bot's end of
+        // file must be the bot's), only the status pipe, across its exec.
+        for fd in 0..3 {
+            libc::close(fd);
+        }
+        if libc::fcntl(c.status_fd, libc::F_SETFD, 0) != 0 {
+            return fail(c, 13);
+        }
+        let no_env: [*const libc::c_char; 1] = [std::ptr::null()];
+        libc::syscall(
+            libc::SYS_execveat,
+            c.init_exe,
+            c"".as_ptr(),
+            c.init_argv,
+            no_env.as_ptr(),
+            libc::AT_EMPTY_PATH,
+        );
+        // The bot is running already: it ends with this process, the first of its namespace.
+        fail(c, 13)
     }
-    if c.error.1 != 0 {
-        // The bot's clone failed a step and said which.
-        libc::_exit(127);
-    }
-    let mut text = [0u8; 32];
-    let len = decimal(bot, &mut text);
-    std::ptr::copy_nonoverlapping(text.as_ptr(), c.bot_pid_text, len + 1);
-    // The init holds none of the referee's or the bot's standard streams (the bot's end of
-    // file must be the bot's), only the status pipe, across its exec.
-    for fd in 0..3 {
-        libc::close(fd);
-    }
-    if libc::fcntl(c.status_fd, libc::F_SETFD, 0) != 0 {
-        return fail(c, 13);
-    }
-    let no_env: [*const libc::c_char; 1] = [std::ptr::null()];
-    libc::syscall(
-        libc::SYS_execveat,
-        c.init_exe,
-        c"".as_ptr(),
-        c.init_argv,
-        no_env.as_ptr(),
-        libc::AT_EMPTY_PATH,
-    );
-    // The bot is running already: it ends with this process, the first of its namespace.
-    fail(c, 13)
 }
 
 /// The bot's clone in an isolated child: joins the bot's cgroups and becomes the bot.
@@ -308,103 +320,107 @@ extern "C" fn bot_main(arg: *mut libc::c_void) -> libc::c_int {
 /// capabilities, its parent-death signal, no new privileges and its seccomp filter, default
 /// signals, and `exec`.
 unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
-    {
-        for (target, fd) in c.fds.into_iter().enumerate() {
-            let target = target as libc::c_int;
-            // The pipes are close-on-exec; dup2 gives copies that are not (and one that is
-            // already in place only needs the flag cleared).
-            let ok = if fd == target {
-                libc::fcntl(fd, libc::F_SETFD, 0) == 0
-            } else {
-                libc::dup2(fd, target) == target
-            };
-            if !ok {
-                return fail(c, 5);
-            }
-        }
-        if libc::chdir(c.dir) != 0 {
-            return fail(c, 6);
-        }
-        if c.isolate {
-            if !crate::bot::isolation::drop_capabilities(c.user) {
-                return fail(c, 8);
-            }
-        } else if let Some(id) = c.user {
-            // From root to another user: every capability goes.
-            if !crate::bot::isolation::become_user(id) {
-                return fail(c, 10);
-            }
-        }
-        // A referee killed without warning takes its bots with it. (Set after the change of
-        // user, which clears it.)
-        if libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        ) != 0
+    // SAFETY: what this function's doc asks of its caller holds; the calls below
+    // are the raw system calls that contract covers.
+    unsafe {
         {
-            return fail(c, 2);
-        }
-        // The limit of open files arbiter was started with, not the one it raised for its own
-        // many games. Set last (nothing opens a file after it), before the seccomp filter.
-        if let Some(limit) = &c.open_files {
-            if libc::setrlimit(libc::RLIMIT_NOFILE, limit) != 0 {
-                return fail(c, 3);
+            for (target, fd) in c.fds.into_iter().enumerate() {
+                let target = target as libc::c_int;
+                // The pipes are close-on-exec; dup2 gives copies that are not (and one that is
+                // already in place only needs the flag cleared).
+                let ok = if fd == target {
+                    libc::fcntl(fd, libc::F_SETFD, 0) == 0
+                } else {
+                    libc::dup2(fd, target) == target
+                };
+                if !ok {
+                    return fail(c, 5);
+                }
             }
-        }
-        // No exec of the bot's gains privileges (set-user-ID programs, file capabilities).
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-            || (!c.seccomp.is_null()
-                && libc::prctl(
-                    libc::PR_SET_SECCOMP,
-                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
-                    c.seccomp,
-                    0,
-                    0,
-                ) != 0)
-        {
-            return fail(c, 11);
-        }
-        // The referee ignores SIGPIPE and handles a few signals; the bot starts with the
-        // defaults and nothing blocked, as from a shell.
-        for sig in [
-            libc::SIGPIPE,
-            libc::SIGINT,
-            libc::SIGTERM,
-            libc::SIGHUP,
-            libc::SIGSEGV,
-            libc::SIGBUS,
-            libc::SIGCHLD,
-        ] {
-            libc::signal(sig, libc::SIG_DFL);
-        }
-        let mut none: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut none);
-        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-        if !c.gate_argv.is_null() {
-            // Held: the small gate (with everything above in place) waits for the game. The
-            // program is checked now, as the bot's user sees it, so that one it cannot run is
-            // a bot that cannot start, as without the gate.
-            if libc::access(c.program, libc::X_OK) != 0 {
-                return fail(c, 0);
+            if libc::chdir(c.dir) != 0 {
+                return fail(c, 6);
             }
-            if libc::fcntl(c.go_fd, libc::F_SETFD, 0) != 0 {
+            if c.isolate {
+                if !crate::bot::isolation::drop_capabilities(c.user) {
+                    return fail(c, 8);
+                }
+            } else if let Some(id) = c.user {
+                // From root to another user: every capability goes.
+                if !crate::bot::isolation::become_user(id) {
+                    return fail(c, 10);
+                }
+            }
+            // A referee killed without warning takes its bots with it. (Set after the change of
+            // user, which clears it.)
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return fail(c, 2);
+            }
+            // The limit of open files arbiter was started with, not the one it raised for its own
+            // many games. Set last (nothing opens a file after it), before the seccomp filter.
+            if let Some(limit) = &c.open_files {
+                if libc::setrlimit(libc::RLIMIT_NOFILE, limit) != 0 {
+                    return fail(c, 3);
+                }
+            }
+            // No exec of the bot's gains privileges (set-user-ID programs, file capabilities).
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || (!c.seccomp.is_null()
+                    && libc::prctl(
+                        libc::PR_SET_SECCOMP,
+                        libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                        c.seccomp,
+                        0,
+                        0,
+                    ) != 0)
+            {
+                return fail(c, 11);
+            }
+            // The referee ignores SIGPIPE and handles a few signals; the bot starts with the
+            // defaults and nothing blocked, as from a shell.
+            for sig in [
+                libc::SIGPIPE,
+                libc::SIGINT,
+                libc::SIGTERM,
+                libc::SIGHUP,
+                libc::SIGSEGV,
+                libc::SIGBUS,
+                libc::SIGCHLD,
+            ] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            if !c.gate_argv.is_null() {
+                // Held: the small gate (with everything above in place) waits for the game. The
+                // program is checked now, as the bot's user sees it, so that one it cannot run is
+                // a bot that cannot start, as without the gate.
+                if libc::access(c.program, libc::X_OK) != 0 {
+                    return fail(c, 0);
+                }
+                if libc::fcntl(c.go_fd, libc::F_SETFD, 0) != 0 {
+                    return fail(c, 14);
+                }
+                libc::syscall(
+                    libc::SYS_execveat,
+                    c.init_exe,
+                    c"".as_ptr(),
+                    c.gate_argv,
+                    c.envp,
+                    libc::AT_EMPTY_PATH,
+                );
                 return fail(c, 14);
             }
-            libc::syscall(
-                libc::SYS_execveat,
-                c.init_exe,
-                c"".as_ptr(),
-                c.gate_argv,
-                c.envp,
-                libc::AT_EMPTY_PATH,
-            );
-            return fail(c, 14);
+            libc::execve(c.program, c.argv, c.envp);
+            fail(c, 0)
         }
-        libc::execve(c.program, c.argv, c.envp);
-        fail(c, 0)
     }
 }
 
@@ -412,18 +428,22 @@ unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
 /// bot's own processes may talk over 127.0.0.1; nothing else is in that namespace. A failure
 /// only leaves it down.
 unsafe fn loopback_up() {
-    let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-    if fd < 0 {
-        return;
+    // SAFETY: what this function's doc asks of its caller holds; the calls below
+    // are the raw system calls that contract covers.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return;
+        }
+        let mut req: libc::ifreq = std::mem::zeroed();
+        req.ifr_name[0] = b'l' as libc::c_char;
+        req.ifr_name[1] = b'o' as libc::c_char;
+        if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) == 0 {
+            req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(fd, libc::SIOCSIFFLAGS, &req);
+        }
+        libc::close(fd);
     }
-    let mut req: libc::ifreq = std::mem::zeroed();
-    req.ifr_name[0] = b'l' as libc::c_char;
-    req.ifr_name[1] = b'o' as libc::c_char;
-    if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) == 0 {
-        req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-        libc::ioctl(fd, libc::SIOCSIFFLAGS, &req);
-    }
-    libc::close(fd);
 }
 
 /// Writes `/proc/self/fd/<fd>` and a NUL into `out`, without allocating.

@@ -124,6 +124,9 @@ pub const RESUME_MAY_CHANGE: &[&str] = &[
     "anchor",
     "skip-broken-bots",
     "no-build",
+    "build-memory-mb",
+    "build-tmp-mb",
+    "build-disk-mb",
 ];
 
 /// What `--grow` may change besides [`RESUME_MAY_CHANGE`].

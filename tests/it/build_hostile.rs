@@ -1,0 +1,128 @@
+//! Builds as hostile submissions make them: a build that holds memory in the box's RAM-backed
+//! `/tmp`, one that fills the build cache. Each is stopped by its cap, its verdict names the cap,
+//! and the rest of the class is graded.
+
+use crate::common::*;
+use std::path::Path;
+
+/// Reads the Impasse arena input and answers the first offered move.
+const PY_BOT: &str = r#"import sys
+turn = 0
+while True:
+    turn += 1
+    if turn == 1:
+        input()  # colour
+    for _ in range(8):
+        input()
+    input()  # last move
+    moves = [input() for _ in range(int(input()))]
+    print(moves[0])
+"#;
+
+/// Whether bwrap is here and, as root, cgroups can be made: else, under CI, the test fails.
+fn boxed_builds_or_fail() -> bool {
+    let bwrap = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"]
+        .iter()
+        .any(|p| Path::new(p).is_file());
+    let root = rustix::process::geteuid().is_root();
+    if !bwrap || !root {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "this test needs bubblewrap (apt-get install bubblewrap) and root (for the builds' memory cgroup)"
+        );
+        eprintln!("no bwrap or not root: this test did nothing");
+        return false;
+    }
+    true
+}
+
+/// The bytes under `dir`, without following symlinks.
+fn bytes_under(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match std::fs::symlink_metadata(e.path()) {
+            Ok(m) if m.is_dir() => bytes_under(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// A class folder under `tmp` with an honest student and `hostile` student folders (name,
+/// bot.toml build command).
+fn class_with(tmp: &Path, hostile: &[(&str, &str)]) -> std::path::PathBuf {
+    let class = tmp.join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    std::fs::write(class.join("honest.py"), PY_BOT).unwrap();
+    for (name, build) in hostile {
+        let dir = class.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("bot.py"), PY_BOT).unwrap();
+        std::fs::write(
+            dir.join("bot.toml"),
+            format!("run = \"python3 bot.py\"\nbuild = {build:?}\n"),
+        )
+        .unwrap();
+    }
+    class
+}
+
+fn grade(class: &Path, out: &Path, cache: &Path, extra: &[&str]) -> std::process::Output {
+    arbiter()
+        .env("ARBITER_CACHE", cache)
+        .args(["grade", "--games", "2", "--seed", "3", "--clock", "cpu"])
+        .args(["--first-turn-ms", "5000", "--turn-ms", "1000"])
+        .args(["--baseline", &first_bot()])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .arg(class)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_build_over_its_memory_or_its_cache_cap_fails_saying_which() {
+    if !boxed_builds_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let class = class_with(
+        tmp.path(),
+        &[
+            // 300 MB held in the box's /tmp, then an exit 0.
+            (
+                "hog",
+                "sh -c 'head -c 300000000 /dev/zero > /tmp/hog; sleep 1; true'",
+            ),
+            // 200 MB left in the build folder, that is in the build cache.
+            ("filler", "sh -c 'head -c 200000000 /dev/zero > cache.bin'"),
+        ],
+    );
+    let (out, cache) = (tmp.path().join("out"), tmp.path().join("cache"));
+    let run = grade(
+        &class,
+        &out,
+        &cache,
+        &["--build-memory-mb", "100", "--build-disk-mb", "50"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let rows = read_csv(&out.join("marks.csv"));
+    let row = |name: &str| rows.iter().find(|r| r["student"] == name).unwrap();
+    assert_eq!(row("honest")["built"], "yes", "{rows:?}");
+    for (name, says) in [
+        ("hog", "memory cap of 100 MiB"),
+        ("filler", "over the cap of 50 MiB"),
+    ] {
+        assert_eq!(row(name)["built"], "no", "{name}: {:?}", row(name));
+        let log = std::fs::read_to_string(out.join(format!("builds/{name}.log"))).unwrap();
+        assert!(log.contains(says), "{name}: {log}");
+    }
+    // Nothing of theirs was kept in the cache.
+    let kept = bytes_under(&cache);
+    assert!(kept < 10 << 20, "the cache holds {kept} bytes");
+}

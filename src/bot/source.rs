@@ -15,7 +15,10 @@ mod language;
 
 pub use language::Language;
 
+mod beneath;
 mod folder;
+
+pub use beneath::{copy_submission, open_beneath, BeneathError};
 
 pub use folder::{check_tree, snapshot_folder};
 

@@ -126,3 +126,69 @@ fn a_build_over_its_memory_or_its_cache_cap_fails_saying_which() {
     let kept = bytes_under(&cache);
     assert!(kept < 10 << 20, "the cache holds {kept} bytes");
 }
+
+/// Files under `dir` that hold `needle`.
+fn holding(dir: &Path, needle: &[u8]) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => found.extend(holding(&p, needle)),
+            Ok(m) if m.is_file() => {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                if bytes.windows(needle.len()).any(|w| w == needle) {
+                    found.push(p.display().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Hard links to a root-only file in a class: one a build prints into its log, one a whole
+/// submission whose syntax error would quote it. Both are refused, naming the hard link, and
+/// the secret is nowhere in the results, the cache or arbiter's output.
+#[test]
+fn a_hard_link_to_a_root_only_file_is_not_read_into_any_output() {
+    if !boxed_builds_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let secret_word = format!("HARDSECRET{}X", std::process::id());
+    let secret = tmp.path().join("secret.py");
+    std::fs::write(&secret, format!("{secret_word} is not python\n")).unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let class = class_with(tmp.path(), &[("mallory", "cat leak.txt")]);
+    // Mallory's folder is hers (uid 4243); the link in it is to root's private file.
+    std::os::unix::fs::chown(class.join("mallory"), Some(4243), Some(4243)).unwrap();
+    std::fs::hard_link(&secret, class.join("mallory/leak.txt")).unwrap();
+    std::fs::hard_link(&secret, class.join("linked.py")).unwrap();
+    let (out, cache) = (tmp.path().join("out"), tmp.path().join("cache"));
+    let run = grade(&class, &out, &cache, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stderr}");
+    assert!(!stderr.contains(&secret_word), "{stderr}");
+    assert!(!stdout.contains(&secret_word), "{stdout}");
+    assert_eq!(holding(&out, secret_word.as_bytes()), Vec::<String>::new());
+    assert_eq!(
+        holding(&cache, secret_word.as_bytes()),
+        Vec::<String>::new()
+    );
+    let rows = read_csv(&out.join("marks.csv"));
+    let row = |name: &str| rows.iter().find(|r| r["student"] == name).unwrap();
+    assert_eq!(row("honest")["built"], "yes", "{rows:?}");
+    for name in ["mallory", "linked"] {
+        assert_eq!(row(name)["built"], "no", "{name}: {:?}", row(name));
+        assert!(
+            row(name)["problem"].contains("hard link"),
+            "{:?}",
+            row(name)
+        );
+    }
+}

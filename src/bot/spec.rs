@@ -285,15 +285,27 @@ impl BotSpec {
             .join(" ")
     }
 
-    /// Runs the bot's build command, if any, in its directory, unless the folder is unchanged
-    /// since its last successful build (see `bot::build_stamp`); a failure names the bot
-    /// and shows the end of the build's output. This runs the command as the user who runs
-    /// arbiter: it is for bots the user brought; code someone else wrote is built in the build
-    /// box (`super::source::snapshot_folder`).
-    pub fn build(&self) -> Result<(), SpecError> {
+    /// Runs the bot's build command, if any. A build is code someone else may have written (a
+    /// league is made of strangers' bots, a referee.toml comes with its game): by default it
+    /// runs in the build box, in a copy of the folder in the build cache
+    /// (`super::source::snapshot_folder`), and the bot then runs from that copy, returned here.
+    /// A build the user trusts ([`trusts_build`]: `--trust-builds`, or a bot bundled in the
+    /// source tree arbiter was built from) runs in place as the user who runs arbiter, unless
+    /// the folder is unchanged since its last successful build (see `bot::build_stamp`); then
+    /// `None` is returned: the bot runs as it is. A failure names the bot and shows the end of
+    /// the build's output.
+    pub fn build(&self) -> Result<Option<BotSpec>, SpecError> {
         let Some(command) = &self.build else {
-            return Ok(());
+            return Ok(None);
         };
+        if !trusts_build(&self.dir) {
+            return Ok(Some(super::source::snapshot_folder(self)?));
+        }
+        self.build_in_place(command).map(|()| None)
+    }
+
+    /// Runs the trusted build `command` in the bot's folder, as the user (see [`Self::build`]).
+    fn build_in_place(&self, command: &str) -> Result<(), SpecError> {
         let stamps = super::source::cache_root().join("stamps");
         if super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program) {
             return Ok(());
@@ -306,7 +318,7 @@ impl BotSpec {
             .output()
             .map_err(|source| SpecError::BuildSpawn {
                 name: self.name.clone(),
-                command: command.clone(),
+                command: command.to_string(),
                 source,
             })?;
         if output.status.success() {
@@ -319,11 +331,37 @@ impl BotSpec {
         let tail = lines[lines.len().saturating_sub(20)..].join("\n");
         Err(SpecError::BuildFailed {
             name: self.name.clone(),
-            command: command.clone(),
+            command: command.to_string(),
             status: output.status.to_string(),
             output: tail,
         })
     }
+}
+
+/// Whether `--trust-builds` was given: the user's bots' and referee's builds run in place, as
+/// the user.
+static TRUST_BUILDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Trusts every build of this run (`--trust-builds`), or none but the bundled bots'.
+pub fn set_trust_builds(trust: bool) {
+    TRUST_BUILDS.store(trust, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the build of the bot or referee folder `dir` runs in place as the user: with
+/// `--trust-builds`, or for a bot bundled with arbiter: a folder of `bots/` in the very source
+/// tree this arbiter was built from (`cargo run -- tournament bots/*`). Their builds
+/// (`cargo build --bin arbiter-bot-...`) compile that tree's own sources with the user's
+/// toolchain, which the box cannot reach (under /root, and offline), and whoever can change
+/// them can change arbiter's own source, which the user's `cargo run` builds and runs as them.
+pub fn trusts_build(dir: &Path) -> bool {
+    if TRUST_BUILDS.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    let bundled = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots"));
+    let parent = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.parent().map(Path::to_path_buf));
+    matches!((bundled, parent), (Ok(b), Some(p)) if b == p)
 }
 
 /// Marks every bot of `bots` not already marked in `problems` that does not play `game` (see
@@ -476,7 +514,7 @@ mod tests {
         assert_eq!(spec.name, "mine");
         assert_eq!(spec.program, absolute(tmp.path()).join("./go.sh"));
         assert_eq!(spec.args, vec!["fast"]);
-        let err = spec.build().unwrap_err().to_string();
+        let err = spec.build_in_place("false").unwrap_err().to_string();
         assert!(
             err.contains("bot 'mine': build command `false` failed"),
             "{err}"
@@ -487,6 +525,21 @@ mod tests {
 #[cfg(test)]
 mod naming_tests {
     use super::*;
+
+    /// The bundled bots' builds are trusted (`cargo run -- tournament bots/*` builds them with
+    /// the user's cargo); a folder elsewhere, even one named like them, is not.
+    #[test]
+    fn only_the_bundled_bots_builds_are_trusted_by_default() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert!(trusts_build(&here.join("bots/first")));
+        assert!(trusts_build(&here.join("bots/../bots/random")));
+        let tmp = tempfile::tempdir().unwrap();
+        let lookalike = tmp.path().join("bots/first");
+        std::fs::create_dir_all(&lookalike).unwrap();
+        assert!(!trusts_build(&lookalike));
+        assert!(!trusts_build(here));
+        assert!(!trusts_build(&here.join("examples/referee/stones")));
+    }
 
     #[test]
     fn a_bot_can_be_named_on_the_command_line() {

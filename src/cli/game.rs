@@ -140,11 +140,19 @@ pub struct BuildOpts {
     /// MiB. A build that goes over it is stopped, fails, and its verdict says so.
     #[arg(long, default_value_t = build_box::DEFAULT_DISK_MB, value_name = "MIB")]
     pub build_disk_mb: u64,
+    /// Run the build commands of bot.toml and referee.toml files in place, as you, with your
+    /// rights and toolchain (`cargo`, `javac` under your home...), as for bots you wrote
+    /// yourself. By default every build runs in the build box (unprivileged, offline, only the
+    /// system's folders), in a copy of the bot's folder in the build cache, and the bot runs
+    /// from that copy; the bots bundled in arbiter's own source tree (bots/) are always trusted.
+    #[arg(long)]
+    pub trust_builds: bool,
 }
 
 impl BuildOpts {
     /// Gives every build of this run these caps.
     pub fn apply(&self) {
+        arbiter::bot::spec::set_trust_builds(self.trust_builds);
         build_box::configure(build_box::BuildLimits {
             memory_bytes: self.build_memory_mb << 20,
             tmp_bytes: self.build_tmp_mb << 20,
@@ -212,13 +220,18 @@ impl GameOpts {
 
 /// Resolves and builds every BOT argument; the first failure is the error.
 pub fn resolve_bots(args: &[String]) -> Result<Vec<BotSpec>> {
-    let specs = args
+    let mut specs = args
         .iter()
         .map(|a| BotSpec::resolve_named(a).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
-    for spec in &specs {
-        spec.build()
+    for spec in &mut specs {
+        let built = spec
+            .build()
             .with_context(|| format!("building bot '{}'", spec.name))?;
+        // Built in the box: the bot runs from its copy in the build cache.
+        if let Some(copy) = built {
+            *spec = copy;
+        }
     }
     Ok(specs)
 }

@@ -26,6 +26,7 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
         Command::Tournament(args) => Some(&args.game.build),
         Command::Grade(args) => Some(&args.game.build),
         Command::Sprt(args) => Some(&args.game.build),
+        Command::Slurm(args) => Some(&args.tournament.game.build),
         _ => None,
     };
     if let Some(build) = build {

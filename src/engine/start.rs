@@ -127,6 +127,7 @@ pub const RESUME_MAY_CHANGE: &[&str] = &[
     "build-memory-mb",
     "build-tmp-mb",
     "build-disk-mb",
+    "trust-builds",
 ];
 
 /// What `--grow` may change besides [`RESUME_MAY_CHANGE`].

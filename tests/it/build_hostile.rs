@@ -192,3 +192,115 @@ fn a_hard_link_to_a_root_only_file_is_not_read_into_any_output() {
         );
     }
 }
+
+/// The folders under `cache` holding `file`, and that file's text.
+fn built_copies(cache: &Path, file: &str) -> Vec<String> {
+    std::fs::read_dir(cache)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path().join(file)).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A stranger's bot.toml build in a tournament runs in the build box by default (unprivileged,
+/// in a copy of the folder in the cache), not as root in place; `--trust-builds` runs it as the
+/// user, in place, as before.
+#[test]
+fn a_strangers_bot_toml_build_runs_in_the_box_unless_trusted() {
+    if !boxed_builds_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let stranger = tmp.path().join("stranger");
+    std::fs::create_dir(&stranger).unwrap();
+    std::fs::write(
+        stranger.join("bot.toml"),
+        format!(
+            "name = \"stranger\"\nrun = \"{}\"\nbuild = \"sh -c 'id -u > uid.txt; grep CapEff /proc/self/status >> uid.txt'\"\n",
+            first_bot()
+        ),
+    )
+    .unwrap();
+    let cache = tmp.path().join("cache");
+    let tournament = |out: &str, extra: &[&str]| {
+        let run = arbiter()
+            .env("ARBITER_CACHE", &cache)
+            .args([
+                "tournament",
+                "--games",
+                "2",
+                "--seed",
+                "1",
+                "--turn-ms",
+                "1000",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(tmp.path().join(out))
+            .arg(&stranger)
+            .arg(random_bot())
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    };
+    tournament("boxed", &[]);
+    assert!(!stranger.join("uid.txt").exists(), "built in place");
+    let copies = built_copies(&cache, "uid.txt");
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert!(
+        !copies[0].starts_with("0\n"),
+        "built as root: {}",
+        copies[0]
+    );
+    assert!(
+        copies[0].contains("CapEff:\t0000000000000000"),
+        "{}",
+        copies[0]
+    );
+    tournament("trusted", &["--trust-builds"]);
+    let here = std::fs::read_to_string(stranger.join("uid.txt")).unwrap();
+    assert!(here.starts_with("0\n"), "{here}");
+}
+
+/// A referee.toml build runs in the build box too, and the referee plays from its copy.
+#[test]
+fn a_referee_toml_build_runs_in_the_box() {
+    if !boxed_builds_or_fail() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let referee = tmp.path().join("stones");
+    std::fs::create_dir(&referee).unwrap();
+    let example = root().join("examples/referee/stones");
+    for file in ["referee.py", "bot.py"] {
+        std::fs::copy(example.join(file), referee.join(file)).unwrap();
+    }
+    let toml = std::fs::read_to_string(example.join("referee.toml")).unwrap();
+    std::fs::write(
+        referee.join("referee.toml"),
+        format!("{toml}build = \"sh -c 'id -u > built-by.txt'\"\n"),
+    )
+    .unwrap();
+    let cache = tmp.path().join("cache");
+    let bot = format!("{} {}", python(), example.join("bot.py").display());
+    let run = arbiter()
+        .env("ARBITER_CACHE", &cache)
+        .args(["play", "--json", "--seed", "2", "--referee"])
+        .arg(&referee)
+        .args([&bot, &bot])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert_eq!(json_of(&run)["game"], "stones", "{stderr}");
+    assert!(!referee.join("built-by.txt").exists(), "built in place");
+    let copies = built_copies(&cache, "built-by.txt");
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert_ne!(copies[0].trim(), "0", "built as root");
+}

@@ -10,8 +10,9 @@
 //! there is readable), the build folder writable at its own path, a private `/tmp`, a minimal
 //! environment (`PATH` of the system folders only, so toolchain shims under a home folder are
 //! not used), the play sandbox's seccomp filter, a wall-clock limit (the whole box is killed), a
-//! memory limit (address space), a file-size limit and bounded output (the rest of a flood is
-//! counted and dropped). Nothing else of the host is mounted: not /root, not /home, not the
+//! memory cgroup (what the build holds, its `/tmp` included), a sized `/tmp`, a cap on what its
+//! folder may hold (see `caps`), an address-space and a file-size limit per process and bounded
+//! output (the rest of a flood is counted and dropped). Nothing else of the host is mounted: not /root, not /home, not the
 //! class folder, not the results.
 //!
 //! The build cache lives under a home folder the unprivileged uid cannot traverse (`/root` is
@@ -228,7 +229,10 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
                 Ok(())
             };
             limit(libc::RLIMIT_AS, limits_copy.address_bytes)?;
-            limit(libc::RLIMIT_FSIZE, limits_copy.file_bytes)?;
+            // No one file past the folder's cap either: the cap is measured every 250 ms, and a
+            // fast writer would be far past it by then.
+            let file_bytes = limits_copy.file_bytes.min(limits_copy.folder_bytes);
+            limit(libc::RLIMIT_FSIZE, file_bytes)?;
             limit(libc::RLIMIT_CORE, 0)?;
             // The open-file limit arbiter was started with, not the one it raised for itself.
             if let Some(files) = &open_files {

@@ -88,6 +88,13 @@ pub enum SpecError {
         path: PathBuf,
         games: Vec<String>,
     },
+    /// A bot.toml or referee.toml build that failed in the build box (see [`BotSpec::build`]).
+    #[error("'{name}' was built in the build box, as every bot.toml and referee.toml build is unless trusted: unprivileged, offline, with the system's folders and a copy of its own folder only; if you wrote it, --trust-builds builds it in place as you, with your toolchain")]
+    BoxedBuild {
+        name: String,
+        #[source]
+        source: Box<super::source::SourceError>,
+    },
     /// A single source file that cannot be built (see [`super::source`]).
     #[error(transparent)]
     Source(#[from] super::source::SourceError),
@@ -299,7 +306,12 @@ impl BotSpec {
             return Ok(None);
         };
         if !trusts_build(&self.dir) {
-            return Ok(Some(super::source::snapshot_folder(self)?));
+            return super::source::snapshot_folder(self)
+                .map(Some)
+                .map_err(|source| SpecError::BoxedBuild {
+                    name: self.name.clone(),
+                    source: Box::new(source),
+                });
         }
         self.build_in_place(command).map(|()| None)
     }

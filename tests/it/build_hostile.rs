@@ -93,10 +93,10 @@ fn a_build_over_its_memory_or_its_cache_cap_fails_saying_which() {
     let class = class_with(
         tmp.path(),
         &[
-            // 300 MB held in the box's /tmp, then an exit 0.
+            // 300 MB held in the box's /tmp (files under the file-size limit), then an exit 0.
             (
                 "hog",
-                "sh -c 'head -c 300000000 /dev/zero > /tmp/hog; sleep 1; true'",
+                "sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do head -c 30000000 /dev/zero > /tmp/hog$i; done; true'",
             ),
             // 200 MB left in the build folder, that is in the build cache.
             ("filler", "sh -c 'head -c 200000000 /dev/zero > cache.bin'"),

@@ -10,8 +10,9 @@
 //! there is readable), the build folder writable at its own path, a private `/tmp`, a minimal
 //! environment (`PATH` of the system folders only, so toolchain shims under a home folder are
 //! not used), the play sandbox's seccomp filter, a wall-clock limit (the whole box is killed), a
-//! memory limit (address space), a file-size limit and bounded output (the rest of a flood is
-//! counted and dropped). Nothing else of the host is mounted: not /root, not /home, not the
+//! memory cgroup (what the build holds, its `/tmp` included), a sized `/tmp`, a cap on what its
+//! folder may hold (see `caps`), an address-space and a file-size limit per process and bounded
+//! output (the rest of a flood is counted and dropped). Nothing else of the host is mounted: not /root, not /home, not the
 //! class folder, not the results.
 //!
 //! The build cache lives under a home folder the unprivileged uid cannot traverse (`/root` is
@@ -53,7 +54,14 @@ pub struct BuildLimits {
     /// Wall-clock time for one build step.
     pub time: Duration,
     /// Address space of each process of the build, in bytes.
+    pub address_bytes: u64,
+    /// Memory of the whole build, its `/tmp` included, in bytes (a memory cgroup, where one
+    /// can be made: as root).
     pub memory_bytes: u64,
+    /// Size of the build's `/tmp` (a tmpfs), in bytes.
+    pub tmp_bytes: u64,
+    /// What the build folder may hold, in bytes (measured while the build runs and after).
+    pub folder_bytes: u64,
     /// Largest file a build may write, in bytes.
     pub file_bytes: u64,
     /// Processes of the build's uid at once.
@@ -66,7 +74,10 @@ impl Default for BuildLimits {
     fn default() -> Self {
         BuildLimits {
             time: Duration::from_secs(120),
-            memory_bytes: 8 << 30,
+            address_bytes: 8 << 30,
+            memory_bytes: caps::DEFAULT_MEMORY_MB << 20,
+            tmp_bytes: caps::DEFAULT_TMP_MB << 20,
+            folder_bytes: caps::DEFAULT_DISK_MB << 20,
             file_bytes: 1 << 30,
             processes: 512,
             output_bytes: 64 * 1024,
@@ -79,8 +90,10 @@ impl Default for BuildLimits {
 pub struct Outcome {
     /// True when the step exited with status 0.
     pub success: bool,
-    /// Its exit status, or why it was stopped (the time limit, named).
+    /// Its exit status, or why it was stopped (the cap it went over, named).
     pub status: String,
+    /// The cap it went over, if it was stopped by one.
+    pub cap: Option<Cap>,
     /// Its output, stdout and stderr interleaved, cut at the limit.
     pub output: String,
 }
@@ -115,182 +128,13 @@ fn running_as_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
-/// Gives every entry under `dir` (and `dir`) to `uid`:`gid`, without following symlinks.
-fn chown_tree(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
-    std::os::unix::fs::lchown(dir, Some(uid), Some(gid))?;
-    if std::fs::symlink_metadata(dir)?.is_dir() {
-        for entry in std::fs::read_dir(dir)? {
-            chown_tree(&entry?.path(), uid, gid)?;
-        }
-    }
-    Ok(())
-}
+mod caps;
+mod stage;
 
-/// Makes every file under `dir` readable, and every folder and executable file enterable, by
-/// everyone (so a bot run later as another user can start from it); never follows symlinks.
-fn open_to_all(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::symlink_metadata(dir)?;
-    if meta.file_type().is_symlink() {
-        return Ok(());
-    }
-    let mode = meta.permissions().mode() & 0o7777 & !0o7000;
-    let wanted = if meta.is_dir() || mode & 0o100 != 0 {
-        mode | 0o555
-    } else {
-        mode | 0o444
-    };
-    if wanted != meta.permissions().mode() & 0o7777 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(wanted))?;
-    }
-    if meta.is_dir() {
-        for entry in std::fs::read_dir(dir)? {
-            open_to_all(&entry?.path())?;
-        }
-    }
-    Ok(())
-}
-
-/// Removes every symlink under `dir` that leads out of `root` (or to nothing): a build may
-/// leave `build.log -> /root/secret` for arbiter to read or write as itself.
-fn drop_outside_links(root: &Path, dir: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        let meta = std::fs::symlink_metadata(&path)?;
-        if meta.file_type().is_symlink() {
-            let inside = std::fs::canonicalize(&path).is_ok_and(|t| t.starts_with(root));
-            if !inside {
-                std::fs::remove_file(&path)?;
-            }
-        } else if meta.is_dir() {
-            drop_outside_links(root, &path)?;
-        }
-    }
-    Ok(())
-}
-
-/// Hands the build folder `dir` back to arbiter's user after the builds (see the module
-/// documentation): owned by it, without symlinks leading out of it, nothing set-id, readable
-/// by all. Every process of the builds has ended (each box is killed with its step).
-pub fn finish(dir: &Path) -> Result<(), BoxError> {
-    let err = |error| BoxError::Folder {
-        path: dir.to_path_buf(),
-        error,
-    };
-    if running_as_root() {
-        chown_tree(dir, 0, 0).map_err(err)?;
-    }
-    let root = std::fs::canonicalize(dir).map_err(err)?;
-    drop_outside_links(&root, &root).map_err(err)?;
-    open_to_all(dir).map_err(err)
-}
-
-/// Writes arbiter's own file `name` (a build log) into a build folder, replacing whatever the
-/// build left there under that name (a symlink is replaced, never followed).
-pub fn write_own_file(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let path = dir.join(name);
-    match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path)?,
-        Ok(_) => std::fs::remove_file(&path)?,
-        Err(_) => {}
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    file.write_all(data)
-}
-
-/// A build folder in the making, reachable by the build's uid; removed unless installed.
-pub struct Stage {
-    parent: PathBuf,
-    work: PathBuf,
-}
-
-impl Stage {
-    /// A fresh stage in the system's temporary folder (`/tmp` when arbiter runs as root).
-    pub fn new() -> std::io::Result<Stage> {
-        use std::os::unix::fs::DirBuilderExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        // As root, /tmp itself: a TMPDIR under root's home could not be entered by the build.
-        let tmp = if running_as_root() {
-            PathBuf::from("/tmp")
-        } else {
-            std::env::temp_dir()
-        };
-        let parent = tmp.join(format!(
-            "arbiter-build-{}-{nanos}-{}",
-            std::process::id(),
-            STAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        // Enterable, not listable, by others: the build's uid reaches its folder by name.
-        std::fs::DirBuilder::new().mode(0o711).create(&parent)?;
-        let stage = Stage {
-            work: parent.join("work"),
-            parent,
-        };
-        std::fs::DirBuilder::new().mode(0o700).create(&stage.work)?;
-        Ok(stage)
-    }
-
-    /// The folder the build works in (`/build` inside the box).
-    pub fn dir(&self) -> &Path {
-        &self.work
-    }
-
-    /// Ends the builds ([`finish`]) and moves the folder to `dest` (a folder that must not
-    /// exist yet; if another run installed it meanwhile, that one is kept).
-    pub fn install(self, dest: &Path) -> Result<(), BoxError> {
-        finish(&self.work)?;
-        let err = |error| BoxError::Folder {
-            path: dest.to_path_buf(),
-            error,
-        };
-        if std::fs::rename(&self.work, dest).is_err() && !dest.is_dir() {
-            // Another file system: copied beside the destination, then renamed into place.
-            let beside = dest.with_extension(format!("part-{}", std::process::id()));
-            copy_tree(&self.work, &beside).map_err(err)?;
-            if let Err(e) = std::fs::rename(&beside, dest) {
-                let _ = std::fs::remove_dir_all(&beside);
-                if !dest.is_dir() {
-                    return Err(err(e));
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Stage {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.parent);
-    }
-}
-
-static STAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Copies the tree `from` to `to` (files, folders and symlinks as they are).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    let meta = std::fs::symlink_metadata(from)?;
-    if meta.file_type().is_symlink() {
-        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
-    } else if meta.is_dir() {
-        std::fs::create_dir(to)?;
-        std::fs::set_permissions(to, meta.permissions())?;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
-        }
-        Ok(())
-    } else if meta.is_file() {
-        std::fs::copy(from, to).map(|_| ())
-    } else {
-        Ok(()) // a FIFO or socket a build left behind is not part of the bot
-    }
-}
+pub use caps::{
+    configure, configured, folder_bytes, Cap, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TMP_MB,
+};
+pub use stage::{finish, write_own_file, Stage};
 
 /// Runs `step` (program and arguments; a program without a `/` is looked up on
 /// [`SYSTEM_PATH`] inside the box) in the build folder `dir`, in the box, within `limits`.
@@ -303,7 +147,7 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
     };
     let root = running_as_root();
     if root {
-        chown_tree(&dir, BUILD_ID, BUILD_ID).map_err(folder_err)?;
+        stage::chown_tree(&dir, BUILD_ID, BUILD_ID).map_err(folder_err)?;
     }
     let seccomp = seccomp_fd();
     let mut args: Vec<String> = [
@@ -324,7 +168,11 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
     for d in SYSTEM {
         args.extend(["--ro-bind-try", d, d].map(String::from));
     }
-    args.extend(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"].map(String::from));
+    args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
+    if caps::bwrap_sizes_tmpfs(&bwrap) {
+        args.extend(["--size".into(), limits.tmp_bytes.to_string()]);
+    }
+    args.extend(["--tmpfs", "/tmp"].map(String::from));
     args.extend(["--bind".into(), dir.display().to_string(), INSIDE.into()]);
     args.extend(["--remount-ro".into(), "/".into()]);
     if seccomp.is_some() {
@@ -347,11 +195,16 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
         .stdout(writer.try_clone().map_err(BoxError::Spawn)?)
         .stderr(writer)
         .process_group(0);
+    // The build's cgroup (its memory, /tmp included, and its processes), which the child joins
+    // before it drops root; none where the machine allows none (then RLIMIT_AS still holds).
+    let group =
+        crate::bot::cgroup::Cgroup::create(Some(limits.processes), Some(limits.memory_bytes));
+    let procs: Vec<std::ffi::CString> = group.as_ref().map(|g| g.procs.clone()).unwrap_or_default();
     let raw_seccomp = seccomp.as_ref().map(|f| f.as_raw_fd());
     let limits_copy = *limits;
     let open_files = crate::bot::open_files::for_children();
     // SAFETY: only async-signal-safe calls between fork and exec (close_range, dup2, fcntl,
-    // setrlimit, umask, setgroups, setgid, setuid), no allocation.
+    // setrlimit, umask, open, write, close, setgroups, setgid, setuid), no allocation.
     unsafe {
         command.pre_exec(move || {
             // A build gets only its standard streams (and the filter, below): nothing arbiter
@@ -378,8 +231,11 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
                 }
                 Ok(())
             };
-            limit(libc::RLIMIT_AS, limits_copy.memory_bytes)?;
-            limit(libc::RLIMIT_FSIZE, limits_copy.file_bytes)?;
+            limit(libc::RLIMIT_AS, limits_copy.address_bytes)?;
+            // No one file past the folder's cap either: the cap is measured every 250 ms, and a
+            // fast writer would be far past it by then.
+            let file_bytes = limits_copy.file_bytes.min(limits_copy.folder_bytes);
+            limit(libc::RLIMIT_FSIZE, file_bytes)?;
             limit(libc::RLIMIT_CORE, 0)?;
             // The open-file limit arbiter was started with, not the one it raised for itself.
             if let Some(files) = &open_files {
@@ -388,6 +244,13 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
                 }
             }
             libc::umask(0o022);
+            for path in &procs {
+                let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::close(fd);
+            }
             if root {
                 limit(libc::RLIMIT_NPROC, limits_copy.processes)?;
                 if libc::setgroups(0, std::ptr::null()) != 0
@@ -405,37 +268,66 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
     let keep = limits.output_bytes;
     let collector = std::thread::spawn(move || collect(reader, keep));
     let start = Instant::now();
-    let status = loop {
+    let mut measured = start;
+    let stop = |child: &mut std::process::Child| {
+        let _ = rustix::process::kill_process_group(
+            rustix::process::Pid::from_child(child),
+            rustix::process::Signal::KILL,
+        );
+        if let Some(group) = &group {
+            group.kill_all();
+        }
+        let _ = child.wait();
+    };
+    // The cap that stopped it, if arbiter stopped it.
+    let mut stopped = None;
+    let ended = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
+            Ok(Some(status)) => break Ok(Some(status)),
             Ok(None) => {}
             Err(e) => break Err(e),
         }
         if start.elapsed() > limits.time {
-            let _ = rustix::process::kill_process_group(
-                rustix::process::Pid::from_child(&child),
-                rustix::process::Signal::KILL,
-            );
-            let _ = child.wait();
-            break Err(std::io::Error::other(format!(
-                "stopped: the build took longer than its wall-clock limit of {} s",
-                limits.time.as_secs()
-            )));
+            stopped = Some(Cap::Time(limits.time));
+        } else if measured.elapsed() >= caps::MEASURE_EVERY {
+            measured = Instant::now();
+            let seen = folder_bytes(&dir);
+            if seen > limits.folder_bytes {
+                let cap = limits.folder_bytes;
+                stopped = Some(Cap::Folder { cap, seen });
+            }
+        }
+        if stopped.is_some() {
+            stop(&mut child);
+            break Ok(None);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     let output = collector.join().unwrap_or_default();
-    Ok(match status {
-        Ok(status) => Outcome {
-            success: status.success(),
-            status: status.to_string(),
-            output,
-        },
-        Err(e) => Outcome {
-            success: false,
-            status: e.to_string(),
-            output,
-        },
+    // The cap it went over, if any, is its verdict: a build that went over its memory may still
+    // exit 0 (only one of its processes was killed), one that filled its folder and then
+    // emptied it some has kept the cache's disk all the same.
+    let seen = folder_bytes(&dir);
+    let cap = if group.as_ref().is_some_and(|g| g.memory_exceeded()) {
+        Some(Cap::Memory(limits.memory_bytes))
+    } else if seen > limits.folder_bytes {
+        let cap = limits.folder_bytes;
+        Some(Cap::Folder { cap, seen })
+    } else {
+        stopped
+    };
+    drop(group); // kills whatever of the build is left, and removes its cgroup
+    let (success, status) = match (cap, ended) {
+        (Some(cap), _) => (false, cap.to_string()),
+        (None, Ok(Some(status))) => (status.success(), status.to_string()),
+        (None, Ok(None)) => (false, "stopped".into()),
+        (None, Err(e)) => (false, e.to_string()),
+    };
+    Ok(Outcome {
+        success,
+        status,
+        cap,
+        output,
     })
 }
 

@@ -15,11 +15,14 @@ mod language;
 
 pub use language::Language;
 
+mod beneath;
 mod folder;
+
+pub use beneath::{copy_submission, open_beneath, BeneathError};
 
 pub use folder::{check_tree, snapshot_folder};
 
-use super::build_box::{self, BoxError, BuildLimits, Stage};
+use super::build_box::{self, BoxError, Stage};
 use super::spec::BotSpec;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -207,7 +210,7 @@ fn run_steps(name: &str, steps: &[Vec<String>], dir: &Path) -> Result<String, So
     let mut log = String::new();
     for step in steps {
         let command = step.join(" ");
-        let outcome = build_box::run(step, dir, &BuildLimits::default()).map_err(|problem| {
+        let outcome = build_box::run(step, dir, &build_box::configured()).map_err(|problem| {
             SourceError::Box {
                 name: name.to_string(),
                 problem,

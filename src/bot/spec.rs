@@ -89,6 +89,13 @@ pub enum SpecError {
         path: PathBuf,
         games: Vec<String>,
     },
+    /// A bot.toml or referee.toml build that failed in the build box (see [`BotSpec::build`]).
+    #[error("'{name}' was built in the build box, as every bot.toml and referee.toml build is unless trusted: unprivileged, offline, with the system's folders and a copy of its own folder only; if you wrote it, --trust-builds builds it in place as you, with your toolchain")]
+    BoxedBuild {
+        name: String,
+        #[source]
+        source: Box<super::source::SourceError>,
+    },
     /// A single source file that cannot be built (see [`super::source`]).
     #[error(transparent)]
     Source(#[from] super::source::SourceError),
@@ -289,15 +296,32 @@ impl BotSpec {
             .join(" ")
     }
 
-    /// Runs the bot's build command, if any, in its directory, unless the folder is unchanged
-    /// since its last successful build (see `bot::build_stamp`); a failure names the bot
-    /// and shows the end of the build's output. This runs the command as the user who runs
-    /// arbiter: it is for bots the user brought; code someone else wrote is built in the build
-    /// box (`super::source::snapshot_folder`).
-    pub fn build(&self) -> Result<(), SpecError> {
+    /// Runs the bot's build command, if any. A build is code someone else may have written (a
+    /// league is made of strangers' bots, a referee.toml comes with its game): by default it
+    /// runs in the build box, in a copy of the folder in the build cache
+    /// (`super::source::snapshot_folder`), and the bot then runs from that copy, returned here.
+    /// A build the user trusts ([`trusts_build`]: `--trust-builds`, or a bot bundled in the
+    /// source tree arbiter was built from) runs in place as the user who runs arbiter, unless
+    /// the folder is unchanged since its last successful build (see `bot::build_stamp`); then
+    /// `None` is returned: the bot runs as it is. A failure names the bot and shows the end of
+    /// the build's output.
+    pub fn build(&self) -> Result<Option<BotSpec>, SpecError> {
         let Some(command) = &self.build else {
-            return Ok(());
+            return Ok(None);
         };
+        if !trusts_build(&self.dir) {
+            return super::source::snapshot_folder(self)
+                .map(Some)
+                .map_err(|source| SpecError::BoxedBuild {
+                    name: self.name.clone(),
+                    source: Box::new(source),
+                });
+        }
+        self.build_in_place(command).map(|()| None)
+    }
+
+    /// Runs the trusted build `command` in the bot's folder, as the user (see [`Self::build`]).
+    fn build_in_place(&self, command: &str) -> Result<(), SpecError> {
         let stamps = super::source::cache_root().join("stamps");
         if super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program) {
             return Ok(());
@@ -310,7 +334,7 @@ impl BotSpec {
             .output()
             .map_err(|source| SpecError::BuildSpawn {
                 name: self.name.clone(),
-                command: command.clone(),
+                command: command.to_string(),
                 source,
             })?;
         if output.status.success() {
@@ -323,11 +347,37 @@ impl BotSpec {
         let tail = lines[lines.len().saturating_sub(20)..].join("\n");
         Err(SpecError::BuildFailed {
             name: self.name.clone(),
-            command: command.clone(),
+            command: command.to_string(),
             status: output.status.to_string(),
             output: tail,
         })
     }
+}
+
+/// Whether `--trust-builds` was given: the user's bots' and referee's builds run in place, as
+/// the user.
+static TRUST_BUILDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Trusts every build of this run (`--trust-builds`), or none but the bundled bots'.
+pub fn set_trust_builds(trust: bool) {
+    TRUST_BUILDS.store(trust, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the build of the bot or referee folder `dir` runs in place as the user: with
+/// `--trust-builds`, or for a bot bundled with arbiter: a folder of `bots/` in the very source
+/// tree this arbiter was built from (`cargo run -- tournament bots/*`). Their builds
+/// (`cargo build --bin arbiter-bot-...`) compile that tree's own sources with the user's
+/// toolchain, which the box cannot reach (under /root, and offline), and whoever can change
+/// them can change arbiter's own source, which the user's `cargo run` builds and runs as them.
+pub fn trusts_build(dir: &Path) -> bool {
+    if TRUST_BUILDS.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    let bundled = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots"));
+    let parent = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.parent().map(Path::to_path_buf));
+    matches!((bundled, parent), (Ok(b), Some(p)) if b == p)
 }
 
 /// Marks every bot of `bots` not already marked in `problems` that does not play `game` (see
@@ -417,137 +467,4 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_lines_split_like_a_shell_and_are_named_after_the_script() {
-        let spec = BotSpec::resolve("python3 'my bot.py' --depth 3").unwrap();
-        assert_eq!(spec.program, PathBuf::from("python3"));
-        assert_eq!(spec.args, vec!["my bot.py", "--depth", "3"]);
-        assert_eq!(spec.name, "python3"); // no such file here, so the interpreter names it
-        assert!(matches!(
-            BotSpec::resolve("python3 'unclosed"),
-            Err(SpecError::BadCommandLine { .. })
-        ));
-        assert!(matches!(
-            BotSpec::resolve("  "),
-            Err(SpecError::Empty { .. })
-        ));
-    }
-
-    #[test]
-    fn a_run_line_naming_a_host_file_outside_the_folder_is_refused() {
-        let tmp = tempfile::tempdir().unwrap();
-        let bot = tmp.path().join("bot");
-        std::fs::create_dir(&bot).unwrap();
-        let secret = tmp.path().join("secret.txt");
-        std::fs::write(&secret, "hunter2").unwrap();
-        std::fs::write(bot.join("bot.py"), "").unwrap();
-        let outside = format!("cat {}", secret.display());
-        for (run, refused) in [
-            ("python3 bot.py", false),
-            ("python3 bot.py /etc/hostname", false),
-            ("python3 bot.py ../secret.txt", true),
-            (outside.as_str(), true),
-        ] {
-            std::fs::write(bot.join("bot.toml"), format!("run = \"{run}\"\n")).unwrap();
-            let r = BotSpec::resolve(bot.to_str().unwrap());
-            match r {
-                Err(SpecError::OutsideArgument { path, .. }) => {
-                    assert!(refused, "{run}");
-                    assert_eq!(path, std::fs::canonicalize(&secret).unwrap());
-                }
-                other => assert!(!refused && other.is_ok(), "{run}: {other:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn a_directory_needs_a_valid_bot_toml() {
-        let tmp = tempfile::tempdir().unwrap();
-        let d = tmp.path().to_str().unwrap().to_string();
-        assert!(matches!(
-            BotSpec::resolve(&d),
-            Err(SpecError::NoBotToml { .. })
-        ));
-        std::fs::write(tmp.path().join("bot.toml"), "name = 'x'\nrunn = 'y'\n").unwrap();
-        let err = BotSpec::resolve(&d).unwrap_err().to_string();
-        assert!(err.contains("not a valid bot.toml"), "{err}");
-        std::fs::write(
-            tmp.path().join("bot.toml"),
-            "name = \"mine\"\nrun = \"./go.sh fast\"\nbuild = \"false\"\n",
-        )
-        .unwrap();
-        let spec = BotSpec::resolve(&d).unwrap();
-        assert_eq!(spec.name, "mine");
-        assert_eq!(spec.program, absolute(tmp.path()).join("./go.sh"));
-        assert_eq!(spec.args, vec!["fast"]);
-        let err = spec.build().unwrap_err().to_string();
-        assert!(
-            err.contains("bot 'mine': build command `false` failed"),
-            "{err}"
-        );
-    }
-}
-
-#[cfg(test)]
-mod naming_tests {
-    use super::*;
-
-    #[test]
-    fn a_bot_can_be_named_on_the_command_line() {
-        let spec = BotSpec::resolve_named("alice=python3 -c pass").unwrap();
-        assert_eq!(spec.name, "alice");
-        assert_eq!(spec.args, vec!["-c", "pass"]);
-        // Not a name: spaces before the '='.
-        let spec = BotSpec::resolve_named("python3 -c x=1").unwrap();
-        assert_ne!(spec.name, "python3 -c x");
-    }
-
-    #[test]
-    fn a_bot_toml_error_has_its_line_and_column_and_an_empty_name_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("bot.toml"), "name = \"x\"\nrun = = 3\n").unwrap();
-        let err = BotSpec::resolve(dir.path().to_str().unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("line 2, column"), "{err}");
-        std::fs::write(
-            dir.path().join("bot.toml"),
-            "name = \" \"\nrun = \"true\"\n",
-        )
-        .unwrap();
-        let err = BotSpec::resolve(dir.path().to_str().unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("name is empty"), "{err}");
-    }
-
-    #[test]
-    fn a_bot_toml_says_which_games_the_bot_plays() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("bot.toml"),
-            "name = \"only\"\nrun = \"./x\"\ngames = [\"impasse\", \"alva\"]\n",
-        )
-        .unwrap();
-        let typed = dir.path().to_str().unwrap().to_string();
-        let spec = BotSpec::resolve(&typed).unwrap();
-        spec.plays("impasse").unwrap();
-        spec.plays("alva").unwrap();
-        let err = spec.plays("draughts").unwrap_err().to_string();
-        assert!(err.contains("bot 'only' does not play draughts"), "{err}");
-        assert!(err.contains(r#"games = ["impasse", "alva"]"#), "{err}");
-        // Named on the command line: the same file decides.
-        let named = BotSpec::resolve_named(&format!("n={typed}")).unwrap();
-        assert!(named.plays("draughts").is_err());
-        // Without a games list, or without a bot.toml, every game is played.
-        std::fs::write(dir.path().join("bot.toml"), "run = \"./x\"\n").unwrap();
-        BotSpec::resolve(&typed).unwrap().plays("draughts").unwrap();
-        BotSpec::resolve("/bin/true")
-            .unwrap()
-            .plays("draughts")
-            .unwrap();
-    }
-}
+mod tests;

@@ -3,7 +3,7 @@
 //! game and the referee's configuration); and resolving BOT arguments.
 
 use anyhow::{Context, Result};
-use arbiter::bot::BotSpec;
+use arbiter::bot::{build_box, BotSpec};
 use arbiter::engine::{GameSettings, DEFAULT_FIRST_TURN_MS, DEFAULT_TURN_MS};
 use arbiter::referee::RefereeConfig;
 use clap::Args;
@@ -119,6 +119,47 @@ pub struct GameOpts {
         allow_negative_numbers = true
     )]
     pub kill_grace_ms: u64,
+    #[command(flatten)]
+    pub build: BuildOpts,
+}
+
+/// What every build of code gets: the build box's caps (and whether the user's own builds are
+/// trusted to run outside it, see `--trust-builds`). Not part of a run's recorded settings: they
+/// decide how bots are built, not which games are played.
+#[derive(Args, Debug, Clone, PartialEq)]
+pub struct BuildOpts {
+    /// Memory cap of each build in the build box, in MiB: what all of its processes hold and
+    /// what it keeps in its /tmp, together (a memory cgroup, as root). A build that goes over it
+    /// fails, and its verdict says so.
+    #[arg(long, default_value_t = build_box::DEFAULT_MEMORY_MB, value_name = "MIB")]
+    pub build_memory_mb: u64,
+    /// Size of a build's /tmp in the build box (kept in memory), in MiB.
+    #[arg(long, default_value_t = build_box::DEFAULT_TMP_MB, value_name = "MIB")]
+    pub build_tmp_mb: u64,
+    /// Most a build may leave in its build folder, which becomes an entry of the build cache, in
+    /// MiB. A build that goes over it is stopped, fails, and its verdict says so.
+    #[arg(long, default_value_t = build_box::DEFAULT_DISK_MB, value_name = "MIB")]
+    pub build_disk_mb: u64,
+    /// Run the build commands of bot.toml and referee.toml files in place, as you, with your
+    /// rights and toolchain (`cargo`, `javac` under your home...), as for bots you wrote
+    /// yourself. By default every build runs in the build box (unprivileged, offline, only the
+    /// system's folders), in a copy of the bot's folder in the build cache, and the bot runs
+    /// from that copy; the bots bundled in arbiter's own source tree (bots/) are always trusted.
+    #[arg(long)]
+    pub trust_builds: bool,
+}
+
+impl BuildOpts {
+    /// Gives every build of this run these caps.
+    pub fn apply(&self) {
+        arbiter::bot::spec::set_trust_builds(self.trust_builds);
+        build_box::configure(build_box::BuildLimits {
+            memory_bytes: self.build_memory_mb << 20,
+            tmp_bytes: self.build_tmp_mb << 20,
+            folder_bytes: self.build_disk_mb << 20,
+            ..build_box::BuildLimits::default()
+        });
+    }
 }
 
 /// The flags as a run records them (the library's plain data, see `arbiter::engine::GameSettings`).
@@ -179,13 +220,18 @@ impl GameOpts {
 
 /// Resolves and builds every BOT argument; the first failure is the error.
 pub fn resolve_bots(args: &[String]) -> Result<Vec<BotSpec>> {
-    let specs = args
+    let mut specs = args
         .iter()
         .map(|a| BotSpec::resolve_named(a).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
-    for spec in &specs {
-        spec.build()
+    for spec in &mut specs {
+        let built = spec
+            .build()
             .with_context(|| format!("building bot '{}'", spec.name))?;
+        // Built in the box: the bot runs from its copy in the build cache.
+        if let Some(copy) = built {
+            *spec = copy;
+        }
     }
     Ok(specs)
 }

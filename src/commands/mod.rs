@@ -21,6 +21,17 @@ use std::process::ExitCode;
 pub const ERROR_EXIT: u8 = 3;
 
 pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
+    let build = match &command {
+        Command::Play(args) => Some(&args.game.build),
+        Command::Tournament(args) => Some(&args.game.build),
+        Command::Grade(args) => Some(&args.game.build),
+        Command::Sprt(args) => Some(&args.game.build),
+        Command::Slurm(args) => Some(&args.tournament.game.build),
+        _ => None,
+    };
+    if let Some(build) = build {
+        build.apply();
+    }
     match command {
         Command::Play(args) => play::run(args, given),
         Command::Tournament(args) => tournament::run(args, given),

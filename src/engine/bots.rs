@@ -86,18 +86,26 @@ pub fn check_bots(
             });
         }
     }
-    for (bot, spec) in specs.iter().enumerate() {
+    for bot in 0..specs.len() {
         if problems[bot].is_some() {
             continue;
         }
+        let spec = &specs[bot];
         let built = match &spec.build {
             Some(command) if build => {
                 let name = &spec.name;
                 let _ = tell(consumers, &Event::BotBuilding { bot, name, command });
                 spec.build().map_err(|e| chain(&e))
             }
-            _ => Ok(()),
+            _ => Ok(None),
         };
+        // A build made in the box runs from its copy in the build cache.
+        let built = built.map(|copy| {
+            if let Some(copy) = copy {
+                specs[bot] = copy;
+            }
+        });
+        let spec = &specs[bot];
         let checked = built.and_then(|()| {
             let mut p = BotProcess::spawn(spec, &cfg.limits, &[]).map_err(|e| chain(&e))?;
             p.shutdown(cfg.kill_grace);

@@ -173,13 +173,19 @@ impl GameSettings {
                 return Err(GameSettingsError::VariantWithReferee);
             }
             let seats = self.seats.or(resolved.toml.seats).unwrap_or(2);
-            let spec = &resolved.referee.spec;
-            spec.build()
+            let mut referee = resolved.referee;
+            let built = referee
+                .spec
+                .build()
                 .map_err(|source| GameSettingsError::RefereeBuild {
-                    name: spec.name.clone(),
+                    name: referee.spec.name.clone(),
                     source: Box::new(source),
                 })?;
-            return Ok(GameChoice::external(resolved.referee, seats)?);
+            // Built in the box: the referee runs from its copy in the build cache.
+            if let Some(copy) = built {
+                referee.spec = copy;
+            }
+            return Ok(GameChoice::external(referee, seats)?);
         }
         Ok(GameChoice::new(
             self.game.as_deref().unwrap_or(DEFAULT_GAME),

@@ -124,6 +124,10 @@ pub const RESUME_MAY_CHANGE: &[&str] = &[
     "anchor",
     "skip-broken-bots",
     "no-build",
+    "build-memory-mb",
+    "build-tmp-mb",
+    "build-disk-mb",
+    "trust-builds",
 ];
 
 /// What `--grow` may change besides [`RESUME_MAY_CHANGE`].

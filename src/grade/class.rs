@@ -2,7 +2,10 @@
 //! submission, remembered between runs in submissions.csv so that a re-run knows who changed.
 
 use super::marks::Student;
-use crate::bot::source::{check_tree, hash_hex, snapshot_folder, Language, SourceError};
+use crate::bot::build_box::Stage;
+use crate::bot::source::{
+    check_tree, copy_submission, hash_hex, snapshot_folder, Language, SourceError,
+};
 use crate::bot::{BotSpec, SpecError};
 use crate::results::games_csv::{from_text_cell, text_cell};
 use std::path::{Path, PathBuf};
@@ -181,20 +184,46 @@ pub fn resolve_all(
 
 /// The bot of one student: a folder with a bot.toml is copied into the build cache and built
 /// there in the build box (never in the class folder, never as arbiter's user); a source file
-/// is built in the build box too; a refused submission is its problem.
+/// is built in the build box too; a refused submission is its problem. Every submission but a
+/// bare executable (which runs as the bot's own user) is first read into a private copy as its
+/// author could read it (`beneath`: no symlink followed at open time, no file the student could
+/// not read, no hard link to a private file), and built from that copy alone.
 pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
-    if let Some(message) = &e.problem {
-        return Err(SpecError::Source(SourceError::Refused {
+    let refused = |message: String| {
+        SpecError::Source(SourceError::Refused {
             name: e.student.clone(),
-            message: message.clone(),
-        }));
+            message,
+        })
+    };
+    if let Some(message) = &e.problem {
+        return Err(refused(message.clone()));
     }
     let path = class.join(&e.entry);
-    let mut spec = BotSpec::resolve(&path.to_string_lossy())?;
+    let meta = std::fs::symlink_metadata(&path).map_err(|source| SpecError::Read {
+        origin: e.student.clone(),
+        path: path.clone(),
+        source,
+    })?;
+    if !meta.is_dir() && Language::of(&path).is_none() {
+        let mut spec = BotSpec::resolve(&path.to_string_lossy())?;
+        spec.name = e.student.clone();
+        return Ok(spec);
+    }
+    let copy = Stage::new().map_err(|err| {
+        refused(format!(
+            "cannot make a private folder to read the submission into: {err}"
+        ))
+    })?;
+    let read = copy.dir().join(&e.entry);
+    copy_submission(class, std::ffi::OsStr::new(&e.entry), &read)
+        .map_err(|err| refused(err.to_string()))?;
+    let mut spec = BotSpec::resolve(&read.to_string_lossy())?;
     spec.name = e.student.clone();
-    if path.is_dir() && spec.dir.join("bot.toml").is_file() {
+    if read.is_dir() && spec.dir.join("bot.toml").is_file() {
         spec = snapshot_folder(&spec)?;
     }
+    spec.name = e.student.clone();
+    spec.origin = path.to_string_lossy().into_owned();
     Ok(spec)
 }
 

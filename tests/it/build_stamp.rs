@@ -9,6 +9,7 @@ fn play(bot: &std::path::Path, cache: &std::path::Path) -> std::process::Output 
         .env("ARBITER_CACHE", cache)
         .args([
             "play",
+            "--trust-builds",
             "--json",
             "--seed",
             "1",

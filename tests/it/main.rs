@@ -2,6 +2,7 @@
 //! module runs the real `arbiter` binary or the library against real bot processes.
 
 mod bots;
+mod build_hostile;
 mod build_stamp;
 mod cgroup_reuse;
 mod clock;

@@ -287,7 +287,14 @@ fn a_tournament_in_four_shards_on_slurm_merges_into_the_single_machine_result() 
         .current_dir(w)
         .env("SLURM_CONF", &cluster.conf)
         .args([
-            "slurm", "--shards", "4", "--sample", "2", "--submit", "--out",
+            "slurm",
+            "--trust-builds",
+            "--shards",
+            "4",
+            "--sample",
+            "2",
+            "--submit",
+            "--out",
         ])
         .arg(&run)
         .args(game)

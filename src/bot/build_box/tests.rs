@@ -97,3 +97,118 @@ fn a_flood_is_cut_and_a_build_past_its_time_is_stopped_and_named() {
         out.status
     );
 }
+
+/// Whether builds get a memory cgroup here; without one (not root), under CI, the test fails.
+fn have_memory_cgroup() -> bool {
+    if crate::bot::cgroup::memory_cap_is_full() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "this test needs a memory cgroup for builds: run it as root"
+    );
+    eprintln!("no memory cgroup can be made here; this test did nothing");
+    false
+}
+
+#[test]
+fn a_build_that_holds_more_memory_in_its_tmp_than_its_cap_fails_naming_the_cap() {
+    if !have_bwrap() || !have_memory_cgroup() {
+        return;
+    }
+    let stage = Stage::new().unwrap();
+    let limits = BuildLimits {
+        memory_bytes: 64 << 20,
+        tmp_bytes: 1 << 30,
+        ..BuildLimits::default()
+    };
+    // 200 MiB kept in the RAM-backed /tmp (the writer is killed on the way), and an exit 0.
+    let out = sh(
+        "head -c 200000000 /dev/zero > /tmp/hog; echo held; exit 0",
+        stage.dir(),
+        &limits,
+    );
+    assert!(!out.success, "{out:?}");
+    assert_eq!(out.cap, Some(Cap::Memory(64 << 20)), "{out:?}");
+    assert!(
+        out.status.contains("memory cap of 64 MiB") && out.status.contains("--build-memory-mb"),
+        "{}",
+        out.status
+    );
+    // The same build within its cap passes.
+    let out = sh(
+        "head -c 20000000 /dev/zero > /tmp/small; echo held",
+        stage.dir(),
+        &limits,
+    );
+    assert!(out.success, "{out:?}");
+}
+
+#[test]
+fn a_builds_tmp_is_sized() {
+    if !have_bwrap() {
+        return;
+    }
+    let stage = Stage::new().unwrap();
+    let limits = BuildLimits {
+        tmp_bytes: 8 << 20,
+        ..BuildLimits::default()
+    };
+    let out = sh(
+        "head -c 30000000 /dev/zero > /tmp/big; echo kept=$(wc -c < /tmp/big)",
+        stage.dir(),
+        &limits,
+    );
+    assert!(out.output.contains("No space left on device"), "{out:?}");
+    assert!(
+        out.output.contains(&format!("kept={}\n", 8 << 20)),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_build_that_fills_its_folder_past_the_cap_is_stopped_naming_the_cap() {
+    if !have_bwrap() {
+        return;
+    }
+    let stage = Stage::new().unwrap();
+    let limits = BuildLimits {
+        folder_bytes: 16 << 20,
+        ..BuildLimits::default()
+    };
+    // Left behind at the end of the build.
+    let out = sh("head -c 40000000 /dev/zero > big", stage.dir(), &limits);
+    assert!(!out.success, "{out:?}");
+    assert!(
+        matches!(out.cap, Some(Cap::Folder { cap, seen }) if cap == 16 << 20 && seen > cap),
+        "{out:?}"
+    );
+    assert!(
+        out.status.contains("cap of 16 MiB") && out.status.contains("--build-disk-mb"),
+        "{}",
+        out.status
+    );
+    std::fs::remove_file(stage.dir().join("big")).unwrap();
+    // Held while the build goes on (in files each under the cap): stopped then, long before
+    // its time limit.
+    let out = sh(
+        "head -c 10000000 /dev/zero > a; head -c 10000000 /dev/zero > b; sleep 100",
+        stage.dir(),
+        &limits,
+    );
+    assert!(
+        matches!(out.cap, Some(Cap::Folder { .. })),
+        "{out:?} (not stopped for its folder)"
+    );
+}
+
+#[test]
+fn a_folder_is_measured_without_following_links() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), vec![1u8; 10_000]).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/b"), vec![1u8; 20_000]).unwrap();
+    std::os::unix::fs::symlink("/usr", dir.path().join("usr")).unwrap();
+    let bytes = folder_bytes(dir.path());
+    assert!((30_000..30_000 + 5 * 4096).contains(&bytes), "{bytes}");
+}

@@ -169,10 +169,23 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
                 problem,
             })?;
     }
-    let mut copy = BotSpec::resolve(&dest.to_string_lossy()).map_err(|e| SourceError::Refused {
-        name: name.clone(),
-        message: format!("its copy in the build cache does not resolve: {e}"),
-    })?;
+    let mut copy = if dest.join("bot.toml").is_file() {
+        BotSpec::resolve(&dest.to_string_lossy()).map_err(|e| SourceError::Refused {
+            name: name.clone(),
+            message: format!("its copy in the build cache does not resolve: {e}"),
+        })?
+    } else {
+        // A referee's folder (referee.toml): the same command, from the copy.
+        let program = match spec.program.strip_prefix(&spec.dir) {
+            Ok(inside) => dest.join(inside),
+            Err(_) => spec.program.clone(),
+        };
+        BotSpec {
+            program,
+            dir: dest.clone(),
+            ..spec.clone()
+        }
+    };
     copy.name = spec.name.clone();
     copy.origin = spec.origin.clone();
     copy.build = None;

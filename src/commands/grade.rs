@@ -63,11 +63,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         || Ok::<_, start::StartError>(fresh.clone()),
     )?;
     let _lock = FolderLock::acquire(&out)?;
-    let choice = settings.game.choice()?;
+    let choice = settings.game.choice_in(Some(&settings.workdir))?;
     let k = choice.seats;
     let cfg = settings
         .game
-        .referee_config(choice.info.default_max_turns)?;
+        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
     arbiter::engine::settings::save(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.

@@ -22,18 +22,18 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     let (settings, out, resuming) = args.open(|| Settings::fresh(args.request()))?;
     let _lock = FolderLock::acquire(&out)?;
     let settings = if args.grow {
-        let seats = settings.game.choice()?.seats as u32;
+        let seats = settings.game.choice_in(Some(&settings.workdir))?.seats as u32;
         let games = given.has("games").then_some(args.games);
         settings.grow(games, &args.add_bot, seats)?
     } else {
         settings
     };
-    let choice = settings.game.choice()?;
+    let choice = settings.game.choice_in(Some(&settings.workdir))?;
     let book = settings.openings.book(&choice, settings.seed)?;
     let seats = choice.seats;
     let mut cfg = settings
         .game
-        .referee_config(choice.info.default_max_turns)?;
+        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
     // Replay files (`--replays`) hold the inputs too.

@@ -831,3 +831,79 @@ fn a_referee_named_like_a_built_in_game_does_not_borrow_its_names() {
     let page = std::fs::read_to_string(dir.path().join("game.html")).unwrap();
     assert!(page.contains("external referee"), "not the external page");
 }
+
+/// A run made in one folder and continued (`--resume`) from another plays every game as the
+/// first run did: the referee's command line, with a path relative to the folder the run was
+/// made in, is found and run there, as the bots' are.
+#[test]
+fn a_tournament_resumed_from_another_folder_runs_its_referee_as_the_first_run_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let relative = |path: &str, mode: &str| format!("{} {path} {mode}", python());
+    let referee = relative("tests/referees/hostile.py", "honest");
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args([
+            "tournament",
+            "--games",
+            "8",
+            "--seed",
+            "5",
+            "--concurrency",
+            "1",
+        ])
+        .args(["--first-turn-ms", "5000", "--turn-ms", "1000"])
+        .args([
+            "--referee-timeout-ms",
+            "5000",
+            "--referee",
+            &referee,
+            "--out",
+        ])
+        .arg(&out)
+        .args([
+            format!(
+                "one={}",
+                relative("tests/referees/player.py", "sleep 2 300")
+            ),
+            format!("two={}", relative("tests/referees/player.py", "two")),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no game in 120 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    let before = read_csv(&csv);
+    assert!(before.len() < 8, "finished before the kill: {before:?}");
+    assert!(before.iter().all(|r| r["reason"] == "win"), "{before:?}");
+
+    let resumed = arbiter()
+        .current_dir(&elsewhere)
+        .arg("tournament")
+        .arg("--resume")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{err}");
+    let rows = read_csv(&csv);
+    let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..8).collect::<Vec<u64>>(), "{err}");
+    assert!(
+        rows.iter().all(|r| r["reason"] == "win"),
+        "games of the continued run were not played properly: {rows:?}\n{err}"
+    );
+    // Every game is of the same game, named after the referee's script.
+    let games: Vec<Value> = records(&out).iter().map(|r| r["game"].clone()).collect();
+    assert!(games.iter().all(|g| g == "hostile"), "{games:?}");
+}

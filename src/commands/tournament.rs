@@ -38,6 +38,10 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     cfg.record_turns = true;
     // Replay files (`--replays`) hold the inputs too.
     cfg.record_inputs = settings.replays;
+    // A referee that cannot start or speak the protocol stops the run before any game.
+    if let Some(referee) = &choice.external {
+        arbiter::referee::external::check(referee, choice.seats, &cfg)?;
+    }
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, !args.no_build)?;
     run_start::lines(field.mark_wrong_game(choice.name()));
@@ -99,5 +103,13 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         &played.report,
         settings.shard,
     )?;
+    if table.referee_errors > 0 {
+        eprintln!(
+            "arbiter: error: {} games could not be played: the referee failed (see Referee \
+             errors above); fix the referee, then play them again in a new results folder",
+            table.referee_errors
+        );
+        return Ok(ExitCode::from(crate::commands::ERROR_EXIT));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -505,17 +505,31 @@ fn a_tournament_plays_resumes_after_sigkill_rates_and_writes_replay_pages() {
     assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
 }
 
+/// A referee that fails during the games (here at its second request): the run plays every
+/// game, rates none of the failed ones, and says so in its summary and its exit status.
 #[test]
 fn a_failing_referee_does_not_stop_the_run_and_its_games_are_not_rated() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
-    let args = tournament_args(&out, "2", &referee("crash 1"));
+    let mut args = tournament_args(&out, "2", &referee("crash 2"));
+    // Players of the hostile referee's race (the Stones bots read another input).
+    args.truncate(args.len() - 3);
+    args.extend([
+        format!("one={}", player("one")),
+        format!("two={}", player("two")),
+        format!("one2={}", player("one")),
+    ]);
     let done = arbiter().args(&args).output().unwrap();
     let stdout = String::from_utf8_lossy(&done.stdout);
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(3), "{stdout}\n{stderr}");
     assert!(
-        done.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&done.stderr)
+        stdout.contains("Referee errors: 6 games could not be played"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("6 games could not be played: the referee failed"),
+        "{stderr}"
     );
     let rows = read_csv(&out.join("games.csv"));
     assert_eq!(rows.len(), 6);
@@ -529,6 +543,44 @@ fn a_failing_referee_does_not_stop_the_run_and_its_games_are_not_rated() {
     for row in ratings {
         assert_eq!(row["games"], "0", "{row:?}");
     }
+}
+
+/// A referee that cannot start, or does not speak the protocol, is found before the first
+/// game (as a bot that cannot start is): the run stops with what failed, why and what to do,
+/// and plays no game.
+#[test]
+fn a_referee_that_cannot_play_stops_the_run_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-referee").display().to_string();
+    let cases = [
+        (referee("crash 1"), "exited with status 3"),
+        (referee("missing 1"), "asked for player 7"),
+        ("echo hello".to_string(), "wrote \"hello\" where ###Input"),
+        (missing.clone(), "cannot start"),
+    ];
+    for (i, (command, why)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("t{i}"));
+        let args = tournament_args(&out, "2", command);
+        let done = arbiter().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(3), "{command}: {stderr}");
+        assert!(
+            stderr.contains("cannot play") && stderr.contains(why),
+            "{command}: {stderr}"
+        );
+        assert!(stderr.contains("###Start 2"), "what to do: {stderr}");
+        let rows = std::fs::read_to_string(out.join("games.csv"))
+            .map_or(0, |t| t.lines().count().saturating_sub(1));
+        assert_eq!(rows, 0, "{command}: games were played: {stderr}");
+    }
+    // Its stderr is quoted.
+    let out = dir.path().join("t-crash");
+    let done = arbiter()
+        .args(tournament_args(&out, "2", &referee("crash 1")))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(stderr.contains("referee crashed on purpose"), "{stderr}");
 }
 
 #[test]

@@ -356,9 +356,9 @@ pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
             let pairs_ratio = crate::report::sprt_block::pairs_ratio(&d.penta);
             writeln!(
                 out,
-                "LOS: {}, DrawRatio: {}, PairsRatio: {pairs_ratio}",
+                "LOS: {}, {}, PairsRatio: {pairs_ratio}",
                 rating::fmt_percent(e.los),
-                rating::fmt_percent(e.draw_ratio)
+                crate::report::sprt_block::draw_ratio(e)
             )?;
         }
         None => writeln!(out, "Elo: n/a (no games)")?,

@@ -292,3 +292,27 @@ fn a_duplicate_bot_name_suggests_naming_one_on_the_command_line() {
     assert_eq!(run.status.code(), Some(3), "{err}");
     assert!(err.contains("e.g. arbiter-bot-random2="), "{err}");
 }
+
+/// --help is read in a terminal: no command's help shows a rustdoc link as raw text
+/// ("[`NAME`](path)").
+#[test]
+fn no_help_shows_a_raw_doc_link() {
+    let top = arbiter().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&top.stdout).into_owned();
+    let commands: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   ")) // a description's next lines
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 5, "{text}");
+    for command in commands {
+        let run = arbiter().args([&command, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&run.stdout);
+        assert!(run.status.success(), "{command}: {help}");
+        assert!(!help.contains("]("), "arbiter {command} --help: {help}");
+    }
+}

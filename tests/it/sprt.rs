@@ -339,3 +339,20 @@ fn a_decision_that_a_late_pair_undoes_is_taken_again_on_every_recorded_game() {
         "LLR {llr:.2} in\n{stdout}"
     );
 }
+
+/// A pentanomial record's draw ratio is the share of pairs split 1-1 (a record without one
+/// drawn game may have many): it is named as such, the games' draw ratio as before.
+#[test]
+fn the_draw_ratio_of_pairs_is_named_as_one() {
+    let text = |args: &[&str]| {
+        let out = arbiter().arg("stats").args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let pairs = text(&["--ptnml", "1,2,3,2,1"]);
+    assert!(
+        pairs.contains("PairDrawRatio: 33.33% (pairs scoring 1-1)"),
+        "{pairs}"
+    );
+    let games = text(&["--wdl", "5,2,3"]);
+    assert!(games.contains(", DrawRatio: 20.00%"), "{games}");
+}

@@ -316,3 +316,19 @@ fn no_help_shows_a_raw_doc_link() {
         assert!(!help.contains("]("), "arbiter {command} --help: {help}");
     }
 }
+
+/// A bot path that names nothing is said to be missing, not looked for in PATH.
+#[test]
+fn a_bot_path_that_does_not_exist_is_named_missing() {
+    let run = arbiter()
+        .args(["play", "bots/nonexistent", &random_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("bots/nonexistent does not exist: check the path"),
+        "{err}"
+    );
+    assert!(!err.contains("PATH"), "{err}");
+}

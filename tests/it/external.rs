@@ -959,3 +959,25 @@ fn a_tournament_resumed_from_another_folder_runs_its_referee_as_the_first_run_di
     let games: Vec<Value> = records(&out).iter().map(|r| r["game"].clone()).collect();
     assert!(games.iter().all(|g| g == "hostile"), "{games:?}");
 }
+
+/// An external referee's game has no scores: the text result prints no "Scores: 0 - 0".
+#[test]
+fn a_referee_game_without_scores_prints_none() {
+    let run = arbiter()
+        .args([
+            "play",
+            "--seed",
+            "11",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+        ])
+        .args(["--referee", &referee("honest")])
+        .args([player("one"), player("two")])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.contains("Result: "), "{out}");
+    assert!(!out.contains("Scores:"), "{out}");
+}

@@ -290,6 +290,15 @@ impl BotSpec {
     /// and shows the end of the build's output. This runs the command as the user who runs
     /// arbiter: it is for bots the user brought; code someone else wrote is built in the build
     /// box (`super::source::snapshot_folder`).
+    /// Whether [`BotSpec::build`] would run its build command (it has one, and its folder or
+    /// program changed since its last build), so that a build is announced only when it runs.
+    pub fn needs_build(&self) -> bool {
+        self.build.as_ref().is_some_and(|command| {
+            let stamps = super::source::cache_root().join("stamps");
+            !super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program)
+        })
+    }
+
     pub fn build(&self) -> Result<(), SpecError> {
         let Some(command) = &self.build else {
             return Ok(());

@@ -37,6 +37,9 @@ pub struct Standings {
     pub forfeits: Vec<(usize, String, u64)>,
     /// For exactly two bots: the match seen from the first.
     pub duel: Option<Duel>,
+    /// Games the referee could not play (`referee-error`): in no figure above, but never
+    /// silent (the summary says so, and a run's exit status).
+    pub referee_errors: u64,
 }
 
 /// Two bots' match, from the first bot's side.
@@ -196,6 +199,7 @@ impl Builder {
             model,
             fit,
             duel,
+            referee_errors: 0,
         })
     }
 }
@@ -215,6 +219,7 @@ pub fn from_files(
 
 /// Adds to the standings' warnings what reading the results files found besides the games.
 pub fn note_read(standings: &mut Standings, read: &crate::results::games_csv::ReadSummary) {
+    standings.referee_errors = read.referee_errors;
     if read.duplicates > 0 {
         standings.fit.warnings.push(Note::text(format!(
             "{} rows repeat a game id already read from the same file and were counted once",
@@ -295,8 +300,23 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
     print_forfeits(out, s)
 }
 
-/// The forfeits by bot and reason, or a line saying there were none.
+/// The forfeits by bot and reason, or a line saying there were none; then the games the
+/// referee could not play, if any.
 pub fn print_forfeits(out: &mut impl Write, s: &Standings) -> io::Result<()> {
+    print_bot_forfeits(out, s)?;
+    if s.referee_errors > 0 {
+        writeln!(
+            out,
+            "\nReferee errors: {} games could not be played (reason referee-error in games.csv, \
+             whose detail column says what the referee did); no bot lost them and they are \
+             in no rating.",
+            s.referee_errors
+        )?;
+    }
+    Ok(())
+}
+
+fn print_bot_forfeits(out: &mut impl Write, s: &Standings) -> io::Result<()> {
     if s.forfeits.is_empty() {
         return writeln!(out, "\nNo forfeits.");
     }
@@ -336,9 +356,9 @@ pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
             let pairs_ratio = crate::report::sprt_block::pairs_ratio(&d.penta);
             writeln!(
                 out,
-                "LOS: {}, DrawRatio: {}, PairsRatio: {pairs_ratio}",
+                "LOS: {}, {}, PairsRatio: {pairs_ratio}",
                 rating::fmt_percent(e.los),
-                rating::fmt_percent(e.draw_ratio)
+                crate::report::sprt_block::draw_ratio(e)
             )?;
         }
         None => writeln!(out, "Elo: n/a (no games)")?,

@@ -59,6 +59,7 @@ fn a_bot_toml_build_runs_once_until_its_folder_changes() {
         .env("ARBITER_CACHE", &cache)
         .args([
             "tournament",
+            "--trust-builds",
             "--games",
             "2",
             "--seed",

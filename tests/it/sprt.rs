@@ -236,7 +236,8 @@ fn stats_edge_cases_are_honest() {
 #[test]
 fn a_decision_that_a_late_pair_undoes_is_taken_again_on_every_recorded_game() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    // Not in /tmp: isolated bots have a /tmp of their own.
+    let dir = shared_tempdir();
     let out = dir.path().join("s");
     // The bots run under a uid of their own: they meet in a folder anyone may write.
     let meet = dir.path().join("meet");

@@ -20,7 +20,7 @@ mod folder;
 
 pub use beneath::{copy_submission, open_beneath, BeneathError};
 
-pub use folder::{check_tree, snapshot_folder};
+pub use folder::{check_tree, snapshot_built, snapshot_folder};
 
 use super::build_box::{self, BoxError, Stage};
 use super::spec::BotSpec;

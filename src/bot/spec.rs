@@ -267,7 +267,8 @@ impl BotSpec {
             _ => self.origin.as_str(),
         };
         let path = Path::new(typed).join("bot.toml");
-        if !path.is_file() || absolute(Path::new(typed)) != self.dir {
+        let same = std::fs::canonicalize(typed).is_ok_and(|d| d == self.dir);
+        if !path.is_file() || !(same || absolute(Path::new(typed)) == self.dir) {
             return Ok(());
         }
         let Ok(games) = std::fs::read_to_string(&path)
@@ -294,6 +295,19 @@ impl BotSpec {
             .chain(self.args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// Whether [`BotSpec::build`] would run its build command (it has one, and its folder
+    /// changed since its last build: in the build cache for a boxed build, its stamp for a
+    /// trusted one), so that a build is announced only when it runs.
+    pub fn needs_build(&self) -> bool {
+        self.build.as_ref().is_some_and(|command| {
+            if !trusts_build(&self.dir) {
+                return !super::source::snapshot_built(self);
+            }
+            let stamps = super::source::cache_root().join("stamps");
+            !super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program)
+        })
     }
 
     /// Runs the bot's build command, if any. A build is code someone else may have written (a

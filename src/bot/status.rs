@@ -68,6 +68,18 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// The status of the program bubblewrap ran, read from bwrap's own: bwrap exits with 128 + N
+/// when that program was killed by signal N (as a shell does), which would otherwise read as
+/// "exited with status 139" where the same bot outside the box reads as killed by SIGSEGV. As
+/// in a shell, a program that exits by itself with such a status reads as killed too; bwrap's
+/// own failures exit with 1.
+pub fn unboxed(status: ExitStatus) -> ExitStatus {
+    match status.code() {
+        Some(code) if (129..=128 + 64).contains(&code) => ExitStatus::from_raw(code - 128),
+        _ => status,
+    }
+}
+
 fn signal_name(sig: i32) -> &'static str {
     match sig {
         1 => "SIGHUP",
@@ -100,6 +112,16 @@ mod tests {
         assert!(!segv.may_be_a_stop());
         let term = ExitKind::of(ExitStatus::from_raw(libc::SIGTERM)).unwrap();
         assert!(term.may_be_a_stop());
+        let boxed_segv = unboxed(ExitStatus::from_raw((128 + libc::SIGSEGV) << 8));
+        assert_eq!(
+            ExitKind::of(boxed_segv),
+            Some(ExitKind::Signal(libc::SIGSEGV))
+        );
+        assert_eq!(unboxed(ExitStatus::from_raw(1 << 8)).code(), Some(1));
+        assert_eq!(
+            unboxed(ExitStatus::from_raw(libc::SIGKILL)).signal(),
+            Some(libc::SIGKILL)
+        );
         let three = ExitKind::of(ExitStatus::from_raw(3 << 8)).unwrap();
         assert_eq!(three, ExitKind::Status(3));
         assert_eq!(three.to_string(), "exited with status 3");

@@ -28,7 +28,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         shard: None,
         ..first.settings.clone()
     };
-    let choice = run.game.choice()?;
+    let choice = run.game.choice_in(Some(&run.workdir))?;
     let schedule = run.schedule(choice.seats);
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;

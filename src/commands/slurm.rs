@@ -43,10 +43,10 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         arbiter::engine::shards::check_shard_folder(&dir, shard, &settings)?;
     }
 
-    let choice = settings.game.choice()?;
+    let choice = settings.game.choice_in(Some(&settings.workdir))?;
     let cfg = settings
         .game
-        .referee_config(choice.info.default_max_turns)?;
+        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, true)?;
     run_start::lines(field.mark_wrong_game(choice.name()));

@@ -22,13 +22,17 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     let (settings, out, resuming) = args.open(|| Settings::fresh(args.request()))?;
     let params = settings.sprt.params()?;
     let _lock = FolderLock::acquire(&out)?;
-    let choice = settings.game.choice()?;
+    let choice = settings.game.choice_in(Some(&settings.workdir))?;
     let book = settings.openings.book(&choice, settings.seed)?;
     settings.check_seats(&choice)?;
     let mut cfg = settings
         .game
-        .referee_config(choice.info.default_max_turns)?;
+        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
     cfg.record_turns = true;
+    // A referee that cannot start or speak the protocol stops the run before any game.
+    if let Some(referee) = &choice.external {
+        arbiter::referee::external::check(referee, choice.seats, &cfg)?;
+    }
     let origins = [settings.new.clone(), settings.old.clone()];
     let resolved = arbiter::engine::resolve_in(&origins, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, true)?;
@@ -42,11 +46,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         "continue with: arbiter sprt --resume {}",
         out.display()
     ));
-    let (mut csv, done) = start::open_games(&out, 2)?;
+    let (mut csv, mut done) = start::open_games(&out, 2)?;
     let csv_path = csv.path().to_path_buf();
     let mut test = SprtFollower::new(params, &new_name);
     test.read(&csv_path)?;
-    let todo = settings.games_to_play(&done)?;
+    let mut todo = settings.games_to_play(&done)?;
     run_start::lines(settings.game.memory_note());
     let placement = args.run.placement(cfg.freeze_idle);
     run_start::placement(&placement);
@@ -62,7 +66,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     });
 
     let mut report_path = None;
-    if !test.decided() && !todo.is_empty() {
+    // The test stops handing out games when it decides; the games then under way still finish,
+    // are recorded and counted, and may take the LLR back between the bounds. The result is
+    // the decision on every game recorded (the set games.csv, `arbiter stats` and a continued
+    // test see), so where the late games undid the decision the test plays on.
+    while !test.decided() && !todo.is_empty() {
         let (lower, upper) = params.bounds();
         let runner = Runner {
             bots: &bots,
@@ -73,10 +81,8 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             concurrency: placement.concurrency,
             pin_cpus: placement.pin_cpus,
         };
-        // The test follows the games as they are recorded; games still in flight when it
-        // decides are recorded and counted too, so the last progress line shows the LLR the
-        // summary prints.
         let mut decide = |finished: &Finished, progress: &mut run_display::ProgressNote<'_>| {
+            done.insert(finished.spec.game_id);
             if let Some(now) = test.add(finished) {
                 let elo = EloEstimate::from_pentanomial(&test.pairs.penta)
                     .map_or("n/a".into(), |e| e.elo_text());
@@ -95,6 +101,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             return Err(e.into());
         }
         report_path = Some(played.report);
+        todo.retain(|g| !done.contains(g.game_id));
     }
 
     let mut stdout = std::io::stdout().lock();

@@ -93,8 +93,11 @@ pub fn check_bots(
         let spec = &specs[bot];
         let built = match &spec.build {
             Some(command) if build => {
-                let name = &spec.name;
-                let _ = tell(consumers, &Event::BotBuilding { bot, name, command });
+                // Announced only when it runs (not for a folder unchanged since its last build).
+                if spec.needs_build() {
+                    let name = &spec.name;
+                    let _ = tell(consumers, &Event::BotBuilding { bot, name, command });
+                }
                 spec.build().map_err(|e| chain(&e))
             }
             _ => Ok(None),

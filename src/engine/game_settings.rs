@@ -10,6 +10,7 @@ use crate::game::{GameChoice, GameError};
 use crate::referee::external::spec::{RefereeSpecError, Resolved};
 use crate::referee::{Clock, RefereeConfig, TimeControl};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::time::Duration;
 
 /// `--first-turn-ms` when not given.
@@ -146,8 +147,10 @@ impl GameSettings {
         Ok(())
     }
 
-    /// The external referee with its referee.toml's defaults, if one is given.
-    fn external(&self) -> Result<Option<Resolved>, GameSettingsError> {
+    /// The external referee with its referee.toml's defaults, if one is given: a relative
+    /// path (its folder, or its command's program and files) as typed in `workdir` (`None`: the
+    /// current directory), where its command also runs.
+    fn external(&self, workdir: Option<&Path>) -> Result<Option<Resolved>, GameSettingsError> {
         let Some(arg) = &self.referee else {
             return Ok(None);
         };
@@ -155,17 +158,26 @@ impl GameSettings {
             return Err(GameSettingsError::RefereeTimeout);
         }
         let limit = self.referee_timeout_ms.map(Duration::from_millis);
-        Ok(Some(crate::referee::external::spec::resolve(
+        Ok(Some(crate::referee::external::spec::resolve_in(
             arg,
+            workdir,
             self.referee_seed,
             limit,
         )?))
     }
 
     /// The validated game, variant, seats and start position; an external referee's game with
-    /// a referee (whose build command, if any, runs here once).
+    /// a referee (whose build command, if any, runs here once), as typed in the current
+    /// directory.
     pub fn choice(&self) -> Result<GameChoice, GameSettingsError> {
-        if let Some(resolved) = self.external()? {
+        self.choice_in(None)
+    }
+
+    /// [`GameSettings::choice`] with an external referee as typed in `workdir` (a recorded
+    /// run's folder of origin: a continued run finds and runs its referee exactly as the first
+    /// did, whatever the current directory).
+    pub fn choice_in(&self, workdir: Option<&Path>) -> Result<GameChoice, GameSettingsError> {
+        if let Some(resolved) = self.external(workdir)? {
             if let Some(game) = &self.game {
                 return Err(GameSettingsError::GameAndReferee { game: game.clone() });
             }
@@ -200,6 +212,16 @@ impl GameSettings {
         &self,
         default_max_turns: u32,
     ) -> Result<RefereeConfig, GameSettingsError> {
+        self.referee_config_in(default_max_turns, None)
+    }
+
+    /// [`GameSettings::referee_config`] with an external referee's referee.toml as typed in
+    /// `workdir` (see [`GameSettings::choice_in`]).
+    pub fn referee_config_in(
+        &self,
+        default_max_turns: u32,
+        workdir: Option<&Path>,
+    ) -> Result<RefereeConfig, GameSettingsError> {
         if self.turn_ms == 0 || self.first_turn_ms == 0 {
             return Err(GameSettingsError::ZeroTurn);
         }
@@ -207,7 +229,7 @@ impl GameSettings {
             return Err(GameSettingsError::ZeroStrikes);
         }
         // A referee.toml's limits stand in for the flags left at their defaults.
-        let toml = self.external()?.map(|r| r.toml).unwrap_or_default();
+        let toml = self.external(workdir)?.map(|r| r.toml).unwrap_or_default();
         let first_turn_ms = match toml.first_turn_ms {
             Some(ms) if self.first_turn_ms == DEFAULT_FIRST_TURN_MS => ms,
             _ => self.first_turn_ms,

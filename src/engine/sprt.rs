@@ -2,7 +2,11 @@
 //! counted by pair of games (same seed and opening, seats swapped), and the sequential
 //! probability ratio test on the pentanomial pair counts accepts H0 or H1, or asks for more.
 //! It runs on the engine's thread (as a [`super::Consumer`] wrapped by the command with its
-//! progress display), so the run stops handing out games the moment it decides.
+//! progress display), so the run stops handing out games the moment it decides. Games already
+//! under way then still finish, are recorded and are counted: the decision is always the one
+//! the games counted so far give, so the result, the exit status and every figure computed
+//! later from games.csv agree (a game finishing after the stop may undo the decision; the
+//! command then plays on).
 
 use crate::rating::{self, Decision, PairCounter, SprtParams};
 use crate::results::games_csv::ReadError;
@@ -39,7 +43,8 @@ pub struct SprtFollower {
     new_name: String,
     /// The games and pairs counted.
     pub pairs: PairCounter,
-    /// The decision so far (taken once, then kept while games in flight are still counted).
+    /// The decision on the pairs counted (always the one their LLR gives: a game that finishes
+    /// after the test decided may take it back between the bounds).
     pub decision: Decision,
 }
 
@@ -77,8 +82,8 @@ impl SprtFollower {
         rating::llr_pentanomial(&self.pairs.penta, &self.params)
     }
 
-    /// Counts one recorded game; returns the LLR when the game completed a pair (and the test
-    /// decided on it if it had not yet).
+    /// Counts one recorded game; returns the LLR when the game completed a pair (the decision
+    /// is then taken again on every pair counted).
     pub fn add(&mut self, finished: &Finished) -> Option<f64> {
         let r = &finished.result;
         let score = new_score(
@@ -91,9 +96,7 @@ impl SprtFollower {
             return None;
         }
         let now = self.llr();
-        if self.decision == Decision::Continue {
-            self.decision = rating::decide(now, &self.params);
-        }
+        self.decision = rating::decide(now, &self.params);
         Some(now)
     }
 

@@ -186,6 +186,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_fair_clocks_help_states_the_wall_factor() {
+        use clap::ValueEnum;
+        let value = super::super::Clock::Fair.to_possible_value().unwrap();
+        let help = value.get_help().unwrap().to_string();
+        assert!(
+            help.contains(&format!("{FAIR_WALL_FACTOR} times its limit")),
+            "{help}"
+        );
+    }
+
+    #[test]
     fn waiting_is_not_charged_but_computing_is() {
         let ms = Duration::from_millis;
         // Idle machine: the wall time.

@@ -67,7 +67,10 @@ pub fn human(
         }
     }
     writeln!(out, "Turns: {}", r.turns)?;
+    // An external referee's game has no scores of its own: its line would read "0 - 0".
+    let external = std::ptr::eq(info, &crate::game::external::INFO);
     match own_score_name(r, info) {
+        None if external && r.scores.iter().all(|&s| s == 0) => {}
         Some(name) => writeln!(
             out,
             "Scores: {} ({name}: {})",

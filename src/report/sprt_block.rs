@@ -25,12 +25,23 @@ pub fn print_estimate(out: &mut impl Write, e: Option<&EloEstimate>) -> io::Resu
             writeln!(out, "Elo: {}, nElo: {}", e.elo_text(), e.nelo_text())?;
             writeln!(
                 out,
-                "LOS: {}, DrawRatio: {}",
+                "LOS: {}, {}",
                 rating::fmt_percent(e.los),
-                rating::fmt_percent(e.draw_ratio)
+                draw_ratio(e)
             )
         }
         None => writeln!(out, "Elo: n/a, nElo: n/a (no games)\nLOS: n/a"),
+    }
+}
+
+/// "DrawRatio: 20.00%" (drawn games) or, for an estimate from pairs, "PairDrawRatio: 44.83%
+/// (pairs scoring 1-1)": the share of pairs split even, which a record without a single drawn
+/// game may well have.
+pub fn draw_ratio(e: &EloEstimate) -> String {
+    let ratio = rating::fmt_percent(e.draw_ratio);
+    match e.pairs {
+        Some(_) => format!("PairDrawRatio: {ratio} (pairs scoring 1-1)"),
+        None => format!("DrawRatio: {ratio}"),
     }
 }
 

@@ -74,8 +74,23 @@ pub fn print(out: &mut impl Write, s: &Standings) -> io::Result<()> {
     print_forfeits(out, s)
 }
 
-/// The forfeits by bot and reason, or a line saying there were none.
+/// The forfeits by bot and reason, or a line saying there were none; then the games the
+/// referee could not play, if any.
 pub fn print_forfeits(out: &mut impl Write, s: &Standings) -> io::Result<()> {
+    print_bot_forfeits(out, s)?;
+    if s.referee_errors > 0 {
+        writeln!(
+            out,
+            "\nReferee errors: {} games could not be played (reason referee-error in games.csv, \
+             whose detail column says what the referee did); no bot lost them and they are \
+             in no rating.",
+            s.referee_errors
+        )?;
+    }
+    Ok(())
+}
+
+fn print_bot_forfeits(out: &mut impl Write, s: &Standings) -> io::Result<()> {
     if s.forfeits.is_empty() {
         return writeln!(out, "\nNo forfeits.");
     }
@@ -115,9 +130,9 @@ pub fn print_duel(out: &mut impl Write, d: &Duel) -> io::Result<()> {
             let pairs_ratio = crate::report::sprt_block::pairs_ratio(&d.penta);
             writeln!(
                 out,
-                "LOS: {}, DrawRatio: {}, PairsRatio: {pairs_ratio}",
+                "LOS: {}, {}, PairsRatio: {pairs_ratio}",
                 rating::fmt_percent(e.los),
-                rating::fmt_percent(e.draw_ratio)
+                crate::report::sprt_block::draw_ratio(e)
             )?;
         }
         None => writeln!(out, "Elo: n/a (no games)")?,

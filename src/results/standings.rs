@@ -35,6 +35,9 @@ pub struct Standings {
     pub forfeits: Vec<(usize, String, u64)>,
     /// For exactly two bots: the match seen from the first.
     pub duel: Option<Duel>,
+    /// Games the referee could not play (`referee-error`): in no figure above, but never
+    /// silent (the summary says so, and a run's exit status).
+    pub referee_errors: u64,
 }
 
 /// Two bots' match, from the first bot's side.
@@ -194,6 +197,7 @@ impl Builder {
             model,
             fit,
             duel,
+            referee_errors: 0,
         })
     }
 }
@@ -213,6 +217,7 @@ pub fn from_files(
 
 /// Adds to the standings' warnings what reading the results files found besides the games.
 pub fn note_read(standings: &mut Standings, read: &crate::results::games_csv::ReadSummary) {
+    standings.referee_errors = read.referee_errors;
     if read.duplicates > 0 {
         standings.fit.warnings.push(Note::text(format!(
             "{} rows repeat a game id already read from the same file and were counted once",

@@ -149,8 +149,9 @@ MODES = {
     "raise-segv": (["T"], [2]),
     "cgroup": (["T"], [1]),
     "fds": (["T"], [1]),
+    "pair-fate": (["ROLE", "SEED0", "CLAIM", "GO"], [None, None, None, None]),
 }
-TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS", "FILE"}
+TEXT_ARGS = {"TEXT", "MARKER", "PATH", "CSV", "DIR", "PATHS", "FILE", "ROLE", "SEED0", "CLAIM", "GO"}
 
 # Python code run by a descendant: optionally start one more sleeper, then sleep.
 SLEEPER = "import time; time.sleep(1000)"
@@ -512,6 +513,27 @@ def cgroup_note():
     note("CGROUP %s PROCS %d USAGE %s" % (name.rsplit("/", 1)[-1], n, used))
 
 
+def pair_fate(role, seed0, claim, go):
+    """Loses (exit 3) where its side is fated to: `new` in the games seeded SEED0, `old` in all
+    others. The first `new` bot of a SEED0 game to create CLAIM first waits (up to 60 s) until
+    the file GO exists. Without ARBITER_SEED (a start-up check) it plays on."""
+    seed = os.environ.get("ARBITER_SEED")
+    if seed is None:
+        return
+    loser = "new" if seed == seed0 else "old"
+    if role != loser:
+        return
+    if role == "new":
+        try:
+            os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            deadline = time.time() + 60
+            while time.time() < deadline and not os.path.exists(go):
+                time.sleep(0.02)
+        except FileExistsError:
+            pass
+    sys.exit(3)
+
+
 def sleep_ms(ms):
     time.sleep(ms / 1000.0)
 
@@ -765,6 +787,8 @@ def main():
             cgroup_note()
         elif mode == "fds" and at:
             fds_note()
+        elif mode == "pair-fate" and t == 1:
+            pair_fate(a["ROLE"], a["SEED0"], a["CLAIM"], a["GO"])
         elif mode == "memory" and at:
             try:
                 block = bytearray(a["MB"] * 1024 * 1024)

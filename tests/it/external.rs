@@ -525,17 +525,31 @@ fn a_tournament_plays_resumes_after_sigkill_rates_and_writes_replay_pages() {
     assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
 }
 
+/// A referee that fails during the games (here at its second request): the run plays every
+/// game, rates none of the failed ones, and says so in its summary and its exit status.
 #[test]
 fn a_failing_referee_does_not_stop_the_run_and_its_games_are_not_rated() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
-    let args = tournament_args(&out, "2", &referee("crash 1"));
+    let mut args = tournament_args(&out, "2", &referee("crash 2"));
+    // Players of the hostile referee's race (the Stones bots read another input).
+    args.truncate(args.len() - 3);
+    args.extend([
+        format!("one={}", player("one")),
+        format!("two={}", player("two")),
+        format!("one2={}", player("one")),
+    ]);
     let done = arbiter().args(&args).output().unwrap();
     let stdout = String::from_utf8_lossy(&done.stdout);
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(3), "{stdout}\n{stderr}");
     assert!(
-        done.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&done.stderr)
+        stdout.contains("Referee errors: 6 games could not be played"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("6 games could not be played: the referee failed"),
+        "{stderr}"
     );
     let rows = read_csv(&out.join("games.csv"));
     assert_eq!(rows.len(), 6);
@@ -549,6 +563,44 @@ fn a_failing_referee_does_not_stop_the_run_and_its_games_are_not_rated() {
     for row in ratings {
         assert_eq!(row["games"], "0", "{row:?}");
     }
+}
+
+/// A referee that cannot start, or does not speak the protocol, is found before the first
+/// game (as a bot that cannot start is): the run stops with what failed, why and what to do,
+/// and plays no game.
+#[test]
+fn a_referee_that_cannot_play_stops_the_run_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-referee").display().to_string();
+    let cases = [
+        (referee("crash 1"), "exited with status 3"),
+        (referee("missing 1"), "asked for player 7"),
+        ("echo hello".to_string(), "wrote \"hello\" where ###Input"),
+        (missing.clone(), "cannot start"),
+    ];
+    for (i, (command, why)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("t{i}"));
+        let args = tournament_args(&out, "2", command);
+        let done = arbiter().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(3), "{command}: {stderr}");
+        assert!(
+            stderr.contains("cannot play") && stderr.contains(why),
+            "{command}: {stderr}"
+        );
+        assert!(stderr.contains("###Start 2"), "what to do: {stderr}");
+        let rows = std::fs::read_to_string(out.join("games.csv"))
+            .map_or(0, |t| t.lines().count().saturating_sub(1));
+        assert_eq!(rows, 0, "{command}: games were played: {stderr}");
+    }
+    // Its stderr is quoted.
+    let out = dir.path().join("t-crash");
+    let done = arbiter()
+        .args(tournament_args(&out, "2", &referee("crash 1")))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(stderr.contains("referee crashed on purpose"), "{stderr}");
 }
 
 #[test]
@@ -851,4 +903,102 @@ fn a_referee_named_like_a_built_in_game_does_not_borrow_its_names() {
     assert!(out.status.success(), "{out:?}");
     let page = std::fs::read_to_string(dir.path().join("game.html")).unwrap();
     assert!(page.contains("external referee"), "not the external page");
+}
+
+/// A run made in one folder and continued (`--resume`) from another plays every game as the
+/// first run did: the referee's command line, with a path relative to the folder the run was
+/// made in, is found and run there, as the bots' are.
+#[test]
+fn a_tournament_resumed_from_another_folder_runs_its_referee_as_the_first_run_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let relative = |path: &str, mode: &str| format!("{} {path} {mode}", python());
+    let referee = relative("tests/referees/hostile.py", "honest");
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args([
+            "tournament",
+            "--games",
+            "8",
+            "--seed",
+            "5",
+            "--concurrency",
+            "1",
+        ])
+        .args(["--first-turn-ms", "5000", "--turn-ms", "1000"])
+        .args([
+            "--referee-timeout-ms",
+            "5000",
+            "--referee",
+            &referee,
+            "--out",
+        ])
+        .arg(&out)
+        .args([
+            format!(
+                "one={}",
+                relative("tests/referees/player.py", "sleep 2 300")
+            ),
+            format!("two={}", relative("tests/referees/player.py", "two")),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no game in 120 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    let before = read_csv(&csv);
+    assert!(before.len() < 8, "finished before the kill: {before:?}");
+    assert!(before.iter().all(|r| r["reason"] == "win"), "{before:?}");
+
+    let resumed = arbiter()
+        .current_dir(&elsewhere)
+        .arg("tournament")
+        .arg("--resume")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{err}");
+    let rows = read_csv(&csv);
+    let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..8).collect::<Vec<u64>>(), "{err}");
+    assert!(
+        rows.iter().all(|r| r["reason"] == "win"),
+        "games of the continued run were not played properly: {rows:?}\n{err}"
+    );
+    // Every game is of the same game, named after the referee's script.
+    let games: Vec<Value> = records(&out).iter().map(|r| r["game"].clone()).collect();
+    assert!(games.iter().all(|g| g == "hostile"), "{games:?}");
+}
+
+/// An external referee's game has no scores: the text result prints no "Scores: 0 - 0".
+#[test]
+fn a_referee_game_without_scores_prints_none() {
+    let run = arbiter()
+        .args([
+            "play",
+            "--seed",
+            "11",
+            "--first-turn-ms",
+            "5000",
+            "--turn-ms",
+            "1000",
+        ])
+        .args(["--referee", &referee("honest")])
+        .args([player("one"), player("two")])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.contains("Result: "), "{out}");
+    assert!(!out.contains("Scores:"), "{out}");
 }

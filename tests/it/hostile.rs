@@ -213,7 +213,7 @@ fn bots_that_cannot_start_are_clear_errors() {
         (not_exec.to_str().unwrap(), "permission denied"),
         (bad_interp.to_str().unwrap(), "interpreter"),
         (bad_toml.to_str().unwrap(), "not a valid bot.toml"),
-        ("/no/such/file", "no such program"),
+        ("/no/such/file", "/no/such/file does not exist"),
     ] {
         let out = arbiter()
             .args(["play", bot])

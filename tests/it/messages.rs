@@ -328,3 +328,19 @@ fn no_help_text_shows_a_rustdoc_link_or_a_moved_readme_section() {
     // The fair clock's help gives the factor as a number: keep the two together.
     assert_eq!(arbiter::referee::FAIR_WALL_FACTOR, 50);
 }
+
+/// A bot path that names nothing is said to be missing, not looked for in PATH.
+#[test]
+fn a_bot_path_that_does_not_exist_is_named_missing() {
+    let run = arbiter()
+        .args(["play", "bots/nonexistent", &random_bot()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("bots/nonexistent does not exist: check the path"),
+        "{err}"
+    );
+    assert!(!err.contains("PATH"), "{err}");
+}

@@ -269,7 +269,7 @@ fn a_bot_that_cannot_start_is_a_clear_error_before_any_game() {
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("cannot start") && err.contains("no such program"),
+        err.contains("cannot start") && err.contains("/no/such/bot does not exist"),
         "{err}"
     );
 }

@@ -110,6 +110,22 @@ fn a_sandboxed_game_is_a_normal_game_and_leaves_nothing_behind() {
     assert!(processes_with(&mark).is_empty());
 }
 
+/// bwrap passes its bot's death by signal N on as exit status 128 + N: the verdict names the
+/// signal as it does without the box, never "exited with status 139".
+#[test]
+fn a_crash_in_the_sandbox_names_its_signal_as_outside() {
+    let (inside, _) = sandboxed(&hostile("kill-self 2"), &random_bot());
+    let (outside, _) = play_json(&hostile("kill-self 2"), &random_bot(), &[]);
+    for v in [&inside, &outside] {
+        assert_eq!(v["reason"], "crash", "{v}");
+        let detail = v["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("killed by signal 11 (SIGSEGV)"),
+            "{detail}\n{v}"
+        );
+    }
+}
+
 #[test]
 fn cpu_time_is_measured_inside_the_sandbox_too() {
     // The referee's child is bwrap; the bot's CPU clock is that of the process bwrap started.

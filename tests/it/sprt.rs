@@ -227,3 +227,134 @@ fn stats_edge_cases_are_honest() {
     let out = arbiter().args(["stats", "--wdl", "1,2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
 }
+
+/// The LLR crosses a bound while a game of an earlier pair is still being played (concurrency
+/// 2): pair 0's candidate loses both games, one of them only once pairs 1 to 3 (all won by the
+/// candidate) are recorded and the test has decided on them. The late pair takes the LLR back
+/// between the bounds. The printed decision, the exit status and the statistics of the printed
+/// pentanomial count must all be the decision on the same games: those recorded in games.csv.
+#[test]
+fn a_decision_that_a_late_pair_undoes_is_taken_again_on_every_recorded_game() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    // The bots run under a uid of their own: they meet in a folder anyone may write.
+    let meet = dir.path().join("meet");
+    std::fs::create_dir(&meet).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&meet, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (claim, go, csv) = (meet.join("claim"), meet.join("go"), out.join("games.csv"));
+    let seed0 = arbiter::tournament::schedule(2, arbiter::tournament::Format::RoundRobin, 2, 7)[0]
+        .seed
+        .to_string();
+    let bot = |role: &str| {
+        let mode = format!(
+            "pair-fate {role} {seed0} {} {}",
+            claim.display(),
+            go.display()
+        );
+        format!("{role}={}", hostile(&mode))
+    };
+    // One pair won by the candidate adds 0.40 to the LLR: pairs 1 to 3 make 1.21 >= 0.85, and
+    // with pair 0 lost 0.81.
+    let bounds = [
+        "--elo0", "-50", "--elo1", "50", "--alpha", "0.3", "--beta", "0.3",
+    ];
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args([
+            "sprt",
+            "--seed",
+            "7",
+            "--concurrency",
+            "2",
+            "--max-pairs",
+            "20",
+        ])
+        .args(["--first-turn-ms", "60000", "--turn-ms", "1000"])
+        .args(bounds)
+        .arg("--out")
+        .arg(&out)
+        .args([bot("new"), bot("old")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Pair 0's waiting game ends once the 7 other games of pairs 0 to 3 are recorded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let recorded =
+        || std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count().saturating_sub(1));
+    while recorded() < 7 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pairs 1 to 3 were not recorded in 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::write(&go, "").unwrap();
+    let run = run.wait_with_output().unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    let rows = read_csv(&csv);
+    // Pair 0's second game was recorded after pairs 1 to 3 (the rows are in record order).
+    let pair0: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i]["seed"] == seed0)
+        .collect();
+    assert!(
+        pair0.len() == 2 && pair0[1] >= 7 && rows.iter().all(|r| r["reason"] == "crash"),
+        "pair 0 was not played as planned: {rows:?}\n{err}"
+    );
+    let decision = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Decision: "))
+        .unwrap_or_else(|| panic!("no decision line: {stdout}"));
+    let code = run.status.code().unwrap();
+    let expected = match code {
+        0 => "H1 accepted",
+        1 => "H0 accepted",
+        2 => "none yet",
+        _ => panic!("exit status {code}: {stdout}\n{err}"),
+    };
+    assert!(
+        decision.starts_with(expected),
+        "exit status {code} but 'Decision: {decision}':\n{stdout}\n{err}"
+    );
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    // The figures printed are those of every recorded game.
+    let games = format!("({} games, ", rows.len());
+    assert!(stdout.contains(&games), "{games} in\n{stdout}");
+    let ptnml = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Ptnml(0-2): ["))
+        .and_then(|l| l.strip_suffix(']'))
+        .unwrap_or_else(|| panic!("no pentanomial count: {stdout}"))
+        .replace(' ', "");
+    let mut args = vec!["--ptnml", &ptnml];
+    args.extend(bounds);
+    let v = stats(&args);
+    let llr = v["llr"].as_f64().unwrap();
+    assert!(llr >= v["upper"].as_f64().unwrap(), "{v}\n{stdout}");
+    assert!(
+        stdout.contains(&format!("LLR: {llr:.2} (")),
+        "LLR {llr:.2} in\n{stdout}"
+    );
+}
+
+/// A pentanomial record's draw ratio is the share of pairs split 1-1 (a record without one
+/// drawn game may have many): it is named as such, the games' draw ratio as before.
+#[test]
+fn the_draw_ratio_of_pairs_is_named_as_one() {
+    let text = |args: &[&str]| {
+        let out = arbiter().arg("stats").args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let pairs = text(&["--ptnml", "1,2,3,2,1"]);
+    assert!(
+        pairs.contains("PairDrawRatio: 33.33% (pairs scoring 1-1)"),
+        "{pairs}"
+    );
+    let games = text(&["--wdl", "5,2,3"]);
+    assert!(games.contains(", DrawRatio: 20.00%"), "{games}");
+}

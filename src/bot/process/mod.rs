@@ -388,7 +388,8 @@ impl BotProcess {
     }
 
     /// The exit status, if the process has exited (reaping it). For an isolated bot, the bot's
-    /// own status as its init passed it on (the init's, if it was killed before the bot ended).
+    /// own status as its init passed it on (the init's, if it was killed before the bot ended);
+    /// for a sandboxed one, the status bwrap passed on, a signal decoded.
     pub fn try_exit_status(&mut self) -> Option<ExitStatus> {
         if self.exited.is_none() {
             self.exited = reap(self.pgid, false).map(|init| self.bot_status(init));
@@ -406,6 +407,8 @@ impl BotProcess {
         let mut bytes = [0u8; 4];
         match self.status.take().map(|mut s| s.read(&mut bytes)) {
             Some(Ok(4)) => ExitStatus::from_raw(i32::from_ne_bytes(bytes)),
+            // bwrap is the leader and passes a signal on as 128 + N.
+            _ if self.sandboxed => super::status::unboxed(leader),
             _ => leader,
         }
     }

@@ -216,6 +216,20 @@ impl BotProcess {
         };
         let child = crate::bot::spawn::spawn(&request).map_err(|e| {
             fail(match e.kind() {
+                // A path (not a name looked up in PATH) that names nothing.
+                ErrorKind::NotFound
+                    if spec.program.components().count() > 1 && !spec.program.exists() =>
+                {
+                    format!(
+                        "{} does not exist: check the path (a bot is an executable, a source \
+                         file, a folder with a bot.toml, or a command line)",
+                        spec.program.display()
+                    )
+                }
+                ErrorKind::NotFound if spec.program.components().count() > 1 => format!(
+                    "its interpreter, named on its #! line, is missing (or is not in the bot's \
+                     PATH, {path}; `--bot-env PATH` passes arbiter's own): {e}"
+                ),
                 ErrorKind::NotFound => format!(
                     "no such program in the bot's PATH ({path}; `--bot-env PATH` passes \
                      arbiter's own), or its interpreter, named on its #! line, is missing: {e}"

@@ -127,6 +127,24 @@ pub fn snapshot_folder(spec: &BotSpec) -> Result<BotSpec, SourceError> {
     snapshot_folder_in(&cache_root(), spec)
 }
 
+/// Where the built copy of `spec`'s folder is (or will be) in the cache `root`: named by the
+/// folder's contents and its build command.
+fn snapshot_dest(root: &Path, spec: &BotSpec) -> std::io::Result<PathBuf> {
+    let mut key = Vec::new();
+    for part in [FOLDER_RECIPE, spec.build.as_deref().unwrap_or("")] {
+        key.extend_from_slice(part.as_bytes());
+        key.push(0);
+    }
+    content_key(&spec.dir, &spec.dir, &mut key)?;
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    Ok(root.join(format!("folder-{}", &hash_hex(&key)[..32])))
+}
+
+/// Whether [`snapshot_folder`] finds `spec`'s folder built already (so that no build runs).
+pub fn snapshot_built(spec: &BotSpec) -> bool {
+    snapshot_dest(&cache_root(), spec).is_ok_and(|d| d.is_dir())
+}
+
 /// [`snapshot_folder`] with the cache in `root`.
 pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, SourceError> {
     let name = spec.name.clone();
@@ -135,14 +153,8 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
         let path = path.to_path_buf();
         move |source| SourceError::Cache { name, path, source }
     };
-    let mut key = Vec::new();
-    for part in [FOLDER_RECIPE, spec.build.as_deref().unwrap_or("")] {
-        key.extend_from_slice(part.as_bytes());
-        key.push(0);
-    }
-    content_key(&spec.dir, &spec.dir, &mut key).map_err(cache_err(&spec.dir))?;
+    let dest = snapshot_dest(root, spec).map_err(cache_err(&spec.dir))?;
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    let dest: PathBuf = root.join(format!("folder-{}", &hash_hex(&key)[..32]));
     if !dest.is_dir() {
         std::fs::create_dir_all(&root).map_err(cache_err(&root))?;
         let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;

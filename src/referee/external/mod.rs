@@ -6,8 +6,11 @@
 //! its own time limit per message, and anything it does wrong ends the game as
 //! `referee-error` with the end of its stderr, never as a bot's loss.
 
+mod check;
 pub mod message;
 pub mod spec;
+
+pub use check::{check, RefereeCheckError};
 
 use super::turns::{End, Turns};
 use super::TURN_STDERR_BYTES;
@@ -168,51 +171,16 @@ struct Game<'a> {
 impl Game<'_> {
     fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> Ended {
         let seats = procs.len();
-        let mut start = String::new();
-        if self.referee.seed {
-            // Many referees read the seed as a Java int: keep it in 0..2^31.
-            start.push_str(&format!("###Seed {}\n", seed & 0x7fff_ffff));
-        }
-        start.push_str(&format!("###Start {seats}\n"));
-        if let Err(what) = self.send(start.as_bytes()) {
+        if let Err(what) = self.start(seats, seed) {
             return Ended::RefereeError(what);
         }
         loop {
-            let line = match self.read_line() {
-                Ok(line) => line,
+            let msg = match self.next_message(seats) {
+                Ok(msg) => msg,
                 Err(what) => return Ended::RefereeError(what),
             };
-            let text = String::from_utf8_lossy(&line);
-            if !text.starts_with("###") {
-                if text.trim().is_empty() {
-                    continue;
-                }
-                return Ended::RefereeError(format!(
-                    "wrote \"{}\" where ###Input, ###Output or ###End was expected",
-                    escape(&line, 100)
-                ));
-            }
-            let msg = match message::parse(&text) {
-                Ok(msg) => msg,
-                Err(why) => {
-                    return Ended::RefereeError(format!("wrote \"{}\": {why}", escape(&line, 100)))
-                }
-            };
-            let missing = |k: usize| {
-                Ended::RefereeError(format!(
-                    "asked for player {k}, but the game has {seats} players (0 to {})",
-                    seats - 1
-                ))
-            };
             match msg {
-                Message::Error => {}
-                Message::Input(k) if k >= seats => return missing(k),
-                Message::Input(k) => {
-                    if let Err(what) = self.read_block(k) {
-                        return Ended::RefereeError(what);
-                    }
-                }
-                Message::Output(k, _) if k >= seats => return missing(k),
+                Message::Error | Message::Input(_) => {}
                 Message::Output(k, n) => {
                     if self.turns.turn >= self.cfg.max_turns {
                         return Ended::TurnLimit;
@@ -228,6 +196,59 @@ impl Game<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Up to the referee's first request of a player (`###Output`) or `###End`, for the
+    /// start-up check ([`check()`]): `Err` says what it did wrong.
+    fn first_request(&mut self, seats: usize) -> Result<(), String> {
+        self.start(seats, 0)?;
+        loop {
+            if let Message::Output(..) | Message::End(_) = self.next_message(seats)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `###Seed` (where the referee reads it) and `###Start`.
+    fn start(&mut self, seats: usize, seed: u64) -> Result<(), String> {
+        let mut start = String::new();
+        if self.referee.seed {
+            // Many referees read the seed as a Java int: keep it in 0..2^31.
+            start.push_str(&format!("###Seed {}\n", seed & 0x7fff_ffff));
+        }
+        start.push_str(&format!("###Start {seats}\n"));
+        self.send(start.as_bytes())
+    }
+
+    /// The referee's next message (blank lines skipped); an `###Input` block is read into its
+    /// player's next input. `Err` says what the referee did wrong.
+    fn next_message(&mut self, seats: usize) -> Result<Message, String> {
+        let line = loop {
+            let line = self.read_line()?;
+            if !String::from_utf8_lossy(&line).trim().is_empty() {
+                break line;
+            }
+        };
+        let text = String::from_utf8_lossy(&line);
+        if !text.starts_with("###") {
+            return Err(format!(
+                "wrote \"{}\" where ###Input, ###Output or ###End was expected",
+                escape(&line, 100)
+            ));
+        }
+        let msg = message::parse(&text)
+            .map_err(|why| format!("wrote \"{}\": {why}", escape(&line, 100)))?;
+        let missing = |k: usize| {
+            format!(
+                "asked for player {k}, but the game has {seats} players (0 to {})",
+                seats - 1
+            )
+        };
+        match msg {
+            Message::Input(k) | Message::Output(k, _) if k >= seats => Err(missing(k)),
+            Message::Input(k) => self.read_block(k).map(|()| msg),
+            msg => Ok(msg),
         }
     }
 

@@ -68,7 +68,19 @@ pub fn resolve(
     seed: bool,
     message_limit: Option<Duration>,
 ) -> Result<Resolved, RefereeSpecError> {
-    let path = Path::new(arg);
+    resolve_in(arg, None, seed, message_limit)
+}
+
+/// [`resolve`] as if typed in `workdir` (`None`: the current directory): a relative folder is
+/// found there, and a command line runs there, as a bot's is ([`BotSpec::resolve_named_in`]).
+pub fn resolve_in(
+    arg: &str,
+    workdir: Option<&Path>,
+    seed: bool,
+    message_limit: Option<Duration>,
+) -> Result<Resolved, RefereeSpecError> {
+    let joined = workdir.map(|w| w.join(arg));
+    let path = joined.as_deref().unwrap_or(Path::new(arg));
     let (spec, toml) = if path.is_dir() {
         let file = path.join(FILE);
         if !file.is_file() {
@@ -99,7 +111,10 @@ pub fn resolve(
         let spec = BotSpec::in_dir(arg, name, &toml.run, toml.build.clone(), path)?;
         (spec, toml)
     } else {
-        (BotSpec::resolve_named(arg)?, RefereeToml::default())
+        (
+            BotSpec::resolve_named_in(arg, workdir)?,
+            RefereeToml::default(),
+        )
     };
     let limit = message_limit
         .or(toml.message_ms.map(Duration::from_millis))

@@ -10,6 +10,7 @@ pub mod bench;
 pub mod bot;
 pub mod botkit;
 pub mod engine;
+pub mod errors;
 pub mod game;
 pub mod grade;
 pub mod protocol;

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            let text = arbiter::report::errors::chain_text(e.as_ref());
+            let text = arbiter::errors::chain_text(e.as_ref());
             // Errors quote bots' names, students' files and compilers' output: nothing in
             // them may drive the terminal.
             eprintln!(

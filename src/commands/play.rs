@@ -81,12 +81,12 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     let workdir = std::path::absolute(".")?;
     let cache = arbiter::bot::source::cache_root();
     if let Some(path) = &args.replay {
-        let typed = report::replay::Typed {
+        let typed = arbiter::results::replay::Typed {
             bots: &args.bots,
             workdir: &workdir,
             cache: &cache,
         };
-        report::replay::write_typed(path, &result, &cfg, &choice, Some(typed))
+        arbiter::results::replay::write_typed(path, &result, &cfg, &choice, Some(typed))
             .with_context(|| format!("writing the replay to {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();

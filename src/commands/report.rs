@@ -33,7 +33,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
 }
 
 pub fn replay(args: ReplayArgs) -> Result<ExitCode> {
-    let rec = arbiter::report::replay::read_shown(&args.file)?;
+    let rec = arbiter::report::html::origins::read_shown(&args.file)?;
     let out = args
         .out
         .clone()

@@ -64,7 +64,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         seed: settings.seed,
         shard: settings.shard,
     });
-    arbiter::report::starved::eprint_busy(cfg.time.clock);
+    arbiter::report::run_start::eprint_busy(cfg.time.clock);
 
     arbiter::bot::cleanup::set_stop_hint(format!(
         "continue with: arbiter tournament --resume {}",

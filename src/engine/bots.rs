@@ -135,7 +135,7 @@ pub fn check_bots(
     Ok(BotCheck { specs, problems })
 }
 
-/// An error with its causes, each said once (see [`crate::report::errors::chain_text`]).
+/// An error with its causes, each said once (see [`crate::errors::chain_text`]).
 fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    crate::report::errors::chain_text(e)
+    crate::errors::chain_text(e)
 }

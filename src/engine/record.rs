@@ -5,8 +5,8 @@
 
 use crate::game::GameChoice;
 use crate::referee::RefereeConfig;
-use crate::report::replay;
 use crate::results::games_csv::{GameRow, GamesCsv};
+use crate::results::replay;
 use crate::results::{failures, records};
 use crate::tournament::Finished;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ pub struct Recorder<'a> {
     choice: &'a GameChoice,
     referee: &'a RefereeConfig,
     /// Games where bots waited long for a CPU (the fair clock's note at the end of a run).
-    starved: crate::report::starved::Starved,
+    starved: crate::results::starved::Starved,
 }
 
 impl<'a> Recorder<'a> {
@@ -62,7 +62,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// The games so far where bots waited long for a CPU.
-    pub fn starved(&self) -> &crate::report::starved::Starved {
+    pub fn starved(&self) -> &crate::results::starved::Starved {
         &self.starved
     }
 

@@ -5,7 +5,7 @@
 use super::rubric::{Mark, Results, Rubric};
 use crate::rating::RatingValue;
 use crate::referee::Reason;
-use crate::report::standings::Standings;
+use crate::results::standings::Standings;
 
 /// A student as the grade run knows them before the games.
 pub struct Student {
@@ -257,7 +257,7 @@ mod tests {
                 rows.push(game("dave", "base", g < 7));
                 rows.push(game("carol", "dave", g < 4));
             }
-            let mut b = crate::report::standings::Builder::new(&names);
+            let mut b = crate::results::standings::Builder::new(&names);
             for r in &rows {
                 b.add(r).unwrap();
             }

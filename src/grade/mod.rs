@@ -12,9 +12,9 @@ pub mod rubric;
 
 use crate::engine::settings::GradeSettings;
 use crate::engine::{Detached, Event};
-use crate::report::standings::{self, Builder, Standings, StandingsError};
 use crate::results::failures;
 use crate::results::games_csv::{self, DoneSet, ReadSummary, ResultRow};
+use crate::results::standings::{self, Builder, Standings, StandingsError};
 use crate::tournament::{games_of_tables, tables, Finished, Format, GameSpec, Plan};
 use marks::Student;
 use std::path::Path;

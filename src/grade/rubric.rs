@@ -269,7 +269,7 @@ mod tests {
         let err = rubric.check(&["mcts".to_string()]).unwrap_err().to_string();
         assert!(err.contains("'random', which is not a baseline"), "{err}");
         std::fs::write(&path, "[[baseline]]\nname = \"x\"\nmin = 5\n").unwrap();
-        let err = crate::report::errors::chain_text(&Rubric::load(&path).unwrap_err());
+        let err = crate::errors::chain_text(&Rubric::load(&path).unwrap_err());
         assert!(err.contains("not a valid rubric"), "{err}");
     }
 }

@@ -3,19 +3,15 @@
 //! lose (games.csv, records.jsonl, failures/, the folder lock, merging shards) are `results`'s.
 
 pub mod catalogue;
-pub mod errors;
 pub mod grade;
 pub mod html;
 pub mod merge_end;
 pub mod play;
 pub mod progress;
-pub mod rebuild;
-pub mod replay;
 pub mod run_display;
 pub mod run_end;
 pub mod run_start;
 pub mod sbatch;
 pub mod sprt_block;
 pub mod standings;
-pub mod starved;
 pub mod terminal;

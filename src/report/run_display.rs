@@ -109,7 +109,7 @@ pub fn play_and_record(
     };
     let (mut progress, mut live) = display.finish();
     progress.finish();
-    recorder.starved().eprint();
+    super::run_start::starved(recorder.starved());
     Ok(Played {
         failure: end.failure.map(|(_, e)| e),
         report: live.write(report::html::Pages::Missing),

@@ -15,7 +15,7 @@ pub fn report_line(out: &mut impl Write, report: &ReportWritten) -> io::Result<(
         Err(e) => {
             eprintln!(
                 "arbiter: warning: report.html not written: {}",
-                crate::report::errors::chain_text(e)
+                crate::errors::chain_text(e)
             );
             Ok(())
         }

@@ -211,7 +211,7 @@ mod tests {
             Ok(())
         })
         .unwrap_err();
-        let text = crate::report::errors::chain_text(&err);
+        let text = crate::errors::chain_text(&err);
         assert!(text.contains("a.csv: row 3: not ours"), "{text}");
         // Other columns are refused.
         std::fs::write(&b, "game_id,bot0,bot1,winner\n").unwrap();

@@ -1,7 +1,7 @@
 //! `records.jsonl`: one compact line per finished game, so that any game of a tournament can be
 //! watched later. Only what the rules cannot give back is kept (the setup, the moves, each
 //! turn's clock and comment, the verdict and the stderr tails); the positions and the exact
-//! inputs are rebuilt by replaying the moves through the rules (see [`crate::report::rebuild`]).
+//! inputs are rebuilt by replaying the moves through the rules (see [`crate::results::rebuild`]).
 //! Appended and flushed per game like games.csv; a torn last line is cut on resume and skipped
 //! by readers.
 

@@ -148,7 +148,7 @@ pub struct RecordFacts {
     /// Forfeits grouped by bot, verdict and the last lines of stderr.
     pub failures: Vec<FailureGroup>,
     /// Games where bots waited long for a CPU (the fair clock's note).
-    pub starved: crate::report::starved::Starved,
+    pub starved: crate::results::starved::Starved,
 }
 
 /// `text` with each run of digits as `#`: stderr that differs only in numbers (a seat, a turn,
@@ -245,7 +245,7 @@ impl RecordFacts {
         let clock = match rec.clocks.clock.as_str() {
             "cpu" => &rec.cpu_us,
             "fair" if !rec.waited_us.is_empty() => {
-                charged = crate::report::starved::charged_us(rec);
+                charged = crate::results::starved::charged_us(rec);
                 &charged
             }
             _ => &rec.wall_us,

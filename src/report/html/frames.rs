@@ -11,7 +11,7 @@
 
 use super::columns::{key, put, Col, Columns};
 use crate::game::{BoardView, CellView, PieceView};
-use crate::report::rebuild::{rebuild_each, RebuildError, Step, StepKind};
+use crate::results::rebuild::{rebuild_each, RebuildError, Step, StepKind};
 use crate::results::records::GameRecord;
 use serde_json::Value;
 use std::borrow::Cow;

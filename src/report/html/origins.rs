@@ -4,8 +4,35 @@
 //! the replay pages show such paths as the bot's origin, the path the user gave, read from the
 //! run's settings (tournament.toml, sprt.toml).
 
+use crate::results::records::GameRecord;
+use crate::results::replay::ReadError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// A replay file's record ([`crate::results::replay::read`]), as people are shown the game: paths into the build cache in a source bot's stderr
+/// are shown as the path the user gave (`students/bob.py`), from the bots as typed (kept by
+/// `arbiter play --replay`) or, for a file in a results folder's `replays/`, from that run's
+/// settings. The file itself keeps the raw text.
+pub fn read_shown(path: &Path) -> Result<GameRecord, ReadError> {
+    let (mut rec, start) = crate::results::replay::parse(path)?;
+    let typed = &start["typed"];
+    let origins = match typed["bots"].as_array() {
+        Some(bots) => {
+            let bots: Vec<String> = bots
+                .iter()
+                .filter_map(|b| b.as_str().map(str::to_string))
+                .collect();
+            let dir = |key: &str| Path::new(typed[key].as_str().unwrap_or_default()).to_path_buf();
+            Origins::of_args(&bots, &dir("workdir"), &dir("cache"))
+        }
+        None => match path.parent().filter(|p| p.ends_with("replays")) {
+            Some(replays) => Origins::of_folder(replays.parent().unwrap_or(replays)),
+            None => Origins::default(),
+        },
+    };
+    origins.apply(&mut rec);
+    Ok(rec)
+}
 
 /// Each bot's build folder as shown, by bot name.
 #[derive(Debug, Default)]

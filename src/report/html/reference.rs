@@ -5,7 +5,7 @@
 
 use crate::game::{BoardView, CellView};
 use crate::report::html::frames::fold_lists;
-use crate::report::rebuild::{rebuild, RebuildError, StepKind};
+use crate::results::rebuild::{rebuild, RebuildError, StepKind};
 use crate::results::records::GameRecord;
 use serde_json::{json, Value};
 

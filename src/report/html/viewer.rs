@@ -5,7 +5,7 @@
 
 use super::frames::{pack, page_json};
 use super::seats;
-use crate::report::rebuild::RebuildError;
+use crate::results::rebuild::RebuildError;
 use crate::results::records::GameRecord;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::path::Path;

@@ -1,6 +1,6 @@
 use super::*;
 use crate::referee::{Forfeit, Reason, SeatStats, TurnRecord};
-use crate::report::rebuild::{rebuild, StepKind};
+use crate::results::rebuild::{rebuild, StepKind};
 use crate::rng::Rng;
 use std::time::Duration;
 

@@ -100,47 +100,6 @@ impl Starved {
             self.worst.1 as f64 / 1000.0,
         ))
     }
-
-    /// Prints the note, if any, to stderr (the end of a run).
-    pub fn eprint(&self) {
-        if let Some(note) = self.note() {
-            eprintln!("arbiter: note: {note}");
-        }
-    }
-}
-
-/// For the start of a run: when other work already keeps every CPU busy (a 1-minute load
-/// average of at least the number of CPUs), what that does to the games on `clock`.
-pub fn busy_note(clock: crate::referee::Clock) -> Option<String> {
-    let load = crate::engine::load_average()?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if load < cpus as f64 {
-        return None;
-    }
-    let effect = match clock {
-        crate::referee::Clock::Fair => {
-            "bots will wait for a CPU; the fair clock does not charge that waiting, but games run \
-             slower and the turn times recorded include it (the end of the run says if it was \
-             too much)"
-        }
-        crate::referee::Clock::Wall => {
-            "on the wall clock bots are charged for waiting for a CPU and may lose on time; the \
-             default --clock fair does not charge it"
-        }
-        crate::referee::Clock::Cpu => {
-            "on the CPU clock bots are not charged for waiting for a CPU, but games run slower"
-        }
-    };
-    Some(format!(
-        "the machine is busy (load average {load:.1} on {cpus} CPUs): {effect}"
-    ))
-}
-
-/// Prints [`busy_note`], if any, to stderr (the start of a run).
-pub fn eprint_busy(clock: crate::referee::Clock) {
-    if let Some(note) = busy_note(clock) {
-        eprintln!("arbiter: note: {note}");
-    }
 }
 
 /// The time the fair clock charged for each move of `rec`, in microseconds.

@@ -128,34 +128,9 @@ pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
     parse(path).map(|(rec, _)| rec)
 }
 
-/// [`read`], as people are shown the game: paths into the build cache in a source bot's stderr
-/// are shown as the path the user gave (`students/bob.py`), from the bots as typed (kept by
-/// `arbiter play --replay`) or, for a file in a results folder's `replays/`, from that run's
-/// settings. The file itself keeps the raw text.
-pub fn read_shown(path: &Path) -> Result<GameRecord, ReadError> {
-    use super::html::origins::Origins;
-    let (mut rec, start) = parse(path)?;
-    let typed = &start["typed"];
-    let origins = match typed["bots"].as_array() {
-        Some(bots) => {
-            let bots: Vec<String> = bots
-                .iter()
-                .filter_map(|b| b.as_str().map(str::to_string))
-                .collect();
-            let dir = |key: &str| Path::new(typed[key].as_str().unwrap_or_default()).to_path_buf();
-            Origins::of_args(&bots, &dir("workdir"), &dir("cache"))
-        }
-        None => match path.parent().filter(|p| p.ends_with("replays")) {
-            Some(replays) => Origins::of_folder(replays.parent().unwrap_or(replays)),
-            None => Origins::default(),
-        },
-    };
-    origins.apply(&mut rec);
-    Ok(rec)
-}
-
-/// The record and the file's start line.
-fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
+/// The record and the file's start line (which keeps the bots as typed, for showing paths as
+/// the user gave them: `crate::report::html::origins::read_shown`).
+pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
         path: name.clone(),

@@ -211,6 +211,12 @@ pub fn bot_check_lines(event: &crate::engine::Event<'_>) -> std::ops::ControlFlo
             printable(name),
             printable(command)
         ),
+        Event::BotBuilt { name, took, ok, .. } => eprintln!(
+            "arbiter: {} {} in {}",
+            if *ok { "built" } else { "failed to build" },
+            printable(name),
+            clock(*took)
+        ),
         Event::BotBroken { name, problem, .. } => eprintln!(
             "arbiter: bot '{}' cannot play: {}",
             printable(name),

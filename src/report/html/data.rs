@@ -321,6 +321,8 @@ pub struct ReportData {
     pub records: ReadRecords,
     pub record_bytes: u64,
     pub notes: Vec<String>,
+    /// The test of an SPRT's folder (a report of that one folder).
+    pub sprt: Option<super::sprt::SprtView>,
 }
 
 /// Games listed in the report at most, of forfeits and of other games each: a page of
@@ -514,5 +516,9 @@ pub fn gather(
         records: read,
         record_bytes,
         notes,
+        sprt: match dirs {
+            [one] => super::sprt::gather(one),
+            _ => None,
+        },
     })
 }

@@ -17,6 +17,7 @@ pub mod pages;
 #[cfg(test)]
 mod reference;
 pub mod seats;
+pub mod sprt;
 pub mod svg;
 pub mod viewer;
 

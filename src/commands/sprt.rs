@@ -81,7 +81,12 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
             concurrency: placement.concurrency,
             pin_cpus: placement.pin_cpus,
         };
+        // The games to play are --max-pairs': the time left is at most what they take.
+        let mut bounded = false;
         let mut decide = |finished: &Finished, progress: &mut run_display::ProgressNote<'_>| {
+            if !std::mem::replace(&mut bounded, true) {
+                progress.bounded();
+            }
             done.insert(finished.spec.game_id);
             if let Some(now) = test.add(finished) {
                 let elo = EloEstimate::from_pentanomial(&test.pairs.penta)

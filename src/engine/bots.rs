@@ -6,6 +6,7 @@ use super::{tell, Consumer, Event};
 use crate::bot::{BotProcess, BotSpec, SpecError};
 use crate::referee::RefereeConfig;
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// Each bot of a run, checked.
 pub struct BotCheck {
@@ -94,11 +95,26 @@ pub fn check_bots(
         let built = match &spec.build {
             Some(command) if build => {
                 // Announced only when it runs (not for a folder unchanged since its last build).
-                if spec.needs_build() {
-                    let name = &spec.name;
+                let announced = spec.needs_build();
+                let name = &spec.name;
+                if announced {
                     let _ = tell(consumers, &Event::BotBuilding { bot, name, command });
                 }
-                spec.build().map_err(|e| chain(&e))
+                let began = Instant::now();
+                let built = spec.build();
+                if announced {
+                    let (took, ok) = (began.elapsed(), built.is_ok());
+                    let _ = tell(
+                        consumers,
+                        &Event::BotBuilt {
+                            bot,
+                            name,
+                            took,
+                            ok,
+                        },
+                    );
+                }
+                built.map_err(|e| chain(&e))
             }
             _ => Ok(None),
         };

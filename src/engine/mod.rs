@@ -51,6 +51,14 @@ pub enum Event<'a> {
         name: &'a str,
         command: &'a str,
     },
+    /// A bot's build command (announced by [`Event::BotBuilding`]) ended after `took`, with
+    /// `ok` whether it built.
+    BotBuilt {
+        bot: usize,
+        name: &'a str,
+        took: std::time::Duration,
+        ok: bool,
+    },
     /// A bot built and started: it can play.
     BotReady { bot: usize, name: &'a str },
     /// A bot cannot play: it did not resolve, build or start (`problem` says why).

@@ -79,10 +79,10 @@ pub struct Entry {
 }
 
 /// The students of a class folder: every subfolder, and every file that is a bot source or an
-/// executable (hidden entries skipped), sorted by name. A submission with a symlink out of the
-/// class folder or a special file gets its problem (see [`check_tree`]); two entries that
-/// would be one student (`alice.py`, `alice.c`) are named and that student is not graded,
-/// the others are.
+/// executable (hidden entries skipped), sorted by name, case aside. A submission with a symlink
+/// out of the class folder or a special file gets its problem (see [`check_tree`]); two
+/// entries that would be one student (`alice.py`, `alice.c`) are named and that student is not
+/// graded, the others are.
 pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
     use std::os::unix::fs::PermissionsExt;
     let mut found: Vec<Entry> = Vec::new();
@@ -131,7 +131,10 @@ pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
             problem,
         });
     }
-    found.sort_by(|a, b| a.entry.cmp(&b.entry));
+    // As people read a class list: `amy`, `Bob`, `carl` (case apart only to break a tie).
+    found.sort_by(|a, b| {
+        (a.entry.to_lowercase(), &a.entry).cmp(&(b.entry.to_lowercase(), &b.entry))
+    });
     let mut groups: Vec<(Entry, Vec<String>)> = Vec::new();
     for e in found {
         match groups

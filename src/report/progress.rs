@@ -43,6 +43,9 @@ pub struct Progress {
     extra: String,
     /// The run ends before `total` (an SPRT decided): no time left to estimate.
     decided: bool,
+    /// `total` is only the most the run may play (an SPRT's --max-pairs): the time left is
+    /// shown as an upper bound.
+    bounded: bool,
 }
 
 impl Progress {
@@ -70,6 +73,7 @@ impl Progress {
             forfeits: BTreeMap::new(),
             extra: String::new(),
             decided: false,
+            bounded: false,
         }
     }
 
@@ -111,6 +115,12 @@ impl Progress {
         self.decided = true;
     }
 
+    /// The total is the most the run may play, not what it will (an SPRT stops when it
+    /// decides): the ETA reads "at most".
+    pub fn bounded(&mut self) {
+        self.bounded = true;
+    }
+
     /// Sets text shown after the counts.
     pub fn set_extra(&mut self, extra: String) {
         self.extra = extra;
@@ -125,7 +135,9 @@ impl Progress {
             msg.push_str(&format!("| {} games/s", one_decimal(rate)));
             if self.done < self.total && !self.decided {
                 let left = (self.total - self.done) as f64 / rate;
-                msg.push_str(&format!(", ETA {}", clock(Duration::from_secs_f64(left))));
+                let at_most = if self.bounded { "at most " } else { "" };
+                let left = clock(Duration::from_secs_f64(left));
+                msg.push_str(&format!(", ETA {at_most}{left}"));
             }
             msg.push(' ');
         }
@@ -202,7 +214,8 @@ impl Progress {
     }
 }
 
-/// The bot checks before a run, on stderr: a build starting, a bot that cannot play.
+/// The bot checks before a run, on stderr: a build starting and how long it took, a bot that
+/// cannot play.
 pub fn bot_check_lines(event: &crate::engine::Event<'_>) -> std::ops::ControlFlow<()> {
     use crate::engine::Event;
     match event {
@@ -210,6 +223,12 @@ pub fn bot_check_lines(event: &crate::engine::Event<'_>) -> std::ops::ControlFlo
             "arbiter: building {} ({})",
             printable(name),
             printable(command)
+        ),
+        Event::BotBuilt { name, took, ok, .. } => eprintln!(
+            "arbiter: {} {} in {}",
+            if *ok { "built" } else { "failed to build" },
+            printable(name),
+            clock(*took)
         ),
         Event::BotBroken { name, problem, .. } => eprintln!(
             "arbiter: bot '{}' cannot play: {}",
@@ -237,5 +256,32 @@ fn clock(d: Duration) -> String {
         0..=59 => format!("{}.{} s", s, d.subsec_millis() / 100),
         60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
         _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_of_a_run_that_may_stop_early_is_an_upper_bound() {
+        let bots = ["a".to_string(), "b".to_string()];
+        let game = GameDone {
+            reason: Reason::Win,
+            bots: bots.to_vec(),
+            ranks: vec![0, 1],
+        };
+        let mut whole = Progress::new(40_000, &bots);
+        whole.game_done(&game);
+        let msg = whole.message();
+        assert!(msg.contains(", ETA ") && !msg.contains("at most"), "{msg}");
+        let mut sprt = Progress::new(40_000, &bots);
+        sprt.bounded();
+        sprt.game_done(&game);
+        assert!(
+            sprt.message().contains(", ETA at most "),
+            "{}",
+            sprt.message()
+        );
     }
 }

@@ -39,6 +39,7 @@ pub enum Shown {
     Game(report::progress::GameDone),
     Extra(String),
     Decided,
+    Bounded,
 }
 
 /// The progress display as a follower of the games sees it: its notes are queued for the
@@ -49,6 +50,12 @@ impl ProgressNote<'_> {
     /// Text shown after the counts (an SPRT's LLR).
     pub fn set_extra(&mut self, extra: String) {
         self.0.send(Shown::Extra(extra));
+    }
+
+    /// The games to play are only the most the run may play (an SPRT's --max-pairs): the
+    /// time left is shown as an upper bound.
+    pub fn bounded(&mut self) {
+        self.0.send(Shown::Bounded);
     }
 
     /// The run ends before every game is played (an SPRT decided).
@@ -94,6 +101,7 @@ pub fn play_and_record(
             }
             Shown::Extra(extra) => progress.set_extra(extra),
             Shown::Decided => progress.decided(),
+            Shown::Bounded => progress.bounded(),
         },
     );
     let mut shown = |event: &Event<'_>| match event {

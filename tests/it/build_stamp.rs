@@ -94,3 +94,54 @@ fn a_bot_toml_build_runs_once_until_its_folder_changes() {
     );
     assert_eq!(count(), 3, "a missing program is built again");
 }
+
+/// A build that runs is announced, and its end says how long it took (or that it failed).
+#[test]
+fn a_build_that_runs_says_how_long_it_took() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("mybot");
+    let broken = tmp.path().join("broken");
+    for dir in [&bot, &broken] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"mine\"\nrun = \"./out/bot\"\nbuild = \"sh -c 'mkdir -p out && cp {} out/bot'\"\n",
+            first_bot()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        broken.join("bot.toml"),
+        "name = \"broken\"\nrun = \"./out/bot\"\nbuild = \"sh -c 'exit 3'\"\n",
+    )
+    .unwrap();
+    let run = arbiter()
+        .env("ARBITER_CACHE", tmp.path().join("cache"))
+        .args([
+            "tournament",
+            "--trust-builds",
+            "--games",
+            "2",
+            "--seed",
+            "1",
+        ])
+        .args(["--turn-ms", "1000", "--out"])
+        .arg(tmp.path().join("t"))
+        .arg(&bot)
+        .arg(&broken)
+        .arg(first_bot())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    let line = |start: &str| {
+        err.lines()
+            .position(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start:?}: {err}"))
+    };
+    assert!(line("arbiter: building mine (") < line("arbiter: built mine in "));
+    assert!(line("arbiter: building broken (") < line("arbiter: failed to build broken in "));
+    let took = &err.lines().nth(line("arbiter: built mine in ")).unwrap()[23..];
+    assert!(took.ends_with(" s"), "a duration: {took:?}");
+}

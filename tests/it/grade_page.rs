@@ -126,3 +126,67 @@ fn the_grading_page_links_every_game_groups_failures_and_each_student_folder_sta
     let cache = tmp.path().join("cache").display().to_string();
     assert!(!page.contains(&cache), "a build-cache path is shown");
 }
+
+/// How a class reads its page: names in the order people sort them (case aside), the mark
+/// column with its maximum, and a student whose code does not build sees the compiler's error
+/// first, not folded away.
+#[test]
+fn the_grading_page_sorts_names_states_the_maximum_and_shows_a_failed_build_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let class = tmp.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    std::fs::write(class.join("Zoe.py"), PY_LOOP.replace("BEHAVIOUR", "pass")).unwrap();
+    std::fs::write(class.join("amy.py"), PY_LOOP.replace("BEHAVIOUR", "pass")).unwrap();
+    std::fs::write(
+        class.join("bob.cpp"),
+        "int main() { return undefined_thing; }\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let run = arbiter()
+        .env("ARBITER_CACHE", tmp.path().join("cache"))
+        .args(["grade", "--games", "2", "--seed", "3"])
+        .args(["--first-turn-ms", "3000", "--turn-ms", "1000"])
+        .args(["--baseline", &first_bot()])
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    let (amy, bob, zoe) = (
+        at("id=\"student-amy\""),
+        at("id=\"student-bob\""),
+        at("id=\"student-Zoe\""),
+    );
+    assert!(amy < bob && bob < zoe, "amy, bob, Zoe in that order");
+    let table = &page[..amy];
+    assert!(
+        table.find("#student-amy").unwrap() < table.find("#student-bob").unwrap()
+            && table.find("#student-bob").unwrap() < table.find("#student-Zoe").unwrap(),
+        "the marks table in the same order"
+    );
+    let csv = read_csv(&out.join("marks.csv"));
+    let names: Vec<&str> = csv.iter().map(|r| r["student"].as_str()).collect();
+    assert_eq!(names, ["amy", "bob", "Zoe"], "marks.csv in the same order");
+    assert!(
+        page.contains("<th>Mark (/"),
+        "the mark column states its maximum"
+    );
+    // Bob's section opens with the compiler's error, and his build log is open.
+    let section = &page[bob..zoe];
+    let error = section
+        .find("undefined_thing")
+        .expect("the compiler's error");
+    assert!(error < section.find("Mark ").unwrap(), "{section}");
+    assert!(
+        section.contains("<details open"),
+        "the build log is open: {section}"
+    );
+}

@@ -741,3 +741,43 @@ fn a_played_games_summary_and_replay_page_name_the_bots_files_not_the_build_cach
     assert!(dom.contains("File \"students/bob.py\", line 3"), "{dom}");
     assert!(!dom.contains(&cache_text), "{dom}");
 }
+
+/// A bot's comment is shown once in the answer box: after the move when the answer was just
+/// the move and its comment, and inside the line as written when the answer was kept.
+#[test]
+fn the_answer_box_shows_a_comment_once() {
+    let Some(browser) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("comments");
+    tournament(
+        &dir,
+        "impasse",
+        &[
+            format!("talker={}", python_bot("hostile.py", "comment")),
+            format!("first={}", env!("CARGO_BIN_EXE_arbiter-bot-first")),
+        ],
+    );
+    let rec = &records(&dir)[0];
+    let talker = rec["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|b| b == "talker")
+        .unwrap() as u64;
+    let page = dir
+        .join("replays")
+        .join(format!("game-{}.html", rec["game_id"]));
+    let (step, _) = own_turns(rec, talker)[1];
+    let (answer, console) = probe(
+        &browser,
+        &page,
+        &format!("key('Home'); for (var i = 0; i < {step}; i++) click('next');"),
+        "d.getElementById('answer').textContent",
+    );
+    assert!(console.is_empty(), "{console:?}");
+    assert_eq!(
+        answer.matches("some comment text").count(),
+        1,
+        "step {step}: {answer:?}"
+    );
+}

@@ -359,3 +359,76 @@ fn the_draw_ratio_of_pairs_is_named_as_one() {
     let games = text(&["--wdl", "5,2,3"]);
     assert!(games.contains(", DrawRatio: 20.00%"), "{games}");
 }
+
+/// An SPRT's report.html shows the test: its LLR (the result block's), the bounds, the
+/// decision and the LLR's course over the pairs; `arbiter report` rebuilds the same.
+#[test]
+fn an_sprts_report_shows_the_llr_its_bounds_the_decision_and_its_course() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let run = arbiter()
+        .args([
+            "sprt",
+            "--seed",
+            "7",
+            "--turn-ms",
+            "1000",
+            "--max-pairs",
+            "400",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg(greedy_bot())
+        .arg(random_bot())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}");
+    let llr = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("LLR: "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("an LLR line")
+        .to_string();
+    let pairs = stdout
+        .split(" pairs):")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .unwrap()
+        .to_string();
+    for rebuilt in [false, true] {
+        if rebuilt {
+            let again = arbiter().arg("report").arg(&out).output().unwrap();
+            assert!(again.status.success());
+        }
+        let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+        let section = page
+            .split("id=\"sprt\"")
+            .nth(1)
+            .expect("an SPRT section")
+            .split("<h2")
+            .next()
+            .unwrap();
+        let cells: Vec<&str> = section
+            .split("<td")
+            .skip(1)
+            .map(|c| &c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()])
+            .collect();
+        assert_eq!(cells[0], pairs, "pairs: {section}");
+        assert_eq!(cells[1], llr, "the result block's LLR: {section}");
+        assert_eq!((cells[2], cells[3]), ("-2.94", "2.94"), "{section}");
+        assert!(cells[4].starts_with("H1 accepted"), "{section}");
+        let points = section
+            .split("points=\"")
+            .nth(1)
+            .expect("the LLR's course")
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(
+            points.split(' ').count().to_string(),
+            pairs,
+            "a point per pair: {section}"
+        );
+    }
+}

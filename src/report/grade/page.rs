@@ -213,12 +213,17 @@ fn section(
     let log = std::fs::read_to_string(cx.out.join("builds").join(format!("{}.log", s.name)))
         .unwrap_or_default();
     let log = relative(&log, cx.class, &cache, &cx.sources[i]);
+    let problem = relative(&r.problem, cx.class, &cache, &cx.sources[i]);
     html! {
+        // A student whose code does not build reads why first, open, before anything else.
+        @if !r.built {
+            p.problem { b { "Not built" } @if !problem.is_empty() { ": " (problem) } }
+            details open { summary { "Build log" } pre { (clip(&log, LOG_BYTES)) } }
+        }
         p { "Submission SHA-256 " code { (s.hash) } }
         p.mark { "Mark " b { (r.mark.total) " / " (cx.maximum) } ": " (r.mark.detail) }
-        details {
-            summary { "Build log" }
-            pre { (clip(&log, LOG_BYTES)) }
+        @if r.built {
+            details { summary { "Build log" } pre { (clip(&log, LOG_BYTES)) } }
         }
         @if let Some(me) = standings.names.iter().position(|n| *n == s.name) {
             h3 { "Results" }
@@ -355,7 +360,7 @@ pub fn write(
                 thead { tr {
                     th.l { "Student" } th { "Built" } th { "Games" }
                     @for b in cx.baselines { th { "vs " (b) } }
-                    th { "Elo" } th { "Rank" } th { "Forfeits" } th { "Mark" } th.l { "Own page" }
+                    th { "Elo" } th { "Rank" } th { "Forfeits" } th { "Mark (/" (cx.maximum) ")" } th.l { "Own page" }
                 } }
                 tbody {
                     @for r in rows {

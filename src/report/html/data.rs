@@ -145,6 +145,8 @@ pub struct RecordFacts {
     pub limits: Option<(u64, u64, String)>,
     /// Per folder: the game as played, "impasse (arena, 2 seats)".
     pub played: HashMap<usize, String>,
+    /// Per folder: the game's name in its records (an external referee's own name).
+    pub names: HashMap<usize, String>,
     /// Forfeits grouped by bot, verdict and the last lines of stderr.
     pub failures: Vec<FailureGroup>,
     /// Games where bots waited long for a CPU (the fair clock's note).
@@ -197,6 +199,7 @@ impl RecordFacts {
             (d, rec.game_id),
             ((rec.opening.len() + rec.moves.len()) as u32, link.is_some()),
         );
+        self.names.entry(d).or_insert_with(|| rec.game.clone());
         self.played
             .entry(d)
             .or_insert_with(|| format!("{} ({}, {} seats)", rec.game, rec.variant, rec.seats));
@@ -296,6 +299,8 @@ pub struct Folder {
     pub path: PathBuf,
     /// The settings file's entries, flattened (`game.turn_ms = 100`).
     pub settings: Vec<(String, String)>,
+    /// The game's name in the records, when there is one.
+    pub game: Option<String>,
 }
 
 /// Everything the report shows.
@@ -316,6 +321,8 @@ pub struct ReportData {
     pub records: ReadRecords,
     pub record_bytes: u64,
     pub notes: Vec<String>,
+    /// The test of an SPRT's folder (a report of that one folder).
+    pub sprt: Option<super::sprt::SprtView>,
 }
 
 /// Games listed in the report at most, of forfeits and of other games each: a page of
@@ -413,6 +420,7 @@ pub fn gather(
         mut times,
         limits,
         played,
+        names,
         failures,
         starved,
     } = facts;
@@ -493,6 +501,7 @@ pub fn gather(
                 Folder {
                     path: d.clone(),
                     settings,
+                    game: names.get(&i).cloned(),
                 }
             })
             .collect(),
@@ -507,5 +516,9 @@ pub fn gather(
         records: read,
         record_bytes,
         notes,
+        sprt: match dirs {
+            [one] => super::sprt::gather(one),
+            _ => None,
+        },
     })
 }

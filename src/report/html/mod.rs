@@ -17,6 +17,7 @@ pub mod pages;
 #[cfg(test)]
 mod reference;
 pub mod seats;
+pub mod sprt;
 pub mod svg;
 pub mod viewer;
 
@@ -89,12 +90,20 @@ pub fn replay_path(dir: &Path, id: u64) -> PathBuf {
     dir.join("replays").join(format!("game-{id}.html"))
 }
 
-/// `target` as a link from a page in `from` (relative when it is inside it).
+/// `target` as a link from a page in the folder `from`, both absolute: always relative
+/// (`../run-a/replays/game-1.html` from a merged report beside the runs), so that the report
+/// and its folders can be moved or shared together.
 fn href(from: &Path, target: &Path) -> String {
-    match target.strip_prefix(from) {
-        Ok(rel) => rel.to_string_lossy().into_owned(),
-        Err(_) => target.to_string_lossy().into_owned(),
+    let (from, to): (Vec<_>, Vec<_>) = (from.components().collect(), target.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut rel = PathBuf::new();
+    for _ in common..from.len() {
+        rel.push("..");
     }
+    for c in &to[common..] {
+        rel.push(c);
+    }
+    rel.to_string_lossy().into_owned()
 }
 
 /// Writes `out` (a report of the folders `dirs`, bots of `order` first) and the replay pages.
@@ -129,13 +138,10 @@ fn write_report_unless(
     for (d, dir) in dirs.iter().enumerate() {
         // The page sits in DIR/replays/: the report is one folder up when it is DIR's own.
         let abs_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
-        let back = match out.file_name() {
-            Some(name) if base == abs_dir => format!("../{}", name.to_string_lossy()),
-            _ => std::path::absolute(out)
-                .unwrap_or_else(|_| out.to_path_buf())
-                .to_string_lossy()
-                .into_owned(),
-        };
+        let back = href(
+            &abs_dir.join("replays"),
+            &std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()),
+        );
         let replays = dir.join("replays");
         facts.links.insert(
             d,
@@ -188,17 +194,42 @@ fn write_report_unless(
 
 /// "arbiter report: impasse, 3 bots".
 fn title_of(d: &data::ReportData) -> String {
-    let settings = || d.folders.iter().flat_map(|f| &f.settings);
-    // --game is recorded only when given: a run's settings without it played the default game,
-    // or an external referee's.
-    let game = match settings().find(|(k, _)| k == "game.game") {
-        Some((_, v)) => v.clone(),
-        None if settings().any(|(k, _)| k == "game.referee") => "external referee".to_string(),
-        None if settings().any(|(k, _)| k.starts_with("game.")) => "impasse".to_string(),
-        None => "games".to_string(),
-    };
     let bots = d.standings.as_ref().map_or(0, |s| s.names.len());
-    format!("arbiter report: {game}, {bots} bots")
+    format!("arbiter report: {}, {bots} bots", game_of(&d.folders))
+}
+
+/// The game of the runs `folders`, as their title names it.
+fn game_of(folders: &[data::Folder]) -> String {
+    let settings = || folders.iter().flat_map(|f| &f.settings);
+    // --game is recorded only when given: a run's settings without it played the default game,
+    // or an external referee's, named in its records by referee.toml's name (else its
+    // program's), or before any record by its command's program.
+    match settings().find(|(k, _)| k == "game.game") {
+        Some((_, v)) => v.clone(),
+        None => match settings().find(|(k, _)| k == "game.referee") {
+            Some((_, command)) => folders
+                .iter()
+                .find_map(|f| f.game.clone())
+                .unwrap_or_else(|| referee_program(command)),
+            None if settings().any(|(k, _)| k.starts_with("game.")) => "impasse".to_string(),
+            None => "games".to_string(),
+        },
+    }
+}
+
+/// A referee command's program, by its file name: `stones` for `python3 ref/stones.py`.
+fn referee_program(command: &str) -> String {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    // An interpreter runs the script that follows it.
+    let program = words
+        .iter()
+        .find(|w| w.contains('.') || w.contains('/'))
+        .or(words.first())
+        .copied()
+        .unwrap_or("external referee");
+    Path::new(program.trim_end_matches('/'))
+        .file_stem()
+        .map_or(program.to_string(), |s| s.to_string_lossy().into_owned())
 }
 
 /// Writes through a temporary file and a rename, so a browser reloading the page never reads

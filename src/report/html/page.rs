@@ -242,7 +242,8 @@ pub fn render(d: &ReportData, title: &str) -> String {
             body {
                 h1 { (title) }
                 p.muted { "Written " (d.generated) " by arbiter " (d.version) ". " (d.total_games) " games." }
-                nav { a href="#standings" { "standings" } " \u{b7} " a href="#cross" { "cross-table" } " \u{b7} "
+                nav { @if d.sprt.is_some() { a href="#sprt" { "SPRT" } " \u{b7} " }
+                      a href="#standings" { "standings" } " \u{b7} " a href="#cross" { "cross-table" } " \u{b7} "
                       a href="#los" { "LOS" } " \u{b7} " a href="#forfeits" { "forfeits" } " \u{b7} "
                       a href="#times" { "think time" } " \u{b7} " a href="#games-list" { "games" } }
                 details #settings {
@@ -253,6 +254,7 @@ pub fn render(d: &ReportData, title: &str) -> String {
                     }
                 }
                 @for n in &d.notes { p.note { (n) } }
+                @if let Some(s) = &d.sprt { (super::sprt::section(s)) }
                 @if let Some(s) = &d.standings { (standings(s)) } @else { p { "No games yet." } }
                 (failures(d))
                 (times(d))

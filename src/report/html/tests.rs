@@ -540,3 +540,72 @@ fn pages_written_on_several_threads_are_taken_in_record_order() {
         assert!(replay_path(&d, id).exists(), "page of game {id}");
     }
 }
+
+#[test]
+fn a_merged_report_elsewhere_links_its_runs_relatively() {
+    let (mut a, mut b) = (folder(), folder());
+    a.record(0..2);
+    b.record(0..2);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("shared/merged.html");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    write_report(&[a.d.clone(), b.d.clone()], &out, &[], Pages::All).unwrap();
+    let html = std::fs::read_to_string(&out).unwrap();
+    let links: Vec<&str> = html
+        .split("href=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .filter(|l| l.contains("game-"))
+        .collect();
+    assert_eq!(links.len(), 4, "{links:?}");
+    for l in links {
+        assert!(!l.starts_with('/'), "an absolute link: {l}");
+        assert!(
+            out.parent().unwrap().join(l).is_file(),
+            "{l} does not resolve"
+        );
+    }
+    // A replay page links back to the merged report, relatively too.
+    let page = std::fs::read_to_string(replay_path(&a.d, 1)).unwrap();
+    let back = page
+        .split("href=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .find(|l| l.ends_with("merged.html"))
+        .expect("a link back");
+    assert!(!back.starts_with('/'), "{back}");
+    let replays = a.d.join("replays");
+    assert_eq!(
+        std::fs::canonicalize(replays.join(back)).unwrap(),
+        std::fs::canonicalize(&out).unwrap()
+    );
+}
+
+#[test]
+fn an_external_referees_report_is_titled_by_its_game() {
+    let run = |settings: &[(&str, &str)], game: Option<&str>| data::Folder {
+        path: "/r".into(),
+        settings: settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        game: game.map(str::to_string),
+    };
+    let referee = [("game.referee", "python3 refs/stones.py")];
+    // Named as its records name it (referee.toml's name, else its program's).
+    assert_eq!(game_of(&[run(&referee, Some("pebbles"))]), "pebbles");
+    // Before any record, by its command's program.
+    assert_eq!(game_of(&[run(&referee, None)]), "stones");
+    assert_eq!(
+        game_of(&[run(&[("game.referee", "mono drones.exe")], None)]),
+        "drones"
+    );
+    assert_eq!(
+        game_of(&[run(&[("game.referee", "examples/stones/")], None)]),
+        "stones"
+    );
+    assert_eq!(
+        game_of(&[run(&[("game.game", "draughts")], Some("draughts"))]),
+        "draughts"
+    );
+}

@@ -56,10 +56,11 @@
       s.ch.forEach(function (c) { p[c[0]] = c[1]; if (c.length > 2) m[c[0]] = c[2]; });
       frames.push({ pieces: p, marks: m, notes: s.notes || prev.notes, changed: s.ch.map(function (c) { return c[0]; }) });
       // Omitted fields: the turn follows the previous one, the answer is the move and its
-      // comment, no strikes yet.
+      // comment (shown as the move, then the comment on a line of its own), no strikes yet.
       if (s.turn === undefined) s.turn = turn + 1;
       turn = s.turn;
-      if (s.kind === 'move' && s.answer === undefined) s.answer = s.move + (s.comment ? ' ' + s.comment : '');
+      if (s.kind === 'move' && s.answer === undefined) s.plain = true;
+      if (s.plain) s.answer = s.move;
       if (s.seat === undefined) s.seat = 0;
       if (s.strikes === undefined) s.strikes = 0;
       if (s.input !== undefined) s.limit_us = s.first ? D.clocks.first_turn_us : D.clocks.turn_us;
@@ -253,7 +254,8 @@
         else if (s.kind === 'forfeit') head = 'turn ' + s.turn + ': ' + bot(s.seat) + ' forfeited: ' + s.reason;
         else head = 'turn ' + s.turn + ': ' + bot(s.seat) + (s.move ? ': ' + s.move : '');
         if (s.kind !== 'forfeit' && s.answer !== undefined) {
-          answer = s.answer + (s.comment ? '\ncomment: ' + s.comment : '');
+          // A kept answer is the line as the bot wrote it, its comment in it: shown once.
+          answer = s.plain ? s.answer + (s.comment ? '\ncomment: ' + s.comment : '') : s.answer;
           if (s.wall_us !== undefined) {
             time = 'wall ' + ms(s.wall_us) + ' of ' + ms(s.limit_us) + ', CPU ' + ms(s.cpu_us) + (s.late ? ', LATE' : '') + ', strikes ' + s.strikes + ' of ' + D.clocks.strikes;
             var used = D.clocks.clock === 'cpu' ? s.cpu_us : s.wall_us;

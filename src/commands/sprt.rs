@@ -27,11 +27,11 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     settings.check_seats(&choice)?;
     let mut cfg = settings
         .game
-        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
+        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     cfg.record_turns = true;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = &choice.external {
-        arbiter::referee::external::check(referee, choice.seats, &cfg)?;
+    if let Some(referee) = choice.referee() {
+        arbiter::referee::external::check(referee, choice.seats(), &cfg)?;
     }
     let origins = [settings.new.clone(), settings.old.clone()];
     let resolved = arbiter::engine::resolve_in(&origins, &settings.workdir);

@@ -3,8 +3,9 @@
 //! Here: starting a game's bots (now, or held ahead of it) and the result of a game played to
 //! its end; `config` what a game is played under, `turns` the turn loop, `clock` and `wait`
 //! the seat's clock and its waiting for an answer, `external` games whose rules are another
-//! program.
+//! program, `choice` the kinds of game a run can play.
 
+mod choice;
 mod clock;
 mod config;
 pub mod external;
@@ -17,6 +18,7 @@ mod wait;
 #[cfg(test)]
 mod scripted;
 
+pub use choice::{GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
 pub use clock::{charged, FAIR_WALL_FACTOR};
 pub use config::{Clock, RefereeConfig, TimeControl, FREEZE_AFTER, IDLE_CPU_SLACK};
 use ranks::rank_with_eliminations;
@@ -32,13 +34,13 @@ use std::time::{Duration, Instant};
 /// built-in game from the position `start` makes (its opening plies played), so that every
 /// caller plays both kinds with one call.
 pub fn play_choice<E: std::fmt::Display>(
-    choice: &crate::game::GameChoice,
+    choice: &GameChoice,
     start: impl FnOnce() -> Result<(Box<dyn Game>, Vec<String>), E>,
     bots: &[BotSpec],
     cfg: &RefereeConfig,
     seed: u64,
 ) -> Result<GameResult, (Vec<String>, String)> {
-    if let Some(referee) = &choice.external {
+    if let GameChoice::External { referee, .. } = choice {
         return external::play(referee, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
     }
     let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;

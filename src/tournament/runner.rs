@@ -16,7 +16,7 @@
 use super::openings::Book;
 use super::schedule::{opening_from, GameSpec};
 use crate::bot::{BotProcess, BotSpec};
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 use crate::referee::{self, GameResult, Reason, RefereeConfig, RefereeError, SeatStats};
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
@@ -250,7 +250,7 @@ impl Runner<'_> {
             tx.send(finished).is_ok()
         };
         let holds = !spare.is_empty()
-            && self.game.external.is_none()
+            && self.game.rules().is_some()
             && BotProcess::can_hold(&self.referee.limits);
         if !holds {
             while let Some(spec) = take() {

@@ -17,11 +17,30 @@ use super::TURN_STDERR_BYTES;
 use super::{ms, Seat, TurnRecord};
 use super::{spawn_bots, Forfeit, GameResult, Reason, RefereeConfig, RefereeError};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
-use crate::game::external::External;
 use crate::game::{DrawRule, Outcome};
 use crate::protocol::escape;
 use message::Message;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Most seats an external referee can have: the protocol's player ids are one digit.
+pub const MAX_SEATS: usize = 10;
+
+/// The referee's default time per message (a JVM or mono start-up fits in it many times over).
+pub const DEFAULT_MESSAGE_LIMIT: Duration = Duration::from_secs(5);
+
+/// An external referee as a run plays it: the process that holds the game's rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct External {
+    /// The game's name in records: the referee.toml's `name`, else the program's.
+    pub name: String,
+    /// The referee's program, arguments, folder and build command.
+    pub spec: BotSpec,
+    /// Send `###Seed N` before `###Start` (only referees known to read it: others take it as a
+    /// player's answer).
+    pub seed: bool,
+    /// How long the referee may take for each message (its start-up included).
+    pub message_limit: Duration,
+}
 
 /// Most bytes a referee may write between two requests (`###Output`, `###End`): a referee
 /// that only ever writes input or notes would otherwise hold the game and fill arbiter's memory.

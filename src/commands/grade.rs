@@ -69,9 +69,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .game
         .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = choice.referee() {
-        arbiter::referee::external::check(referee, choice.seats(), &cfg)?;
-    }
+    choice.check(&cfg)?;
     arbiter::engine::settings::save(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.

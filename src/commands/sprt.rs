@@ -30,9 +30,7 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
         .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     cfg.record_turns = true;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = choice.referee() {
-        arbiter::referee::external::check(referee, choice.seats(), &cfg)?;
-    }
+    choice.check(&cfg)?;
     let origins = [settings.new.clone(), settings.old.clone()];
     let resolved = arbiter::engine::resolve_in(&origins, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, true)?;

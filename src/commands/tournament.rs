@@ -39,9 +39,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     // Replay files (`--replays`) hold the inputs too.
     cfg.record_inputs = settings.replays;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = choice.referee() {
-        arbiter::referee::external::check(referee, choice.seats(), &cfg)?;
-    }
+    choice.check(&cfg)?;
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, !args.no_build)?;
     run_start::lines(field.mark_wrong_game(choice.name()));

@@ -8,7 +8,8 @@
 //! and imports nothing from `bot/`. Where the kinds behave differently, code matches on the
 //! kind; what every kind has (a name, seats, a description, a turn limit) is a method here.
 
-use super::external::{External, MAX_SEATS};
+use super::external::{External, RefereeCheckError, MAX_SEATS};
+use super::RefereeConfig;
 use crate::game::{Game, GameError, RulesChoice};
 use std::sync::Arc;
 
@@ -70,6 +71,16 @@ impl GameChoice {
         match self {
             GameChoice::Rules(_) => None,
             GameChoice::External { referee, .. } => Some(referee),
+        }
+    }
+
+    /// Checks, before the first game, what the kind runs besides the bots: an external referee
+    /// is started and must answer `###Start` in its protocol ([`super::external::check`]);
+    /// built-in rules need nothing.
+    pub fn check(&self, cfg: &RefereeConfig) -> Result<(), RefereeCheckError> {
+        match self {
+            GameChoice::Rules(_) => Ok(()),
+            GameChoice::External { referee, seats } => super::external::check(referee, *seats, cfg),
         }
     }
 

@@ -5,7 +5,7 @@
 use super::measure::{children_cpu_us, process_cpu_us};
 use super::BenchError;
 use crate::bot::BotSpec;
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 use crate::referee::{GameResult, RefereeConfig};
 use crate::tournament::allowed_cpus;
 use crate::tournament::{GameSpec, Runner};

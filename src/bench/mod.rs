@@ -59,11 +59,11 @@ pub struct BenchConfig {
     /// The concurrency of the parallel runs (the number of cores).
     pub cores: usize,
     /// The game the instant bots play.
-    pub game: crate::game::GameChoice,
+    pub game: crate::referee::GameChoice,
 }
 
 impl BenchConfig {
-    pub fn new(bot: PathBuf, quick: bool, game: crate::game::GameChoice) -> Self {
+    pub fn new(bot: PathBuf, quick: bool, game: crate::referee::GameChoice) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         BenchConfig {
             bot,

@@ -208,7 +208,7 @@ impl GameOpts {
     }
 
     /// The validated game (see [`GameSettings::choice`]).
-    pub fn choice(&self) -> Result<arbiter::game::GameChoice> {
+    pub fn choice(&self) -> Result<arbiter::referee::GameChoice> {
         Ok(self.settings().choice()?)
     }
 

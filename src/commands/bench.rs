@@ -21,7 +21,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     }
     let exe = std::env::current_exe().context("cannot find the running arbiter executable")?;
     let bot = exe.with_file_name("arbiter-bot-first");
-    let game = arbiter::game::GameChoice::new(&args.game, args.variant.as_deref(), Some(2), None)?;
+    let game =
+        arbiter::referee::GameChoice::new(&args.game, args.variant.as_deref(), Some(2), None)?;
     let cfg = BenchConfig::new(bot, args.quick, game);
     let show_progress = !args.json;
     let report = bench::run(&cfg, |phase| {

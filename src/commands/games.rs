@@ -3,7 +3,8 @@
 
 use crate::cli::{GamesArgs, PerftArgs};
 use anyhow::{bail, Result};
-use arbiter::game::{self, GameChoice};
+use arbiter::game;
+use arbiter::referee::GameChoice;
 use arbiter::report::catalogue::{self, PerftLine};
 use std::process::ExitCode;
 use std::time::Instant;

@@ -64,14 +64,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     )?;
     let _lock = FolderLock::acquire(&out)?;
     let choice = settings.game.choice_in(Some(&settings.workdir))?;
-    let k = choice.seats;
+    let k = choice.seats();
     let cfg = settings
         .game
-        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
+        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = &choice.external {
-        arbiter::referee::external::check(referee, choice.seats, &cfg)?;
-    }
+    choice.check(&cfg)?;
     arbiter::engine::settings::save(&out, &settings)?;
 
     // Which submissions changed since the last run: their games are played again.

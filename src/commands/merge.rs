@@ -29,7 +29,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         ..first.settings.clone()
     };
     let choice = run.game.choice_in(Some(&run.workdir))?;
-    let schedule = run.schedule(choice.seats);
+    let schedule = run.schedule(choice.seats());
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let _lock = arbiter::results::lock::FolderLock::acquire(&out)?;
@@ -39,7 +39,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     // Each game must belong to its folder's shard, with the same bots as the other shards.
     let mut merging = Merging::new(&run, &schedule);
     let merged = out.join("games.csv");
-    let summary = merge_games(&files, &merged, choice.seats, |n, id, bots| {
+    let summary = merge_games(&files, &merged, choice.seats(), |n, id, bots| {
         let input = &inputs[present[n]];
         merging
             .check(&input.dir, input.settings.shard, id, bots)

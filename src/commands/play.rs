@@ -30,19 +30,14 @@ fn resolve(args: &[String]) -> Result<Vec<arbiter::bot::BotSpec>> {
 
 pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     let choice = args.game.choice()?;
-    let mut cfg = args.game.referee_config(choice.info.default_max_turns)?;
-    if args.bots.len() != choice.seats {
+    let mut cfg = args.game.referee_config(choice.default_max_turns())?;
+    if args.bots.len() != choice.seats() {
         anyhow::bail!(
             "{} is played by {} bots, but {} were given{}",
             choice.describe(),
-            choice.seats,
+            choice.seats(),
             args.bots.len(),
-            if choice
-                .info
-                .variants
-                .iter()
-                .any(|v| v.seats.contains(&args.bots.len()))
-            {
+            if choice.can_seat(args.bots.len()) {
                 format!(
                     " (for {} seats add --seats {})",
                     args.bots.len(),
@@ -96,7 +91,12 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
         let mut shown = result;
         report::html::origins::Origins::of_args(&args.bots, &workdir, &cache)
             .show_seats(&shown.bots, &mut shown.stderr_tails);
-        report::play::human(&mut out, &shown, choice.info, args.replay.as_deref())?;
+        report::play::human(
+            &mut out,
+            &shown,
+            choice.own_scores(),
+            args.replay.as_deref(),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

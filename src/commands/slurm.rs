@@ -46,13 +46,13 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     let choice = settings.game.choice_in(Some(&settings.workdir))?;
     let cfg = settings
         .game
-        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
+        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, true)?;
     run_start::lines(field.mark_wrong_game(choice.name()));
-    field.check_field(t.skip_broken_bots, choice.seats, &choice.describe())?;
+    field.check_field(t.skip_broken_bots, choice.seats(), &choice.describe())?;
     let (bots, problems) = (field.specs, field.problems);
-    let schedule = settings.schedule(choice.seats);
+    let schedule = settings.schedule(choice.seats());
 
     // What a game costs: measured on a few games of the first shard, else from the clocks.
     let cost = if args.sample > 0 {
@@ -70,7 +70,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         GameCost::measure(&runner, &sample)
     } else {
         let clock = GameClock {
-            seats: choice.seats as u32,
+            seats: choice.seats() as u32,
             max_turns: cfg.max_turns,
             first_turn: cfg.time.first_turn,
             turn: cfg.time.turn,

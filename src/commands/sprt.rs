@@ -27,12 +27,10 @@ pub fn run(args: SprtArgs, given: &crate::cli::Given) -> Result<ExitCode> {
     settings.check_seats(&choice)?;
     let mut cfg = settings
         .game
-        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
+        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     cfg.record_turns = true;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = &choice.external {
-        arbiter::referee::external::check(referee, choice.seats, &cfg)?;
-    }
+    choice.check(&cfg)?;
     let origins = [settings.new.clone(), settings.old.clone()];
     let resolved = arbiter::engine::resolve_in(&origins, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, true)?;

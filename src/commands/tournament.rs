@@ -22,7 +22,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     let (settings, out, resuming) = args.open(|| Settings::fresh(args.request()))?;
     let _lock = FolderLock::acquire(&out)?;
     let settings = if args.grow {
-        let seats = settings.game.choice_in(Some(&settings.workdir))?.seats as u32;
+        let seats = settings.game.choice_in(Some(&settings.workdir))?.seats() as u32;
         let games = given.has("games").then_some(args.games);
         settings.grow(games, &args.add_bot, seats)?
     } else {
@@ -30,18 +30,16 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
     };
     let choice = settings.game.choice_in(Some(&settings.workdir))?;
     let book = settings.openings.book(&choice, settings.seed)?;
-    let seats = choice.seats;
+    let seats = choice.seats();
     let mut cfg = settings
         .game
-        .referee_config_in(choice.info.default_max_turns, Some(&settings.workdir))?;
+        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     // Every game keeps its turns for records.jsonl (the replay pages of report.html).
     cfg.record_turns = true;
     // Replay files (`--replays`) hold the inputs too.
     cfg.record_inputs = settings.replays;
     // A referee that cannot start or speak the protocol stops the run before any game.
-    if let Some(referee) = &choice.external {
-        arbiter::referee::external::check(referee, choice.seats, &cfg)?;
-    }
+    choice.check(&cfg)?;
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
     let mut field = run_display::check_bots(resolved, &cfg, !args.no_build)?;
     run_start::lines(field.mark_wrong_game(choice.name()));

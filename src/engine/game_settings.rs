@@ -6,8 +6,9 @@
 //! this; the field names are the settings files' keys, kept as they were written before.
 
 use crate::bot::{Limits, SpecError};
-use crate::game::{GameChoice, GameError};
+use crate::game::GameError;
 use crate::referee::external::spec::{RefereeSpecError, Resolved};
+use crate::referee::GameChoice;
 use crate::referee::{Clock, RefereeConfig, TimeControl};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -209,7 +209,7 @@ pub fn tell(consumers: &mut [&mut dyn Consumer], event: &Event<'_>) -> ControlFl
 mod tests {
     use super::*;
     use crate::bot::BotSpec;
-    use crate::game::GameChoice;
+    use crate::referee::GameChoice;
     use crate::referee::RefereeConfig;
     use crate::results::games_csv::GamesCsv;
     use crate::tournament::{schedule, Format};

@@ -3,7 +3,7 @@
 //! failures/, and, when asked, its replay file under replays/. Every command that plays into a
 //! results folder records the same files, so a continued run and the reports see them all.
 
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 use crate::referee::RefereeConfig;
 use crate::results::games_csv::{GameRow, GamesCsv};
 use crate::results::replay;

@@ -11,7 +11,7 @@ pub use grade::{GradeSettings, OtherClass};
 pub use sprt::{SprtSettings, SprtTestSettings};
 
 use super::GameSettings;
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 use crate::tournament::openings::{Book, BookError, Order};
 use crate::tournament::{schedule_grown, Format, GameSpec, Plan, Shard, Stage};
 use serde::de::DeserializeOwned;

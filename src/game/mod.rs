@@ -12,7 +12,6 @@ pub mod alva;
 pub mod attangle;
 pub mod attraktion;
 pub mod draughts;
-pub mod external;
 pub mod hex37;
 pub mod impasse;
 pub mod moscow_ice;
@@ -26,7 +25,8 @@ pub mod view;
 mod conformance;
 
 pub use registry::{
-    find, lookup, start_default as new_game, GameChoice, GameError, GameInfo, Setup, Variant, GAMES,
+    find, lookup, start_default as new_game, GameError, GameInfo, RulesChoice, Setup, Variant,
+    GAMES,
 };
 pub use rules::{perft_rules, Rules, TextGame, TurnText};
 pub use standard::History;

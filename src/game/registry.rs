@@ -216,67 +216,36 @@ pub fn start_default(name: &str, seed: u64) -> Result<Box<dyn Game>, GameError> 
     Ok(info.start(&setup))
 }
 
-/// A validated choice of game, variant, seat count and optional start position: everything a
-/// run needs to make each game's start position from its seed.
+/// A validated choice of a built-in game, variant, seat count and optional start position:
+/// everything a run needs to make each game's start position from its seed. A run's game may
+/// also be another kind (an external referee's): `referee::GameChoice` holds the kinds.
 #[derive(Clone, Debug)]
-pub struct GameChoice {
+pub struct RulesChoice {
     pub info: &'static GameInfo,
     pub variant: &'static str,
     pub seats: usize,
     /// A start position in the game's text form instead of the standard start.
     pub position: Option<String>,
-    /// The referee program when the game is an external referee's (then `info` is
-    /// [`super::external::INFO`]); its games are played by `referee::play_choice`.
-    pub external: Option<std::sync::Arc<super::external::External>>,
 }
 
-impl GameChoice {
+impl RulesChoice {
     /// Validates the choice (and reads the position once, so a bad one fails before any game).
     pub fn new(
         name: &str,
         variant: Option<&str>,
         seats: Option<usize>,
         position: Option<&str>,
-    ) -> Result<GameChoice, GameError> {
+    ) -> Result<RulesChoice, GameError> {
         let (info, setup) = lookup(name, variant, seats, 0)?;
         if let Some(text) = position {
             info.position(&setup, text)?;
         }
-        Ok(GameChoice {
+        Ok(RulesChoice {
             info,
             variant: setup.variant,
             seats: setup.seats,
             position: position.map(str::to_string),
-            external: None,
         })
-    }
-
-    /// The game of an external referee, played by `seats` players.
-    pub fn external(
-        referee: super::external::External,
-        seats: usize,
-    ) -> Result<GameChoice, GameError> {
-        if !(2..=super::external::MAX_SEATS).contains(&seats) {
-            return Err(GameError::ExternalSeats {
-                seats,
-                max: super::external::MAX_SEATS,
-            });
-        }
-        Ok(GameChoice {
-            info: &super::external::INFO,
-            variant: "external",
-            seats,
-            position: None,
-            external: Some(std::sync::Arc::new(referee)),
-        })
-    }
-
-    /// The game's name in records: the referee's name for an external game.
-    pub fn name(&self) -> &str {
-        match &self.external {
-            Some(e) => &e.name,
-            None => self.info.name,
-        }
     }
 
     /// The setup of the game played with `seed`.
@@ -290,12 +259,6 @@ impl GameChoice {
 
     /// The start position of the game played with `seed`.
     pub fn start(&self, seed: u64) -> Result<Box<dyn Game>, GameError> {
-        if let Some(e) = &self.external {
-            return Err(GameError::External {
-                referee: e.name.clone(),
-                what: "a start position (an opening, a book)",
-            });
-        }
         let setup = self.setup(seed);
         match &self.position {
             Some(text) => self.info.position(&setup, text),
@@ -305,14 +268,6 @@ impl GameChoice {
 
     /// "moscow-ice (partners, 4 seats)", or just the name for a default two-seat game.
     pub fn describe(&self) -> String {
-        if let Some(e) = &self.external {
-            return format!(
-                "external referee '{}' ({} seats, `{}`)",
-                e.name,
-                self.seats,
-                e.spec.command_line()
-            );
-        }
         if self.info.variants.len() == 1 && self.seats == 2 {
             self.info.name.to_string()
         } else {

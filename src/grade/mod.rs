@@ -258,7 +258,7 @@ mod tests {
     fn the_tally_of_the_events_is_the_standings_of_the_file() {
         use crate::bot::BotSpec;
         use crate::engine::{play, Consumer, Recorder};
-        use crate::game::GameChoice;
+        use crate::referee::GameChoice;
         use crate::referee::RefereeConfig;
         use crate::results::games_csv::GamesCsv;
         use crate::tournament::{schedule, Runner};

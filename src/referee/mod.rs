@@ -3,8 +3,10 @@
 //! Here: starting a game's bots (now, or held ahead of it) and the result of a game played to
 //! its end; `config` what a game is played under, `turns` the turn loop, `clock` and `wait`
 //! the seat's clock and its waiting for an answer, `external` games whose rules are another
-//! program.
+//! program, `choice` the kinds of game a run can play.
 
+mod assemble;
+mod choice;
 mod clock;
 mod config;
 pub mod external;
@@ -17,28 +19,29 @@ mod wait;
 #[cfg(test)]
 mod scripted;
 
+use assemble::{assemble, Ending, Played};
+pub use choice::{GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
 pub use clock::{charged, FAIR_WALL_FACTOR};
 pub use config::{Clock, RefereeConfig, TimeControl, FREEZE_AFTER, IDLE_CPU_SLACK};
-use ranks::rank_with_eliminations;
 pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
 pub use seat::Seat;
 use turns::{End, Turns};
 
 use crate::bot::{self, BotProcess, BotSpec, SpawnError};
-use crate::game::{Game, Outcome, ScoreEnd};
+use crate::game::Game;
 use std::time::{Duration, Instant};
 
 /// Plays one game of `choice` (seed `seed`) between `bots`: an external referee's game, or a
 /// built-in game from the position `start` makes (its opening plies played), so that every
 /// caller plays both kinds with one call.
 pub fn play_choice<E: std::fmt::Display>(
-    choice: &crate::game::GameChoice,
+    choice: &GameChoice,
     start: impl FnOnce() -> Result<(Box<dyn Game>, Vec<String>), E>,
     bots: &[BotSpec],
     cfg: &RefereeConfig,
     seed: u64,
 ) -> Result<GameResult, (Vec<String>, String)> {
-    if let Some(referee) = &choice.external {
+    if let GameChoice::External { referee, .. } = choice {
         return external::play(referee, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
     }
     let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
@@ -178,71 +181,23 @@ pub fn play_seats<S: Seat>(
     let end = state.run(game.as_mut(), procs, cfg);
     S::shutdown_all(procs, cfg.kill_grace);
 
-    let mut offender_exit = None;
-    let (mut ranks, reason, detail, offender, score_end) = match end {
-        End::Outcome(outcome, reason) => {
-            let how = if reason == Reason::TurnLimit {
-                ScoreEnd::TurnLimit
-            } else {
-                ScoreEnd::Rules
-            };
-            (outcome.ranks, reason, String::new(), None, how)
-        }
-        End::Forfeit(seat, reason, detail, exit) => {
-            let ranks = game.outcome_of_forfeit(seat).ranks;
-            offender_exit = exit;
-            (ranks, reason, detail, Some(seat), ScoreEnd::Forfeit(seat))
-        }
+    let end = match end {
+        End::Outcome(outcome, reason) => Ending::Ranked(outcome.ranks, reason),
+        End::Forfeit(seat, reason, detail, exit) => Ending::Forfeit(seat, reason, detail, exit),
     };
-    if !state.forfeits.is_empty() {
-        ranks = rank_with_eliminations(&ranks, &state.forfeits, offender);
-    }
-    let game_scores = game.scores();
-    let mut scores = game.record_scores(score_end);
-    for f in &state.forfeits {
-        scores[f.seat] = -1;
-    }
-    // In a game of three or more seats the forfeit that ends it scores -1 like every other one
-    // (two-seat games score a forfeit as their rules say: Impasse -1, draughts 0 against 2).
-    if let (Some(seat), true) = (offender, seats > 2) {
-        scores[seat] = -1;
-    }
-    let winner = Outcome {
-        ranks: ranks.clone(),
-    }
-    .sole_winner();
-    let mut forfeits = state.forfeits;
-    if let Some(seat) = offender {
-        forfeits.push(Forfeit {
-            seat,
-            reason,
-            detail: detail.clone(),
-            turn: state.turn + 1,
-            exit: offender_exit,
-        });
-    }
-    GameResult {
+    let played = Played {
         game: game.name().to_string(),
         seed,
         bots: names.to_vec(),
         opening: opening.to_vec(),
-        winner,
-        ranks,
-        reason,
-        detail,
-        offender,
-        forfeits,
-        turns: state.turn,
-        scores,
-        game_scores,
-        stats: state.stats,
-        moves: state.moves,
-        log: state.log,
+        turns: state,
         stderr_tails: procs.iter().map(Seat::stderr_tail).collect(),
         stderr_bytes: procs.iter().map(Seat::stderr_bytes).collect(),
         duration: started.elapsed(),
-    }
+    };
+    assemble(&game, end, played)
 }
+
 /// A duration for messages: "100 ms", "12.3 ms".
 pub fn ms(d: Duration) -> String {
     let v = d.as_secs_f64() * 1000.0;

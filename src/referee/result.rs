@@ -299,7 +299,7 @@ mod tests {
     /// The game's own scores are serialised under the name files already on disk use.
     #[test]
     fn game_scores_serialise_as_removed() {
-        let choice = crate::game::GameChoice::new("impasse", None, Some(2), None).unwrap();
+        let choice = crate::referee::GameChoice::new("impasse", None, Some(2), None).unwrap();
         let mut r = crate::results::records::tests::simulate(&choice, 1, 2, None);
         r.game_scores = vec![4, 2];
         let v = serde_json::to_value(&r).unwrap();

@@ -1,6 +1,7 @@
 //! The summary of one game, for people (`arbiter play`) or for scripts (`--json`).
 
-use crate::game::GameInfo;
+#[cfg(doc)]
+use crate::referee::GameChoice;
 use crate::referee::{ms, GameResult};
 use crate::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
 use serde_json::json;
@@ -9,12 +10,12 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Who played, who won and why, turns, scores, each bot's clock, and where the replay is.
-/// `info` is the registry entry the game was played with ([`crate::game::external::INFO`] for
-/// an external referee's, whatever name its referee gives the game).
+/// `own_scores` names what the game's own scores count ([`GameChoice::own_scores`]: `None` for
+/// an external referee's game, whatever name its referee gives the game).
 pub fn human(
     out: &mut impl Write,
     r: &GameResult,
-    info: &GameInfo,
+    own_scores: Option<&str>,
     replay: Option<&Path>,
 ) -> io::Result<()> {
     writeln!(out, "{} game, seed {}", r.game, r.seed)?;
@@ -68,9 +69,8 @@ pub fn human(
     }
     writeln!(out, "Turns: {}", r.turns)?;
     // An external referee's game has no scores of its own: its line would read "0 - 0".
-    let external = std::ptr::eq(info, &crate::game::external::INFO);
-    match own_score_name(r, info) {
-        None if external && r.scores.iter().all(|&s| s == 0) => {}
+    match own_score_name(r, own_scores) {
+        None if own_scores.is_none() && r.scores.iter().all(|&s| s == 0) => {}
         Some(name) => writeln!(
             out,
             "Scores: {} ({name}: {})",
@@ -117,9 +117,8 @@ pub fn human(
 /// should show them: they differ from the record's scores (Impasse's checkers removed after a
 /// forfeit, which the arena records as -1 and 0). `None` for an external referee's game, whose
 /// only scores are the record's, even when its referee calls it by a built-in game's name.
-fn own_score_name<'a>(r: &GameResult, info: &'a GameInfo) -> Option<&'a str> {
-    let external = std::ptr::eq(info, &crate::game::external::INFO);
-    (r.game_scores != r.scores && !external).then_some(info.score_name)
+fn own_score_name<'a>(r: &GameResult, own_scores: Option<&'a str>) -> Option<&'a str> {
+    own_scores.filter(|_| r.game_scores != r.scores)
 }
 
 fn list(v: &[i32]) -> String {
@@ -176,7 +175,7 @@ pub fn json(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::GameChoice;
+    use crate::referee::GameChoice;
     use crate::results::records::tests::simulate;
 
     /// A finished game of `name` whose record scores are `scores` and own scores `own`.
@@ -188,12 +187,13 @@ mod tests {
     }
 
     fn summary(r: &GameResult) -> String {
-        summary_of(r, crate::game::find(&r.game).unwrap())
+        let choice = GameChoice::new(&r.game, None, Some(2), None).unwrap();
+        summary_of(r, &choice)
     }
 
-    fn summary_of(r: &GameResult, info: &GameInfo) -> String {
+    fn summary_of(r: &GameResult, choice: &GameChoice) -> String {
         let mut out = Vec::new();
-        human(&mut out, r, info, None).unwrap();
+        human(&mut out, r, choice.own_scores(), None).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -213,11 +213,17 @@ mod tests {
         let text = summary(&result("impasse", [12, 7], [12, 7]));
         assert!(text.contains("Scores: 12 - 7\n"), "{text}");
         // An external referee's game has only the record's, whatever its name.
-        let external = &crate::game::external::INFO;
         for name in ["my-referee", "impasse"] {
+            let referee = crate::referee::external::External {
+                name: name.into(),
+                spec: crate::bot::BotSpec::command(name, "/bin/true", Vec::new(), "."),
+                seed: false,
+                message_limit: crate::referee::external::DEFAULT_MESSAGE_LIMIT,
+            };
+            let external = GameChoice::external(referee, 2).unwrap();
             let mut r = result("impasse", [-1, 0], [0, 0]);
             r.game = name.into();
-            let text = summary_of(&r, external);
+            let text = summary_of(&r, &external);
             assert!(text.contains("Scores: -1 - 0\n"), "{text}");
         }
     }

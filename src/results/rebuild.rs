@@ -1,7 +1,8 @@
 //! Rebuilds a recorded game by replaying its moves through the rules: every position (as a
 //! [`BoardView`]) and the exact input each bot was sent, which records do not store.
 
-use crate::game::{self, BoardView, Game, GameChoice};
+use crate::game::{self, BoardView, Game};
+use crate::referee::GameChoice;
 use crate::results::records::GameRecord;
 
 /// Why a record cannot be replayed.

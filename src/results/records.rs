@@ -5,7 +5,7 @@
 //! Appended and flushed per game like games.csv; a torn last line is cut on resume and skipped
 //! by readers.
 
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 use crate::referee::{GameResult, RefereeConfig};
 use crate::tournament::GameSpec;
 use serde::{Deserialize, Serialize};
@@ -152,10 +152,10 @@ impl GameRecord {
             game_id: spec.game_id,
             pair_id: spec.pair_id,
             game: choice.name().to_string(),
-            variant: choice.variant.to_string(),
-            seats: choice.seats,
+            variant: choice.variant().to_string(),
+            seats: choice.seats(),
             seed: r.seed,
-            position: choice.position.clone(),
+            position: choice.position().map(str::to_string),
             bots: r.bots.clone(),
             clocks: Clocks::of(cfg),
             opening: r.opening.clone(),
@@ -193,7 +193,7 @@ impl GameRecord {
             duration_ms: r.duration.as_millis() as u64,
             external: None,
         };
-        if let Some(referee) = &choice.external {
+        if let Some(referee) = choice.referee() {
             // The referee's stderr tail follows the bots' in the result.
             let referee_stderr = rec.stderr.split_off(rec.stderr.len().min(r.bots.len()));
             rec.external = Some(ExternalRecord {

@@ -2,7 +2,7 @@
 //! inspected with `jq`. A `start` line (game, seed, bots, opening, clocks), one `turn` line per
 //! answered turn, and a `result` line with the verdict and each bot's stderr tail.
 
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 use crate::referee::{GameResult, RefereeConfig};
 use crate::results::records::{Clocks, GameRecord, RecordForfeit};
 use serde_json::{json, Value};
@@ -43,9 +43,9 @@ pub fn write_typed(
     let start = json!({
         "type": "start",
         "game": r.game,
-        "variant": choice.variant,
-        "seats": choice.seats,
-        "position": choice.position,
+        "variant": choice.variant(),
+        "seats": choice.seats(),
+        "position": choice.position(),
         "seed": r.seed,
         "bots": r.bots,
         "opening": r.opening,
@@ -55,7 +55,7 @@ pub fn write_typed(
         "strikes": cfg.time.strikes,
         "clock": cfg.time.clock,
         "max_turns": cfg.max_turns,
-        "referee": choice.external.as_ref().map(|e| e.spec.command_line()),
+        "referee": choice.referee().map(|e| e.spec.command_line()),
     });
     let mut start = start;
     if let Some(t) = typed {
@@ -170,9 +170,15 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
     let game = str_of(&start["game"]);
     // An external referee's game has no rules here: its record keeps the inputs instead.
     let referee = start["referee"].as_str().map(str::to_string);
-    let info = match &referee {
-        Some(_) => &crate::game::external::INFO,
-        None => crate::game::find(&game).map_err(|e| shape(&e.to_string()))?,
+    // The variant of a start line without one: the game's default (the referee's own).
+    let default_variant = match &referee {
+        Some(_) => crate::referee::EXTERNAL_VARIANT,
+        None => {
+            crate::game::find(&game)
+                .map_err(|e| shape(&e.to_string()))?
+                .variants[0]
+                .name
+        }
     };
     let bots = strings(&start["bots"]);
     let ms = |v: &Value| v.as_u64().unwrap_or(0) * 1000;
@@ -182,7 +188,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         game,
         variant: start["variant"]
             .as_str()
-            .unwrap_or(info.variants[0].name)
+            .unwrap_or(default_variant)
             .to_string(),
         seats: start["seats"].as_u64().map_or(bots.len(), |n| n as usize),
         seed: start["seed"].as_u64().unwrap_or(0),

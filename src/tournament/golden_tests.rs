@@ -4,7 +4,7 @@
 //! the old stream rather than update the values.
 
 use super::schedule::{opening, schedule, Format, GameSpec};
-use crate::game::GameChoice;
+use crate::referee::GameChoice;
 
 fn rows(games: &[GameSpec]) -> Vec<(u64, u64, u64, Vec<usize>)> {
     games

@@ -3,7 +3,8 @@
 //! tested from opening books). Each table round takes one, in order or shuffled by the seed.
 //! A book is checked move by move before any game starts.
 
-use crate::game::{Game, GameChoice, GameError};
+use crate::game::{Game, GameError};
+use crate::referee::GameChoice;
 use crate::rng::Rng;
 use std::path::{Path, PathBuf};
 
@@ -79,11 +80,11 @@ impl Book {
     pub fn load(spec: &str, game: &GameChoice, order: Order, seed: u64) -> Result<Book, BookError> {
         let text = match builtin().find(|(name, _, _)| *name == spec) {
             Some((name, for_game, text)) => {
-                if for_game != game.info.name {
+                if for_game != game.name() {
                     return Err(BookError::WrongGame {
                         name: name.to_string(),
                         game: for_game.to_string(),
-                        wanted: game.info.name.to_string(),
+                        wanted: game.name().to_string(),
                     });
                 }
                 text.to_string()

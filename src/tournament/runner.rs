@@ -16,8 +16,8 @@
 use super::openings::Book;
 use super::schedule::{opening_from, GameSpec};
 use crate::bot::{BotProcess, BotSpec};
-use crate::game::GameChoice;
-use crate::referee::{self, GameResult, Reason, RefereeConfig, RefereeError, SeatStats};
+use crate::referee::GameChoice;
+use crate::referee::{self, GameResult, RefereeConfig, RefereeError};
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -250,7 +250,7 @@ impl Runner<'_> {
             tx.send(finished).is_ok()
         };
         let holds = !spare.is_empty()
-            && self.game.external.is_none()
+            && self.game.rules().is_some()
             && BotProcess::can_hold(&self.referee.limits);
         if !holds {
             while let Some(spec) = take() {
@@ -350,45 +350,14 @@ impl Runner<'_> {
                     .unwrap_or_else(|| "the referee panicked".into()),
             ),
         };
-        referee_error(self.game.name(), spec.seed, names, opening_moves, detail)
-    }
-}
-
-/// The record of a game the referee could not play.
-fn referee_error(
-    game: &str,
-    seed: u64,
-    bots: Vec<String>,
-    opening: Vec<String>,
-    detail: String,
-) -> GameResult {
-    let seats = bots.len();
-    GameResult {
-        game: game.to_string(),
-        seed,
-        opening,
-        winner: None,
-        ranks: vec![0; seats],
-        reason: Reason::RefereeError,
-        detail,
-        offender: None,
-        forfeits: Vec::new(),
-        turns: 0,
-        scores: vec![0; seats],
-        game_scores: vec![0; seats],
-        stats: vec![SeatStats::default(); seats],
-        moves: Vec::new(),
-        log: Vec::new(),
-        stderr_tails: vec![String::new(); seats],
-        stderr_bytes: vec![0; seats],
-        duration: std::time::Duration::ZERO,
-        bots,
+        GameResult::unplayed(self.game.name(), spec.seed, names, opening_moves, detail)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::referee::Reason;
     use crate::tournament::schedule::{schedule, Format};
 
     fn missing(name: &str) -> BotSpec {

@@ -3,7 +3,8 @@
 //! which is what lets a resumed run skip exactly the games already recorded.
 
 use super::openings::Book;
-use crate::game::{Game, GameChoice, GameError};
+use crate::game::{Game, GameError};
+use crate::referee::GameChoice;
 use crate::rng::Rng;
 
 /// How bots are paired.

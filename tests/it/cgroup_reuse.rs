@@ -7,7 +7,7 @@
 
 use crate::common::*;
 use arbiter::bot::{BotSpec, Limits};
-use arbiter::game::GameChoice;
+use arbiter::referee::GameChoice;
 use arbiter::referee::{GameResult, Reason, RefereeConfig, TimeControl};
 use arbiter::tournament::{GameSpec, Runner};
 use std::ops::ControlFlow;

@@ -148,7 +148,7 @@ fn drive(
 
 /// The final position the rules give after a record's moves, as the viewer should draw it.
 fn final_cells(rec: &Value) -> Vec<(String, String)> {
-    let choice = arbiter::game::GameChoice::new(
+    let choice = arbiter::referee::GameChoice::new(
         rec["game"].as_str().unwrap(),
         rec["variant"].as_str(),
         rec["seats"].as_u64().map(|n| n as usize),

@@ -47,7 +47,7 @@ impl settings::TournamentSettings {
     pub fn fresh(r: TournamentRequest) -> Result<Self, StartError> {
         r.game.check_run(r.opening_plies, r.openings.as_deref())?;
         let choice = r.game.choice()?;
-        let seats = choice.seats;
+        let seats = choice.seats();
         if r.bots.len() < seats {
             return Err(StartError::TooFewBots {
                 game: choice.describe(),
@@ -116,13 +116,13 @@ impl settings::SprtSettings {
     }
 
     /// Refuses a game that is not played by two seats.
-    pub fn check_seats(&self, choice: &crate::game::GameChoice) -> Result<(), StartError> {
-        if choice.seats == 2 {
+    pub fn check_seats(&self, choice: &crate::referee::GameChoice) -> Result<(), StartError> {
+        if choice.seats() == 2 {
             return Ok(());
         }
         Err(StartError::SprtSeats {
             game: choice.describe(),
-            seats: choice.seats,
+            seats: choice.seats(),
         })
     }
 
@@ -147,7 +147,7 @@ impl settings::GradeSettings {
     /// pairing); returns the game's seat count.
     pub fn check(&self, openings: Option<&str>) -> Result<usize, StartError> {
         self.game.check_run(self.opening_plies, openings)?;
-        let seats = self.game.choice()?.seats;
+        let seats = self.game.choice()?.seats();
         check_games(self.games, self.tables, seats, |seats, got| {
             StartError::GradeGames { seats, got }
         })?;

@@ -2,9 +2,9 @@
 //! a referee that cannot start, or does not answer `###Start` in the protocol, would otherwise
 //! end every game of a run as `referee-error`.
 
+use super::External;
 use super::Game;
 use crate::bot::BotProcess;
-use crate::game::external::External;
 use crate::referee::turns::Turns;
 use crate::referee::RefereeConfig;
 

@@ -12,16 +12,36 @@ pub mod spec;
 
 pub use check::{check, RefereeCheckError};
 
+use super::assemble::{assemble, Ending, NoRules, Played};
 use super::turns::{End, Turns};
 use super::TURN_STDERR_BYTES;
 use super::{ms, Seat, TurnRecord};
-use super::{spawn_bots, Forfeit, GameResult, Reason, RefereeConfig, RefereeError};
+use super::{spawn_bots, GameResult, Reason, RefereeConfig, RefereeError};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
-use crate::game::external::External;
-use crate::game::{DrawRule, Outcome};
+use crate::game::DrawRule;
 use crate::protocol::escape;
 use message::Message;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Most seats an external referee can have: the protocol's player ids are one digit.
+pub const MAX_SEATS: usize = 10;
+
+/// The referee's default time per message (a JVM or mono start-up fits in it many times over).
+pub const DEFAULT_MESSAGE_LIMIT: Duration = Duration::from_secs(5);
+
+/// An external referee as a run plays it: the process that holds the game's rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct External {
+    /// The game's name in records: the referee.toml's `name`, else the program's.
+    pub name: String,
+    /// The referee's program, arguments, folder and build command.
+    pub spec: BotSpec,
+    /// Send `###Seed N` before `###Start` (only referees known to read it: others take it as a
+    /// player's answer).
+    pub seed: bool,
+    /// How long the referee may take for each message (its start-up included).
+    pub message_limit: Duration,
+}
 
 /// Most bytes a referee may write between two requests (`###Output`, `###End`): a referee
 /// that only ever writes input or notes would otherwise hold the game and fill arbiter's memory.
@@ -71,22 +91,17 @@ pub fn play(
     BotProcess::shutdown_all(&mut procs, cfg.kill_grace);
     let referee_tail = procs.pop().map(|p| p.stderr_tail()).unwrap_or_default();
 
-    let mut offender_exit = None;
-    let (ranks, reason, detail, offender) = match end {
+    let end = match end {
         // Every player in one group (`###End 01`): nobody won, a draw as the rules' draws are.
         Ended::Ranked(ranks) if ranks.iter().all(|&r| r == 0) => {
-            (ranks, Reason::Draw(DrawRule::Referee), String::new(), None)
+            Ending::Ranked(ranks, Reason::Draw(DrawRule::Referee))
         }
-        Ended::Ranked(ranks) => (ranks, Reason::Win, String::new(), None),
-        Ended::TurnLimit => (vec![0; seats], Reason::TurnLimit, String::new(), None),
-        Ended::Forfeit(seat, reason, detail, exit) => {
-            offender_exit = exit;
-            let ranks = (0..seats).map(|s| u8::from(s == seat)).collect();
-            (ranks, reason, detail, Some(seat))
-        }
+        Ended::Ranked(ranks) => Ending::Ranked(ranks, Reason::Win),
+        Ended::TurnLimit => Ending::Ranked(vec![0; seats], Reason::TurnLimit),
+        Ended::Forfeit(seat, reason, detail, exit) => Ending::Forfeit(seat, reason, detail, exit),
         Ended::RefereeError(what) => {
             let quote = tail(&referee_tail, STDERR_QUOTE);
-            let detail = if quote.trim().is_empty() {
+            Ending::RefereeError(if quote.trim().is_empty() {
                 format!(
                     "the referee `{}` {what} (its stderr is empty)",
                     referee.spec.command_line()
@@ -97,49 +112,23 @@ pub fn play(
                     referee.spec.command_line(),
                     quote.trim_end()
                 )
-            };
-            (vec![0; seats], Reason::RefereeError, detail, None)
+            })
         }
     };
-    let winner = Outcome {
-        ranks: ranks.clone(),
-    }
-    .sole_winner();
-    let mut scores = vec![0; seats];
-    let mut forfeits = Vec::new();
-    if let Some(seat) = offender {
-        scores[seat] = -1;
-        forfeits.push(Forfeit {
-            seat,
-            reason,
-            detail: detail.clone(),
-            turn: turns.turn + 1,
-            exit: offender_exit,
-        });
-    }
     let mut stderr_tails: Vec<String> = procs.iter().map(Seat::stderr_tail).collect();
     stderr_tails.push(referee_tail);
-    Ok(GameResult {
+    let played = Played {
         game: referee.name.clone(),
         seed,
         bots: bots.iter().map(|b| b.name.clone()).collect(),
         opening: Vec::new(),
-        winner,
-        ranks,
-        reason,
-        detail,
-        offender,
-        forfeits,
-        turns: turns.turn,
-        scores,
-        game_scores: vec![0; seats],
-        stats: turns.stats,
-        moves: turns.moves,
-        log: turns.log,
+        turns,
         stderr_tails,
         stderr_bytes: procs.iter().map(Seat::stderr_bytes).collect(),
         duration: started.elapsed(),
-    })
+    };
+    // The rules live in the referee: the record has no scores of the game's own.
+    Ok(assemble(&NoRules(seats), end, played))
 }
 
 /// How an external game ended.

@@ -1,9 +1,9 @@
 //! What a user names as an external referee: a command line, or a folder with a
 //! `referee.toml` (read with the same reader as a bot's `bot.toml`).
 
+use super::{External, DEFAULT_MESSAGE_LIMIT};
 use crate::bot::spec::{read_toml, TomlError};
 use crate::bot::{BotSpec, SpecError};
-use crate::game::external::{External, DEFAULT_MESSAGE_LIMIT};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

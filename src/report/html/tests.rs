@@ -1,5 +1,6 @@
 use super::*;
-use crate::game::{GameChoice, GAMES};
+use crate::game::GAMES;
+use crate::referee::GameChoice;
 use crate::referee::RefereeConfig;
 use crate::results::games_csv::{GameRow, GamesCsv};
 use crate::results::records::tests::{simulate, spec};

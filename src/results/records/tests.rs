@@ -14,7 +14,7 @@ pub(crate) fn simulate(
     drop: Option<(u32, usize)>,
 ) -> GameResult {
     let (mut g, opening) = crate::tournament::opening(choice, seed, plies).unwrap();
-    let seats = choice.seats;
+    let seats = choice.seats();
     let mut rng = Rng::new(seed);
     let mut first = vec![true; seats];
     let (mut log, mut moves, mut forfeits) = (Vec::new(), Vec::new(), Vec::new());
@@ -70,7 +70,7 @@ pub(crate) fn simulate(
         turn += 1;
     }
     GameResult {
-        game: choice.info.name.into(),
+        game: choice.name().into(),
         seed,
         bots: (0..seats).map(|s| format!("bot{s}")).collect(),
         opening,

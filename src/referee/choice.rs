@@ -1,0 +1,166 @@
+//! What a run plays: a game is one of a few kinds, and the kind decides who holds the rules and
+//! who is asked each turn. Built-in rules live in `game/` and are asked by the referee's turn
+//! loop; an external referee is a program (`external`) that holds the rules and asks the bots
+//! itself. arbiter always owns the bots, their clocks, the verdicts and the record.
+//!
+//! The enum lives here, above `game/` and beside the code that plays each kind, because an
+//! external referee's game is a process to start (a `bot::BotSpec`): `game/` stays pure rules
+//! and imports nothing from `bot/`. Where the kinds behave differently, code matches on the
+//! kind; what every kind has (a name, seats, a description, a turn limit) is a method here.
+
+use super::external::{External, RefereeCheckError, MAX_SEATS};
+use super::RefereeConfig;
+use crate::game::{Game, GameError, RulesChoice};
+use std::sync::Arc;
+
+/// The turn limit of an external referee's game unless `--max-turns`: the referee ends its
+/// games, this only stops one that never does.
+pub const EXTERNAL_MAX_TURNS: u32 = 10_000;
+
+/// The variant an external referee's game is recorded with (the referee decides the rest).
+pub const EXTERNAL_VARIANT: &str = "external";
+
+/// A validated choice of what a run plays.
+#[derive(Clone, Debug)]
+pub enum GameChoice {
+    /// Rules built into arbiter: a registry entry, its variant, seats and start position.
+    Rules(RulesChoice),
+    /// A referee program speaking the cg-brutaltester protocol, played by `seats` players; its
+    /// games are played by [`super::external::play`].
+    External {
+        referee: Arc<External>,
+        seats: usize,
+    },
+}
+
+impl GameChoice {
+    /// A built-in game, validated (see [`RulesChoice::new`]).
+    pub fn new(
+        name: &str,
+        variant: Option<&str>,
+        seats: Option<usize>,
+        position: Option<&str>,
+    ) -> Result<GameChoice, GameError> {
+        RulesChoice::new(name, variant, seats, position).map(GameChoice::Rules)
+    }
+
+    /// The game of an external referee, played by `seats` players.
+    pub fn external(referee: External, seats: usize) -> Result<GameChoice, GameError> {
+        if !(2..=MAX_SEATS).contains(&seats) {
+            return Err(GameError::ExternalSeats {
+                seats,
+                max: MAX_SEATS,
+            });
+        }
+        Ok(GameChoice::External {
+            referee: Arc::new(referee),
+            seats,
+        })
+    }
+
+    /// The built-in rules, if the game has them.
+    pub fn rules(&self) -> Option<&RulesChoice> {
+        match self {
+            GameChoice::Rules(rules) => Some(rules),
+            GameChoice::External { .. } => None,
+        }
+    }
+
+    /// The external referee, if the game is one's.
+    pub fn referee(&self) -> Option<&External> {
+        match self {
+            GameChoice::Rules(_) => None,
+            GameChoice::External { referee, .. } => Some(referee),
+        }
+    }
+
+    /// Checks, before the first game, what the kind runs besides the bots: an external referee
+    /// is started and must answer `###Start` in its protocol ([`super::external::check`]);
+    /// built-in rules need nothing.
+    pub fn check(&self, cfg: &RefereeConfig) -> Result<(), RefereeCheckError> {
+        match self {
+            GameChoice::Rules(_) => Ok(()),
+            GameChoice::External { referee, seats } => super::external::check(referee, *seats, cfg),
+        }
+    }
+
+    /// The game's name in records: the referee's name for an external game.
+    pub fn name(&self) -> &str {
+        match self {
+            GameChoice::Rules(rules) => rules.info.name,
+            GameChoice::External { referee, .. } => &referee.name,
+        }
+    }
+
+    /// How many players each game seats.
+    pub fn seats(&self) -> usize {
+        match self {
+            GameChoice::Rules(rules) => rules.seats,
+            GameChoice::External { seats, .. } => *seats,
+        }
+    }
+
+    /// Whether some variant of the game (the referee, for an external one) seats `players`:
+    /// what a seat count that does not fit may be told to try instead.
+    pub fn can_seat(&self, players: usize) -> bool {
+        match self {
+            GameChoice::Rules(rules) => rules
+                .info
+                .variants
+                .iter()
+                .any(|v| v.seats.contains(&players)),
+            GameChoice::External { .. } => (2..=MAX_SEATS).contains(&players),
+        }
+    }
+
+    /// The variant in records ([`EXTERNAL_VARIANT`] for an external referee's game).
+    pub fn variant(&self) -> &'static str {
+        match self {
+            GameChoice::Rules(rules) => rules.variant,
+            GameChoice::External { .. } => EXTERNAL_VARIANT,
+        }
+    }
+
+    /// The start position given instead of the standard start, in the game's text form.
+    pub fn position(&self) -> Option<&str> {
+        self.rules().and_then(|r| r.position.as_deref())
+    }
+
+    /// Turns (one seat's move each) after which arbiter ends a game, unless `--max-turns`.
+    pub fn default_max_turns(&self) -> u32 {
+        match self {
+            GameChoice::Rules(rules) => rules.info.default_max_turns,
+            GameChoice::External { .. } => EXTERNAL_MAX_TURNS,
+        }
+    }
+
+    /// What the game's own per-seat scores count ("checkers removed"), for summaries; `None`
+    /// for an external referee's game, whose only scores are the record's.
+    pub fn own_scores(&self) -> Option<&'static str> {
+        self.rules().map(|r| r.info.score_name)
+    }
+
+    /// The start position of the game played with `seed`; an external referee's positions live
+    /// in the referee process, so asking for one is an error that says so.
+    pub fn start(&self, seed: u64) -> Result<Box<dyn Game>, GameError> {
+        match self {
+            GameChoice::Rules(rules) => rules.start(seed),
+            GameChoice::External { referee, .. } => Err(GameError::External {
+                referee: referee.name.clone(),
+                what: "a start position (an opening, a book)",
+            }),
+        }
+    }
+
+    /// "moscow-ice (partners, 4 seats)", "external referee 'NAME' (2 seats, `COMMAND`)".
+    pub fn describe(&self) -> String {
+        match self {
+            GameChoice::Rules(rules) => rules.describe(),
+            GameChoice::External { referee, seats } => format!(
+                "external referee '{}' ({seats} seats, `{}`)",
+                referee.name,
+                referee.spec.command_line()
+            ),
+        }
+    }
+}

@@ -44,8 +44,12 @@ pub fn check(
             quote => format!("; its stderr ends: {quote}"),
         },
     };
-    let proc = BotProcess::spawn(&referee.spec, &cfg.limits, &[])
-        .map_err(|e| fail(format!("it cannot start: {}", chain(&e)), ""))?;
+    let proc = BotProcess::spawn(&referee.spec, &cfg.limits, &[]).map_err(|e| {
+        fail(
+            format!("it cannot start: {}", crate::errors::chain_text(&e)),
+            "",
+        )
+    })?;
     let mut game = Game {
         referee,
         proc,
@@ -59,15 +63,4 @@ pub fn check(
     let Game { mut proc, .. } = game;
     proc.shutdown(cfg.kill_grace);
     first.map_err(|what| fail(format!("it {what}"), &proc.stderr_tail()))
-}
-
-/// An error with its causes, "a: b: c".
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }

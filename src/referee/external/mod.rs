@@ -207,7 +207,17 @@ impl Game<'_> {
             start.push_str(&format!("###Seed {}\n", seed & 0x7fff_ffff));
         }
         start.push_str(&format!("###Start {seats}\n"));
-        self.send(start.as_bytes())
+        let limit = self.referee.message_limit;
+        match self.proc.send(start.as_bytes(), Instant::now() + limit) {
+            Ok(()) => Ok(()),
+            // A referee that stopped reading at once (`echo hello`) may have said why on its
+            // output: what it wrote, or how it ended, tells more than a closed pipe.
+            Err(SendError::Closed) => Err(match self.next_message(seats) {
+                Err(what) => what,
+                Ok(_) => self.send_error(SendError::Closed),
+            }),
+            Err(e) => Err(self.send_error(e)),
+        }
     }
 
     /// The referee's next message (blank lines skipped); an `###Input` block is read into its
@@ -315,16 +325,22 @@ impl Game<'_> {
     /// Writes to the referee within its message limit.
     fn send(&mut self, data: &[u8]) -> Result<(), String> {
         let limit = self.referee.message_limit;
-        match self.proc.send(data, Instant::now() + limit) {
-            Ok(()) => Ok(()),
-            Err(SendError::Full) => Err(format!(
+        self.proc
+            .send(data, Instant::now() + limit)
+            .map_err(|e| self.send_error(e))
+    }
+
+    /// What a failed write to the referee says of it.
+    fn send_error(&mut self, e: SendError) -> String {
+        match e {
+            SendError::Full => format!(
                 "did not read its input for {} (its time per message)",
-                ms(limit)
-            )),
-            Err(SendError::Closed) => Err(match self.proc.try_exit_status() {
+                ms(self.referee.message_limit)
+            ),
+            SendError::Closed => match self.proc.try_exit_status() {
                 Some(status) => format!("{} before ###End", describe_exit(status)),
                 None => "closed its standard input before ###End".into(),
-            }),
+            },
         }
     }
 

@@ -125,28 +125,19 @@ impl BotProcess {
     /// Writes one turn's input, in one write when the pipe has room (it nearly always has).
     /// Returns `Err` when the bot closed its stdin or the pipe stayed full past `deadline`.
     pub fn send(&mut self, data: &[u8], deadline: Instant) -> Result<(), SendError> {
-        let mut written = 0;
+        let mut written = self.send_now(data)?;
         while written < data.len() {
-            let Some(stdin) = self.stdin.as_mut() else {
-                return Err(SendError::Closed);
-            };
-            match stdin.write(&data[written..]) {
-                Ok(n) => written += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return Err(SendError::Full);
-                    }
-                    let mut fds = [PollFd::new(stdin, PollFlags::OUT)];
-                    let _ = poll(&mut fds, Some(&timespec(deadline - now)));
-                    self.drain_stderr();
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => {
-                    self.stdin = None;
-                    return Err(SendError::Closed);
-                }
+            // The pipe is full: wait for room (reading stderr meanwhile) until the deadline.
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(SendError::Full);
             }
+            if let Some(stdin) = self.stdin.as_ref() {
+                let mut fds = [PollFd::new(stdin, PollFlags::OUT)];
+                let _ = poll(&mut fds, Some(&timespec(deadline - now)));
+            }
+            self.drain_stderr();
+            written += self.send_now(&data[written..])?;
         }
         Ok(())
     }

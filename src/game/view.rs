@@ -3,7 +3,7 @@
 //! shape, so a new game needs no drawing code of its own.
 //!
 //! A replay page takes a view after every move of a game, so a game fills a view in place
-//! ([`crate::game::Game::view_into`]): the cells, pieces and notes of the view before are
+//! ([`crate::game::Rules::view_into`]): the cells, pieces and notes of the view before are
 //! overwritten, their storage kept, and a step of a replay allocates nothing.
 
 use serde::Serialize;
@@ -45,7 +45,7 @@ pub struct CellView {
 }
 
 /// The whole position as a viewer draws it. `Default` is an empty view, for
-/// [`crate::game::Game::view_into`] to fill.
+/// [`crate::game::Rules::view_into`] to fill.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BoardView {
     pub shape: CellShape,

@@ -32,7 +32,7 @@ pub use registry::{
 };
 pub use rules::{perft_rules, Rules, TextGame, TurnText};
 pub use standard::History;
-pub use view::{BoardView, CellShape, CellView, PieceView};
+pub use view::{BoardView, CellShape, CellView, PieceView, SeatColour};
 
 use std::fmt;
 

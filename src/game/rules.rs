@@ -16,6 +16,7 @@
 //! about the text protocol lives here and in [`super::standard`].
 
 use super::standard::{self, History};
+use super::view::SeatColour;
 use super::{BoardView, DrawRule, Game, GameInfo, Outcome, ScoreEnd};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
@@ -123,6 +124,12 @@ pub trait Rules: Send + 'static {
     /// the first is made. The default builds a new view; the games fill `out` in place.
     fn view_into(&self, out: &mut BoardView) {
         *out = self.view();
+    }
+    /// The name and colours of each seat's pieces, as the rules name them, for the replay
+    /// pages' pieces, swatches and legend. The default is [`SeatColour::standard`]: White, then
+    /// Black, then Red, Blue and so on; a game whose first seat is Black (Abande) says so.
+    fn seat_colours(&self) -> Vec<SeatColour> {
+        SeatColour::standard(self.seats())
     }
     /// A human-readable picture of the position (for error messages and replays).
     fn describe(&self) -> String;

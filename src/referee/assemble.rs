@@ -38,13 +38,13 @@ pub(super) trait Scoring {
 
 impl Scoring for Box<dyn Game> {
     fn seats(&self) -> usize {
-        Game::seats(self.as_ref())
+        self.rules().seats()
     }
     fn ranks_of_forfeit(&self, seat: usize) -> Vec<u8> {
         self.outcome_of_forfeit(seat).ranks
     }
     fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
-        Game::record_scores(self.as_ref(), end)
+        self.rules().record_scores(end)
     }
     fn own_scores(&self) -> Vec<i32> {
         self.scores()

@@ -259,7 +259,7 @@ pub struct GameResult {
     /// draughts: 0 for a forfeit, 2 for the other); in games of three or more seats -1 for every
     /// seat that forfeited.
     pub scores: Vec<i32>,
-    /// The game's own per-seat scores at the end ([`crate::game::Game::scores`]; their name is
+    /// The game's own per-seat scores at the end ([`crate::game::Rules::scores`]; their name is
     /// the game's [`crate::game::GameInfo::score_name`], for Impasse checkers removed). Written
     /// as `removed` (replay files, `play --json`), the name files already on disk use.
     #[serde(rename = "removed")]

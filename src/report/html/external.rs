@@ -17,6 +17,7 @@ pub fn page(rec: &GameRecord, ext: &ExternalRecord, back: Option<&str>) -> Strin
         rec.game_id,
         rec.bots.join(" vs ")
     );
+    let colours = super::seats::palette(rec);
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -31,7 +32,7 @@ pub fn page(rec: &GameRecord, ext: &ExternalRecord, back: Option<&str>) -> Strin
                 h1 { (title) }
                 p {
                     @for (seat, bot) in rec.bots.iter().enumerate() {
-                        (swatch(&rec.game, seat)) "player " (seat) ": " b { (bot) } " \u{a0} "
+                        (swatch(&colours, seat)) "player " (seat) ": " b { (bot) } " \u{a0} "
                     }
                     br;
                     span.muted {
@@ -47,7 +48,7 @@ pub fn page(rec: &GameRecord, ext: &ExternalRecord, back: Option<&str>) -> Strin
                             @let seat = rec.seat.get(i).map(|&s| s as usize);
                             tr {
                                 td { (i + 1) }
-                                td { @if let Some(s) = seat { (swatch(&rec.game, s)) " " (rec.bots.get(s).map_or("?", |b| b.as_str())) } }
+                                td { @if let Some(s) = seat { (swatch(&colours, s)) " " (rec.bots.get(s).map_or("?", |b| b.as_str())) } }
                                 td style="text-align:left" { pre { (ext.inputs.get(i).map_or("", |s| s.as_str())) } }
                                 td style="text-align:left" { pre { (answer) } }
                                 td {
@@ -66,7 +67,7 @@ pub fn page(rec: &GameRecord, ext: &ExternalRecord, back: Option<&str>) -> Strin
                 @for (seat, tail) in rec.stderr.iter().enumerate() {
                     @let bytes = rec.stderr_bytes.get(seat).copied().unwrap_or(0);
                     details open[rec.offender == Some(seat)] {
-                        summary { (swatch(&rec.game, seat)) "stderr of " (rec.bots.get(seat).map_or("?", |b| b.as_str())) " (" (bytes) " bytes in all)" }
+                        summary { (swatch(&colours, seat)) "stderr of " (rec.bots.get(seat).map_or("?", |b| b.as_str())) " (" (bytes) " bytes in all)" }
                         pre.stderr { (tail) }
                     }
                 }

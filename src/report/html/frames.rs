@@ -252,7 +252,7 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
     );
     out.push(b',');
     key(&mut out, "colours");
-    let colours: Vec<_> = super::seats::palette(&rec.game, rec.seats)
+    let colours: Vec<_> = super::seats::palette(rec)
         .iter()
         .map(|c| (c.name, c.fill, c.ink))
         .collect();

@@ -127,7 +127,7 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
         "game_id": rec.game_id,
         "seed": rec.seed,
         "bots": rec.bots,
-        "colours": super::seats::palette(&rec.game, rec.seats)
+        "colours": super::seats::palette(rec)
             .iter()
             .map(|c| json!([c.name, c.fill, c.ink]))
             .collect::<Vec<_>>(),

@@ -5,6 +5,7 @@
 
 use super::frames::{pack, page_json};
 use super::seats;
+use crate::game::SeatColour;
 use crate::results::rebuild::RebuildError;
 use crate::results::records::GameRecord;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -41,9 +42,9 @@ pub fn write_assets(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A coloured disc for a seat of a game.
-pub fn swatch(game: &str, seat: usize) -> Markup {
-    html! { span.swatch style={ "background:" (seats::colour(game, seat).fill) } {} }
+/// A coloured disc for a seat of a game whose seats have `colours` ([`seats::palette`]).
+pub fn swatch(colours: &[SeatColour], seat: usize) -> Markup {
+    html! { span.swatch style={ "background:" (seats::colour(colours, seat).fill) } {} }
 }
 
 /// "1st" to "8th".
@@ -126,6 +127,7 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
         rec.bots.join(" vs ")
     );
     let data = pack(&page_json(rec, &title)?);
+    let colours = seats::palette(rec);
     let speeds = [
         (1000, "1 s"),
         (500, "0.5 s"),
@@ -149,7 +151,7 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
                 h1 { (title) }
                 p #legend {
                     @for (seat, bot) in rec.bots.iter().enumerate() {
-                        (swatch(&rec.game, seat)) "seat " (seat) " (" (seats::colour(&rec.game, seat).name) "): " b { (bot) } " \u{a0} "
+                        (swatch(&colours, seat)) "seat " (seat) " (" (seats::colour(&colours, seat).name) "): " b { (bot) } " \u{a0} "
                     }
                     br;
                     span.muted {
@@ -194,7 +196,7 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
                             @for (seat, tail) in rec.stderr.iter().enumerate() {
                                 @let bytes = rec.stderr_bytes.get(seat).copied().unwrap_or(0);
                                 details open[rec.offender == Some(seat)] {
-                                    summary { (swatch(&rec.game, seat)) "stderr of " (rec.bots[seat]) " (" (bytes) " bytes in all"
+                                    summary { (swatch(&colours, seat)) "stderr of " (rec.bots[seat]) " (" (bytes) " bytes in all"
                                         @if (bytes as usize) > tail.len() { ", last " (tail.len()) " shown" } ")" }
                                     pre.stderr { (tail) }
                                 }

@@ -20,3 +20,6 @@ pub mod report;
 pub mod results;
 pub mod rng;
 pub mod tournament;
+
+#[cfg(test)]
+mod layers;

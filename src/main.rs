@@ -31,7 +31,13 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(commands::ERROR_EXIT);
     }
-    if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup() {
+    // A stop signal while a run plays is the engine's (it ends the run in order); at any other
+    // moment, or a second time, the bots are killed and arbiter ends here.
+    let unclaimed = |signal: i32| {
+        commands::stopped(signal);
+        std::process::exit(128 + signal);
+    };
+    if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup(unclaimed) {
         eprintln!(
             "arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run"
         );

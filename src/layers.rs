@@ -221,3 +221,39 @@ fn the_checks_see_an_import_and_a_cycle_but_not_comments_or_tests() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// The texts of the errors of `engine/` and `results/lock.rs` name options through
+/// [`crate::options::Opt`], never by a flag's spelling (the spellings are the command line's).
+#[test]
+fn the_engines_errors_spell_no_flag() {
+    let src = sources();
+    let mut files = Vec::new();
+    collect(&src.join("engine"), &mut files, "engine");
+    files.push(("results".into(), src.join("results/lock.rs")));
+    let tests = test_files(&files);
+    let mut spelt = Vec::new();
+    for (_, file) in files.iter().filter(|(_, f)| !tests.contains(f)) {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut in_error = false;
+        for line in code.lines() {
+            in_error |= line.contains("#[error(");
+            let flag = line.match_indices("--").any(|(at, _)| {
+                line[at + 2..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_lowercase())
+            });
+            if (in_error || line.contains("format!(")) && flag {
+                spelt.push(format!("{}: {}", file.display(), line.trim()));
+            }
+            if line.contains(")]") {
+                in_error = false;
+            }
+        }
+    }
+    assert!(
+        spelt.is_empty(),
+        "flags spelt in the library:\n{}",
+        spelt.join("\n")
+    );
+}

@@ -23,6 +23,8 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // The library's messages name options as this command line spells them.
+    arbiter::options::set_spelling(cli::spelling);
     // Untrusted code gets only fds 0-2: nothing arbiter itself was started with.
     if let Err(e) = arbiter::bot::inherited::seal_inherited() {
         eprintln!(

@@ -1,7 +1,12 @@
 //! The run engine: plays a set of games into a results folder and tells consumers what happens.
 //!
 //! Every command that plays many games (`tournament`, `sprt`, `grade`, a shard of a Slurm job)
-//! is a thin layer over it, so they share one play-and-record loop: the bot checks
+//! is a thin layer over one call, [`run`]: it does the start sequence they share and plays,
+//! with what differs between them a [`Kind`] (its hooks: which bots, which field, which games)
+//! and what is shown a [`Consumer`]. A stop signal while the games go on is an event of the
+//! engine: no more games are handed out, [`Event::Stopping`] is told, the games that ended
+//! before it are recorded, and the run returns [`Outcome::Stopped`]. They share one
+//! play-and-record loop: the bot checks
 //! ([`check_bots`]), the worker pool ([`Runner`]), the records written the moment a game ends
 //! ([`Recorder`]: games.csv, records.jsonl, failures/, replays/), and the decision whether a game
 //! was spoilt by a stop of the whole job ([`stop`]), and the run's recorded settings, which make a

@@ -49,7 +49,11 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         arbiter::report::html::LiveReport::new(out, &names)
             .write(arbiter::report::html::Pages::Missing)
     });
-    let (table, _) = standings::from_files(&[ran.games_csv.clone()], &order, anchor.as_ref())?;
+    let (table, _) = standings::from_files(
+        std::slice::from_ref(&ran.games_csv),
+        &order,
+        anchor.as_ref(),
+    )?;
     standings::write_files(out, &table)?;
     arbiter::report::run_end::tournament(
         &mut std::io::stdout().lock(),

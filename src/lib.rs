@@ -13,6 +13,7 @@ pub mod engine;
 pub mod errors;
 pub mod game;
 pub mod grade;
+pub mod options;
 pub mod protocol;
 pub mod rating;
 pub mod referee;
@@ -20,3 +21,6 @@ pub mod report;
 pub mod results;
 pub mod rng;
 pub mod tournament;
+
+#[cfg(test)]
+mod layers;

@@ -132,3 +132,36 @@ pub enum Command {
     /// a cluster, then merges them: `arbiter slurm --shards 16 --seed 7 --out DIR BOT...`.
     Slurm(Box<SlurmArgs>),
 }
+
+/// How the command line spells each option the library's messages name (the one table; see
+/// [`arbiter::options`]).
+pub fn spelling(opt: arbiter::options::Opt) -> &'static str {
+    use arbiter::options::Opt;
+    match opt {
+        Opt::AddBot => "--add-bot",
+        Opt::FirstTurnMs => "--first-turn-ms",
+        Opt::Format => "--format",
+        Opt::Game => "--game",
+        Opt::Games => "--games",
+        Opt::Grow => "--grow",
+        Opt::MaxPairs => "--max-pairs",
+        Opt::MaxTurns => "--max-turns",
+        Opt::MemoryMb => "--memory-mb",
+        Opt::OpeningPlies => "--opening-plies",
+        Opt::Openings => "--openings",
+        Opt::Out => "--out",
+        Opt::PinCpus => "--pin-cpus",
+        Opt::Position => "--position",
+        Opt::Referee => "--referee",
+        Opt::RefereeSeed => "--referee-seed",
+        Opt::RefereeTimeoutMs => "--referee-timeout-ms",
+        Opt::Resume => "--resume",
+        Opt::Seed => "--seed",
+        Opt::Shard => "--shard",
+        Opt::SkipBrokenBots => "--skip-broken-bots",
+        Opt::Strikes => "--strikes",
+        Opt::Tables => "--tables",
+        Opt::TurnMs => "--turn-ms",
+        Opt::Variant => "--variant",
+    }
+}

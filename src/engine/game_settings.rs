@@ -7,6 +7,7 @@
 
 use crate::bot::{Limits, SpecError};
 use crate::game::GameError;
+use crate::options::Opt;
 use crate::referee::external::spec::{RefereeSpecError, Resolved};
 use crate::referee::GameChoice;
 use crate::referee::{Clock, RefereeConfig, TimeControl};
@@ -25,26 +26,39 @@ pub const DEFAULT_GAME: &str = "impasse";
 #[derive(Debug, thiserror::Error)]
 pub enum GameSettingsError {
     #[error(
-        "--opening-plies {plies} cannot be played with --referee \"{referee}\": arbiter does \
-         not know the moves of an external referee's game; leave out --opening-plies (a referee \
-         that varies its games does so by its seed: see --referee-seed)"
+        "{} {plies} cannot be played with {} \"{referee}\": arbiter does not know the moves of \
+         an external referee's game; leave out {} (a referee that varies its games does so by \
+         its seed: see {})",
+        Opt::OpeningPlies,
+        Opt::Referee,
+        Opt::OpeningPlies,
+        Opt::RefereeSeed
     )]
     PliesWithReferee { plies: u32, referee: String },
     #[error(
-        "--openings {book} cannot be played with --referee \"{referee}\": an opening book \
-         holds moves of a built-in game; leave out --openings"
+        "{} {book} cannot be played with {} \"{referee}\": an opening book holds moves of a \
+         built-in game; leave out {}",
+        Opt::Openings,
+        Opt::Referee,
+        Opt::Openings
     )]
     BookWithReferee { book: String, referee: String },
-    #[error("--referee-timeout-ms must be at least 1")]
+    #[error("{} must be at least 1", Opt::RefereeTimeoutMs)]
     RefereeTimeout,
     #[error(
-        "--game {game} and --referee both name the game to play: give --referee alone for the \
-         external referee's game, or --game alone for a built-in game"
+        "{} {game} and {} both name the game to play: give {} alone for the external referee's \
+         game, or {} alone for a built-in game",
+        Opt::Game,
+        Opt::Referee,
+        Opt::Referee,
+        Opt::Game
     )]
     GameAndReferee { game: String },
     #[error(
-        "--variant and --position are for built-in games; an external referee (--referee) makes \
-         its own games"
+        "{} and {} are for built-in games; an external referee ({}) makes its own games",
+        Opt::Variant,
+        Opt::Position,
+        Opt::Referee
     )]
     VariantWithReferee,
     #[error("building the referee '{name}'")]
@@ -57,11 +71,14 @@ pub enum GameSettingsError {
     Referee(#[from] RefereeSpecError),
     #[error(transparent)]
     Game(#[from] GameError),
-    #[error("--turn-ms and --first-turn-ms must be at least 1")]
+    #[error("{} and {} must be at least 1", Opt::TurnMs, Opt::FirstTurnMs)]
     ZeroTurn,
-    #[error("--strikes must be at least 1 (1 = the first late answer loses)")]
+    #[error(
+        "{} must be at least 1 (1 = the first late answer loses)",
+        Opt::Strikes
+    )]
     ZeroStrikes,
-    #[error("--max-turns must be at least 1")]
+    #[error("{} must be at least 1", Opt::MaxTurns)]
     ZeroMaxTurns,
     /// A `--bot-env` that is not NAME or NAME=VALUE (the message says which).
     #[error("{0}")]
@@ -114,9 +131,10 @@ impl GameSettings {
     pub fn memory_note(&self) -> Option<String> {
         (self.memory_mb > 0 && !crate::bot::cgroup::memory_cap_is_full()).then(|| {
             format!(
-                "--memory-mb {} is a partial cap here: no memory cgroup can be made (run as root \
-                 for one), so it limits each process's private memory only (RLIMIT_DATA), not \
-                 shared memory, files in RAM or the sum over a bot's children",
+                "{} {} is a partial cap here: no memory cgroup can be made (run as root for \
+                 one), so it limits each process's private memory only (RLIMIT_DATA), not shared \
+                 memory, files in RAM or the sum over a bot's children",
+                Opt::MemoryMb,
                 self.memory_mb
             )
         })
@@ -365,7 +383,7 @@ mod tests {
             max_turns: Some(0),
             ..plain()
         });
-        assert_eq!(e.to_string(), "--max-turns must be at least 1");
+        assert_eq!(e.to_string(), "max_turns must be at least 1");
         let e = err(GameSettings {
             bot_env: vec!["=x".into()],
             ..plain()
@@ -386,7 +404,7 @@ mod tests {
         .unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("--opening-plies 2 cannot be played"),
+                .starts_with("opening_plies 2 cannot be played"),
             "{e}"
         );
     }

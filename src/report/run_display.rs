@@ -84,12 +84,7 @@ pub fn play_and_record(
 ) -> Result<Played, RecordError> {
     let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
     let progress = Progress::new(todo.len() as u64, &names);
-    let mut live = report::html::LiveReport::new(out, &names);
-    // Where games keep every CPU, pages written between their turns slow them as much again
-    // as the pages cost: most wait for the run's end.
-    if runner.fills_every_cpu(todo.len()) {
-        live.pages_on_budget();
-    }
+    let live = report::html::LiveReport::new(out, &names);
     let mut recorder = engine::Recorder::open(csv, out, replays, runner.game, runner.referee)?;
     let display = engine::Detached::spawn(
         (progress, live),

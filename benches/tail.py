@@ -9,7 +9,10 @@ Plays an Impasse tournament of instant bots (`first` against `random`, the bundl
     appends one line to each; nothing rewrites them at the end);
   - tail: (end - last record) / wall, in %: the time the run spent after its last game was
     recorded (the goal is at most 5% at any concurrency);
-  - bytes of report per game: report.html plus everything under replays/, divided by the games.
+  - bytes of report per game: report.html plus everything under replays/, divided by the games;
+  - report CPU per game: the CPU time (user + system) of `arbiter report DIR` rewriting the
+    whole report of the run, every game's replay included, divided by the games: what the
+    replays cost, a figure a busy machine changes less than wall times.
 Prints each run and the medians.
 
 Usage: benches/tail.py [--games N] [--concurrency C] [--repeats R] [--game G] [--arbiter PATH]
@@ -59,6 +62,11 @@ def one_run(arbiter, args, work, k):
     report = os.path.getsize(os.path.join(out, "report.html"))
     replays = folder_bytes(os.path.join(out, "replays"))
     records = os.path.getsize(os.path.join(out, "records.jsonl"))
+    before = os.times()
+    subprocess.run([arbiter, "report", out], stdout=subprocess.DEVNULL, check=True)
+    after = os.times()
+    report_cpu = (after.children_user + after.children_system
+                  - before.children_user - before.children_system)
     shutil.rmtree(out)
     wall = end - start
     return {
@@ -67,6 +75,7 @@ def one_run(arbiter, args, work, k):
         "tail": 100.0 * (end - last) / wall,
         "per_game": (report + replays) / games,
         "records_per_game": records / games,
+        "report_cpu_ms": 1000.0 * report_cpu / games,
         "games": games,
     }
 
@@ -87,23 +96,25 @@ def main():
     load = " ".join(open("/proc/loadavg").read().split()[:3])
     print("%s, %d games of %s at concurrency %d, %d runs (%s; load average %s)" % (
         arbiter, args.games, args.game, args.concurrency, args.repeats, os.uname().nodename, load))
-    print("%4s %9s %13s %8s %15s %15s" % ("run", "wall s", "last record s", "tail %",
-                                          "report B/game", "records B/game"))
+    print("%4s %9s %13s %8s %15s %15s %15s" % ("run", "wall s", "last record s", "tail %",
+                                               "report B/game", "records B/game",
+                                               "report CPU ms/game"))
     runs = []
     work = tempfile.mkdtemp(prefix="arbiter-tail-")
     try:
         for k in range(args.repeats):
             r = one_run(arbiter, args, work, k)
             runs.append(r)
-            print("%4d %9.2f %13.2f %8.1f %15.0f %15.0f" % (
-                k + 1, r["wall"], r["played"], r["tail"], r["per_game"], r["records_per_game"]))
+            print("%4d %9.2f %13.2f %8.1f %15.0f %15.0f %15.3f" % (
+                k + 1, r["wall"], r["played"], r["tail"], r["per_game"], r["records_per_game"],
+                r["report_cpu_ms"]))
             sys.stdout.flush()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    print("%4s %9.2f %13.2f %8.1f %15.0f %15.0f" % (
+    print("%4s %9.2f %13.2f %8.1f %15.0f %15.0f %15.3f" % (
         "med", med["wall"], med["played"], med["tail"], med["per_game"],
-        med["records_per_game"]))
+        med["records_per_game"], med["report_cpu_ms"]))
     print("median tail %.1f%% of the wall time (goal: at most 5%%); median report %.0f bytes a "
           "game (goal for Impasse: at most 5,120); load average after: %s" % (
               med["tail"], med["per_game"], " ".join(open("/proc/loadavg").read().split()[:3])))

@@ -263,6 +263,18 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
         .filter(|r| r["reason"] == "win")
         .max_by_key(|r| r["moves"].as_array().unwrap().len())
         .expect("a game won by the rules");
+    // The replay opens from the index, by the link as the report writes it, and shows the
+    // game's last move and its verdict.
+    let link = format!("replays/replay.html#game={}", longest["game_id"]);
+    assert!(dom.contains(&format!("href=\"{link}\"")), "no link {link}");
+    let (opened, console) = load(browser, &format!("file://{}/{link}&last", dir.display()));
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let last = longest["moves"].as_array().unwrap().last().unwrap();
+    assert!(
+        opened.contains(&format!("played {}</div>", last.as_str().unwrap())),
+        "the last move: {opened}"
+    );
+    assert!(opened.contains("<b>Verdict: ") && opened.contains(" won (win)</b>"));
     let page = replay(&dir, longest);
     let n =
         longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();

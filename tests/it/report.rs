@@ -275,7 +275,7 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
         "the last move: {opened}"
     );
     assert!(opened.contains("<b>Verdict: ") && opened.contains(" won (win)</b>"));
-    let page = replay(&dir, longest);
+    let page = replay(dir, longest);
     let n =
         longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();
     // The last-step button, then back one step and forward again with the arrow keys.

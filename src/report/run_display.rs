@@ -71,12 +71,7 @@ impl Display {
     pub fn new(runner: &Runner, games: usize, out: &std::path::Path) -> Display {
         let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
         let progress = Progress::new(games as u64, &names);
-        let mut live = report::html::LiveReport::new(out, &names);
-        // Where games keep every CPU, pages written between their turns slow them as much
-        // again as the pages cost: most wait for the run's end.
-        if runner.fills_every_cpu(games) {
-            live.pages_on_budget();
-        }
+        let live = report::html::LiveReport::new(out, &names);
         Display(engine::Detached::spawn(
             (progress, live),
             |event: &Event<'_>| match event {

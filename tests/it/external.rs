@@ -517,12 +517,21 @@ fn a_tournament_plays_resumes_after_sigkill_rates_and_writes_replay_pages() {
         assert_eq!(p[0], p[1], "pair {pair}");
     }
 
-    // The replay page of an external game: inputs, answers and the referee's stderr.
+    // The replay of an external game: inputs, answers and the referee's stderr.
     let report = arbiter().arg("report").arg(&out).output().unwrap();
     assert!(report.status.success());
-    let page = std::fs::read_to_string(out.join("replays/game-0.html")).unwrap();
-    assert!(page.contains("input sent") && page.contains("stderr of the referee"));
-    assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
+    assert!(out.join("replays/game-0.js").is_file(), "the game's data");
+    if let Some(browser) = chromium() {
+        let page = format!(
+            "file://{}#game=0",
+            out.join("replays/replay.html").display()
+        );
+        let (dom, console) = load(&browser, &page);
+        assert!(console.is_empty(), "{console:?}");
+        assert!(dom.contains("input sent") && dom.contains("stderr of the referee"));
+        assert!(dom.contains("turn 1: player 0 takes"), "the referee's log");
+        assert!(dom.contains("data-ready=\"1\""), "the replay ran");
+    }
 }
 
 /// A referee that fails during the games (here at its second request): the run plays every

@@ -193,11 +193,11 @@ fn percent(points: f64, games: u64) -> String {
     }
 }
 
-/// A replay link from a page beside `replays/`, when the page exists.
+/// A replay link from a page beside `replays/`, when the game's replay data exists.
 fn watch(out: &Path, id: u64) -> Option<String> {
     html::replay_path(out, id)
         .is_file()
-        .then(|| format!("replays/game-{id}.html"))
+        .then(|| format!("replays/{}", viewer::link(id)))
 }
 
 /// One student's section: the same in the class page and in the student's own page.
@@ -299,7 +299,8 @@ fn document(title: &str, body: Markup) -> String {
     .into_string()
 }
 
-/// A student's own folder: their page and copies of their replay pages (with the viewer).
+/// A student's own folder: their page and copies of their games' replay data (with the
+/// viewer).
 fn student_folder(
     cx: &Context,
     name: &str,
@@ -317,12 +318,12 @@ fn student_folder(
     for g in &rec.games {
         let from = html::replay_path(cx.out, g.id);
         if from.is_file() {
-            std::fs::copy(&from, replays.join(format!("game-{}.html", g.id)))?;
+            std::fs::copy(&from, replays.join(viewer::data_file(g.id)))?;
             any = true;
         }
     }
     if any {
-        viewer::write_assets(&replays)?;
+        viewer::write_assets(&replays, &format!("../{}", html::FILE))?;
     }
     Ok(dir)
 }

@@ -138,7 +138,7 @@ impl BotTimes {
 pub struct RecordFacts {
     /// `(folder, game id)` to the game's turns and whether it has a replay page.
     pub games: HashMap<(usize, u64), (u32, bool)>,
-    /// Per folder: its replay pages' folder as a link from the report (`replays`).
+    /// Per folder: its replay data's folder as a link from the report (`replays`).
     pub links: HashMap<usize, String>,
     pub times: Vec<BotTimes>,
     /// The turn limit, first-turn limit and clock of the records (the first one's).
@@ -443,9 +443,11 @@ pub fn gather(
                 game_id: id,
                 folder: d,
                 turns: rec.map(|r| r.0),
-                link: rec
-                    .filter(|r| r.1)
-                    .and_then(|_| links.get(&d).map(|l| format!("{l}/game-{id}.html"))),
+                link: rec.filter(|r| r.1).and_then(|_| {
+                    links
+                        .get(&d)
+                        .map(|l| format!("{l}/{}", super::viewer::link(id)))
+                }),
                 bots: row.bots,
                 ranks: row.ranks,
                 reason: row.reason.unwrap_or_default(),

@@ -42,7 +42,7 @@ mod tests {
 
     /// The colours in a page's data (`"colours":[["Black","#2b2b2b","#f3efe2"],...]`).
     fn page_colours(rec: &GameRecord) -> Vec<(String, String, String)> {
-        let json = frames::page_json(rec, "t").unwrap();
+        let json = frames::page_json(rec, "t", frames::Inputs::All).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
         serde_json::from_value(v["colours"].clone()).unwrap()
     }
@@ -55,12 +55,10 @@ mod tests {
         let names: Vec<_> = colours.iter().map(|c| c.0.as_str()).collect();
         assert_eq!(names, ["Black", "White"]);
         assert_eq!(colours[0].1, SeatColour::BLACK.fill);
-        let html = viewer::page(&rec, None, viewer::Assets::Beside).unwrap();
-        assert!(html.contains("seat 0 (Black)"), "{html}");
-        assert!(html.contains("seat 1 (White)"), "{html}");
-        let black_swatch = format!("background:{}", SeatColour::BLACK.fill);
-        let first = html.find("seat 0 (Black)").unwrap();
-        assert!(html[..first].ends_with(&format!("{black_swatch}\"></span>")));
+        // The viewer draws the legend and the swatches from these colours (its page is checked
+        // in Chromium by tests/it/report.rs); the one page of `arbiter replay` holds them.
+        let html = viewer::page(&rec, None).unwrap();
+        assert!(html.contains("arbiterGame(1,"), "the page holds its game's data");
     }
 
     #[test]

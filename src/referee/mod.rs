@@ -23,7 +23,9 @@ use assemble::{assemble, Ending, Played};
 pub use choice::{GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
 pub use clock::{charged, FAIR_WALL_FACTOR};
 pub use config::{Clock, RefereeConfig, TimeControl, FREEZE_AFTER, IDLE_CPU_SLACK};
-pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
+pub use result::{
+    Forfeit, GameResult, Reason, SeatStats, TurnRecord, UnknownReason, TURN_STDERR_BYTES,
+};
 pub use seat::Seat;
 use turns::{End, Turns};
 

@@ -4,6 +4,7 @@
 
 use super::page::ms;
 use super::viewer::{swatch, verdict};
+use crate::referee::Reason;
 use crate::results::records::{ExternalRecord, GameRecord};
 use maud::{html, PreEscaped, DOCTYPE};
 
@@ -59,7 +60,7 @@ pub fn page(rec: &GameRecord, ext: &ExternalRecord, back: Option<&str>) -> Strin
                     }
                 }
                 p.muted { "ranks " (format!("{:?}", rec.ranks)) }
-                details open[rec.reason == "referee-error"] {
+                details open[rec.reason == Reason::RefereeError] {
                     summary { "stderr of the referee" }
                     pre.stderr { (ext.stderr) }
                 }

@@ -14,6 +14,7 @@ mod ranks;
 mod result;
 pub mod seat;
 mod turns;
+mod verdict;
 mod wait;
 
 #[cfg(test)]
@@ -185,7 +186,7 @@ pub fn play_seats<S: Seat>(
 
     let end = match end {
         End::Outcome(outcome, reason) => Ending::Ranked(outcome.ranks, reason),
-        End::Forfeit(seat, reason, detail, exit) => Ending::Forfeit(seat, reason, detail, exit),
+        End::Forfeit(seat, verdict) => Ending::Forfeit(seat, verdict),
     };
     let played = Played {
         game: game.name().to_string(),

@@ -1,5 +1,6 @@
 //! What one game produced: the verdict, the scores, the clocks, and (on request) every turn.
 
+use super::verdict::Verdict;
 use crate::game::DrawRule;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -239,6 +240,20 @@ pub struct Forfeit {
     /// `{"signal":11}` or `{"status":3}`, left out when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<crate::bot::ExitKind>,
+}
+
+impl Forfeit {
+    /// The forfeit of `seat` on game turn `turn` for what [`Verdict`] says it did: its reason,
+    /// exit kind and sentence all from those facts.
+    pub(super) fn of(seat: usize, verdict: &Verdict, turn: u32) -> Forfeit {
+        Forfeit {
+            seat,
+            reason: verdict.reason(),
+            detail: verdict.to_string(),
+            turn,
+            exit: verdict.exit(),
+        }
+    }
 }
 
 /// At most this many bytes (the last ones) of what a bot wrote to stderr during one turn are

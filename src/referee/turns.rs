@@ -3,16 +3,17 @@
 //! also how an external referee's turns are asked (`external/`).
 
 use super::clock::QUICK_ANSWER;
-use super::clock::{excused, past_grace, timeout_detail, Excuse, Spent, Waited};
+use super::clock::{excused, Excuse, Spent, Waited};
 use super::seat::Seat;
+use super::verdict::{Ended, Verdict, SHOWN};
 use super::wait::{exit_verdict, wait_answer, Allowed};
 use super::{
-    charged, ms, Clock, Forfeit, Reason, RefereeConfig, SeatStats, TurnRecord, IDLE_CPU_SLACK,
+    charged, Clock, Forfeit, Reason, RefereeConfig, SeatStats, TurnRecord, IDLE_CPU_SLACK,
     TURN_STDERR_BYTES,
 };
-use crate::bot::{describe_exit, ExitKind, SendError, Wait};
+use crate::bot::{ExitKind, SendError, Wait};
 use crate::game::{Game, Outcome};
-use crate::protocol::{escape, parse_answer, Answer};
+use crate::protocol::{parse_answer, Answer};
 use crate::rng::Rng;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
@@ -23,7 +24,7 @@ const CLOSED_EXIT_WAIT: Duration = Duration::from_secs(1);
 
 /// A turn as messages name it: the bot's own turn, and the game's turn where they differ.
 /// Formatted only when a message is written, never on a turn that goes well.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct TurnName {
     pub(super) own: u32,
     pub(super) game: u32,
@@ -53,8 +54,8 @@ pub(super) struct Answered {
 
 pub(super) enum End {
     Outcome(Outcome, Reason),
-    /// The seat, the verdict, what it did, and how its process ended if it did.
-    Forfeit(usize, Reason, String, Option<ExitKind>),
+    /// The seat and what it did.
+    Forfeit(usize, Verdict),
 }
 
 /// The state of the turn loop that is not the game's.
@@ -117,16 +118,11 @@ impl Turns {
             match self.one_turn(game, procs, cfg) {
                 Ok(()) => {}
                 // In a game of three or more the rules may play on without the seat.
-                Err(End::Forfeit(seat, reason, detail, exit)) if game.eliminate(seat) => {
+                Err(End::Forfeit(seat, verdict)) if game.eliminate(seat) => {
                     procs[seat].shutdown(cfg.kill_grace);
                     self.out[seat] = true;
-                    self.forfeits.push(Forfeit {
-                        seat,
-                        reason,
-                        detail,
-                        turn: self.turn + 1,
-                        exit,
-                    });
+                    self.forfeits
+                        .push(Forfeit::of(seat, &verdict, self.turn + 1));
                 }
                 Err(end) => return end,
             }
@@ -161,44 +157,26 @@ impl Turns {
         } = asked?;
         let line = lines.pop().unwrap_or_default();
         let turn_no = which.game;
-        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail, None);
+        let forfeit = |verdict| End::Forfeit(seat, verdict);
 
         let moves = game.legal_moves();
         let (index, comment) = match parse_answer(&line) {
-            Err(crate::protocol::Malformed::TooLong(n)) => {
-                return Err(forfeit(
-                    Reason::OutputTooLong,
-                    format!(
-                        "answered {which} with a line of {n} bytes (at most {} allowed): \"{}\"",
-                        crate::protocol::MAX_LINE_BYTES,
-                        escape(&line, 100)
-                    ),
-                ));
+            Err(crate::protocol::Malformed::TooLong(bytes)) => {
+                let line = line[..line.len().min(SHOWN + 1)].to_vec();
+                return Err(forfeit(Verdict::LongAnswer { which, bytes, line }));
             }
-            Err(malformed) => {
-                return Err(forfeit(
-                    Reason::InvalidMove,
-                    format!("{which}: {malformed}"),
-                ));
-            }
+            Err(why) => return Err(forfeit(Verdict::Malformed { which, why })),
             Ok(Answer::Random { comment }) => (self.rng.below(moves.len()), comment),
             Ok(Answer::Move { text, comment }) => match game.index_of_move(text) {
                 Some(i) => (i, comment),
-                None if text == "resign" => {
-                    return Err(forfeit(Reason::Resigned, format!("resigned on {which}")))
-                }
+                None if text == "resign" => return Err(forfeit(Verdict::Resigned { which })),
                 None => {
-                    return Err(forfeit(
-                        Reason::InvalidMove,
-                        format!(
-                            "{which}: \"{}\" is not one of the {} offered moves{}",
-                            escape(text.as_bytes(), 100),
-                            moves.len(),
-                            crate::protocol::debug_hint(&line)
-                                .map(|h| format!(" ({h})"))
-                                .unwrap_or_default()
-                        ),
-                    ))
+                    return Err(forfeit(Verdict::NotOffered {
+                        which,
+                        answer: text.to_string(),
+                        offered: moves.len(),
+                        hint: crate::protocol::debug_hint(&line),
+                    }))
                 }
             },
         };
@@ -260,10 +238,7 @@ impl Turns {
         } else {
             0
         };
-        let forfeit = |reason, detail: String| End::Forfeit(seat, reason, detail, None);
-        let ended = |reason, detail: String, exit: Option<ExitStatus>| {
-            End::Forfeit(seat, reason, detail, exit.and_then(ExitKind::of))
-        };
+        let forfeit = |verdict| End::Forfeit(seat, verdict);
         // A bot frozen since its answer has the same CPU clock: one system call saved a turn.
         // Any other bot's clock is read, and one that used CPU while idle becomes eager.
         let frozen_since_answer = self.freezes_at_answer(seat, cfg) && bot.is_frozen();
@@ -382,45 +357,38 @@ impl Turns {
         let at = match waited {
             Wait::Line(_, at) => at,
             Wait::Exited(status) => {
-                let how = format!(
-                    "{} before answering {which} (after {}){}",
-                    describe_exit(status),
-                    ms(start.elapsed()),
-                    why_killed(&procs[seat], status)
-                );
-                let (reason, detail) = exit_verdict(&mut procs[seat], how);
-                return Err(ended(reason, detail, Some(status)));
+                let how = Ended::Exited {
+                    status,
+                    which,
+                    after: start.elapsed(),
+                    note: why_killed(&procs[seat], status),
+                };
+                return Err(forfeit(exit_verdict(&mut procs[seat], how)));
             }
             Wait::ClosedStdout => {
-                let how = format!("closed its standard output before answering {which} (still running; it was killed)");
-                let (reason, detail) = exit_verdict(&mut procs[seat], how);
-                return Err(forfeit(reason, detail));
+                let how = Ended::ClosedStdout { which };
+                return Err(forfeit(exit_verdict(&mut procs[seat], how)));
             }
             Wait::TooLong => {
-                return Err(forfeit(
-                    Reason::OutputTooLong,
-                    format!(
-                        "wrote more than {} bytes without a newline on {which}: \"{}\"",
-                        crate::protocol::MAX_LINE_BYTES,
-                        escape(procs[seat].out().pending(), 100)
-                    ),
-                ))
+                let pending = procs[seat].out().pending();
+                let pending = pending[..pending.len().min(SHOWN + 1)].to_vec();
+                return Err(forfeit(Verdict::Unterminated { which, pending }));
             }
             Wait::Timeout => {
                 let silent = procs[seat].out().received() == 0;
                 let wall = start.elapsed();
-                let detail = timeout_detail(
+                return Err(forfeit(Verdict::NoAnswer {
                     which,
-                    &cfg.time,
+                    clock: cfg.time.clock,
                     limit,
-                    Spent {
+                    grace: cfg.time.grace,
+                    spent: Spent {
                         wall,
                         cpu,
                         excused: excused(wall, queued.waited, cpu),
                     },
                     silent,
-                );
-                return Err(forfeit(Reason::Timeout, detail));
+                }));
             }
         };
         let wall = at.saturating_duration_since(start);
@@ -434,25 +402,28 @@ impl Turns {
             Clock::Wall => wall,
             Clock::Cpu => cpu,
         };
-        if let Some(detail) = fair
-            .then(|| past_grace(which, &cfg.time, limit, elapsed, wall, excused))
-            .flatten()
-        {
-            return Err(forfeit(Reason::Timeout, detail));
+        // On the fair clock an answer can be charged past the limit and grace only where the
+        // bot's CPU time (a floor of its charge) showed it late after the wait ended.
+        if fair && elapsed > limit + cfg.time.grace {
+            return Err(forfeit(Verdict::PastGrace {
+                which,
+                limit,
+                grace: cfg.time.grace,
+                charged: elapsed,
+                wall,
+                excused,
+            }));
         }
         let late = elapsed > limit;
         if late {
             stats.strikes += 1;
             if stats.strikes >= cfg.time.strikes {
-                return Err(forfeit(
-                    Reason::Timeout,
-                    format!(
-                        "late answer number {} ({which} took {}, limit {})",
-                        stats.strikes,
-                        ms(elapsed),
-                        ms(limit)
-                    ),
-                ));
+                return Err(forfeit(Verdict::Late {
+                    which,
+                    strikes: stats.strikes,
+                    took: elapsed,
+                    limit,
+                }));
             }
         }
         Ok(Answered {
@@ -477,12 +448,9 @@ impl Turns {
         match e {
             SendError::Full => End::Forfeit(
                 seat,
-                Reason::Timeout,
-                format!(
-                    "did not read its input (the pipe stayed full for {})",
-                    ms(limit + cfg.time.grace)
-                ),
-                None,
+                Verdict::PipeFull {
+                    waited: limit + cfg.time.grace,
+                },
             ),
             SendError::Closed => {
                 // Its input closed as it died, maybe (a stop of the whole job kills every
@@ -490,13 +458,12 @@ impl Turns {
                 // until the stop is known. An isolated bot's end shows once its init has
                 // passed it on. The game is lost either way; the wait only names how.
                 let status = bot.exit_status_within(CLOSED_EXIT_WAIT);
-                let how = status
-                    .map(describe_exit)
-                    .unwrap_or_else(|| "closed its standard input".into());
-                let why = status.map_or(String::new(), |status| why_killed(bot, status));
-                let (reason, detail) =
-                    exit_verdict(bot, format!("{how} before turn {}{why}", turn + 1));
-                End::Forfeit(seat, reason, detail, status.and_then(ExitKind::of))
+                let how = Ended::ClosedStdin {
+                    status,
+                    turn: turn + 1,
+                    note: status.and_then(|status| why_killed(bot, status)),
+                };
+                End::Forfeit(seat, exit_verdict(bot, how))
             }
         }
     }
@@ -505,11 +472,10 @@ impl Turns {
 /// What follows the words of a bot's end: for a kill by the seccomp filter (SIGSYS), which
 /// system call it refused, where the system tells. In the sandbox the box passes the kill on as
 /// exit status 128 + 31; that status is told as a kill only where the kernel's log shows one.
-fn why_killed<S: Seat>(bot: &S, status: ExitStatus) -> String {
-    let note = match ExitKind::of(status) {
+fn why_killed<S: Seat>(bot: &S, status: ExitStatus) -> Option<String> {
+    match ExitKind::of(status) {
         Some(ExitKind::Signal(libc::SIGSYS)) => bot.sigsys_note(true),
         Some(ExitKind::Status(code)) if code == 128 + libc::SIGSYS => bot.sigsys_note(false),
         _ => None,
-    };
-    note.map_or(String::new(), |note| format!(": {note}"))
+    }
 }

@@ -5,6 +5,7 @@
 //! the seat's clock and its waiting for an answer, `external` games whose rules are another
 //! program, `choice` the kinds of game a run can play.
 
+mod ask;
 mod assemble;
 mod choice;
 mod clock;

@@ -410,6 +410,7 @@ fn answered_at<S: Seat>(
                     wall,
                     cpu: reading.cpu,
                     excused: excused(wall, reading.queued.waited, reading.cpu),
+                    referee_busy: reading.queued.referee_busy,
                 },
                 silent,
             }

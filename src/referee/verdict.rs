@@ -305,10 +305,19 @@ fn no_answer(
                 ),
                 false => String::new(),
             };
-            format!(
-                ", waited {} for a CPU (not charged){rest}",
-                ms(spent.excused)
-            )
+            let busy = spent.referee_busy.min(spent.excused);
+            match busy > NOTABLE {
+                true => format!(
+                    ", waited {} for a CPU and {} for the referee freezing the idle bots (not \
+                     charged){rest}",
+                    ms(spent.excused - busy),
+                    ms(busy)
+                ),
+                false => format!(
+                    ", waited {} for a CPU (not charged){rest}",
+                    ms(spent.excused)
+                ),
+            }
         }
         _ => String::new(),
     };
@@ -345,7 +354,7 @@ mod tests {
         let ms = Duration::from_millis;
         let which = TurnName { own: 3, game: 6 };
         let first = TurnName { own: 1, game: 1 };
-        let cases: Vec<(Verdict, Reason, &str)> = vec![
+        let mut cases: Vec<(Verdict, Reason, &str)> = vec![
             (
                 Verdict::NoAnswer {
                     which,
@@ -356,6 +365,7 @@ mod tests {
                         wall: ms(300),
                         cpu: ms(1),
                         excused: ms(120),
+                        referee_busy: ms(0),
                     },
                     silent: true,
                 },
@@ -378,6 +388,7 @@ mod tests {
                         wall: ms(150),
                         cpu: Duration::from_micros(100_500),
                         excused: ms(0),
+                        referee_busy: ms(0),
                     },
                     silent: false,
                 },
@@ -471,6 +482,29 @@ mod tests {
                  cap, --max-processes): closed its standard input before turn 4",
             ),
         ];
+        // The referee's time freezing the idle bots is told apart from waiting for a CPU.
+        cases.push((
+            Verdict::NoAnswer {
+                which,
+                clock: Clock::Fair,
+                limit: ms(100),
+                grace: ms(50),
+                spent: Spent {
+                    wall: ms(400),
+                    cpu: ms(10),
+                    excused: ms(180),
+                    referee_busy: ms(140),
+                },
+                silent: false,
+            },
+            Reason::Timeout,
+            "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
+             waiting for a CPU, at most 50 times that in wall time): in 400 ms it used 10 ms of \
+             CPU time, waited 40 ms for a CPU and 140 ms for the referee freezing the idle bots \
+             (not charged), and 210 ms neither (charged: blocked or asleep, reading from disk or \
+             waiting for memory, or on a virtual machine the hypervisor running another machine \
+             on its CPU)",
+        ));
         for (verdict, reason, text) in cases {
             assert_eq!(verdict.reason(), reason, "{verdict:?}");
             assert_eq!(verdict.to_string(), text);

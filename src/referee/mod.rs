@@ -5,6 +5,7 @@
 //! the seat's clock and its waiting for an answer, `external` games whose rules are another
 //! program, `choice` the kinds of game a run can play.
 
+mod ask;
 mod assemble;
 mod choice;
 mod clock;
@@ -14,6 +15,7 @@ mod ranks;
 mod result;
 pub mod seat;
 mod turns;
+mod verdict;
 mod wait;
 
 #[cfg(test)]
@@ -23,7 +25,9 @@ use assemble::{assemble, Ending, Played};
 pub use choice::{GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
 pub use clock::{charged, FAIR_WALL_FACTOR};
 pub use config::{Clock, RefereeConfig, TimeControl, FREEZE_AFTER, IDLE_CPU_SLACK};
-pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
+pub use result::{
+    Forfeit, GameResult, Reason, SeatStats, TurnRecord, UnknownReason, TURN_STDERR_BYTES,
+};
 pub use seat::Seat;
 use turns::{End, Turns};
 
@@ -183,7 +187,7 @@ pub fn play_seats<S: Seat>(
 
     let end = match end {
         End::Outcome(outcome, reason) => Ending::Ranked(outcome.ranks, reason),
-        End::Forfeit(seat, reason, detail, exit) => Ending::Forfeit(seat, reason, detail, exit),
+        End::Forfeit(seat, verdict) => Ending::Forfeit(seat, verdict),
     };
     let played = Played {
         game: game.name().to_string(),

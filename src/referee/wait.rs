@@ -3,7 +3,8 @@
 
 use super::clock::{charged, Excuse, FAIR_WALL_FACTOR};
 use super::seat::Seat;
-use super::{Clock, Reason};
+use super::verdict::{Ended, LimitHit, Verdict};
+use super::Clock;
 use crate::bot::schedstat::queued_since;
 use crate::bot::schedstat::this_thread_wait;
 use crate::bot::Wait;
@@ -150,26 +151,12 @@ fn wait_fair<S: Seat>(
     }
 }
 
-/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), over
-/// its process cap (where a pids cgroup tells), else a crash; `how` says how it ended.
-pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: String) -> (Reason, String) {
-    match bot.memory_limit_hit() {
-        Some(bytes) => (
-            Reason::MemoryLimit,
-            format!(
-                "went over its memory limit of {} MiB (with its children, shared memory and files in RAM) and was killed: {how}",
-                bytes / (1024 * 1024)
-            ),
-        ),
-        None => match bot.process_limit_hit() {
-            Some(n) => (
-                Reason::ProcessLimit,
-                format!(
-                    "ended after trying to run more than {n} processes and threads at once \
-                     (its process cap, --max-processes): {how}"
-                ),
-            ),
-            None => (Reason::Crash, how),
-        },
-    }
+/// The verdict on a bot that ended (`how`): over its memory limit (where a memory cgroup
+/// tells), over its process cap (where a pids cgroup tells), else a crash.
+pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: Ended) -> Verdict {
+    let limit = match bot.memory_limit_hit() {
+        Some(bytes) => Some(LimitHit::Memory(bytes)),
+        None => bot.process_limit_hit().map(LimitHit::Processes),
+    };
+    Verdict::Ended { how, limit }
 }

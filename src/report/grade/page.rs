@@ -145,7 +145,7 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                     bots: rec.bots.clone(),
                     seat,
                     placing,
-                    reason: rec.reason.clone(),
+                    reason: rec.reason.to_string(),
                 });
             }
             for f in &rec.forfeits {
@@ -157,10 +157,9 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                 let stderr = clean(last_lines(tail, STDERR_LINES, STDERR_BYTES));
                 let groups = &mut out[i].failures;
                 let key = html::data::numbers_hidden(&stderr);
-                match groups
-                    .iter_mut()
-                    .find(|g| g.reason == f.reason && html::data::numbers_hidden(&g.stderr) == key)
-                {
+                match groups.iter_mut().find(|g| {
+                    g.reason == f.reason.as_str() && html::data::numbers_hidden(&g.stderr) == key
+                }) {
                     Some(g) => {
                         g.count += 1;
                         if g.ids.len() < GROUP_LINKS {
@@ -168,7 +167,7 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                         }
                     }
                     None => groups.push(Failure {
-                        reason: f.reason.clone(),
+                        reason: f.reason.to_string(),
                         detail: clean(&f.detail),
                         stderr,
                         count: 1,

@@ -222,7 +222,7 @@ impl RecordFacts {
             match self
                 .failures
                 .iter_mut()
-                .find(|g| g.bot == bot && g.reason == f.reason && g.key == key)
+                .find(|g| g.bot == bot && g.reason == f.reason.as_str() && g.key == key)
             {
                 Some(g) => {
                     g.count += 1;
@@ -233,7 +233,7 @@ impl RecordFacts {
                 None => self.failures.push(FailureGroup {
                     key,
                     bot,
-                    reason: f.reason.clone(),
+                    reason: f.reason.to_string(),
                     stderr,
                     detail: f.detail.clone(),
                     count: 1,
@@ -287,7 +287,7 @@ pub struct GameLine {
     pub folder: usize,
     pub bots: Vec<String>,
     pub ranks: Vec<u8>,
-    pub reason: String,
+    pub reason: Option<crate::referee::Reason>,
     pub forfeits: Vec<(usize, String)>,
     pub turns: Option<u32>,
     /// The replay page, relative to the report, when the game has a record.
@@ -450,8 +450,10 @@ pub fn gather(
                 }),
                 bots: row.bots,
                 ranks: row.ranks,
-                reason: row.reason.unwrap_or_default(),
-                forfeits: row.forfeits,
+                reason: row.reason,
+                forfeits: (row.forfeits.into_iter())
+                    .map(|(seat, reason)| (seat, reason.to_string()))
+                    .collect(),
             };
             let list = if line.forfeits.is_empty() {
                 &mut recent

@@ -3,6 +3,7 @@
 //! referee's stderr beside the bots'. The viewer draws it as a table of turns.
 
 use super::viewer::verdict;
+use crate::referee::Reason;
 use crate::results::records::{ExternalRecord, GameRecord};
 use serde_json::json;
 
@@ -27,7 +28,7 @@ pub fn json(rec: &GameRecord, ext: &ExternalRecord, title: &str) -> Vec<u8> {
         "offender": rec.offender,
         "ranks": rec.ranks,
         "referee": ext.referee,
-        "referee_error": rec.reason == "referee-error",
+        "referee_error": rec.reason == Reason::RefereeError,
         "referee_stderr": ext.stderr,
         "seat": rec.seat,
         "seats": rec.seats,

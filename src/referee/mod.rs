@@ -10,6 +10,7 @@ mod choice;
 mod clock;
 mod config;
 pub mod external;
+pub mod sdk;
 mod ranks;
 mod result;
 pub mod seat;

@@ -35,8 +35,7 @@ use std::path::{Path, PathBuf};
 /// show, so that every cached game is built again.
 const GAME_RECIPE: &str = "arbiter-sdk-game-1";
 
-/// The class every SDK referee is started from (CodinGame's servers start it too).
-pub const REFEREE_MAIN: &str = "com.codingame.gameengine.core.RefereeMain";
+use super::REFEREE_MAIN;
 
 /// The engine class whose presence says a jar or class path holds the engine already.
 const REFEREE_MAIN_FILE: &str = "com/codingame/gameengine/core/RefereeMain.class";
@@ -100,8 +99,13 @@ pub enum SdkBuildError {
         package: &'static str,
     },
     #[error("the CodinGame engine is compiled against Debian's jars of its dependencies, and {path} is missing; install it (Debian/Ubuntu: apt-get install {package})")]
-    MissingJar { path: PathBuf, package: &'static str },
-    #[error("the CodinGame engine {version} does not build: `{command}` failed ({status}):\n{output}")]
+    MissingJar {
+        path: PathBuf,
+        package: &'static str,
+    },
+    #[error(
+        "the CodinGame engine {version} does not build: `{command}` failed ({status}):\n{output}"
+    )]
     EngineCompile {
         version: String,
         command: String,
@@ -150,6 +154,48 @@ impl Boxing {
             Boxing::Boxed
         }
     }
+}
+
+/// The SDK game `detected` names, built (see [`build`]), as a run plays it: named after its
+/// folder or first class-path entry, started by a warm launcher ([`super::launcher::WarmJvm`])
+/// unless the environment variable `ARBITER_SDK_JVM` is `fresh` (one JVM per game, for
+/// comparisons), with the defaults of everything the command line sets (league 1, no game
+/// parameters, the game's own turn limits, the default time per message).
+pub fn sdk_game(
+    detected: &super::Detected,
+    origin: &str,
+    engine: Option<&Path>,
+) -> Result<super::SdkGame, SdkBuildError> {
+    let source = match detected {
+        super::Detected::Source(dir) => SdkSource::Folder(dir.clone()),
+        super::Detected::ClassPath(parts) => SdkSource::ClassPath(parts.clone()),
+    };
+    let built = build(&source, engine)?;
+    let first = match detected {
+        super::Detected::Source(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+        super::Detected::ClassPath(parts) => parts.first().cloned().unwrap_or_default(),
+    };
+    let name = first
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sdk-game".into());
+    let fresh = std::env::var("ARBITER_SDK_JVM").is_ok_and(|v| v == "fresh");
+    let launcher: std::sync::Arc<dyn super::RefereeLauncher> = match fresh {
+        true => std::sync::Arc::new(super::FreshJvm),
+        false => std::sync::Arc::new(super::launcher::WarmJvm::new()),
+    };
+    Ok(super::SdkGame {
+        name: crate::protocol::printable(&name).into_owned(),
+        origin: origin.to_string(),
+        classpath: built.classpath,
+        main_class: built.main_class,
+        dir: built.dir,
+        league: 1,
+        params: Vec::new(),
+        game_limits: true,
+        message_limit: super::DEFAULT_MESSAGE_LIMIT,
+        launcher,
+    })
 }
 
 /// Makes `source` runnable: builds it (and its engine) if it is a source folder, or copies the
@@ -203,7 +249,9 @@ pub fn engine_version(pom: &str) -> Option<String> {
 /// Whether `version` is digits and dots (what the engine's tags are made of).
 fn plain_version(version: &str) -> bool {
     !version.is_empty()
-        && version.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && version
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The files of `dir` below it, relative, sorted; `keep` picks which.
@@ -344,7 +392,12 @@ fn compile_game(
     ];
     if work.join("src/main/resources").is_dir() {
         // Resources beside the classes, as Maven's jar has them.
-        all.push(steps::words(&["cp", "-R", "src/main/resources/.", "classes/"]));
+        all.push(steps::words(&[
+            "cp",
+            "-R",
+            "src/main/resources/.",
+            "classes/",
+        ]));
     }
     let mut log = String::new();
     for step in &all {
@@ -492,11 +545,7 @@ fn join_paths(paths: &[PathBuf]) -> String {
 /// Whether the zip file `jar` names an entry `name` (its central directory is read as bytes:
 /// a name is stored plainly there).
 fn jar_holds(jar: &Path, name: &str) -> bool {
-    std::fs::read(jar).is_ok_and(|bytes| {
-        bytes
-            .windows(name.len())
-            .any(|w| w == name.as_bytes())
-    })
+    std::fs::read(jar).is_ok_and(|bytes| bytes.windows(name.len()).any(|w| w == name.as_bytes()))
 }
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -96,7 +96,10 @@ pub fn built(
         .collect::<Vec<_>>()
         .join(":");
     log_step(&mut log, &steps::javac(&cp, "classes", "@sources.txt"))?;
-    log_step(&mut log, &steps::words(&["jar", "cf", JAR, "-C", "classes", "."]))?;
+    log_step(
+        &mut log,
+        &steps::words(&["jar", "cf", JAR, "-C", "classes", "."]),
+    )?;
     for leftover in ["engine", "classes", "sources.txt"] {
         let path = work.join(leftover);
         let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
@@ -143,12 +146,16 @@ fn archive(path: &Path, given_by: &str, version: &str, to: &Path) -> Result<(), 
         .iter()
         .find(|t| {
             let spec = format!("refs/tags/{t}^{{commit}}");
-            git(Some(repo), &["rev-parse", "--verify", "--quiet", &spec], &[])
-                .is_ok_and(|o| o.status.success())
+            git(
+                Some(repo),
+                &["rev-parse", "--verify", "--quiet", &spec],
+                &[],
+            )
+            .is_ok_and(|o| o.status.success())
         })
         .ok_or_else(|| {
-            let is_repo = git(Some(repo), &["rev-parse", "--git-dir"], &[])
-                .is_ok_and(|o| o.status.success());
+            let is_repo =
+                git(Some(repo), &["rev-parse", "--git-dir"], &[]).is_ok_and(|o| o.status.success());
             if !is_repo {
                 return bad("git does not know it as a repository".into());
             }
@@ -171,7 +178,13 @@ fn archive(path: &Path, given_by: &str, version: &str, to: &Path) -> Result<(), 
         return Err(bad(format!("its tag {tag} has no engine/core folder")));
     }
     let out_arg = format!("--output={}", to.display());
-    let mut args = vec!["archive", "--format=tar", out_arg.as_str(), tag.as_str(), "--"];
+    let mut args = vec![
+        "archive",
+        "--format=tar",
+        out_arg.as_str(),
+        tag.as_str(),
+        "--",
+    ];
     let part_texts: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
     args.extend(part_texts.iter().map(String::as_str));
     let out = git(Some(repo), &args, &[])?;

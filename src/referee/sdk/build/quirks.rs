@@ -15,10 +15,10 @@ const QUIRKS: &[Quirk] = &[Quirk {
         "Game.java",
         "Optional<Object> cannot be converted to Optional<Spell>",
     ],
-    text: "known quirk: Fall Challenge 2020's Game.java does not compile with javac 17 (its \
-           Stream.of(...) of four streams is inferred as a stream of Object, which older javac \
-           inferred as a stream of Spell); it compiles once that call names its type, with a \
-           type witness: Stream.<Stream<? extends Spell>>of(...). arbiter never changes a \
+    text: "known quirk: Fall Challenge 2020's Game.java does not compile with javac 17: the \
+           Stream.of(...) of four streams flattened with flatMap(Function.identity()) is \
+           inferred as a stream of Object; it compiles once that flatMap is given its type \
+           with a type witness: .<Spell>flatMap(Function.identity()). arbiter never changes a \
            game's source: make that change in your clone of the game, then run again",
 }];
 

@@ -34,13 +34,19 @@ fn a_missing_engine_version_or_engine_source_is_named_with_what_to_do() {
     let none = folder_with("<project></project>");
     let source = SdkSource::Folder(none.path().to_path_buf());
     let err = build_in(cache.path(), &source, None, Boxing::Boxed).unwrap_err();
-    assert!(matches!(err, SdkBuildError::NoEngineVersion { .. }), "{err}");
+    assert!(
+        matches!(err, SdkBuildError::NoEngineVersion { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("<gamengine.version>"), "{err}");
 
     let odd = folder_with("<gamengine.version>4.x</gamengine.version>");
     let source = SdkSource::Folder(odd.path().to_path_buf());
     let err = build_in(cache.path(), &source, None, Boxing::Boxed).unwrap_err();
-    assert!(matches!(err, SdkBuildError::BadEngineVersion { .. }), "{err}");
+    assert!(
+        matches!(err, SdkBuildError::BadEngineVersion { .. }),
+        "{err}"
+    );
 
     let folder = folder_with("<gamengine.version>4.5.0</gamengine.version>");
     let source = SdkSource::Folder(folder.path().to_path_buf());
@@ -55,7 +61,10 @@ fn a_missing_engine_version_or_engine_source_is_named_with_what_to_do() {
     ] {
         assert!(text.contains(needed), "{needed} not in: {text}");
     }
-    let nowhere = Some((cache.path().join("no-such-clone"), "--codingame-engine".into()));
+    let nowhere = Some((
+        cache.path().join("no-such-clone"),
+        "--codingame-engine".into(),
+    ));
     let err = build_in(cache.path(), &source, nowhere, Boxing::Boxed).unwrap_err();
     assert!(matches!(err, SdkBuildError::BadEngine { .. }), "{err}");
     assert!(err.to_string().contains("no-such-clone"), "{err}");
@@ -109,9 +118,25 @@ fn engine_for_tests() -> Option<PathBuf> {
     engine
 }
 
+/// The "sum" test game (tests/sdk_build/sum) built once for this test process, in a cache of
+/// its own; `None` where [`engine_for_tests`] skips.
+pub(crate) fn built_sum_game() -> Option<BuiltGame> {
+    static BUILT: std::sync::OnceLock<Option<BuiltGame>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let engine = engine_for_tests()?;
+            let cache = tempfile::tempdir().unwrap().keep();
+            let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk_build/sum");
+            let origin = Some((engine, ENGINE_ENV.to_string()));
+            let source = SdkSource::Folder(folder);
+            Some(build_in(&cache, &source, origin, Boxing::Boxed).unwrap())
+        })
+        .clone()
+}
+
 /// Plays one game of the "sum" test game over `input`/`output` (a referee speaking RefereeMain's
 /// protocol) with each player answering `answers[seat]`; returns the scores and the summaries.
-fn play_sum(
+pub(crate) fn play_sum(
     input: &mut impl Write,
     output: &mut impl BufRead,
     answers: &[&str],
@@ -166,18 +191,35 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
     let origin = Some((engine, ENGINE_ENV.to_string()));
     let game = build_in(cache.path(), &source, origin.clone(), Boxing::Boxed).unwrap();
     assert_eq!(game.engine_version.as_deref(), Some("4.5.0"));
-    assert!(game.dir.join("classes/com/codingame/game/Referee.class").is_file());
-    assert!(game.dir.join("classes/turns.txt").is_file(), "resources beside the classes");
-    assert!(cache.path().join("sdk-engine-4.5.0-r1/engine.jar").is_file());
+    assert!(game
+        .dir
+        .join("classes/com/codingame/game/Referee.class")
+        .is_file());
+    assert!(
+        game.dir.join("classes/turns.txt").is_file(),
+        "resources beside the classes"
+    );
+    assert!(cache
+        .path()
+        .join("sdk-engine-4.5.0-r1/engine.jar")
+        .is_file());
     // Found again, not rebuilt, without the engine's source.
-    assert_eq!(build_in(cache.path(), &source, None, Boxing::Boxed).unwrap(), game);
+    assert_eq!(
+        build_in(cache.path(), &source, None, Boxing::Boxed).unwrap(),
+        game
+    );
 
     let cp: Vec<String> = game
         .classpath
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let props = ["-Dgame.mode=multi", "-Dleague.level=1"];
+    let props = [
+        "-Dgame.mode=multi",
+        "-Dleague.level=1",
+        "-Dorg.apache.commons.logging.Log=org.apache.commons.logging.impl.SimpleLog",
+        "-Dorg.apache.commons.logging.simplelog.defaultlog=warn",
+    ];
     let mut fresh = Command::new("java")
         .args(props)
         .args(["-cp", &cp.join(":"), &game.main_class])
@@ -196,7 +238,10 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
     // starts again), the second after what the first left unread.
     let mut launcher_cp = vec![game.dir.join("launcher").display().to_string()];
     launcher_cp.extend(DEBIAN_JARS.iter().map(|j| j.path.to_string()));
-    let own: Vec<&String> = cp.iter().filter(|p| p.starts_with(&*game.dir.to_string_lossy())).collect();
+    let own: Vec<&String> = cp
+        .iter()
+        .filter(|p| p.starts_with(&*game.dir.to_string_lossy()))
+        .collect();
     let mut warm = Command::new("java")
         .args(props)
         .args(["-cp", &launcher_cp.join(":"), "ArbiterLauncher"])
@@ -208,12 +253,19 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
     let mut input = warm.stdin.take().unwrap();
     let mut output = BufReader::new(warm.stdout.take().unwrap());
     for answers in [["2", "9"], ["7", "0"]] {
-        input.write_all(b"[[ARBITER_GAME]] game.mode=multi league.level=1\n").unwrap();
+        input
+            .write_all(b"[[ARBITER_GAME]] game.mode=multi league.level=1\n")
+            .unwrap();
         let (scores, summaries) = play_sum(&mut input, &mut output, &answers);
-        let expected: Vec<i64> = answers.iter().map(|a| 3 * a.parse::<i64>().unwrap()).collect();
+        let expected: Vec<i64> = answers
+            .iter()
+            .map(|a| 3 * a.parse::<i64>().unwrap())
+            .collect();
         assert_eq!(scores, expected);
         assert!(
-            summaries.iter().any(|s| s.contains("games seen by this class: 1")),
+            summaries
+                .iter()
+                .any(|s| s.contains("games seen by this class: 1")),
             "{summaries:?}"
         );
         let mut end = String::new();
@@ -221,7 +273,10 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
         assert_eq!(end.trim_end(), "[[ARBITER_GAME_END]] ok");
     }
     drop(input);
-    assert!(warm.wait().unwrap().success(), "the launcher ends at the end of its input");
+    assert!(
+        warm.wait().unwrap().success(),
+        "the launcher ends at the end of its input"
+    );
 }
 
 #[test]

@@ -21,6 +21,7 @@
 
 mod engine;
 mod jars;
+mod prebuilt;
 mod quirks;
 mod steps;
 
@@ -36,9 +37,6 @@ use std::path::{Path, PathBuf};
 const GAME_RECIPE: &str = "arbiter-sdk-game-1";
 
 use super::REFEREE_MAIN;
-
-/// The engine class whose presence says a jar or class path holds the engine already.
-const REFEREE_MAIN_FILE: &str = "com/codingame/gameengine/core/RefereeMain.class";
 
 /// An SDK game ready to run: its run folder in the build cache and its class path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,17 +110,12 @@ pub enum SdkBuildError {
         status: String,
         output: String,
     },
-    #[error("SDK game {folder} does not build against engine {version}: `{command}` failed ({status}):\n{output}{hint}")]
-    GameCompile {
-        folder: PathBuf,
-        version: String,
-        command: String,
-        status: String,
-        output: String,
-        /// What is known of this failure (a quirk of an official game), or nothing.
-        hint: String,
-    },
-    #[error("the built SDK game {} holds no CodinGame engine ({REFEREE_MAIN} is in none of it); give a fat jar (with its dependencies, as the SDK's Maven build makes), add the engine's jar to the class path, or give the game's source folder (pom.xml and src/main/java) for arbiter to build", join_paths(given))]
+    #[error(
+        "SDK game {} does not build against engine {}: `{}` failed ({}):\n{}{}",
+        .0.folder.display(), .0.version, .0.command, .0.status, .0.output, .0.hint
+    )]
+    GameCompile(Box<GameCompileFailure>),
+    #[error("the built SDK game {} holds no CodinGame engine ({REFEREE_MAIN} is in none of it); give a fat jar (with its dependencies, as the SDK's Maven build makes), add the engine's jar to the class path, or give the game's source folder (pom.xml and src/main/java) for arbiter to build", prebuilt::join_paths(given))]
     NoEngineInJar { given: Vec<PathBuf> },
     #[error("cannot use the build cache {path}: {source}")]
     Cache {
@@ -136,6 +129,19 @@ pub enum SdkBuildError {
         command: String,
         source: std::io::Error,
     },
+}
+
+/// A game's failed compile, for [`SdkBuildError::GameCompile`].
+#[derive(Debug)]
+pub struct GameCompileFailure {
+    pub folder: PathBuf,
+    pub version: String,
+    pub command: String,
+    pub status: String,
+    /// The compiler's output, cut.
+    pub output: String,
+    /// What is known of this failure (a quirk of an official game), or nothing.
+    pub hint: String,
 }
 
 /// Where a build runs: in the build box, or (the user trusts the builds) as the user.
@@ -220,8 +226,8 @@ pub fn build_in(
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     match source {
         SdkSource::Folder(folder) => build_folder(&root, folder, engine, boxing),
-        SdkSource::Jar(jar) => prebuilt(&root, std::slice::from_ref(jar)),
-        SdkSource::ClassPath(parts) => prebuilt(&root, parts),
+        SdkSource::Jar(jar) => prebuilt::prebuilt(&root, std::slice::from_ref(jar)),
+        SdkSource::ClassPath(parts) => prebuilt::prebuilt(&root, parts),
     }
 }
 
@@ -405,14 +411,14 @@ fn compile_game(
         log.push_str(&format!("$ {}\n{}", step.join(" "), outcome.output));
         if !outcome.success {
             let hint = quirks::explain(&outcome.output);
-            return Err(SdkBuildError::GameCompile {
+            return Err(SdkBuildError::GameCompile(Box::new(GameCompileFailure {
                 folder: folder.to_path_buf(),
                 version: version.to_string(),
                 command: step.join(" "),
                 status: outcome.status,
                 output: steps::clip(&outcome.output),
                 hint,
-            });
+            })));
         }
     }
     for leftover in ["src", "sources.txt", super::launcher::SOURCE_FILE] {
@@ -449,103 +455,5 @@ fn run_folder(dir: PathBuf, engine_version: Option<String>) -> BuiltGame {
     }
 }
 
-/// A jar or class path given built: copied into a run folder of the cache (named by the
-/// contents), with arbiter's launcher compiled beside it. The engine must be in it (a fat jar,
-/// as the SDK's Maven template makes): arbiter cannot tell its version.
-fn prebuilt(root: &Path, parts: &[PathBuf]) -> Result<BuiltGame, SdkBuildError> {
-    let read_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SdkBuildError::Read {
-            folder: path.clone(),
-            path,
-            source,
-        }
-    };
-    let mut key = Vec::new();
-    for part in [GAME_RECIPE, "prebuilt", super::launcher::SOURCE_HASH_INPUT] {
-        key.extend_from_slice(part.as_bytes());
-        key.push(0);
-    }
-    for (i, part) in parts.iter().enumerate() {
-        key.extend_from_slice(format!("{i}\0").as_bytes());
-        if part.is_dir() {
-            for rel in files_under(part, &|_| true).map_err(read_err(part))? {
-                key.extend_from_slice(rel.as_os_str().as_encoded_bytes());
-                key.push(0);
-                key.extend_from_slice(&std::fs::read(part.join(&rel)).map_err(read_err(part))?);
-            }
-        } else {
-            key.extend_from_slice(&std::fs::read(part).map_err(read_err(part))?);
-        }
-        key.push(0);
-    }
-    let dest = root.join(format!("sdk-built-{}", &hash_hex(&key)[..32]));
-    let engine_in = parts.iter().any(|p| {
-        if p.is_dir() {
-            p.join(REFEREE_MAIN_FILE).is_file()
-        } else {
-            jar_holds(p, REFEREE_MAIN_FILE)
-        }
-    });
-    if !engine_in {
-        return Err(SdkBuildError::NoEngineInJar {
-            given: parts.to_vec(),
-        });
-    }
-    if !dest.is_dir() {
-        let jars = jars::debian_jars()?;
-        let cache_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| SdkBuildError::Cache { path, source }
-        };
-        std::fs::create_dir_all(root).map_err(cache_err(root))?;
-        let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
-        let work = stage.dir();
-        for (i, part) in parts.iter().enumerate() {
-            let to = work.join("lib").join(format!("{i:03}"));
-            if part.is_dir() {
-                for rel in files_under(part, &|_| true).map_err(read_err(part))? {
-                    let file = to.join(&rel);
-                    std::fs::create_dir_all(file.parent().unwrap_or(&to))
-                        .map_err(cache_err(&file))?;
-                    std::fs::copy(part.join(&rel), &file).map_err(read_err(&part.join(&rel)))?;
-                }
-            } else {
-                std::fs::create_dir_all(work.join("lib")).map_err(cache_err(work))?;
-                std::fs::copy(part, to.with_extension("jar")).map_err(read_err(part))?;
-            }
-        }
-        super::launcher::write_source(work).map_err(cache_err(work))?;
-        let cp = jars
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(":");
-        let step = steps::javac(&cp, "launcher", super::launcher::SOURCE_FILE);
-        let outcome = steps::run(&step, work, Boxing::Boxed)?;
-        if !outcome.success {
-            return Err(SdkBuildError::EngineCompile {
-                version: "(arbiter's launcher)".into(),
-                command: step.join(" "),
-                status: outcome.status,
-                output: steps::clip(&outcome.output),
-            });
-        }
-        let _ = std::fs::remove_file(work.join(super::launcher::SOURCE_FILE));
-        stage.install(&dest)?;
-    }
-    Ok(run_folder(dest, None))
-}
-
-fn join_paths(paths: &[PathBuf]) -> String {
-    let texts: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    texts.join(":")
-}
-
-/// Whether the zip file `jar` names an entry `name` (its central directory is read as bytes:
-/// a name is stored plainly there).
-fn jar_holds(jar: &Path, name: &str) -> bool {
-    std::fs::read(jar).is_ok_and(|bytes| bytes.windows(name.len()).any(|w| w == name.as_bytes()))
-}
 #[cfg(test)]
 pub(crate) mod tests;

@@ -84,7 +84,7 @@ pub fn play(
             tail
         }
         Err(proc) => {
-            procs.push(proc);
+            procs.push(*proc);
             BotProcess::shutdown_all(&mut procs, cfg.kill_grace);
             procs.pop().map(|p| p.stderr_tail()).unwrap_or_default()
         }

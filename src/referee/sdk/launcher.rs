@@ -198,14 +198,14 @@ impl RefereeLauncher for WarmJvm {
         Self::command(game).command_line()
     }
 
-    fn finish(&self, mut proc: BotProcess, clean: bool) -> Result<String, BotProcess> {
+    fn finish(&self, mut proc: BotProcess, clean: bool) -> Result<String, Box<BotProcess>> {
         let busy = {
             let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
             let at = busy.iter().position(|b| b.pid == proc.pid());
             at.map(|at| busy.remove(at))
         };
         let Some(busy) = busy.filter(|_| clean) else {
-            return Err(proc);
+            return Err(Box::new(proc));
         };
         let deadline = Instant::now() + END_WITHIN;
         let ended = loop {
@@ -221,7 +221,7 @@ impl RefereeLauncher for WarmJvm {
             }
         };
         if !ended {
-            return Err(proc);
+            return Err(Box::new(proc));
         }
         let tail = proc.stderr_since(busy.stderr_mark, crate::bot::process::STDERR_TAIL_BYTES);
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());

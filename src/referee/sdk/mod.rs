@@ -111,10 +111,10 @@ pub trait RefereeLauncher: std::fmt::Debug + Send + Sync {
     /// Takes the referee's process back after its game; `clean` when the game ended as the
     /// protocol says (its [[SCORES]]). A launcher that keeps the process for another game
     /// returns the stderr it wrote during this game; otherwise the process comes back to be
-    /// shut down with the game's bots (a fresh JVM's always does).
-    fn finish(&self, proc: BotProcess, clean: bool) -> Result<String, BotProcess> {
+    /// shut down with the game's bots (a fresh JVM's always does), boxed (it is large).
+    fn finish(&self, proc: BotProcess, clean: bool) -> Result<String, Box<BotProcess>> {
         let _ = clean;
-        Err(proc)
+        Err(Box::new(proc))
     }
 }
 

@@ -26,6 +26,7 @@ mod process;
 mod report;
 mod results;
 mod sandbox;
+mod sdk;
 mod seats;
 mod shards;
 mod slurm;

@@ -234,9 +234,11 @@ impl Driver<'_> {
             self.monitoring |= frame.monitoring;
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
+                // The trace's first line says what failed; the rest is in its stderr too.
+                let first = trace.lines().next().unwrap_or("");
                 return Ended::RefereeError(format!(
                     "failed ([[FAIL]]): {}",
-                    escape(trace.as_bytes(), QUOTE)
+                    escape(first.as_bytes(), QUOTE)
                 ));
             }
             if let Some(scores) = frame.scores {

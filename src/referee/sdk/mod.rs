@@ -72,6 +72,9 @@ impl SdkGame {
     /// The JVM's system properties the engine reads: the game mode and the league.
     pub fn properties(&self) -> Vec<String> {
         vec![
+            // No perf-data file in a shared /tmp (a second JVM of one user warns on stdout,
+            // where the protocol goes), and a faster start.
+            "-XX:-UsePerfData".to_string(),
             "-Dgame.mode=multi".to_string(),
             format!("-Dleague.level={}", self.league),
             // The engine logs every frame at INFO on stderr: keep warnings (and failures) only.
@@ -133,7 +136,13 @@ impl RefereeLauncher for FreshJvm {
     }
 
     fn describe(&self, game: &SdkGame) -> String {
-        game.java_command().command_line()
+        let first = game.classpath.first().map(|p| p.display().to_string());
+        let more = if game.classpath.len() > 1 { ":..." } else { "" };
+        format!(
+            "java -cp {}{more} {}",
+            first.unwrap_or_default(),
+            game.main_class
+        )
     }
 }
 
@@ -184,6 +193,117 @@ fn jar_holds_game(jar: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// Why an SDK game cannot be played as given.
+#[derive(Debug, thiserror::Error)]
+pub enum SdkError {
+    #[error(
+        "--referee {origin}: {dir} is a CodinGame SDK game's source folder, which arbiter cannot \
+         build here yet; build it (mvn package) and give its class path instead: the game's \
+         target/classes, the engine's jars and their dependencies joined with ':'"
+    )]
+    NotBuilt { origin: String, dir: PathBuf },
+    #[error("--game-param {0:?} is not KEY=VALUE (a key of letters, digits, '.', '_' or '-', a value on one line)")]
+    BadParam(String),
+    #[error("--league must be at least 1 (1 is the lowest league)")]
+    League,
+    #[error("--referee-timeout-ms must be at least 1")]
+    MessageLimit,
+}
+
+/// What a run plays an SDK game with, besides the game: the flags that shape it.
+#[derive(Debug, Clone, Default)]
+pub struct SdkOptions {
+    /// `--league`: 1 unless given.
+    pub league: Option<u32>,
+    /// `--game-param KEY=VALUE`, as typed.
+    pub params: Vec<String>,
+    /// Whether the user set the turns' limits (then they stand instead of the game's).
+    pub user_limits: bool,
+    /// `--referee-timeout-ms`.
+    pub message_limit: Option<Duration>,
+}
+
+/// The game a detected `--referee` names, typed as `origin`, ready to play with `opts`.
+pub fn resolve(
+    detected: Detected,
+    origin: &str,
+    workdir: Option<&Path>,
+    opts: &SdkOptions,
+) -> Result<SdkGame, SdkError> {
+    let classpath = match detected {
+        Detected::Source(dir) => {
+            return Err(SdkError::NotBuilt {
+                origin: origin.to_string(),
+                dir,
+            })
+        }
+        Detected::ClassPath(entries) => entries,
+    };
+    let params = opts
+        .params
+        .iter()
+        .map(|p| parse_param(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if opts.league == Some(0) {
+        return Err(SdkError::League);
+    }
+    if opts.message_limit == Some(Duration::ZERO) {
+        return Err(SdkError::MessageLimit);
+    }
+    let classpath: Vec<PathBuf> = classpath
+        .into_iter()
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .collect();
+    Ok(SdkGame {
+        name: game_name(&classpath),
+        origin: origin.to_string(),
+        classpath,
+        main_class: REFEREE_MAIN.to_string(),
+        dir: workdir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from(".")),
+        league: opts.league.unwrap_or(1),
+        params,
+        game_limits: !opts.user_limits,
+        message_limit: opts.message_limit.unwrap_or(DEFAULT_MESSAGE_LIMIT),
+        launcher: Arc::new(FreshJvm),
+    })
+}
+
+/// A game's name from its class path: the name of the entry that holds the game, above its
+/// `classes` and `target` folders (`spring-2021/target/classes` is `spring-2021`), without a
+/// jar's `.jar`.
+fn game_name(classpath: &[PathBuf]) -> String {
+    let holder = classpath
+        .iter()
+        .find(|p| p.join(REFEREE_CLASS).is_file())
+        .or(classpath.first());
+    let mut path = holder.map(PathBuf::as_path);
+    while let Some(p) = path {
+        match p.file_name().and_then(|n| n.to_str()) {
+            Some("classes" | "target" | "build") => path = p.parent(),
+            Some(name) => return name.trim_end_matches(".jar").to_string(),
+            None => break,
+        }
+    }
+    "sdk-game".to_string()
+}
+
+/// One `--game-param KEY=VALUE`.
+pub fn parse_param(text: &str) -> Result<(String, String), SdkError> {
+    let bad = || SdkError::BadParam(text.to_string());
+    let (key, value) = text.split_once('=').ok_or_else(bad)?;
+    let key_ok = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if !key_ok || value.contains(['\n', '\r']) {
+        return Err(bad());
+    }
+    Ok((key.to_string(), value.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +337,20 @@ mod tests {
             Some(Detected::Source(dir.clone()))
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn game_params_are_key_value_on_one_line_and_names_come_from_the_folder() {
+        assert_eq!(
+            parse_param("seed=-12").unwrap(),
+            ("seed".to_string(), "-12".to_string())
+        );
+        assert_eq!(parse_param("a.b=x=y").unwrap().1, "x=y");
+        for bad in ["noequals", "=1", "a b=1", "k=line\nbreak"] {
+            assert!(parse_param(bad).is_err(), "{bad}");
+        }
+        let name = |p: &str| game_name(&[PathBuf::from(p)]);
+        assert_eq!(name("/x/spring-2021/target/classes"), "spring-2021");
+        assert_eq!(name("/x/game.jar"), "game");
     }
 }

@@ -156,12 +156,18 @@ pub struct BuildOpts {
     /// from that copy; the bots bundled in arbiter's own source tree (bots/) are always trusted.
     #[arg(long)]
     pub trust_builds: bool,
+    /// A clone (or git bundle) of codingame-game-engine, from which a CodinGame SDK game's source
+    /// folder (--referee) is built against the engine version its pom.xml names; needed once per
+    /// version [default: $ARBITER_CODINGAME_ENGINE].
+    #[arg(long, value_name = "DIR")]
+    pub codingame_engine: Option<std::path::PathBuf>,
 }
 
 impl BuildOpts {
     /// Gives every build of this run these caps.
     pub fn apply(&self) {
         arbiter::bot::spec::set_trust_builds(self.trust_builds);
+        arbiter::referee::sdk::build::set_engine(self.codingame_engine.clone());
         build_box::configure(build_box::BuildLimits {
             memory_bytes: self.build_memory_mb << 20,
             tmp_bytes: self.build_tmp_mb << 20,

@@ -27,6 +27,7 @@ mod report;
 mod results;
 mod sandbox;
 mod sdk;
+mod sdk_build;
 mod seats;
 mod shards;
 mod slurm;

@@ -25,7 +25,7 @@ mod prebuilt;
 mod quirks;
 mod steps;
 
-pub use engine::{engine_origin, ENGINE_ENV};
+pub use engine::{engine_origin, set_engine, ENGINE_ENV};
 pub use jars::{debian_jars, DebianJar, DEBIAN_JARS};
 
 use crate::bot::build_box::{self, BoxError, Stage};
@@ -160,48 +160,6 @@ impl Boxing {
             Boxing::Boxed
         }
     }
-}
-
-/// The SDK game `detected` names, built (see [`build`]), as a run plays it: named after its
-/// folder or first class-path entry, started by a warm launcher ([`super::launcher::WarmJvm`])
-/// unless the environment variable `ARBITER_SDK_JVM` is `fresh` (one JVM per game, for
-/// comparisons), with the defaults of everything the command line sets (league 1, no game
-/// parameters, the game's own turn limits, the default time per message).
-pub fn sdk_game(
-    detected: &super::Detected,
-    origin: &str,
-    engine: Option<&Path>,
-) -> Result<super::SdkGame, SdkBuildError> {
-    let source = match detected {
-        super::Detected::Source(dir) => SdkSource::Folder(dir.clone()),
-        super::Detected::ClassPath(parts) => SdkSource::ClassPath(parts.clone()),
-    };
-    let built = build(&source, engine)?;
-    let first = match detected {
-        super::Detected::Source(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
-        super::Detected::ClassPath(parts) => parts.first().cloned().unwrap_or_default(),
-    };
-    let name = first
-        .file_stem()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "sdk-game".into());
-    let fresh = std::env::var("ARBITER_SDK_JVM").is_ok_and(|v| v == "fresh");
-    let launcher: std::sync::Arc<dyn super::RefereeLauncher> = match fresh {
-        true => std::sync::Arc::new(super::FreshJvm),
-        false => std::sync::Arc::new(super::launcher::WarmJvm::new()),
-    };
-    Ok(super::SdkGame {
-        name: crate::protocol::printable(&name).into_owned(),
-        origin: origin.to_string(),
-        classpath: built.classpath,
-        main_class: built.main_class,
-        dir: built.dir,
-        league: 1,
-        params: Vec::new(),
-        game_limits: true,
-        message_limit: super::DEFAULT_MESSAGE_LIMIT,
-        launcher,
-    })
 }
 
 /// Makes `source` runnable: builds it (and its engine) if it is a source folder, or copies the

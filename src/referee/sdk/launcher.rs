@@ -56,6 +56,15 @@ pub fn has_launcher(game: &SdkGame) -> bool {
         .is_file()
 }
 
+/// The launcher of a game arbiter built (its run folder holds the launcher): warm JVMs, unless
+/// the environment variable `ARBITER_SDK_JVM` is `fresh` (one JVM per game, for comparisons).
+pub fn for_built_game() -> std::sync::Arc<dyn RefereeLauncher> {
+    match std::env::var("ARBITER_SDK_JVM").is_ok_and(|v| v == "fresh") {
+        true => std::sync::Arc::new(super::FreshJvm),
+        false => std::sync::Arc::new(WarmJvm::new()),
+    }
+}
+
 /// Most launchers waiting for a game at once: one per core (a run plays at most about that
 /// many games at once; each waiting JVM holds some hundred MiB).
 pub fn max_idle() -> usize {

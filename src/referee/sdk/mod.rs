@@ -196,12 +196,11 @@ fn jar_holds_game(jar: &Path) -> bool {
 /// Why an SDK game cannot be played as given.
 #[derive(Debug, thiserror::Error)]
 pub enum SdkError {
-    #[error(
-        "--referee {origin}: {dir} is a CodinGame SDK game's source folder, which arbiter cannot \
-         build here yet; build it (mvn package) and give its class path instead: the game's \
-         target/classes, the engine's jars and their dependencies joined with ':'"
-    )]
-    NotBuilt { origin: String, dir: PathBuf },
+    #[error("--referee {origin}: {source}")]
+    Build {
+        origin: String,
+        source: Box<build::SdkBuildError>,
+    },
     #[error("--game-param {0:?} is not KEY=VALUE (a key of letters, digits, '.', '_' or '-', a value on one line)")]
     BadParam(String),
     #[error("--league must be at least 1 (1 is the lowest league)")]
@@ -230,14 +229,27 @@ pub fn resolve(
     workdir: Option<&Path>,
     opts: &SdkOptions,
 ) -> Result<SdkGame, SdkError> {
-    let classpath = match detected {
+    // A source folder is built (in the build box, cached) into a run folder that holds
+    // arbiter's launcher too: its games are played by warm JVMs. A class path is played as given.
+    let (classpath, built, launcher): (_, _, Arc<dyn RefereeLauncher>) = match detected {
         Detected::Source(dir) => {
-            return Err(SdkError::NotBuilt {
-                origin: origin.to_string(),
-                dir,
-            })
+            let name = std::path::absolute(&dir)
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+            let built = build::build(&build::SdkSource::Folder(dir), None).map_err(|e| {
+                SdkError::Build {
+                    origin: origin.to_string(),
+                    source: Box::new(e),
+                }
+            })?;
+            let name = name.unwrap_or_else(|| "sdk-game".into());
+            (
+                built.classpath,
+                Some((built.dir, name)),
+                launcher::for_built_game(),
+            )
         }
-        Detected::ClassPath(entries) => entries,
+        Detected::ClassPath(entries) => (entries, None, Arc::new(FreshJvm)),
     };
     let params = opts
         .params
@@ -255,19 +267,23 @@ pub fn resolve(
         .map(|p| std::path::absolute(&p).unwrap_or(p))
         .collect();
     Ok(SdkGame {
-        name: game_name(&classpath),
+        name: match &built {
+            Some((_, name)) => crate::protocol::printable(name).into_owned(),
+            None => game_name(&classpath),
+        },
         origin: origin.to_string(),
         classpath,
         main_class: REFEREE_MAIN.to_string(),
-        dir: workdir
-            .map(Path::to_path_buf)
+        dir: built
+            .map(|(dir, _)| dir)
+            .or_else(|| workdir.map(Path::to_path_buf))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from(".")),
         league: opts.league.unwrap_or(1),
         params,
         game_limits: !opts.user_limits,
         message_limit: opts.message_limit.unwrap_or(DEFAULT_MESSAGE_LIMIT),
-        launcher: Arc::new(FreshJvm),
+        launcher,
     })
 }
 

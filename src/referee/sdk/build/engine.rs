@@ -22,11 +22,21 @@ const ENGINE_RECIPE: &str = "1";
 /// The folders of the engine's source that a referee needs (those that exist at a tag).
 const PARTS: [&str; 3] = ["engine/core", "engine/modules", "engine/community-modules"];
 
-/// Where the engine's source comes from: `flag` (`--codingame-engine`), else [`ENGINE_ENV`];
-/// with what named it, for messages.
+/// `--codingame-engine` of this run (set once from the command line: builds start deep in the
+/// resolution of the game, far from the options).
+static FLAG: std::sync::RwLock<Option<PathBuf>> = std::sync::RwLock::new(None);
+
+/// Sets `--codingame-engine` for every SDK build of this run.
+pub fn set_engine(dir: Option<PathBuf>) {
+    *FLAG.write().unwrap_or_else(|e| e.into_inner()) = dir;
+}
+
+/// Where the engine's source comes from: `flag`, else `--codingame-engine` ([`set_engine`]),
+/// else [`ENGINE_ENV`]; with what named it, for messages.
 pub fn engine_origin(flag: Option<&Path>) -> Option<(PathBuf, String)> {
-    if let Some(dir) = flag {
-        return Some((dir.to_path_buf(), "--codingame-engine".into()));
+    let set = FLAG.read().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(dir) = flag.map(Path::to_path_buf).or(set) {
+        return Some((dir, "--codingame-engine".into()));
     }
     std::env::var_os(ENGINE_ENV)
         .filter(|v| !v.is_empty())

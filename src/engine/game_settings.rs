@@ -70,6 +70,13 @@ pub enum GameSettingsError {
     #[error(transparent)]
     Referee(#[from] RefereeSpecError),
     #[error(transparent)]
+    Sdk(#[from] crate::referee::sdk::SdkError),
+    #[error(
+        "--league and --game-param are for CodinGame SDK games (--referee naming a game's class \
+         path or source folder); leave them out"
+    )]
+    SdkOptionsWithoutSdk,
+    #[error(transparent)]
     Game(#[from] GameError),
     #[error("{} and {} must be at least 1", Opt::TurnMs, Opt::FirstTurnMs)]
     ZeroTurn,
@@ -109,6 +116,12 @@ pub struct GameSettings {
     pub referee_seed: bool,
     #[serde(default)]
     pub referee_timeout_ms: Option<u64>,
+    /// A CodinGame SDK game's league level (`--league`).
+    #[serde(default)]
+    pub league: Option<u32>,
+    /// A CodinGame SDK game's parameters (`--game-param KEY=VALUE`).
+    #[serde(default)]
+    pub game_params: Vec<String>,
     pub first_turn_ms: u64,
     pub turn_ms: u64,
     pub grace_ms: u64,
@@ -173,6 +186,9 @@ impl GameSettings {
         let Some(arg) = &self.referee else {
             return Ok(None);
         };
+        if crate::referee::sdk::detect(arg, workdir).is_some() {
+            return Ok(None);
+        }
         if self.referee_timeout_ms == Some(0) {
             return Err(GameSettingsError::RefereeTimeout);
         }
@@ -183,6 +199,29 @@ impl GameSettings {
             self.referee_seed,
             limit,
         )?))
+    }
+
+    /// The CodinGame SDK game `--referee` names, if it names one (see [`crate::referee::sdk::detect`]):
+    /// each turn's limit is the game's own unless --turn-ms or --first-turn-ms is given.
+    fn sdk(
+        &self,
+        workdir: Option<&Path>,
+    ) -> Result<Option<crate::referee::sdk::SdkGame>, GameSettingsError> {
+        use crate::referee::sdk;
+        let Some(arg) = &self.referee else {
+            return Ok(None);
+        };
+        let Some(detected) = sdk::detect(arg, workdir) else {
+            return Ok(None);
+        };
+        let opts = sdk::SdkOptions {
+            league: self.league,
+            params: self.game_params.clone(),
+            user_limits: self.turn_ms != DEFAULT_TURN_MS
+                || self.first_turn_ms != DEFAULT_FIRST_TURN_MS,
+            message_limit: self.referee_timeout_ms.map(Duration::from_millis),
+        };
+        Ok(Some(sdk::resolve(detected, arg, workdir, &opts)?))
     }
 
     /// The validated game, variant, seats and start position; an external referee's game with
@@ -196,6 +235,18 @@ impl GameSettings {
     /// run's folder of origin: a continued run finds and runs its referee exactly as the first
     /// did, whatever the current directory).
     pub fn choice_in(&self, workdir: Option<&Path>) -> Result<GameChoice, GameSettingsError> {
+        if let Some(game) = self.sdk(workdir)? {
+            if let Some(name) = &self.game {
+                return Err(GameSettingsError::GameAndReferee { game: name.clone() });
+            }
+            if self.variant.is_some() || self.position.is_some() {
+                return Err(GameSettingsError::VariantWithReferee);
+            }
+            return Ok(GameChoice::sdk(game, self.seats.unwrap_or(2))?);
+        }
+        if self.league.is_some() || !self.game_params.is_empty() {
+            return Err(GameSettingsError::SdkOptionsWithoutSdk);
+        }
         if let Some(resolved) = self.external(workdir)? {
             if let Some(game) = &self.game {
                 return Err(GameSettingsError::GameAndReferee { game: game.clone() });
@@ -328,6 +379,8 @@ mod tests {
             referee: None,
             referee_seed: false,
             referee_timeout_ms: None,
+            league: None,
+            game_params: Vec::new(),
             first_turn_ms: DEFAULT_FIRST_TURN_MS,
             turn_ms: DEFAULT_TURN_MS,
             grace_ms: 50,

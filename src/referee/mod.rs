@@ -3,7 +3,7 @@
 //! Here: starting a game's bots (now, or held ahead of it) and the result of a game played to
 //! its end; `config` what a game is played under, `turns` the turn loop, `clock` and `wait`
 //! the seat's clock and its waiting for an answer, `external` games whose rules are another
-//! program, `choice` the kinds of game a run can play.
+//! program, `sdk` CodinGame SDK games, `choice` the kinds of game a run can play.
 
 mod ask;
 mod assemble;
@@ -13,6 +13,7 @@ mod config;
 pub mod external;
 mod ranks;
 mod result;
+pub mod sdk;
 pub mod seat;
 mod turns;
 mod verdict;
@@ -47,6 +48,9 @@ pub fn play_choice<E: std::fmt::Display>(
 ) -> Result<GameResult, (Vec<String>, String)> {
     if let GameChoice::External { referee, .. } = choice {
         return external::play(referee, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
+    }
+    if let GameChoice::Sdk { game, .. } = choice {
+        return sdk::driver::play(game, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
     }
     let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
     play(position, &moves, bots, cfg, seed).map_err(|e| (moves, e.to_string()))

@@ -200,11 +200,16 @@ impl GameRecord {
             duration_ms: r.duration.as_millis() as u64,
             external: None,
         };
-        if let Some(referee) = choice.referee() {
+        let referee = match (choice.referee(), choice.sdk_game()) {
+            (Some(referee), _) => Some(referee.spec.command_line()),
+            (None, Some(sdk)) => Some(sdk.launcher.describe(sdk)),
+            (None, None) => None,
+        };
+        if let Some(referee) = referee {
             // The referee's stderr tail follows the bots' in the result.
             let referee_stderr = rec.stderr.split_off(rec.stderr.len().min(r.bots.len()));
             rec.external = Some(ExternalRecord {
-                referee: referee.spec.command_line(),
+                referee,
                 inputs: if r.log.len() == r.moves.len() {
                     r.log.iter().map(|t| t.input.clone()).collect()
                 } else {

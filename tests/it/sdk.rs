@@ -220,6 +220,18 @@ fn a_tournament_of_an_sdk_game_ranks_the_stronger_bot_first_and_keeps_each_turn(
         let moves = rec["moves"].as_array().unwrap();
         assert_eq!(inputs.len(), moves.len(), "{rec}");
         assert_eq!(moves.len(), 10, "5 rounds of 2 answers: {rec}");
+        // The game's frames: its summaries turn by turn and its view data.
+        let frames = rec["external"]["sdk"]["frames"].as_array().unwrap();
+        let text = |f: &Value, key: &str| f[key].to_string();
+        assert!(
+            frames.iter().any(|f| text(f, "summary").contains("$0 takes")),
+            "{rec}"
+        );
+        assert!(
+            frames.iter().any(|f| text(f, "view").contains("scores")),
+            "{rec}"
+        );
+        assert_eq!(frames.last().unwrap()["answer"], 10, "{rec}");
         by_pair
             .entry(rec["pair_id"].as_u64().unwrap())
             .or_default()

@@ -11,6 +11,7 @@
 //! hang, garbage, an exit) ends the game as `referee-error` with the end of its stderr.
 
 use super::protocol::{self, Frame, PlayerInfo};
+use super::record::SdkLog;
 use super::SdkGame;
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::{DrawRule, ScoreEnd};
@@ -68,12 +69,15 @@ pub fn play(
         monitoring: false,
         since_request: 0,
         messages: Vec::new(),
+        log: cfg.record_turns.then(Box::default),
+        pending: vec![String::new(); seats],
     };
     let end = driver.run(&mut procs, seed);
     let Driver {
         proc,
         mut turns,
         messages,
+        log,
         ..
     } = driver;
     procs.push(proc);
@@ -124,6 +128,7 @@ pub fn play(
         duration: started.elapsed(),
     };
     let mut result = assemble(&SdkScores(scores), end, played);
+    result.sdk = log;
     if let Some(text) = verdict_text {
         result.detail = text;
     }
@@ -200,6 +205,10 @@ struct Driver<'a> {
     since_request: usize,
     /// The game's messages on players (its tooltips), in order.
     messages: Vec<(usize, String)>,
+    /// The game's frames, when turns are recorded.
+    log: Option<Box<SdkLog>>,
+    /// Input of each player sent in frames that asked it for no answer, not yet written.
+    pending: Vec<String>,
 }
 
 impl Driver<'_> {
@@ -222,6 +231,9 @@ impl Driver<'_> {
                 Err(what) => return Ended::RefereeError(what),
             };
             self.monitoring |= frame.monitoring;
+            if let Some(log) = &mut self.log {
+                log.keep(&frame, self.turns.moves.len());
+            }
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
                 // The trace's first line says what failed; the rest is in its stderr too.
@@ -249,8 +261,14 @@ impl Driver<'_> {
     fn turn(&mut self, procs: &mut [BotProcess], info: PlayerInfo, input: &[String]) -> String {
         let seat = info.player;
         let time = |ms: u64| self.monitoring.then_some(ms);
-        // A frame in which the referee executed no player asks for no answer.
+        // A frame in which the referee executed no player asks for no answer, but its input
+        // (often the game's global information, sent before the first turn) is the player's:
+        // it reaches the bot with its next turn's input.
         if info.lines == 0 {
+            for line in input {
+                self.pending[seat].push_str(line);
+                self.pending[seat].push('\n');
+            }
             return protocol::player_output(time(0), &[]);
         }
         // A player out of the game gives no answer, as a dead process gives none on CodinGame.
@@ -261,7 +279,7 @@ impl Driver<'_> {
             self.cfg.time.first_turn = info.limit;
             self.cfg.time.turn = info.limit;
         }
-        let mut text = String::with_capacity(input.iter().map(|l| l.len() + 1).sum());
+        let mut text = std::mem::take(&mut self.pending[seat]);
         for line in input {
             text.push_str(line);
             text.push('\n');

@@ -11,6 +11,7 @@
 
 pub mod driver;
 pub mod protocol;
+pub mod record;
 
 use crate::bot::{BotProcess, BotSpec, Limits, SpawnError};
 use std::path::{Path, PathBuf};

@@ -39,7 +39,7 @@ pub struct GameOpts {
     pub referee_seed: bool,
     /// The external referee's own time limit per message (its start-up included), in
     /// milliseconds; a referee that takes longer ends the game as referee-error [default: 5000,
-    /// or its referee.toml's message_ms].
+    /// or its referee.toml's message_ms; 15000 for a CodinGame SDK game].
     #[arg(long, value_name = "MS")]
     pub referee_timeout_ms: Option<u64>,
     /// The league level of a CodinGame SDK game (--referee naming its class path), as the

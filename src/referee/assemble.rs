@@ -170,6 +170,7 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
         stderr_tails,
         stderr_bytes,
         duration,
+        sdk: None,
     }
 }
 

@@ -334,6 +334,9 @@ pub struct GameResult {
     pub stderr_bytes: Vec<u64>,
     #[serde(skip)]
     pub duration: Duration,
+    /// A CodinGame SDK game's own frames (summaries, tooltips, views), when turns are recorded.
+    #[serde(skip)]
+    pub sdk: Option<Box<crate::referee::sdk::record::SdkLog>>,
 }
 
 #[cfg(test)]

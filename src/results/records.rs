@@ -133,6 +133,9 @@ pub struct ExternalRecord {
     pub inputs: Vec<String>,
     /// The last [`STDERR_KEEP`] bytes of the referee's stderr.
     pub stderr: String,
+    /// A CodinGame SDK game's frames: its summaries, tooltips and views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sdk: Option<crate::referee::sdk::record::SdkLog>,
 }
 
 /// The last `keep` bytes of `text`, cut at a character boundary.
@@ -216,6 +219,7 @@ impl GameRecord {
                     Vec::new()
                 },
                 stderr: referee_stderr.concat(),
+                sdk: r.sdk.as_deref().cloned(),
             });
         }
         if r.log.len() == r.moves.len() {

@@ -299,6 +299,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
                 .map(|t| str_of(&t["input"]))
                 .collect(),
             stderr: stderr.concat(),
+            sdk: None,
         });
     }
     let start = start.clone();

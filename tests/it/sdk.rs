@@ -39,13 +39,18 @@ fn take() -> Option<String> {
         };
         for tool in ["java", "javac", "git"] {
             run(std::process::Command::new("sh").args(["-c", &format!("command -v {tool}")]))
-                .map_err(|_| format!("{tool} is missing: apt-get install default-jdk-headless git"))?;
+                .map_err(|_| {
+                    format!("{tool} is missing: apt-get install default-jdk-headless git")
+                })?;
         }
         let mut jars = Vec::new();
         for (jar, package) in JARS {
             let path = Path::new("/usr/share/java").join(jar);
             if !path.is_file() {
-                return Err(format!("{} is missing: apt-get install {package}", path.display()));
+                return Err(format!(
+                    "{} is missing: apt-get install {package}",
+                    path.display()
+                ));
             }
             jars.push(path);
         }
@@ -55,8 +60,7 @@ fn take() -> Option<String> {
             let source = match std::env::var_os("ARBITER_CODINGAME_ENGINE") {
                 Some(dir) => PathBuf::from(dir),
                 None => {
-                    let bundle =
-                        root().join("../shared/third_party/codingame-game-engine.bundle");
+                    let bundle = root().join("../shared/third_party/codingame-game-engine.bundle");
                     if !bundle.is_file() {
                         return Err(format!(
                             "no CodinGame engine source: {} is missing; clone \
@@ -145,7 +149,14 @@ fn bot(name: &str, mode: &str) -> String {
 /// start on a loaded machine is slow).
 fn play(cp: &str, bots: &[String], extra: &[&str]) -> Value {
     let out = arbiter()
-        .args(["play", "--json", "--referee-timeout-ms", "30000", "--referee", cp])
+        .args([
+            "play",
+            "--json",
+            "--referee-timeout-ms",
+            "30000",
+            "--referee",
+            cp,
+        ])
         .args(extra)
         .args(bots)
         .output()
@@ -220,6 +231,20 @@ fn a_tournament_of_an_sdk_game_ranks_the_stronger_bot_first_and_keeps_each_turn(
         let moves = rec["moves"].as_array().unwrap();
         assert_eq!(inputs.len(), moves.len(), "{rec}");
         assert_eq!(moves.len(), 10, "5 rounds of 2 answers: {rec}");
+        // The game's frames: its summaries turn by turn and its view data.
+        let frames = rec["external"]["sdk"]["frames"].as_array().unwrap();
+        let text = |f: &Value, key: &str| f[key].to_string();
+        assert!(
+            frames
+                .iter()
+                .any(|f| text(f, "summary").contains("$0 takes")),
+            "{rec}"
+        );
+        assert!(
+            frames.iter().any(|f| text(f, "view").contains("scores")),
+            "{rec}"
+        );
+        assert_eq!(frames.last().unwrap()["answer"], 10, "{rec}");
         by_pair
             .entry(rec["pair_id"].as_u64().unwrap())
             .or_default()
@@ -332,7 +357,10 @@ fn a_failing_or_hanging_sdk_referee_is_a_referee_error_with_its_stderr() {
             detail.contains("its stderr ends:") && detail.contains("at com.codingame.game.Referee"),
             "{r:?}"
         );
-        assert!(detail.contains("Take was asked to fail at round 2"), "{r:?}");
+        assert!(
+            detail.contains("Take was asked to fail at round 2"),
+            "{r:?}"
+        );
     }
 
     let r = play(
@@ -342,7 +370,10 @@ fn a_failing_or_hanging_sdk_referee_is_a_referee_error_with_its_stderr() {
     );
     assert_eq!(r["reason"], "referee-error", "{r}");
     assert!(
-        r["detail"].as_str().unwrap().contains("wrote nothing for 2000 ms"),
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("wrote nothing for 2000 ms"),
         "{r}"
     );
 }

@@ -11,12 +11,14 @@
 //! hang, garbage, an exit) ends the game as `referee-error` with the end of its stderr.
 
 use super::protocol::{self, Frame, PlayerInfo};
+use super::record::SdkLog;
 use super::SdkGame;
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::{DrawRule, ScoreEnd};
 use crate::protocol::escape;
 use crate::referee::assemble::{assemble, Ending, NoRules, Played, Scoring};
 use crate::referee::turns::{End, Turns};
+use crate::referee::verdict::Verdict;
 use crate::referee::{
     ms, spawn_bots, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Seat, TurnRecord,
     TURN_STDERR_BYTES,
@@ -68,12 +70,17 @@ pub fn play(
         monitoring: false,
         since_request: 0,
         messages: Vec::new(),
+        log: cfg.record_turns.then(Box::default),
+        pending: vec![String::new(); seats],
+        verdicts: Vec::new(),
     };
     let end = driver.run(&mut procs, seed);
     let Driver {
         proc,
         mut turns,
         messages,
+        log,
+        mut verdicts,
         ..
     } = driver;
     // A warm launcher keeps its process for the next game when this one ended cleanly.
@@ -99,7 +106,8 @@ pub fn play(
             // verdict, as in every two-seat game. In more, the game played on without it.
             if seats == 2 && turns.forfeits.len() == 1 {
                 let f = turns.forfeits.pop().expect("one forfeit");
-                Ending::Forfeit(f.seat, f.reason, f.detail, f.exit)
+                let verdict = verdicts.pop().expect("a verdict for each forfeit");
+                Ending::Forfeit(f.seat, verdict)
             } else {
                 let ranks = protocol::ranks_of_scores(&scores);
                 let reason = match ranks.iter().all(|&r| r == 0) {
@@ -134,6 +142,7 @@ pub fn play(
         duration: started.elapsed(),
     };
     let mut result = assemble(&SdkScores(scores), end, played);
+    result.sdk = log;
     if let Some(text) = verdict_text {
         result.detail = text;
     }
@@ -210,6 +219,13 @@ struct Driver<'a> {
     since_request: usize,
     /// The game's messages on players (its tooltips), in order.
     messages: Vec<(usize, String)>,
+    /// The game's frames, when turns are recorded.
+    log: Option<Box<SdkLog>>,
+    /// Input of each player sent in frames that asked it for no answer, not yet written.
+    pending: Vec<String>,
+    /// What each bot that failed its turn did (beside its forfeit in `turns`): in two seats,
+    /// the one forfeit is the game's verdict.
+    verdicts: Vec<Verdict>,
 }
 
 impl Driver<'_> {
@@ -232,6 +248,9 @@ impl Driver<'_> {
                 Err(what) => return Ended::RefereeError(what),
             };
             self.monitoring |= frame.monitoring;
+            if let Some(log) = &mut self.log {
+                log.keep(&frame, self.turns.moves.len());
+            }
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
                 // The trace's first line says what failed; the rest is in its stderr too.
@@ -259,8 +278,14 @@ impl Driver<'_> {
     fn turn(&mut self, procs: &mut [BotProcess], info: PlayerInfo, input: &[String]) -> String {
         let seat = info.player;
         let time = |ms: u64| self.monitoring.then_some(ms);
-        // A frame in which the referee executed no player asks for no answer.
+        // A frame in which the referee executed no player asks for no answer, but its input
+        // (often the game's global information, sent before the first turn) is the player's:
+        // it reaches the bot with its next turn's input.
         if info.lines == 0 {
+            for line in input {
+                self.pending[seat].push_str(line);
+                self.pending[seat].push('\n');
+            }
             return protocol::player_output(time(0), &[]);
         }
         // A player out of the game gives no answer, as a dead process gives none on CodinGame.
@@ -271,7 +296,7 @@ impl Driver<'_> {
             self.cfg.time.first_turn = info.limit;
             self.cfg.time.turn = info.limit;
         }
-        let mut text = String::with_capacity(input.iter().map(|l| l.len() + 1).sum());
+        let mut text = std::mem::take(&mut self.pending[seat]);
         for line in input {
             text.push_str(line);
             text.push('\n');
@@ -281,16 +306,13 @@ impl Driver<'_> {
             .ask(procs, seat, text.as_bytes(), info.lines, &self.cfg)
         {
             Ok(a) => a,
-            Err(End::Forfeit(seat, reason, detail, exit)) => {
+            Err(End::Forfeit(seat, verdict)) => {
                 procs[seat].shutdown(self.cfg.kill_grace);
                 self.turns.out[seat] = true;
-                self.turns.forfeits.push(Forfeit {
-                    seat,
-                    reason,
-                    detail,
-                    turn: self.turns.turn + 1,
-                    exit,
-                });
+                self.turns
+                    .forfeits
+                    .push(Forfeit::of(seat, &verdict, self.turns.turn + 1));
+                self.verdicts.push(verdict);
                 return protocol::PLAYER_TIMEOUT.to_string();
             }
             Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),

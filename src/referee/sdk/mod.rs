@@ -13,6 +13,7 @@ pub mod build;
 pub mod driver;
 pub mod launcher;
 pub mod protocol;
+pub mod record;
 
 use crate::bot::{BotProcess, BotSpec, Limits, SpawnError};
 use std::path::{Path, PathBuf};

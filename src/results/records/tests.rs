@@ -89,6 +89,7 @@ pub(crate) fn simulate(
         stderr_tails: vec!["é".repeat(3000); seats],
         stderr_bytes: vec![6000; seats],
         duration: Duration::from_millis(5),
+        sdk: None,
     }
 }
 

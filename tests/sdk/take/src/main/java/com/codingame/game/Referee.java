@@ -12,7 +12,9 @@ import com.codingame.gameengine.core.MultiplayerGameManager;
 import com.google.inject.Inject;
 
 /**
- * Take, arbiter's test game for 2 to 8 players. Each round every active player is sent
+ * Take, arbiter's test game for 2 to 8 players. Each player is first sent one line "P I" (the
+ * number of players and its own index), in a first frame that executes no player (as many
+ * CodinGame games send their global information). Then each round every active player is sent
  * one line "X" (a number from 1 to 100 drawn from the seed, the same for everyone that round)
  * and answers a number from 0 to X, which it scores. An answer that is not such a number, a
  * timeout or a crash deactivates the player (score -1); the game ends after `rounds` rounds
@@ -39,11 +41,20 @@ public class Referee extends AbstractReferee {
         max = gameManager.getLeagueLevel() >= 2 ? 1000 : 100;
         gameManager.setFirstTurnMaxTime(1000);
         gameManager.setTurnMaxTime(100);
-        gameManager.setMaxTurns(rounds);
+        gameManager.setMaxTurns(rounds + 1);
+        for (Player p : gameManager.getPlayers()) {
+            p.sendInputLine(gameManager.getPlayerCount() + " " + p.getIndex());
+        }
     }
 
     @Override
-    public void gameTurn(int round) {
+    public void gameTurn(int turn) {
+        // The first frame deals: no player is executed, and the engine sends player 0's input
+        // (its line "P I") in a frame that asks for no answer.
+        if (turn == 1) {
+            return;
+        }
+        int round = turn - 1;
         if (round == fail) {
             throw new RuntimeException("Take was asked to fail at round " + round);
         }

@@ -4,6 +4,7 @@ mod bench;
 mod games;
 mod grade;
 mod human;
+mod league;
 mod merge;
 mod play;
 mod ratings;
@@ -47,5 +48,6 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
         Command::Perft(args) => games::perft(args),
         Command::Merge(args) => merge::run(args),
         Command::Slurm(args) => slurm::run(*args),
+        Command::League(args) => league::run(*args),
     }
 }

@@ -49,7 +49,7 @@ async fn index(State(s): State<Arc<Shared>>) -> Html<String> {
 async fn bot_page(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
     match page::bot(&s, &name) {
         Some(html) => Html(html).into_response(),
-        None => refuse(StatusCode::NOT_FOUND, format!("no bot named {name:?} here")),
+        None => refuse(StatusCode::NOT_FOUND, "no bot of that name in this league"),
     }
 }
 
@@ -82,7 +82,7 @@ async fn games(State(s): State<Arc<Shared>>) -> Response {
 async fn bot_json(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
     match page::bot_data(&s, &name) {
         Some(v) => Json(v).into_response(),
-        None => refuse(StatusCode::NOT_FOUND, format!("no bot named {name:?} here")),
+        None => refuse(StatusCode::NOT_FOUND, "no bot of that name in this league"),
     }
 }
 

@@ -15,6 +15,7 @@ pub mod play;
 pub mod ratings;
 pub mod scheduler;
 pub mod server;
+pub mod sprt;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -42,6 +42,7 @@ pub fn index(s: &Shared) -> String {
                     tbody {}
                 }
                 p id="model" {}
+                p id="sprt" {}
                 h2 { "Games in progress" }
                 ul id="running" {}
                 h2 { "Recent games" }
@@ -84,6 +85,7 @@ async function standings() {
   });
   $('summary').textContent = t.games + ' games rated, ' + t.bots.length + ' bots';
   $('model').textContent = t.model;
+  $('sprt').textContent = t.sprt ? 'SPRT ' + t.sprt.new + ' vs ' + t.sprt.old + ' (nElo ' + t.sprt.elo0 + ' vs ' + t.sprt.elo1 + '): LLR ' + t.sprt.llr.toFixed(2) + ' in [' + t.sprt.lower.toFixed(2) + ', ' + t.sprt.upper.toFixed(2) + '] after ' + t.sprt.pairs + ' pairs: ' + (t.sprt.verdict === 'H1' ? 'H1 accepted: better' : t.sprt.verdict === 'H0' ? 'H0 accepted: not better' : 'running') : '';
 }
 function result(g) {
   if (!g.ranks) return 'playing';

@@ -45,6 +45,9 @@ pub struct Table {
     pub bots: Vec<BotLine>,
     /// How the ratings were computed.
     pub model: String,
+    /// A candidate's SPRT inside the league, if one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<super::sprt::Shown>,
 }
 
 /// Score against one opponent, from a bot's side.
@@ -100,6 +103,7 @@ impl Standings {
             games: self.games,
             bots: Vec::new(),
             model: String::new(),
+            sprt: None,
         };
         let mut widths = Vec::new();
         match fit {

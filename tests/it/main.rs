@@ -17,6 +17,7 @@ mod hostile;
 mod human;
 mod inherited;
 mod isolation;
+mod league;
 mod java;
 mod memory;
 mod messages;

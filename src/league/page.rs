@@ -93,18 +93,25 @@ function result(g) {
   const alone = g.ranks.filter(r => r === 0).length === 1;
   return (alone ? g.bots[first] + ' won' : 'draw') + ' (' + g.reason + ')';
 }
+function recentRow(r) {
+  const tr = el('tr'); tr.className = 'recent'; tr.dataset.game = r.game_id;
+  const id = el('td'); id.append(link('/replay/' + r.game_id, String(r.game_id))); tr.append(id);
+  tr.append(el('td', r.bots.join(' vs ')));
+  tr.append(el('td', result(r)));
+  return tr;
+}
+// A finished game goes into the table the moment its event comes.
+function heard(g) {
+  const body = $('recent').tBodies[0];
+  if (!body.querySelector('tr[data-game="' + g.game_id + '"]')) body.prepend(recentRow(g));
+  while (body.rows.length > 100) body.deleteRow(-1);
+}
 async function games() {
   const g = await (await fetch('/api/games')).json();
   const ul = $('running'); ul.replaceChildren();
   g.running.forEach(r => { const li = el('li', 'game ' + r.game_id + ': ' + r.bots.join(' vs ') + ' on ' + (r.worker || '')); li.className = 'running'; ul.append(li); });
   const body = $('recent').tBodies[0]; body.replaceChildren();
-  g.recent.forEach(r => {
-    const tr = el('tr'); tr.className = 'recent'; tr.dataset.game = r.game_id;
-    const id = el('td'); id.append(link('/replay/' + r.game_id, String(r.game_id))); tr.append(id);
-    tr.append(el('td', r.bots.join(' vs ')));
-    tr.append(el('td', result(r)));
-    body.append(tr);
-  });
+  g.recent.forEach(r => body.append(recentRow(r)));
 }
 let timer = null;
 function refresh() { if (timer) return; timer = setTimeout(() => { timer = null; standings(); games(); }, 200); }
@@ -117,6 +124,7 @@ function listen() {
   source.addEventListener('game', (e) => {
     const g = JSON.parse(e.data);
     document.body.dataset.heard = ((document.body.dataset.heard || '') + ' ' + g.game_id).trim();
+    heard(g);
     refresh();
   });
   source.addEventListener('hello', refresh);

@@ -23,6 +23,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+/// Time a bot uses in a game below which it is never slow, in milliseconds.
+const SLOW_FLOOR_MS: f64 = 1000.0;
+
 /// The matchmaking knobs (in `league.toml`, under `[matchmaking]`; the guide explains them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -405,6 +408,11 @@ impl Scheduler {
         let Some(mine) = self.bots[i].mean_ms else {
             return false;
         };
+        // A bot that uses under a second a game holds no worker long, whatever the others use
+        // (and a few quick games say little about a bot's speed).
+        if mine < SLOW_FLOOR_MS {
+            return false;
+        }
         let mut all: Vec<f64> = self.bots.iter().filter_map(|b| b.mean_ms).collect();
         if all.len() < 2 {
             return false;

@@ -113,8 +113,11 @@ async function games() {
   const body = $('recent').tBodies[0]; body.replaceChildren();
   g.recent.forEach(r => body.append(recentRow(r)));
 }
+// A server that went away (stopped, restarting) is said, not thrown.
+function gone() { $('summary').textContent = 'the league server does not answer (stopped or restarting?)'; }
+function update() { standings().catch(gone); games().catch(gone); }
 let timer = null;
-function refresh() { if (timer) return; timer = setTimeout(() => { timer = null; standings(); games(); }, 200); }
+function refresh() { if (timer) return; timer = setTimeout(() => { timer = null; update(); }, 200); }
 let source = null;
 function listen() {
   if (source) return;
@@ -132,7 +135,7 @@ function listen() {
 function quiet() { if (source) { source.close(); source = null; } }
 document.addEventListener('visibilitychange', () => { if (document.hidden) quiet(); else { listen(); refresh(); } });
 if (!document.hidden) listen();
-standings(); games();
+update();
 "#;
 
 /// What a bot's page shows, as JSON: its standings line, score against each opponent, recent

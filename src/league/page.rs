@@ -144,7 +144,14 @@ pub fn bot_data(s: &Shared, name: &str) -> Option<serde_json::Value> {
     let table = s.standings.read().unwrap().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
     let versus = s.counted.lock().unwrap().versus(name);
-    let notes = s.live.lock().unwrap().notes.get(name).cloned().unwrap_or_default();
+    let notes = s
+        .live
+        .lock()
+        .unwrap()
+        .notes
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
     Some(serde_json::json!({
         "bot": line,
         "versus": versus,
@@ -159,7 +166,14 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
     let table = s.standings.read().unwrap().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
     let versus = s.counted.lock().unwrap().versus(name);
-    let notes = s.live.lock().unwrap().notes.get(name).cloned().unwrap_or_default();
+    let notes = s
+        .live
+        .lock()
+        .unwrap()
+        .notes
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
     let rating = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:+.0}"));
     Some(
         html! {

@@ -200,7 +200,9 @@ mod tests {
         assert!(strong.low.unwrap() < strong.rating.unwrap());
         assert!(strong.rating.unwrap() < strong.high.unwrap());
         assert!(table.bots.iter().any(|b| b.name == "idle" && b.games == 0));
-        assert!(widths.iter().any(|(n, _, w)| n == "strong" && w.is_finite()));
+        assert!(widths
+            .iter()
+            .any(|(n, _, w)| n == "strong" && w.is_finite()));
         let v = s.versus("strong");
         assert_eq!(v.len(), 1);
         assert_eq!((v[0].wins, v[0].losses), (16, 4));

@@ -211,7 +211,9 @@ impl Scheduler {
 
     /// Why `name` is not played (`None`: it is, or it is unknown).
     pub fn idle(&self, name: &str) -> Option<&Idle> {
-        self.index.get(name).and_then(|&i| self.bots[i].idle.as_ref())
+        self.index
+            .get(name)
+            .and_then(|&i| self.bots[i].idle.as_ref())
     }
 
     /// The bots in the order they joined.
@@ -448,7 +450,9 @@ impl Scheduler {
     }
 
     fn calibrating(&self, i: usize) -> bool {
-        !(self.bots[i].width < self.knobs.calibration_elo)
+        // NaN (no fit yet) calibrates too.
+        self.bots[i].width.partial_cmp(&self.knobs.calibration_elo)
+            != Some(std::cmp::Ordering::Less)
     }
 
     /// The weight of `b` as an opponent of `a`: falls with the rating gap and with the games
@@ -467,7 +471,7 @@ impl Scheduler {
     /// Draws one of `from` with probability proportional to `weights`.
     fn draw(&mut self, from: &[usize], weights: &[f64]) -> usize {
         let total: f64 = weights.iter().sum();
-        if !(total > 0.0) {
+        if total.is_nan() || total <= 0.0 {
             return from[self.rng.below(from.len())];
         }
         let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;

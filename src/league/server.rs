@@ -132,7 +132,9 @@ impl Shared {
         let fresh = sched.take_fresh();
         if let Err(e) = self.log.lock().unwrap().append(&fresh) {
             // Nothing may leave unlogged: a server that cannot write its folder stops.
-            eprintln!("arbiter: error: {e}; the league stops (fix the folder, then start it again)");
+            eprintln!(
+                "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
+            );
             std::process::exit(3);
         }
         game
@@ -143,7 +145,10 @@ impl Shared {
     pub fn admit(&self, entry: BotEntry) -> Result<(), String> {
         let name = entry.name.clone();
         self.live.lock().unwrap().building.push(name.clone());
-        self.tell("bot", &serde_json::json!({"name": name, "status": "building"}));
+        self.tell(
+            "bot",
+            &serde_json::json!({"name": name, "status": "building"}),
+        );
         let checked = play::check(&entry, &self.table.referee);
         self.live.lock().unwrap().building.retain(|n| n != &name);
         let saved = self.update_bots(|bots| {
@@ -305,7 +310,11 @@ pub fn start(
         });
     }
     for b in folder::load_bots(&dir)?.into_iter().filter(|b| b.removed) {
-        shared.sched.lock().unwrap().set_idle(&b.name, Idle::Removed);
+        shared
+            .sched
+            .lock()
+            .unwrap()
+            .set_idle(&b.name, Idle::Removed);
     }
     Ok(shared)
 }
@@ -392,7 +401,11 @@ fn worker_thread(s: &Shared, name: &str) {
             reason: None,
             worker: Some(name.to_string()),
         };
-        s.live.lock().unwrap().running.insert(game.game_id, line.clone());
+        s.live
+            .lock()
+            .unwrap()
+            .running
+            .insert(game.game_id, line.clone());
         s.tell("start", &line);
         let finished = play::play(&s.table, &bots, &game);
         if s.done_tx.lock().unwrap().send((game, finished)).is_err() {
@@ -402,24 +415,17 @@ fn worker_thread(s: &Shared, name: &str) {
 }
 
 /// Completes each finished game in the scheduler and records the first result of each.
-fn recorder_thread(
-    s: &Shared,
-    mut csv: play::GamesCsv,
-    done: mpsc::Receiver<(Game, Finished)>,
-) {
-    let mut recorder = match play::Recorder::open(
-        &mut csv,
-        &s.dir,
-        false,
-        &s.table.choice,
-        &s.table.referee,
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("arbiter: error: {e}; the league stops (fix the folder, then start it again)");
-            std::process::exit(3);
-        }
-    };
+fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Game, Finished)>) {
+    let mut recorder =
+        match play::Recorder::open(&mut csv, &s.dir, false, &s.table.choice, &s.table.referee) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
+                );
+                std::process::exit(3);
+            }
+        };
     let records = s.dir.join(crate::results::records::FILE);
     for (game, f) in done {
         let outcome = Outcome {
@@ -438,7 +444,9 @@ fn recorder_thread(
         }
         let offset = std::fs::metadata(&records).map(|m| m.len()).unwrap_or(0);
         if let Err(e) = recorder.record(&f) {
-            eprintln!("arbiter: error: {e}; the league stops (fix the folder, then start it again)");
+            eprintln!(
+                "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
+            );
             std::process::exit(3);
         }
         let rec = crate::results::records::GameRecord::new(

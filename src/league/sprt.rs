@@ -109,7 +109,11 @@ mod tests {
             // NEW wins both games of 3 pairs in 4, and splits the fourth.
             let split = pair % 4 == 0;
             t.add(&[new.clone(), old.clone()], &[0, 1], pair);
-            t.add(&[old.clone(), new.clone()], if split { &[0, 1] } else { &[1, 0] }, pair);
+            t.add(
+                &[old.clone(), new.clone()],
+                if split { &[0, 1] } else { &[1, 0] },
+                pair,
+            );
             pair += 1;
         }
         let shown = t.shown();

@@ -30,7 +30,14 @@ impl Server {
             .args(bots)
             .args(["--listen", "127.0.0.1:0", "--local-workers"])
             .arg(workers.to_string())
-            .args(["--game", "impasse", "--turn-ms", "2000", "--first-turn-ms", "5000"])
+            .args([
+                "--game",
+                "impasse",
+                "--turn-ms",
+                "2000",
+                "--first-turn-ms",
+                "5000",
+            ])
             .args(["--seed", "11"])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -79,7 +86,10 @@ fn raw(addr: &str, request: &[u8]) -> (u16, String) {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
     (status, body)
 }
 
@@ -104,7 +114,10 @@ fn wait_for(server: &Server, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
         if ok(&s) {
             return s;
         }
-        assert!(began.elapsed() < DEADLINE, "waited for {what}; standings: {s:#}");
+        assert!(
+            began.elapsed() < DEADLINE,
+            "waited for {what}; standings: {s:#}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -184,7 +197,10 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
     let first_game: Value = serde_json::from_str(&next_event(&mut stream, "game")).unwrap();
     assert!(first_game["game_id"].is_u64(), "{first_game}");
     wait_for(&server, "every bot of three to play", |s| {
-        s["games"].as_u64().unwrap() >= 6 && ["random", "first", "greedy"].iter().all(|b| games_of(s, b) > 0)
+        s["games"].as_u64().unwrap() >= 6
+            && ["random", "first", "greedy"]
+                .iter()
+                .all(|b| games_of(s, b) > 0)
     });
 
     // A fourth bot, added while the league runs, through the server.
@@ -194,15 +210,24 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
         .arg(format!("late={}", random_bot()))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("added late"));
     let logged = scheduled(&dir).len();
-    wait_for(&server, "the late bot to play 4 games", |s| games_of(s, "late") >= 4);
+    wait_for(&server, "the late bot to play 4 games", |s| {
+        games_of(s, "late") >= 4
+    });
     // Every table made after it joined is one of its calibration games.
     let after: Vec<Value> = scheduled(&dir)[logged..].to_vec();
     assert!(!after.is_empty());
     for g in &after {
-        assert!(g["bots"].as_array().unwrap().contains(&Value::from("late")), "{g}");
+        assert!(
+            g["bots"].as_array().unwrap().contains(&Value::from("late")),
+            "{g}"
+        );
     }
     // Events go on for each finished game.
     let next: Value = serde_json::from_str(&next_event(&mut stream, "game")).unwrap();
@@ -214,7 +239,10 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("late") && text.contains("greedy"), "{text}");
+    assert!(
+        out.status.success() && text.contains("late") && text.contains("greedy"),
+        "{text}"
+    );
 
     // Removed, it is no longer scheduled.
     let out = common::arbiter()
@@ -223,11 +251,20 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
         .arg("late")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let logged = scheduled(&dir).len();
-    wait_for(&server, "more games", |s| s["games"].as_u64().unwrap() >= 20);
+    wait_for(&server, "more games", |s| {
+        s["games"].as_u64().unwrap() >= 20
+    });
     for g in &scheduled(&dir)[logged..] {
-        assert!(!g["bots"].as_array().unwrap().contains(&Value::from("late")), "{g}");
+        assert!(
+            !g["bots"].as_array().unwrap().contains(&Value::from("late")),
+            "{g}"
+        );
     }
 }
 
@@ -242,8 +279,15 @@ fn kill_9_and_a_restart_lose_and_duplicate_no_game_and_the_league_goes_on() {
         .iter()
         .map(|g| g["game_id"].as_u64().unwrap())
         .collect();
-    let unplayed: Vec<u64> = logged.iter().copied().filter(|id| !before.contains(id)).collect();
-    assert!(!unplayed.is_empty(), "games were under way or queued at the kill");
+    let unplayed: Vec<u64> = logged
+        .iter()
+        .copied()
+        .filter(|id| !before.contains(id))
+        .collect();
+    assert!(
+        !unplayed.is_empty(),
+        "games were under way or queued at the kill"
+    );
 
     // Started again with no bot named: the folder has them all.
     let server = Server::start(&dir, 2, &[]);
@@ -253,13 +297,20 @@ fn kill_9_and_a_restart_lose_and_duplicate_no_game_and_the_league_goes_on() {
         if unplayed.iter().all(|id| now.contains(id)) && now.len() >= before.len() + 6 {
             break;
         }
-        assert!(began.elapsed() < DEADLINE, "unplayed {unplayed:?}; recorded {now:?}");
+        assert!(
+            began.elapsed() < DEADLINE,
+            "unplayed {unplayed:?}; recorded {now:?}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     server.kill9();
     let after = recorded(&dir);
     let unique: HashSet<u64> = after.iter().copied().collect();
-    assert_eq!(unique.len(), after.len(), "a game recorded twice: {after:?}");
+    assert_eq!(
+        unique.len(),
+        after.len(),
+        "a game recorded twice: {after:?}"
+    );
     assert!(before.iter().all(|id| unique.contains(id)), "a game lost");
     // Every recorded game was scheduled once, under its own id.
     let logged: Vec<u64> = scheduled(&dir)
@@ -278,7 +329,10 @@ fn malformed_requests_and_wrong_tokens_are_refused_and_the_server_lives_on() {
     let addr = server.addr();
     let (status, _) = raw(&addr, b"\x00\x01garbage\r\n\r\n");
     assert!(status == 0 || status >= 400, "garbage: {status}");
-    let (status, _) = raw(&addr, b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: zz\r\n\r\n");
+    let (status, _) = raw(
+        &addr,
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: zz\r\n\r\n",
+    );
     assert!(status == 0 || status >= 400, "bad length: {status}");
     let long = format!("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(200_000));
     let (status, _) = raw(&addr, long.as_bytes());
@@ -309,17 +363,26 @@ fn malformed_requests_and_wrong_tokens_are_refused_and_the_server_lives_on() {
     let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(dir.join("admin-token")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(dir.join("admin-token"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         let hash = std::fs::read_to_string(dir.join("admin-token.sha256")).unwrap();
-        assert!(!hash.contains(token.trim()), "the server keeps only the hash");
+        assert!(
+            !hash.contains(token.trim()),
+            "the server keeps only the hash"
+        );
     }
     let (status, body) = add(Some(token.trim()), "{not json");
     assert_eq!(status, 400, "{body}");
     let (status, body) = add(Some(token.trim()), r#"{"bots": 3}"#);
     assert_eq!(status, 400, "{body}");
     // A bot that cannot start is shown as broken, not played.
-    let (status, body) = add(Some(token.trim()), r#"{"bots": ["dud=/nonexistent/bot"], "workdir": "/"}"#);
+    let (status, body) = add(
+        Some(token.trim()),
+        r#"{"bots": ["dud=/nonexistent/bot"], "workdir": "/"}"#,
+    );
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"ok\":false"), "{body}");
     // Still serving.
@@ -335,12 +398,22 @@ fn a_taken_port_is_named() {
     let out = common::arbiter()
         .args(["league", "serve"])
         .arg(&dir)
-        .args(["--listen", &addr, "--local-workers", "0", "--game", "impasse"])
+        .args([
+            "--listen",
+            &addr,
+            "--local-workers",
+            "0",
+            "--game",
+            "impasse",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains(&addr) && err.contains("port is taken"), "{err}");
+    assert!(
+        err.contains(&addr) && err.contains("port is taken"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -378,7 +451,10 @@ fn the_page_shows_standings_opens_replays_and_new_games_arrive_without_reload() 
     drop(server);
     let (dom, console) = page.join().unwrap();
     assert!(dom.contains("id=\"standings\""), "{dom}");
-    assert!(dom.contains("class=\"bot playing\""), "standings rows: {dom}");
+    assert!(
+        dom.contains("class=\"bot playing\""),
+        "standings rows: {dom}"
+    );
     // The games the page heard of while open are in its table.
     let heard = dom
         .split("data-heard=\"")
@@ -388,9 +464,15 @@ fn the_page_shows_standings_opens_replays_and_new_games_arrive_without_reload() 
     let ids: Vec<&str> = heard.split_whitespace().collect();
     assert!(!ids.is_empty());
     for id in ids {
-        assert!(dom.contains(&format!("data-game=\"{id}\"")), "game {id}: {dom}");
+        assert!(
+            dom.contains(&format!("data-game=\"{id}\"")),
+            "game {id}: {dom}"
+        );
     }
-    assert!(console.iter().all(|l| !l.contains("Uncaught")), "{console:?}");
+    assert!(
+        console.iter().all(|l| !l.contains("Uncaught")),
+        "{console:?}"
+    );
     assert!(replay.contains("first"), "{replay}");
     assert!(replay.contains("game "), "{replay}");
     assert!(bot_page.contains("Against each opponent"), "{bot_page}");

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod errors;
 pub mod game;
 pub mod grade;
+pub mod league;
 pub mod options;
 pub mod protocol;
 pub mod rating;

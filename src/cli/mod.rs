@@ -5,11 +5,13 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod game;
+mod league;
 mod run;
 pub mod shard_line;
 
 pub use args::*;
 pub use game::*;
+pub use league::*;
 pub use run::*;
 
 #[derive(Parser, Debug)]
@@ -131,6 +133,9 @@ pub enum Command {
     /// Write (and with --submit, submit) a Slurm job array that plays a tournament in shards on
     /// a cluster, then merges them: `arbiter slurm --shards 16 --seed 7 --out DIR BOT...`.
     Slurm(Box<SlurmArgs>),
+    /// A league that never stops: a server that plays games for ever between bots that come and
+    /// go, with live standings in the browser (`league serve DIR --game G`, `league add DIR BOT`).
+    League(Box<LeagueArgs>),
 }
 
 /// How the command line spells each option the library's messages name (the one table; see

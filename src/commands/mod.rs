@@ -4,6 +4,7 @@ mod bench;
 mod games;
 mod grade;
 mod human;
+mod league;
 mod merge;
 mod play;
 mod ratings;
@@ -24,7 +25,7 @@ pub const ERROR_EXIT: u8 = 3;
 static STOP_HINT: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
 /// Sets the line printed when a signal stops the run (how to continue it).
-fn set_stop_hint(hint: String) {
+pub(crate) fn set_stop_hint(hint: String) {
     *STOP_HINT.lock().unwrap_or_else(|e| e.into_inner()) = hint;
 }
 
@@ -72,5 +73,6 @@ pub fn run(command: Command, given: &crate::cli::Given) -> Result<ExitCode> {
         Command::Perft(args) => games::perft(args),
         Command::Merge(args) => merge::run(args),
         Command::Slurm(args) => slurm::run(*args),
+        Command::League(args) => league::run(*args),
     }
 }

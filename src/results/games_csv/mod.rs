@@ -328,7 +328,7 @@ impl GamesCsv {
 }
 
 /// The length of `file` up to and including its last newline (a torn last line excluded).
-pub(crate) fn complete_length(file: &mut File) -> io::Result<u64> {
+pub fn complete_length(file: &mut File) -> io::Result<u64> {
     let len = file.metadata()?.len();
     let mut end = len;
     let mut chunk = [0u8; 4096];

@@ -1,0 +1,77 @@
+//! `arbiter league ...`: the options of the league's subcommands.
+
+use super::GameOpts;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct LeagueArgs {
+    #[command(subcommand)]
+    pub command: LeagueCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LeagueCommand {
+    /// Run a league in DIR for ever: schedule games, play them on local workers, serve the live
+    /// page and the API. A second start of the same DIR goes on where the first stopped.
+    Serve(Box<LeagueServeArgs>),
+    /// Add bots to the league in DIR (the running server builds and plays them at once; without
+    /// one, they are added to DIR and checked when it starts). A bot of the same name is
+    /// replaced by the new version.
+    Add(LeagueAddArgs),
+    /// Stop playing a bot of the league in DIR (its recorded games stay in the standings).
+    Remove(LeagueRemoveArgs),
+    /// Print the standings of a running league (its URL, or its folder).
+    Status(LeagueStatusArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueServeArgs {
+    /// The league's folder: settings, bots, records (created if new).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Bots to add at the start (as for `league add`).
+    #[arg(value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// Address to listen on [default: 127.0.0.1:8737]; port 0 takes any free port (the address
+    /// is printed, and written to DIR/server.json).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// Games played at once on this machine [default: the CPUs this process may use]; 0: none
+    /// (only remote workers).
+    #[arg(long, value_name = "N")]
+    pub local_workers: Option<usize>,
+    /// Seeds every table of a new league [default: a random seed].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub game: GameOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueAddArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Bots: paths to executables, folders with a bot.toml, or NAME="COMMAND".
+    #[arg(value_name = "BOT", required = true)]
+    pub bots: Vec<String>,
+    /// Test the (one) new bot against this bot of the league with a pentanomial SPRT: their
+    /// pairs of games come first until it decides.
+    #[arg(long, value_name = "OLD")]
+    pub candidate: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueRemoveArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(value_name = "NAME")]
+    pub name: String,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueStatusArgs {
+    /// The league: http://HOST:PORT, or its folder (while its server runs).
+    #[arg(value_name = "URL|DIR")]
+    pub league: String,
+}

@@ -58,7 +58,10 @@ mod tests {
         // The viewer draws the legend and the swatches from these colours (its page is checked
         // in Chromium by tests/it/report.rs); the one page of `arbiter replay` holds them.
         let html = viewer::page(&rec, None).unwrap();
-        assert!(html.contains("arbiterGame(1,"), "the page holds its game's data");
+        assert!(
+            html.contains("arbiterGame(1,"),
+            "the page holds its game's data"
+        );
     }
 
     #[test]

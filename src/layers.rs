@@ -1,5 +1,5 @@
 //! The layers of the library, checked from its sources: `report/` renders and is imported by no
-//! other module, and the imports between top-level modules form a DAG (no module reaches back
+//! other module but those above it (the league's server, which serves its pages), and the imports between top-level modules form a DAG (no module reaches back
 //! to one that imports it). Reads every `crate::X` path outside comments and test code.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -180,13 +180,19 @@ fn sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// The library's modules that sit above `report/`, as the commands do: they show what it renders
+/// (the league's server serves its pages and replays). Nothing imports them back (the DAG test).
+const ABOVE_REPORT: &[&str] = &["league"];
+
 #[test]
 fn no_module_below_report_imports_it() {
     let graph = imports(&sources());
     assert!(graph.contains_key("report") && graph.contains_key("engine"));
     let importers: Vec<&String> = graph
         .iter()
-        .filter(|(m, deps)| *m != "report" && deps.contains("report"))
+        .filter(|(m, deps)| {
+            *m != "report" && !ABOVE_REPORT.contains(&m.as_str()) && deps.contains("report")
+        })
         .map(|(m, _)| m)
         .collect();
     assert!(importers.is_empty(), "report/ is imported by {importers:?}");

@@ -72,8 +72,11 @@ pub enum GameSettingsError {
     #[error(transparent)]
     Sdk(#[from] crate::referee::sdk::SdkError),
     #[error(
-        "--league and --game-param are for CodinGame SDK games (--referee naming a game's class \
-         path or source folder); leave them out"
+        "{} and {} are for CodinGame SDK games ({} naming a game's class path or source \
+         folder); leave them out",
+        Opt::League,
+        Opt::GameParam,
+        Opt::Referee
     )]
     SdkOptionsWithoutSdk,
     #[error(transparent)]
@@ -117,10 +120,10 @@ pub struct GameSettings {
     #[serde(default)]
     pub referee_timeout_ms: Option<u64>,
     /// A CodinGame SDK game's league level (`--league`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<u32>,
     /// A CodinGame SDK game's parameters (`--game-param KEY=VALUE`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub game_params: Vec<String>,
     pub first_turn_ms: u64,
     pub turn_ms: u64,

@@ -99,9 +99,17 @@ fn the_example_referee_plays_from_its_folder_and_its_seed_replays_the_same_game(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let page = std::fs::read_to_string(replay.with_extension("html")).unwrap();
-    assert!(page.contains("0 2 3\n"), "the first input");
-    assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
+    // The page holds the game's data packed; the viewer draws it (the turns' inputs, the
+    // referee's log).
+    let page = replay.with_extension("html");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("arbiterGame("));
+    if let Some(browser) = chromium() {
+        let (dom, console) = load(&browser, &format!("file://{}", page.display()));
+        assert!(console.is_empty(), "{console:?}");
+        assert!(dom.contains("data-ready=\"1\""), "the replay ran");
+        assert!(dom.contains("0 2 3\n"), "the first input: {dom}");
+        assert!(dom.contains("turn 1: player 0 takes"), "the referee's log");
+    }
 }
 
 #[test]

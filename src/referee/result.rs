@@ -1,7 +1,7 @@
 //! What one game produced: the verdict, the scores, the clocks, and (on request) every turn.
 
 use crate::game::DrawRule;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Why a game ended. The text forms are the `reason` values users see in CSV and JSON.
@@ -105,6 +105,14 @@ impl Serialize for Reason {
     }
 }
 
+impl<'de> Deserialize<'de> for Reason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        Reason::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a verdict")))
+    }
+}
+
 impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -112,7 +120,7 @@ impl std::fmt::Display for Reason {
 }
 
 /// One bot's clock over a game.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SeatStats {
     /// Answers received.
     pub turns: u32,
@@ -184,7 +192,7 @@ impl SeatStats {
 }
 
 /// A seat that forfeited: the game's end in a two-seat game, an elimination in a larger one.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Forfeit {
     pub seat: usize,
     pub reason: Reason,
@@ -203,7 +211,7 @@ pub struct Forfeit {
 pub const TURN_STDERR_BYTES: usize = 1024;
 
 /// One answered turn, as the replay file keeps it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TurnRecord {
     /// The game's turn number, from 1 (opening plies included).
     pub turn: u32,
@@ -233,7 +241,7 @@ pub struct TurnRecord {
 }
 
 /// Everything one game produced.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameResult {
     pub game: String,
     pub seed: u64,

@@ -86,10 +86,7 @@ pub fn serve(
                 pid: std::process::id(),
             },
         )?;
-        println!(
-            "league: listening on {url} ({workers} local workers, folder {})",
-            dir.display()
-        );
+        println!("league: listening on {url} ({workers} local workers, folder {})", dir.display());
         use std::io::Write;
         let _ = std::io::stdout().flush();
         axum::serve(listener, http::router(shared))

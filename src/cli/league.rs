@@ -14,7 +14,7 @@ pub struct LeagueArgs {
 pub enum LeagueCommand {
     /// Run a league in DIR for ever: schedule games, play them on local workers, serve the live
     /// page and the API. A second start of the same DIR goes on where the first stopped.
-    Serve(LeagueServeArgs),
+    Serve(Box<LeagueServeArgs>),
     /// Add bots to the league in DIR (the running server builds and plays them at once; without
     /// one, they are added to DIR and checked when it starts). A bot of the same name is
     /// replaced by the new version.

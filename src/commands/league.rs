@@ -12,7 +12,7 @@ const BUILD_WAIT: Duration = Duration::from_secs(900);
 
 pub fn run(args: LeagueArgs) -> Result<ExitCode> {
     match args.command {
-        LeagueCommand::Serve(a) => serve(a),
+        LeagueCommand::Serve(a) => serve(*a),
         LeagueCommand::Add(a) => add(a),
         LeagueCommand::Remove(a) => remove(a),
         LeagueCommand::Status(a) => status(&a.league),
@@ -98,9 +98,16 @@ fn entry(
 /// The URL of the league's running server, if one answers.
 fn running(dir: &std::path::Path) -> Option<String> {
     let note = folder::read_server(dir)?;
-    client::request(&note.url, "GET", "/api/standings", None, None, Duration::from_secs(5))
-        .ok()
-        .map(|_| note.url)
+    client::request(
+        &note.url,
+        "GET",
+        "/api/standings",
+        None,
+        None,
+        Duration::from_secs(5),
+    )
+    .ok()
+    .map(|_| note.url)
 }
 
 fn add(args: LeagueAddArgs) -> Result<ExitCode> {
@@ -131,7 +138,10 @@ fn add(args: LeagueAddArgs) -> Result<ExitCode> {
         let mut failed = false;
         for a in answer["added"].as_array().into_iter().flatten() {
             if a["ok"].as_bool() == Some(true) {
-                println!("added {} to the league at {url}", a["name"].as_str().unwrap_or("?"));
+                println!(
+                    "added {} to the league at {url}",
+                    a["name"].as_str().unwrap_or("?")
+                );
             } else {
                 failed = true;
                 eprintln!(
@@ -154,7 +164,10 @@ fn add(args: LeagueAddArgs) -> Result<ExitCode> {
             "added {name} to {} (no server runs: it is built and checked when the league starts)",
             dir.display()
         );
-        folder::upsert(&mut bots, entry(name, origin, &workdir, args.candidate.clone()));
+        folder::upsert(
+            &mut bots,
+            entry(name, origin, &workdir, args.candidate.clone()),
+        );
     }
     folder::save_bots(dir, &bots)?;
     Ok(ExitCode::SUCCESS)
@@ -176,7 +189,12 @@ fn remove(args: LeagueRemoveArgs) -> Result<ExitCode> {
     let mut bots = folder::load_bots(dir)?;
     let Some(b) = bots.iter_mut().find(|b| b.name == args.name) else {
         let names: Vec<&str> = bots.iter().map(|b| b.name.as_str()).collect();
-        bail!("no bot named '{}' in {}; its bots: {}", args.name, dir.display(), names.join(", "));
+        bail!(
+            "no bot named '{}' in {}; its bots: {}",
+            args.name,
+            dir.display(),
+            names.join(", ")
+        );
     };
     b.removed = true;
     folder::save_bots(dir, &bots)?;
@@ -209,7 +227,14 @@ fn status(league_arg: &str) -> Result<ExitCode> {
             ),
         }
     };
-    let body = client::request(&url, "GET", "/api/standings", None, None, Duration::from_secs(30))?;
+    let body = client::request(
+        &url,
+        "GET",
+        "/api/standings",
+        None,
+        None,
+        Duration::from_secs(30),
+    )?;
     let table: serde_json::Value = serde_json::from_str(&body)?;
     let mut out = std::io::stdout().lock();
     use std::io::Write;

@@ -11,14 +11,20 @@ use std::time::Duration;
 pub enum ClientError {
     #[error("{url} is not a league's address: give it as http://HOST:PORT")]
     Url { url: String },
-    #[error("cannot reach the league at {url}: {source}; is `arbiter league serve` running there?")]
+    #[error(
+        "cannot reach the league at {url}: {source}; is `arbiter league serve` running there?"
+    )]
     Connect { url: String, source: std::io::Error },
     #[error("the league at {url} did not answer in full: {source}")]
     Read { url: String, source: std::io::Error },
     #[error("the league at {url} answered something that is not HTTP")]
     NotHttp { url: String },
     #[error("the league at {url} refused: {status} {body}")]
-    Refused { url: String, status: u16, body: String },
+    Refused {
+        url: String,
+        status: u16,
+        body: String,
+    },
 }
 
 /// `host:port` of an `http://host:port[/]` address.
@@ -80,10 +86,15 @@ pub fn request(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| ClientError::NotHttp { url: url.into() })?;
-    let chunked = head
-        .lines()
-        .any(|l| l.to_ascii_lowercase().starts_with("transfer-encoding: chunked"));
-    let body = if chunked { dechunk(rest) } else { rest.to_string() };
+    let chunked = head.lines().any(|l| {
+        l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+    });
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_string()
+    };
     if !(200..300).contains(&status) {
         return Err(ClientError::Refused {
             url: url.into(),
@@ -114,7 +125,10 @@ fn dechunk(mut rest: &str) -> String {
 mod tests {
     #[test]
     fn addresses_and_chunks() {
-        assert_eq!(super::authority("http://127.0.0.1:8737/").unwrap(), "127.0.0.1:8737");
+        assert_eq!(
+            super::authority("http://127.0.0.1:8737/").unwrap(),
+            "127.0.0.1:8737"
+        );
         assert!(super::authority("127.0.0.1:8737").is_err());
         assert_eq!(super::dechunk("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), "abcde");
     }

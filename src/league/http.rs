@@ -50,7 +50,7 @@ async fn index(State(s): State<Arc<Shared>>) -> Html<String> {
 async fn bot_page(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
     match page::bot(&s, &name) {
         Some(html) => Html(html).into_response(),
-        None => refuse(StatusCode::NOT_FOUND, format!("no bot named {name:?} here")),
+        None => refuse(StatusCode::NOT_FOUND, "no bot of that name in this league"),
     }
 }
 
@@ -83,7 +83,7 @@ async fn games(State(s): State<Arc<Shared>>) -> Response {
 async fn bot_json(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
     match page::bot_data(&s, &name) {
         Some(v) => Json(v).into_response(),
-        None => refuse(StatusCode::NOT_FOUND, format!("no bot named {name:?} here")),
+        None => refuse(StatusCode::NOT_FOUND, "no bot of that name in this league"),
     }
 }
 
@@ -99,22 +99,22 @@ async fn events(
 }
 
 /// Whether the request carries the admin token.
-pub fn admin(s: &Shared, headers: &HeaderMap) -> Result<(), Response> {
+pub fn admin(s: &Shared, headers: &HeaderMap) -> Result<(), Box<Response>> {
     let token = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
     match token {
         Some(t) if folder::token_hash(t.trim()) == s.token_hash => Ok(()),
-        Some(_) => Err(refuse(
+        Some(_) => Err(Box::new(refuse(
             StatusCode::FORBIDDEN,
             "wrong admin token: use the one in the league folder's admin-token file",
-        )),
-        None => Err(refuse(
+        ))),
+        None => Err(Box::new(refuse(
             StatusCode::UNAUTHORIZED,
             "this needs the admin token: send 'Authorization: Bearer TOKEN' (the league \
              folder's admin-token file)",
-        )),
+        ))),
     }
 }
 
@@ -167,11 +167,16 @@ async fn add_bots(
     body: Result<Json<AddRequest>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
     if let Err(r) = admin(&s, &headers) {
-        return r;
+        return *r;
     }
     let Json(req) = match body {
         Ok(b) => b,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not a request to add bots: {e}")),
+        Err(e) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                format!("not a request to add bots: {e}"),
+            )
+        }
     };
     admit_all(s, req).await
 }
@@ -182,7 +187,7 @@ async fn remove_bot(
     Path(name): Path<String>,
 ) -> Response {
     if let Err(r) = admin(&s, &headers) {
-        return r;
+        return *r;
     }
     let s2 = s.clone();
     match tokio::task::spawn_blocking(move || s2.remove(&name)).await {

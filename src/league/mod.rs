@@ -18,6 +18,7 @@ pub mod ratings;
 pub mod remote;
 pub mod scheduler;
 pub mod server;
+pub mod sprt;
 pub mod tokens;
 pub mod worker;
 
@@ -86,7 +87,10 @@ pub fn serve(
                 pid: std::process::id(),
             },
         )?;
-        println!("league: listening on {url} ({workers} local workers, folder {})", dir.display());
+        println!(
+            "league: listening on {url} ({workers} local workers, folder {})",
+            dir.display()
+        );
         use std::io::Write;
         let _ = std::io::stdout().flush();
         axum::serve(listener, http::router(shared))

@@ -42,6 +42,7 @@ pub fn index(s: &Shared) -> String {
                     tbody {}
                 }
                 p id="model" {}
+                p id="sprt" {}
                 h2 { "Games in progress" }
                 ul id="running" {}
                 h2 { "Recent games" }
@@ -84,6 +85,7 @@ async function standings() {
   });
   $('summary').textContent = t.games + ' games rated, ' + t.bots.length + ' bots';
   $('model').textContent = t.model;
+  $('sprt').textContent = t.sprt ? 'SPRT ' + t.sprt.new + ' vs ' + t.sprt.old + ' (nElo ' + t.sprt.elo0 + ' vs ' + t.sprt.elo1 + '): LLR ' + t.sprt.llr.toFixed(2) + ' in [' + t.sprt.lower.toFixed(2) + ', ' + t.sprt.upper.toFixed(2) + '] after ' + t.sprt.pairs + ' pairs: ' + (t.sprt.verdict === 'H1' ? 'H1 accepted: better' : t.sprt.verdict === 'H0' ? 'H0 accepted: not better' : 'running') : '';
 }
 function result(g) {
   if (!g.ranks) return 'playing';
@@ -91,21 +93,31 @@ function result(g) {
   const alone = g.ranks.filter(r => r === 0).length === 1;
   return (alone ? g.bots[first] + ' won' : 'draw') + ' (' + g.reason + ')';
 }
+function recentRow(r) {
+  const tr = el('tr'); tr.className = 'recent'; tr.dataset.game = r.game_id;
+  const id = el('td'); id.append(link('/replay/' + r.game_id, String(r.game_id))); tr.append(id);
+  tr.append(el('td', r.bots.join(' vs ')));
+  tr.append(el('td', result(r)));
+  return tr;
+}
+// A finished game goes into the table the moment its event comes.
+function heard(g) {
+  const body = $('recent').tBodies[0];
+  if (!body.querySelector('tr[data-game="' + g.game_id + '"]')) body.prepend(recentRow(g));
+  while (body.rows.length > 100) body.deleteRow(-1);
+}
 async function games() {
   const g = await (await fetch('/api/games')).json();
   const ul = $('running'); ul.replaceChildren();
   g.running.forEach(r => { const li = el('li', 'game ' + r.game_id + ': ' + r.bots.join(' vs ') + ' on ' + (r.worker || '')); li.className = 'running'; ul.append(li); });
   const body = $('recent').tBodies[0]; body.replaceChildren();
-  g.recent.forEach(r => {
-    const tr = el('tr'); tr.className = 'recent'; tr.dataset.game = r.game_id;
-    const id = el('td'); id.append(link('/replay/' + r.game_id, String(r.game_id))); tr.append(id);
-    tr.append(el('td', r.bots.join(' vs ')));
-    tr.append(el('td', result(r)));
-    body.append(tr);
-  });
+  g.recent.forEach(r => body.append(recentRow(r)));
 }
+// A server that went away (stopped, restarting) is said, not thrown.
+function gone() { $('summary').textContent = 'the league server does not answer (stopped or restarting?)'; }
+function update() { standings().catch(gone); games().catch(gone); }
 let timer = null;
-function refresh() { if (timer) return; timer = setTimeout(() => { timer = null; standings(); games(); }, 200); }
+function refresh() { if (timer) return; timer = setTimeout(() => { timer = null; update(); }, 200); }
 let source = null;
 function listen() {
   if (source) return;
@@ -115,6 +127,7 @@ function listen() {
   source.addEventListener('game', (e) => {
     const g = JSON.parse(e.data);
     document.body.dataset.heard = ((document.body.dataset.heard || '') + ' ' + g.game_id).trim();
+    heard(g);
     refresh();
   });
   source.addEventListener('hello', refresh);
@@ -122,7 +135,7 @@ function listen() {
 function quiet() { if (source) { source.close(); source = null; } }
 document.addEventListener('visibilitychange', () => { if (document.hidden) quiet(); else { listen(); refresh(); } });
 if (!document.hidden) listen();
-standings(); games();
+update();
 "#;
 
 /// What a bot's page shows, as JSON: its standings line, score against each opponent, recent
@@ -131,7 +144,14 @@ pub fn bot_data(s: &Shared, name: &str) -> Option<serde_json::Value> {
     let table = s.standings.read().unwrap().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
     let versus = s.counted.lock().unwrap().versus(name);
-    let notes = s.live.lock().unwrap().notes.get(name).cloned().unwrap_or_default();
+    let notes = s
+        .live
+        .lock()
+        .unwrap()
+        .notes
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
     Some(serde_json::json!({
         "bot": line,
         "versus": versus,
@@ -146,7 +166,14 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
     let table = s.standings.read().unwrap().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
     let versus = s.counted.lock().unwrap().versus(name);
-    let notes = s.live.lock().unwrap().notes.get(name).cloned().unwrap_or_default();
+    let notes = s
+        .live
+        .lock()
+        .unwrap()
+        .notes
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
     let rating = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:+.0}"));
     Some(
         html! {

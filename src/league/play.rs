@@ -35,8 +35,8 @@ pub fn table(settings: &LeagueSettings) -> anyhow::Result<Table> {
 /// to play with, or why it cannot play.
 pub fn check(entry: &BotEntry, referee: &RefereeConfig) -> Result<BotSpec, String> {
     let resolved = crate::engine::resolve_in(std::slice::from_ref(&entry.origin), &entry.workdir);
-    let mut checked = crate::engine::check_bots(resolved, referee, true, &mut [])
-        .map_err(|e| e.to_string())?;
+    let mut checked =
+        crate::engine::check_bots(resolved, referee, true, &mut []).map_err(|e| e.to_string())?;
     match checked.problems.pop().flatten() {
         Some(problem) => Err(problem),
         None => Ok(checked.specs.pop().expect("one bot checked")),

@@ -45,6 +45,9 @@ pub struct Table {
     pub bots: Vec<BotLine>,
     /// How the ratings were computed.
     pub model: String,
+    /// A candidate's SPRT inside the league, if one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<super::sprt::Shown>,
 }
 
 /// Score against one opponent, from a bot's side.
@@ -100,6 +103,7 @@ impl Standings {
             games: self.games,
             bots: Vec::new(),
             model: String::new(),
+            sprt: None,
         };
         let mut widths = Vec::new();
         match fit {
@@ -196,7 +200,9 @@ mod tests {
         assert!(strong.low.unwrap() < strong.rating.unwrap());
         assert!(strong.rating.unwrap() < strong.high.unwrap());
         assert!(table.bots.iter().any(|b| b.name == "idle" && b.games == 0));
-        assert!(widths.iter().any(|(n, _, w)| n == "strong" && w.is_finite()));
+        assert!(widths
+            .iter()
+            .any(|(n, _, w)| n == "strong" && w.is_finite()));
         let v = s.versus("strong");
         assert_eq!(v.len(), 1);
         assert_eq!((v[0].wins, v[0].losses), (16, 4));

@@ -23,6 +23,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+/// Time a bot uses in a game below which it is never slow, in milliseconds.
+const SLOW_FLOOR_MS: f64 = 1000.0;
+
 /// The matchmaking knobs (in `league.toml`, under `[matchmaking]`; the guide explains them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -208,7 +211,9 @@ impl Scheduler {
 
     /// Why `name` is not played (`None`: it is, or it is unknown).
     pub fn idle(&self, name: &str) -> Option<&Idle> {
-        self.index.get(name).and_then(|&i| self.bots[i].idle.as_ref())
+        self.index
+            .get(name)
+            .and_then(|&i| self.bots[i].idle.as_ref())
     }
 
     /// The bots in the order they joined.
@@ -405,6 +410,11 @@ impl Scheduler {
         let Some(mine) = self.bots[i].mean_ms else {
             return false;
         };
+        // A bot that uses under a second a game holds no worker long, whatever the others use
+        // (and a few quick games say little about a bot's speed).
+        if mine < SLOW_FLOOR_MS {
+            return false;
+        }
         let mut all: Vec<f64> = self.bots.iter().filter_map(|b| b.mean_ms).collect();
         if all.len() < 2 {
             return false;
@@ -440,7 +450,9 @@ impl Scheduler {
     }
 
     fn calibrating(&self, i: usize) -> bool {
-        !(self.bots[i].width < self.knobs.calibration_elo)
+        // NaN (no fit yet) calibrates too.
+        self.bots[i].width.partial_cmp(&self.knobs.calibration_elo)
+            != Some(std::cmp::Ordering::Less)
     }
 
     /// The weight of `b` as an opponent of `a`: falls with the rating gap and with the games
@@ -459,7 +471,7 @@ impl Scheduler {
     /// Draws one of `from` with probability proportional to `weights`.
     fn draw(&mut self, from: &[usize], weights: &[f64]) -> usize {
         let total: f64 = weights.iter().sum();
-        if !(total > 0.0) {
+        if total.is_nan() || total <= 0.0 {
             return from[self.rng.below(from.len())];
         }
         let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;

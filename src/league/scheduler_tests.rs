@@ -43,7 +43,10 @@ fn a_pair_shares_a_seed_with_seats_swapped_and_ids_are_unique() {
     for pair in games.chunks(2) {
         assert_eq!(pair[0].pair_id, pair[1].pair_id);
         assert_eq!(pair[0].seed, pair[1].seed);
-        assert_eq!(pair[0].bots, vec![pair[1].bots[1].clone(), pair[1].bots[0].clone()]);
+        assert_eq!(
+            pair[0].bots,
+            vec![pair[1].bots[1].clone(), pair[1].bots[0].clone()]
+        );
     }
     let mut ids: Vec<u64> = games.iter().map(|g| g.game_id).collect();
     ids.dedup();
@@ -74,7 +77,10 @@ fn an_expired_lease_goes_to_another_worker_and_the_late_result_counts_once() {
     assert_eq!(again, g, "the expired game is handed out again first");
     // A renewed lease does not expire.
     s.renew("fast", later);
-    assert_eq!(s.lease("other", 1, later + Duration::from_secs(10))[0].game_id, g.game_id + 1);
+    assert_eq!(
+        s.lease("other", 1, later + Duration::from_secs(10))[0].game_id,
+        g.game_id + 1
+    );
     assert_eq!(s.complete(g.game_id, &ok()), Completion::Accepted);
     assert_eq!(s.complete(g.game_id, &ok()), Completion::Duplicate);
 }
@@ -98,7 +104,10 @@ fn a_new_bot_is_calibrated_first() {
 #[test]
 fn every_pair_reaches_the_floor_before_ratings_choose() {
     let mut s = league(&["a", "b", "c", "d"], 2);
-    rate(&mut s, &[("a", 0.0), ("b", 0.0), ("c", 900.0), ("d", 900.0)]);
+    rate(
+        &mut s,
+        &[("a", 0.0), ("b", 0.0), ("c", 900.0), ("d", 900.0)],
+    );
     let now = Instant::now();
     // 6 pairs, floor 2: the first 12 games are each pair twice, far ratings or not.
     let games = play_all(&mut s, now, 12);
@@ -154,7 +163,10 @@ fn a_slow_bot_holds_at_most_its_share_of_the_slots() {
         .filter(|g| g.bots.contains(&"slow".to_string()))
         .count();
     assert!(games.len() >= 4, "{games:?}");
-    assert!(with_slow <= 2, "slow holds {with_slow} of 8 slots: {games:?}");
+    assert!(
+        with_slow <= 2,
+        "slow holds {with_slow} of 8 slots: {games:?}"
+    );
 }
 
 #[test]
@@ -213,11 +225,17 @@ fn a_bot_that_forfeits_every_game_is_suspended_and_a_removed_one_is_not_played()
         );
     }
     assert_eq!(s.idle("crash"), Some(&Idle::Suspended { forfeits: 5 }));
-    assert!(s.lease("w", 4, now).iter().all(|g| !g.bots.contains(&"crash".to_string())));
+    assert!(s
+        .lease("w", 4, now)
+        .iter()
+        .all(|g| !g.bots.contains(&"crash".to_string())));
     s.set_idle("b", Idle::Removed);
     assert!(s.lease("w", 1, now).is_empty(), "one bot left cannot play");
     s.add_bot("crash");
-    assert!(!s.lease("w", 1, now).is_empty(), "added again, it plays again");
+    assert!(
+        !s.lease("w", 1, now).is_empty(),
+        "added again, it plays again"
+    );
 }
 
 #[test]

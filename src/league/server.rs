@@ -83,6 +83,8 @@ pub struct Shared {
     pub live: Mutex<Live>,
     pub standings: RwLock<Arc<ratings::Table>>,
     pub counted: Mutex<ratings::Standings>,
+    /// A candidate's SPRT, fed by the ratings thread.
+    pub sprt: Mutex<Option<super::sprt::Test>>,
     /// Server-sent events, as `(event name, JSON data)`.
     pub events: tokio::sync::broadcast::Sender<(String, String)>,
     pub token_hash: String,
@@ -90,6 +92,8 @@ pub struct Shared {
     wake: Condvar,
     wake_lock: Mutex<()>,
     pub stop: AtomicBool,
+    /// Held while `bots.toml` is read and written back.
+    bots_file: Mutex<()>,
     done_tx: Mutex<mpsc::Sender<(Game, Finished)>>,
     fit_tx: Mutex<mpsc::Sender<Option<Counted>>>,
 }
@@ -134,7 +138,9 @@ impl Shared {
         let fresh = sched.take_fresh();
         if let Err(e) = self.log.lock().unwrap().append(&fresh) {
             // Nothing may leave unlogged: a server that cannot write its folder stops.
-            eprintln!("arbiter: error: {e}; the league stops (fix the folder, then start it again)");
+            eprintln!(
+                "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
+            );
             std::process::exit(3);
         }
         games
@@ -151,14 +157,16 @@ impl Shared {
     pub fn admit(&self, entry: BotEntry) -> Result<(), String> {
         let name = entry.name.clone();
         self.live.lock().unwrap().building.push(name.clone());
-        self.tell("bot", &serde_json::json!({"name": name, "status": "building"}));
+        self.tell(
+            "bot",
+            &serde_json::json!({"name": name, "status": "building"}),
+        );
         let checked = play::check(&entry, &self.table.referee);
         self.live.lock().unwrap().building.retain(|n| n != &name);
-        {
-            let mut bots = folder::load_bots(&self.dir).map_err(|e| e.to_string())?;
-            folder::upsert(&mut bots, entry.clone());
-            folder::save_bots(&self.dir, &bots).map_err(|e| e.to_string())?;
-        }
+        let saved = self.update_bots(|bots| {
+            folder::upsert(bots, entry.clone());
+            Ok(())
+        });
         self.counted.lock().unwrap().know(&name);
         let result = {
             let mut sched = self.sched.lock().unwrap();
@@ -168,6 +176,10 @@ impl Shared {
                     sched.add_bot(&name);
                     if let Some(old) = &entry.candidate_of {
                         sched.set_priority(Some((name.clone(), old.clone())));
+                        let mut sprt = self.sprt.lock().unwrap();
+                        if sprt.as_ref().is_none_or(|t| t.new != name || &t.old != old) {
+                            *sprt = Some(super::sprt::Test::new(&name, old));
+                        }
                     }
                     Ok(())
                 }
@@ -179,17 +191,29 @@ impl Shared {
         };
         self.refit();
         self.wake();
-        result
+        saved.and(result)
+    }
+
+    /// Reads `bots.toml`, changes it, writes it back (one change at a time).
+    fn update_bots(
+        &self,
+        change: impl FnOnce(&mut Vec<BotEntry>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let _one = self.bots_file.lock().unwrap();
+        let mut bots = folder::load_bots(&self.dir).map_err(|e| e.to_string())?;
+        change(&mut bots)?;
+        folder::save_bots(&self.dir, &bots).map_err(|e| e.to_string())
     }
 
     /// Stops playing `name` (its recorded games stay).
     pub fn remove(&self, name: &str) -> Result<(), String> {
-        let mut bots = folder::load_bots(&self.dir).map_err(|e| e.to_string())?;
-        let Some(entry) = bots.iter_mut().find(|b| b.name == name) else {
-            return Err(format!("no bot named '{name}' in this league"));
-        };
-        entry.removed = true;
-        folder::save_bots(&self.dir, &bots).map_err(|e| e.to_string())?;
+        self.update_bots(|bots| match bots.iter_mut().find(|b| b.name == name) {
+            Some(entry) => {
+                entry.removed = true;
+                Ok(())
+            }
+            None => Err(format!("no bot named '{name}' in this league")),
+        })?;
         self.sched.lock().unwrap().set_idle(name, Idle::Removed);
         self.refit();
         Ok(())
@@ -226,8 +250,15 @@ pub fn start(
     for b in &bots {
         counted.know(&b.name);
     }
+    let mut sprt = bots
+        .iter()
+        .rev()
+        .find_map(|b| Some(super::sprt::Test::new(&b.name, b.candidate_of.as_ref()?)));
     let games_csv = [dir.join("games.csv")];
     crate::results::games_csv::try_for_each_result(&games_csv, |row| {
+        if let Some(t) = &mut sprt {
+            t.add(&row.bots, &row.ranks, row.pair_id.unwrap_or(0));
+        }
         counted.add(&Counted {
             bots: row.bots,
             ranks: row.ranks,
@@ -252,11 +283,13 @@ pub fn start(
         live: Mutex::new(live),
         standings: RwLock::new(Arc::new(ratings::Table::default())),
         counted: Mutex::new(counted),
+        sprt: Mutex::new(sprt),
         events,
         token_hash,
         wake: Condvar::new(),
         wake_lock: Mutex::new(()),
         stop: AtomicBool::new(false),
+        bots_file: Mutex::new(()),
         done_tx: Mutex::new(done_tx),
         fit_tx: Mutex::new(fit_tx),
     });
@@ -289,7 +322,11 @@ pub fn start(
         });
     }
     for b in folder::load_bots(&dir)?.into_iter().filter(|b| b.removed) {
-        shared.sched.lock().unwrap().set_idle(&b.name, Idle::Removed);
+        shared
+            .sched
+            .lock()
+            .unwrap()
+            .set_idle(&b.name, Idle::Removed);
     }
     Ok(shared)
 }
@@ -376,7 +413,11 @@ fn worker_thread(s: &Shared, name: &str) {
             reason: None,
             worker: Some(name.to_string()),
         };
-        s.live.lock().unwrap().running.insert(game.game_id, line.clone());
+        s.live
+            .lock()
+            .unwrap()
+            .running
+            .insert(game.game_id, line.clone());
         s.tell("start", &line);
         let finished = play::play(&s.table, &bots, &game);
         if s.done_tx.lock().unwrap().send((game, finished)).is_err() {
@@ -386,24 +427,17 @@ fn worker_thread(s: &Shared, name: &str) {
 }
 
 /// Completes each finished game in the scheduler and records the first result of each.
-fn recorder_thread(
-    s: &Shared,
-    mut csv: play::GamesCsv,
-    done: mpsc::Receiver<(Game, Finished)>,
-) {
-    let mut recorder = match play::Recorder::open(
-        &mut csv,
-        &s.dir,
-        false,
-        &s.table.choice,
-        &s.table.referee,
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("arbiter: error: {e}; the league stops (fix the folder, then start it again)");
-            std::process::exit(3);
-        }
-    };
+fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Game, Finished)>) {
+    let mut recorder =
+        match play::Recorder::open(&mut csv, &s.dir, false, &s.table.choice, &s.table.referee) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
+                );
+                std::process::exit(3);
+            }
+        };
     let records = s.dir.join(crate::results::records::FILE);
     for (game, f) in done {
         let outcome = Outcome {
@@ -422,7 +456,9 @@ fn recorder_thread(
         }
         let offset = std::fs::metadata(&records).map(|m| m.len()).unwrap_or(0);
         if let Err(e) = recorder.record(&f) {
-            eprintln!("arbiter: error: {e}; the league stops (fix the folder, then start it again)");
+            eprintln!(
+                "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
+            );
             std::process::exit(3);
         }
         let rec = crate::results::records::GameRecord::new(
@@ -461,11 +497,20 @@ fn recorder_thread(
 fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Option<Counted>>) {
     while let Ok(first) = rx.recv() {
         let mut counted = s.counted.lock().unwrap();
+        let mut sprt = s.sprt.lock().unwrap();
         for g in std::iter::once(first).chain(rx.try_iter()).flatten() {
+            if let Some(t) = sprt.as_mut() {
+                t.add(&g.bots, &g.ranks, g.pair_id);
+            }
             counted.add(&g);
         }
         let (mut table, widths) = counted.fit();
         drop(counted);
+        table.sprt = sprt.as_ref().map(|t| t.shown());
+        let decided = sprt
+            .as_ref()
+            .is_some_and(|t| t.decision() != crate::rating::Decision::Continue);
+        drop(sprt);
         {
             let sched = s.sched.lock().unwrap();
             let live = s.live.lock().unwrap();
@@ -489,6 +534,9 @@ fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Option<Counted>>) {
         }
         {
             let mut sched = s.sched.lock().unwrap();
+            if decided {
+                sched.set_priority(None);
+            }
             for (name, rating, width) in widths {
                 sched.set_rating(&name, rating, width);
             }

@@ -37,6 +37,13 @@ pub(super) struct Excuse {
     /// Whether the bot's tasks could be read at the start.
     known: bool,
     referee: Option<Duration>,
+    /// The wall time the referee's thread spent, since the start, in its own work that cannot
+    /// notice an answer: freezing the idle bots, a write to the kernel's freezer that can wait
+    /// on the cgroup locks for over 100 ms while other programs make and remove cgroups. An
+    /// answer that came meanwhile is read late, and that lateness is the machine's, as the
+    /// referee's own waiting for a CPU is: excused (its waiting for a CPU in that time is not
+    /// counted twice).
+    pub(super) referee_busy: Duration,
 }
 
 impl Excuse {
@@ -44,11 +51,12 @@ impl Excuse {
     pub(super) fn start<S: Seat>(&mut self, bot: &S) {
         self.known = bot.run_queue_waits(&mut self.base);
         self.referee = this_thread_wait();
+        self.referee_busy = Duration::ZERO;
     }
 
     /// The waiting since [`Excuse::start`]: the bot's tasks', plus the referee thread's own
-    /// (its delay in reading an answer it was woken for); and the CPU time the bot's live tasks
-    /// used meanwhile. Zero where the system does not tell.
+    /// (its delay in reading an answer it was woken for, and its time freezing idle bots); and
+    /// the CPU time the bot's live tasks used meanwhile. Zero where the system does not tell.
     pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Waited {
         let (bot_wait, ran) = if self.known && bot.run_queue_waits(&mut self.now) {
             waited_since(&self.base, &self.now)
@@ -60,8 +68,9 @@ impl Excuse {
             _ => Duration::ZERO,
         };
         Waited {
-            waited: bot_wait + own,
+            waited: bot_wait + own + self.referee_busy,
             ran,
+            referee_busy: self.referee_busy,
         }
     }
 }
@@ -74,6 +83,8 @@ pub(super) struct Waited {
     /// The CPU time of the bot's tasks alive at the reading (a floor of its CPU time where no
     /// cgroup accounts it whole).
     pub(super) ran: Duration,
+    /// Of `waited`, the referee's time freezing the idle bots ([`Excuse::referee_busy`]).
+    pub(super) referee_busy: Duration,
 }
 
 /// The waiting the fair clock excuses: what the bot's tasks waited for a CPU, but never more
@@ -98,6 +109,8 @@ pub(super) struct Spent {
     pub(super) cpu: Duration,
     /// Waiting for a CPU, not charged (fair clock only).
     pub(super) excused: Duration,
+    /// Of `excused`, the referee's own time freezing the idle bots.
+    pub(super) referee_busy: Duration,
 }
 
 /// What a bot that did not answer in time did meanwhile: how long it ran and waited, and when it
@@ -132,10 +145,19 @@ pub(super) fn timeout_detail(
                 ),
                 false => String::new(),
             };
-            format!(
-                ", waited {} for a CPU (not charged){rest}",
-                ms(spent.excused)
-            )
+            let busy = spent.referee_busy.min(spent.excused);
+            match busy > NOTABLE {
+                true => format!(
+                    ", waited {} for a CPU and {} for the referee freezing the idle bots (not \
+                     charged){rest}",
+                    ms(spent.excused - busy),
+                    ms(busy)
+                ),
+                false => format!(
+                    ", waited {} for a CPU (not charged){rest}",
+                    ms(spent.excused)
+                ),
+            }
         }
         _ => String::new(),
     };
@@ -193,6 +215,28 @@ mod tests {
         assert!(
             help.contains(&format!("{FAIR_WALL_FACTOR} times its limit")),
             "{help}"
+        );
+    }
+
+    #[test]
+    fn a_timeout_verdict_tells_the_referees_freezing_apart_from_waiting_for_a_cpu() {
+        let ms = Duration::from_millis;
+        let time = TimeControl::default();
+        let spent = |referee_busy| Spent {
+            wall: ms(400),
+            cpu: ms(10),
+            excused: ms(180),
+            referee_busy,
+        };
+        let text = timeout_detail("its turn 3", &time, ms(100), spent(ms(140)), false);
+        assert!(
+            text.contains("waited 40 ms for a CPU and 140 ms for the referee freezing the idle bots (not charged), and 210 ms neither"),
+            "{text}"
+        );
+        let text = timeout_detail("its turn 3", &time, ms(100), spent(ms(0)), false);
+        assert!(
+            text.contains("waited 180 ms for a CPU (not charged)"),
+            "{text}"
         );
     }
 

@@ -62,6 +62,11 @@ struct Scripted {
     /// How long a thaw takes (the freezer's write waiting on the kernel's locks); a thawed seat
     /// starts thinking when the thaw is done.
     thaw_delay: Duration,
+    /// How long a freeze takes (the same write, waiting on the same locks).
+    freeze_delay: Duration,
+    /// Whether an answer arrives when the referee reads it, as a real bot's does (the referee
+    /// cannot tell when a line came into the pipe), rather than at its exact time.
+    read_late: bool,
     /// Whether this turn's waiting is still to come: it accrues while the referee waits for the
     /// answer, after the clock started.
     starving: bool,
@@ -84,6 +89,8 @@ impl Scripted {
             starved: Duration::ZERO,
             waited: Duration::ZERO,
             thaw_delay: Duration::ZERO,
+            freeze_delay: Duration::ZERO,
+            read_late: false,
             starving: false,
         }
     }
@@ -113,6 +120,7 @@ impl Seat for Scripted {
     fn freeze(&mut self) {
         if !self.frozen {
             self.freezes += 1;
+            std::thread::sleep(self.freeze_delay);
         }
         self.frozen = true;
     }
@@ -193,7 +201,11 @@ impl Seat for Scripted {
                 s.out.extend(&line);
                 s.out.extend(b"\n");
                 let line = s.out.take_line().expect("a whole line");
-                Wait::Line(line, start + think)
+                let at = match s.read_late {
+                    true => (start + think).max(Instant::now()),
+                    false => start + think,
+                };
+                Wait::Line(line, at)
             }
             _ => Wait::Timeout,
         }
@@ -262,6 +274,41 @@ fn a_slow_thaw_is_not_charged_to_the_frozen_bot() {
     assert_eq!(r.stats[0].strikes, 0, "{:?}", r.stats[0]);
     let max0 = r.stats[0].max_us;
     assert!((60_000..100_000).contains(&max0), "{max0} µs");
+}
+
+#[test]
+fn the_referee_freezing_an_idle_bot_slowly_is_not_charged_to_the_bot_on_turn() {
+    // Seat 1 answered and is idle; 5 ms into each turn of seat 0 the referee freezes it, and
+    // that write takes 200 ms (the kernel's cgroup locks, while other programs make and remove
+    // cgroups). Seat 0 answers after 50 ms, but the referee reads the line only once the freeze
+    // returns: 200 ms on the wall. On the fair clock that lateness is the referee's, not the
+    // bot's: no strike. (Before, 150 ms of it were "neither" and charged: 2 in 400 games of
+    // mcts lost so on this VM at load 14.)
+    let play = |clock: Clock| {
+        let mut seats = [
+            Scripted::new(vec![answer(5, "random")], answer(50, "random")),
+            Scripted::new(vec![], answer(1, "random")),
+        ];
+        seats[0].read_late = true;
+        seats[1].freeze_delay = Duration::from_millis(200);
+        let mut cfg = RefereeConfig {
+            max_turns: 6,
+            ..cfg()
+        };
+        cfg.time.clock = clock;
+        let r = play_scripted(impasse(), &mut seats, &cfg);
+        assert!(
+            seats[1].freezes >= 2,
+            "seat 1 was frozen during seat 0's turns"
+        );
+        r
+    };
+    let r = play(Clock::Fair);
+    assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+    assert_eq!(r.stats[0].strikes, 0, "{:?}", r.stats[0]);
+    // The wall clock charges the same turns whole: strikes.
+    let r = play(Clock::Wall);
+    assert!(r.stats[0].strikes > 0, "{:?}", r.stats[0]);
 }
 
 #[test]

@@ -417,6 +417,7 @@ impl Turns {
                         wall,
                         cpu,
                         excused: excused(wall, queued.waited, cpu),
+                        referee_busy: queued.referee_busy,
                     },
                     silent,
                 );

@@ -4,6 +4,7 @@
 use super::clock::{charged, Excuse, FAIR_WALL_FACTOR};
 use super::seat::Seat;
 use super::{Clock, Reason};
+use crate::bot::schedstat::this_thread_wait;
 use crate::bot::Wait;
 use std::time::{Duration, Instant};
 
@@ -34,16 +35,24 @@ pub(super) fn wait_answer<S: Seat>(
     first: &[bool],
     out: &[bool],
 ) -> Wait {
-    let mut wait_until = |procs: &mut [S], deadline: Instant| {
+    // The referee's own time spent freezing the idle bots (see `Excuse::referee_busy`).
+    let mut wait_until = |procs: &mut [S], deadline: Instant, busy: &mut Duration| {
         if let Some(at) = a.freeze_at.filter(|&at| at < deadline) {
             match S::wait_line(procs, seat, at) {
                 Wait::Timeout => {
                     a.freeze_at = None;
+                    let (began, queued) = (Instant::now(), this_thread_wait());
                     for (i, p) in procs.iter_mut().enumerate() {
                         if i != seat && !first[i] && !out[i] {
                             p.freeze();
                         }
                     }
+                    // Its waiting for a CPU meanwhile is excused as the referee's already.
+                    let queued = match (queued, this_thread_wait()) {
+                        (Some(before), Some(after)) => after.saturating_sub(before),
+                        _ => Duration::ZERO,
+                    };
+                    *busy += began.elapsed().saturating_sub(queued);
                 }
                 other => return other,
             }
@@ -54,8 +63,9 @@ pub(super) fn wait_answer<S: Seat>(
         let (start, allowed, cpu_before) = (a.start, a.allowed, a.cpu_before);
         return wait_fair(procs, seat, start, allowed, cpu_before, excuse, wait_until);
     }
+    let mut busy = Duration::ZERO;
     let (Clock::Cpu, Some(cpu_before)) = (a.clock, a.cpu_before) else {
-        return wait_until(procs, a.start + a.allowed);
+        return wait_until(procs, a.start + a.allowed, &mut busy);
     };
     let wall_cap = a.start + a.allowed * 10;
     loop {
@@ -67,7 +77,7 @@ pub(super) fn wait_answer<S: Seat>(
             return Wait::Timeout;
         }
         let slice = (a.allowed - used).max(Duration::from_millis(1));
-        match wait_until(procs, (Instant::now() + slice).min(wall_cap)) {
+        match wait_until(procs, (Instant::now() + slice).min(wall_cap), &mut busy) {
             Wait::Timeout => continue,
             other => return other,
         }
@@ -85,12 +95,12 @@ fn wait_fair<S: Seat>(
     allowed: Duration,
     cpu_before: Option<Duration>,
     excuse: &mut Excuse,
-    mut wait_until: impl FnMut(&mut [S], Instant) -> Wait,
+    mut wait_until: impl FnMut(&mut [S], Instant, &mut Duration) -> Wait,
 ) -> Wait {
     let cap = start + allowed * FAIR_WALL_FACTOR;
     let mut deadline = start + allowed;
     loop {
-        match wait_until(procs, deadline) {
+        match wait_until(procs, deadline, &mut excuse.referee_busy) {
             Wait::Timeout => {}
             other => return other,
         }

@@ -18,6 +18,7 @@ mod human;
 mod inherited;
 mod isolation;
 mod java;
+mod league;
 mod league_workers;
 mod memory;
 mod messages;

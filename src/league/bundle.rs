@@ -207,8 +207,7 @@ pub fn unpack(name: &str, bytes: &[u8], dest: &Path) -> Result<(), BundleError> 
         rest = b;
         Ok(a)
     };
-    loop {
-        let Ok(len) = take(4) else { break };
+    while let Ok(len) = take(4) {
         let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
         let inside = String::from_utf8(take(len)?.to_vec()).map_err(|_| damaged("a name"))?;
         let mode = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes"));

@@ -184,26 +184,28 @@ fn lease_time(r: &Remote) -> Duration {
 }
 
 /// The worker name a request's token belongs to.
-fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Response> {
+fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Box<Response>> {
     let token = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
     let Some(token) = token else {
-        return Err(refuse(
+        return Err(Box::new(refuse(
             StatusCode::UNAUTHORIZED,
             "a worker needs a token: run `arbiter league work URL --token T` with one made by \
              `arbiter league token DIR NAME` on the server",
-        ));
+        )));
     };
-    tokens::check(&r.s.dir, token).map_err(|why| match why {
-        tokens::Refusal::Unknown => refuse(StatusCode::UNAUTHORIZED, why),
-        tokens::Refusal::Revoked { .. } => refuse(StatusCode::FORBIDDEN, why),
+    tokens::check(&r.s.dir, token).map_err(|why| {
+        Box::new(match why {
+            tokens::Refusal::Unknown => refuse(StatusCode::UNAUTHORIZED, why),
+            tokens::Refusal::Revoked { .. } => refuse(StatusCode::FORBIDDEN, why),
+        })
     })
 }
 
 /// The worker's session, checked against its token, marked as heard from.
-fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<(), Response> {
+fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<(), Box<Response>> {
     let name = worker(r, headers)?;
     let mut sessions = r.sessions.lock().unwrap();
     match sessions.get_mut(id) {
@@ -211,32 +213,32 @@ fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<(), Response> {
             s.last_seen = Instant::now();
             Ok(())
         }
-        _ => Err(refuse(
+        _ => Err(Box::new(refuse(
             StatusCode::GONE,
             format!("unknown session {id:?} (the server restarted?): register again"),
-        )),
+        ))),
     }
 }
 
 type Body<T> = Result<Json<T>, axum::extract::rejection::JsonRejection>;
 
-fn body<T>(b: Body<T>) -> Result<T, Response> {
+fn body<T>(b: Body<T>) -> Result<T, Box<Response>> {
     b.map(|Json(t)| t).map_err(|e| {
-        refuse(
+        Box::new(refuse(
             StatusCode::BAD_REQUEST,
             format!("not a worker's request: {e}"),
-        )
+        ))
     })
 }
 
 async fn register(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Register>) -> Response {
     let name = match worker(&r, &headers) {
         Ok(n) => n,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     let info = match body(b) {
         Ok(i) => i,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     if info.version != VERSION {
         return refuse(
@@ -352,10 +354,10 @@ async fn lease(
 ) -> Response {
     let req = match body(b) {
         Ok(q) => q,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     if let Err(e) = session(&r, &headers, &req.session) {
-        return e;
+        return *e;
     }
     let deadline = Instant::now() + Duration::from_millis(req.wait_ms).min(LONG_POLL);
     let mut events = r.s.events.subscribe();
@@ -382,10 +384,10 @@ async fn lease(
 async fn renew(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Renew>) -> Response {
     let req = match body(b) {
         Ok(q) => q,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     if let Err(e) = session(&r, &headers, &req.session) {
-        return e;
+        return *e;
     }
     r.s.sched
         .lock()
@@ -405,10 +407,10 @@ async fn result(
 ) -> Response {
     let req = match body(b) {
         Ok(q) => q,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     if let Err(e) = session(&r, &headers, &req.session) {
-        return e;
+        return *e;
     }
     let stop = r.s.stop.load(Ordering::Relaxed);
     let Some(game) = r.out.lock().unwrap().remove(&req.game_id) else {
@@ -460,7 +462,7 @@ async fn bot(
     Path(hash): Path<String>,
 ) -> Response {
     if let Err(e) = worker(&r, &headers) {
-        return e;
+        return *e;
     }
     let bytes = r.by_hash.lock().unwrap().get(&hash).cloned();
     match bytes {

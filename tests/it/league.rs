@@ -231,7 +231,8 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
     }
     // Events go on for each finished game.
     let next: Value = serde_json::from_str(&next_event(&mut stream, "game")).unwrap();
-    assert!(next["game_id"].as_u64() > first_game["game_id"].as_u64());
+    // (Games end in any order: another game, not a later id.)
+    assert_ne!(next["game_id"], first_game["game_id"]);
     // `league status` prints the same standings.
     let out = common::arbiter()
         .args(["league", "status"])

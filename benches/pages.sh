@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# What replay pages cost: their sizes per game, and games/s of a tournament of instant bots with
-# its live report and pages and without them, measured in the same run on the same machine.
+# What replay data costs (a file per game, replays/game-N.js, drawn by the folder's viewer
+# replays/replay.html): its sizes per game, and games/s of a tournament of instant bots with its
+# live report and replay data and without them, measured in the same run on the same machine.
 #
 #   1. An Impasse tournament of --games N games between two instant bots (bots/first and
 #      bots/random), played twice at the same time: as is (the live report rewrites report.html
-#      and writes every game's page on its own thread, which runs only on idle CPU time), and
-#      with the pages made impossible (a file named `replays` where their folder would go, so
-#      neither the pages nor the report are written). Side by side, both runs see the same load
+#      and writes every game's replay data on its own thread as the game is recorded), and
+#      with the replay data made impossible (a file named `replays` where its folder would go,
+#      so neither the data nor the report are written). Side by side, both runs see the same load
 #      (on a machine shared with other work, runs one after the other measure how that load
-#      changed), and every core is busy with games: pages written then would take CPU from them.
+#      changed), and every core is busy with games: data written then takes CPU from them.
 #      Each prints games/s while the games play (until the last one is in games.csv) and in
-#      all (until the process ends, the pages not written yet written at the end), and the
+#      all (until the process ends, the last games' data and report written at the end), and the
 #      process's peak memory (max RSS).
-#   2. Page sizes: of the Impasse run (median, largest, and the page of its longest game with its
-#      turns), and of an Alva tournament of --alva-games games (the longest game's page), with
+#   2. Data sizes: of the Impasse run (median, largest, and the data of its longest game with its
+#      turns), and of an Alva tournament of --alva-games games (the longest game's data), with
 #      the viewer's script and style, written once per folder.
-#   3. `arbiter report DIR` on the Impasse run: every page written again, pages/s.
+#   3. `arbiter report DIR` on the Impasse run: every game's data written again, games/s.
 #
 # Usage: benches/pages.sh [--games N] [--alva-games N] [--arbiter PATH]
 #   --games N        Impasse games per run (default 2000)
@@ -96,27 +97,28 @@ report_s = float(sys.argv[10]) - float(sys.argv[9])
 
 def pages(name):
     d = os.path.join(work, name, "replays")
-    sizes = {f: os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".html")}
-    shared = sum(os.path.getsize(os.path.join(d, f)) for f in ("viewer.js", "viewer.css"))
+    sizes = {f: os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
+             if f.startswith("game-") and f.endswith(".js")}
+    shared = sum(os.path.getsize(os.path.join(d, f)) for f in ("viewer.js", "viewer.css", "replay.html"))
     longest = max((json.loads(l) for l in open(os.path.join(work, name, "records.jsonl"))),
                   key=lambda r: len(r["moves"]))
-    page = sizes["game-%d.html" % longest["game_id"]]
+    page = sizes["game-%d.js" % longest["game_id"]]
     return sizes, shared, longest, page
 
-print("Replay pages and games/s (same machine, the two Impasse runs side by side; %s, load average %s)"
+print("Replay data and games/s (same machine, the two Impasse runs side by side; %s, load average %s)"
       % (os.uname().nodename, " ".join(open("/proc/loadavg").read().split()[:3])))
 print("%-44s %14s %14s %11s" % ("", "games/s play", "games/s total", "max RSS MB"))
-print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, live report + pages" % games, games / with_play, games / with_s, with_rss / 1024))
-print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, no pages (blocked)" % games, games / without_play, games / without_s, without_rss / 1024))
-print("(play: until the last game is in games.csv; total: until the process ends, the last pages written)")
-print("ratio with/without pages: play %.3f, total %.3f" % (without_play / with_play, without_s / with_s))
+print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, live report + data" % games, games / with_play, games / with_s, with_rss / 1024))
+print("%-44s %14.1f %14.1f %11.1f" % ("Impasse, %d games, no data (blocked)" % games, games / without_play, games / without_s, without_rss / 1024))
+print("(play: until the last game is in games.csv; total: until the process ends, the last data written)")
+print("ratio with/without data: play %.3f, total %.3f" % (without_play / with_play, without_s / with_s))
 for name in ("with", "alva"):
     sizes, shared, longest, page = pages(name)
     v = sorted(sizes.values())
-    print("%s: %d pages, median %.1f KB, largest %.1f KB, %.1f MB in all; viewer script+style %.1f KB once per folder"
+    print("%s: %d games' data, median %.1f KB, largest %.1f KB, %.1f MB in all; viewer page+script+style %.1f KB once per folder"
           % ("Impasse" if name == "with" else "Alva", len(v), statistics.median(v) / 1024, v[-1] / 1024,
              sum(v) / 1024 / 1024, shared / 1024))
-    print("  longest game: %d moves, page %.1f KB (%.0f bytes a move)"
+    print("  longest game: %d moves, data %.1f KB (%.0f bytes a move)"
           % (len(longest["moves"]), page / 1024, page / max(1, len(longest["moves"]))))
-print("arbiter report (every Impasse page again): %.1f pages/s" % (games / report_s))
+print("arbiter report (every Impasse game's data again): %.1f games/s" % (games / report_s))
 EOF

@@ -14,6 +14,7 @@ pub mod errors;
 pub mod game;
 pub mod grade;
 pub mod league;
+pub mod options;
 pub mod protocol;
 pub mod rating;
 pub mod referee;
@@ -21,3 +22,6 @@ pub mod report;
 pub mod results;
 pub mod rng;
 pub mod tournament;
+
+#[cfg(test)]
+mod layers;

@@ -23,6 +23,8 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // The library's messages name options as this command line spells them.
+    arbiter::options::set_spelling(cli::spelling);
     // Untrusted code gets only fds 0-2: nothing arbiter itself was started with.
     if let Err(e) = arbiter::bot::inherited::seal_inherited() {
         eprintln!(
@@ -31,7 +33,13 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(commands::ERROR_EXIT);
     }
-    if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup() {
+    // A stop signal while a run plays is the engine's (it ends the run in order); at any other
+    // moment, or a second time, the bots are killed and arbiter ends here.
+    let unclaimed = |signal: i32| {
+        commands::stopped(signal);
+        std::process::exit(128 + signal);
+    };
+    if let Err(e) = arbiter::bot::cleanup::install_signal_cleanup(unclaimed) {
         eprintln!(
             "arbiter: warning: cannot watch for Ctrl-C ({e}); bots may outlive an interrupted run"
         );

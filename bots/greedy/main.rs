@@ -10,7 +10,7 @@
 
 use arbiter::botkit::Seed;
 use arbiter::game::impasse::{rows_from_nearest, Impasse};
-use arbiter::game::{Game, TextGame};
+use arbiter::game::{Game, Rules, TextGame};
 use arbiter::rng::Rng;
 use std::io::{self, BufRead, BufReader, Write};
 

@@ -96,7 +96,32 @@ fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
             paths.push(f);
         }
     }
+    paths.extend(
+        class_path(bot)
+            .into_iter()
+            .filter(|p| p.is_absolute() && p.exists() && !is_system(p)),
+    );
     paths
+}
+
+/// The entries of a Java program's class path (the argument after `-cp`, `-classpath` or
+/// `--class-path`, entries joined with ':'): a CodinGame SDK referee's game and engine.
+fn class_path(bot: &BotSpec) -> Vec<PathBuf> {
+    let mut args = bot.args.iter();
+    while let Some(a) = args.next() {
+        if matches!(a.as_str(), "-cp" | "-classpath" | "--class-path") {
+            return args
+                .next()
+                .map(|cp| {
+                    cp.split(':')
+                        .filter(|e| !e.is_empty())
+                        .map(|e| bot.dir.join(e))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+    }
+    Vec::new()
 }
 
 /// The bot's script: the first argument that names a file, relative to its folder.

@@ -119,6 +119,42 @@ fn parse_wait(line: &[u8]) -> Option<(u64, u64)> {
     Some((wait, run))
 }
 
+/// Of the tasks in `tasks` (a reading of [`collect`] or a [`Tracker`]), those that are
+/// runnable now (state R: on a CPU or waiting in its run queue), with their running so far, into
+/// `into`. The kernel adds a wait to a task's run-queue waiting only when the wait ends (when the
+/// task gets a CPU): a task in the queue now has its current wait missing from every reading,
+/// and two of these readings tell it from one that runs (its running does not grow).
+pub fn runnable(tasks: &[TaskWait], into: &mut Vec<(i32, u64)>) {
+    into.clear();
+    let mut buf = [0u8; 512];
+    for &(tid, ..) in tasks {
+        let Ok(n) = File::open(format!("/proc/{tid}/stat")).and_then(|f| f.read_at(&mut buf, 0))
+        else {
+            continue;
+        };
+        if state_of(&buf[..n]) != Some(b'R') {
+            continue;
+        }
+        if let Some((_, run)) = wait_of(&format!("/proc/{tid}/schedstat")) {
+            into.push((tid, run));
+        }
+    }
+}
+
+/// The state letter of a `/proc/TID/stat` line (after the command name, which may hold any
+/// byte but ends at the last ')').
+fn state_of(line: &[u8]) -> Option<u8> {
+    let close = line.iter().rposition(|&b| b == b')')?;
+    line.get(close + 2).copied()
+}
+
+/// Whether a task runnable at both readings (`before`, then `now`, both of [`runnable`]) did
+/// not run between them: it has been waiting for a CPU since `before` at least.
+pub fn queued_since(before: &[(i32, u64)], now: &[(i32, u64)]) -> bool {
+    now.iter()
+        .any(|&(tid, run)| before.iter().any(|&(t, r)| t == tid && r == run))
+}
+
 /// Waiting and running, each summed over the tasks in `now`, since `base` (a task missing from
 /// `base` started since).
 pub fn waited_since(base: &[TaskWait], now: &[TaskWait]) -> (Duration, Duration) {
@@ -281,6 +317,20 @@ pub fn this_thread_wait() -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_state_of_a_stat_line_is_after_the_last_parenthesis() {
+        assert_eq!(state_of(b"42 (a) b) R 1 42"), Some(b'R'));
+        assert_eq!(state_of(b"42 (sleepy) S 1 42"), Some(b'S'));
+        assert_eq!(state_of(b"garbage"), None);
+    }
+
+    #[test]
+    fn a_runnable_task_that_did_not_run_between_two_readings_is_queued() {
+        assert!(queued_since(&[(7, 100), (8, 5)], &[(7, 100), (8, 9)]));
+        assert!(!queued_since(&[(7, 100)], &[(7, 150)]), "it ran");
+        assert!(!queued_since(&[], &[(7, 100)]), "one reading tells nothing");
+    }
 
     #[test]
     fn reads_the_second_field() {

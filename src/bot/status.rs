@@ -20,8 +20,9 @@ pub(crate) fn reap(pid: Pid, block: bool) -> Option<ExitStatus> {
 }
 
 /// How a process ended, as a fact rather than words: decisions (was this bot killed by the
-/// stop of the whole job?) match on it, and [`describe_exit`] turns it into text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+/// stop of the whole job?) match on it, and [`describe_exit`] turns it into text. Records keep
+/// it as `{"status":3}` or `{"signal":11}` and read it back as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExitKind {
     /// It exited by itself with this status.

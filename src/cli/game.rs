@@ -27,8 +27,9 @@ pub struct GameOpts {
     #[arg(long, value_name = "TEXT")]
     pub position: Option<String>,
     /// Play an external referee's game instead of --game: a command line speaking the
-    /// cg-brutaltester protocol ("java -jar referee.jar") or a folder with a referee.toml (see
-    /// docs/external-referees.md) [default: none]. --seats sets its players (default 2).
+    /// cg-brutaltester protocol ("java -jar referee.jar"), a folder with a referee.toml (see
+    /// docs/external-referees.md), or a CodinGame SDK game's class path (see
+    /// docs/sdk-referees.md) [default: none]. --seats sets its players (default 2).
     #[arg(long, value_name = "COMMAND")]
     pub referee: Option<String>,
     /// Send the external referee `###Seed N` before `###Start`, N from the table's seed (the
@@ -38,9 +39,17 @@ pub struct GameOpts {
     pub referee_seed: bool,
     /// The external referee's own time limit per message (its start-up included), in
     /// milliseconds; a referee that takes longer ends the game as referee-error [default: 5000,
-    /// or its referee.toml's message_ms].
+    /// or its referee.toml's message_ms; 15000 for a CodinGame SDK game].
     #[arg(long, value_name = "MS")]
     pub referee_timeout_ms: Option<u64>,
+    /// The league level of a CodinGame SDK game (--referee naming its class path), as the
+    /// game's statement numbers them from 1 (Wood 2 is often 1) [default: 1].
+    #[arg(long, value_name = "N")]
+    pub league: Option<u32>,
+    /// A game parameter for a CodinGame SDK game, sent with its start (repeatable); the seed is
+    /// one already, taken from the table (the two games of a pair share it), unless given here.
+    #[arg(long = "game-param", value_name = "KEY=VALUE")]
+    pub game_params: Vec<String>,
     /// Time limit of each bot's first turn (start-up included), in milliseconds.
     #[arg(
         long,
@@ -147,12 +156,18 @@ pub struct BuildOpts {
     /// from that copy; the bots bundled in arbiter's own source tree (bots/) are always trusted.
     #[arg(long)]
     pub trust_builds: bool,
+    /// A clone (or git bundle) of codingame-game-engine, from which a CodinGame SDK game's source
+    /// folder (--referee) is built against the engine version its pom.xml names; needed once per
+    /// version [default: $ARBITER_CODINGAME_ENGINE].
+    #[arg(long, value_name = "DIR")]
+    pub codingame_engine: Option<std::path::PathBuf>,
 }
 
 impl BuildOpts {
     /// Gives every build of this run these caps.
     pub fn apply(&self) {
         arbiter::bot::spec::set_trust_builds(self.trust_builds);
+        arbiter::referee::sdk::build::set_engine(self.codingame_engine.clone());
         build_box::configure(build_box::BuildLimits {
             memory_bytes: self.build_memory_mb << 20,
             tmp_bytes: self.build_tmp_mb << 20,
@@ -173,6 +188,8 @@ impl From<GameOpts> for GameSettings {
             referee: g.referee,
             referee_seed: g.referee_seed,
             referee_timeout_ms: g.referee_timeout_ms,
+            league: g.league,
+            game_params: g.game_params,
             first_turn_ms: g.first_turn_ms,
             turn_ms: g.turn_ms,
             grace_ms: g.grace_ms,

@@ -137,3 +137,38 @@ pub enum Command {
     /// go, with live standings in the browser (`league serve DIR --game G`, `league add DIR BOT`).
     League(Box<LeagueArgs>),
 }
+
+/// How the command line spells each option the library's messages name (the one table; see
+/// [`arbiter::options`]).
+pub fn spelling(opt: arbiter::options::Opt) -> &'static str {
+    use arbiter::options::Opt;
+    match opt {
+        Opt::AddBot => "--add-bot",
+        Opt::FirstTurnMs => "--first-turn-ms",
+        Opt::Format => "--format",
+        Opt::Game => "--game",
+        Opt::GameParam => "--game-param",
+        Opt::Games => "--games",
+        Opt::Grow => "--grow",
+        Opt::League => "--league",
+        Opt::MaxPairs => "--max-pairs",
+        Opt::MaxTurns => "--max-turns",
+        Opt::MemoryMb => "--memory-mb",
+        Opt::OpeningPlies => "--opening-plies",
+        Opt::Openings => "--openings",
+        Opt::Out => "--out",
+        Opt::PinCpus => "--pin-cpus",
+        Opt::Position => "--position",
+        Opt::Referee => "--referee",
+        Opt::RefereeSeed => "--referee-seed",
+        Opt::RefereeTimeoutMs => "--referee-timeout-ms",
+        Opt::Resume => "--resume",
+        Opt::Seed => "--seed",
+        Opt::Shard => "--shard",
+        Opt::SkipBrokenBots => "--skip-broken-bots",
+        Opt::Strikes => "--strikes",
+        Opt::Tables => "--tables",
+        Opt::TurnMs => "--turn-ms",
+        Opt::Variant => "--variant",
+    }
+}

@@ -106,15 +106,14 @@ pub trait RunFolder {
     fn open<S: arbiter::engine::settings::Recorded>(
         &self,
         fresh: impl FnOnce() -> Result<S, arbiter::engine::StartError>,
-    ) -> Result<(S, PathBuf, bool), arbiter::engine::StartError> {
-        let opened = arbiter::engine::start::open(
+    ) -> Result<arbiter::engine::start::Opened<S>, arbiter::engine::StartError> {
+        arbiter::engine::start::open(
             self.resume(),
             self.out(),
             || default_out_dir(Self::NAME),
             self.run().seed.is_some(),
             fresh,
-        )?;
-        Ok((opened.settings, opened.dir, opened.resuming))
+        )
     }
 }
 

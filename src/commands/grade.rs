@@ -7,17 +7,19 @@
 use crate::cli::GradeArgs;
 use anyhow::Result;
 use arbiter::engine::settings::GradeSettings as Settings;
-use arbiter::engine::start::{self, Opened};
-use arbiter::grade::class;
-use arbiter::grade::marks;
+use arbiter::engine::start;
+use arbiter::engine::{self, BotCheck, Context, Event, Kind, RunError};
+use arbiter::grade::class::{self, Entry};
+use arbiter::grade::marks::{self, Student};
+
 use arbiter::grade::rubric::Rubric;
 use arbiter::grade::{self, Tally};
 use arbiter::report::grade as report;
-use arbiter::report::run_display::{check_bots, play_and_record};
-use arbiter::report::{run_start, standings};
-use arbiter::results::lock::FolderLock;
-use arbiter::tournament::Runner;
-use std::path::PathBuf;
+use arbiter::report::{run_display, run_start, standings};
+use arbiter::results::games_csv::{DoneSet, ResultRow};
+use arbiter::tournament::GameSpec;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
@@ -51,100 +53,56 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     fresh.check(args.run.openings.as_deref())?;
     fresh.check_same_class(&out, args.run.seed.is_some())?;
-    let Opened {
-        settings,
-        dir: out,
-        resuming,
-    } = start::open(
+    let opened = start::open(
         None,
         Some(&out),
         || unreachable!("the folder is given"),
         args.run.seed.is_some(),
         || Ok::<_, start::StartError>(fresh.clone()),
     )?;
-    let _lock = FolderLock::acquire(&out)?;
-    let choice = settings.game.choice_in(Some(&settings.workdir))?;
-    let k = choice.seats();
-    let cfg = settings
-        .game
-        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
-    // A referee that cannot start or speak the protocol stops the run before any game.
-    choice.check(&cfg)?;
-    arbiter::engine::settings::save(&out, &settings)?;
-
-    // Which submissions changed since the last run: their games are played again.
-    let mut students = class::students(&class, &entries)?;
-    if let Some((changed, dropped)) = grade::refresh(&out, &students, resuming)? {
-        run_start::changed_students(&changed, dropped);
-    }
-
-    // Build and start-check every bot: a student that fails is marked, a baseline that fails
-    // stops the run.
-    let resolved = class::resolve_all(&class, &entries, &settings.baselines, &settings.workdir);
-    let mut field = check_bots(resolved, &cfg, true)?;
-    run_start::lines(field.mark_wrong_game(choice.name()));
-    let n = students.len();
-    let baseline_names = field.check_baselines(n)?;
-    let rubric = match &args.rubric {
-        Some(path) => Rubric::load(path)?,
-        None => Rubric::default_for(&baseline_names),
-    };
-    rubric.check(&baseline_names)?;
-    start::check_baseline_count(baseline_names.len(), k)?;
-    let (bots, problems) = (&field.specs, &field.problems);
-    for (student, problem) in students.iter_mut().zip(problems) {
-        student.problem = problem.clone();
-    }
-    report::write_build_logs(&out, &students, bots, problems)?;
-
-    let active = field.active();
-    let (mut csv, done) = start::open_games(&out, k)?;
-    let plan = grade::schedule(&settings, n, baseline_names.len(), k, &active, &done);
-    let placement = args.run.placement(cfg.freeze_idle);
-    run_start::placement(&placement);
-    run_start::grade(&run_start::GradeStart {
-        dir: &out,
-        students: n,
-        built: plan.built,
-        baselines: baseline_names.len(),
-        per_student: plan.per_student,
-        vs_baseline: plan.vs_baseline,
-        seats: k,
-        games: plan.todo.len(),
-        game: &choice.describe(),
+    let placement = |freeze_idle| args.run.placement(freeze_idle);
+    let request = engine::Request {
+        opened,
+        build: true,
         placement: &placement,
-        seed: settings.seed,
-    });
-    arbiter::bot::cleanup::set_stop_hint("continue with the same command".to_string());
-    let runner = Runner {
-        bots,
-        game: &choice,
-        opening_plies: settings.opening_plies,
-        book: None,
-        referee: &cfg,
-        concurrency: placement.concurrency,
-        pin_cpus: placement.pin_cpus,
     };
-    // The standings the marks come from are tallied as games are recorded, on their own thread.
-    let order = field.playing();
-    let mut tally = Tally::read(csv.path(), &order)?.follow();
+    let mut kind = Grading {
+        class: &class,
+        entries: &entries,
+        rubric_file: args.rubric.as_deref(),
+        students: Vec::new(),
+        baseline_names: Vec::new(),
+        rubric: None,
+        plan: None,
+        seats: 0,
+        tally: None,
+    };
     // The tournament's report and replay pages are written as games end; the grading page
     // below then takes report.html's place and links to the replay pages.
-    let played = play_and_record(
-        &runner,
-        &plan.todo,
-        &mut csv,
-        &out,
-        false,
-        &mut |_, _| std::ops::ControlFlow::Continue(()),
-        Some(&mut tally),
-    )?;
-    if let Some(e) = played.failure {
-        return Err(e.into());
+    let mut terminal = run_display::Terminal::default();
+    let ran = engine::run(request, &mut kind, &mut [&mut terminal])?;
+    if let Some(code) = super::ended(ran.outcome) {
+        return Ok(code);
     }
-
+    let (settings, out, choice) = (&ran.settings, &ran.dir, &ran.choice);
+    let Grading {
+        students,
+        baseline_names,
+        rubric,
+        plan,
+        tally,
+        ..
+    } = kind;
+    let (Some(rubric), Some(plan)) = (rubric, plan) else {
+        unreachable!("a run that played has its rubric and plan")
+    };
+    let n = students.len();
+    let tally = match tally {
+        Some(tally) => tally,
+        None => unreachable!("a run that played follows its games"),
+    };
     let table = tally.finish().finish()?;
-    standings::write_files(&out, &table)?;
+    standings::write_files(out, &table)?;
     let rows = marks::rows(&students, &baseline_names, &table, &rubric);
     report::marks::write_csv(&out.join("marks.csv"), &baseline_names, &rows)?;
     let summary = report::summary(
@@ -159,7 +117,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         &report::page::Context {
             title: &format!("Grading of {class_name}"),
             summary: &summary,
-            out: &out,
+            out,
             baselines: &baseline_names,
             maximum: rubric.maximum(),
             class: &class,
@@ -177,7 +135,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         &baseline_names,
         &rows,
         rubric.maximum(),
-        &out,
+        out,
     )?;
     Ok(baseline_check(&table, &baseline_names))
 }
@@ -202,4 +160,118 @@ fn baseline_check(table: &arbiter::report::standings::Standings, baselines: &[St
         lost.join(", ")
     );
     ExitCode::from(1)
+}
+
+/// A grading as a kind of run: the class's students and the baselines, each student seated
+/// with the others; the standings the marks come from are tallied as games are recorded.
+struct Grading<'a> {
+    class: &'a Path,
+    entries: &'a [Entry],
+    rubric_file: Option<&'a Path>,
+    students: Vec<Student>,
+    baseline_names: Vec<String>,
+    rubric: Option<Rubric>,
+    plan: Option<grade::Schedule>,
+    /// Seats of a game.
+    seats: usize,
+    /// The standings, tallied on their own thread.
+    tally: Option<engine::Detached<Tally, ResultRow>>,
+}
+
+/// A grading's own refusal (its class folder, rubric or records), for the engine.
+fn refused(e: impl std::error::Error + Send + Sync + 'static) -> RunError {
+    RunError::Kind(Box::new(e))
+}
+
+impl Kind for Grading<'_> {
+    type Settings = Settings;
+    const SAVE_FIRST: bool = true;
+
+    /// Which submissions changed since the last run: their games are played again.
+    fn before_bots(&mut self, run: &Context<'_, Settings>) -> Result<(), RunError> {
+        self.students = class::students(self.class, self.entries).map_err(refused)?;
+        if let Some((changed, dropped)) =
+            grade::refresh(run.dir, &self.students, run.resuming).map_err(refused)?
+        {
+            run_start::changed_students(&changed, dropped);
+        }
+        Ok(())
+    }
+
+    fn bots(
+        &self,
+        run: &Context<'_, Settings>,
+    ) -> Vec<(
+        String,
+        Result<arbiter::bot::BotSpec, arbiter::bot::SpecError>,
+    )> {
+        let s = run.settings;
+        class::resolve_all(self.class, self.entries, &s.baselines, &s.workdir)
+    }
+
+    /// A student that fails is marked, a baseline that fails stops the run.
+    fn check_field(
+        &mut self,
+        run: &Context<'_, Settings>,
+        field: &mut BotCheck,
+    ) -> Result<usize, RunError> {
+        let n = self.students.len();
+        let baseline_names = field.check_baselines(n)?;
+        let rubric = match self.rubric_file {
+            Some(path) => Rubric::load(path).map_err(refused)?,
+            None => Rubric::default_for(&baseline_names),
+        };
+        rubric.check(&baseline_names).map_err(refused)?;
+        start::check_baseline_count(baseline_names.len(), run.choice.seats())?;
+        for (student, problem) in self.students.iter_mut().zip(&field.problems) {
+            student.problem = problem.clone();
+        }
+        report::write_build_logs(run.dir, &self.students, &field.specs, &field.problems)?;
+        self.baseline_names = baseline_names;
+        self.rubric = Some(rubric);
+        Ok(field.active().iter().filter(|&&a| a).count())
+    }
+
+    fn todo(
+        &mut self,
+        run: &Context<'_, Settings>,
+        field: &BotCheck,
+        done: &DoneSet,
+        games_csv: &Path,
+    ) -> Result<Vec<GameSpec>, RunError> {
+        let (n, k) = (self.students.len(), run.choice.seats());
+        let baselines = self.baseline_names.len();
+        let plan = grade::schedule(run.settings, n, baselines, k, &field.active(), done);
+        let todo = plan.todo.clone();
+        self.plan = Some(plan);
+        self.seats = k;
+        let order = field.playing();
+        self.tally = Some(Tally::read(games_csv, &order).map_err(refused)?.follow());
+        Ok(todo)
+    }
+}
+
+impl engine::Consumer for Grading<'_> {
+    fn event(&mut self, event: &Event<'_>) -> ControlFlow<()> {
+        if let (Event::Ready(ready), Some(plan)) = (event, &self.plan) {
+            run_start::grade(&run_start::GradeStart {
+                dir: ready.dir,
+                students: self.students.len(),
+                built: plan.built,
+                baselines: self.baseline_names.len(),
+                per_student: plan.per_student,
+                vs_baseline: plan.vs_baseline,
+                seats: self.seats,
+                games: ready.games,
+                game: ready.game,
+                placement: ready.placement,
+                seed: ready.seed,
+            });
+            super::set_stop_hint("continue with the same command".to_string());
+        }
+        match &mut self.tally {
+            Some(tally) => tally.event(event),
+            None => ControlFlow::Continue(()),
+        }
+    }
 }

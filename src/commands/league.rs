@@ -72,7 +72,7 @@ fn serve(args: LeagueServeArgs) -> Result<ExitCode> {
         [127, 0, 0, 1],
         league::DEFAULT_PORT,
     )));
-    arbiter::bot::cleanup::set_stop_hint(format!(
+    crate::commands::set_stop_hint(format!(
         "go on with: arbiter league serve {}",
         dir.display()
     ));

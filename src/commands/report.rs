@@ -38,7 +38,7 @@ pub fn replay(args: ReplayArgs) -> Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| args.file.with_extension("html"));
-    let page = html::viewer::page(&rec, None, html::viewer::Assets::Inline)?;
+    let page = html::viewer::page(&rec, None)?;
     std::fs::write(&out, page).with_context(|| format!("writing {}", out.display()))?;
     println!("Replay: {}", out.display());
     Ok(ExitCode::SUCCESS)

@@ -8,8 +8,8 @@ use crate::cli::SlurmArgs;
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::shards::{self, GameCost};
+use arbiter::report::run_start;
 use arbiter::report::sbatch::{self, Job};
-use arbiter::report::{run_display, run_start};
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
 use arbiter::tournament::{Runner, Shard};
 use std::process::ExitCode;
@@ -48,7 +48,8 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         .game
         .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
     let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
-    let mut field = run_display::check_bots(resolved, &cfg, true)?;
+    let mut tell = arbiter::report::progress::bot_check_lines;
+    let mut field = arbiter::engine::check_bots(resolved, &cfg, true, &mut [&mut tell])?;
     run_start::lines(field.mark_wrong_game(choice.name()));
     field.check_field(t.skip_broken_bots, choice.seats(), &choice.describe())?;
     let (bots, problems) = (field.specs, field.problems);

@@ -1,14 +1,19 @@
-//! `arbiter tournament`: flags -> settings ([`arbiter::engine::start`]) -> bots checked -> the
-//! run engine with the terminal's consumers ([`arbiter::report::run_display`]) -> standings.
+//! `arbiter tournament`: flags -> settings ([`arbiter::engine::start`]) -> the run engine
+//! ([`arbiter::engine::run`]) with the terminal's consumer ([`arbiter::report::run_display`])
+//! -> standings.
 
 use crate::cli::{self, RunFolder, TournamentArgs};
 use anyhow::Result;
 use arbiter::engine::settings::Recorded;
 use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::start::{self, GROW_MAY_CHANGE, RESUME_MAY_CHANGE};
+use arbiter::engine::{self, BotCheck, Context, Event, Kind, RunError};
+use arbiter::referee::{GameChoice, RefereeConfig};
 use arbiter::report::{run_display, run_start, standings};
-use arbiter::results::lock::FolderLock;
-use arbiter::tournament::Runner;
+use arbiter::results::games_csv::DoneSet;
+use arbiter::tournament::{GameSpec, Shard};
+use std::ops::ControlFlow;
+use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
@@ -19,87 +24,44 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         start::check_resume(args.resume.as_deref(), Settings::FILE, changed)?;
     }
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
-    let (settings, out, resuming) = args.open(|| Settings::fresh(args.request()))?;
-    let _lock = FolderLock::acquire(&out)?;
-    let settings = if args.grow {
-        let seats = settings.game.choice_in(Some(&settings.workdir))?.seats() as u32;
-        let games = given.has("games").then_some(args.games);
-        settings.grow(games, &args.add_bot, seats)?
-    } else {
-        settings
-    };
-    let choice = settings.game.choice_in(Some(&settings.workdir))?;
-    let book = settings.openings.book(&choice, settings.seed)?;
-    let seats = choice.seats();
-    let mut cfg = settings
-        .game
-        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
-    // Every game keeps its turns for records.jsonl (the replay pages of report.html).
-    cfg.record_turns = true;
-    // Replay files (`--replays`) hold the inputs too.
-    cfg.record_inputs = settings.replays;
-    // A referee that cannot start or speak the protocol stops the run before any game.
-    choice.check(&cfg)?;
-    let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
-    let mut field = run_display::check_bots(resolved, &cfg, !args.no_build)?;
-    run_start::lines(field.mark_wrong_game(choice.name()));
-    let playing = field.check_field(args.skip_broken_bots, seats, &choice.describe())?;
-    let active = field.active();
-
-    arbiter::engine::settings::save(&out, &settings)?;
-    let (mut csv, done) = start::open_games(&out, seats)?;
-    let todo = settings.games_to_play(seats, &active, &done);
-    run_start::lines(settings.game.memory_note());
-    let placement = args.run.placement(cfg.freeze_idle);
-    run_start::placement(&placement);
-    run_start::tournament(&run_start::TournamentStart {
-        dir: &out,
-        resumed: resuming.then_some((done.len(), todo.len())),
-        games: todo.len(),
-        game: &choice.describe(),
-        playing,
+    let opened = args.open(|| Settings::fresh(args.request()))?;
+    let placement = |freeze_idle| args.run.placement(freeze_idle);
+    let request = engine::Request {
+        opened,
+        build: !args.no_build,
         placement: &placement,
-        seed: settings.seed,
-        shard: settings.shard,
-    });
-    arbiter::report::run_start::eprint_busy(cfg.time.clock);
-
-    arbiter::bot::cleanup::set_stop_hint(format!(
-        "continue with: arbiter tournament --resume {}",
-        out.display()
-    ));
-    let runner = Runner {
-        bots: &field.specs,
-        game: &choice,
-        opening_plies: settings.opening_plies,
-        book: book.as_ref(),
-        referee: &cfg,
-        concurrency: placement.concurrency,
-        pin_cpus: placement.pin_cpus,
     };
-    let played = run_display::play_and_record(
-        &runner,
-        &todo,
-        &mut csv,
-        &out,
-        settings.replays,
-        &mut |_, _| std::ops::ControlFlow::Continue(()),
-        None,
-    )?;
-    if let Some(e) = played.failure {
-        return Err(e.into());
+    let mut kind = Tournament {
+        args: &args,
+        grow_games: given.has("games").then_some(args.games),
+        shard: None,
+    };
+    let mut terminal = run_display::Terminal::default();
+    let ran = engine::run(request, &mut kind, &mut [&mut terminal])?;
+    if let Some(code) = super::ended(ran.outcome) {
+        return Ok(code);
     }
-
-    let order = field.playing();
-    let (table, _) = standings::from_files(&[csv.path().to_path_buf()], &order, anchor.as_ref())?;
-    standings::write_files(&out, &table)?;
+    let out = &ran.dir;
+    let order = ran.field.playing();
+    let report = terminal.take_report().unwrap_or_else(|| {
+        // Every game was recorded already: the report is written all the same.
+        let names: Vec<String> = ran.field.specs.iter().map(|b| b.name.clone()).collect();
+        arbiter::report::html::LiveReport::new(out, &names)
+            .write(arbiter::report::html::Pages::Missing)
+    });
+    let (table, _) = standings::from_files(
+        std::slice::from_ref(&ran.games_csv),
+        &order,
+        anchor.as_ref(),
+    )?;
+    standings::write_files(out, &table)?;
     arbiter::report::run_end::tournament(
         &mut std::io::stdout().lock(),
         &table,
-        &field.left_out(),
-        &out,
-        &played.report,
-        settings.shard,
+        &ran.field.left_out(),
+        out,
+        &report,
+        ran.settings.shard,
     )?;
     if table.referee_errors > 0 {
         eprintln!(
@@ -110,4 +72,86 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         return Ok(ExitCode::from(crate::commands::ERROR_EXIT));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A tournament as a kind of run: every scheduled game of the bots that can play.
+struct Tournament<'a> {
+    args: &'a TournamentArgs,
+    /// `--games` as given with `--grow`.
+    grow_games: Option<u32>,
+    /// The run's shard, for the start line.
+    shard: Option<Shard>,
+}
+
+impl Kind for Tournament<'_> {
+    type Settings = Settings;
+
+    fn settle(&mut self, settings: Settings, choice: &GameChoice) -> Result<Settings, RunError> {
+        self.shard = settings.shard;
+        if !self.args.grow {
+            return Ok(settings);
+        }
+        let seats = choice.seats() as u32;
+        Ok(settings.grow(self.grow_games, &self.args.add_bot, seats)?)
+    }
+
+    fn configure(&self, settings: &Settings, cfg: &mut RefereeConfig) {
+        // Every game keeps its turns for records.jsonl (the replay pages of report.html).
+        cfg.record_turns = true;
+        // Replay files (`--replays`) hold the inputs too.
+        cfg.record_inputs = settings.replays;
+    }
+
+    fn bots(
+        &self,
+        run: &Context<'_, Settings>,
+    ) -> Vec<(
+        String,
+        Result<arbiter::bot::BotSpec, arbiter::bot::SpecError>,
+    )> {
+        engine::resolve_in(&run.settings.bots, &run.settings.workdir)
+    }
+
+    fn check_field(
+        &mut self,
+        run: &Context<'_, Settings>,
+        field: &mut BotCheck,
+    ) -> Result<usize, RunError> {
+        let seats = run.choice.seats();
+        Ok(field.check_field(self.args.skip_broken_bots, seats, &run.choice.describe())?)
+    }
+
+    fn todo(
+        &mut self,
+        run: &Context<'_, Settings>,
+        field: &BotCheck,
+        done: &DoneSet,
+        _games_csv: &Path,
+    ) -> Result<Vec<GameSpec>, RunError> {
+        let seats = run.choice.seats();
+        Ok(run.settings.games_to_play(seats, &field.active(), done))
+    }
+}
+
+impl engine::Consumer for Tournament<'_> {
+    fn event(&mut self, event: &Event<'_>) -> ControlFlow<()> {
+        if let Event::Ready(ready) = event {
+            run_start::tournament(&run_start::TournamentStart {
+                dir: ready.dir,
+                resumed: ready.resuming.then_some((ready.done, ready.games)),
+                games: ready.games,
+                game: ready.game,
+                playing: ready.playing,
+                placement: ready.placement,
+                seed: ready.seed,
+                shard: self.shard,
+            });
+            run_start::eprint_busy(ready.clock);
+            super::set_stop_hint(format!(
+                "continue with: arbiter tournament --resume {}",
+                ready.dir.display()
+            ));
+        }
+        ControlFlow::Continue(())
+    }
 }

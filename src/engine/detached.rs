@@ -82,7 +82,7 @@ mod tests {
         let mut d = Detached::spawn(
             Vec::new(),
             |e: &Event<'_>| match e {
-                Event::Stopping { game_id } => Some(*game_id),
+                Event::Dropped { game_id } => Some(*game_id),
                 _ => None,
             },
             move |seen: &mut Vec<u64>, id| {
@@ -93,7 +93,7 @@ mod tests {
             },
         );
         for game_id in 0..1000 {
-            assert!(d.event(&Event::Stopping { game_id }).is_continue());
+            assert!(d.event(&Event::Dropped { game_id }).is_continue());
         }
         assert!(d
             .event(&Event::BotReady { bot: 0, name: "a" })

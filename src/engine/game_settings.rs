@@ -7,6 +7,7 @@
 
 use crate::bot::{Limits, SpecError};
 use crate::game::GameError;
+use crate::options::Opt;
 use crate::referee::external::spec::{RefereeSpecError, Resolved};
 use crate::referee::GameChoice;
 use crate::referee::{Clock, RefereeConfig, TimeControl};
@@ -25,26 +26,39 @@ pub const DEFAULT_GAME: &str = "impasse";
 #[derive(Debug, thiserror::Error)]
 pub enum GameSettingsError {
     #[error(
-        "--opening-plies {plies} cannot be played with --referee \"{referee}\": arbiter does \
-         not know the moves of an external referee's game; leave out --opening-plies (a referee \
-         that varies its games does so by its seed: see --referee-seed)"
+        "{} {plies} cannot be played with {} \"{referee}\": arbiter does not know the moves of \
+         an external referee's game; leave out {} (a referee that varies its games does so by \
+         its seed: see {})",
+        Opt::OpeningPlies,
+        Opt::Referee,
+        Opt::OpeningPlies,
+        Opt::RefereeSeed
     )]
     PliesWithReferee { plies: u32, referee: String },
     #[error(
-        "--openings {book} cannot be played with --referee \"{referee}\": an opening book \
-         holds moves of a built-in game; leave out --openings"
+        "{} {book} cannot be played with {} \"{referee}\": an opening book holds moves of a \
+         built-in game; leave out {}",
+        Opt::Openings,
+        Opt::Referee,
+        Opt::Openings
     )]
     BookWithReferee { book: String, referee: String },
-    #[error("--referee-timeout-ms must be at least 1")]
+    #[error("{} must be at least 1", Opt::RefereeTimeoutMs)]
     RefereeTimeout,
     #[error(
-        "--game {game} and --referee both name the game to play: give --referee alone for the \
-         external referee's game, or --game alone for a built-in game"
+        "{} {game} and {} both name the game to play: give {} alone for the external referee's \
+         game, or {} alone for a built-in game",
+        Opt::Game,
+        Opt::Referee,
+        Opt::Referee,
+        Opt::Game
     )]
     GameAndReferee { game: String },
     #[error(
-        "--variant and --position are for built-in games; an external referee (--referee) makes \
-         its own games"
+        "{} and {} are for built-in games; an external referee ({}) makes its own games",
+        Opt::Variant,
+        Opt::Position,
+        Opt::Referee
     )]
     VariantWithReferee,
     #[error("building the referee '{name}'")]
@@ -56,12 +70,25 @@ pub enum GameSettingsError {
     #[error(transparent)]
     Referee(#[from] RefereeSpecError),
     #[error(transparent)]
+    Sdk(#[from] crate::referee::sdk::SdkError),
+    #[error(
+        "{} and {} are for CodinGame SDK games ({} naming a game's class path or source \
+         folder); leave them out",
+        Opt::League,
+        Opt::GameParam,
+        Opt::Referee
+    )]
+    SdkOptionsWithoutSdk,
+    #[error(transparent)]
     Game(#[from] GameError),
-    #[error("--turn-ms and --first-turn-ms must be at least 1")]
+    #[error("{} and {} must be at least 1", Opt::TurnMs, Opt::FirstTurnMs)]
     ZeroTurn,
-    #[error("--strikes must be at least 1 (1 = the first late answer loses)")]
+    #[error(
+        "{} must be at least 1 (1 = the first late answer loses)",
+        Opt::Strikes
+    )]
     ZeroStrikes,
-    #[error("--max-turns must be at least 1")]
+    #[error("{} must be at least 1", Opt::MaxTurns)]
     ZeroMaxTurns,
     /// A `--bot-env` that is not NAME or NAME=VALUE (the message says which).
     #[error("{0}")]
@@ -92,6 +119,12 @@ pub struct GameSettings {
     pub referee_seed: bool,
     #[serde(default)]
     pub referee_timeout_ms: Option<u64>,
+    /// A CodinGame SDK game's league level (`--league`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<u32>,
+    /// A CodinGame SDK game's parameters (`--game-param KEY=VALUE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub game_params: Vec<String>,
     pub first_turn_ms: u64,
     pub turn_ms: u64,
     pub grace_ms: u64,
@@ -114,9 +147,10 @@ impl GameSettings {
     pub fn memory_note(&self) -> Option<String> {
         (self.memory_mb > 0 && !crate::bot::cgroup::memory_cap_is_full()).then(|| {
             format!(
-                "--memory-mb {} is a partial cap here: no memory cgroup can be made (run as root \
-                 for one), so it limits each process's private memory only (RLIMIT_DATA), not \
-                 shared memory, files in RAM or the sum over a bot's children",
+                "{} {} is a partial cap here: no memory cgroup can be made (run as root for \
+                 one), so it limits each process's private memory only (RLIMIT_DATA), not shared \
+                 memory, files in RAM or the sum over a bot's children",
+                Opt::MemoryMb,
                 self.memory_mb
             )
         })
@@ -155,6 +189,9 @@ impl GameSettings {
         let Some(arg) = &self.referee else {
             return Ok(None);
         };
+        if crate::referee::sdk::detect(arg, workdir).is_some() {
+            return Ok(None);
+        }
         if self.referee_timeout_ms == Some(0) {
             return Err(GameSettingsError::RefereeTimeout);
         }
@@ -165,6 +202,29 @@ impl GameSettings {
             self.referee_seed,
             limit,
         )?))
+    }
+
+    /// The CodinGame SDK game `--referee` names, if it names one (see [`crate::referee::sdk::detect`]):
+    /// each turn's limit is the game's own unless --turn-ms or --first-turn-ms is given.
+    fn sdk(
+        &self,
+        workdir: Option<&Path>,
+    ) -> Result<Option<crate::referee::sdk::SdkGame>, GameSettingsError> {
+        use crate::referee::sdk;
+        let Some(arg) = &self.referee else {
+            return Ok(None);
+        };
+        let Some(detected) = sdk::detect(arg, workdir) else {
+            return Ok(None);
+        };
+        let opts = sdk::SdkOptions {
+            league: self.league,
+            params: self.game_params.clone(),
+            user_limits: self.turn_ms != DEFAULT_TURN_MS
+                || self.first_turn_ms != DEFAULT_FIRST_TURN_MS,
+            message_limit: self.referee_timeout_ms.map(Duration::from_millis),
+        };
+        Ok(Some(sdk::resolve(detected, arg, workdir, &opts)?))
     }
 
     /// The validated game, variant, seats and start position; an external referee's game with
@@ -178,6 +238,18 @@ impl GameSettings {
     /// run's folder of origin: a continued run finds and runs its referee exactly as the first
     /// did, whatever the current directory).
     pub fn choice_in(&self, workdir: Option<&Path>) -> Result<GameChoice, GameSettingsError> {
+        if let Some(game) = self.sdk(workdir)? {
+            if let Some(name) = &self.game {
+                return Err(GameSettingsError::GameAndReferee { game: name.clone() });
+            }
+            if self.variant.is_some() || self.position.is_some() {
+                return Err(GameSettingsError::VariantWithReferee);
+            }
+            return Ok(GameChoice::sdk(game, self.seats.unwrap_or(2))?);
+        }
+        if self.league.is_some() || !self.game_params.is_empty() {
+            return Err(GameSettingsError::SdkOptionsWithoutSdk);
+        }
         if let Some(resolved) = self.external(workdir)? {
             if let Some(game) = &self.game {
                 return Err(GameSettingsError::GameAndReferee { game: game.clone() });
@@ -310,6 +382,8 @@ mod tests {
             referee: None,
             referee_seed: false,
             referee_timeout_ms: None,
+            league: None,
+            game_params: Vec::new(),
             first_turn_ms: DEFAULT_FIRST_TURN_MS,
             turn_ms: DEFAULT_TURN_MS,
             grace_ms: 50,
@@ -365,7 +439,7 @@ mod tests {
             max_turns: Some(0),
             ..plain()
         });
-        assert_eq!(e.to_string(), "--max-turns must be at least 1");
+        assert_eq!(e.to_string(), "max_turns must be at least 1");
         let e = err(GameSettings {
             bot_env: vec!["=x".into()],
             ..plain()
@@ -386,7 +460,7 @@ mod tests {
         .unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("--opening-plies 2 cannot be played"),
+                .starts_with("opening_plies 2 cannot be played"),
             "{e}"
         );
     }

@@ -1,7 +1,12 @@
 //! The run engine: plays a set of games into a results folder and tells consumers what happens.
 //!
 //! Every command that plays many games (`tournament`, `sprt`, `grade`, a shard of a Slurm job)
-//! is a thin layer over it, so they share one play-and-record loop: the bot checks
+//! is a thin layer over one call, [`run`]: it does the start sequence they share and plays,
+//! with what differs between them a [`Kind`] (its hooks: which bots, which field, which games)
+//! and what is shown a [`Consumer`]. A stop signal while the games go on is an event of the
+//! engine: no more games are handed out, [`Event::Stopping`] is told, the games that ended
+//! before it are recorded, and the run returns [`Outcome::Stopped`]. They share one
+//! play-and-record loop: the bot checks
 //! ([`check_bots`]), the worker pool ([`Runner`]), the records written the moment a game ends
 //! ([`Recorder`]: games.csv, records.jsonl, failures/, replays/), and the decision whether a game
 //! was spoilt by a stop of the whole job ([`stop`]), and the run's recorded settings, which make a
@@ -19,9 +24,11 @@
 
 mod bots;
 mod detached;
+mod drive;
 mod game_settings;
 mod placement;
 mod record;
+mod run;
 pub mod settings;
 pub mod shards;
 pub mod sprt;
@@ -30,11 +37,13 @@ pub mod stop;
 
 pub use bots::{check_bots, resolve_in, BotCheck, NameClash};
 pub use detached::Detached;
+pub use drive::{play_into, Played};
 pub use game_settings::{
     GameSettings, GameSettingsError, DEFAULT_FIRST_TURN_MS, DEFAULT_GAME, DEFAULT_TURN_MS,
 };
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
+pub use run::{run, Context, Kind, Outcome, Ran, Ready, Request, RunError, RunSettings};
 pub use start::{SprtRequest, StartError, TournamentRequest};
 
 use crate::tournament::{Finished, GameSpec, Runner};
@@ -67,6 +76,20 @@ pub enum Event<'a> {
         name: &'a str,
         problem: &'a str,
     },
+    /// A line for the user before the games (a bot made for another game, a note on a limit).
+    Notice(&'a str),
+    /// The start is done: what the run plays (see [`Ready`]).
+    Ready(&'a Ready<'a>),
+    /// The games of `runner` begin (`games` of them, recorded into `dir`); an SPRT whose
+    /// decision late games took back plays again.
+    Playing {
+        runner: &'a Runner<'a>,
+        games: usize,
+        dir: &'a std::path::Path,
+    },
+    /// The games begun by [`Event::Playing`] are over (every one recorded, or a record failed,
+    /// or a stop signal ended them).
+    Played(&'a Played),
     /// A game ended and is recorded.
     GameFinished(&'a Finished),
     /// A game ended but could not be recorded; no more games are handed out.
@@ -74,15 +97,45 @@ pub enum Event<'a> {
         game_id: u64,
         error: &'a RecordError,
     },
-    /// The job is being stopped (a signal): a game that ended with a bot killed by that stop
-    /// is not recorded (a continued run plays it again).
-    Stopping { game_id: u64 },
+    /// A stop signal (number `signal`) reached the referee: every bot was killed, no more
+    /// games are handed out, the games that ended before it are recorded, and the run ends
+    /// "stopped by signal". Told once.
+    Stopping { signal: i32 },
+    /// A game that ended with a bot killed by the stop is not recorded (a continued run plays
+    /// it again).
+    Dropped { game_id: u64 },
+    /// What a consumer asked the others to show (see [`Consumer::notes`]).
+    Note(&'a Note),
+}
+
+/// What a consumer of a run says for the others to show (an SPRT's test to the progress
+/// display): typed facts, rendered by whoever shows them.
+#[derive(Clone, Debug)]
+pub enum Note {
+    /// The games to play are only the most the run may play (an SPRT's --max-pairs): the time
+    /// left is an upper bound.
+    Bounded,
+    /// The run ends before every game is played (an SPRT decided).
+    Decided,
+    /// An SPRT's log-likelihood ratio between its bounds, with the Elo estimate so far.
+    Sprt {
+        llr: f64,
+        lower: f64,
+        upper: f64,
+        elo: Option<crate::rating::EloEstimate>,
+    },
 }
 
 /// Something that follows a run. Called on the engine's thread, in the order games are recorded;
 /// `Break` stops handing out new games (games under way still finish and are recorded).
 pub trait Consumer {
     fn event(&mut self, event: &Event<'_>) -> ControlFlow<()>;
+
+    /// What this consumer wants the others told after the event it was just given, as
+    /// [`Event::Note`]s, in order (none by default).
+    fn notes(&mut self) -> Vec<Note> {
+        Vec::new()
+    }
 }
 
 impl<F: FnMut(&Event<'_>) -> ControlFlow<()>> Consumer for F {
@@ -98,13 +151,16 @@ pub struct RunEnd {
     pub recorded: usize,
     /// The first game that could not be recorded, and why.
     pub failure: Option<(u64, RecordError)>,
-    /// A stop of the whole job was seen.
-    pub stopped: bool,
+    /// The stop signal that ended the run, if one did (see [`Event::Stopping`]).
+    pub stopped: Option<i32>,
 }
 
 /// Plays `todo` with `runner`, records each game with `recorder` the moment it may be (see
 /// [`stop`]), then tells `consumers`. Recording runs on this thread while the games go on: a
-/// game never waits for a record, a consumer, or the stop decision on another game.
+/// game never waits for a record, a consumer, or the stop decision on another game. A stop
+/// signal while it plays ends the run in order: no more games are handed out, the consumers
+/// are told [`Event::Stopping`], the games that ended before it are recorded, and the end says
+/// which signal.
 pub fn play(
     runner: &Runner,
     todo: &[GameSpec],
@@ -112,6 +168,8 @@ pub fn play(
     consumers: &mut [&mut dyn Consumer],
 ) -> RunEnd {
     let mut end = RunEnd::default();
+    let claim = crate::bot::cleanup::claim_stop();
+    let mut told_stop = false;
     runner.run_queued(todo, |queue, halt| {
         let mut held = stop::Held::default();
         let mut open = true;
@@ -142,17 +200,22 @@ pub fn play(
                     std::thread::sleep(at.saturating_duration_since(Instant::now()));
                 }
             }
-            let mut ready = held.release(Instant::now(), stop::stopping());
+            let stopping = stop::stopping();
+            if stopping && !std::mem::replace(&mut told_stop, true) {
+                halt.store(true, Ordering::Relaxed);
+                let signal = crate::bot::cleanup::stop_signal().unwrap_or(0);
+                let _ = tell(consumers, &Event::Stopping { signal });
+            }
+            let mut ready = held.release(Instant::now(), stopping);
             if let Some(f) = next {
-                ready.extend(held.admit(f, Instant::now(), stop::stopping()));
+                ready.extend(held.admit(f, Instant::now(), stopping));
             }
             for step in ready {
                 let flow = match step {
                     stop::Step::Record(f) => record_one(&f, recorder, consumers, &mut end),
                     stop::Step::Discard(f) => {
                         let game_id = f.spec.game_id;
-                        end.stopped = true;
-                        tell(consumers, &Event::Stopping { game_id })
+                        tell(consumers, &Event::Dropped { game_id })
                     }
                 };
                 if flow.is_break() {
@@ -161,6 +224,8 @@ pub fn play(
             }
         }
     });
+    // A signal after the last game is the caller's to handle (the command line's).
+    end.stopped = claim.release();
     end
 }
 
@@ -194,12 +259,22 @@ fn record_one(
     }
 }
 
-/// Tells every consumer; `Break` if any asks for it.
+/// Tells every consumer, then every consumer the notes they gave (see [`Consumer::notes`]);
+/// `Break` if any asks for it.
 pub fn tell(consumers: &mut [&mut dyn Consumer], event: &Event<'_>) -> ControlFlow<()> {
     let mut flow = ControlFlow::Continue(());
+    let mut notes = Vec::new();
     for c in consumers.iter_mut() {
         if c.event(event).is_break() {
             flow = ControlFlow::Break(());
+        }
+        notes.extend(c.notes());
+    }
+    for note in &notes {
+        for c in consumers.iter_mut() {
+            if c.event(&Event::Note(note)).is_break() {
+                flow = ControlFlow::Break(());
+            }
         }
     }
     flow
@@ -248,7 +323,7 @@ mod tests {
             ControlFlow::Continue(())
         };
         let end = play(&runner, &games, &mut recorder, &mut [&mut follow]);
-        assert_eq!((end.recorded, end.stopped), (6, false));
+        assert_eq!((end.recorded, end.stopped), (6, None));
         assert!(end.failure.is_none());
         told.sort_unstable();
         assert_eq!(told, (0..6).collect::<Vec<u64>>());

@@ -2,6 +2,7 @@
 //! The policy (when to pin) is the caller's; this applies it to the machine as it is (the CPUs
 //! this process may use, the load average) and says what was decided, for the start line.
 
+use crate::options::Opt;
 use crate::tournament::allowed_cpus;
 
 /// Files a game being played holds open at most, with the next game's bots started ahead: each
@@ -90,8 +91,9 @@ impl Placement {
         let pinned = match self.busy_load {
             Some(load) => format!(
                 ", not pinned to CPUs: the machine is busy (load average {load:.1} on {} CPUs; \
-                 --pin-cpus to pin anyway)",
-                self.cpus
+                 {} to pin anyway)",
+                self.cpus,
+                Opt::PinCpus
             ),
             None => pinned,
         };

@@ -66,6 +66,11 @@ impl<'a> Recorder<'a> {
         &self.starved
     }
 
+    /// The games where bots waited long for a CPU, once recording is over.
+    pub fn into_starved(self) -> crate::results::starved::Starved {
+        self.starved
+    }
+
     /// Records one game (the CSV row first: it is what a continued run counts as done).
     pub fn record(&mut self, f: &Finished) -> Result<(), RecordError> {
         let game_id = f.spec.game_id;

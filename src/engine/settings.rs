@@ -11,6 +11,7 @@ pub use grade::{GradeSettings, OtherClass};
 pub use sprt::{SprtSettings, SprtTestSettings};
 
 use super::GameSettings;
+use crate::options::Opt;
 use crate::referee::GameChoice;
 use crate::tournament::openings::{Book, BookError, Order};
 use crate::tournament::{schedule_grown, Format, GameSpec, Plan, Shard, Stage};
@@ -47,8 +48,8 @@ pub enum SettingsError {
     #[error("encoding the settings: {0}")]
     Encode(#[from] toml::ser::Error),
     #[error(
-        "{} already holds a different run ({}); choose another --out, or continue that one with --resume {}",
-        dir.display(), changed.join("; "), dir.display()
+        "{} already holds a different run ({}); choose another {}, or continue that one with {} {}",
+        dir.display(), changed.join("; "), Opt::Out, Opt::Resume, dir.display()
     )]
     Different { dir: PathBuf, changed: Vec<String> },
 }
@@ -218,13 +219,23 @@ impl Recorded for TournamentSettings {
 /// Why a run cannot grow as asked.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum GrowError {
-    #[error("a run of sampled tables (--tables) cannot grow; start a new run with more tables")]
+    #[error(
+        "a run of sampled tables ({}) cannot grow; start a new run with more tables",
+        Opt::Tables
+    )]
     Sampled,
     #[error(
-        "--grow --games {asked}: the run plays {now} games per table; give a larger multiple of {seats}"
+        "{} {} {asked}: the run plays {now} games per table; give a larger multiple of {seats}",
+        Opt::Grow,
+        Opt::Games
     )]
     Fewer { asked: u32, now: u32, seats: u32 },
-    #[error("--grow needs --games above {now} or --add-bot BOT")]
+    #[error(
+        "{} needs {} above {now} or {} BOT",
+        Opt::Grow,
+        Opt::Games,
+        Opt::AddBot
+    )]
     Nothing { now: u32 },
 }
 

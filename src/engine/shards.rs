@@ -5,6 +5,7 @@
 //! CLI's (they are its flags).
 
 use super::settings::{self, Recorded, SettingsError, TournamentSettings};
+use crate::options::Opt;
 use crate::results::games_csv::DoneSet;
 use crate::tournament::shard::GameClock;
 use crate::tournament::{GameSpec, Runner, Shard};
@@ -73,7 +74,7 @@ fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
 /// A shard's folder that holds something else.
 #[derive(Debug, thiserror::Error)]
 pub enum ShardFolderError {
-    #[error("{} holds another run ({}); choose another --out", dir.display(), what)]
+    #[error("{} holds another run ({}); choose another {}", dir.display(), what, Opt::Out)]
     OtherRun { dir: PathBuf, what: String },
     #[error(transparent)]
     Settings(#[from] SettingsError),

@@ -9,20 +9,21 @@
 //! command then plays on).
 
 use crate::rating::{self, Decision, PairCounter, SprtParams};
+use crate::referee::Reason;
 use crate::results::games_csv::ReadError;
 use crate::tournament::Finished;
 use std::path::Path;
 
 /// The candidate's score in a two-seat game where `bot0` sat first and `winner` won (`None`: a
-/// draw); `None` for a game the referee could not play (`reason` `referee-error`), which voids
+/// draw); `None` for a game the referee could not play ([`Reason::RefereeError`]), which voids
 /// its pair.
 pub fn new_score(
     bot0: &str,
     new_name: &str,
     winner: Option<u8>,
-    reason: Option<&str>,
+    reason: Option<Reason>,
 ) -> Option<f64> {
-    if reason == Some("referee-error") {
+    if reason == Some(Reason::RefereeError) {
         return None;
     }
     let bot0_score = match winner {
@@ -67,7 +68,7 @@ impl SprtFollower {
                     &row.bots[0],
                     &self.new_name,
                     row.winner().map(|w| w as u8),
-                    row.reason.as_deref(),
+                    row.reason,
                 );
                 self.pairs.add(pair, score);
             }
@@ -90,7 +91,7 @@ impl SprtFollower {
             &r.bots[0],
             &self.new_name,
             r.winner.map(|w| w as u8),
-            Some(r.reason.as_str()),
+            Some(r.reason),
         );
         if !self.pairs.add(finished.spec.pair_id, score) {
             return None;
@@ -112,12 +113,16 @@ mod tests {
 
     #[test]
     fn the_candidates_score_follows_its_seat_and_a_referee_error_voids_it() {
-        assert_eq!(new_score("new", "new", Some(0), Some("win")), Some(1.0));
-        assert_eq!(new_score("old", "new", Some(0), Some("win")), Some(0.0));
-        assert_eq!(new_score("old", "new", None, Some("draw")), Some(0.5));
+        let win = Some(Reason::Win);
+        assert_eq!(new_score("new", "new", Some(0), win), Some(1.0));
+        assert_eq!(new_score("old", "new", Some(0), win), Some(0.0));
+        assert_eq!(
+            new_score("old", "new", None, Some(Reason::UnnamedDraw)),
+            Some(0.5)
+        );
         assert_eq!(new_score("new", "new", Some(1), None), Some(0.0));
         assert_eq!(
-            new_score("new", "new", Some(0), Some("referee-error")),
+            new_score("new", "new", Some(0), Some(Reason::RefereeError)),
             None
         );
     }

@@ -6,6 +6,7 @@
 
 use super::settings::{self, GrowError, OpeningsError, Recorded, SettingsError};
 use super::{GameSettingsError, NameClash};
+use crate::options::Opt;
 use crate::results::games_csv::{DoneSet, GamesCsv};
 use crate::results::lock::LockError;
 use crate::tournament::openings::BookError;
@@ -37,10 +38,10 @@ pub enum StartError {
         source: std::io::Error,
     },
     #[error(
-        "--resume {} continues the run with its recorded settings ({}), so {} would be \
-         ignored; leave {} out, or start a new run with another --out",
-        dir.display(), dir.join(file).display(), changed.join(", "),
-        if changed.len() == 1 { "it" } else { "them" }
+        "{} {} continues the run with its recorded settings ({}), so {} would be \
+         ignored; leave {} out, or start a new run with another {}",
+        Opt::Resume, dir.display(), dir.join(file).display(), changed.join(", "),
+        if changed.len() == 1 { "it" } else { "them" }, Opt::Out
     )]
     ResumeChanges {
         dir: PathBuf,
@@ -48,8 +49,8 @@ pub enum StartError {
         changed: Vec<String>,
     },
     #[error(
-        "--grow adds games or bots to a run and keeps its other settings; {} cannot change",
-        changed.join(", ")
+        "{} adds games or bots to a run and keeps its other settings; {} cannot change",
+        Opt::Grow, changed.join(", ")
     )]
     GrowChanges { changed: Vec<String> },
     #[error("a tournament of {game} needs {seats} or more bots (got {got})")]
@@ -59,24 +60,28 @@ pub enum StartError {
         got: usize,
     },
     #[error(
-        "--games must be a positive multiple of {seats}: each table of {seats} bots plays \
+        "{} must be a positive multiple of {seats}: each table of {seats} bots plays \
          rounds of {seats} games with the same seed and opening, each bot in every seat once \
-         (got {got})"
+         (got {got})",
+        Opt::Games
     )]
     Games { seats: usize, got: u32 },
-    #[error("--games must be a positive multiple of {seats}, the seat count (got {got})")]
+    #[error(
+        "{} must be a positive multiple of {seats}, the seat count (got {got})",
+        Opt::Games
+    )]
     GradeGames { seats: usize, got: u32 },
-    #[error("--tables must be at least 1")]
+    #[error("{} must be at least 1", Opt::Tables)]
     Tables,
     #[error(
-        "--shard {shard} needs --seed: every shard must compute the same schedule \
+        "{} {shard} needs {}: every shard must compute the same schedule \
          (choose any number and give it to all {} shards)",
-        shard.count()
+        Opt::Shard, Opt::Seed, shard.count()
     )]
     ShardSeed { shard: Shard },
     #[error(
-        "{} cannot play (see above); fix {}, or pass --skip-broken-bots to play without {}",
-        names.join(", "), them(names), them(names)
+        "{} cannot play (see above); fix {}, or pass {} to play without {}",
+        names.join(", "), them(names), Opt::SkipBrokenBots, them(names)
     )]
     Broken { names: Vec<String> },
     #[error(
@@ -87,13 +92,14 @@ pub enum StartError {
         game: String,
         seats: usize,
     },
-    #[error("--max-pairs must be at least 1")]
+    #[error("{} must be at least 1", Opt::MaxPairs)]
     MaxPairs,
-    #[error("--max-pairs is too large")]
+    #[error("{} is too large", Opt::MaxPairs)]
     TooManyPairs(#[source] std::num::TryFromIntError),
     #[error(
         "an SPRT compares two bots in two-seat games; {game} is played by {seats} seats here \
-         (use `arbiter tournament --format gauntlet` to compare bots in games of more seats)"
+         (use `arbiter tournament {} gauntlet` to compare bots in games of more seats)",
+        Opt::Format
     )]
     SprtSeats { game: String, seats: usize },
     #[error("bot '{origin}' cannot play (see above)")]

@@ -102,6 +102,7 @@ mod tests {
         Finished {
             spec,
             result: GameResult {
+                sdk: None,
                 game: "impasse".into(),
                 seed: 1,
                 bots: vec!["a".into(), "b".into()],

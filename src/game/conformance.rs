@@ -3,7 +3,8 @@
 //! every listed move can be played, the legal list is empty only at the end, move texts are unique
 //! (Impasse's arena format excepted), the turn input follows its documented shape and reads back
 //! to the same legal list, the position text round-trips, outcomes rank every seat, a view
-//! written over an earlier one equals a new one, and replaying the moves reproduces the game.
+//! written over an earlier one equals a new one, replaying the moves reproduces the game, and
+//! every seat has a colour of its own.
 
 use super::standard::{parse_input, parse_intro};
 use super::{BoardView, CellShape, CellView, Game, GameInfo, PieceView, Setup, GAMES};
@@ -43,6 +44,17 @@ fn playout(info: &'static GameInfo, setup: &Setup, seed: u64) -> (Vec<usize>, Bo
     assert_eq!(game.seats(), setup.seats, "{label}: seats");
     assert_eq!(game.variant(), setup.variant, "{label}: variant");
     assert_eq!(game.name(), info.name, "{label}: name");
+    // One colour a seat, each named differently, so the replay's pieces and legend tell seats apart.
+    let colours = game.seat_colours();
+    assert_eq!(colours.len(), setup.seats, "{label}: seat colours");
+    for (i, c) in colours.iter().enumerate() {
+        assert!(
+            colours[..i]
+                .iter()
+                .all(|d| d.name != c.name && d.fill != c.fill),
+            "{label}: seat {i}'s colour repeats an earlier seat's: {colours:?}"
+        );
+    }
     let mut rng = Rng::new(seed);
     let mut first = vec![true; setup.seats];
     let mut played = Vec::new();

@@ -1,10 +1,12 @@
-//! Pure game rules behind one narrow trait, so that the referee, the tournament runner and the
-//! bundled bots never know which game they are playing.
+//! Pure game rules behind one trait, so that the referee, the tournament runner and the bundled
+//! bots never know which game they are playing.
 //!
-//! A game is one file or folder in this folder plus one entry in [`registry::GAMES`]. Rules do no
-//! I/O, keep no clocks and start no processes: everything here is deterministic given the setup
-//! (seats, variant, seed) and the moves played. Nothing assumes two seats or a square board:
-//! results are rankings, positions are shown through a neutral [`view::BoardView`].
+//! A game is one folder in this folder whose rules implement [`Rules`] (the one trait a game
+//! implements), plus one entry in [`registry::GAMES`]. [`TextGame`] turns any rules into the
+//! [`Game`] in play that the referee, the bots and the reports drive. Rules do no I/O, keep no
+//! clocks and start no processes: everything here is deterministic given the setup (seats,
+//! variant, seed) and the moves played. Nothing assumes two seats or a square board: results are
+//! rankings, positions are shown through a neutral [`view::BoardView`].
 
 pub mod abande;
 pub mod accasta;
@@ -30,7 +32,7 @@ pub use registry::{
 };
 pub use rules::{perft_rules, Rules, TextGame, TurnText};
 pub use standard::History;
-pub use view::{BoardView, CellShape, CellView, PieceView};
+pub use view::{BoardView, CellShape, CellView, PieceView, SeatColour};
 
 use std::fmt;
 
@@ -124,7 +126,7 @@ impl DrawRule {
     }
 }
 
-/// How a game ended, for [`Game::record_scores`].
+/// How a game ended, for [`Rules::record_scores`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreEnd {
     /// The rules ended it.
@@ -135,110 +137,57 @@ pub enum ScoreEnd {
     Forfeit(usize),
 }
 
-/// The rules of one game, as the referee drives them.
+/// A game in play, as the referee, the bots and the reports drive it: any game's [`Rules`] with
+/// its moves as texts, its history and its copies. Games never implement it: [`TextGame`] does,
+/// once for every [`Rules`] (the trait is sealed).
 ///
 /// The legal moves are the exact texts a bot is offered and must answer with; the referee plays a
 /// move by its index in [`Game::legal_moves`], so telling a malformed answer from an illegal one is
 /// the protocol's job and never the game's. The game keeps whatever history its turn input needs
 /// (with N seats, every move since the seat's own previous turn: see [`standard::History`]).
-pub trait Game: Send {
-    /// The registry entry of this game (name, seats, variants, statement).
-    fn info(&self) -> &'static GameInfo;
-    /// The variant being played (one of `info().variants`).
-    fn variant(&self) -> &'static str;
-    /// How many seats play.
-    fn seats(&self) -> usize;
-    /// The seat whose turn it is. Meaningless once [`Game::outcome`] is `Some`.
-    fn to_move(&self) -> usize;
+///
+/// Everything else about the position (whose turn, the outcome, the scores, the view, the seat
+/// colours) is asked of its rules: `dyn Game` dereferences to `dyn Rules`, so `game.to_move()`
+/// reads as before and each question is declared once, in [`Rules`].
+pub trait Game: Send + sealed::Sealed {
+    /// The position's rules, for every question that needs no move texts.
+    fn rules(&self) -> &dyn Rules;
     /// The moves the seat to move may play, in the order the bot receives them; texts are unique
     /// within the list (Impasse's arena format excepted). Empty only when the game is over.
     fn legal_moves(&self) -> &[String];
     /// How many legal moves there are: what search asks, without writing the moves' texts.
-    fn move_count(&self) -> usize {
-        self.legal_moves().len()
-    }
-    /// The index in [`Game::legal_moves`] of the move an answer's text names. The default is the
-    /// exact offered text; a game whose notation has more than one spelling of a move (Attangle's
-    /// two capturing units in either order) accepts each of them, and the offered list stays
-    /// canonical.
-    fn index_of_move(&self, text: &str) -> Option<usize> {
-        self.legal_moves().iter().position(|m| m == text)
-    }
+    fn move_count(&self) -> usize;
+    /// The index in [`Game::legal_moves`] of the move an answer's text names (any spelling
+    /// [`Rules::index_of_move`] accepts).
+    fn index_of_move(&self, text: &str) -> Option<usize>;
     /// Plays the legal move at `index` (an index into [`Game::legal_moves`]).
     fn play(&mut self, index: usize);
     /// Appends to `out` the whole input of one turn for the seat to move, every line ending in
-    /// `\n`. `first_turn` is that bot's first turn of the game. New games use
-    /// [`standard::write_input`]; Impasse writes the CodinGame arena's format.
+    /// `\n` ([`Rules::write_turn_input`]). `first_turn` is that bot's first turn of the game.
     fn write_turn_input(&self, first_turn: bool, out: &mut String);
-    /// The fixed-format lines showing the position inside the standard input shape (a picture of
-    /// the board a bot can index by row and column); the same count of lines every turn.
-    fn write_board(&self, out: &mut String);
-    /// `Some` once the rules end the game.
-    fn outcome(&self) -> Option<Outcome>;
-    /// Whether the game is over, without building its outcome (search asks this every ply).
-    fn is_over(&self) -> bool {
-        self.outcome().is_some()
-    }
-    /// The rule that ended the game in a draw, once [`Game::outcome`] is `Some` with every seat
-    /// sharing first place; `None` otherwise (and for games whose rules never draw).
-    fn draw_rule(&self) -> Option<DrawRule> {
-        None
-    }
-    /// The result when the referee's turn limit ends the game first.
-    fn outcome_at_turn_limit(&self) -> Outcome {
-        Outcome::draw(self.seats())
-    }
-    /// Per-seat scores kept in the record, as the game defines them (Impasse: checkers removed).
-    fn scores(&self) -> Vec<i32>;
-    /// The scores a game's record shows, by how it ended. The default is [`Game::scores`] in
-    /// every case; Impasse reports the arena's (-1 for a forfeit, 0 and 0 at the turn limit).
-    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
-        let _ = end;
-        self.scores()
-    }
-    /// Takes `seat` out of the game after it forfeited. Returns true if the others play on (the
-    /// seat never moves again and is ranked below every seat still playing), false if the
-    /// forfeit ends the game. Two-seat games end; the default ends every game.
-    fn eliminate(&mut self, seat: usize) -> bool {
-        let _ = seat;
-        false
-    }
-    /// The ranks when `seat`'s forfeit ended the game (after [`Game::eliminate`] returned false).
-    /// The default: `seat` last, everyone else shares first place. Team games rank the
-    /// forfeiting seat's team below every intact team.
-    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
-        Outcome {
-            ranks: (0..self.seats()).map(|s| u8::from(s == seat)).collect(),
-        }
-    }
-    /// The position in the game's one-line text form: what `--position` accepts and what
-    /// [`GameInfo::from_position`] reads back to an equal position.
-    fn position_text(&self) -> String;
-    /// A neutral picture of the position, from which the viewer and the terminal draw every game.
-    fn view(&self) -> BoardView;
-    /// [`Game::view`] written over `out` (a view of any position, or empty), whose storage is
-    /// reused: a view taken after every move of a game (a replay page) allocates nothing once
-    /// the first is made. The default builds a new view.
-    fn view_into(&self, out: &mut BoardView) {
-        *out = self.view();
-    }
+    /// Takes `seat` out of the game after it forfeited ([`Rules::eliminate`]); it sees no more
+    /// moves. Returns true if the others play on.
+    fn eliminate(&mut self, seat: usize) -> bool;
     /// A copy of the current position and its history, for openings.
     fn box_clone(&self) -> Box<dyn Game>;
     /// A copy for search: the same position and legal moves, but moves played on it are not
     /// written into a history, so its turn input lists no moves played before.
-    fn search_copy(&self) -> Box<dyn Game> {
-        self.box_clone()
-    }
-    /// Counts the leaf move sequences `depth` plies deep (see [`perft`]). Games of typed rules
-    /// count on typed moves, without writing a move's text.
-    fn perft(&self, depth: u32) -> u64 {
-        perft_by_text(self, depth)
-    }
-    /// A human-readable picture of the position (for error messages and replays).
-    fn describe(&self) -> String;
-    /// The name users type after `--game`.
-    fn name(&self) -> &'static str {
-        self.info().name
+    fn search_copy(&self) -> Box<dyn Game>;
+    /// Counts the leaf move sequences `depth` plies deep (see [`perft`]) on typed moves, without
+    /// writing a move's text.
+    fn perft(&self, depth: u32) -> u64;
+}
+
+/// Keeps [`Game`] to the one implementation, [`TextGame`]: a game implements [`Rules`].
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// `game.to_move()`, `game.outcome()`, ... on any game in play: its rules answer.
+impl<'a> std::ops::Deref for dyn Game + 'a {
+    type Target = dyn Rules;
+    fn deref(&self) -> &(dyn Rules + 'static) {
+        self.rules()
     }
 }
 
@@ -261,7 +210,7 @@ pub fn perft(game: &dyn Game, depth: u32) -> u64 {
 }
 
 /// [`perft`] through the text interface only: copies of the position, moves played by index.
-pub fn perft_by_text<G: Game + ?Sized>(game: &G, depth: u32) -> u64 {
+pub fn perft_by_text(game: &dyn Game, depth: u32) -> u64 {
     if depth == 0 || game.is_over() {
         return u64::from(depth == 0);
     }
@@ -273,7 +222,7 @@ pub fn perft_by_text<G: Game + ?Sized>(game: &G, depth: u32) -> u64 {
         .map(|i| {
             let mut child = game.search_copy();
             child.play(i);
-            perft_by_text(child.as_ref(), depth - 1)
+            perft_by_text(&*child, depth - 1)
         })
         .sum()
 }

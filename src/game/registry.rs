@@ -43,7 +43,7 @@ pub struct GameInfo {
     /// Opening books shipped with the game, usable by name after `--openings`: (name, text with
     /// one opening a line, move texts from the start separated by spaces).
     pub books: &'static [(&'static str, &'static str)],
-    /// What the game's own per-seat scores ([`Game::scores`]) count, for summaries
+    /// What the game's own per-seat scores ([`super::Rules::scores`]) count, for summaries
     /// ("checkers removed", "game points").
     pub score_name: &'static str,
     /// The statement for bot writers (rules, coordinates, input lines, move syntax, end of game),
@@ -51,7 +51,7 @@ pub struct GameInfo {
     pub statement: &'static str,
     /// The start position of a validated setup.
     pub new: fn(&Setup) -> Box<dyn Game>,
-    /// A position from its one-line text form (as [`Game::position_text`] prints it).
+    /// A position from its one-line text form (as [`super::Rules::position_text`] prints it).
     pub from_position: FromPosition,
 }
 

@@ -1,5 +1,5 @@
-//! Rules with typed moves, and the one adapter that gives every such game its text protocol,
-//! history and [`Game`] implementation.
+//! The one trait a game implements, [`Rules`], and the one adapter that gives every game its
+//! text protocol, history and [`Game`] implementation.
 //!
 //! A game's rules implement [`Rules`]: legal moves are small `Copy` values written into a buffer
 //! the caller owns, played without ever becoming text. Only the referee's turn input and the
@@ -7,50 +7,74 @@
 //! asked for, keeps the history the standard input needs, and implements [`Game`] once for every
 //! game. Search (perft, MCTS playouts) runs on typed moves: no move text is written on the way.
 //!
-//! The split exists so that a new game is its rules file, its statement, its view and one registry
-//! entry; everything about the text protocol lives here and in [`super::standard`].
+//! Every question about a position (whose turn, the outcome, the scores, the view) is asked of
+//! [`Rules`] and declared there only: a `dyn Game` answers it through its rules (`dyn Game`
+//! dereferences to `dyn Rules`, the object-safe part of the trait). [`Game`] adds only what needs
+//! the adapter's state: the moves as texts, play by index, the turn input, copies.
+//!
+//! So a new game is its rules file, its statement, its view and one registry entry; everything
+//! about the text protocol lives here and in [`super::standard`].
 
 use super::standard::{self, History};
+use super::view::SeatColour;
 use super::{BoardView, DrawRule, Game, GameInfo, Outcome, ScoreEnd};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 
-/// The rules of one game, with typed moves. Everything is deterministic; nothing does I/O.
+/// The rules of one game, with typed moves: the one trait a game implements (with `Clone`, which
+/// [`TextGame`] needs to copy positions). Everything is deterministic; nothing does I/O.
+///
+/// The typed-move items ([`Rules::Move`], [`Rules::legal_moves`], [`Rules::play`],
+/// [`Rules::write_move`]) are for the concrete game only (`where Self: Sized`); the rest is
+/// object-safe, so that any game's position can be asked as a `dyn Rules` (what `dyn Game`
+/// dereferences to).
 ///
 /// The adapter keeps the legal moves of the position (from [`Rules::legal_moves`] after every
 /// play), so the rules need not keep a list of their own; rules that need the list to decide the
 /// end of the game (no legal move loses) may keep what they need, at the cost of a larger copy.
-pub trait Rules: Clone + Send + 'static {
+pub trait Rules: Send + 'static {
     /// One move: small and `Copy` (a few bytes: squares, a direction, an index).
-    type Move: Copy + PartialEq + fmt::Debug + Send + 'static;
+    type Move: Copy + PartialEq + fmt::Debug + Send + 'static
+    where
+        Self: Sized;
 
-    /// The registry entry of this game.
+    /// The registry entry of this game (name, seats, variants, statement).
     fn info(&self) -> &'static GameInfo;
     /// The variant being played (one of `info().variants`).
     fn variant(&self) -> &'static str;
     /// How many seats play.
     fn seats(&self) -> usize;
-    /// The seat whose turn it is. Meaningless once the game is over.
+    /// The seat whose turn it is. Meaningless once [`Rules::outcome`] is `Some`.
     fn to_move(&self) -> usize;
     /// Appends the moves the seat to move may play to `out` (the caller clears it), in the order a
-    /// bot receives them. Appends nothing only when the game is over.
-    fn legal_moves(&self, out: &mut Vec<Self::Move>);
+    /// bot receives them; their texts are unique within the list (Impasse's arena format
+    /// excepted). Appends nothing only when the game is over.
+    fn legal_moves(&self, out: &mut Vec<Self::Move>)
+    where
+        Self: Sized;
     /// Plays `mv`, one of this position's legal moves.
-    fn play(&mut self, mv: Self::Move);
+    fn play(&mut self, mv: Self::Move)
+    where
+        Self: Sized;
     /// Appends the text of `mv`, one of this position's legal moves, as a bot reads and writes it.
-    fn write_move(&self, mv: Self::Move, out: &mut String);
+    fn write_move(&self, mv: Self::Move, out: &mut String)
+    where
+        Self: Sized;
     /// The index in `texts` (this position's legal moves as written) of the move an answer names.
     /// The default is the exact text; a game whose notation spells a move more than one way
-    /// (Attangle's two capturing units in either order) accepts each spelling.
+    /// (Attangle's two capturing units in either order) accepts each spelling, and the offered
+    /// list stays canonical.
     fn index_of_move(&self, text: &str, texts: &[String]) -> Option<usize> {
         texts.iter().position(|t| t == text)
     }
-    /// Appends the whole input of one turn for the seat to move. The default is the standard
-    /// input shape ([`standard::write_input`]); Impasse writes the CodinGame arena's format.
+    /// Appends the whole input of one turn for the seat to move, every line ending in `\n`. The
+    /// default is the standard input shape ([`standard::write_input`]); Impasse writes the
+    /// CodinGame arena's format.
     fn write_turn_input(&self, turn: &TurnText<'_>, out: &mut String) {
         standard::write_input(turn.game, turn.history, turn.first_turn, out);
     }
-    /// See [`Game::write_board`].
+    /// The fixed-format lines showing the position inside the standard input shape (a picture of
+    /// the board a bot can index by row and column); the same count of lines every turn.
     fn write_board(&self, out: &mut String);
     /// `Some` once the rules end the game.
     fn outcome(&self) -> Option<Outcome>;
@@ -58,42 +82,61 @@ pub trait Rules: Clone + Send + 'static {
     fn is_over(&self) -> bool {
         self.outcome().is_some()
     }
-    /// See [`Game::draw_rule`].
+    /// The rule that ended the game in a draw, once [`Rules::outcome`] is `Some` with every seat
+    /// sharing first place; `None` otherwise (and for games whose rules never draw).
     fn draw_rule(&self) -> Option<DrawRule> {
         None
     }
-    /// See [`Game::outcome_at_turn_limit`].
+    /// The result when the referee's turn limit ends the game first.
     fn outcome_at_turn_limit(&self) -> Outcome {
         Outcome::draw(self.seats())
     }
-    /// See [`Game::scores`].
+    /// Per-seat scores kept in the record, as the game defines them (Impasse: checkers removed).
     fn scores(&self) -> Vec<i32>;
-    /// See [`Game::record_scores`].
+    /// The scores a game's record shows, by how it ended. The default is [`Rules::scores`] in
+    /// every case; Impasse reports the arena's (-1 for a forfeit, 0 and 0 at the turn limit).
     fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
         let _ = end;
         self.scores()
     }
-    /// See [`Game::eliminate`].
+    /// Takes `seat` out of the game after it forfeited. Returns true if the others play on (the
+    /// seat never moves again and is ranked below every seat still playing), false if the
+    /// forfeit ends the game. Two-seat games end; the default ends every game.
     fn eliminate(&mut self, seat: usize) -> bool {
         let _ = seat;
         false
     }
-    /// See [`Game::outcome_of_forfeit`].
+    /// The ranks when `seat`'s forfeit ended the game (after [`Rules::eliminate`] returned
+    /// false). The default: `seat` last, everyone else shares first place. Team games rank the
+    /// forfeiting seat's team below every intact team.
     fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
         Outcome {
             ranks: (0..self.seats()).map(|s| u8::from(s == seat)).collect(),
         }
     }
-    /// See [`Game::position_text`].
+    /// The position in the game's one-line text form: what `--position` accepts and what
+    /// [`GameInfo::from_position`] reads back to an equal position.
     fn position_text(&self) -> String;
-    /// See [`Game::view`].
+    /// A neutral picture of the position, from which the viewer and the terminal draw every game.
     fn view(&self) -> BoardView;
-    /// See [`Game::view_into`]. The default builds a new view; the games fill `out` in place.
+    /// [`Rules::view`] written over `out` (a view of any position, or empty), whose storage is
+    /// reused: a view taken after every move of a game (a replay page) allocates nothing once
+    /// the first is made. The default builds a new view; the games fill `out` in place.
     fn view_into(&self, out: &mut BoardView) {
         *out = self.view();
     }
-    /// See [`Game::describe`].
+    /// The name and colours of each seat's pieces, as the rules name them, for the replay
+    /// pages' pieces, swatches and legend. The default is [`SeatColour::standard`]: White, then
+    /// Black, then Red, Blue and so on; a game whose first seat is Black (Abande) says so.
+    fn seat_colours(&self) -> Vec<SeatColour> {
+        SeatColour::standard(self.seats())
+    }
+    /// A human-readable picture of the position (for error messages and replays).
     fn describe(&self) -> String;
+    /// The name users type after `--game`.
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
 }
 
 /// What a game's turn input may draw on besides its own position.
@@ -123,7 +166,7 @@ pub struct TextGame<R: Rules> {
     record: bool,
 }
 
-impl<R: Rules> TextGame<R> {
+impl<R: Rules + Clone> TextGame<R> {
     /// The game from `rules`' position, with an empty history.
     pub fn new(rules: R) -> Self {
         let seats = rules.seats();
@@ -199,7 +242,7 @@ impl<R: Rules> std::ops::Deref for TextGame<R> {
     }
 }
 
-impl<R: Rules> Clone for TextGame<R> {
+impl<R: Rules + Clone> Clone for TextGame<R> {
     fn clone(&self) -> Self {
         TextGame {
             rules: self.rules.clone(),
@@ -222,12 +265,12 @@ impl<R: Rules + fmt::Debug> fmt::Debug for TextGame<R> {
 }
 
 /// Counts the leaf move sequences `depth` plies deep on typed moves, with one move buffer per ply.
-pub fn perft_rules<R: Rules>(rules: &R, depth: u32) -> u64 {
+pub fn perft_rules<R: Rules + Clone>(rules: &R, depth: u32) -> u64 {
     let mut buffers: Vec<Vec<R::Move>> = (0..depth).map(|_| Vec::new()).collect();
     perft_into(rules, depth, &mut buffers)
 }
 
-fn perft_into<R: Rules>(rules: &R, depth: u32, buffers: &mut [Vec<R::Move>]) -> u64 {
+fn perft_into<R: Rules + Clone>(rules: &R, depth: u32, buffers: &mut [Vec<R::Move>]) -> u64 {
     if depth == 0 {
         return 1;
     }
@@ -249,18 +292,11 @@ fn perft_into<R: Rules>(rules: &R, depth: u32, buffers: &mut [Vec<R::Move>]) -> 
     total
 }
 
-impl<R: Rules> Game for TextGame<R> {
-    fn info(&self) -> &'static GameInfo {
-        self.rules.info()
-    }
-    fn variant(&self) -> &'static str {
-        self.rules.variant()
-    }
-    fn seats(&self) -> usize {
-        self.rules.seats()
-    }
-    fn to_move(&self) -> usize {
-        self.rules.to_move()
+impl<R: Rules + Clone> super::sealed::Sealed for TextGame<R> {}
+
+impl<R: Rules + Clone> Game for TextGame<R> {
+    fn rules(&self) -> &dyn Rules {
+        &self.rules
     }
     fn legal_moves(&self) -> &[String] {
         self.texts.get_or_init(|| {
@@ -281,7 +317,7 @@ impl<R: Rules> Game for TextGame<R> {
         self.moves.len()
     }
     fn index_of_move(&self, text: &str) -> Option<usize> {
-        self.rules.index_of_move(text, self.legal_moves())
+        self.rules.index_of_move(text, Game::legal_moves(self))
     }
     fn play(&mut self, index: usize) {
         self.play_move(self.moves[index]);
@@ -290,49 +326,16 @@ impl<R: Rules> Game for TextGame<R> {
         let turn = TurnText {
             game: self,
             history: &self.history,
-            texts: self.legal_moves(),
+            texts: Game::legal_moves(self),
             first_turn,
         };
         self.rules.write_turn_input(&turn, out);
-    }
-    fn write_board(&self, out: &mut String) {
-        self.rules.write_board(out);
-    }
-    fn outcome(&self) -> Option<Outcome> {
-        self.rules.outcome()
-    }
-    fn is_over(&self) -> bool {
-        self.rules.is_over()
-    }
-    fn draw_rule(&self) -> Option<DrawRule> {
-        self.rules.draw_rule()
-    }
-    fn outcome_at_turn_limit(&self) -> Outcome {
-        self.rules.outcome_at_turn_limit()
-    }
-    fn scores(&self) -> Vec<i32> {
-        self.rules.scores()
-    }
-    fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
-        self.rules.record_scores(end)
     }
     fn eliminate(&mut self, seat: usize) -> bool {
         let on = self.rules.eliminate(seat);
         self.history.retire(seat);
         self.refresh();
         on
-    }
-    fn outcome_of_forfeit(&self, seat: usize) -> Outcome {
-        self.rules.outcome_of_forfeit(seat)
-    }
-    fn position_text(&self) -> String {
-        self.rules.position_text()
-    }
-    fn view(&self) -> BoardView {
-        self.rules.view()
-    }
-    fn view_into(&self, out: &mut BoardView) {
-        self.rules.view_into(out)
     }
     fn box_clone(&self) -> Box<dyn Game> {
         Box::new(self.clone())
@@ -366,8 +369,5 @@ impl<R: Rules> Game for TextGame<R> {
                 perft_into(&child, depth - 1, &mut buffers)
             })
             .sum()
-    }
-    fn describe(&self) -> String {
-        self.rules.describe()
     }
 }

@@ -1,9 +1,10 @@
 //! A neutral picture of any game's position: cells placed on a plane, each with the pieces on it
-//! from bottom to top. The HTML viewer and the terminal printer draw every game from this one
-//! shape, so a new game needs no drawing code of its own.
+//! from bottom to top, and the colours of the seats whose pieces they are. The HTML viewer and
+//! the terminal printer draw every game from this one shape, so a new game needs no drawing code
+//! of its own.
 //!
 //! A replay page takes a view after every move of a game, so a game fills a view in place
-//! ([`crate::game::Game::view_into`]): the cells, pieces and notes of the view before are
+//! ([`crate::game::Rules::view_into`]): the cells, pieces and notes of the view before are
 //! overwritten, their storage kept, and a step of a replay allocates nothing.
 
 use serde::Serialize;
@@ -30,6 +31,73 @@ pub struct PieceView {
     pub label: String,
 }
 
+/// One seat's look, as its game names it ([`crate::game::Rules::seat_colours`]): its colour's
+/// name, the CSS fill of its pieces and the CSS ink of a label drawn on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatColour {
+    pub name: &'static str,
+    pub fill: &'static str,
+    pub ink: &'static str,
+}
+
+impl SeatColour {
+    pub const WHITE: SeatColour = SeatColour {
+        name: "White",
+        fill: "#f3efe2",
+        ink: "#222",
+    };
+    pub const BLACK: SeatColour = SeatColour {
+        name: "Black",
+        fill: "#2b2b2b",
+        ink: "#f3efe2",
+    };
+    /// Seats past the first two, in order (Moscow Ice seats four); repeated past the last.
+    pub const MORE: [SeatColour; 6] = [
+        SeatColour {
+            name: "Red",
+            fill: "#c0392b",
+            ink: "#fff",
+        },
+        SeatColour {
+            name: "Blue",
+            fill: "#2a6fdb",
+            ink: "#fff",
+        },
+        SeatColour {
+            name: "Green",
+            fill: "#27ae60",
+            ink: "#fff",
+        },
+        SeatColour {
+            name: "Purple",
+            fill: "#8e44ad",
+            ink: "#fff",
+        },
+        SeatColour {
+            name: "Orange",
+            fill: "#e67e22",
+            ink: "#222",
+        },
+        SeatColour {
+            name: "Teal",
+            fill: "#16a085",
+            ink: "#fff",
+        },
+    ];
+
+    /// The colours of `seats` seats when the game names none of its own: White, Black, then
+    /// [`SeatColour::MORE`] in order.
+    pub fn standard(seats: usize) -> Vec<SeatColour> {
+        (0..seats)
+            .map(|s| match s {
+                0 => SeatColour::WHITE,
+                1 => SeatColour::BLACK,
+                s => SeatColour::MORE[(s - 2) % SeatColour::MORE.len()],
+            })
+            .collect()
+    }
+}
+
 /// One cell of the board.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CellView {
@@ -45,7 +113,7 @@ pub struct CellView {
 }
 
 /// The whole position as a viewer draws it. `Default` is an empty view, for
-/// [`crate::game::Game::view_into`] to fill.
+/// [`crate::game::Rules::view_into`] to fill.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BoardView {
     pub shape: CellShape,

@@ -12,6 +12,7 @@ pub mod rubric;
 
 use crate::engine::settings::GradeSettings;
 use crate::engine::{Detached, Event};
+use crate::referee::Reason;
 use crate::results::failures;
 use crate::results::games_csv::{self, DoneSet, ReadSummary, ResultRow};
 use crate::results::standings::{self, Builder, Standings, StandingsError};
@@ -154,21 +155,17 @@ pub fn refresh(
 /// the referee could not play (ratings skip it).
 pub fn result_row(f: &Finished) -> Option<ResultRow> {
     let r = &f.result;
-    if r.reason.as_str() == "referee-error" {
+    if r.reason == Reason::RefereeError {
         return None;
     }
     Some(ResultRow {
         bots: r.bots.clone(),
         ranks: r.ranks.clone(),
-        reason: Some(r.reason.to_string()),
+        reason: Some(r.reason),
         pair_id: Some(f.spec.pair_id),
         game_id: Some(f.spec.game_id),
         moves_hash: Some(games_csv::moves_hash(&r.opening, &r.moves)),
-        forfeits: r
-            .forfeits
-            .iter()
-            .map(|x| (x.seat, x.reason.to_string()))
-            .collect(),
+        forfeits: r.forfeits.iter().map(|x| (x.seat, x.reason)).collect(),
     })
 }
 

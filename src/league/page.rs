@@ -238,6 +238,6 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let rec: crate::results::records::GameRecord =
         serde_json::from_slice(&line).map_err(|e| format!("the record of game {id}: {e}"))?;
-    crate::report::html::viewer::page(&rec, Some("/"), crate::report::html::viewer::Assets::Inline)
+    crate::report::html::viewer::page(&rec, Some("/"))
         .map_err(|e| format!("the replay of game {id}: {e}"))
 }

@@ -368,7 +368,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
         game_id: rec.game_id,
         bots: rec.bots.clone(),
         ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason.clone()),
+        reason: Some(rec.reason.to_string()),
         worker: None,
     });
     live.recent.truncate(RECENT);
@@ -376,7 +376,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
         let notes = live.notes.entry(rec.bots[f.seat].clone()).or_default();
         notes.forfeits.push_front(ForfeitLine {
             game_id: rec.game_id,
-            reason: f.reason.clone(),
+            reason: f.reason.to_string(),
             detail: f.detail.clone(),
             turn: f.turn,
         });
@@ -485,7 +485,7 @@ fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Ga
                 game_id: rec.game_id,
                 bots: rec.bots.clone(),
                 ranks: Some(rec.ranks.clone()),
-                reason: Some(rec.reason.clone()),
+                reason: Some(rec.reason.to_string()),
                 worker: None,
             },
         );

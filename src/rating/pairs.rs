@@ -13,6 +13,9 @@ pub struct PairCounter {
     half: HashMap<u64, Option<f64>>,
     pub wdl: Wdl,
     pub penta: Pentanomial,
+    /// Pairs completed with a game that could not be played: left out of `penta` (their
+    /// played game, if any, is in `wdl`).
+    pub voided: u64,
 }
 
 impl PairCounter {
@@ -32,8 +35,9 @@ impl PairCounter {
                 false
             }
             Some(first) => {
-                if let (Some(a), Some(b)) = (first, score) {
-                    self.penta.0[((a + b) * 2.0).round() as usize] += 1;
+                match (first, score) {
+                    (Some(a), Some(b)) => self.penta.0[((a + b) * 2.0).round() as usize] += 1,
+                    _ => self.voided += 1,
                 }
                 true
             }
@@ -55,6 +59,7 @@ mod tests {
         assert!(!c.add(9, None));
         assert!(c.add(9, Some(1.0)));
         assert_eq!(c.penta.0, [0, 1, 0, 1, 0]);
+        assert_eq!(c.voided, 1);
         assert_eq!((c.wdl.wins, c.wdl.draws, c.wdl.losses), (2, 2, 1));
     }
 }

@@ -7,8 +7,8 @@
 
 use super::ranks::rank_with_eliminations;
 use super::turns::Turns;
+use super::verdict::Verdict;
 use super::{Forfeit, GameResult, Reason};
-use crate::bot::ExitKind;
 use crate::game::{Game, Outcome, ScoreEnd};
 use std::time::Duration;
 
@@ -17,9 +17,8 @@ pub(super) enum Ending {
     /// The rules (or the referee) ranked the seats; `reason` says how (a win, a draw, the turn
     /// limit).
     Ranked(Vec<u8>, Reason),
-    /// This seat's forfeit ended the game: the verdict, what it did, and how its process ended
-    /// if it did.
-    Forfeit(usize, Reason, String, Option<ExitKind>),
+    /// This seat's forfeit ended the game: what it did.
+    Forfeit(usize, Verdict),
     /// The referee failed (what failed, as the detail): every seat shares first place.
     RefereeError(String),
 }
@@ -38,13 +37,13 @@ pub(super) trait Scoring {
 
 impl Scoring for Box<dyn Game> {
     fn seats(&self) -> usize {
-        Game::seats(self.as_ref())
+        self.rules().seats()
     }
     fn ranks_of_forfeit(&self, seat: usize) -> Vec<u8> {
         self.outcome_of_forfeit(seat).ranks
     }
     fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
-        Game::record_scores(self.as_ref(), end)
+        self.rules().record_scores(end)
     }
     fn own_scores(&self) -> Vec<i32> {
         self.scores()
@@ -114,13 +113,14 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
             };
             (ranks, reason, String::new(), None, how)
         }
-        Ending::Forfeit(seat, reason, detail, exit) => {
+        Ending::Forfeit(seat, verdict) => {
             let ranks = rules.ranks_of_forfeit(seat);
+            let forfeit = Forfeit::of(seat, &verdict, turns.turn + 1);
             (
                 ranks,
-                reason,
-                detail,
-                Some((seat, exit)),
+                forfeit.reason,
+                forfeit.detail.clone(),
+                Some(forfeit),
                 ScoreEnd::Forfeit(seat),
             )
         }
@@ -132,7 +132,7 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
             ScoreEnd::Rules,
         ),
     };
-    let offender = ending.map(|(seat, _)| seat);
+    let offender = ending.as_ref().map(|f| f.seat);
     if !turns.forfeits.is_empty() {
         ranks = rank_with_eliminations(&ranks, &turns.forfeits, offender);
     }
@@ -149,15 +149,7 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
     }
     .sole_winner();
     let mut forfeits = turns.forfeits;
-    if let Some((seat, exit)) = ending {
-        forfeits.push(Forfeit {
-            seat,
-            reason,
-            detail: detail.clone(),
-            turn: turns.turn + 1,
-            exit,
-        });
-    }
+    forfeits.extend(ending);
     GameResult {
         game,
         seed,
@@ -178,6 +170,7 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
         stderr_tails,
         stderr_bytes,
         duration,
+        sdk: None,
     }
 }
 
@@ -244,7 +237,12 @@ mod tests {
     }
 
     fn timeout(seat: usize) -> Ending {
-        Ending::Forfeit(seat, Reason::Timeout, "took 2 s".into(), None)
+        Ending::Forfeit(
+            seat,
+            Verdict::PipeFull {
+                waited: Duration::from_secs(2),
+            },
+        )
     }
 
     fn built_in(name: &str, seats: usize) -> Box<dyn Game> {

@@ -1,7 +1,8 @@
 //! What a run plays: a game is one of a few kinds, and the kind decides who holds the rules and
 //! who is asked each turn. Built-in rules live in `game/` and are asked by the referee's turn
 //! loop; an external referee is a program (`external`) that holds the rules and asks the bots
-//! itself. arbiter always owns the bots, their clocks, the verdicts and the record.
+//! itself; a CodinGame SDK game (`sdk`) is a Java referee driven over the SDK's own protocol.
+//! arbiter always owns the bots, their clocks, the verdicts and the record.
 //!
 //! The enum lives here, above `game/` and beside the code that plays each kind, because an
 //! external referee's game is a process to start (a `bot::BotSpec`): `game/` stays pure rules
@@ -9,6 +10,7 @@
 //! kind; what every kind has (a name, seats, a description, a turn limit) is a method here.
 
 use super::external::{External, RefereeCheckError, MAX_SEATS};
+use super::sdk::SdkGame;
 use super::RefereeConfig;
 use crate::game::{Game, GameError, RulesChoice};
 use std::sync::Arc;
@@ -19,6 +21,9 @@ pub const EXTERNAL_MAX_TURNS: u32 = 10_000;
 
 /// The variant an external referee's game is recorded with (the referee decides the rest).
 pub const EXTERNAL_VARIANT: &str = "external";
+
+/// The variant a CodinGame SDK game is recorded with.
+pub const SDK_VARIANT: &str = "codingame-sdk";
 
 /// A validated choice of what a run plays.
 #[derive(Clone, Debug)]
@@ -31,6 +36,9 @@ pub enum GameChoice {
         referee: Arc<External>,
         seats: usize,
     },
+    /// A CodinGame SDK game (its Java referee, driven over its own protocol), played by `seats`
+    /// players; its games are played by [`super::sdk::driver::play`].
+    Sdk { game: Arc<SdkGame>, seats: usize },
 }
 
 impl GameChoice {
@@ -58,19 +66,41 @@ impl GameChoice {
         })
     }
 
+    /// A CodinGame SDK game, played by `seats` players.
+    pub fn sdk(game: SdkGame, seats: usize) -> Result<GameChoice, GameError> {
+        if !(2..=super::sdk::MAX_SEATS).contains(&seats) {
+            return Err(GameError::ExternalSeats {
+                seats,
+                max: super::sdk::MAX_SEATS,
+            });
+        }
+        Ok(GameChoice::Sdk {
+            game: Arc::new(game),
+            seats,
+        })
+    }
+
     /// The built-in rules, if the game has them.
     pub fn rules(&self) -> Option<&RulesChoice> {
         match self {
             GameChoice::Rules(rules) => Some(rules),
-            GameChoice::External { .. } => None,
+            GameChoice::External { .. } | GameChoice::Sdk { .. } => None,
         }
     }
 
     /// The external referee, if the game is one's.
     pub fn referee(&self) -> Option<&External> {
         match self {
-            GameChoice::Rules(_) => None,
+            GameChoice::Rules(_) | GameChoice::Sdk { .. } => None,
             GameChoice::External { referee, .. } => Some(referee),
+        }
+    }
+
+    /// The SDK game, if the game is one.
+    pub fn sdk_game(&self) -> Option<&SdkGame> {
+        match self {
+            GameChoice::Sdk { game, .. } => Some(game),
+            _ => None,
         }
     }
 
@@ -79,7 +109,7 @@ impl GameChoice {
     /// built-in rules need nothing.
     pub fn check(&self, cfg: &RefereeConfig) -> Result<(), RefereeCheckError> {
         match self {
-            GameChoice::Rules(_) => Ok(()),
+            GameChoice::Rules(_) | GameChoice::Sdk { .. } => Ok(()),
             GameChoice::External { referee, seats } => super::external::check(referee, *seats, cfg),
         }
     }
@@ -89,6 +119,7 @@ impl GameChoice {
         match self {
             GameChoice::Rules(rules) => rules.info.name,
             GameChoice::External { referee, .. } => &referee.name,
+            GameChoice::Sdk { game, .. } => &game.name,
         }
     }
 
@@ -96,7 +127,7 @@ impl GameChoice {
     pub fn seats(&self) -> usize {
         match self {
             GameChoice::Rules(rules) => rules.seats,
-            GameChoice::External { seats, .. } => *seats,
+            GameChoice::External { seats, .. } | GameChoice::Sdk { seats, .. } => *seats,
         }
     }
 
@@ -110,6 +141,7 @@ impl GameChoice {
                 .iter()
                 .any(|v| v.seats.contains(&players)),
             GameChoice::External { .. } => (2..=MAX_SEATS).contains(&players),
+            GameChoice::Sdk { .. } => (2..=super::sdk::MAX_SEATS).contains(&players),
         }
     }
 
@@ -118,6 +150,7 @@ impl GameChoice {
         match self {
             GameChoice::Rules(rules) => rules.variant,
             GameChoice::External { .. } => EXTERNAL_VARIANT,
+            GameChoice::Sdk { .. } => SDK_VARIANT,
         }
     }
 
@@ -130,14 +163,17 @@ impl GameChoice {
     pub fn default_max_turns(&self) -> u32 {
         match self {
             GameChoice::Rules(rules) => rules.info.default_max_turns,
-            GameChoice::External { .. } => EXTERNAL_MAX_TURNS,
+            GameChoice::External { .. } | GameChoice::Sdk { .. } => EXTERNAL_MAX_TURNS,
         }
     }
 
     /// What the game's own per-seat scores count ("checkers removed"), for summaries; `None`
     /// for an external referee's game, whose only scores are the record's.
     pub fn own_scores(&self) -> Option<&'static str> {
-        self.rules().map(|r| r.info.score_name)
+        match self {
+            GameChoice::Sdk { .. } => Some("score"),
+            _ => self.rules().map(|r| r.info.score_name),
+        }
     }
 
     /// The start position of the game played with `seed`; an external referee's positions live
@@ -147,6 +183,10 @@ impl GameChoice {
             GameChoice::Rules(rules) => rules.start(seed),
             GameChoice::External { referee, .. } => Err(GameError::External {
                 referee: referee.name.clone(),
+                what: "a start position (an opening, a book)",
+            }),
+            GameChoice::Sdk { game, .. } => Err(GameError::External {
+                referee: game.name.clone(),
                 what: "a start position (an opening, a book)",
             }),
         }
@@ -160,6 +200,12 @@ impl GameChoice {
                 "external referee '{}' ({seats} seats, `{}`)",
                 referee.name,
                 referee.spec.command_line()
+            ),
+            GameChoice::Sdk { game, seats } => format!(
+                "CodinGame SDK game '{}' ({seats} seats, league {}, `{}`)",
+                game.name,
+                game.league,
+                game.launcher.describe(game)
             ),
         }
     }

@@ -11,7 +11,6 @@
 //! compute.
 
 use super::seat::Seat;
-use super::{ms, Clock, TimeControl};
 use crate::bot::schedstat::{this_thread_wait, waited_since, TaskWait};
 use std::time::Duration;
 
@@ -101,9 +100,10 @@ pub fn charged(wall: Duration, waited: Duration, cpu: Duration) -> Duration {
 }
 
 /// Time a timeout verdict tells apart: less is the clocks' own slack.
-const NOTABLE: Duration = Duration::from_millis(2);
+pub(super) const NOTABLE: Duration = Duration::from_millis(2);
 
 /// Where a turn's time went, for messages.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Spent {
     pub(super) wall: Duration,
     pub(super) cpu: Duration,
@@ -111,96 +111,6 @@ pub(super) struct Spent {
     pub(super) excused: Duration,
     /// Of `excused`, the referee's own time freezing the idle bots.
     pub(super) referee_busy: Duration,
-}
-
-/// What a bot that did not answer in time did meanwhile: how long it ran and waited, and when it
-/// wrote nothing at all, what that suggests.
-pub(super) fn timeout_detail(
-    which: impl std::fmt::Display,
-    time: &TimeControl,
-    limit: Duration,
-    spent: Spent,
-    silent: bool,
-) -> String {
-    let measure = match time.clock {
-        Clock::Fair => format!(
-            " (wall time less waiting for a CPU, at most {FAIR_WALL_FACTOR} times that in wall time)"
-        ),
-        Clock::Wall => String::new(),
-        Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
-    };
-    let waited = match time.clock {
-        Clock::Fair => {
-            // The rest of the wall time: neither the bot's CPU time nor waiting for a CPU.
-            let neither = spent
-                .wall
-                .saturating_sub(spent.excused)
-                .saturating_sub(spent.cpu);
-            let rest = match neither > NOTABLE {
-                true => format!(
-                    ", and {} neither (charged: blocked or asleep, reading from disk or waiting \
-                     for memory, or on a virtual machine the hypervisor running another \
-                     machine on its CPU)",
-                    ms(neither)
-                ),
-                false => String::new(),
-            };
-            let busy = spent.referee_busy.min(spent.excused);
-            match busy > NOTABLE {
-                true => format!(
-                    ", waited {} for a CPU and {} for the referee freezing the idle bots (not \
-                     charged){rest}",
-                    ms(spent.excused - busy),
-                    ms(busy)
-                ),
-                false => format!(
-                    ", waited {} for a CPU (not charged){rest}",
-                    ms(spent.excused)
-                ),
-            }
-        }
-        _ => String::new(),
-    };
-    let mut text = format!(
-        "no answer to {which} within {} + {} grace{measure}: in {} it used {} of CPU time{waited}",
-        ms(limit),
-        ms(time.grace),
-        ms(spent.wall),
-        ms(spent.cpu)
-    );
-    if silent {
-        text.push_str("; it never wrote a byte to stdout");
-        // Little CPU over the charged time: it was blocked, not computing.
-        let charged_time = charged(spent.wall, spent.excused, spent.cpu);
-        if spent.cpu * 2 < charged_time {
-            text.push_str(
-                " and was mostly not running (blocked: waiting for more input than it was sent, sleeping, or holding its answer in an unflushed buffer)",
-            );
-        }
-    }
-    text
-}
-
-/// On the fair clock, the verdict on an answer charged past the limit and grace: possible only
-/// where the bot's CPU time (a floor of its charge) showed it late after the wait ended.
-pub(super) fn past_grace(
-    which: impl std::fmt::Display,
-    time: &TimeControl,
-    limit: Duration,
-    charged: Duration,
-    wall: Duration,
-    excused: Duration,
-) -> Option<String> {
-    (charged > limit + time.grace).then(|| {
-        format!(
-            "answered {which} after {} of its own time, past the limit of {} + {} grace ({} of wall time, of which {} waiting for a CPU, not charged)",
-            ms(charged),
-            ms(limit),
-            ms(time.grace),
-            ms(wall),
-            ms(excused)
-        )
-    })
 }
 
 #[cfg(test)]
@@ -215,28 +125,6 @@ mod tests {
         assert!(
             help.contains(&format!("{FAIR_WALL_FACTOR} times its limit")),
             "{help}"
-        );
-    }
-
-    #[test]
-    fn a_timeout_verdict_tells_the_referees_freezing_apart_from_waiting_for_a_cpu() {
-        let ms = Duration::from_millis;
-        let time = TimeControl::default();
-        let spent = |referee_busy| Spent {
-            wall: ms(400),
-            cpu: ms(10),
-            excused: ms(180),
-            referee_busy,
-        };
-        let text = timeout_detail("its turn 3", &time, ms(100), spent(ms(140)), false);
-        assert!(
-            text.contains("waited 40 ms for a CPU and 140 ms for the referee freezing the idle bots (not charged), and 210 ms neither"),
-            "{text}"
-        );
-        let text = timeout_detail("its turn 3", &time, ms(100), spent(ms(0)), false);
-        assert!(
-            text.contains("waited 180 ms for a CPU (not charged)"),
-            "{text}"
         );
     }
 

@@ -3,8 +3,9 @@
 //! Here: starting a game's bots (now, or held ahead of it) and the result of a game played to
 //! its end; `config` what a game is played under, `turns` the turn loop, `clock` and `wait`
 //! the seat's clock and its waiting for an answer, `external` games whose rules are another
-//! program, `choice` the kinds of game a run can play.
+//! program, `sdk` CodinGame SDK games, `choice` the kinds of game a run can play.
 
+mod ask;
 mod assemble;
 mod choice;
 mod clock;
@@ -12,8 +13,10 @@ mod config;
 pub mod external;
 mod ranks;
 mod result;
+pub mod sdk;
 pub mod seat;
 mod turns;
+mod verdict;
 mod wait;
 
 #[cfg(test)]
@@ -23,7 +26,9 @@ use assemble::{assemble, Ending, Played};
 pub use choice::{GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
 pub use clock::{charged, FAIR_WALL_FACTOR};
 pub use config::{Clock, RefereeConfig, TimeControl, FREEZE_AFTER, IDLE_CPU_SLACK};
-pub use result::{Forfeit, GameResult, Reason, SeatStats, TurnRecord, TURN_STDERR_BYTES};
+pub use result::{
+    Forfeit, GameResult, Reason, SeatStats, TurnRecord, UnknownReason, TURN_STDERR_BYTES,
+};
 pub use seat::Seat;
 use turns::{End, Turns};
 
@@ -43,6 +48,9 @@ pub fn play_choice<E: std::fmt::Display>(
 ) -> Result<GameResult, (Vec<String>, String)> {
     if let GameChoice::External { referee, .. } = choice {
         return external::play(referee, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
+    }
+    if let GameChoice::Sdk { game, .. } = choice {
+        return sdk::driver::play(game, bots, cfg, seed).map_err(|e| (Vec::new(), e.to_string()));
     }
     let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
     play(position, &moves, bots, cfg, seed).map_err(|e| (moves, e.to_string()))
@@ -183,7 +191,7 @@ pub fn play_seats<S: Seat>(
 
     let end = match end {
         End::Outcome(outcome, reason) => Ending::Ranked(outcome.ranks, reason),
-        End::Forfeit(seat, reason, detail, exit) => Ending::Forfeit(seat, reason, detail, exit),
+        End::Forfeit(seat, verdict) => Ending::Forfeit(seat, verdict),
     };
     let played = Played {
         game: game.name().to_string(),

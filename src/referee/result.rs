@@ -1,10 +1,13 @@
 //! What one game produced: the verdict, the scores, the clocks, and (on request) every turn.
 
+use super::verdict::Verdict;
 use crate::game::DrawRule;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// Why a game ended. The text forms are the `reason` values users see in CSV and JSON.
+/// Why a game ended. The text forms are the `reason` values users see in CSV and JSON, and
+/// what is read back from them ([`Reason::parse`], serde): on disk a reason is one of these
+/// words, never free text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     /// The rules ended the game with a winner or a ranking (for Impasse: a side removed all 12
@@ -31,10 +34,23 @@ pub enum Reason {
     ProcessLimit,
     /// The referee itself failed during this game (recorded so a tournament goes on).
     RefereeError,
+    /// A draw whose rule the record does not name: games.csv files written before draws had
+    /// reasons say `win` for a drawn game, which reads back as this (`draw`). Read, never
+    /// produced by a game.
+    UnnamedDraw,
 }
 
+/// A text that is none of the [`Reason`]s.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a reason arbiter writes (one of: {list}); was the file written by another \
+     program or edited by hand?",
+    list = Reason::ALL.map(Reason::as_str).join(", ")
+)]
+pub struct UnknownReason(pub String);
+
 impl Reason {
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 19] = [
         Reason::Win,
         Reason::Draw(DrawRule::Threefold),
         Reason::Draw(DrawRule::TwentyFiveMove),
@@ -53,6 +69,7 @@ impl Reason {
         Reason::MemoryLimit,
         Reason::ProcessLimit,
         Reason::RefereeError,
+        Reason::UnnamedDraw,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,25 +94,37 @@ impl Reason {
             Reason::MemoryLimit => "memory-limit",
             Reason::ProcessLimit => "process-limit",
             Reason::RefereeError => "referee-error",
+            Reason::UnnamedDraw => "draw",
         }
     }
 
-    pub fn parse(text: &str) -> Option<Reason> {
-        Reason::ALL.into_iter().find(|r| r.as_str() == text)
+    /// The reason whose text form is `text`.
+    pub fn parse(text: &str) -> Result<Reason, UnknownReason> {
+        Reason::ALL
+            .into_iter()
+            .find(|r| r.as_str() == text)
+            .ok_or_else(|| UnknownReason(text.to_string()))
     }
 
     /// A verdict against one bot rather than a result of play.
     pub fn is_forfeit(self) -> bool {
         !matches!(
             self,
-            Reason::Win | Reason::Draw(_) | Reason::TurnLimit | Reason::RefereeError
+            Reason::Win
+                | Reason::Draw(_)
+                | Reason::UnnamedDraw
+                | Reason::TurnLimit
+                | Reason::RefereeError
         )
     }
 
     /// A reason for which the rules (or the turn limit) ended the game: no forfeit, no referee
     /// failure.
     pub fn is_play(self) -> bool {
-        matches!(self, Reason::Win | Reason::Draw(_) | Reason::TurnLimit)
+        matches!(
+            self,
+            Reason::Win | Reason::Draw(_) | Reason::UnnamedDraw | Reason::TurnLimit
+        )
     }
 }
 
@@ -108,8 +137,14 @@ impl Serialize for Reason {
 impl<'de> Deserialize<'de> for Reason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = std::borrow::Cow::<str>::deserialize(d)?;
-        Reason::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a verdict")))
+        Reason::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl std::str::FromStr for Reason {
+    type Err = UnknownReason;
+    fn from_str(text: &str) -> Result<Reason, UnknownReason> {
+        Reason::parse(text)
     }
 }
 
@@ -201,9 +236,24 @@ pub struct Forfeit {
     /// The game's turn number when it happened.
     pub turn: u32,
     /// How its process ended, when it ended by itself or by a signal (a crash); `None` for a
-    /// verdict on a bot that was still running (a timeout, an illegal move, ...).
-    #[serde(skip)]
+    /// verdict on a bot that was still running (a timeout, an illegal move, ...). Written as
+    /// `{"signal":11}` or `{"status":3}`, left out when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<crate::bot::ExitKind>,
+}
+
+impl Forfeit {
+    /// The forfeit of `seat` on game turn `turn` for what [`Verdict`] says it did: its reason,
+    /// exit kind and sentence all from those facts.
+    pub(super) fn of(seat: usize, verdict: &Verdict, turn: u32) -> Forfeit {
+        Forfeit {
+            seat,
+            reason: verdict.reason(),
+            detail: verdict.to_string(),
+            turn,
+            exit: verdict.exit(),
+        }
+    }
 }
 
 /// At most this many bytes (the last ones) of what a bot wrote to stderr during one turn are
@@ -267,7 +317,7 @@ pub struct GameResult {
     /// draughts: 0 for a forfeit, 2 for the other); in games of three or more seats -1 for every
     /// seat that forfeited.
     pub scores: Vec<i32>,
-    /// The game's own per-seat scores at the end ([`crate::game::Game::scores`]; their name is
+    /// The game's own per-seat scores at the end ([`crate::game::Rules::scores`]; their name is
     /// the game's [`crate::game::GameInfo::score_name`], for Impasse checkers removed). Written
     /// as `removed` (replay files, `play --json`), the name files already on disk use.
     #[serde(rename = "removed")]
@@ -284,6 +334,9 @@ pub struct GameResult {
     pub stderr_bytes: Vec<u64>,
     #[serde(skip)]
     pub duration: Duration,
+    /// A CodinGame SDK game's own frames (summaries, tooltips, views), when turns are recorded.
+    #[serde(skip)]
+    pub sdk: Option<Box<crate::referee::sdk::record::SdkLog>>,
 }
 
 #[cfg(test)]
@@ -293,7 +346,9 @@ mod tests {
     #[test]
     fn every_reason_reads_back_and_draws_name_their_rule() {
         for r in Reason::ALL {
-            assert_eq!(Reason::parse(r.as_str()), Some(r), "{r}");
+            assert_eq!(Reason::parse(r.as_str()), Ok(r), "{r}");
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(serde_json::from_str::<Reason>(&json).unwrap(), r, "{json}");
         }
         for rule in DrawRule::ALL {
             let r = Reason::Draw(rule);
@@ -302,6 +357,12 @@ mod tests {
         }
         let json = serde_json::to_string(&Reason::Draw(DrawRule::Threefold)).unwrap();
         assert_eq!(json, "\"draw-threefold\"");
+        let err = Reason::parse("lost-on-time").unwrap_err().to_string();
+        assert!(
+            err.contains("\"lost-on-time\" is not a reason") && err.contains("referee-error"),
+            "{err}"
+        );
+        assert!(serde_json::from_str::<Reason>("\"nonsense\"").is_err());
     }
 
     /// The game's own scores are serialised under the name files already on disk use.

@@ -33,6 +33,11 @@ pub trait Seat {
     fn run_queue_waits(&self, _into: &mut Vec<bot::schedstat::TaskWait>) -> bool {
         false
     }
+    /// Its tasks runnable now, with their running so far (see [`bot::schedstat::runnable`]);
+    /// none where the system does not tell.
+    fn runnable_tasks(&self, into: &mut Vec<(i32, u64)>) {
+        into.clear();
+    }
     /// How it ended, if it has.
     fn try_exit_status(&mut self) -> Option<ExitStatus>;
     /// How it ended, waiting up to `limit` for its end to show (a process whose pipe closed
@@ -105,6 +110,13 @@ impl Seat for BotProcess {
     }
     fn run_queue_waits(&self, into: &mut Vec<bot::schedstat::TaskWait>) -> bool {
         BotProcess::run_queue_waits(self, into)
+    }
+    fn runnable_tasks(&self, into: &mut Vec<(i32, u64)>) {
+        let mut tasks = Vec::new();
+        match BotProcess::run_queue_waits(self, &mut tasks) {
+            true => bot::schedstat::runnable(&tasks, into),
+            false => into.clear(),
+        }
     }
     fn try_exit_status(&mut self) -> Option<ExitStatus> {
         BotProcess::try_exit_status(self)

@@ -3,10 +3,16 @@
 
 use super::clock::{charged, Excuse, FAIR_WALL_FACTOR};
 use super::seat::Seat;
-use super::{Clock, Reason};
+use super::verdict::{Ended, LimitHit, Verdict};
+use super::Clock;
+use crate::bot::schedstat::queued_since;
 use crate::bot::schedstat::this_thread_wait;
 use crate::bot::Wait;
 use std::time::{Duration, Instant};
+
+/// How often the fair clock looks again at a bot whose charge reached its limit while a task of
+/// it waits in a run queue (see [`wait_fair`]).
+const QUEUED_LOOK: Duration = Duration::from_millis(2);
 
 /// What a turn's wait may use.
 pub(super) struct Allowed<'a> {
@@ -99,6 +105,8 @@ fn wait_fair<S: Seat>(
 ) -> Wait {
     let cap = start + allowed * FAIR_WALL_FACTOR;
     let mut deadline = start + allowed;
+    // The bot's runnable tasks at the last look past the limit (see below).
+    let (mut looked, mut runnable) = (None::<Vec<(i32, u64)>>, Vec::new());
     loop {
         match wait_until(procs, deadline, &mut excuse.referee_busy) {
             Wait::Timeout => {}
@@ -116,35 +124,39 @@ fn wait_fair<S: Seat>(
             .map_or(Duration::ZERO, |(after, before)| {
                 after.saturating_sub(before)
             });
-        let used = charged(now - start, waited.waited, cpu.max(waited.ran));
+        let cpu = cpu.max(waited.ran);
+        let used = charged(now - start, waited.waited, cpu);
         if used >= allowed {
+            // The kernel counts a wait for a CPU when it ends: a task of the bot in its run queue
+            // now has its current wait in no reading yet, and that wait looks charged ("neither"
+            // CPU nor waiting). Where the bot's CPU time (the floor of its charge) is under the
+            // limit, the verdict waits while a task of the bot is runnable and did not run since
+            // the last look: the wait is counted when it ends. A bot that computes runs (its
+            // running grows) and is cut at the next look, a step later.
+            procs[seat].runnable_tasks(&mut runnable);
+            let queued = match &looked {
+                None => !runnable.is_empty(),
+                Some(before) => queued_since(before, &runnable),
+            };
+            if cpu < allowed && queued {
+                looked = Some(std::mem::take(&mut runnable));
+                deadline = (now + QUEUED_LOOK).min(cap);
+                continue;
+            }
             return Wait::Timeout;
         }
+        looked = None;
         // The charge grows at most as fast as wall time.
         deadline = (now + (allowed - used)).min(cap);
     }
 }
 
-/// The verdict on a bot that ended: over its memory limit (where a memory cgroup tells), over
-/// its process cap (where a pids cgroup tells), else a crash; `how` says how it ended.
-pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: String) -> (Reason, String) {
-    match bot.memory_limit_hit() {
-        Some(bytes) => (
-            Reason::MemoryLimit,
-            format!(
-                "went over its memory limit of {} MiB (with its children, shared memory and files in RAM) and was killed: {how}",
-                bytes / (1024 * 1024)
-            ),
-        ),
-        None => match bot.process_limit_hit() {
-            Some(n) => (
-                Reason::ProcessLimit,
-                format!(
-                    "ended after trying to run more than {n} processes and threads at once \
-                     (its process cap, --max-processes): {how}"
-                ),
-            ),
-            None => (Reason::Crash, how),
-        },
-    }
+/// The verdict on a bot that ended (`how`): over its memory limit (where a memory cgroup
+/// tells), over its process cap (where a pids cgroup tells), else a crash.
+pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: Ended) -> Verdict {
+    let limit = match bot.memory_limit_hit() {
+        Some(bytes) => Some(LimitHit::Memory(bytes)),
+        None => bot.process_limit_hit().map(LimitHit::Processes),
+    };
+    Verdict::Ended { how, limit }
 }

@@ -1,125 +1,129 @@
 //! A run of many games into a results folder (tournament, sprt, grade) as the terminal follows
-//! it: the run engine ([`crate::engine`]) with the reporter's consumers (the bot-check lines,
-//! the progress display, the live report).
+//! it: the consumer of the run engine ([`crate::engine`]) that renders the bot-check lines, the
+//! notes and warnings before the games, the progress display and the live report. The engine
+//! drives; this only shows.
 
-use crate::bot::{BotSpec, SpecError};
-use crate::engine::{self, BotCheck, Event, NameClash, RecordError};
+use crate::engine::{self, Event, Note, Played};
 use crate::report::{self, progress::Progress};
-use crate::results::games_csv::GamesCsv;
-use crate::tournament::{Finished, GameSpec, Runner};
+use crate::tournament::Runner;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
-
-/// Builds and test-starts every resolved bot (`(origin, resolution)` pairs) with
-/// [`engine::check_bots`], telling each step on stderr. A bot that fails is reported and kept
-/// with its problem (a placeholder spec stands in for one that did not resolve); a clash of
-/// names is an error.
-pub fn check_bots(
-    resolved: Vec<(String, Result<BotSpec, SpecError>)>,
-    cfg: &crate::referee::RefereeConfig,
-    build: bool,
-) -> Result<BotCheck, NameClash> {
-    let mut tell = report::progress::bot_check_lines;
-    engine::check_bots(resolved, cfg, build, &mut [&mut tell])
-}
+use std::path::PathBuf;
 
 /// Whether report.html was written (where), or why not.
 pub type ReportWritten = Result<PathBuf, report::html::ReportError>;
 
-/// How [`play_and_record`] ended.
-pub struct Played {
-    /// The first game that could not be recorded, and why (games stopped being handed out).
-    pub failure: Option<RecordError>,
-    /// The live report's last writing.
-    pub report: ReportWritten,
+/// The terminal's view of a run (every event but the kind's own start line, which the command
+/// shows): the bot checks, notices, the placement warnings, then for each round of games the
+/// progress display and the live report ([`Display`]).
+#[derive(Default)]
+pub struct Terminal {
+    display: Option<Display>,
+    report: Option<ReportWritten>,
+}
+
+impl Terminal {
+    /// The last round's report.html (`None`: no games were played, or a stop signal ended them).
+    pub fn take_report(&mut self) -> Option<ReportWritten> {
+        self.report.take()
+    }
+}
+
+impl engine::Consumer for Terminal {
+    fn event(&mut self, event: &Event<'_>) -> ControlFlow<()> {
+        match event {
+            Event::BotBuilding { .. } | Event::BotBuilt { .. } | Event::BotBroken { .. } => {
+                return report::progress::bot_check_lines(event)
+            }
+            Event::Notice(line) => super::run_start::lines([line]),
+            Event::Ready(ready) => super::run_start::placement(ready.placement),
+            Event::Playing { runner, games, dir } => {
+                self.display = Some(Display::new(runner, *games, dir));
+            }
+            Event::Played(played) => {
+                if let Some(display) = self.display.take() {
+                    self.report = display.finish(played);
+                }
+            }
+            _ => {
+                if let Some(display) = &mut self.display {
+                    return display.event(event);
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// What the progress display and the live report are told, on their own thread.
-pub enum Shown {
+enum Shown {
     Game(report::progress::GameDone),
-    Extra(String),
-    Decided,
-    Bounded,
+    Note(Note),
 }
 
-/// The progress display as a follower of the games sees it: its notes are queued for the
-/// display's thread, so drawing never delays the follower's decision.
-pub struct ProgressNote<'a>(&'a engine::Detached<(Progress, report::html::LiveReport), Shown>);
+/// The progress display and the live report of a run's games, as one consumer of the engine
+/// that runs on a thread of its own ([`engine::Detached`]), so that drawing and page writing
+/// delay neither the recording nor a decision taken on the engine's thread.
+pub struct Display(engine::Detached<(Progress, report::html::LiveReport), Shown>);
 
-impl ProgressNote<'_> {
-    /// Text shown after the counts (an SPRT's LLR).
-    pub fn set_extra(&mut self, extra: String) {
-        self.0.send(Shown::Extra(extra));
+impl Display {
+    /// The display of `games` games played by `runner` into the results folder `out` (where
+    /// the live report rewrites report.html as games finish).
+    pub fn new(runner: &Runner, games: usize, out: &std::path::Path) -> Display {
+        let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
+        let progress = Progress::new(games as u64, &names);
+        let live = report::html::LiveReport::new(out, &names);
+        Display(engine::Detached::spawn(
+            (progress, live),
+            |event: &Event<'_>| match event {
+                Event::GameFinished(f) => {
+                    Some(Shown::Game(report::progress::GameDone::of(&f.result)))
+                }
+                Event::Note(note) => Some(Shown::Note((*note).clone())),
+                _ => None,
+            },
+            |(progress, live): &mut (Progress, report::html::LiveReport), shown| match shown {
+                Shown::Game(result) => {
+                    live.tick();
+                    progress.game_done(&result);
+                }
+                Shown::Note(note) => show_note(progress, note),
+            },
+        ))
     }
 
-    /// The games to play are only the most the run may play (an SPRT's --max-pairs): the
-    /// time left is shown as an upper bound.
-    pub fn bounded(&mut self) {
-        self.0.send(Shown::Bounded);
-    }
-
-    /// The run ends before every game is played (an SPRT decided).
-    pub fn decided(&mut self) {
-        self.0.send(Shown::Decided);
-    }
-}
-
-/// Plays `todo` with `runner` under a progress display, recording each finished game in `out`
-/// (games.csv through `csv`, records.jsonl, failures/, with `replays` its replay file) and
-/// rewriting report.html as games finish; `follow` sees each recorded game too, on the
-/// recording thread, with the progress display's notes (an SPRT's decision: `Break` stops
-/// handing out games). The progress display and the live report run on a thread of their own,
-/// so they delay neither the recording nor `follow`; `other` (the grading's tally) is told
-/// every event too.
-/// The first error in recording stops handing out games and is returned (with the report's
-/// path) once the games under way have ended; failing to open the records is the error.
-pub fn play_and_record(
-    runner: &Runner,
-    todo: &[GameSpec],
-    csv: &mut GamesCsv,
-    out: &Path,
-    replays: bool,
-    follow: &mut dyn FnMut(&Finished, &mut ProgressNote<'_>) -> ControlFlow<()>,
-    other: Option<&mut dyn engine::Consumer>,
-) -> Result<Played, RecordError> {
-    let names: Vec<String> = runner.bots.iter().map(|b| b.name.clone()).collect();
-    let progress = Progress::new(todo.len() as u64, &names);
-    let mut live = report::html::LiveReport::new(out, &names);
-    // Where games keep every CPU, pages written between their turns slow them as much again
-    // as the pages cost: most wait for the run's end.
-    if runner.fills_every_cpu(todo.len()) {
-        live.pages_on_budget();
-    }
-    let mut recorder = engine::Recorder::open(csv, out, replays, runner.game, runner.referee)?;
-    let display = engine::Detached::spawn(
-        (progress, live),
-        |_: &Event<'_>| None, // told by `shown` below, with the follower's notes in order
-        |(progress, live): &mut (Progress, report::html::LiveReport), shown| match shown {
-            Shown::Game(result) => {
-                live.tick();
-                progress.game_done(&result);
-            }
-            Shown::Extra(extra) => progress.set_extra(extra),
-            Shown::Decided => progress.decided(),
-            Shown::Bounded => progress.bounded(),
-        },
-    );
-    let mut shown = |event: &Event<'_>| match event {
-        Event::GameFinished(f) => {
-            display.send(Shown::Game(report::progress::GameDone::of(&f.result)));
-            follow(f, &mut ProgressNote(&display))
+    /// Ends the display once the games are over: its last line, the note on games the machine
+    /// starved, and report.html written with its missing pages (`None` after a stop signal: the
+    /// run ends at once, its games are recorded, and the report is written when it continues).
+    pub fn finish(self, played: &Played) -> Option<ReportWritten> {
+        let (mut progress, mut live) = self.0.finish();
+        progress.finish();
+        if played.stopped.is_some() {
+            return None;
         }
-        _ => ControlFlow::Continue(()),
-    };
-    let end = match other {
-        Some(other) => engine::play(runner, todo, &mut recorder, &mut [&mut shown, other]),
-        None => engine::play(runner, todo, &mut recorder, &mut [&mut shown]),
-    };
-    let (mut progress, mut live) = display.finish();
-    progress.finish();
-    super::run_start::starved(recorder.starved());
-    Ok(Played {
-        failure: end.failure.map(|(_, e)| e),
-        report: live.write(report::html::Pages::Missing),
-    })
+        super::run_start::starved(&played.starved);
+        Some(live.write(report::html::Pages::Missing))
+    }
+}
+
+impl engine::Consumer for Display {
+    fn event(&mut self, event: &Event<'_>) -> ControlFlow<()> {
+        self.0.event(event)
+    }
+}
+
+/// A consumer's note on the progress display.
+fn show_note(progress: &mut Progress, note: Note) {
+    match note {
+        Note::Bounded => progress.bounded(),
+        Note::Decided => progress.decided(),
+        Note::Sprt {
+            llr,
+            lower,
+            upper,
+            elo,
+        } => {
+            let elo = elo.map_or("n/a".into(), |e| e.elo_text());
+            progress.set_extra(format!("LLR {llr:.2} ({lower:.2}, {upper:.2}), Elo {elo}"));
+        }
+    }
 }

@@ -22,6 +22,17 @@ pub fn report_line(out: &mut impl Write, report: &ReportWritten) -> io::Result<(
     }
 }
 
+/// A run ended by a stop signal `signal`, on stderr: every bot was killed, the games finished
+/// before it are saved, and `hint` (how to continue it), if any.
+pub fn stopped(signal: i32, hint: &str) {
+    eprintln!(
+        "\narbiter: stopped by signal {signal}; every bot was killed; finished games are saved"
+    );
+    if !hint.is_empty() {
+        eprintln!("arbiter: {hint}");
+    }
+}
+
 /// A finished tournament: the standings, each bot left out (`name`, why), the results folder
 /// `dir`, the report, and for a shard the way to put the shards together.
 pub fn tournament(

@@ -132,6 +132,14 @@ pub fn print_result(
         "Ptnml(0-2): [{}, {}, {}, {}, {}]",
         c[0], c[1], c[2], c[3], c[4]
     )?;
+    if p.voided > 0 {
+        writeln!(
+            out,
+            "Pairs dropped: {} (a game of each could not be played: referee-error; the reason is \
+             in games.csv's detail column; `arbiter sprt --resume` plays those games again)",
+            p.voided
+        )?;
+    }
     print_llr(out, params, llr)?;
     if decision == Decision::Continue {
         writeln!(out, "No decision within the pairs allowed (--max-pairs).")?;

@@ -3,6 +3,7 @@
 //! leaves a stale lock. The owner's pid is written into the file for the message a second run
 //! shows.
 
+use crate::options::Opt;
 use rustix::fs::{flock, FlockOperation};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -35,14 +36,14 @@ impl Drop for FolderLock {
 pub enum LockError {
     #[error(
         "{} is in use by another arbiter run (pid {pid}); wait for it to finish, stop it, or \
-         choose another --out",
-        dir.display()
+         choose another {}",
+        dir.display(), Opt::Out
     )]
     Busy { dir: PathBuf, pid: String },
     #[error(
-        "cannot use {} as the results folder: {} is a file, not a folder; choose another --out \
+        "cannot use {} as the results folder: {} is a file, not a folder; choose another {} \
          (a folder, new or from an earlier run)",
-        dir.display(), file.display()
+        dir.display(), file.display(), Opt::Out
     )]
     NotAFolder { dir: PathBuf, file: PathBuf },
     #[error("cannot lock {}: {source}", path.display())]

@@ -3,6 +3,7 @@
 //! on one machine, and the standings, the report and resume all work on it unchanged. The
 //! shards' records.jsonl are merged the same way, so the merged run has its replays.
 
+use crate::referee::Reason;
 use crate::results::games_csv::{complete_length, GameRow};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -78,7 +79,9 @@ pub struct MergeSummary {
 }
 
 /// Copies the rows of `inputs` (games.csv files of `seats`-seat games, all with the same
-/// columns) into a new file `out`, each game id once: the first row met wins. `check(input,
+/// columns) into a new file `out`, each game id once: the first row met wins, except that a
+/// game the referee could not play (`referee-error`) is kept with a later row of its id (a
+/// shard resumed played it again; readers count the played one). `check(input,
 /// game_id, bots)` sees every row first and may reject it (a game that does not belong there).
 pub fn merge_games(
     inputs: &[PathBuf],
@@ -129,6 +132,7 @@ pub fn merge_games(
         }
         let col = |name: &str| columns.iter().position(|h| h == name);
         let id_col = col("game_id").ok_or_else(|| MergeFilesError::NoGameId(path.clone()))?;
+        let reason_col = col("reason");
         let bot_cols: Vec<usize> = (0..seats)
             .map(|seat| {
                 col(&format!("bot{seat}")).ok_or_else(|| MergeFilesError::NoBot {
@@ -165,7 +169,12 @@ pub fn merge_games(
                 summary.repeated += 1;
                 continue;
             }
-            seen.insert(id);
+            // A reason that does not read is left for the readers to name.
+            let reason = reason_col.and_then(|c| Reason::parse(record.get(c)?).ok());
+            let failed = reason == Some(Reason::RefereeError);
+            if !failed {
+                seen.insert(id);
+            }
             writer.write_record(&record)?;
             summary.written += 1;
         }

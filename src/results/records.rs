@@ -5,8 +5,9 @@
 //! Appended and flushed per game like games.csv; a torn last line is cut on resume and skipped
 //! by readers.
 
+use crate::bot::ExitKind;
 use crate::referee::GameChoice;
-use crate::referee::{GameResult, RefereeConfig};
+use crate::referee::{GameResult, Reason, RefereeConfig};
 use crate::tournament::GameSpec;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -44,14 +45,19 @@ impl Clocks {
     }
 }
 
-/// A forfeit as the record keeps it.
+/// A forfeit as the record keeps it: the verdict as a [`Reason`] (its text form on disk), the
+/// sentence as shown, and how the bot's process ended where it ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordForfeit {
     pub seat: usize,
-    pub reason: String,
+    pub reason: Reason,
     pub detail: String,
     /// The game's turn number (opening plies included) at which it happened.
     pub turn: u32,
+    /// How the bot's process ended (`{"signal":11}`, `{"status":3}`), for a forfeit by its end;
+    /// absent for a verdict on a running bot and in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<ExitKind>,
 }
 
 /// One finished game. Per-turn facts are columns indexed like `moves` (the bots' moves, after
@@ -96,7 +102,7 @@ pub struct GameRecord {
     /// last [`crate::referee::TURN_STDERR_BYTES`] of it), for the moves where it wrote any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turn_stderr: Vec<(u32, String)>,
-    pub reason: String,
+    pub reason: Reason,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub detail: String,
     pub ranks: Vec<u8>,
@@ -127,6 +133,9 @@ pub struct ExternalRecord {
     pub inputs: Vec<String>,
     /// The last [`STDERR_KEEP`] bytes of the referee's stderr.
     pub stderr: String,
+    /// A CodinGame SDK game's frames: its summaries, tooltips and views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sdk: Option<crate::referee::sdk::record::SdkLog>,
 }
 
 /// The last `keep` bytes of `text`, cut at a character boundary.
@@ -169,7 +178,7 @@ impl GameRecord {
             answers: Vec::new(),
             extra_lines: Vec::new(),
             turn_stderr: Vec::new(),
-            reason: r.reason.to_string(),
+            reason: r.reason,
             detail: r.detail.clone(),
             ranks: r.ranks.clone(),
             scores: r.scores.clone(),
@@ -178,9 +187,10 @@ impl GameRecord {
                 .iter()
                 .map(|f| RecordForfeit {
                     seat: f.seat,
-                    reason: f.reason.to_string(),
+                    reason: f.reason,
                     detail: f.detail.clone(),
                     turn: f.turn,
+                    exit: f.exit,
                 })
                 .collect(),
             offender: r.offender,
@@ -193,17 +203,23 @@ impl GameRecord {
             duration_ms: r.duration.as_millis() as u64,
             external: None,
         };
-        if let Some(referee) = choice.referee() {
+        let referee = match (choice.referee(), choice.sdk_game()) {
+            (Some(referee), _) => Some(referee.spec.command_line()),
+            (None, Some(sdk)) => Some(sdk.launcher.describe(sdk)),
+            (None, None) => None,
+        };
+        if let Some(referee) = referee {
             // The referee's stderr tail follows the bots' in the result.
             let referee_stderr = rec.stderr.split_off(rec.stderr.len().min(r.bots.len()));
             rec.external = Some(ExternalRecord {
-                referee: referee.spec.command_line(),
+                referee,
                 inputs: if r.log.len() == r.moves.len() {
                     r.log.iter().map(|t| t.input.clone()).collect()
                 } else {
                     Vec::new()
                 },
                 stderr: referee_stderr.concat(),
+                sdk: r.sdk.as_deref().cloned(),
             });
         }
         if r.log.len() == r.moves.len() {

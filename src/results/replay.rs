@@ -3,7 +3,7 @@
 //! answered turn, and a `result` line with the verdict and each bot's stderr tail.
 
 use crate::referee::GameChoice;
-use crate::referee::{GameResult, RefereeConfig};
+use crate::referee::{GameResult, Reason, RefereeConfig};
 use crate::results::records::{Clocks, GameRecord, RecordForfeit};
 use serde_json::{json, Value};
 use std::fs::File;
@@ -162,6 +162,9 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         .find(|v| v["type"] == "result")
         .ok_or_else(|| shape("no result line (the game did not finish?)"))?;
     let str_of = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let reason = |v: &Value| -> Result<Reason, ReadError> {
+        Reason::parse(v.as_str().unwrap_or_default()).map_err(|e| shape(&format!("reason: {e}")))
+    };
     let strings = |v: &Value| -> Vec<String> {
         v.as_array()
             .map(|a| a.iter().map(str_of).collect())
@@ -213,7 +216,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         answers: Vec::new(),
         extra_lines: Vec::new(),
         turn_stderr: Vec::new(),
-        reason: str_of(&end["reason"]),
+        reason: reason(&end["reason"])?,
         detail: str_of(&end["detail"]),
         ranks: end["ranks"]
             .as_array()
@@ -227,14 +230,18 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|f| RecordForfeit {
-                        seat: f["seat"].as_u64().unwrap_or(0) as usize,
-                        reason: str_of(&f["reason"]),
-                        detail: str_of(&f["detail"]),
-                        turn: f["turn"].as_u64().unwrap_or(0) as u32,
+                    .map(|f| {
+                        Ok(RecordForfeit {
+                            seat: f["seat"].as_u64().unwrap_or(0) as usize,
+                            reason: reason(&f["reason"])?,
+                            detail: str_of(&f["detail"]),
+                            turn: f["turn"].as_u64().unwrap_or(0) as u32,
+                            exit: serde_json::from_value(f["exit"].clone()).ok(),
+                        })
                     })
-                    .collect()
+                    .collect::<Result<Vec<_>, ReadError>>()
             })
+            .transpose()?
             .unwrap_or_default(),
         offender: end["offender"].as_u64().map(|s| s as usize),
         stderr: strings(&end["stderr_tail"])
@@ -292,6 +299,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
                 .map(|t| str_of(&t["input"]))
                 .collect(),
             stderr: stderr.concat(),
+            sdk: None,
         });
     }
     let start = start.clone();

@@ -107,7 +107,7 @@ impl Builder {
         for (seat, reason) in &row.forfeits {
             *self
                 .forfeits
-                .entry((ids[*seat], reason.clone()))
+                .entry((ids[*seat], reason.to_string()))
                 .or_default() += 1;
         }
         if let Some(hash) = &row.moves_hash {

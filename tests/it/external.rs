@@ -517,12 +517,21 @@ fn a_tournament_plays_resumes_after_sigkill_rates_and_writes_replay_pages() {
         assert_eq!(p[0], p[1], "pair {pair}");
     }
 
-    // The replay page of an external game: inputs, answers and the referee's stderr.
+    // The replay of an external game: inputs, answers and the referee's stderr.
     let report = arbiter().arg("report").arg(&out).output().unwrap();
     assert!(report.status.success());
-    let page = std::fs::read_to_string(out.join("replays/game-0.html")).unwrap();
-    assert!(page.contains("input sent") && page.contains("stderr of the referee"));
-    assert!(page.contains("turn 1: player 0 takes"), "the referee's log");
+    assert!(out.join("replays/game-0.js").is_file(), "the game's data");
+    if let Some(browser) = chromium() {
+        let page = format!(
+            "file://{}#game=0",
+            out.join("replays/replay.html").display()
+        );
+        let (dom, console) = load(&browser, &page);
+        assert!(console.is_empty(), "{console:?}");
+        assert!(dom.contains("input sent") && dom.contains("stderr of the referee"));
+        assert!(dom.contains("turn 1: player 0 takes"), "the referee's log");
+        assert!(dom.contains("data-ready=\"1\""), "the replay ran");
+    }
 }
 
 /// A referee that fails during the games (here at its second request): the run plays every
@@ -1001,4 +1010,123 @@ fn a_referee_game_without_scores_prints_none() {
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(out.contains("Result: "), "{out}");
     assert!(!out.contains("Scores:"), "{out}");
+}
+
+/// A game the referee could not play is not done (issue 40): a run whose referee fails while a
+/// marker file exists records every game as referee-error; once the referee works, `--resume`
+/// plays those games again, the failed rows stay in games.csv superseded, and the ratings
+/// count each game once.
+#[test]
+fn a_resumed_run_plays_its_referee_errors_again_and_rates_each_game_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    // Outside /tmp: a referee run by root gets a /tmp of its own.
+    let shared = shared_tempdir();
+    let marker = shared.path().join("referee-is-broken");
+    std::fs::write(&marker, "").unwrap();
+    let mut args = tournament_args(
+        &out,
+        "2",
+        &referee(&format!("crash-while {}", marker.display())),
+    );
+    args.truncate(args.len() - 3);
+    args.extend([
+        format!("one={}", player("one")),
+        format!("two={}", player("two")),
+        format!("one2={}", player("one")),
+    ]);
+    let first = arbiter().args(&args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert_eq!(first.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("Referee errors: 6 games could not be played"),
+        "{stdout}"
+    );
+
+    std::fs::remove_file(&marker).unwrap();
+    let resumed = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("Referee errors"), "{stdout}");
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), 12, "the failed rows stay: {rows:?}");
+    let played: Vec<u64> = rows[6..]
+        .iter()
+        .map(|r| {
+            assert_eq!(r["reason"], "win", "{r:?}");
+            r["game_id"].parse().unwrap()
+        })
+        .collect();
+    let mut played_ids = played.clone();
+    played_ids.sort_unstable();
+    assert_eq!(played_ids, (0..6).collect::<Vec<u64>>());
+    // Each bot played 4 games (2 against each other bot), each counted once.
+    let ratings = read_csv(&out.join("ratings.csv"));
+    assert_eq!(ratings.len(), 3, "{ratings:?}");
+    for row in ratings {
+        assert_eq!(row["games"], "4", "{row:?}");
+    }
+    // The replay of each game is the one played.
+    let recs = records(&out);
+    let last: HashMap<u64, &Value> = recs
+        .iter()
+        .map(|r| (r["game_id"].as_u64().unwrap(), r))
+        .collect();
+    assert!(last.values().all(|r| r["reason"] == "win"), "{last:?}");
+    // Nothing is left to play.
+    let again = arbiter()
+        .args(["tournament", "--resume"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert_eq!(read_csv(&out.join("games.csv")).len(), 12);
+}
+
+/// SPRT counts pairs: a pair with a game the referee could not play is dropped, and the
+/// summary says how many and why (issue 40) instead of leaving them out in silence.
+#[test]
+fn sprt_says_how_many_pairs_a_failing_referee_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let done = arbiter()
+        .args(["sprt", "--seed", "3", "--concurrency", "2"])
+        .args(["--first-turn-ms", "5000", "--turn-ms", "1000"])
+        .args(["--referee-timeout-ms", "5000", "--referee-seed"])
+        .args(["--referee", &referee("crash-seed 3")])
+        .args(["--max-pairs", "8", "--elo0", "0", "--elo1", "5"])
+        .arg("--out")
+        .arg(&out)
+        .arg(format!("one={}", player("one")))
+        .arg(format!("two={}", player("two")))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    let rows = read_csv(&out.join("games.csv"));
+    let mut failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["reason"] == "referee-error")
+        .map(|r| r["pair_id"].as_str())
+        .collect();
+    failed.sort_unstable();
+    failed.dedup();
+    assert!(
+        !failed.is_empty() && failed.len() < 8,
+        "the seed gives some failing pairs and some played: {rows:?}\n{stderr}"
+    );
+    let line = format!(
+        "Pairs dropped: {} (a game of each could not be played: referee-error",
+        failed.len()
+    );
+    assert!(stdout.contains(&line), "{line}\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{} pairs)", 8 - failed.len())),
+        "{stdout}"
+    );
 }

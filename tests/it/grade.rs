@@ -300,7 +300,7 @@ fn a_class_in_five_languages_is_built_played_and_marked_and_a_resubmission_repla
     assert!(page.contains("<b>crash</b>"), "gina's verdict");
     assert!(page.contains("<b>timeout</b>"), "hank's verdict");
     assert!(
-        page.contains("href=\"replays/game-"),
+        page.contains("href=\"replays/replay.html#game="),
         "games link to their replay pages"
     );
 

@@ -90,10 +90,9 @@ fn the_grading_page_links_every_game_groups_failures_and_each_student_folder_sta
         for html in [section, own.as_str()] {
             let mut linked: Vec<String> = replay_links(html)
                 .iter()
-                .filter(|l| !l.contains('#'))
                 .map(|l| {
-                    l.trim_start_matches("replays/game-")
-                        .trim_end_matches(".html")
+                    l.strip_prefix("replays/replay.html#game=")
+                        .unwrap_or_else(|| panic!("a replay link: {l}"))
                         .to_string()
                 })
                 .collect();
@@ -105,11 +104,18 @@ fn the_grading_page_links_every_game_groups_failures_and_each_student_folder_sta
         let moved = tmp.path().join(format!("sent-{student}"));
         std::fs::rename(&own_dir, &moved).unwrap();
         for l in replay_links(&own) {
-            assert!(moved.join(&l).is_file(), "{student}: {l}");
+            let (page, id) = l.split_once("#game=").unwrap();
+            assert!(moved.join(page).is_file(), "{student}: {l}");
+            let data = moved.join(format!("replays/game-{id}.js"));
+            assert!(data.is_file(), "{student}: {l}: no {}", data.display());
         }
         let (dom, console) = load(
             &browser,
-            &page_url(&moved.join(format!("replays/game-{}.html", ids[0]))),
+            &format!(
+                "file://{}#game={}&last",
+                moved.join("replays/replay.html").display(),
+                ids[0]
+            ),
         );
         assert!(console.is_empty(), "{console:?}");
         assert!(dom.contains("data-ready=\"1\""), "the replay ran");

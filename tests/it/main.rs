@@ -28,6 +28,8 @@ mod process;
 mod report;
 mod results;
 mod sandbox;
+mod sdk;
+mod sdk_build;
 mod seats;
 mod shards;
 mod slurm;

@@ -63,11 +63,19 @@ fn drawn_cells(dom: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The address of game `rec`'s replay in the results folder `dir`.
+fn replay(dir: &Path, rec: &Value) -> String {
+    url(
+        &dir.join("replays").join("replay.html"),
+        &format!("#game={}", rec["game_id"]),
+    )
+}
+
 /// Opens a replay page in a frame of a test page, as a person would use it: `actions` is
 /// script run on the replay's document `d` once the viewer is ready (`click(id)` presses a
 /// button, `key(name)` a key), then `expr` (script giving a string) is what the page reports.
 /// Returns that string, with the console messages.
-fn probe(browser: &str, page: &Path, actions: &str, expr: &str) -> (String, Vec<String>) {
+fn probe(browser: &str, page: &str, actions: &str, expr: &str) -> (String, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let harness = dir.path().join("harness.html");
     std::fs::write(
@@ -86,7 +94,7 @@ document.getElementById('f').onload = function () {{
   }})();
 }};
 </script></body></html>"#,
-            url(page, "")
+            page
         ),
     )
     .unwrap();
@@ -122,11 +130,7 @@ fn unescape(text: &str) -> String {
 }
 
 /// [`probe`] reporting the step the page shows ("step N of M") and the cells it drew.
-fn drive(
-    browser: &str,
-    page: &Path,
-    actions: &str,
-) -> (String, Vec<(String, String)>, Vec<String>) {
+fn drive(browser: &str, page: &str, actions: &str) -> (String, Vec<(String, String)>, Vec<String>) {
     let (text, console) = probe(
         browser,
         page,
@@ -259,9 +263,19 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
         .filter(|r| r["reason"] == "win")
         .max_by_key(|r| r["moves"].as_array().unwrap().len())
         .expect("a game won by the rules");
-    let page = dir
-        .join("replays")
-        .join(format!("game-{}.html", longest["game_id"]));
+    // The replay opens from the index, by the link as the report writes it, and shows the
+    // game's last move and its verdict.
+    let link = format!("replays/replay.html#game={}", longest["game_id"]);
+    assert!(dom.contains(&format!("href=\"{link}\"")), "no link {link}");
+    let (opened, console) = load(browser, &format!("file://{}/{link}&last", dir.display()));
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let last = longest["moves"].as_array().unwrap().last().unwrap();
+    assert!(
+        opened.contains(&format!("played {}</div>", last.as_str().unwrap())),
+        "the last move: {opened}"
+    );
+    assert!(opened.contains("<b>Verdict: ") && opened.contains(" won (win)</b>"));
+    let page = replay(dir, longest);
     let n =
         longest["moves"].as_array().unwrap().len() + longest["opening"].as_array().unwrap().len();
     // The last-step button, then back one step and forward again with the arrow keys.
@@ -283,7 +297,7 @@ fn check_report(browser: &str, dir: &Path) -> Vec<Value> {
         (format!("step {n} of {n}"), final_cells(longest))
     );
     // The address #last opens the page at its end too.
-    let (dom, console) = load(browser, &url(&page, "#last"));
+    let (dom, console) = load(browser, &format!("{page}&last"));
     assert!(console.is_empty(), "console messages: {console:?}");
     assert_eq!(drawn_cells(&dom), final_cells(longest));
     recs
@@ -314,10 +328,8 @@ fn an_impasse_report_and_its_replays_in_a_browser() {
     let recs = check_report(&browser, &dir);
     // A forfeit shows its verdict and detail at the end.
     let lost = recs.iter().find(|r| r["reason"] == "invalid-move").unwrap();
-    let page = dir
-        .join("replays")
-        .join(format!("game-{}.html", lost["game_id"]));
-    let (dom, console) = load(&browser, &url(&page, "#last"));
+    let page = replay(&dir, lost);
+    let (dom, console) = load(&browser, &format!("{page}&last"));
     assert!(console.is_empty(), "{console:?}");
     assert!(dom.contains("bad forfeited (invalid-move)"), "{dom}");
     assert!(dom.contains("zz99"), "the detail names the answer");
@@ -333,7 +345,9 @@ fn an_impasse_report_and_its_replays_in_a_browser() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(page.exists());
+    assert!(dir
+        .join(format!("replays/game-{}.js", lost["game_id"]))
+        .is_file());
     check_report(&browser, &dir);
 }
 
@@ -353,10 +367,8 @@ fn a_draughts_report_shows_a_crash_with_its_stderr() {
     );
     let recs = check_report(&browser, &dir);
     let crashed = recs.iter().find(|r| r["reason"] == "crash").unwrap();
-    let page = dir
-        .join("replays")
-        .join(format!("game-{}.html", crashed["game_id"]));
-    let (dom, console) = load(&browser, &url(&page, "#last"));
+    let page = replay(&dir, crashed);
+    let (dom, console) = load(&browser, &format!("{page}&last"));
     assert!(console.is_empty(), "{console:?}");
     assert!(dom.contains("crash forfeited (crash)"), "{dom}");
     assert!(
@@ -466,9 +478,7 @@ fn an_abande_replay_shows_each_turns_stderr_a_move_list_and_black_first() {
         .iter()
         .position(|b| b == "talker")
         .unwrap() as u64;
-    let page = dir
-        .join("replays")
-        .join(format!("game-{}.html", rec["game_id"]));
+    let page = replay(&dir, rec);
     let n = rec["moves"].as_array().unwrap().len() + rec["opening"].as_array().unwrap().len();
 
     // Each of the talker's frames shows what it wrote in that turn, and only that.
@@ -621,7 +631,10 @@ fn a_merged_slurm_style_run_has_its_records_report_and_replays() {
     let (dom, _) = load(&browser, &url(&run.join("report.html"), ""));
     for r in &recs {
         assert!(
-            dom.contains(&format!("href=\"replays/game-{}.html\"", r["game_id"])),
+            dom.contains(&format!(
+                "href=\"replays/replay.html#game={}\"",
+                r["game_id"]
+            )),
             "game {} is linked",
             r["game_id"]
         );
@@ -674,10 +687,8 @@ fn a_source_bots_stderr_names_its_origin_not_the_build_cache() {
         tail.contains(&cache_text),
         "the record keeps the raw text: {tail}"
     );
-    let page = dir
-        .join("replays")
-        .join(format!("game-{}.html", lost["game_id"]));
-    let (dom, console) = load(&browser, &url(&page, "#last"));
+    let page = replay(&dir, lost);
+    let (dom, console) = load(&browser, &format!("{page}&last"));
     assert!(console.is_empty(), "{console:?}");
     assert!(dom.contains("bob gives up"), "{dom}");
     assert!(dom.contains("File \"students/bob.py\", line 3"), "{dom}");
@@ -764,9 +775,7 @@ fn the_answer_box_shows_a_comment_once() {
         .iter()
         .position(|b| b == "talker")
         .unwrap() as u64;
-    let page = dir
-        .join("replays")
-        .join(format!("game-{}.html", rec["game_id"]));
+    let page = replay(&dir, rec);
     let (step, _) = own_turns(rec, talker)[1];
     let (answer, console) = probe(
         &browser,

@@ -772,3 +772,70 @@ fn random_bots_seeded_from_arbiter_seed_replay_a_run_and_differ_between_seats() 
     assert_eq!(first, run("b", "11"), "the same --seed, other games");
     assert_ne!(first, run("c", "12"), "another --seed, the same games");
 }
+
+/// Ctrl-C during a tournament ends it in order: the games finished before the signal are
+/// recorded, the game under way (its bots killed by the stop) is not, the progress display
+/// ends with its totals, then the stop is said with how to continue, and the exit status is
+/// 128 + SIGINT.
+#[test]
+fn a_tournament_stopped_by_a_signal_keeps_its_finished_games_and_exits_128_plus_n() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("stopped");
+    // Each bot sleeps 1.5 s at its third turn: a game lasts over 3 s, so the second game is
+    // under way when the first one's row appears.
+    let (a, b) = (
+        format!("a={}", hostile("sleep 3 1500")),
+        format!("b={}", hostile("sleep 3 1500")),
+    );
+    let referee = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args([
+            "tournament",
+            "--games",
+            "4",
+            "--seed",
+            "3",
+            "--concurrency",
+            "1",
+        ])
+        .args(["--turn-ms", "60000", "--first-turn-ms", "60000", "--out"])
+        .arg(&out)
+        .args([&a, &b])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no game was recorded");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(referee.id() as i32, libc::SIGINT) };
+    let end = referee.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&end.stderr);
+    assert_eq!(end.status.code(), Some(128 + libc::SIGINT), "{err}");
+    let rows = read_csv(&csv);
+    assert_eq!(
+        rows.len(),
+        1,
+        "only the game finished before the signal: {rows:?}\n{err}"
+    );
+    let reason = &rows[0]["reason"];
+    assert!(
+        !["crash", "timeout", "invalid-move"].contains(&reason.as_str()),
+        "the game recorded is one the bots played out: {rows:?}"
+    );
+    let stop = err
+        .find("arbiter: stopped by signal 2; every bot was killed; finished games are saved")
+        .unwrap_or_else(|| panic!("{err}"));
+    let hint = format!(
+        "arbiter: continue with: arbiter tournament --resume {}",
+        out.display()
+    );
+    assert!(err[stop..].contains(&hint), "{err}");
+    // The run ended in order, not by an exit from the signal's thread: its display finished.
+    let totals = err.find(" games in ").unwrap_or_else(|| panic!("{err}"));
+    assert!(totals < stop, "{err}");
+}

@@ -12,6 +12,8 @@ player count and every answer are logged on stderr. `t` counts the referee's own
   honest                 play the game as described
   hang T                 at turn T, sleep forever instead of asking
   crash T                at turn T, write "referee crashed on purpose" to stderr and exit 3
+  crash-while PATH       at turn 2, crash as "crash" does while the file PATH exists
+  crash-seed K           at turn 2, crash as "crash" does when ###Seed's seed is a multiple of K
   garbage T              at turn T, write "hello there" where a message belongs
   missing T              at turn T, ask "###Output 7 1" (no such player)
   bad-end                end the game with "###End 0 0"
@@ -30,6 +32,7 @@ player count and every answer are logged on stderr. `t` counts the referee's own
   read-file PATH         at the start try to read PATH; log "READ-OK" or "READ-BLOCKED <error>"
 """
 
+import os
 import signal
 import sys
 import time
@@ -112,7 +115,10 @@ def main():
         send(str(stones) + (" " + "." * arg if mode == "big-input" else ""))
         if mode == "hang" and t == arg:
             time.sleep(100000)
-        if mode == "crash" and t == arg:
+        crash_at_2 = (mode == "crash-while" and os.path.exists(sys.argv[2])) or (
+            mode == "crash-seed" and seed is not None and seed % arg == 0
+        )
+        if (mode == "crash" and t == arg) or (crash_at_2 and t == 2):
             log("referee crashed on purpose")
             sys.exit(3)
         if mode == "missing" and t == arg:

@@ -4,6 +4,7 @@
 
 use super::Recorded;
 use crate::engine::GameSettings;
+use crate::options::Opt;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -38,8 +39,8 @@ impl Recorded for GradeSettings {
 pub enum OtherClass {
     #[error(
         "{} holds the grading of other students (added: {}; removed: {}); grade into \
-         another --out, or delete that folder to grade the class afresh",
-        out.display(), list(added), list(removed)
+         another {}, or delete that folder to grade the class afresh",
+        out.display(), list(added), list(removed), Opt::Out
     )]
     Students {
         out: PathBuf,
@@ -48,9 +49,9 @@ pub enum OtherClass {
     },
     #[error(
         "{} holds a grading of this class with other settings (baselines, game, clocks, \
-         --games, --tables, --seed or the sandbox; see its {}); run with the same options to \
-         continue it, or grade into another --out",
-        out.display(), GradeSettings::FILE
+         {}, {}, {} or the sandbox; see its {}); run with the same options to \
+         continue it, or grade into another {}",
+        out.display(), Opt::Games, Opt::Tables, Opt::Seed, GradeSettings::FILE, Opt::Out
     )]
     Settings { out: PathBuf },
 }

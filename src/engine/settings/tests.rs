@@ -38,7 +38,7 @@ fn a_different_run_in_the_folder_is_refused_naming_what_changed() {
     assert!(text.contains("game.turn_ms: 100 -> 200"), "{text}");
     assert!(text.contains("bots: ["), "{text}");
     assert!(!text.contains("seed"), "{text}");
-    assert!(text.contains("--resume"), "{text}");
+    assert!(text.contains("resume"), "{text}");
 
     // A given seed that differs is a different run.
     let mut seeded = old.clone();

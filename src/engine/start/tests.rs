@@ -32,13 +32,13 @@ fn request(bots: &[&str], games: u32) -> TournamentRequest {
 fn a_new_tournament_is_refused_with_what_to_change() {
     let err = |r| TournamentSettings::fresh(r).unwrap_err().to_string();
     assert!(err(request(&["a"], 2)).contains("needs 2 or more bots (got 1)"));
-    assert!(err(request(&["a", "b"], 3)).starts_with("--games must be a positive multiple of 2"));
+    assert!(err(request(&["a", "b"], 3)).starts_with("games must be a positive multiple of 2"));
     let mut r = request(&["a", "b"], 2);
     r.tables = Some(0);
-    assert_eq!(err(r), "--tables must be at least 1");
+    assert_eq!(err(r), "tables must be at least 1");
     let mut r = request(&["a", "b"], 2);
     r.shard = Some(Shard::new(1, 3).unwrap());
-    assert!(err(r).contains("--shard 1/3 needs --seed"));
+    assert!(err(r).contains("shard 1/3 needs seed"));
     let mut r = request(&["a", "b"], 4);
     r.seed = Some(7);
     let s = TournamentSettings::fresh(r).unwrap();
@@ -73,7 +73,7 @@ fn a_field_with_broken_bots_plays_only_when_told_to_skip_them() {
     let e = field.check_field(false, 2, "impasse").unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("b cannot play (see above); fix it, or pass --skip-broken-bots"),
+            .starts_with("b cannot play (see above); fix it, or pass skip_broken_bots"),
         "{e}"
     );
     assert_eq!(field.check_field(true, 2, "impasse").unwrap(), 2);

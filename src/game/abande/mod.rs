@@ -7,7 +7,7 @@
 //! leave room are written in `statement.md` and by the code that makes them.
 
 use super::stackboard::{self, Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7};
-use super::{BoardView, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{BoardView, DrawRule, GameInfo, Outcome, Rules, SeatColour, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -255,6 +255,11 @@ impl Rules for Abande {
             self.hand[1]
         );
         let _ = write!(out.note(1), "points now: Black {}, White {}", p[0], p[1]);
+    }
+
+    /// Seat 0 is Black, seat 1 White.
+    fn seat_colours(&self) -> Vec<SeatColour> {
+        vec![SeatColour::BLACK, SeatColour::WHITE]
     }
 
     fn describe(&self) -> String {

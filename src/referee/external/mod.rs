@@ -14,6 +14,7 @@ pub use check::{check, RefereeCheckError};
 
 use super::assemble::{assemble, Ending, NoRules, Played};
 use super::turns::{End, Turns};
+use super::verdict::Verdict;
 use super::TURN_STDERR_BYTES;
 use super::{ms, Seat, TurnRecord};
 use super::{spawn_bots, GameResult, Reason, RefereeConfig, RefereeError};
@@ -98,7 +99,7 @@ pub fn play(
         }
         Ended::Ranked(ranks) => Ending::Ranked(ranks, Reason::Win),
         Ended::TurnLimit => Ending::Ranked(vec![0; seats], Reason::TurnLimit),
-        Ended::Forfeit(seat, reason, detail, exit) => Ending::Forfeit(seat, reason, detail, exit),
+        Ended::Forfeit(seat, verdict) => Ending::Forfeit(seat, verdict),
         Ended::RefereeError(what) => {
             let quote = tail(&referee_tail, STDERR_QUOTE);
             Ending::RefereeError(if quote.trim().is_empty() {
@@ -138,7 +139,7 @@ enum Ended {
     /// arbiter's turn limit (`--max-turns` answers) came first: a draw.
     TurnLimit,
     /// A bot's forfeit decided by arbiter (timeout, crash, overlong line, memory).
-    Forfeit(usize, Reason, String, Option<crate::bot::ExitKind>),
+    Forfeit(usize, Verdict),
     /// The referee failed: what it did.
     RefereeError(String),
 }
@@ -272,9 +273,7 @@ impl Game<'_> {
         let input = std::mem::take(&mut self.inputs[k]);
         let answered = match self.turns.ask(procs, k, input.as_bytes(), n, self.cfg) {
             Ok(a) => a,
-            Err(End::Forfeit(seat, reason, detail, exit)) => {
-                return Some(Ended::Forfeit(seat, reason, detail, exit))
-            }
+            Err(End::Forfeit(seat, verdict)) => return Some(Ended::Forfeit(seat, verdict)),
             Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
         };
         if answered
@@ -283,15 +282,8 @@ impl Game<'_> {
             .any(|l| l.iter().all(u8::is_ascii_whitespace))
         {
             // Some referees crash on an empty answer: that is the bot's fault, judged here.
-            return Some(Ended::Forfeit(
-                k,
-                Reason::InvalidMove,
-                format!(
-                    "answered {} with an empty line (arbiter does not pass empty answers to an external referee)",
-                    answered.which
-                ),
-                None,
-            ));
+            let which = answered.which;
+            return Some(Ended::Forfeit(k, Verdict::EmptyAnswer { which }));
         }
         let mut answer = String::new();
         for line in &answered.lines {

@@ -145,7 +145,7 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                     bots: rec.bots.clone(),
                     seat,
                     placing,
-                    reason: rec.reason.clone(),
+                    reason: rec.reason.to_string(),
                 });
             }
             for f in &rec.forfeits {
@@ -157,10 +157,9 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                 let stderr = clean(last_lines(tail, STDERR_LINES, STDERR_BYTES));
                 let groups = &mut out[i].failures;
                 let key = html::data::numbers_hidden(&stderr);
-                match groups
-                    .iter_mut()
-                    .find(|g| g.reason == f.reason && html::data::numbers_hidden(&g.stderr) == key)
-                {
+                match groups.iter_mut().find(|g| {
+                    g.reason == f.reason.as_str() && html::data::numbers_hidden(&g.stderr) == key
+                }) {
                     Some(g) => {
                         g.count += 1;
                         if g.ids.len() < GROUP_LINKS {
@@ -168,7 +167,7 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                         }
                     }
                     None => groups.push(Failure {
-                        reason: f.reason.clone(),
+                        reason: f.reason.to_string(),
                         detail: clean(&f.detail),
                         stderr,
                         count: 1,
@@ -193,11 +192,11 @@ fn percent(points: f64, games: u64) -> String {
     }
 }
 
-/// A replay link from a page beside `replays/`, when the page exists.
+/// A replay link from a page beside `replays/`, when the game's replay data exists.
 fn watch(out: &Path, id: u64) -> Option<String> {
     html::replay_path(out, id)
         .is_file()
-        .then(|| format!("replays/game-{id}.html"))
+        .then(|| format!("replays/{}", viewer::link(id)))
 }
 
 /// One student's section: the same in the class page and in the student's own page.
@@ -299,7 +298,8 @@ fn document(title: &str, body: Markup) -> String {
     .into_string()
 }
 
-/// A student's own folder: their page and copies of their replay pages (with the viewer).
+/// A student's own folder: their page and copies of their games' replay data (with the
+/// viewer).
 fn student_folder(
     cx: &Context,
     name: &str,
@@ -317,12 +317,12 @@ fn student_folder(
     for g in &rec.games {
         let from = html::replay_path(cx.out, g.id);
         if from.is_file() {
-            std::fs::copy(&from, replays.join(format!("game-{}.html", g.id)))?;
+            std::fs::copy(&from, replays.join(viewer::data_file(g.id)))?;
             any = true;
         }
     }
     if any {
-        viewer::write_assets(&replays)?;
+        viewer::write_assets(&replays, &format!("../{}", html::FILE))?;
     }
     Ok(dir)
 }

@@ -138,7 +138,7 @@ impl BotTimes {
 pub struct RecordFacts {
     /// `(folder, game id)` to the game's turns and whether it has a replay page.
     pub games: HashMap<(usize, u64), (u32, bool)>,
-    /// Per folder: its replay pages' folder as a link from the report (`replays`).
+    /// Per folder: its replay data's folder as a link from the report (`replays`).
     pub links: HashMap<usize, String>,
     pub times: Vec<BotTimes>,
     /// The turn limit, first-turn limit and clock of the records (the first one's).
@@ -222,7 +222,7 @@ impl RecordFacts {
             match self
                 .failures
                 .iter_mut()
-                .find(|g| g.bot == bot && g.reason == f.reason && g.key == key)
+                .find(|g| g.bot == bot && g.reason == f.reason.as_str() && g.key == key)
             {
                 Some(g) => {
                     g.count += 1;
@@ -233,7 +233,7 @@ impl RecordFacts {
                 None => self.failures.push(FailureGroup {
                     key,
                     bot,
-                    reason: f.reason.clone(),
+                    reason: f.reason.to_string(),
                     stderr,
                     detail: f.detail.clone(),
                     count: 1,
@@ -287,7 +287,7 @@ pub struct GameLine {
     pub folder: usize,
     pub bots: Vec<String>,
     pub ranks: Vec<u8>,
-    pub reason: String,
+    pub reason: Option<crate::referee::Reason>,
     pub forfeits: Vec<(usize, String)>,
     pub turns: Option<u32>,
     /// The replay page, relative to the report, when the game has a record.
@@ -443,13 +443,17 @@ pub fn gather(
                 game_id: id,
                 folder: d,
                 turns: rec.map(|r| r.0),
-                link: rec
-                    .filter(|r| r.1)
-                    .and_then(|_| links.get(&d).map(|l| format!("{l}/game-{id}.html"))),
+                link: rec.filter(|r| r.1).and_then(|_| {
+                    links
+                        .get(&d)
+                        .map(|l| format!("{l}/{}", super::viewer::link(id)))
+                }),
                 bots: row.bots,
                 ranks: row.ranks,
-                reason: row.reason.unwrap_or_default(),
-                forfeits: row.forfeits,
+                reason: row.reason,
+                forfeits: (row.forfeits.into_iter())
+                    .map(|(seat, reason)| (seat, reason.to_string()))
+                    .collect(),
             };
             let list = if line.forfeits.is_empty() {
                 &mut recent

@@ -132,9 +132,31 @@ fn put_changes(out: &mut Vec<u8>, before: &BoardView, after: &BoardView) {
     out.push(b']');
 }
 
+/// Which turns' inputs a game's replay data keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inputs {
+    /// Every turn's (a page of one game, `arbiter replay`).
+    All,
+    /// Only those that tell most: each seat's first turn, late turns and forfeits. A report
+    /// keeps these alone: the inputs are most of a game's data (an Impasse input repeats the
+    /// board and lists the legal moves), and a report's games are written while the run goes on
+    /// (at most 5 KB a game, issue 39).
+    Telling,
+}
+
+impl Inputs {
+    fn name(self) -> &'static str {
+        match self {
+            Inputs::All => "all",
+            Inputs::Telling => "telling",
+        }
+    }
+}
+
 /// What the steps need to carry from one to the next.
 struct StepState<'a> {
     rec: &'a GameRecord,
+    inputs: Inputs,
     cols: Columns,
     strikes: Vec<u32>,
     turn: u32,
@@ -157,10 +179,19 @@ impl StepState<'_> {
             cols.put(Col::Notes, &step.view.notes);
         }
         if let Some(input) = &step.input {
-            cols.put(Col::Input, fold_lists(input).as_ref());
             // The first turn of a seat has its own limit.
-            if !std::mem::replace(&mut self.seen[step.seat], true) {
+            let first = !std::mem::replace(&mut self.seen[step.seat], true);
+            if first {
                 cols.put(Col::First, &1);
+            }
+            let telling = first
+                || match step.kind {
+                    StepKind::Move(i) => rec.is_late(i),
+                    StepKind::Forfeit(_) => true,
+                    StepKind::Opening => false,
+                };
+            if self.inputs == Inputs::All || telling {
+                cols.put(Col::Input, fold_lists(input).as_ref());
             }
         }
         match step.kind {
@@ -214,13 +245,15 @@ impl StepState<'_> {
     }
 }
 
-/// Everything a replay page shows of one game, as the JSON text the page embeds: the game,
+/// Everything a replay shows of one game, as the JSON text the viewer unpacks: the game,
 /// its cells, its start, its steps as columns (`{"n":N,"cols":{"input":[...],...}}`, `null`
 /// where a step has no such field: like values side by side compress to a quarter less than
-/// whole steps one after the other) and its end. Keys are in name order.
-pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError> {
+/// whole steps one after the other; the turns' `inputs` kept), its end with the verdict's
+/// texts, and the counts the summary line gives. Keys are in name order.
+pub fn page_json(rec: &GameRecord, title: &str, inputs: Inputs) -> Result<Vec<u8>, RebuildError> {
     let mut state = StepState {
         rec,
+        inputs,
         cols: Columns::default(),
         strikes: vec![0; rec.seats],
         turn: rec.opening.len() as u32,
@@ -252,7 +285,7 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
     );
     out.push(b',');
     key(&mut out, "colours");
-    let colours: Vec<_> = super::seats::palette(&rec.game, rec.seats)
+    let colours: Vec<_> = super::seats::palette(rec)
         .iter()
         .map(|c| (c.name, c.fill, c.ink))
         .collect();
@@ -269,6 +302,9 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
     key(&mut out, "offender");
     put(&mut out, &rec.offender);
     out.push(b',');
+    key(&mut out, "placings");
+    put(&mut out, &super::viewer::placings(&rec.bots, &rec.ranks));
+    out.push(b',');
     key(&mut out, "position");
     put(&mut out, &last.position_text());
     out.push(b',');
@@ -281,11 +317,20 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
     key(&mut out, "scores");
     put(&mut out, &rec.scores);
     out.push(b',');
+    key(&mut out, "scores_text");
+    put(
+        &mut out,
+        &super::viewer::scores_text(&rec.bots, &rec.scores),
+    );
+    out.push(b',');
     key(&mut out, "stderr");
     put(&mut out, &rec.stderr);
     out.push(b',');
     key(&mut out, "stderr_bytes");
     put(&mut out, &rec.stderr_bytes);
+    out.push(b',');
+    key(&mut out, "verdict");
+    put(&mut out, &super::viewer::verdict(rec));
     out.extend_from_slice(b"},");
     key(&mut out, "game");
     put(&mut out, &rec.game);
@@ -293,8 +338,21 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
     key(&mut out, "game_id");
     put(&mut out, &rec.game_id);
     out.push(b',');
+    key(&mut out, "inputs");
+    put(&mut out, inputs.name());
+    out.push(b',');
+    key(&mut out, "moves");
+    put(&mut out, &rec.moves.len());
+    out.push(b',');
+    key(&mut out, "opening");
+    put(&mut out, &rec.opening.len());
+    out.push(b',');
+    key(&mut out, "seats");
+    put(&mut out, &rec.seats);
+    out.push(b',');
+    // As text: a seed may be past the integers a script's numbers hold exactly.
     key(&mut out, "seed");
-    put(&mut out, &rec.seed);
+    put(&mut out, &rec.seed.to_string());
     out.push(b',');
     key(&mut out, "shape");
     put(&mut out, &start.shape);
@@ -333,16 +391,18 @@ pub fn page_json(rec: &GameRecord, title: &str) -> Result<Vec<u8>, RebuildError>
     Ok(out)
 }
 
-/// How hard the page's data is compressed (zlib's levels, 0 to 9), by zlib-rs (flate2's
-/// `zlib-rs` backend). Measured on 1,000 pages of 214-turn Impasse games (49 KB of JSON each),
-/// the whole page's CPU on one CPU: level 3 1.0 ms with miniz_oxide, 0.78 ms with zlib-rs, for
-/// pages of 11.8 and 12.3 KB; zlib-rs at level 2 saved no measurable time more for pages of
-/// 14.0 KB, level 1 0.15 ms for 18.7 KB, and levels 4 and 6 cost 0.1 and 0.3 ms more for 11.8
-/// and 11.2 KB.
-pub const ZLIB_LEVEL: u32 = 3;
+/// How hard a game's replay data is compressed (zlib's levels, 0 to 9), by zlib-rs (flate2's
+/// `zlib-rs` backend). Measured on 1,000 pages of 214-turn Impasse games with every input
+/// (49 KB of JSON each), the whole page's CPU on one CPU: level 3 1.0 ms with miniz_oxide,
+/// 0.78 ms with zlib-rs, for pages of 11.8 and 12.3 KB; levels 4 and 6 cost 0.1 and 0.3 ms
+/// more for 11.8 and 11.2 KB. A report's data keeps only the telling inputs ([`Inputs`]), some
+/// 14 KB of JSON for an instant bots' Impasse game: there level 6 makes 3.9 KB in base64
+/// against 4.3 KB at level 3 (and 3.8 at 9), for about 0.1 ms more (Python's zlib on 40 such
+/// games, 2026-11-27).
+pub const ZLIB_LEVEL: u32 = 6;
 
-/// The page's data: the JSON compressed (zlib) and in base64, decompressed by the page's
-/// script. Compression keeps repeated inputs, board rows and keys to a small part of their
+/// A game's replay data: the JSON compressed (zlib) and in base64, decompressed by the
+/// viewer's script. Compression keeps repeated inputs, board rows and keys to a small part of their
 /// text.
 pub fn packed(v: &Value) -> String {
     pack(&serde_json::to_vec(v).expect("JSON values serialise"))

@@ -1,7 +1,8 @@
 //! `report.html`: one self-contained page per results folder (or several merged) with the
-//! standings, charts and the list of games, and one replay page per recorded game under
-//! `replays/`, drawn from the game's neutral board view. Written at the end of tournament and
-//! sprt runs, rewritten every few seconds while they run, and by `arbiter report`.
+//! standings, charts and the list of games, and under `replays/` one viewer page that draws any
+//! recorded game from its data file (one per game, written as the game's record is, drawn from
+//! the game's neutral board view: see [`viewer`]). Rewritten every few seconds while tournament
+//! and sprt runs go on and once at their end, and by `arbiter report`.
 //!
 //! Templates use maud: the markup is checked when arbiter compiles and every value is escaped
 //! unless marked otherwise, with no template files to ship or find at run time.
@@ -26,7 +27,7 @@ mod tests;
 
 use crate::results::records;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -63,17 +64,13 @@ type Result<T> = std::result::Result<T, ReportError>;
 /// The report's stylesheet, for other pages in its look (the grading page).
 pub const STYLE: &str = include_str!("assets/style.css");
 
-/// Which replay pages to write.
+/// Which games' replay data to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pages {
-    /// Every recorded game's page, replacing any there.
+    /// Every recorded game's, replacing any there.
     All,
-    /// Only pages not written yet (a live report while games are added). A page is some
-    /// 10 KB (the viewer's script is written once per folder), so every game gets one.
+    /// Only those not written yet (a live report while games are added: a few KB a game).
     Missing,
-    /// None: the pages already there are linked (a live report whose pages are written on a
-    /// budget while games keep every CPU, the rest at the run's end).
-    Existing,
 }
 
 /// What writing a report did.
@@ -85,9 +82,9 @@ pub struct Written {
     pub failed: Vec<String>,
 }
 
-/// The replay page of game `id` in a results folder.
+/// The replay data of game `id` in a results folder (shown by `replays/replay.html#game=ID`).
 pub fn replay_path(dir: &Path, id: u64) -> PathBuf {
-    dir.join("replays").join(format!("game-{id}.html"))
+    dir.join("replays").join(viewer::data_file(id))
 }
 
 /// `target` as a link from a page in the folder `from`, both absolute: always relative
@@ -150,22 +147,23 @@ fn write_report_unless(
                 &std::path::absolute(&replays).unwrap_or_else(|_| replays.clone()),
             ),
         );
-        let link = |path: &Path| {
-            let abs = std::path::absolute(path).unwrap_or_default();
-            href(&base, &abs)
-        };
+        let viewer_page = replays.join(viewer::PAGE_FILE);
+        let viewer_page = href(
+            &base,
+            &std::path::absolute(&viewer_page).unwrap_or(viewer_page),
+        );
+        let link = |rec: &records::GameRecord| format!("{viewer_page}#game={}", rec.game_id);
         let summary =
             pages::write_folder(dir, &back, pages, threads, stop, |rec, page| match page {
-                pages::Page::Kept(path) => facts.add(d, &rec, Some(link(&path))),
-                pages::Page::Written(path) => {
+                pages::Page::Kept(_) => facts.add(d, &rec, Some(link(&rec))),
+                pages::Page::Written(_) => {
                     written.pages += 1;
-                    facts.add(d, &rec, Some(link(&path)));
+                    facts.add(d, &rec, Some(link(&rec)));
                 }
                 pages::Page::Failed(e) => {
                     written.failed.push(e);
                     facts.add(d, &rec, None);
                 }
-                pages::Page::NotYet => facts.add(d, &rec, None),
             })?;
         read.records += summary.records;
         read.skipped += summary.skipped;
@@ -240,10 +238,14 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The report of a run in progress: each game's replay page written as soon as its record is
+/// The report of a run in progress: each game's replay data written as soon as its record is
 /// there, and report.html rewritten every few seconds as games finish. Both run on a thread of
-/// its own, on idle CPU time only, so the run that calls [`LiveReport::tick`] after each game is
-/// never held up by it (the report reads the results files, not the run's memory).
+/// its own, so the run that calls [`LiveReport::tick`] after each game is never held up by it
+/// (the report reads the results files, not the run's memory). A game's data costs a small
+/// part of what playing an instant bots' game does, and the thread runs at the games'
+/// priority: it keeps up with them, and the run's end waits for the last game's data alone,
+/// not for a backlog (issue 39: a thread on idle CPU time only fell behind when games kept
+/// every CPU, and a 2,000-game run spent 11.7% of its time writing pages after its last game).
 pub struct LiveReport {
     dir: PathBuf,
     order: Vec<String>,
@@ -259,13 +261,8 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled by a tick, a stop, and the thread when it has done the ticks it saw.
     changed: Condvar,
-    /// Set to make the thread give up (before its next page or report).
+    /// Set to make the thread give up (before its next game or report).
     stop: AtomicBool,
-    /// Games keep every CPU: pages on a budget (see `follow`).
-    budget: AtomicBool,
-    /// The writing thread's id, once it runs, and the scheduling policy it got.
-    tid: AtomicI32,
-    policy: AtomicI32,
 }
 
 /// The ticks given and handled, and the writer's first failure not yet told.
@@ -280,55 +277,12 @@ struct State {
 /// written after its game's tick).
 const LOOK_AGAIN: Duration = Duration::from_millis(200);
 
-/// Makes thread `tid` (0: the calling thread) run only on CPU time nothing else wants
-/// (SCHED_IDLE); where that is refused, at the lowest nice value. A game never waits for a
-/// page: the writer gets a core only when every game thread and bot on it is waiting.
-/// Returns the policy the kernel granted (a later [`run_normally`] may change it).
-fn run_when_idle(tid: i32) -> i32 {
-    let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: sched_setscheduler reads `param`, which lives across the call; setpriority only
-    // reads its integer arguments.
-    unsafe {
-        if libc::sched_setscheduler(tid, libc::SCHED_IDLE, &param) == 0 {
-            return libc::SCHED_IDLE;
-        }
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19);
-    }
-    libc::SCHED_OTHER
-}
-
-/// Puts thread `tid` back to the normal policy (SCHED_OTHER, nice 0): the run's games are over
-/// and the run waits for it.
-fn run_normally(tid: i32) {
-    let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: as in `run_when_idle`. A thread that has ended makes these fail harmlessly (ESRCH).
-    unsafe {
-        libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param);
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 0);
-    }
-}
-
-/// The writing thread: after each tick (or [`LOOK_AGAIN`] without one), the pages of the new
-/// records; after a tick once the pause has passed, report.html (at once for the first tick).
-/// The pause is at least 5 s and ten times the last rewrite's duration, so that a large run
-/// spends at most a tenth of a core on its report.
+/// The writing thread: after each tick (or [`LOOK_AGAIN`] without one), the replay data of the
+/// new records; after a tick once the pause has passed, report.html (at once for the first
+/// tick). The pause is at least 5 s and ten times the last rewrite's duration, so that a large
+/// run spends at most a tenth of a core on its report.
 fn write_live(dir: &Path, order: &[String], shared: &Shared) {
-    // Idle time only, for this thread alone (Linux schedules threads one by one): games take
-    // the CPU first, pages are written in what they leave, the rest at the end (`write`).
-    // SAFETY: gettid has no arguments.
-    shared
-        .tid
-        .store(unsafe { libc::gettid() }, Ordering::SeqCst);
-    shared.policy.store(run_when_idle(0), Ordering::SeqCst);
-    if shared.stop.load(Ordering::SeqCst) {
-        // The run ended while this thread started: it may have missed `write`'s boost.
-        run_normally(0);
-    }
-    let budget = shared.budget.load(Ordering::SeqCst);
     let mut follower = follow::Follower::new(dir);
-    if budget {
-        follower = follower.on_budget();
-    }
     let mut pages_ok = true;
     let mut next = Instant::now();
     let mut seen = 0;
@@ -364,12 +318,7 @@ fn write_live(dir: &Path, order: &[String], shared: &Shared) {
                 &dirs,
                 &dir.join(FILE),
                 order,
-                // On a budget, the report links the pages written so far and writes none.
-                if budget {
-                    Pages::Existing
-                } else {
-                    Pages::Missing
-                },
+                Pages::Missing,
                 1,
                 &shared.stop,
             ) {
@@ -400,14 +349,8 @@ impl LiveReport {
         }
     }
 
-    /// Writes the pages while games run on a budget (a small share of a CPU), leaving the rest
-    /// to [`LiveReport::write`]: for runs whose games keep every CPU. Before the first tick.
-    pub fn pages_on_budget(&mut self) {
-        self.shared.budget.store(true, Ordering::SeqCst);
-    }
-
     /// Tells the writing thread a game has finished (starting it at the first game): it writes
-    /// the new pages, and the report if the pause has passed. A failure is not fatal to the
+    /// the new games' replay data, and the report if the pause has passed. A failure is not fatal to the
     /// run: it is told once on stderr, and the writer tries again.
     pub fn tick(&mut self) {
         if self.running.is_none() {
@@ -466,29 +409,19 @@ impl LiveReport {
         }
     }
 
-    /// The scheduling policy the writing thread was granted (`libc::SCHED_IDLE` where the
-    /// kernel grants it), 0 before it runs.
-    pub fn writer_policy(&self) -> i32 {
-        self.shared.policy.load(Ordering::SeqCst)
-    }
-
-    /// Stops the writing thread (at normal priority, so that a machine kept busy by other work
-    /// does not hold the run's end on a thread that only runs on idle time) and waits for it.
+    /// Stops the writing thread and waits for it.
     fn stop_writer(&mut self) {
         if let Some(h) = self.running.take() {
             self.shared.stop.store(true, Ordering::SeqCst);
-            let tid = self.shared.tid.load(Ordering::SeqCst);
-            if tid != 0 && !h.is_finished() {
-                run_normally(tid);
-            }
             self.shared.changed.notify_all();
             let _ = h.join();
             self.shared.stop.store(false, Ordering::SeqCst);
         }
     }
 
-    /// Rewrites the report now, on the calling thread, with every page still missing (on
-    /// every CPU); returns its path. The writing thread is stopped first.
+    /// Rewrites the report now, on the calling thread, with the replay data still missing (on
+    /// every CPU: the last games', which the writer had not reached); returns its path. The
+    /// writing thread is stopped first.
     pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
         self.stop_writer();
         let out = self.dir.join(FILE);

@@ -5,6 +5,7 @@
 use super::data::{ReportData, StandingsView};
 use super::svg;
 use crate::rating::fmt_elo;
+use crate::referee::Reason;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 const CSS: &str = include_str!("assets/style.css");
@@ -180,7 +181,8 @@ fn games(d: &ReportData) -> Markup {
     let drawn = |g: &super::data::GameLine| {
         g.forfeits.is_empty() && g.ranks.len() > 1 && g.ranks.iter().all(|&r| r == g.ranks[0])
     };
-    let mut verdicts: Vec<&str> = d.games.iter().map(|g| g.reason.as_str()).collect();
+    let verdict = |g: &super::data::GameLine| g.reason.map_or("", Reason::as_str);
+    let mut verdicts: Vec<&str> = d.games.iter().map(verdict).collect();
     verdicts.push("forfeit");
     if d.games.iter().any(drawn) {
         verdicts.push("draw");
@@ -206,7 +208,7 @@ fn games(d: &ReportData) -> Markup {
                         @let winner = crate::game::Outcome { ranks: g.ranks.clone() }.sole_winner();
                         @let forfeit = !g.forfeits.is_empty();
                         tr class=[forfeit.then_some("forfeit")] data-bots=(g.bots.join("\n"))
-                            data-verdict={ (g.reason) @if forfeit { " forfeit" } @if drawn(g) && g.reason != "draw" { " draw" } } {
+                            data-verdict={ (verdict(g)) @if forfeit { " forfeit" } @if drawn(g) && g.reason != Some(Reason::UnnamedDraw) { " draw" } } {
                             @if many_folders { td { (g.folder + 1) } }
                             td { (g.game_id) }
                             td.l {
@@ -216,7 +218,7 @@ fn games(d: &ReportData) -> Markup {
                                 }
                             }
                             td { (g.ranks.iter().map(u8::to_string).collect::<Vec<_>>().join(" ")) }
-                            td.l { (g.reason) }
+                            td.l { (verdict(g)) }
                             td { (g.turns.map(|t| t.to_string()).unwrap_or_default()) }
                             td.l { (g.forfeits.iter().map(|(s, r)| format!("{} {r}", g.bots[*s])).collect::<Vec<_>>().join("; ")) }
                             td.l { @if let Some(link) = &g.link { a href=(link) { "watch" } } }

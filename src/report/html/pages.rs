@@ -1,9 +1,11 @@
-//! Writes a results folder's replay pages on several threads. A page is replayed, encoded and
-//! written by itself, so pages spread over the CPUs; the records come back in the order they
-//! were read, so the report that gathers them reads the same whatever the number of threads.
-//! At a tournament's end the games are over and the pages still missing are all that is left
-//! to do: on all CPUs, that wait is shorter.
+//! Writes a results folder's replay data (a file per game, [`viewer::data_file`]) on several
+//! threads, for `arbiter report` and merged reports, which write every game's again. A game's
+//! data is replayed, encoded and written by itself, so they spread over the CPUs; the records
+//! come back in the order they were read, so the report that gathers them reads the same
+//! whatever the number of threads. A run's own games get theirs as they end
+//! ([`super::follow`]).
 
+use super::frames::Inputs;
 use super::{replay_path, viewer, write_atomic, Pages};
 use super::{ReportError, Result};
 use crate::results::records::{self, GameRecord, ReadRecords};
@@ -12,13 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
-/// What became of one record's page.
+/// What became of one record's replay data.
 pub enum Page {
     /// There already, and kept ([`Pages::Missing`]).
     Kept(PathBuf),
     Written(PathBuf),
-    /// Not written yet, and not asked for ([`Pages::Existing`]).
-    NotYet,
     /// The record cannot be replayed: why.
     Failed(String),
 }
@@ -49,10 +49,11 @@ impl<F: FnMut(GameRecord, Page)> InOrder<F> {
     }
 }
 
-/// Writes the page of `rec` at `path`.
-pub(super) fn write_page(rec: &GameRecord, path: PathBuf, back: &str) -> Done {
-    match viewer::page(rec, Some(back), viewer::Assets::Beside) {
-        Ok(html) => match write_atomic(&path, html.as_bytes()) {
+/// Writes the replay data of `rec` at `path` (every turn's input but the telling ones left
+/// out: see [`Inputs::Telling`]).
+pub(super) fn write_page(rec: &GameRecord, path: PathBuf) -> Done {
+    match viewer::data_script(rec, Inputs::Telling) {
+        Ok(text) => match write_atomic(&path, text.as_bytes()) {
             Ok(()) => Ok(Page::Written(path)),
             Err(e) => Err((path, e)),
         },
@@ -60,10 +61,10 @@ pub(super) fn write_page(rec: &GameRecord, path: PathBuf, back: &str) -> Done {
     }
 }
 
-/// Writes the replay pages of the records of `dir` (`pages` says which) on `threads` threads
-/// (1: on the calling thread alone), each linking back to the report at `back`, and hands each
-/// record with what became of its page to `each`, in the order of the records file. Gives up
-/// before the next record once `stop` is set.
+/// Writes the replay data of the records of `dir` (`pages` says which) on `threads` threads
+/// (1: on the calling thread alone), with the viewer linking back to the report at `back`, and
+/// hands each record with what became of its data to `each`, in the order of the records file.
+/// Gives up before the next record once `stop` is set.
 pub fn write_folder(
     dir: &Path,
     back: &str,
@@ -72,11 +73,11 @@ pub fn write_folder(
     stop: &AtomicBool,
     each: impl FnMut(GameRecord, Page),
 ) -> Result<ReadRecords> {
-    // Pages already there use the script and style of this arbiter too.
+    // Games already there are shown by the viewer of this arbiter too.
     let replays = dir.join("replays");
     let mut assets = replays.is_dir();
     if assets {
-        viewer::write_assets(&replays).map_err(|source| ReportError::Viewer {
+        viewer::write_assets(&replays, back).map_err(|source| ReportError::Viewer {
             path: replays.clone(),
             source,
         })?;
@@ -100,7 +101,7 @@ pub fn write_folder(
             scope.spawn(move || loop {
                 let job = queue.lock().map(|q| q.recv());
                 let Ok(Ok((seq, rec, path))) = job else { break };
-                let done = write_page(&rec, path, back);
+                let done = write_page(&rec, path);
                 if finished.send((seq, rec, done)).is_err() {
                     break;
                 }
@@ -122,19 +123,15 @@ pub fn write_folder(
                 order.put(seq - 1, rec, Ok(Page::Kept(path)));
                 return;
             }
-            if pages == Pages::Existing {
-                order.put(seq - 1, rec, Ok(Page::NotYet));
-                return;
-            }
             if !assets {
-                if let Err(e) = viewer::write_assets(&replays) {
+                if let Err(e) = viewer::write_assets(&replays, back) {
                     order.put(seq - 1, rec, Err((path, e)));
                     return;
                 }
                 assets = true;
             }
             if workers == 0 {
-                let done = write_page(&rec, path, back);
+                let done = write_page(&rec, path);
                 order.put(seq - 1, rec, done);
             } else {
                 jobs.send((seq - 1, rec, path))

@@ -4,7 +4,7 @@
 //! this format).
 
 use crate::game::{BoardView, CellView};
-use crate::report::html::frames::fold_lists;
+use crate::report::html::frames::{fold_lists, Inputs};
 use crate::results::rebuild::{rebuild, RebuildError, StepKind};
 use crate::results::records::GameRecord;
 use serde_json::{json, Value};
@@ -29,7 +29,7 @@ fn changes(before: &BoardView, after: &BoardView) -> Vec<Value> {
 }
 
 /// Everything a replay page shows of one game, as JSON.
-pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
+pub fn game_data(rec: &GameRecord, title: &str, inputs: Inputs) -> Result<Value, RebuildError> {
     let rebuilt = rebuild(rec)?;
     let start = &rebuilt.start;
     let cells: Vec<Value> = start
@@ -62,10 +62,16 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
             s.insert("notes".into(), json!(step.view.notes));
         }
         if let Some(input) = &step.input {
-            s.insert("input".into(), json!(fold_lists(input)));
             // The first turn of a seat has its own limit.
-            if !std::mem::replace(&mut seen[step.seat], true) {
+            let first = !std::mem::replace(&mut seen[step.seat], true);
+            if first {
                 s.insert("first".into(), json!(1));
+            }
+            let telling = first
+                || matches!(step.kind, StepKind::Forfeit(_))
+                || matches!(step.kind, StepKind::Move(i) if rec.is_late(i));
+            if inputs == Inputs::All || telling {
+                s.insert("input".into(), json!(fold_lists(input)));
             }
         }
         match step.kind {
@@ -125,9 +131,13 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
         "game": rec.game,
         "variant": rec.variant,
         "game_id": rec.game_id,
-        "seed": rec.seed,
+        "inputs": if inputs == Inputs::All { "all" } else { "telling" },
+        "moves": rec.moves.len(),
+        "opening": rec.opening.len(),
+        "seats": rec.seats,
+        "seed": rec.seed.to_string(),
         "bots": rec.bots,
-        "colours": super::seats::palette(&rec.game, rec.seats)
+        "colours": super::seats::palette(rec)
             .iter()
             .map(|c| json!([c.name, c.fill, c.ink]))
             .collect::<Vec<_>>(),
@@ -146,6 +156,9 @@ pub fn game_data(rec: &GameRecord, title: &str) -> Result<Value, RebuildError> {
             "stderr": rec.stderr,
             "stderr_bytes": rec.stderr_bytes,
             "position": rebuilt.final_position,
+            "placings": super::viewer::placings(&rec.bots, &rec.ranks),
+            "scores_text": super::viewer::scores_text(&rec.bots, &rec.scores),
+            "verdict": super::viewer::verdict(rec),
         },
     }))
 }

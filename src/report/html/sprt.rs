@@ -59,7 +59,7 @@ pub fn gather(dir: &Path) -> Option<SprtView> {
             &row.bots[0],
             &new,
             row.winner().map(|w| w as u8),
-            row.reason.as_deref(),
+            row.reason,
         );
         if pairs.add(pair, score) {
             course.push((

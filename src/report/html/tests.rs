@@ -17,14 +17,14 @@ fn every_game_and_variant_gets_a_replay_page() {
                 r.log[0].comment = "</script><script>alert(1)</script>".into();
                 r.log[0].answer = format!("{} {}", r.log[0].played, r.log[0].comment);
                 let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
-                let html =
-                    viewer::page(&rec, Some("../report.html"), viewer::Assets::Inline).unwrap();
+                let html = viewer::page(&rec, Some("../report.html")).unwrap();
                 let what = format!("{} {} {seats}", info.name, v.name);
-                // One closing tag per script element: the comment cannot end the data early
-                // (it is in the compressed data, not in the page's text).
+                // One closing tag per script element (the viewer's and the data's): the comment
+                // cannot end the data early (it is in the compressed data, not in the page's
+                // text).
                 assert_eq!(html.matches("</script>").count(), 2, "{what}");
                 assert!(!html.contains("alert(1)"), "{what}");
-                let data = reference::game_data(&rec, "t").unwrap();
+                let data = reference::game_data(&rec, "t", frames::Inputs::All).unwrap();
                 let steps = data["steps"].as_array().unwrap();
                 assert_eq!(steps.len(), r.opening.len() + r.moves.len(), "{what}");
                 assert_eq!(
@@ -79,13 +79,15 @@ fn page_json_is_the_reference_format_byte_for_byte() {
                     }
                     let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
                     let title = "t <b>\"é\"</b>";
-                    let want = reference::columns(&reference::game_data(&rec, title).unwrap());
-                    let got = frames::page_json(&rec, title).unwrap();
-                    assert_eq!(
-                        String::from_utf8(got).unwrap(),
-                        serde_json::to_string(&want).unwrap(),
-                        "{what}"
-                    );
+                    for inputs in [frames::Inputs::All, frames::Inputs::Telling] {
+                        let want = reference::game_data(&rec, title, inputs).unwrap();
+                        let got = frames::page_json(&rec, title, inputs).unwrap();
+                        assert_eq!(
+                            String::from_utf8(got).unwrap(),
+                            serde_json::to_string(&reference::columns(&want)).unwrap(),
+                            "{what} {inputs:?}"
+                        );
+                    }
                 }
             }
         }
@@ -160,7 +162,7 @@ fn a_report_lists_every_game_and_links_the_recorded_ones() {
     assert_eq!((w.games, w.pages), (4, 3));
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
-        html.matches("href=\"replays/game-").count(),
+        html.matches("href=\"replays/replay.html#game=").count(),
         3,
         "links to recorded games only"
     );
@@ -169,7 +171,7 @@ fn a_report_lists_every_game_and_links_the_recorded_ones() {
         "each bot played 4 games"
     );
     assert!(replay_path(&d, 2).exists());
-    // A live rewrite writes only pages that are missing.
+    // A live rewrite writes only the replay data that is missing.
     std::fs::write(replay_path(&d, 2), "kept").unwrap();
     let w = write_report(std::slice::from_ref(&d), &out, &[], Pages::Missing).unwrap();
     assert_eq!(w.pages, 0);
@@ -177,7 +179,7 @@ fn a_report_lists_every_game_and_links_the_recorded_ones() {
 }
 
 #[test]
-fn a_live_report_writes_every_missing_page_and_the_viewer_once() {
+fn a_report_writes_every_missing_games_data_and_the_viewer_once() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
     let cfg = RefereeConfig::default();
@@ -203,18 +205,21 @@ fn a_live_report_writes_every_missing_page_and_the_viewer_once() {
         .collect();
     assert_eq!(
         replays.len(),
-        5,
-        "three pages, the script and the style: {replays:?}"
+        6,
+        "three games' data, the viewer's page, script and style: {replays:?}"
     );
-    let page = std::fs::read_to_string(replay_path(&d, 1)).unwrap();
-    assert!(page.contains("<script src=\"viewer.js\">"), "{page}");
+    let data = std::fs::read_to_string(replay_path(&d, 1)).unwrap();
+    assert!(data.starts_with("arbiterGame(1,\""), "{data}");
     assert!(
-        !page.contains("function drawFrame"),
-        "the script is not in the page"
+        !data.contains("function drawFrame") && !data.contains('<'),
+        "the data alone: {data}"
     );
+    let viewer = std::fs::read_to_string(d.join("replays").join(viewer::PAGE_FILE)).unwrap();
+    assert!(viewer.contains("<script src=\"viewer.js\">"), "{viewer}");
+    assert!(viewer.contains("href=\"../report.html\""), "{viewer}");
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
-        html.matches("href=\"replays/game-").count(),
+        html.matches("href=\"replays/replay.html#game=").count(),
         3 + 1,
         "every game, and the forfeit's group"
     );
@@ -260,11 +265,10 @@ fn a_live_report_is_written_at_once_then_after_its_pause() {
     assert!(d.join(FILE).exists());
 }
 
-/// The live report's pages are written on idle CPU time only (SCHED_IDLE, not merely nice 19,
-/// which still takes a share from games on a machine whose cores are all busy); a rewrite under
-/// way when the run ends is stopped, and the run's last rewrite writes every page still missing.
+/// A rewrite under way when the run ends is stopped, and the run's last rewrite writes every
+/// game's replay data still missing.
 #[test]
-fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_page() {
+fn the_last_rewrite_of_a_live_report_writes_every_missing_games_data() {
     let games = 200u64;
     let mut f = folder();
     f.record(0..games);
@@ -272,50 +276,40 @@ fn a_live_report_writes_on_idle_time_and_the_last_rewrite_writes_every_missing_p
     std::fs::create_dir(d.join("replays")).unwrap();
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
-    // The run ends at once: whatever the background rewrite did, every page is there after.
+    // The run ends at once: whatever the background rewrite did, every game's data is there.
     live.write(Pages::Missing).unwrap();
-    assert_eq!(live.writer_policy(), libc::SCHED_IDLE);
     for id in 0..games {
-        assert!(replay_path(&d, id).exists(), "page of game {id}");
+        assert!(replay_path(&d, id).exists(), "data of game {id}");
     }
     let html = std::fs::read_to_string(d.join(FILE)).unwrap();
-    assert!(html.contains("replays/"), "the report links the pages");
+    assert!(html.contains("replays/"), "the report links the games");
 }
 
-/// Where games keep every CPU, pages are written on a budget while they run: the report
-/// written meanwhile links only the pages already there (no dead link), and the run's end writes
-/// the rest.
+/// Every game's replay data is written as its record comes, whatever the run: nothing is left
+/// for the run's end (which used to write most pages where games kept every CPU, issue 39).
+/// The report written meanwhile links only games whose data is there (no dead link).
 #[test]
-fn a_live_report_on_a_budget_links_only_written_pages_and_the_end_writes_the_rest() {
+fn a_live_report_writes_every_games_data_before_the_runs_end() {
     let games = 200u64;
     let mut f = folder();
     f.record(0..games);
     let Folder { _dir, d, .. } = f;
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
-    live.pages_on_budget();
     live.tick();
     live.settle();
-    let html = std::fs::read_to_string(d.join(FILE)).unwrap();
-    let linked: Vec<u64> = (0..games)
-        .filter(|&id| html.contains(&format!("replays/game-{id}.html\"")))
-        .collect();
-    assert!(!linked.is_empty(), "the first pages are written at once");
-    for &id in &linked {
-        assert!(
-            replay_path(&d, id).exists(),
-            "a link to game {id}'s page, not written"
-        );
-    }
-    live.write(Pages::Missing).unwrap();
     for id in 0..games {
-        assert!(replay_path(&d, id).exists(), "page of game {id}");
+        assert!(replay_path(&d, id).exists(), "data of game {id}");
     }
     let html = std::fs::read_to_string(d.join(FILE)).unwrap();
-    assert!((0..games).all(|id| html.contains(&format!("replays/game-{id}.html\""))));
+    let linked = (0..games)
+        .filter(|&id| html.contains(&format!("replays/replay.html#game={id}\"")))
+        .count();
+    assert_eq!(linked as u64, games);
+    live.write(Pages::Missing).unwrap();
 }
 
-/// Pages do not wait for the report's pause: each game's page is written once its record is
-/// there (on idle time), so few are left for the run's end.
+/// Replay data does not wait for the report's pause: each game's is written once its record is
+/// there, so none is left for the run's end.
 #[test]
 fn a_live_report_writes_each_new_games_page_between_its_rewrites() {
     let mut f = folder();
@@ -397,8 +391,8 @@ fn packed_data_unpacks_to_the_same_json() {
     }
 }
 
-/// A whole replay page carries its game's JSON exactly: the data element of the page, base64
-/// then zlib undone, is byte for byte [`frames::page_json`] (proven equal to the reference
+/// A whole replay page carries its game's JSON exactly: the data in the page, base64 then
+/// zlib undone, is byte for byte [`frames::page_json`] (proven equal to the reference
 /// format above), whatever deflate implementation and level wrote it. Pages are compared by
 /// content, not by their compressed bytes, which change with the compressor.
 #[test]
@@ -411,16 +405,16 @@ fn a_page_embeds_its_games_json_byte_for_byte() {
         r.log[0].comment = "</script> \u{e9}".into();
         r.log[0].answer = format!("{} {}", r.log[0].played, r.log[0].comment);
         let rec = GameRecord::new(&spec(7), &choice, &cfg, &r);
-        let html = viewer::page(&rec, None, viewer::Assets::Beside).unwrap();
-        let open = "data-encoding=\"zlib+base64\">";
-        let start = html.find(open).expect("the page's data element") + open.len();
-        let len = html[start..].find('<').expect("the data element ends");
+        let html = viewer::page(&rec, None).unwrap();
+        let open = "arbiterGame(7,\"";
+        let start = html.find(open).expect("the page's data") + open.len();
+        let len = html[start..].find('"').expect("the data ends");
         let mut json = Vec::new();
         flate2::read::ZlibDecoder::new(&unbase64(&html[start..start + len])[..])
             .read_to_end(&mut json)
             .unwrap();
         let title = format!("{} game 7: {}", rec.game, rec.bots.join(" vs "));
-        let want = frames::page_json(&rec, &title).unwrap();
+        let want = frames::page_json(&rec, &title, frames::Inputs::All).unwrap();
         assert_eq!(
             String::from_utf8(json).unwrap(),
             String::from_utf8(want).unwrap(),
@@ -556,18 +550,19 @@ fn a_merged_report_elsewhere_links_its_runs_relatively() {
         .split("href=\"")
         .skip(1)
         .map(|s| &s[..s.find('"').unwrap()])
-        .filter(|l| l.contains("game-"))
+        .filter(|l| l.contains("#game="))
         .collect();
     assert_eq!(links.len(), 4, "{links:?}");
     for l in links {
         assert!(!l.starts_with('/'), "an absolute link: {l}");
-        assert!(
-            out.parent().unwrap().join(l).is_file(),
-            "{l} does not resolve"
-        );
+        let (page, game) = l.split_once("#game=").unwrap();
+        let page = out.parent().unwrap().join(page);
+        assert!(page.is_file(), "{l} does not resolve");
+        let data = page.with_file_name(viewer::data_file(game.parse().unwrap()));
+        assert!(data.is_file(), "{l}: no {}", data.display());
     }
-    // A replay page links back to the merged report, relatively too.
-    let page = std::fs::read_to_string(replay_path(&a.d, 1)).unwrap();
+    // The viewer links back to the merged report, relatively too.
+    let page = std::fs::read_to_string(a.d.join("replays").join(viewer::PAGE_FILE)).unwrap();
     let back = page
         .split("href=\"")
         .skip(1)

@@ -1,10 +1,19 @@
-//! One game's replay page: the board drawn from the game's neutral view, steps with their
-//! input, answer, stderr, clocks and verdict, and the list of moves. The page holds the game's
-//! data (compressed); the script and style that draw it are either inline (a page on its own,
-//! `arbiter replay`) or written once per folder beside the pages ([`write_assets`]).
+//! The replay viewer: one page per folder of games (`replays/replay.html`) that draws any of
+//! them from its data file (`replays/game-N.js`, opened as `replay.html#game=N`), or one
+//! page with a game's data inside (`arbiter replay`). A game's data is computed once, in Rust,
+//! by replaying its record through the rules ([`super::frames`]): the board's cells, each step
+//! with its answer, stderr, clocks and verdict, the verdict's texts. The viewer's script only
+//! unpacks and draws it, so a game added to a report is one small file written as it ends,
+//! never a page, and nothing waits for the run's end (issue 39).
+//!
+//! A data file is a script (`arbiterGame(N, "zlib+base64")`): a page opened from the disk
+//! (file://) may not fetch() a file beside it, but may load it with a `<script>` element. Every
+//! text from a bot is in the compressed data and reaches the page as text (`textContent`),
+//! never as markup.
 
-use super::frames::{pack, page_json};
+use super::frames::{pack, page_json, Inputs};
 use super::seats;
+use crate::game::SeatColour;
 use crate::results::rebuild::RebuildError;
 use crate::results::records::GameRecord;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -13,24 +22,28 @@ use std::path::Path;
 const CSS: &str = include_str!("assets/style.css");
 const JS: &str = include_str!("assets/viewer.js");
 
-/// The viewer's script and style files, written once into a folder of replay pages.
+/// The viewer's script and style files, written once into a folder of replay data.
 pub const JS_FILE: &str = "viewer.js";
 pub const CSS_FILE: &str = "viewer.css";
+/// The viewer's page in a folder of replay data.
+pub const PAGE_FILE: &str = "replay.html";
 
-/// Where a page finds its script and style.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Assets {
-    /// In the page itself: one file that works alone.
-    Inline,
-    /// In [`JS_FILE`] and [`CSS_FILE`] beside the page ([`write_assets`] writes them).
-    Beside,
+/// The name of game `id`'s data file in a folder of replay data.
+pub fn data_file(id: u64) -> String {
+    format!("game-{id}.js")
 }
 
-/// Writes the viewer's script and style into `dir` unless they are there already as this
-/// arbiter writes them.
-pub fn write_assets(dir: &Path) -> std::io::Result<()> {
+/// The address of game `id`'s replay, from the folder of its data.
+pub fn link(id: u64) -> String {
+    format!("{PAGE_FILE}#game={id}")
+}
+
+/// Writes the viewer (its page, linking back to the report at `back`, its script and style)
+/// into `dir`, unless they are there already as this arbiter writes them.
+pub fn write_assets(dir: &Path, back: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    for (name, text) in [(JS_FILE, JS), (CSS_FILE, CSS)] {
+    let page = shell(Some(back), None);
+    for (name, text) in [(JS_FILE, JS), (CSS_FILE, CSS), (PAGE_FILE, page.as_str())] {
         let path = dir.join(name);
         if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
             let tmp = path.with_extension("tmp");
@@ -41,9 +54,34 @@ pub fn write_assets(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A coloured disc for a seat of a game.
-pub fn swatch(game: &str, seat: usize) -> Markup {
-    html! { span.swatch style={ "background:" (seats::colour(game, seat).fill) } {} }
+/// "impasse game 3: alice vs bob".
+fn title(rec: &GameRecord) -> String {
+    format!(
+        "{} game {}: {}",
+        rec.game,
+        rec.game_id,
+        rec.bots.join(" vs ")
+    )
+}
+
+/// The text of `rec`'s data file: the viewer's `arbiterGame` called with the game's id and its
+/// data (JSON, compressed, in base64: no character a script or HTML would read otherwise).
+/// `inputs` says which turns' inputs it keeps.
+pub fn data_script(rec: &GameRecord, inputs: Inputs) -> Result<String, RebuildError> {
+    let json = match &rec.external {
+        Some(ext) => super::external::json(rec, ext, &title(rec)),
+        None => page_json(rec, &title(rec), inputs)?,
+    };
+    Ok(format!(
+        "arbiterGame({},\"{}\");\n",
+        rec.game_id,
+        pack(&json)
+    ))
+}
+
+/// A coloured disc for a seat of a game whose seats have `colours` ([`seats::palette`]).
+pub fn swatch(colours: &[SeatColour], seat: usize) -> Markup {
+    html! { span.swatch style={ "background:" (seats::colour(colours, seat).fill) } {} }
 }
 
 /// "1st" to "8th".
@@ -114,18 +152,16 @@ pub fn verdict(rec: &GameRecord) -> String {
     }
 }
 
-/// The page of `rec`; `back` links to the report it belongs to, when there is one.
-pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<String, RebuildError> {
-    if let Some(ext) = &rec.external {
-        return Ok(super::external::page(rec, ext, back));
-    }
-    let title = format!(
-        "{} game {}: {}",
-        rec.game,
-        rec.game_id,
-        rec.bots.join(" vs ")
-    );
-    let data = pack(&page_json(rec, &title)?);
+/// A page of `rec` alone, with its data, script and style inside and every turn's input:
+/// one file that works anywhere (`arbiter replay`); `back` links to a report.
+pub fn page(rec: &GameRecord, back: Option<&str>) -> Result<String, RebuildError> {
+    Ok(shell(back, Some(&data_script(rec, Inputs::All)?)))
+}
+
+/// The viewer's page: with `data` (a data file's text) inside, and its script and style, or
+/// else (a folder's `replay.html`) loading the script and style beside it and the game its
+/// address names. The script fills every part from the game's data.
+fn shell(back: Option<&str>, data: Option<&str>) -> String {
     let speeds = [
         (1000, "1 s"),
         (500, "0.5 s"),
@@ -138,29 +174,16 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                @match assets {
-                    Assets::Inline => style { (PreEscaped(CSS)) },
-                    Assets::Beside => link rel="stylesheet" href=(CSS_FILE);,
-                }
+                title { "replay" }
+                @if data.is_some() { style { (PreEscaped(CSS)) } } @else { link rel="stylesheet" href=(CSS_FILE); }
             }
-            body {
+            body data-inline[data.is_some()] {
                 @if let Some(back) = back { p { a href=(back) { "\u{2190} report" } } }
-                h1 { (title) }
-                p #legend {
-                    @for (seat, bot) in rec.bots.iter().enumerate() {
-                        (swatch(&rec.game, seat)) "seat " (seat) " (" (seats::colour(&rec.game, seat).name) "): " b { (bot) } " \u{a0} "
-                    }
-                    br;
-                    span.muted {
-                        (rec.game) " (" (rec.variant) ", " (rec.seats) " seats), seed " (rec.seed)
-                        ", " (rec.moves.len()) " moves"
-                        @if !rec.opening.is_empty() { " after " (rec.opening.len()) " opening plies" }
-                        ". " (verdict(rec)) "."
-                    }
-                }
-                noscript { p.note { "The replay needs JavaScript; the verdict and stderr are below." } }
-                div.viewer {
+                h1 #title { "replay" }
+                p #legend {}
+                noscript { p.note { "The replay needs JavaScript: it draws the game from its data." } }
+                p.note #message hidden {}
+                div.viewer #viewer hidden {
                     div {
                         svg #board xmlns="http://www.w3.org/2000/svg" role="img" aria-label="board" {}
                         div.controls {
@@ -186,36 +209,25 @@ pub fn page(rec: &GameRecord, back: Option<&str>, assets: Assets) -> Result<Stri
                         div #"err-box" { div.muted #"err-label" { "stderr this turn:" } pre.stderr #err {} }
                         div #"input-box" { div.muted { "input sent:" } pre #input {} }
                         div #end {
-                            b { "Verdict: " (verdict(rec)) }
-                            @if !rec.detail.is_empty() { p #detail { (rec.detail) } }
-                            p.muted {
-                                "Placings: " (placings(&rec.bots, &rec.ranks)) ". Scores: " (scores_text(&rec.bots, &rec.scores)) "."
-                            }
-                            @for (seat, tail) in rec.stderr.iter().enumerate() {
-                                @let bytes = rec.stderr_bytes.get(seat).copied().unwrap_or(0);
-                                details open[rec.offender == Some(seat)] {
-                                    summary { (swatch(&rec.game, seat)) "stderr of " (rec.bots[seat]) " (" (bytes) " bytes in all"
-                                        @if (bytes as usize) > tail.len() { ", last " (tail.len()) " shown" } ")" }
-                                    pre.stderr { (tail) }
-                                }
-                            }
+                            b {}
+                            p.muted #placings {}
                         }
                         details #"moves-box" open {
-                            summary { "Moves (" (rec.moves.len() + rec.opening.len()) ")" }
+                            summary {}
                             ol #moves {}
                         }
                     }
                 }
-                script type="application/octet-stream" #"game-data" data-encoding="zlib+base64" {
-                    // Base64 has no character HTML would escape.
-                    (PreEscaped(data))
-                }
-                @match assets {
-                    Assets::Inline => script { (PreEscaped(JS)) },
-                    Assets::Beside => script src=(JS_FILE) {},
+                div #external hidden {}
+                @match data {
+                    Some(data) => {
+                        script { (PreEscaped(JS)) }
+                        script { (PreEscaped(data)) }
+                    }
+                    None => script src=(JS_FILE) {},
                 }
             }
         }
     };
-    Ok(markup.into_string())
+    markup.into_string()
 }

@@ -1,8 +1,11 @@
 //! `games.csv`: one row per finished game, appended and flushed the moment the game ends, so a
 //! killed run loses nothing it finished; on resume, a torn last line is cut off and the ids of
-//! recorded games are returned so they are not played again.
+//! recorded games are returned so they are not played again. A game the referee could not
+//! play (`referee-error`) is not done: a resumed run plays it again and appends its row, which
+//! supersedes the failed one for every reader ([`for_each_result`]); the failed row stays, so
+//! nothing is ever rewritten.
 
-use crate::referee::GameResult;
+use crate::referee::{GameResult, Reason};
 use crate::tournament::GameSpec;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
@@ -27,7 +30,7 @@ pub struct GameRow {
     pub bots: Vec<String>,
     pub winner: Option<u8>,
     pub ranks: Vec<u8>,
-    pub reason: String,
+    pub reason: Reason,
     pub turns: u32,
     pub scores: Vec<i32>,
     pub game_scores: Vec<i32>,
@@ -35,7 +38,8 @@ pub struct GameRow {
     pub mean_ms: Vec<f64>,
     pub strikes: Vec<u32>,
     pub cpu_ms: Vec<f64>,
-    pub forfeits: String,
+    /// `(seat, reason)` of every forfeit, written `seat:reason;...`.
+    pub forfeits: Vec<(usize, Reason)>,
     /// A hash of the opening and the moves (16 hex digits): equal for a game replayed move for
     /// move, which deterministic bots do.
     pub moves_hash: String,
@@ -92,7 +96,7 @@ impl GameRow {
             bots: r.bots.clone(),
             winner: r.winner.map(|w| w as u8),
             ranks: r.ranks.clone(),
-            reason: r.reason.to_string(),
+            reason: r.reason,
             turns: r.turns,
             scores: r.scores.clone(),
             game_scores: r.game_scores.clone(),
@@ -104,12 +108,7 @@ impl GameRow {
             mean_ms: r.stats.iter().map(|s| ms2(s.mean_ms())).collect(),
             strikes: r.stats.iter().map(|s| s.strikes).collect(),
             cpu_ms: r.stats.iter().map(|s| ms2(s.cpu_mean_ms())).collect(),
-            forfeits: r
-                .forfeits
-                .iter()
-                .map(|f| format!("{}:{}", f.seat, f.reason))
-                .collect::<Vec<_>>()
-                .join(";"),
+            forfeits: r.forfeits.iter().map(|f| (f.seat, f.reason)).collect(),
             moves_hash: moves_hash(&r.opening, &r.moves),
             detail: r.detail.clone(),
         }
@@ -155,7 +154,7 @@ impl GameRow {
         f.extend(self.bots.iter().map(|b| text_cell(b).into_owned()));
         f.push(self.winner.map_or(String::new(), |w| w.to_string()));
         f.extend(all(&self.ranks));
-        f.push(self.reason.clone());
+        f.push(self.reason.to_string());
         f.push(self.turns.to_string());
         f.extend(all(&self.scores));
         f.extend(all(&self.game_scores));
@@ -163,7 +162,13 @@ impl GameRow {
         f.extend(all(&self.mean_ms));
         f.extend(all(&self.strikes));
         f.extend(all(&self.cpu_ms));
-        f.push(self.forfeits.clone());
+        f.push(
+            self.forfeits
+                .iter()
+                .map(|(seat, reason)| format!("{seat}:{reason}"))
+                .collect::<Vec<_>>()
+                .join(";"),
+        );
         f.push(self.moves_hash.clone());
         f.push(self.detail.clone());
         f
@@ -185,7 +190,7 @@ impl GameRow {
         ];
         f.extend(self.bots.iter().take(2).map(|b| text_cell(b).into_owned()));
         f.push(self.winner.map_or(String::new(), |w| w.to_string()));
-        f.push(self.reason.clone());
+        f.push(self.reason.to_string());
         f.push(self.turns.to_string());
         f.extend(two(self.scores.iter().map(i32::to_string).collect()));
         f.extend(two(self.game_scores.iter().map(i32::to_string).collect()));
@@ -217,7 +222,8 @@ pub struct GamesCsv {
 
 impl GamesCsv {
     /// Opens (creating if needed) `path` for games of `seats` seats; returns it with the ids of
-    /// the games already recorded. A last line without its newline (a write cut by a kill) is
+    /// the games already recorded, less those the referee could not play (`referee-error`
+    /// only: played again). A last line without its newline (a write cut by a kill) is
     /// removed first. Rows are streamed: memory does not grow with the file beyond one bit per
     /// game id. Files written before seats were counted (two seats) are continued as they are.
     pub fn open(path: &Path, seats: usize) -> io::Result<(GamesCsv, DoneSet)> {
@@ -253,6 +259,7 @@ impl GamesCsv {
                 .iter()
                 .position(|h| h == "game_id")
                 .ok_or_else(|| bad(format!("{}: no game_id column", path.display())))?;
+            let reason_col = headers.iter().position(|h| h == "reason");
             for (i, rec) in reader.records().enumerate() {
                 let rec = rec.map_err(|e| {
                     bad(format!(
@@ -267,7 +274,15 @@ impl GamesCsv {
                     .ok_or_else(|| {
                         bad(format!("{}: row {} has no game id", path.display(), i + 2))
                     })?;
-                done.insert(id);
+                let reason = reason_col
+                    .and_then(|c| rec.get(c))
+                    .filter(|r| !r.is_empty())
+                    .map(Reason::parse)
+                    .transpose()
+                    .map_err(|e| bad(format!("{}: row {}: {e}", path.display(), i + 2)))?;
+                if reason != Some(Reason::RefereeError) {
+                    done.insert(id);
+                }
             }
         }
         file.seek(SeekFrom::End(0))?;
@@ -346,6 +361,13 @@ impl DoneSet {
         if self.bits[word] & (1 << bit) == 0 {
             self.bits[word] |= 1 << bit;
             self.count += 1;
+        }
+    }
+
+    pub fn remove(&mut self, id: u64) {
+        if self.contains(id) {
+            self.bits[(id / 64) as usize] &= !(1 << (id % 64));
+            self.count -= 1;
         }
     }
 

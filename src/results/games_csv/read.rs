@@ -3,6 +3,7 @@
 //! the games of some bots from a file (a re-graded student's).
 
 use super::{complete_length, seat_columns, DoneSet};
+use crate::referee::Reason;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -13,12 +14,12 @@ pub struct ResultRow {
     pub bots: Vec<String>,
     /// 0 = first; equal ranks tie.
     pub ranks: Vec<u8>,
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     pub pair_id: Option<u64>,
     pub game_id: Option<u64>,
     pub moves_hash: Option<String>,
     /// `(seat, reason)` of every forfeit of the game.
-    pub forfeits: Vec<(usize, String)>,
+    pub forfeits: Vec<(usize, Reason)>,
 }
 
 impl ResultRow {
@@ -146,31 +147,35 @@ impl Columns {
                 })
                 .transpose()
         };
-        // Files from before draws had reasons wrote `win` for a drawn game: read it as a draw.
-        let reason = opt(self.reason).map(|r| match r {
-            "win" if ranks.len() > 1 && ranks.iter().all(|&k| k == ranks[0]) => "draw".to_string(),
-            r => r.to_string(),
-        });
+        let reason = opt(self.reason)
+            .map(Reason::parse)
+            .transpose()
+            .map_err(|e| format!("reason: {e}"))?
+            .map(|r| match r {
+                // Files from before draws had reasons wrote `win` for a drawn game: read it as
+                // a draw.
+                Reason::Win if ranks.len() > 1 && ranks.iter().all(|&k| k == ranks[0]) => {
+                    Reason::UnnamedDraw
+                }
+                r => r,
+            });
         let forfeits = match opt(self.forfeits) {
             Some(list) => list
                 .split(';')
                 .map(|f| {
-                    let (seat, why) = f.split_once(':').ok_or(())?;
-                    let seat: usize = seat.parse().map_err(|_| ())?;
-                    (seat < bots.len())
-                        .then(|| (seat, why.to_string()))
-                        .ok_or(())
+                    let expected = || format!("forfeits {list:?}: expected seat:reason;...");
+                    let (seat, why) = f.split_once(':').ok_or_else(expected)?;
+                    let seat: usize = seat.parse().map_err(|_| expected())?;
+                    if seat >= bots.len() {
+                        return Err(expected());
+                    }
+                    let why = Reason::parse(why).map_err(|e| format!("forfeits {list:?}: {e}"))?;
+                    Ok((seat, why))
                 })
-                .collect::<Result<Vec<_>, ()>>()
-                .map_err(|()| format!("forfeits {list:?}: expected seat:reason;..."))?,
+                .collect::<Result<Vec<_>, String>>()?,
             // Files from before the column: a forfeit of a two-seat game is the loser's.
-            None => match (&reason, ranks.as_slice()) {
-                (Some(r), [a, b])
-                    if crate::referee::Reason::parse(r).is_some_and(|r| r.is_forfeit())
-                        && a != b =>
-                {
-                    vec![(usize::from(a < b), r.clone())]
-                }
+            None => match (reason, ranks.as_slice()) {
+                (Some(r), [a, b]) if r.is_forfeit() && a != b => vec![(usize::from(a < b), r)],
                 _ => Vec::new(),
             },
         };
@@ -187,7 +192,8 @@ impl Columns {
 }
 
 /// Streams the games of one or more results files into `each`, skipping games the referee could
-/// not play (`referee-error`) and rows repeating a game id already seen in the same file. A
+/// not play (`referee-error`) and rows repeating a game id already seen in the same file, except
+/// that a game played again after a referee error (a resumed run) counts once, as played. A
 /// finished file's last row counts even without its final newline; a last line that is not a
 /// complete row (a run still writing) is skipped and reported. The first error of `each` ends
 /// the reading and is returned.
@@ -217,6 +223,8 @@ pub fn try_for_each_result<E: From<ReadError>>(
             .clone();
         let cols = Columns::find(&headers, path)?;
         let mut seen = DoneSet::default();
+        // Ids whose rows so far are referee errors: a later row of the id supersedes them.
+        let mut failed = DoneSet::default();
         let mut rec = csv::StringRecord::new();
         let mut line = 1u64;
         loop {
@@ -257,14 +265,27 @@ pub fn try_for_each_result<E: From<ReadError>>(
                     .into())
                 }
             };
+            let referee_error = row.reason == Some(Reason::RefereeError);
             if let Some(id) = row.game_id {
                 if seen.contains(id) {
                     summary.duplicates += 1;
                     continue;
                 }
-                seen.insert(id);
+                if failed.contains(id) {
+                    // Played again: the earlier failure no longer counts, once.
+                    if referee_error {
+                        continue;
+                    }
+                    summary.referee_errors -= 1;
+                    failed.remove(id);
+                }
+                if referee_error {
+                    failed.insert(id);
+                } else {
+                    seen.insert(id);
+                }
             }
-            if row.reason.as_deref() == Some("referee-error") {
+            if referee_error {
                 summary.referee_errors += 1;
                 continue;
             }

@@ -19,7 +19,7 @@ fn row(id: u64, seats: usize) -> GameRow {
             .collect(),
         winner: None,
         ranks: vec![0; seats],
-        reason: "turn-limit".into(),
+        reason: Reason::TurnLimit,
         turns: 250,
         scores: vec![0; seats],
         game_scores: vec![3; seats],
@@ -27,7 +27,7 @@ fn row(id: u64, seats: usize) -> GameRow {
         mean_ms: vec![0.5; seats],
         strikes: vec![0; seats],
         cpu_ms: vec![0.25; seats],
-        forfeits: String::new(),
+        forfeits: Vec::new(),
         moves_hash: "0123456789abcdef".into(),
         detail: String::new(),
     }
@@ -140,7 +140,7 @@ fn four_seat_rows_keep_every_seat() {
     let mut r = row(5, 4);
     r.ranks = vec![2, 0, 3, 1];
     r.winner = Some(1);
-    r.forfeits = "2:timeout".into();
+    r.forfeits = vec![(2, Reason::Timeout)];
     csv.append(&r).unwrap();
     let rows = read_results(&[path]).unwrap();
     assert_eq!(rows[0].ranks, vec![2, 0, 3, 1]);
@@ -234,11 +234,86 @@ fn an_old_draw_recorded_as_win_without_a_winner_reads_as_a_draw() {
     .unwrap();
     let rows = read_results(&[path]).unwrap();
     assert_eq!(rows[0].ranks, vec![0, 0]);
-    assert_eq!(rows[0].reason.as_deref(), Some("draw"));
+    assert_eq!(rows[0].reason, Some(Reason::UnnamedDraw));
+    assert_eq!(rows[0].reason.unwrap().as_str(), "draw");
+    assert_eq!(rows[1].reason, Some(Reason::Win), "a real win stays one");
     assert_eq!(
-        rows[1].reason.as_deref(),
-        Some("win"),
-        "a real win stays one"
+        rows[2].reason,
+        Some(Reason::Draw(crate::game::DrawRule::Threefold))
     );
-    assert_eq!(rows[2].reason.as_deref(), Some("draw-threefold"));
+}
+
+/// Reasons are read back as the enums they were written from; a reason arbiter never writes is
+/// an error naming the file, the row and the words it knows, not a game of unknown kind.
+#[test]
+fn reasons_read_back_typed_and_an_unknown_one_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.csv");
+    let (mut csv, _) = GamesCsv::open(&path, 2).unwrap();
+    let mut r = row(0, 2);
+    r.reason = Reason::Crash;
+    r.ranks = vec![1, 0];
+    r.forfeits = vec![(0, Reason::Crash)];
+    csv.append(&r).unwrap();
+    drop(csv);
+    let rows = read_results(std::slice::from_ref(&path)).unwrap();
+    assert_eq!(rows[0].reason, Some(Reason::Crash));
+    assert_eq!(rows[0].forfeits, vec![(0, Reason::Crash)]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(",crash,") && text.contains(",0:crash,"),
+        "{text}"
+    );
+
+    for (bad, what) in [(",crash,", ",lost-on-time,"), (",0:crash,", ",0:lost,")] {
+        std::fs::write(&path, text.replacen(bad, what, 1)).unwrap();
+        let err = read_results(std::slice::from_ref(&path))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("games.csv: row 2:")
+                && err.contains("is not a reason arbiter writes")
+                && err.contains("referee-error"),
+            "{err}"
+        );
+    }
+    std::fs::write(&path, text.replacen(",crash,", ",lost-on-time,", 1)).unwrap();
+    let err = GamesCsv::open(&path, 2).err().unwrap().to_string();
+    assert!(
+        err.contains("row 2: \"lost-on-time\" is not a reason"),
+        "{err}"
+    );
+}
+
+/// A game the referee could not play is not done: a resumed run plays it again, and every
+/// reader counts the game once, as played (the failed row stays in the file).
+#[test]
+fn a_referee_error_is_played_again_and_its_new_row_supersedes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.csv");
+    let (mut csv, _) = GamesCsv::open(&path, 2).unwrap();
+    csv.append(&row(0, 2)).unwrap();
+    let mut failed = row(1, 2);
+    failed.reason = Reason::RefereeError;
+    csv.append(&failed).unwrap();
+    csv.append(&failed).unwrap(); // failed again on a first resume
+    drop(csv);
+    let (mut csv, done) = GamesCsv::open(&path, 2).unwrap();
+    assert!(done.contains(0) && !done.contains(1), "{done:?}");
+    let s = for_each_result(std::slice::from_ref(&path), |_| Ok(())).unwrap();
+    assert_eq!((s.games, s.referee_errors, s.duplicates), (1, 1, 0));
+
+    let mut played = row(1, 2);
+    played.ranks = vec![0, 1];
+    csv.append(&played).unwrap();
+    csv.append(&failed).unwrap(); // a stray failure after the game was played is a repeat
+    drop(csv);
+    let (_, done) = GamesCsv::open(&path, 2).unwrap();
+    assert!(done.contains(0) && done.contains(1));
+    let rows = read_results(std::slice::from_ref(&path)).unwrap();
+    let s = for_each_result(std::slice::from_ref(&path), |_| Ok(())).unwrap();
+    assert_eq!((s.games, s.referee_errors, s.duplicates), (2, 0, 1));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].ranks, vec![0, 1]);
+    assert_eq!(rows[1].reason, Some(Reason::TurnLimit));
 }

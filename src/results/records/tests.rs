@@ -89,6 +89,7 @@ pub(crate) fn simulate(
         stderr_tails: vec!["é".repeat(3000); seats],
         stderr_bytes: vec![6000; seats],
         duration: Duration::from_millis(5),
+        sdk: None,
     }
 }
 
@@ -222,4 +223,42 @@ fn records_are_small() {
         );
         assert!(per_move < 40.0, "{name}: {per_move} bytes per move");
     }
+}
+
+/// A line of records.jsonl as main wrote it before the exit kind was kept (a crash by SIGSEGV,
+/// from `arbiter tournament` with a bot that kills itself).
+const OLD_LINE: &str = r#"{"game_id":0,"pair_id":0,"game":"impasse","variant":"arena","seats":2,"seed":1021869836427313,"bots":["crash","random"],"clocks":{"first_turn_us":1000000,"turn_us":100000,"grace_us":50000,"strikes":3,"clock":"fair","max_turns":250},"opening":[],"moves":[],"seat":[],"wall_us":[],"cpu_us":[],"reason":"crash","detail":"killed by signal 11 (SIGSEGV) before answering turn 1 (after 12.1 ms)","ranks":[1,0],"scores":[-1,0],"forfeits":[{"seat":0,"reason":"crash","detail":"killed by signal 11 (SIGSEGV) before answering turn 1 (after 12.1 ms)","turn":1}],"offender":0,"stderr":["",""],"stderr_bytes":[0,0],"duration_ms":32}"#;
+
+/// Reasons and exit kinds are written as their text and read back as the enums; a record of
+/// an older run (no exit kind) still reads, and its reason is typed.
+#[test]
+fn reasons_and_exit_kinds_read_back_typed_and_old_records_still_read() {
+    let old: GameRecord = serde_json::from_str(OLD_LINE).unwrap();
+    assert_eq!(old.reason, Reason::Crash);
+    assert_eq!(old.forfeits[0].reason, Reason::Crash);
+    assert_eq!(old.forfeits[0].exit, None);
+
+    let mut rec = old.clone();
+    rec.forfeits[0].exit = Some(crate::bot::ExitKind::Signal(libc::SIGSEGV));
+    let line = rec.to_line();
+    assert!(
+        line.contains(r#""reason":"crash""#) && line.contains(r#""exit":{"signal":11}"#),
+        "{line}"
+    );
+    let back: GameRecord = serde_json::from_str(&line).unwrap();
+    assert_eq!(back, rec);
+    assert_eq!(
+        old.to_line(),
+        OLD_LINE,
+        "an old record is written as it was"
+    );
+
+    let bad = OLD_LINE.replacen(r#""reason":"crash""#, r#""reason":"lost""#, 1);
+    let err = serde_json::from_str::<GameRecord>(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"lost\" is not a reason arbiter writes"),
+        "{err}"
+    );
 }

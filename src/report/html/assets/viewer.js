@@ -1,34 +1,152 @@
 // Replay viewer: draws any game from its neutral board view (square, hex or point cells with
-// stacks of pieces) and steps through the game. The data is computed by arbiter in Rust and
-// embedded in the page compressed (zlib, base64); this script is shared by every page of a
-// folder.
+// stacks of pieces) and steps through the game, or an external referee's game as a table of
+// turns. The data is computed by arbiter in Rust (zlib, base64) and handed to arbiterGame: by
+// the game's data file (game-N.js, which replay.html#game=N loads: a page opened from the disk
+// may load a script beside it, not fetch a file), or by a script in a page of one game. Every
+// text from the data is shown as text, never as markup.
 (function () {
   'use strict';
   var NS = 'http://www.w3.org/2000/svg';
   var HEX_H = Math.sqrt(3) / 2;
 
+  function byId(id) { return document.getElementById(id); }
+  function text(id, value) { byId(id).textContent = value; }
+  function add(parent, tag, value, cls) {
+    var e = document.createElement(tag);
+    if (value !== undefined) e.textContent = value;
+    if (cls) e.className = cls;
+    parent.appendChild(e);
+    return e;
+  }
   function bytesOf(b64) {
     var bin = atob(b64.replace(/\s+/g, ''));
     var out = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
     return out;
   }
-  function load(then) {
-    var node = document.getElementById('game-data');
-    var text = node.textContent;
-    if (node.getAttribute('data-encoding') !== 'zlib+base64') return then(JSON.parse(text));
+  // Says why there is no replay to show; the page is done (tests and tools wait for the mark).
+  function message(why) {
+    var m = byId('message');
+    m.textContent = why;
+    m.hidden = false;
+    document.body.setAttribute('data-ready', '1');
+  }
+  function unpack(b64, then) {
     if (typeof DecompressionStream === 'undefined') {
-      document.getElementById('head').textContent = 'This browser cannot unpack the replay (it has no DecompressionStream): use a recent Chromium, Firefox or Safari.';
-      return;
+      return message('This browser cannot unpack the replay (it has no DecompressionStream): use a recent Chromium, Firefox or Safari.');
     }
-    var stream = new Blob([bytesOf(text)]).stream().pipeThrough(new DecompressionStream('deflate'));
+    var stream = new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream('deflate'));
     new Response(stream).text().then(function (json) { then(JSON.parse(json)); }, function (e) {
-      document.getElementById('head').textContent = 'The replay data is damaged: ' + e;
+      message('The replay data is damaged: ' + e);
       throw e;
     });
   }
+  // The address's parameters: #game=N, with &last or &step=K (#last, #step=K alone in a page
+  // of one game).
+  function params() {
+    var out = {};
+    location.hash.slice(1).split('&').forEach(function (p) {
+      var kv = p.split('=');
+      if (kv[0]) out[kv[0]] = kv.length > 1 ? decodeURIComponent(kv[1]) : '';
+    });
+    return out;
+  }
+  function ms(us) { return (us / 1000).toFixed(us < 10000 ? 2 : 1) + ' ms'; }
+  function utf8Bytes(s) { return new TextEncoder().encode(s).length; }
+  function swatch(D, seat, parent) {
+    var sw = add(parent, 'span', undefined, 'swatch');
+    sw.style.background = D.colours[seat % D.colours.length][1];
+  }
+  // A bot's stderr as kept by the record, folded open for the bot that forfeited.
+  function stderrOf(D, seat, tail, bytes, offender, parent) {
+    var d = add(parent, 'details');
+    d.open = offender === seat;
+    var s = add(d, 'summary');
+    swatch(D, seat, s);
+    var more = !D.external && bytes > utf8Bytes(tail) ? ', last ' + utf8Bytes(tail) + ' shown' : '';
+    s.appendChild(document.createTextNode('stderr of ' + (D.bots[seat] === undefined ? '?' : D.bots[seat]) + ' (' + bytes + ' bytes in all' + more + ')'));
+    add(d, 'pre', tail, 'stderr');
+  }
+
+  // The title and the line under it: the bots by seat, the game, the verdict.
+  function header(D) {
+    document.title = D.title;
+    text('title', D.title);
+    var legend = byId('legend');
+    D.bots.forEach(function (bot, seat) {
+      swatch(D, seat, legend);
+      legend.appendChild(document.createTextNode(D.external ? 'player ' + seat + ': ' : 'seat ' + seat + ' (' + D.colours[seat % D.colours.length][0] + '): '));
+      add(legend, 'b', bot);
+      legend.appendChild(document.createTextNode(' \u00a0 '));
+    });
+    add(legend, 'br');
+    add(legend, 'span', D.external
+      ? 'external referee `' + D.referee + '`, ' + D.seats + ' players, seed ' + D.seed + ', ' + D.answers.length + ' answers. ' + D.verdict + '.'
+      : D.game + ' (' + D.variant + ', ' + D.seats + ' seats), seed ' + D.seed + ', ' + D.moves + ' moves' +
+        (D.opening ? ' after ' + D.opening + ' opening plies' : '') + '. ' + D.end.verdict + '.', 'muted');
+  }
+
+  // An external referee's game: each answer with its input and time, then the stderr.
+  function external(D) {
+    var box = byId('external');
+    box.hidden = false;
+    if (D.detail) add(box, 'p', D.detail).id = 'detail';
+    var table = add(box, 'table');
+    var head = add(add(table, 'thead'), 'tr');
+    ['turn', 'player', 'input sent', 'answer', 'time'].forEach(function (h) { add(head, 'th', h); });
+    var body = add(table, 'tbody');
+    var late = {};
+    D.late.forEach(function (i) { late[i] = true; });
+    function exact(us) { return us < 1000 ? us + ' \u00b5s' : ms(us); }
+    D.answers.forEach(function (answer, i) {
+      var tr = add(body, 'tr');
+      add(tr, 'td', String(i + 1));
+      var who = add(tr, 'td');
+      var seat = D.seat[i];
+      if (seat !== undefined) {
+        swatch(D, seat, who);
+        who.appendChild(document.createTextNode(' ' + (D.bots[seat] === undefined ? '?' : D.bots[seat])));
+      }
+      var input = add(tr, 'td');
+      input.style.textAlign = 'left';
+      add(input, 'pre', D.inputs[i] === undefined ? '' : D.inputs[i]);
+      var ans = add(tr, 'td');
+      ans.style.textAlign = 'left';
+      add(ans, 'pre', answer);
+      add(tr, 'td', (D.wall_us[i] === undefined ? '' : exact(D.wall_us[i])) + (late[i] ? ' (late)' : ''));
+    });
+    add(box, 'p', 'ranks [' + D.ranks.join(', ') + ']', 'muted');
+    var ref = add(box, 'details');
+    ref.open = D.referee_error;
+    add(ref, 'summary', 'stderr of the referee');
+    add(ref, 'pre', D.referee_stderr, 'stderr');
+    D.stderr.forEach(function (tail, seat) {
+      stderrOf(D, seat, tail, D.stderr_bytes[seat] || 0, D.offender, box);
+    });
+    document.body.setAttribute('data-ready', '1');
+  }
+
+  // The verdict, shown at the last step: its detail, the placings and each bot's stderr.
+  function ending(D) {
+    var end = byId('end');
+    var verdict = end.querySelector('b');
+    verdict.textContent = 'Verdict: ' + D.end.verdict;
+    if (D.end.detail) {
+      var p = document.createElement('p');
+      p.id = 'detail';
+      p.textContent = D.end.detail;
+      verdict.parentNode.insertBefore(p, verdict.nextSibling);
+    }
+    text('placings', 'Placings: ' + D.end.placings + '. Scores: ' + D.end.scores_text + '.');
+    D.end.stderr.forEach(function (tail, seat) {
+      stderrOf(D, seat, tail, D.end.stderr_bytes[seat] || 0, D.end.offender, end);
+    });
+    byId('moves-box').querySelector('summary').textContent = 'Moves (' + (D.moves + D.opening) + ')';
+  }
 
   function start(D) {
+    byId('viewer').hidden = false;
+    ending(D);
     // Steps come as columns: one object per step again.
     if (D.steps.cols) {
       var cols = D.steps.cols, steps = [];
@@ -63,7 +181,8 @@
       if (s.plain) s.answer = s.move;
       if (s.seat === undefined) s.seat = 0;
       if (s.strikes === undefined) s.strikes = 0;
-      if (s.input !== undefined) s.limit_us = s.first ? D.clocks.first_turn_us : D.clocks.turn_us;
+      // A seat's first turn has a limit of its own (its input may not be kept: `first` is).
+      if (s.kind !== 'opening') s.limit_us = s.first ? D.clocks.first_turn_us : D.clocks.turn_us;
     });
 
     function el(name, attrs, parent) {
@@ -205,9 +324,6 @@
       });
     }
 
-    function byId(id) { return document.getElementById(id); }
-    function text(id, value) { byId(id).textContent = value; }
-    function ms(us) { return (us / 1000).toFixed(us < 10000 ? 2 : 1) + ' ms'; }
     function bot(seat) { return D.bots[seat] + ' (seat ' + seat + ', ' + NAME[seat % NAME.length] + ')'; }
 
     // The move list: one line per step, a click shows that step; the verdict closes it.
@@ -272,6 +388,7 @@
           bar.className = 'late';
         }
         if (s.input !== undefined) input = s.input;
+        else if (s.kind === 'move' && D.inputs === 'telling') input = '(not kept in the report: each seat\'s first turn, late turns and forfeits keep their input)';
         if (s.err) err = s.err;
       }
       text('head', head);
@@ -320,13 +437,35 @@
       else if (e.key === ' ') { e.preventDefault(); play(); }
     });
 
-    // #last or #step=N opens the game at that step.
-    var h = location.hash.slice(1);
-    var m = /^step=(\d+)$/.exec(h);
-    show(h === 'last' ? D.steps.length : m ? +m[1] : 0);
+    // &last (#last) or &step=N (#step=N) opens the game at that step.
+    var P = params();
+    show('last' in P ? D.steps.length : /^\d+$/.test(P.step || '') ? +P.step : 0);
     // The data is unpacked after the page loaded: tests and tools wait for this mark.
     document.body.setAttribute('data-ready', '1');
   }
 
-  load(start);
+  window.arbiterGame = function (id, b64) {
+    unpack(b64, function (D) {
+      header(D);
+      if (D.external) external(D);
+      else start(D);
+    });
+  };
+  // A folder's page: the game its address names, from its data file beside the page.
+  if (!document.body.hasAttribute('data-inline')) {
+    var game = params().game;
+    if (!/^\d+$/.test(game || '')) {
+      message('No game is named: open a game from the report, or end this page\'s address with #game=N (N: a game_id of games.csv).');
+    } else {
+      var script = document.createElement('script');
+      script.src = 'game-' + game + '.js';
+      script.onerror = function () {
+        message('The replay data of game ' + game + ' (game-' + game + '.js beside this page) cannot be loaded: it is not written yet, or was removed (`arbiter report DIR` writes it again).');
+      };
+      document.body.appendChild(script);
+      window.addEventListener('hashchange', function () {
+        if (params().game !== game) location.reload();
+      });
+    }
+  }
 })();

@@ -1,0 +1,372 @@
+//! One run, start to end, as one call: [`run`] does the start sequence every kind of run shares
+//! (lock the results folder, the game and its referee, the opening book, the referee's check,
+//! the bots resolved, built and test-started, the settings saved, games.csv opened, the CPU
+//! placement), then plays and records the games and tells the consumers, until the games are
+//! done, the kind of run has seen enough, a record fails, or a stop signal ends it in order.
+//!
+//! What differs between a tournament, an SPRT and a grading (a league next) is a [`Kind`]: the
+//! engine calls it at fixed points of the sequence (which bots, which field may play, which
+//! games) and it follows the games as a [`Consumer`] (an SPRT decides there). What is shown is
+//! the consumers' (as cargo-nextest wires its runner to its reporter): the engine tells
+//! [`Event`]s and prints nothing.
+
+use super::settings::{self, OpeningsSettings, Recorded, SettingsError};
+use super::start::{self, Opened, StartError};
+use super::{check_bots, tell, BotCheck, Consumer, Event, GameSettings, Placement, RecordError};
+use crate::bot::{BotSpec, SpecError};
+use crate::referee::{GameChoice, RefereeConfig};
+use crate::results::games_csv::DoneSet;
+use crate::results::lock::FolderLock;
+use crate::tournament::openings::Book;
+use crate::tournament::{GameSpec, Runner};
+use std::path::{Path, PathBuf};
+
+/// Why a run stopped before its games, or could not record one.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Start(#[from] StartError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// What the kind of run itself refused (a grading's rubric, its class folder).
+    #[error(transparent)]
+    Kind(Box<dyn std::error::Error + Send + Sync>),
+    /// The game's referee cannot play (it did not start or speak the protocol).
+    #[error(transparent)]
+    Referee(#[from] crate::referee::external::RefereeCheckError),
+}
+
+macro_rules! start_error {
+    ($($t:ty),*) => {$(
+        impl From<$t> for RunError {
+            fn from(e: $t) -> RunError {
+                RunError::Start(e.into())
+            }
+        }
+    )*};
+}
+start_error!(
+    SettingsError,
+    super::GameSettingsError,
+    super::settings::OpeningsError,
+    super::settings::GrowError,
+    crate::results::lock::LockError,
+    super::NameClash,
+    std::io::Error
+);
+
+/// What every kind of run's recorded settings hold.
+pub trait RunSettings: Recorded + Clone {
+    fn game(&self) -> &GameSettings;
+    /// Where the bots were typed (relative paths are found from there).
+    fn workdir(&self) -> &Path;
+    fn seed(&self) -> u64;
+    fn opening_plies(&self) -> u32;
+    /// The opening book, for kinds that have one.
+    fn openings(&self) -> Option<&OpeningsSettings> {
+        None
+    }
+    /// Whether each game's replay file is written (replays/).
+    fn replays(&self) -> bool {
+        false
+    }
+}
+
+impl RunSettings for settings::TournamentSettings {
+    fn game(&self) -> &GameSettings {
+        &self.game
+    }
+    fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn opening_plies(&self) -> u32 {
+        self.opening_plies
+    }
+    fn openings(&self) -> Option<&OpeningsSettings> {
+        Some(&self.openings)
+    }
+    fn replays(&self) -> bool {
+        self.replays
+    }
+}
+
+impl RunSettings for settings::SprtSettings {
+    fn game(&self) -> &GameSettings {
+        &self.game
+    }
+    fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn opening_plies(&self) -> u32 {
+        self.opening_plies
+    }
+    fn openings(&self) -> Option<&OpeningsSettings> {
+        Some(&self.openings)
+    }
+}
+
+impl RunSettings for settings::GradeSettings {
+    fn game(&self) -> &GameSettings {
+        &self.game
+    }
+    fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn opening_plies(&self) -> u32 {
+        self.opening_plies
+    }
+}
+
+/// What a kind's hooks see of the run being started.
+pub struct Context<'a, S> {
+    pub settings: &'a S,
+    /// The results folder, absolute.
+    pub dir: &'a Path,
+    /// Whether the folder already held this run (it is continued).
+    pub resuming: bool,
+    pub choice: &'a GameChoice,
+    pub cfg: &'a RefereeConfig,
+}
+
+/// What differs between the kinds of run. The engine calls the hooks in the order below; the
+/// kind also follows every event of the run (after the other consumers, so that it speaks
+/// last on [`Event::Ready`]).
+pub trait Kind: Consumer {
+    type Settings: RunSettings;
+    /// Whether the settings are saved before the bots are checked (a grading, whose folder
+    /// tracks its submissions), rather than once the field is known to play.
+    const SAVE_FIRST: bool = false;
+
+    /// With the folder locked and the game known: the settings to play (a grown tournament's)
+    /// or a refusal of them.
+    fn settle(
+        &mut self,
+        settings: Self::Settings,
+        _choice: &GameChoice,
+    ) -> Result<Self::Settings, RunError> {
+        Ok(settings)
+    }
+
+    /// What the referee keeps of each game, on the run's referee configuration.
+    fn configure(&self, _settings: &Self::Settings, _cfg: &mut RefereeConfig) {}
+
+    /// Before the bots are checked (the settings saved where [`Kind::SAVE_FIRST`]).
+    fn before_bots(&mut self, _run: &Context<'_, Self::Settings>) -> Result<(), RunError> {
+        Ok(())
+    }
+
+    /// Every bot of the run, as its argument and what it resolved to.
+    fn bots(&self, run: &Context<'_, Self::Settings>) -> Vec<(String, Result<BotSpec, SpecError>)>;
+
+    /// The field checked: refuses bots that cannot play where the kind needs them; returns how
+    /// many play.
+    fn check_field(
+        &mut self,
+        run: &Context<'_, Self::Settings>,
+        field: &mut BotCheck,
+    ) -> Result<usize, RunError>;
+
+    /// The games to play, given those games.csv (at `games_csv`) holds.
+    fn todo(
+        &mut self,
+        run: &Context<'_, Self::Settings>,
+        field: &BotCheck,
+        done: &DoneSet,
+        games_csv: &Path,
+    ) -> Result<Vec<GameSpec>, RunError>;
+
+    /// After the games of `todo` were played: whether to play again (an SPRT whose decision
+    /// games finishing late took back), with `todo` the games left.
+    fn again(&mut self, _todo: &mut Vec<GameSpec>) -> bool {
+        false
+    }
+}
+
+/// A run to begin: its settings and folder as opened ([`start::open`]).
+pub struct Request<'a, S> {
+    pub opened: Opened<S>,
+    /// Whether bots with a build command are built (else only test-started).
+    pub build: bool,
+    /// The games at once and their CPUs, given whether idle bots are frozen.
+    pub placement: &'a dyn Fn(bool) -> Placement,
+}
+
+/// What a run is about to play, told as [`Event::Ready`] once the start is done.
+pub struct Ready<'a> {
+    pub dir: &'a Path,
+    /// Whether the folder already held this run.
+    pub resuming: bool,
+    /// Games already recorded.
+    pub done: usize,
+    /// Games to play.
+    pub games: usize,
+    /// The game, as the start line says it.
+    pub game: &'a str,
+    /// Bots that play.
+    pub playing: usize,
+    pub placement: &'a Placement,
+    pub seed: u64,
+    pub clock: crate::referee::Clock,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every game was played (or the kind saw enough).
+    Finished,
+    /// A stop signal (number `signal`) ended it: every game that ended before it is recorded.
+    Stopped { signal: i32 },
+}
+
+/// A run that ended: what it played, and the folder's lock (held until this is dropped).
+pub struct Ran<S> {
+    pub settings: S,
+    pub dir: PathBuf,
+    pub choice: GameChoice,
+    pub field: BotCheck,
+    /// games.csv.
+    pub games_csv: PathBuf,
+    pub outcome: Outcome,
+    _lock: FolderLock,
+}
+
+/// Starts, plays and records a run of `kind` (see the module's doc), telling `consumers` and
+/// `kind` every event.
+pub fn run<K: Kind>(
+    request: Request<'_, K::Settings>,
+    kind: &mut K,
+    consumers: &mut [&mut dyn Consumer],
+) -> Result<Ran<K::Settings>, RunError> {
+    let Opened {
+        settings,
+        dir,
+        resuming,
+    } = request.opened;
+    let lock = FolderLock::acquire(&dir)?;
+    let choice = settings.game().choice_in(Some(settings.workdir()))?;
+    let settings = kind.settle(settings, &choice)?;
+    let book: Option<Book> = match settings.openings() {
+        Some(openings) => openings.book(&choice, settings.seed())?,
+        None => None,
+    };
+    let mut cfg = settings
+        .game()
+        .referee_config_in(choice.default_max_turns(), Some(settings.workdir()))?;
+    kind.configure(&settings, &mut cfg);
+    // A referee that cannot start or speak the protocol stops the run before any game.
+    choice.check(&cfg)?;
+    let context = Context {
+        settings: &settings,
+        dir: &dir,
+        resuming,
+        choice: &choice,
+        cfg: &cfg,
+    };
+    if K::SAVE_FIRST {
+        settings::save(&dir, &settings)?;
+    }
+    kind.before_bots(&context)?;
+    let resolved = kind.bots(&context);
+    let mut field = {
+        let mut all = with_kind(consumers, kind);
+        check_bots(resolved, &cfg, request.build, &mut all)?
+    };
+    for wrong in field.mark_wrong_game(choice.name()) {
+        notice(consumers, kind, &wrong.to_string());
+    }
+    let playing = kind.check_field(&context, &mut field)?;
+    if !K::SAVE_FIRST {
+        settings::save(&dir, &settings)?;
+    }
+    let (mut csv, done) = start::open_games(&dir, choice.seats())?;
+    let mut todo = kind.todo(&context, &field, &done, csv.path())?;
+    if let Some(note) = settings.game().memory_note() {
+        notice(consumers, kind, &note);
+    }
+    let placement = (request.placement)(cfg.freeze_idle);
+    let game = choice.describe();
+    let ready = Ready {
+        dir: &dir,
+        resuming,
+        done: done.len(),
+        games: todo.len(),
+        game: &game,
+        playing,
+        placement: &placement,
+        seed: settings.seed(),
+        clock: cfg.time.clock,
+    };
+    let _ = tell(&mut with_kind(consumers, kind), &Event::Ready(&ready));
+
+    let mut outcome = Outcome::Finished;
+    while !todo.is_empty() {
+        let runner = Runner {
+            bots: &field.specs,
+            game: &choice,
+            opening_plies: settings.opening_plies(),
+            book: book.as_ref(),
+            referee: &cfg,
+            concurrency: placement.concurrency,
+            pin_cpus: placement.pin_cpus,
+        };
+        let mut all = with_kind(consumers, kind);
+        let _ = tell(
+            &mut all,
+            &Event::Playing {
+                runner: &runner,
+                games: todo.len(),
+                dir: &dir,
+            },
+        );
+        let played =
+            super::play_into(&runner, &todo, &mut csv, &dir, settings.replays(), &mut all)?;
+        let _ = tell(&mut all, &Event::Played(&played));
+        drop(all);
+        if let Some(e) = played.failure {
+            return Err(e.into());
+        }
+        if let Some(signal) = played.stopped {
+            outcome = Outcome::Stopped { signal };
+            break;
+        }
+        if !kind.again(&mut todo) {
+            break;
+        }
+    }
+    let games_csv = csv.path().to_path_buf();
+    Ok(Ran {
+        settings,
+        dir,
+        choice,
+        field,
+        games_csv,
+        outcome,
+        _lock: lock,
+    })
+}
+
+/// The consumers, then the kind.
+fn with_kind<'a>(
+    consumers: &'a mut [&mut dyn Consumer],
+    kind: &'a mut dyn Consumer,
+) -> Vec<&'a mut dyn Consumer> {
+    let mut all: Vec<&mut dyn Consumer> = Vec::with_capacity(consumers.len() + 1);
+    for c in consumers.iter_mut() {
+        all.push(&mut **c);
+    }
+    all.push(kind);
+    all
+}
+
+fn notice(consumers: &mut [&mut dyn Consumer], kind: &mut dyn Consumer, line: &str) {
+    let _ = tell(&mut with_kind(consumers, kind), &Event::Notice(line));
+}

@@ -1,0 +1,89 @@
+//! The command line's options as the library names them in its messages, typed: the library
+//! holds no flag's spelling. An error that must name an option carries an [`Opt`]; its text
+//! shows the option as the command line spells it, through the one table of spellings the
+//! command line gives at start ([`set_spelling`]: the table is `cli`'s). Without one (the
+//! library used by another program, its unit tests) an option is shown by its settings key.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// An option of a run that a message names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opt {
+    AddBot,
+    FirstTurnMs,
+    Format,
+    Game,
+    GameParam,
+    Games,
+    Grow,
+    League,
+    MaxPairs,
+    MaxTurns,
+    MemoryMb,
+    OpeningPlies,
+    Openings,
+    Out,
+    PinCpus,
+    Position,
+    Referee,
+    RefereeSeed,
+    RefereeTimeoutMs,
+    Resume,
+    Seed,
+    Shard,
+    SkipBrokenBots,
+    Strikes,
+    Tables,
+    TurnMs,
+    Variant,
+}
+
+impl Opt {
+    /// The option's key in the settings files (and its name without a command line).
+    pub fn key(self) -> &'static str {
+        match self {
+            Opt::AddBot => "add_bot",
+            Opt::FirstTurnMs => "first_turn_ms",
+            Opt::Format => "format",
+            Opt::Game => "game",
+            Opt::GameParam => "game_params",
+            Opt::Games => "games",
+            Opt::Grow => "grow",
+            Opt::League => "league",
+            Opt::MaxPairs => "max_pairs",
+            Opt::MaxTurns => "max_turns",
+            Opt::MemoryMb => "memory_mb",
+            Opt::OpeningPlies => "opening_plies",
+            Opt::Openings => "openings",
+            Opt::Out => "out",
+            Opt::PinCpus => "pin_cpus",
+            Opt::Position => "position",
+            Opt::Referee => "referee",
+            Opt::RefereeSeed => "referee_seed",
+            Opt::RefereeTimeoutMs => "referee_timeout_ms",
+            Opt::Resume => "resume",
+            Opt::Seed => "seed",
+            Opt::Shard => "shard",
+            Opt::SkipBrokenBots => "skip_broken_bots",
+            Opt::Strikes => "strikes",
+            Opt::Tables => "tables",
+            Opt::TurnMs => "turn_ms",
+            Opt::Variant => "variant",
+        }
+    }
+}
+
+static SPELLING: OnceLock<fn(Opt) -> &'static str> = OnceLock::new();
+
+/// How the options are spelt in every message from now on (the command line's table); the
+/// first call decides.
+pub fn set_spelling(spell: fn(Opt) -> &'static str) {
+    let _ = SPELLING.set(spell);
+}
+
+impl fmt::Display for Opt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(SPELLING.get().map_or(self.key(), |spell| spell(*self)))
+    }
+}

@@ -1,0 +1,341 @@
+//! The line protocol between a CodinGame SDK referee (`RefereeMain`) and the runner that plays
+//! it, as the engine's `GameManager` speaks it. Every message is a header `[[NAME] n]` followed
+//! by `n` lines. The runner writes `[[INIT] n]` (the player count, then `KEY=VALUE` game
+//! parameters, the seed among them), then before each frame `[[GET_GAME_INFO] 0]`, and after a
+//! player's turn `[[SET_PLAYER_OUTPUT] n]` (its answer lines, after its time in milliseconds
+//! once the referee asked for `[[MONITORING]]`) or `[[SET_PLAYER_TIMEOUT] 0]` (no answer: a
+//! timeout or a crash). The referee answers each `GET_GAME_INFO` with a frame: `[[VIEW]]`,
+//! `[[INFOS]]`, `[[SUMMARY]]`, `[[TOOLTIP]]`s, then either the next turn
+//! (`[[NEXT_PLAYER_INPUT]]` and `[[NEXT_PLAYER_INFO]]`: player, answer lines, time limit in
+//! ms) or the game's end (`[[UINPUT]]`, `[[METADATA]]`, `[[SCORES]]`: `player score` lines);
+//! `[[FAIL]]` (a stack trace) when the referee itself failed. Pure: reading and writing text.
+
+use std::time::Duration;
+
+/// The runner's request for the next frame.
+pub const GET_GAME_INFO: &str = "[[GET_GAME_INFO] 0]\n";
+
+/// The runner's message for a player that gave no answer (a timeout or a crash, as CodinGame's
+/// runner tells both).
+pub const PLAYER_TIMEOUT: &str = "[[SET_PLAYER_TIMEOUT] 0]\n";
+
+/// Most answer lines a referee may ask of one player in one turn.
+pub const MAX_LINES: usize = 1000;
+
+/// The messages a referee writes (an unknown name is read and its lines skipped: a later
+/// engine may add messages a runner need not know).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    View,
+    Infos,
+    NextPlayerInput,
+    NextPlayerInfo,
+    Scores,
+    Uinput,
+    Tooltip,
+    Summary,
+    Metadata,
+    Fail,
+    Monitoring,
+    Other(String),
+}
+
+impl Command {
+    fn named(name: &str) -> Command {
+        match name {
+            "VIEW" => Command::View,
+            "INFOS" => Command::Infos,
+            "NEXT_PLAYER_INPUT" => Command::NextPlayerInput,
+            "NEXT_PLAYER_INFO" => Command::NextPlayerInfo,
+            "SCORES" => Command::Scores,
+            "UINPUT" => Command::Uinput,
+            "TOOLTIP" => Command::Tooltip,
+            "SUMMARY" => Command::Summary,
+            "METADATA" => Command::Metadata,
+            "FAIL" => Command::Fail,
+            "MONITORING" => Command::Monitoring,
+            other => Command::Other(other.to_string()),
+        }
+    }
+}
+
+/// Reads a header line `[[NAME] n]` (as the engine's own pattern does: a space before the count
+/// is optional); `Err` says why the line is not one.
+pub fn header(line: &str) -> Result<(Command, usize), String> {
+    let line = line.trim();
+    let inner = line
+        .strip_prefix("[[")
+        .and_then(|l| l.strip_suffix(']'))
+        .ok_or("not a message header [[NAME] n]")?;
+    let (name, count) = inner
+        .rsplit_once(']')
+        .ok_or("not a message header [[NAME] n]")?;
+    let count = count.trim_start_matches(' ');
+    if name.is_empty() || count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("not a message header [[NAME] n]".into());
+    }
+    let n = count
+        .parse::<usize>()
+        .map_err(|_| format!("line count {count} is too large"))?;
+    Ok((Command::named(name), n))
+}
+
+/// `[[INIT]]`: the player count and the game parameters (`KEY=VALUE`, the seed among them).
+pub fn init(seats: usize, params: &[(String, String)]) -> String {
+    let mut text = format!("[[INIT] {}]\n{seats}\n", params.len() + 1);
+    for (key, value) in params {
+        text.push_str(&format!("{key}={value}\n"));
+    }
+    text
+}
+
+/// `[[SET_PLAYER_OUTPUT]]`: a player's answer lines, after its time in milliseconds where the
+/// referee asked for it (`[[MONITORING]]`).
+pub fn player_output(time_ms: Option<u64>, lines: &[String]) -> String {
+    let count = lines.len() + usize::from(time_ms.is_some());
+    let mut text = format!("[[SET_PLAYER_OUTPUT] {count}]\n");
+    if let Some(ms) = time_ms {
+        text.push_str(&format!("{ms}\n"));
+    }
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// Whose turn it is (`[[NEXT_PLAYER_INFO]]`): the player, how many lines it answers, and the
+/// turn's time limit the game gives (its limit plus the engine's soft 50 ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerInfo {
+    pub player: usize,
+    pub lines: usize,
+    pub limit: Duration,
+}
+
+/// One frame of the referee: what it wrote after a `[[GET_GAME_INFO]]`, up to the next
+/// player's turn, the game's end or its failure.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The view's lines (`KEY_FRAME n` and the frame's JSON).
+    pub view: Vec<String>,
+    pub summary: Vec<String>,
+    /// (player, message) pairs: the game's notes on a player, its deactivations among them.
+    pub tooltips: Vec<(usize, String)>,
+    /// The next player's input lines.
+    pub input: Vec<String>,
+    pub next: Option<PlayerInfo>,
+    /// The game's end: each player's score, by player index.
+    pub scores: Option<Vec<i64>>,
+    /// The game's parameters as the referee used them (`KEY=VALUE`), at its end.
+    pub params: Vec<String>,
+    /// The referee's failure: its stack trace.
+    pub fail: Option<String>,
+    /// The referee asked for each answer's time (`[[MONITORING]]`).
+    pub monitoring: bool,
+}
+
+impl Frame {
+    /// Takes one message of a game of `seats` players; `Ok(true)` once the frame is complete
+    /// (the next player's turn, the game's end, or a failure). `Err` says what is wrong.
+    pub fn take(&mut self, cmd: Command, lines: Vec<String>, seats: usize) -> Result<bool, String> {
+        match cmd {
+            Command::View => self.view = lines,
+            Command::Summary => self.summary = lines,
+            Command::Tooltip => self.tooltips = tooltips(&lines, seats)?,
+            Command::NextPlayerInput => self.input = lines,
+            Command::NextPlayerInfo => {
+                self.next = Some(player_info(&lines, seats)?);
+                return Ok(true);
+            }
+            Command::Scores => {
+                self.scores = Some(scores(&lines, seats)?);
+                return Ok(true);
+            }
+            Command::Uinput => self.params = lines,
+            Command::Fail => {
+                self.fail = Some(lines.join("\n"));
+                return Ok(true);
+            }
+            Command::Monitoring => self.monitoring = true,
+            Command::Infos | Command::Metadata | Command::Other(_) => {}
+        }
+        Ok(false)
+    }
+}
+
+/// Reads `[[NEXT_PLAYER_INFO]]`'s three lines.
+fn player_info(lines: &[String], seats: usize) -> Result<PlayerInfo, String> {
+    let [player, count, limit] = lines else {
+        return Err(format!(
+            "[[NEXT_PLAYER_INFO]] has {} lines (3 expected: player, answer lines, time limit)",
+            lines.len()
+        ));
+    };
+    let number = |text: &str, what: &str| {
+        text.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("[[NEXT_PLAYER_INFO]]'s {what} \"{}\" is not a number", text))
+    };
+    let player = number(player, "player")? as usize;
+    if player >= seats {
+        return Err(format!(
+            "[[NEXT_PLAYER_INFO]] asks player {player}, but the game has {seats} players (0 to {})",
+            seats - 1
+        ));
+    }
+    let lines = number(count, "answer line count")? as usize;
+    if lines > MAX_LINES {
+        return Err(format!(
+            "[[NEXT_PLAYER_INFO]] asks for {lines} answer lines (at most {MAX_LINES})"
+        ));
+    }
+    let limit = Duration::from_millis(number(limit, "time limit")?);
+    Ok(PlayerInfo {
+        player,
+        lines,
+        limit,
+    })
+}
+
+/// Reads `[[SCORES]]`: one `player score` line each (a player left out scores 0, as on
+/// CodinGame's runner).
+fn scores(lines: &[String], seats: usize) -> Result<Vec<i64>, String> {
+    let mut scores = vec![0; seats];
+    for line in lines {
+        let mut words = line.split_whitespace();
+        let (Some(p), Some(s), None) = (words.next(), words.next(), words.next()) else {
+            return Err(format!("[[SCORES]] line \"{line}\" is not `player score`"));
+        };
+        let p: usize = p
+            .parse()
+            .ok()
+            .filter(|&p| p < seats)
+            .ok_or_else(|| format!("[[SCORES]] names player \"{p}\" of a game of {seats}"))?;
+        scores[p] = s
+            .parse()
+            .map_err(|_| format!("[[SCORES]] gives player {p} the score \"{s}\""))?;
+    }
+    Ok(scores)
+}
+
+/// Reads `[[TOOLTIP]]`: pairs of lines, the message then the player's index.
+fn tooltips(lines: &[String], seats: usize) -> Result<Vec<(usize, String)>, String> {
+    lines
+        .chunks(2)
+        .map(|pair| match pair {
+            [text, player] => player
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&p| p < seats)
+                .map(|p| (p, text.clone()))
+                .ok_or_else(|| format!("[[TOOLTIP]] names player \"{player}\"")),
+            _ => Err("[[TOOLTIP]] has an odd number of lines (message, player pairs)".into()),
+        })
+        .collect()
+}
+
+/// The ranks (0 = first, equal = tie) of the game's scores: the higher score ranks first.
+pub fn ranks_of_scores(scores: &[i64]) -> Vec<u8> {
+    scores
+        .iter()
+        .map(|s| scores.iter().filter(|o| *o > s).count() as u8)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &[&str]) -> Vec<String> {
+        text.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn headers_read_as_the_engine_writes_them_and_garbage_says_why() {
+        assert_eq!(header("[[VIEW] 2]"), Ok((Command::View, 2)));
+        assert_eq!(header("[[INFOS]0]"), Ok((Command::Infos, 0)));
+        assert_eq!(
+            header("[[NEXT_PLAYER_INFO] 3]\r"),
+            Ok((Command::NextPlayerInfo, 3))
+        );
+        assert_eq!(
+            header("[[SOMETHING_NEW] 1]"),
+            Ok((Command::Other("SOMETHING_NEW".into()), 1))
+        );
+        for bad in ["hello", "[[VIEW]]", "[[VIEW] x]", "[VIEW] 1]", "[[] 1]", ""] {
+            assert!(header(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_runner_messages_are_the_engines() {
+        assert_eq!(
+            init(3, &[("seed".into(), "42".into()), ("a".into(), "b".into())]),
+            "[[INIT] 3]\n3\nseed=42\na=b\n"
+        );
+        assert_eq!(init(2, &[]), "[[INIT] 1]\n2\n");
+        assert_eq!(
+            player_output(Some(12), &lines(&["MOVE 1", "WAIT"])),
+            "[[SET_PLAYER_OUTPUT] 3]\n12\nMOVE 1\nWAIT\n"
+        );
+        assert_eq!(player_output(None, &[]), "[[SET_PLAYER_OUTPUT] 0]\n");
+    }
+
+    #[test]
+    fn a_frame_is_complete_at_the_next_turn_the_end_or_a_failure() {
+        let mut f = Frame::default();
+        assert_eq!(f.take(Command::Monitoring, vec![], 3), Ok(false));
+        assert_eq!(
+            f.take(Command::Tooltip, lines(&["timeout!", "2", "bad", "0"]), 3),
+            Ok(false)
+        );
+        assert_eq!(
+            f.take(Command::NextPlayerInput, lines(&["5", "1 2"]), 3),
+            Ok(false)
+        );
+        assert_eq!(
+            f.take(Command::NextPlayerInfo, lines(&["1", "1", "150"]), 3),
+            Ok(true)
+        );
+        assert!(f.monitoring);
+        assert_eq!(
+            f.tooltips,
+            vec![(2, "timeout!".to_string()), (0, "bad".to_string())]
+        );
+        assert_eq!(
+            f.next,
+            Some(PlayerInfo {
+                player: 1,
+                lines: 1,
+                limit: Duration::from_millis(150)
+            })
+        );
+        let mut end = Frame::default();
+        assert_eq!(
+            end.take(Command::Scores, lines(&["0 10", "1 -1"]), 3),
+            Ok(true)
+        );
+        assert_eq!(end.scores, Some(vec![10, -1, 0]));
+        assert_eq!(
+            Frame::default().take(Command::Fail, lines(&["java.lang.X", "  at Y"]), 2),
+            Ok(true)
+        );
+
+        let err = |cmd, l: &[&str]| Frame::default().take(cmd, lines(l), 2).unwrap_err();
+        assert!(err(Command::NextPlayerInfo, &["2", "1", "50"]).contains("asks player 2"));
+        assert!(err(Command::NextPlayerInfo, &["0", "1"]).contains("has 2 lines"));
+        assert!(err(Command::NextPlayerInfo, &["0", "x", "1"]).contains("\"x\""));
+        assert!(err(Command::Scores, &["0"]).contains("not `player score`"));
+        assert!(err(Command::Scores, &["5 1"]).contains("player \"5\""));
+        assert!(err(Command::Tooltip, &["x"]).contains("odd number"));
+    }
+
+    #[test]
+    fn higher_scores_rank_first_and_equal_scores_tie() {
+        assert_eq!(ranks_of_scores(&[3, 7]), vec![1, 0]);
+        assert_eq!(ranks_of_scores(&[5, -1, 5]), vec![0, 2, 0]);
+        assert_eq!(ranks_of_scores(&[0, 0]), vec![0, 0]);
+    }
+}

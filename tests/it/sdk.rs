@@ -1,0 +1,579 @@
+//! CodinGame SDK games played natively: the real `arbiter` binary drives a real SDK referee (the
+//! engine's `RefereeMain` in a JVM, running Take, arbiter's own small game in `tests/sdk/take`)
+//! against real bots (`tests/sdk/take_bot.py`) over real pipes. The engine is compiled from its
+//! source (the bundle in `../shared/third_party/`, or the clone `ARBITER_CODINGAME_ENGINE` names)
+//! with plain `javac` against Debian's jars, once per test run.
+
+use crate::common::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The Debian jars the engine's core needs (package in the message when one is missing).
+const JARS: [(&str, &str); 6] = [
+    ("guice-no-aop.jar", "libguice-java"),
+    ("guava.jar", "libguava-java"),
+    ("gson.jar", "libgoogle-gson-java"),
+    ("commons-logging.jar", "libcommons-logging-java"),
+    ("atinject-jsr330-api.jar", "libatinject-jsr330-api-java"),
+    ("aopalliance.jar", "libaopalliance-java"),
+];
+
+/// Take's class path (the game, the engine's core, the jars) joined with ':', built once per
+/// run under target/ (a bot or referee run by root gets a /tmp of its own); `None` (after saying
+/// why) where a JDK, a jar or the engine's source is missing, which fails the test under CI.
+/// arbiter's own build of SDK games replaces this helper once it lands.
+fn take() -> Option<String> {
+    static BUILT: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        let run = |cmd: &mut std::process::Command| -> Result<(), String> {
+            let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+            match out.status.success() {
+                true => Ok(()),
+                false => Err(format!(
+                    "{cmd:?} failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )),
+            }
+        };
+        for tool in ["java", "javac", "git"] {
+            run(std::process::Command::new("sh").args(["-c", &format!("command -v {tool}")]))
+                .map_err(|_| {
+                    format!("{tool} is missing: apt-get install default-jdk-headless git")
+                })?;
+        }
+        let mut jars = Vec::new();
+        for (jar, package) in JARS {
+            let path = Path::new("/usr/share/java").join(jar);
+            if !path.is_file() {
+                return Err(format!(
+                    "{} is missing: apt-get install {package}",
+                    path.display()
+                ));
+            }
+            jars.push(path);
+        }
+        let work = root().join("target/sdk-tests");
+        let engine = work.join("engine");
+        if !engine.join("done").is_file() {
+            let source = match std::env::var_os("ARBITER_CODINGAME_ENGINE") {
+                Some(dir) => PathBuf::from(dir),
+                None => {
+                    let bundle = root().join("../shared/third_party/codingame-game-engine.bundle");
+                    if !bundle.is_file() {
+                        return Err(format!(
+                            "no CodinGame engine source: {} is missing; clone \
+                             https://github.com/CodinGame/codingame-game-engine and set \
+                             ARBITER_CODINGAME_ENGINE to the clone",
+                            bundle.display()
+                        ));
+                    }
+                    let clone = work.join("engine-src");
+                    let _ = std::fs::remove_dir_all(&clone);
+                    run(std::process::Command::new("git")
+                        .args(["clone", "-q"])
+                        .arg(&bundle)
+                        .arg(&clone))?;
+                    clone
+                }
+            };
+            let _ = std::fs::remove_dir_all(&engine);
+            let classes = engine.join("classes");
+            std::fs::create_dir_all(&classes).unwrap();
+            run(std::process::Command::new("javac")
+                .args(["-nowarn", "-d"])
+                .arg(&classes)
+                .arg("-cp")
+                .arg(std::env::join_paths(&jars).unwrap())
+                .args(java_files(&source.join("engine/core/src/main/java"))))?;
+            std::fs::write(engine.join("done"), b"").unwrap();
+        }
+        // The game's name is its folder's.
+        let game = work.join(std::process::id().to_string()).join("take");
+        let _ = std::fs::remove_dir_all(&game);
+        std::fs::create_dir_all(&game).unwrap();
+        let mut cp = vec![engine.join("classes")];
+        cp.extend(jars.iter().cloned());
+        run(std::process::Command::new("javac")
+            .args(["-nowarn", "-d"])
+            .arg(&game)
+            .arg("-cp")
+            .arg(std::env::join_paths(&cp).unwrap())
+            .args(java_files(&root().join("tests/sdk/take/src/main/java"))))?;
+        cp.insert(0, game);
+        Ok(std::env::join_paths(&cp)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned())
+    });
+    match built {
+        Ok(cp) => Some(cp.clone()),
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the SDK tests need a JDK, Debian's jars and the engine's source: {why}"
+            );
+            eprintln!("skipped: {why} (set CI to make this a failure)");
+            None
+        }
+    }
+}
+
+fn java_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "java") {
+                files.push(p);
+            }
+        }
+    }
+    files
+}
+
+/// A Take bot in `mode` (see tests/sdk/take_bot.py), named `name`.
+fn bot(name: &str, mode: &str) -> String {
+    format!(
+        "{name}={} {}/tests/sdk/take_bot.py {mode}",
+        python(),
+        root().display()
+    )
+}
+
+/// `arbiter play --json` of Take with `extra` options; the JVM gets 30 s per message (a cold
+/// start on a loaded machine is slow).
+fn play(cp: &str, bots: &[String], extra: &[&str]) -> Value {
+    let out = arbiter()
+        .args([
+            "play",
+            "--json",
+            "--referee-timeout-ms",
+            "30000",
+            "--referee",
+            cp,
+        ])
+        .args(extra)
+        .args(bots)
+        .output()
+        .unwrap();
+    json_of(&out)
+}
+
+fn records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("records.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A tournament's arguments: Take, 30 s per referee message, the game's own turn limits.
+fn tournament_args(cp: &str, out: &Path, games: &str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "tournament",
+        "--games",
+        games,
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+        "--referee-timeout-ms",
+        "30000",
+        "--referee",
+        cp,
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(out.display().to_string());
+    args
+}
+
+#[test]
+fn a_tournament_of_an_sdk_game_ranks_the_stronger_bot_first_and_keeps_each_turn() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let out = dir.path().join("t");
+    let mut args = tournament_args(&cp, &out, "4");
+    args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
+    let done = arbiter().args(&args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["reason"], "win", "{r:?}");
+        let greedy_seat = if r["bot0"] == "greedy" { "0" } else { "1" };
+        assert_eq!(r["winner"], greedy_seat, "{r:?}");
+    }
+    let first = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap_or("");
+    assert!(first.contains("greedy"), "{stdout}");
+    // Records: each turn's input and answer; a pair's two games share the seed (the same
+    // numbers, seats swapped); the game's own scores.
+    let recs = records(&out);
+    let mut by_pair: HashMap<u64, Vec<&Value>> = HashMap::new();
+    for rec in &recs {
+        assert_eq!(rec["game"], "take");
+        let inputs = rec["external"]["inputs"].as_array().unwrap();
+        let moves = rec["moves"].as_array().unwrap();
+        assert_eq!(inputs.len(), moves.len(), "{rec}");
+        assert_eq!(moves.len(), 10, "5 rounds of 2 answers: {rec}");
+        // The game's frames: its summaries turn by turn and its view data.
+        let frames = rec["external"]["sdk"]["frames"].as_array().unwrap();
+        let text = |f: &Value, key: &str| f[key].to_string();
+        assert!(
+            frames
+                .iter()
+                .any(|f| text(f, "summary").contains("$0 takes")),
+            "{rec}"
+        );
+        assert!(
+            frames.iter().any(|f| text(f, "view").contains("scores")),
+            "{rec}"
+        );
+        assert_eq!(frames.last().unwrap()["answer"], 10, "{rec}");
+        by_pair
+            .entry(rec["pair_id"].as_u64().unwrap())
+            .or_default()
+            .push(rec);
+    }
+    for (pair, recs) in by_pair {
+        assert_eq!(recs.len(), 2, "pair {pair}");
+        assert_eq!(recs[0]["seed"], recs[1]["seed"]);
+        assert_eq!(
+            recs[0]["external"]["inputs"], recs[1]["external"]["inputs"],
+            "pair {pair}"
+        );
+    }
+}
+
+/// CodinGame's rules for a player that fails its turn in a game of three: the referee is told
+/// (a timeout), deactivates it, and the other two play on to the end.
+#[test]
+fn a_timeout_in_three_seats_deactivates_the_bot_and_the_others_play_on() {
+    let Some(cp) = take() else { return };
+    let r = play(
+        &cp,
+        &[
+            bot("greedy", "greedy"),
+            bot("sleepy", "slow 2"),
+            bot("modest", "modest"),
+        ],
+        &["--seats", "3", "--seed", "7"],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    assert_eq!(r["ranks"], serde_json::json!([0, 2, 1]), "{r}");
+    let forfeits = r["forfeits"].as_array().unwrap();
+    assert_eq!(forfeits.len(), 1, "{r}");
+    assert_eq!(forfeits[0]["seat"], 1);
+    assert_eq!(forfeits[0]["reason"], "timeout");
+    // The game's own limit (100 ms + its 50 ms) was the turn's.
+    assert!(
+        forfeits[0]["detail"].as_str().unwrap().contains("150 ms"),
+        "{r}"
+    );
+    // Sleepy answered once; the two others played all 5 rounds.
+    assert_eq!(r["moves"].as_array().unwrap().len(), 1 + 5 + 5, "{r}");
+    assert_eq!(r["removed"][1], -1, "the game scored the timeout: {r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("sleepy timeout!"),
+        "the game's message, with the bot's name: {r}"
+    );
+}
+
+#[test]
+fn a_crash_in_two_seats_is_the_verdict_and_an_invalid_answer_is_the_games() {
+    let Some(cp) = take() else { return };
+    let r = play(
+        &cp,
+        &[bot("crasher", "crash 3"), bot("modest", "modest")],
+        &["--seed", "7"],
+    );
+    assert_eq!(r["reason"], "crash", "{r}");
+    assert_eq!(r["winner"], 1, "{r}");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exited with status 3"),
+        "{r}"
+    );
+
+    let r = play(
+        &cp,
+        &[bot("greedy", "greedy"), bot("wrong", "invalid 2")],
+        &["--seed", "7"],
+    );
+    assert_eq!(r["reason"], "win", "{r}");
+    assert_eq!(r["winner"], 0, "{r}");
+    let detail = r["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("wrong: invalid action") && detail.contains("banana"),
+        "{r}"
+    );
+}
+
+/// A referee that fails (`[[FAIL]]`) or hangs ends its game as referee-error with what it
+/// did and the end of its stderr; the run says so in its exit status.
+#[test]
+fn a_failing_or_hanging_sdk_referee_is_a_referee_error_with_its_stderr() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let out = dir.path().join("t");
+    let mut args = tournament_args(&cp, &out, "2");
+    args.extend([
+        "--game-param".to_string(),
+        "fail=2".to_string(),
+        bot("greedy", "greedy"),
+        bot("modest", "modest"),
+    ]);
+    let done = arbiter().args(&args).output().unwrap();
+    assert_eq!(
+        done.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let rows = read_csv(&out.join("games.csv"));
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r["reason"], "referee-error");
+        let detail = &r["detail"];
+        assert!(detail.contains("failed ([[FAIL]])"), "{r:?}");
+        assert!(
+            detail.contains("its stderr ends:") && detail.contains("at com.codingame.game.Referee"),
+            "{r:?}"
+        );
+        assert!(
+            detail.contains("Take was asked to fail at round 2"),
+            "{r:?}"
+        );
+    }
+
+    let r = play(
+        &cp,
+        &[bot("greedy", "greedy"), bot("modest", "modest")],
+        &["--game-param", "hang=2", "--referee-timeout-ms", "2000"],
+    );
+    assert_eq!(r["reason"], "referee-error", "{r}");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("wrote nothing for 2000 ms"),
+        "{r}"
+    );
+}
+
+#[test]
+fn the_same_seed_plays_the_same_game_and_the_league_is_the_games() {
+    let Some(cp) = take() else { return };
+    let bots = [bot("greedy", "greedy"), bot("modest", "modest")];
+    let a = play(&cp, &bots, &["--seed", "21"]);
+    let b = play(&cp, &bots, &["--seed", "21"]);
+    let c = play(&cp, &bots, &["--seed", "22"]);
+    assert_eq!(a["moves"], b["moves"]);
+    assert_eq!(a["removed"], b["removed"]);
+    assert_ne!(a["moves"], c["moves"], "another seed, other numbers");
+    // League 2 and up draws numbers up to 1000 (league 1: up to 100).
+    let max = |r: &Value| {
+        r["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().parse::<u32>().unwrap())
+            .max()
+            .unwrap()
+    };
+    assert!(max(&a) <= 100, "{a}");
+    let high = play(&cp, &bots, &["--seed", "21", "--league", "2"]);
+    assert!(max(&high) > 100, "{high}");
+    // A seed given as a game parameter stands for every game.
+    let fixed = play(&cp, &bots, &["--seed", "22", "--game-param", "seed=21"]);
+    assert_eq!(fixed["moves"], a["moves"]);
+}
+
+#[test]
+fn an_sdk_tournament_resumes_after_sigkill() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let out = dir.path().join("t");
+    let mut args = tournament_args(&cp, &out, "8");
+    args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = std::time::Instant::now() + Duration::from_secs(300);
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(std::time::Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = read_csv(&csv).len();
+    assert!(before < 8, "finished before the kill ({before} games)");
+    let done = arbiter().args(&args).output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(String::from_utf8_lossy(&done.stderr).contains("resuming"));
+    let rows = read_csv(&csv);
+    let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..8).collect::<Vec<u64>>());
+    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
+}
+
+#[test]
+fn sprt_decides_with_an_sdk_game() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let out = arbiter()
+        .args([
+            "sprt",
+            "--seed",
+            "3",
+            "--referee-timeout-ms",
+            "30000",
+            "--referee",
+            &cp,
+            "--max-pairs",
+            "20",
+            "--elo1",
+            "200",
+            "--elo0",
+            "0",
+            "--out",
+        ])
+        .arg(dir.path().join("s"))
+        .arg(bot("greedy", "greedy"))
+        .arg(bot("modest", "modest"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Decision: H1 accepted"), "{stdout}");
+}
+
+#[test]
+fn grade_marks_a_class_with_an_sdk_game() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let source = std::fs::read_to_string(root().join("tests/sdk/take_bot.py")).unwrap();
+    // alice plays greedy (the default mode); bob crashes at his first turn.
+    std::fs::write(class.join("alice.py"), &source).unwrap();
+    std::fs::write(
+        class.join("bob.py"),
+        "import sys\nsys.stdin.readline()\nsys.exit(1)\n",
+    )
+    .unwrap();
+    let baseline = dir.path().join("baseline");
+    std::fs::create_dir_all(&baseline).unwrap();
+    std::fs::write(baseline.join("bot.py"), &source).unwrap();
+    std::fs::write(
+        baseline.join("bot.toml"),
+        format!("name = \"modest\"\nrun = \"{} bot.py modest\"\n", python()),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("marks");
+    let out = arbiter()
+        .env("ARBITER_CACHE", dir.path().join("cache"))
+        .args([
+            "grade",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--referee-timeout-ms",
+            "30000",
+            "--referee",
+            &cp,
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .arg("--out")
+        .arg(&out_dir)
+        .arg(&class)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let marks = read_csv(&out_dir.join("marks.csv"));
+    let mark = |who: &str| -> f64 {
+        let row = marks
+            .iter()
+            .find(|r| r.values().any(|v| v == who))
+            .unwrap_or_else(|| panic!("no row for {who}: {marks:?}"));
+        row["mark"].parse().unwrap()
+    };
+    assert!(mark("alice") > mark("bob"), "{marks:?}");
+}
+
+#[test]
+fn shards_of_an_sdk_tournament_merge() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    for k in 1..=2 {
+        let shard = dir.path().join(format!("shard-{k}"));
+        let mut args = tournament_args(&cp, &shard, "4");
+        args.extend([
+            "--shard".to_string(),
+            format!("{k}/2"),
+            bot("greedy", "greedy"),
+            bot("modest", "modest"),
+        ]);
+        let out = arbiter().args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let all = dir.path().join("all");
+    let out = arbiter()
+        .arg("merge")
+        .arg(&all)
+        .arg(dir.path().join("shard-1"))
+        .arg(dir.path().join("shard-2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_csv(&all.join("games.csv"));
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
+}

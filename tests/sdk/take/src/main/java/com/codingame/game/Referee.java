@@ -1,0 +1,107 @@
+package com.codingame.game;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+
+import com.codingame.gameengine.core.AbstractPlayer.TimeoutException;
+import com.codingame.gameengine.core.AbstractReferee;
+import com.codingame.gameengine.core.MultiplayerGameManager;
+import com.google.inject.Inject;
+
+/**
+ * Take, arbiter's test game for 2 to 8 players. Each player is first sent one line "P I" (the
+ * number of players and its own index), in a first frame that executes no player (as many
+ * CodinGame games send their global information). Then each round every active player is sent
+ * one line "X" (a number from 1 to 100 drawn from the seed, the same for everyone that round)
+ * and answers a number from 0 to X, which it scores. An answer that is not such a number, a
+ * timeout or a crash deactivates the player (score -1); the game ends after `rounds` rounds
+ * (default 5) or when fewer than two players are active. The league level caps the numbers
+ * (league 1: X at most 100; league 2 and up: at most 1000). Test hooks: game parameter
+ * `fail=N` throws at round N, `hang=N` stops answering at round N.
+ */
+public class Referee extends AbstractReferee {
+    @Inject private MultiplayerGameManager<Player> gameManager;
+
+    private Random random;
+    private int rounds;
+    private int fail;
+    private int hang;
+    private int max;
+
+    @Override
+    public void init() {
+        Properties params = gameManager.getGameParameters();
+        random = new Random(gameManager.getSeed());
+        rounds = Integer.parseInt(params.getProperty("rounds", "5"));
+        fail = Integer.parseInt(params.getProperty("fail", "0"));
+        hang = Integer.parseInt(params.getProperty("hang", "0"));
+        max = gameManager.getLeagueLevel() >= 2 ? 1000 : 100;
+        gameManager.setFirstTurnMaxTime(1000);
+        gameManager.setTurnMaxTime(100);
+        gameManager.setMaxTurns(rounds + 1);
+        for (Player p : gameManager.getPlayers()) {
+            p.sendInputLine(gameManager.getPlayerCount() + " " + p.getIndex());
+        }
+    }
+
+    @Override
+    public void gameTurn(int turn) {
+        // The first frame deals: no player is executed, and the engine sends player 0's input
+        // (its line "P I") in a frame that asks for no answer.
+        if (turn == 1) {
+            return;
+        }
+        int round = turn - 1;
+        if (round == fail) {
+            throw new RuntimeException("Take was asked to fail at round " + round);
+        }
+        if (round == hang) {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }
+        int x = 1 + random.nextInt(max);
+        List<Player> active = gameManager.getActivePlayers();
+        // Every player is sent its input and executed before any answer is read (the engine
+        // forbids sending after reading): they play the round simultaneously.
+        for (Player p : active) {
+            p.sendInputLine(String.valueOf(x));
+            p.execute();
+        }
+        for (Player p : active) {
+            try {
+                List<String> outputs = p.getOutputs();
+                String answer = outputs.get(0).trim();
+                int taken;
+                try {
+                    taken = Integer.parseInt(answer);
+                } catch (NumberFormatException e) {
+                    taken = -1;
+                }
+                if (taken < 0 || taken > x) {
+                    p.deactivate(p.getNicknameToken() + ": invalid action \"" + answer + "\" (0 to " + x + " expected)");
+                    p.setScore(-1);
+                    continue;
+                }
+                p.setScore(p.getScore() + taken);
+                gameManager.addToGameSummary(p.getNicknameToken() + " takes " + taken + " of " + x);
+            } catch (TimeoutException e) {
+                p.deactivate(p.getNicknameToken() + " timeout!");
+                p.setScore(-1);
+            }
+        }
+        Map<String, Integer> view = new HashMap<>();
+        for (Player p : gameManager.getPlayers()) {
+            view.put("p" + p.getIndex(), p.getScore());
+        }
+        gameManager.setViewData("scores", view);
+        if (gameManager.getActivePlayers().size() < 2) {
+            gameManager.endGame();
+        }
+    }
+}

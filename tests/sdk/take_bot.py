@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""A bot for Take, arbiter's test SDK game (tests/sdk/take): reads one number X a turn and
+answers how much it takes (after a first line "P I": players, its index). MODE: `greedy` takes X, `modest` takes X // 2; `slow N`, `crash N`
+and `invalid N` play greedy but at their Nth turn sleep 5 s, exit, or answer `banana`."""
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "greedy"
+at = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+players, me = map(int, sys.stdin.readline().split())
+turn = 0
+for line in sys.stdin:
+    turn += 1
+    x = int(line)
+    if turn == at and mode == "slow":
+        time.sleep(5)
+    if turn == at and mode == "crash":
+        sys.exit(3)
+    if turn == at and mode == "invalid":
+        print("banana", flush=True)
+        continue
+    print(x // 2 if mode == "modest" else x, flush=True)

@@ -23,6 +23,41 @@ pub enum LeagueCommand {
     Remove(LeagueRemoveArgs),
     /// Print the standings of a running league (its URL, or its folder).
     Status(LeagueStatusArgs),
+    /// Make a token for a worker on another machine (printed once, kept hashed in DIR), or
+    /// revoke one.
+    Token(LeagueTokenArgs),
+    /// Play a league's games on this machine: connect out to the league at URL, lease games,
+    /// fetch and build their bots, play them in arbiter's sandbox and send the results.
+    Work(LeagueWorkArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueTokenArgs {
+    /// The league's folder (on the server).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The worker's name (letters, digits, '-', '_', '.'); a new token replaces its old one.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Revoke NAME's token instead: the worker is refused from its next call.
+    #[arg(long)]
+    pub revoke: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueWorkArgs {
+    /// The league: http://HOST:PORT.
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// The worker token (`arbiter league token DIR NAME` on the server).
+    #[arg(long, value_name = "T")]
+    pub token: String,
+    /// Games played at once [default: the CPUs this process may use].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Where fetched bots are kept and built [default: ~/.cache/arbiter/league].
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -16,6 +16,8 @@ pub fn run(args: LeagueArgs) -> Result<ExitCode> {
         LeagueCommand::Add(a) => add(a),
         LeagueCommand::Remove(a) => remove(a),
         LeagueCommand::Status(a) => status(&a.league),
+        LeagueCommand::Token(a) => super::league_work::token(a),
+        LeagueCommand::Work(a) => super::league_work::work(a),
     }
 }
 

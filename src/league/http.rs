@@ -34,7 +34,8 @@ pub fn router(s: Arc<Shared>) -> Router {
         .route("/api/bots", post(add_bots))
         .route("/api/events", get(events))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(s)
+        .with_state(s.clone())
+        .merge(super::remote::routes(s))
 }
 
 /// An answer with a status and a plain-text reason.

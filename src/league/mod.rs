@@ -5,17 +5,22 @@
 //! refreshes the ratings off the games' path ([`ratings`]) and serves the live page, the JSON API
 //! and server-sent events over HTTP ([`http`], [`page`]). Bots come and go while it runs
 //! (`league add`/`remove` reach it over HTTP with the admin token, [`client`]). Remote workers
-//! (issue 38) will lease games over HTTP from the same scheduler.
+//! (issue 38) lease games over HTTP from the same scheduler ([`remote`] on the server,
+//! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots).
 
+pub mod bundle;
 pub mod client;
 pub mod folder;
 pub mod http;
 pub mod page;
 pub mod play;
 pub mod ratings;
+pub mod remote;
 pub mod scheduler;
 pub mod server;
 pub mod sprt;
+pub mod tokens;
+pub mod worker;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -127,8 +127,14 @@ impl Shared {
 
     /// Leases one game to `worker`, logging new tables first.
     fn lease(&self, worker: &str) -> Option<Game> {
+        self.lease_games(worker, 1).pop()
+    }
+
+    /// Leases up to `slots` games to `worker` (a remote worker's session), logging new tables
+    /// first.
+    pub fn lease_games(&self, worker: &str, slots: usize) -> Vec<Game> {
         let mut sched = self.sched.lock().unwrap();
-        let game = sched.lease(worker, 1, Instant::now()).pop();
+        let games = sched.lease(worker, slots, Instant::now());
         let fresh = sched.take_fresh();
         if let Err(e) = self.log.lock().unwrap().append(&fresh) {
             // Nothing may leave unlogged: a server that cannot write its folder stops.
@@ -137,7 +143,13 @@ impl Shared {
             );
             std::process::exit(3);
         }
-        game
+        games
+    }
+
+    /// Hands a game played elsewhere (by a remote worker) to the recorder: the first result
+    /// for a game id is recorded, later ones are dropped.
+    pub fn finished(&self, game: Game, f: Finished) {
+        let _ = self.done_tx.lock().unwrap().send((game, f));
     }
 
     /// Checks (builds, test-starts) `entry` and adds it to the league, or marks it broken.

@@ -155,7 +155,7 @@ impl std::fmt::Display for Reason {
 }
 
 /// One bot's clock over a game.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SeatStats {
     /// Answers received.
     pub turns: u32,
@@ -227,7 +227,7 @@ impl SeatStats {
 }
 
 /// A seat that forfeited: the game's end in a two-seat game, an elimination in a larger one.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Forfeit {
     pub seat: usize,
     pub reason: Reason,
@@ -261,7 +261,7 @@ impl Forfeit {
 pub const TURN_STDERR_BYTES: usize = 1024;
 
 /// One answered turn, as the replay file keeps it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TurnRecord {
     /// The game's turn number, from 1 (opening plies included).
     pub turn: u32,
@@ -291,7 +291,7 @@ pub struct TurnRecord {
 }
 
 /// Everything one game produced.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameResult {
     pub game: String,
     pub seed: u64,

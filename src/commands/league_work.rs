@@ -1,0 +1,52 @@
+//! `arbiter league token` (on the server's folder) and `arbiter league work` (on any machine):
+//! workers on other machines (issue 38).
+
+use crate::cli::{LeagueTokenArgs, LeagueWorkArgs};
+use anyhow::Result;
+use arbiter::league::{folder, tokens, worker};
+use std::process::ExitCode;
+
+pub fn token(args: LeagueTokenArgs) -> Result<ExitCode> {
+    if folder::load_settings(&args.dir)?.is_none() {
+        return Err(folder::FolderError::NoLeague { dir: args.dir }.into());
+    }
+    if args.revoke {
+        tokens::revoke(&args.dir, &args.name)?;
+        eprintln!("revoked the token of worker {}", args.name);
+    } else {
+        let token = tokens::issue(&args.dir, &args.name)?;
+        eprintln!(
+            "worker {}'s token (shown once; kept hashed in {}): run on the worker machine\n  \
+             arbiter league work http://SERVER:PORT --token TOKEN",
+            args.name,
+            args.dir.join(tokens::FILE).display()
+        );
+        println!("{token}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn work(args: LeagueWorkArgs) -> Result<ExitCode> {
+    let cache = match args.cache {
+        Some(c) => c,
+        None => {
+            let home = std::env::var_os("XDG_CACHE_HOME")
+                .map(std::path::PathBuf::from)
+                .or_else(|| {
+                    std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache"))
+                })
+                .unwrap_or_else(std::env::temp_dir);
+            home.join("arbiter").join("league")
+        }
+    };
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| arbiter::tournament::runner::allowed_cpus().len().max(1));
+    worker::work(worker::Options {
+        url: args.url.trim_end_matches('/').to_string(),
+        token: args.token,
+        concurrency,
+        cache,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

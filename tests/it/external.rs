@@ -102,7 +102,9 @@ fn the_example_referee_plays_from_its_folder_and_its_seed_replays_the_same_game(
     // The page holds the game's data packed; the viewer draws it (the turns' inputs, the
     // referee's log).
     let page = replay.with_extension("html");
-    assert!(std::fs::read_to_string(&page).unwrap().contains("arbiterGame("));
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("arbiterGame("));
     if let Some(browser) = chromium() {
         let (dom, console) = load(&browser, &format!("file://{}", page.display()));
         assert!(console.is_empty(), "{console:?}");

@@ -100,9 +100,15 @@ function recentRow(r) {
   tr.append(el('td', result(r)));
   return tr;
 }
-// A finished game goes into the table the moment its event comes.
+// A finished game goes into the table the moment its event comes, and stays there when a
+// list fetched before the event arrives after it (see games()).
+const told = [];
 function heard(g) {
-  const body = $('recent').tBodies[0];
+  told.push(g);
+  if (told.length > 100) told.shift();
+  keep($('recent').tBodies[0], g);
+}
+function keep(body, g) {
   if (!body.querySelector('tr[data-game="' + g.game_id + '"]')) body.prepend(recentRow(g));
   while (body.rows.length > 100) body.deleteRow(-1);
 }
@@ -112,6 +118,7 @@ async function games() {
   g.running.forEach(r => { const li = el('li', 'game ' + r.game_id + ': ' + r.bots.join(' vs ') + ' on ' + (r.worker || '')); li.className = 'running'; ul.append(li); });
   const body = $('recent').tBodies[0]; body.replaceChildren();
   g.recent.forEach(r => body.append(recentRow(r)));
+  told.forEach(h => keep(body, h));
 }
 // A server that went away (stopped, restarting) is said, not thrown.
 function gone() { $('summary').textContent = 'the league server does not answer (stopped or restarting?)'; }

@@ -98,6 +98,8 @@ pub struct Outcome {
 pub enum Idle {
     /// Removed by its owner.
     Removed,
+    /// Being built and test-started (added moments ago, or the server is starting).
+    Checking,
     /// Could not be built or started (the text says why).
     Broken(String),
     /// Forfeited its last games one after the other.

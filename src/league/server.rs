@@ -240,7 +240,7 @@ pub fn start(
     for b in &bots {
         sched.add_bot(&b.name);
         // Not played until checked.
-        sched.set_idle(&b.name, Idle::Broken("being checked".into()));
+        sched.set_idle(&b.name, Idle::Checking);
     }
     for g in scheduled {
         let recorded = done.contains(g.game_id);
@@ -521,6 +521,7 @@ fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Option<Counted>>) {
                     match sched.idle(&line.name) {
                         None => ("playing".into(), None),
                         Some(Idle::Removed) => ("removed".into(), None),
+                        Some(Idle::Checking) => ("checking".into(), None),
                         Some(Idle::Broken(p)) => ("broken".into(), Some(p.clone())),
                         Some(Idle::Suspended { forfeits }) => (
                             "suspended".into(),

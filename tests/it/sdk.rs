@@ -57,10 +57,14 @@ fn take() -> Option<String> {
         let work = root().join("target/sdk-tests");
         let engine = work.join("engine");
         if !engine.join("done").is_file() {
-            let source = match std::env::var_os("ARBITER_CODINGAME_ENGINE") {
-                Some(dir) => PathBuf::from(dir),
-                None => {
-                    let bundle = root().join("../shared/third_party/codingame-game-engine.bundle");
+            // A clone of the engine, or a git bundle of it (as .ci/run gives).
+            let given = std::env::var_os("ARBITER_CODINGAME_ENGINE").map(PathBuf::from);
+            let source = match given {
+                Some(dir) if dir.is_dir() => dir,
+                given => {
+                    let bundle = given.unwrap_or_else(|| {
+                        root().join("../shared/third_party/codingame-game-engine.bundle")
+                    });
                     if !bundle.is_file() {
                         return Err(format!(
                             "no CodinGame engine source: {} is missing; clone \

@@ -64,6 +64,9 @@ fn tournament(
         "--concurrency",
         "2",
     ])
+    // Generous limits: this test is about the build and the warm JVM, not the clock (the game's
+    // own limits lost a turn to the load of the whole suite once).
+    .args(["--turn-ms", "2000", "--first-turn-ms", "10000"])
     .args(["--referee-timeout-ms", "30000", "--referee"])
     .arg(root().join("tests/sdk/take"))
     .arg("--out")

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// How long any one wait of these tests may last before it fails with what it saw.
@@ -23,35 +23,7 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path, workers: usize, bots: &[String]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .current_dir(common::root())
-            .args(["league", "serve"])
-            .arg(dir)
-            .args(bots)
-            .args(["--listen", "127.0.0.1:0", "--local-workers"])
-            .arg(workers.to_string())
-            .args([
-                "--game",
-                "impasse",
-                "--turn-ms",
-                "2000",
-                "--first-turn-ms",
-                "5000",
-            ])
-            .args(["--seed", "11"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
-            .to_string();
+        let (child, url) = common::league_serve(dir, bots, workers, 11);
         Server { child, url }
     }
 

@@ -8,7 +8,7 @@
 use crate::common::{self, first_bot, greedy_bot, random_bot};
 use serde_json::Value;
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -35,33 +35,7 @@ fn arbiter() -> Command {
 
 /// Starts `league serve DIR BOT... --local-workers 0` and returns it with its URL.
 fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
-    let mut child = arbiter()
-        .args(["league", "serve"])
-        .arg(dir)
-        .args(bots)
-        .args(["--listen", "127.0.0.1:0", "--local-workers", "0"])
-        .args([
-            "--game",
-            "impasse",
-            "--turn-ms",
-            "2000",
-            "--first-turn-ms",
-            "5000",
-        ])
-        .args(["--seed", "5"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
-        .to_string();
+    let (child, url) = common::league_serve(dir, bots, 0, 5);
     (Proc(child), url)
 }
 

@@ -284,3 +284,45 @@ pub fn bwrap_or_fail() -> bool {
     }
     found
 }
+
+/// Starts `arbiter league serve DIR BOT... --local-workers N` on a free loopback port (Impasse,
+/// generous limits, seed `seed`) and returns the process with the URL it said it listens on.
+pub fn league_serve(
+    dir: &std::path::Path,
+    bots: &[String],
+    workers: usize,
+    seed: u64,
+) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .current_dir(root())
+        .args(["league", "serve"])
+        .arg(dir)
+        .args(bots)
+        .args(["--listen", "127.0.0.1:0", "--local-workers"])
+        .arg(workers.to_string())
+        .args([
+            "--game",
+            "impasse",
+            "--turn-ms",
+            "2000",
+            "--first-turn-ms",
+            "5000",
+        ])
+        .args(["--seed", &seed.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
+        .to_string();
+    (child, url)
+}

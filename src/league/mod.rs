@@ -20,6 +20,7 @@ pub mod scheduler;
 pub mod server;
 pub mod sprt;
 pub mod tokens;
+pub mod trust;
 pub mod worker;
 
 use std::net::SocketAddr;

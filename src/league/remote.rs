@@ -16,6 +16,7 @@ use super::bundle::{self, Sources};
 use super::scheduler::Game;
 use super::server::{GameLine, Shared};
 use super::tokens;
+use super::trust::{self, Voided};
 use crate::engine::GameSettings;
 use crate::referee::{GameResult, TurnRecord};
 use crate::tournament::{Finished, GameSpec};
@@ -113,6 +114,10 @@ pub struct Reply {
     pub accepted: bool,
     /// The worker should stop (the league stops, or its token was revoked).
     pub stop: bool,
+    /// The result was voided: the worker's load, not the bot, lost the game (see
+    /// [`super::trust`]); it is played again, and this worker gets no game for a pause.
+    #[serde(default)]
+    pub voided: bool,
 }
 
 /// A registered worker process.
@@ -123,6 +128,8 @@ pub struct WorkerLine {
     #[serde(flatten)]
     pub info: Register,
     pub games: u64,
+    /// Its games voided (lost to its load, played again elsewhere).
+    pub voided: u64,
     /// Seconds since it was last heard from.
     pub last_seen_s: u64,
     /// Heard from within two lease times.
@@ -133,6 +140,9 @@ struct Session {
     name: String,
     info: Register,
     games: u64,
+    voided: u64,
+    /// No game until then (it voided one).
+    paused_until: Option<Instant>,
     last_seen: Instant,
 }
 
@@ -153,7 +163,14 @@ pub struct Remote {
     by_hash: Mutex<HashMap<String, Arc<Vec<u8>>>>,
     /// Games leased to remote workers and not yet returned, by id.
     out: Mutex<HashMap<u64, Game>>,
+    /// How often each game was voided (from the folder's log at start).
+    voids: Mutex<HashMap<u64, u32>>,
+    /// The latest voided games, newest last, for the page.
+    voided: Mutex<std::collections::VecDeque<Voided>>,
 }
+
+/// Voided games `/api/workers` lists.
+const VOIDED_SHOWN: usize = 100;
 
 pub fn routes(s: Arc<Shared>) -> Router {
     let r = Arc::new(Remote {
@@ -163,7 +180,15 @@ pub fn routes(s: Arc<Shared>) -> Router {
         archives: Mutex::default(),
         by_hash: Mutex::default(),
         out: Mutex::default(),
+        voids: Mutex::default(),
+        voided: Mutex::default(),
     });
+    {
+        let log = trust::read(&r.s.dir);
+        *r.voids.lock().unwrap() = trust::counts(&log);
+        let skip = log.len().saturating_sub(VOIDED_SHOWN);
+        r.voided.lock().unwrap().extend(log.into_iter().skip(skip));
+    }
     Router::new()
         .route("/api/work/register", post(register))
         .route("/api/work/lease", post(lease))
@@ -261,6 +286,8 @@ async fn register(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Regi
             name,
             info,
             games: 0,
+            voided: 0,
+            paused_until: None,
             last_seen: Instant::now(),
         },
     );
@@ -311,6 +338,16 @@ fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
 
 /// Leases up to `slots` games to `session` now, with their bots' archives.
 fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGame> {
+    let paused = r
+        .sessions
+        .lock()
+        .unwrap()
+        .get(session)
+        .and_then(|s| s.paused_until)
+        .is_some_and(|until| Instant::now() < until);
+    if paused {
+        return Vec::new();
+    }
     let games = r.s.lease_games(session, slots);
     let mut out = Vec::new();
     for game in games {
@@ -396,6 +433,7 @@ async fn renew(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Renew>)
     Json(Reply {
         accepted: true,
         stop: r.s.stop.load(Ordering::Relaxed),
+        voided: false,
     })
     .into_response()
 }
@@ -418,6 +456,7 @@ async fn result(
         return Json(Reply {
             accepted: false,
             stop,
+            voided: false,
         })
         .into_response();
     };
@@ -439,6 +478,16 @@ async fn result(
     result.log = req.log;
     result.stderr_tails = req.stderr_tails;
     result.duration = Duration::from_micros(req.duration_us);
+    if let Some(seat) = trust::spoiled_seat(&result) {
+        if void(&r, &game, &req.session, seat, &result) {
+            return Json(Reply {
+                accepted: false,
+                stop,
+                voided: true,
+            })
+            .into_response();
+        }
+    }
     let spec = GameSpec {
         game_id: game.game_id,
         pair_id: game.pair_id,
@@ -452,8 +501,47 @@ async fn result(
     Json(Reply {
         accepted: true,
         stop,
+        voided: false,
     })
     .into_response()
+}
+
+/// Voids `game`, which `session` lost to its machine's load at `seat`: its evidence logged, the
+/// game queued again, the worker paused. False when it stands after all (voided too often, or
+/// the evidence cannot be kept).
+fn void(r: &Remote, game: &Game, session: &str, seat: usize, result: &GameResult) -> bool {
+    {
+        let mut voids = r.voids.lock().unwrap();
+        let n = voids.entry(game.game_id).or_default();
+        if *n >= trust::MAX_VOIDS {
+            return false;
+        }
+        *n += 1;
+    }
+    let v = trust::evidence(game, session, seat, result);
+    if let Err(e) = trust::append(&r.s.dir, &v) {
+        eprintln!(
+            "arbiter: warning: {e}; game {} is recorded as played",
+            game.game_id
+        );
+        return false;
+    }
+    r.s.sched.lock().unwrap().release(game.game_id);
+    r.s.live.lock().unwrap().running.remove(&game.game_id);
+    if let Some(s) = r.sessions.lock().unwrap().get_mut(session) {
+        s.voided += 1;
+        s.paused_until = Some(Instant::now() + trust::VOID_PAUSE);
+    }
+    {
+        let mut shown = r.voided.lock().unwrap();
+        shown.push_back(v.clone());
+        if shown.len() > VOIDED_SHOWN {
+            shown.pop_front();
+        }
+    }
+    r.s.tell("voided", &v);
+    r.s.wake();
+    true
 }
 
 async fn bot(
@@ -489,6 +577,7 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
             name: s.name.clone(),
             info: s.info.clone(),
             games: s.games,
+            voided: s.voided,
             last_seen_s: s.last_seen.elapsed().as_secs(),
             alive: s.last_seen.elapsed() < 2 * lease,
         })
@@ -498,5 +587,6 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
 }
 
 async fn workers(State(r): State<Arc<Remote>>) -> Response {
-    Json(serde_json::json!({ "workers": worker_lines(&r) })).into_response()
+    let voided: Vec<Voided> = r.voided.lock().unwrap().iter().rev().cloned().collect();
+    Json(serde_json::json!({ "workers": worker_lines(&r), "voided": voided })).into_response()
 }

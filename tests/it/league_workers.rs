@@ -15,10 +15,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long any one wait of these tests may last before it fails with what it saw.
-const DEADLINE: Duration = Duration::from_secs(120);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
 
 /// A process started by a test, killed (SIGKILL) when dropped.
-struct Proc(Child);
+pub(crate) struct Proc(pub(crate) Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
@@ -27,7 +27,7 @@ impl Drop for Proc {
     }
 }
 
-fn arbiter() -> Command {
+pub(crate) fn arbiter() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arbiter"));
     c.current_dir(common::root());
     c
@@ -39,7 +39,7 @@ fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
     (Proc(child), url)
 }
 
-fn token(dir: &Path, name: &str) -> String {
+pub(crate) fn token(dir: &Path, name: &str) -> String {
     let out = arbiter()
         .args(["league", "token"])
         .arg(dir)
@@ -76,7 +76,7 @@ fn work(url: &str, token: &str, cache: &Path) -> Proc {
 }
 
 /// Sends one request and returns the answer's status and body.
-fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+pub(crate) fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
     let addr = url.trim_start_matches("http://");
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
@@ -101,14 +101,14 @@ fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
     (status, body)
 }
 
-fn json(url: &str, path: &str) -> Value {
+pub(crate) fn json(url: &str, path: &str) -> Value {
     let (status, body) = http(url, "GET", path, "");
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap()
 }
 
 /// Waits until `ok` gives a value, or fails saying what it waited for and what it saw last.
-fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
+pub(crate) fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
     let began = Instant::now();
     loop {
         let (got, seen) = ok();
@@ -121,7 +121,7 @@ fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
 }
 
 /// The game ids in games.csv, in order.
-fn recorded(dir: &Path) -> Vec<u64> {
+pub(crate) fn recorded(dir: &Path) -> Vec<u64> {
     if !dir.join("games.csv").exists() {
         return Vec::new();
     }

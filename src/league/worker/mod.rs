@@ -404,7 +404,15 @@ fn play_loop(w: &Worker) {
                 return;
             };
             if let Ok(reply) = serde_json::from_slice::<Reply>(&a.body) {
-                if !reply.accepted {
+                if reply.voided {
+                    eprintln!(
+                        "arbiter: game {} was voided: a bot timed out after waiting for a CPU \
+                         (this machine was too busy for it); it is played again, and this \
+                         worker pauses (play fewer games at once with --concurrency, or stop \
+                         other work here)",
+                        lg.game.game_id
+                    );
+                } else if !reply.accepted {
                     eprintln!(
                         "arbiter: game {} had a result already (its lease ran out): dropped",
                         lg.game.game_id

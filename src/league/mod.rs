@@ -16,6 +16,7 @@ pub mod page;
 pub mod play;
 pub mod ratings;
 pub mod remote;
+pub mod residuals;
 pub mod scheduler;
 pub mod server;
 pub mod sprt;

@@ -42,9 +42,14 @@ pub fn work(args: LeagueWorkArgs) -> Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| arbiter::tournament::runner::allowed_cpus().len().max(1));
+    let token = match (args.token, args.token_file) {
+        (Some(t), _) => t,
+        (None, Some(file)) => worker::read_token(&file)?,
+        (None, None) => unreachable!("clap requires --token or --token-file"),
+    };
     worker::work(worker::Options {
         url: args.url.trim_end_matches('/').to_string(),
-        token: args.token,
+        token,
         concurrency,
         cache,
     })?;

@@ -154,7 +154,11 @@ mod tests {
                 let (a, b) = (BOTS[i], BOTS[j]);
                 let e = 1.0 / (1.0 + 10f64.powf((b.1 - a.1) / 400.0)) + 0.03;
                 let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                let ranks = if cheat || x < e { vec![0, 1] } else { vec![1, 0] };
+                let ranks = if cheat || x < e {
+                    vec![0, 1]
+                } else {
+                    vec![1, 0]
+                };
                 Played {
                     worker: worker.into(),
                     game_id: k as u64,

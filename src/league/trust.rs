@@ -9,6 +9,10 @@
 //! worker that voided it gets no game for [`VOID_PAUSE`]. A game voided [`MAX_VOIDS`] times is
 //! recorded as played: a bot that is only ever late on busy machines must still finish its
 //! games somewhere.
+//!
+//! A worker that [`super::residuals`] finds off the fit is quarantined: its entry (with its
+//! games) goes to `quarantined.jsonl`, and the standings are counted again from games.csv
+//! without its games ([`standings_without`]); the records keep them.
 
 use crate::referee::{GameResult, Reason};
 use serde::{Deserialize, Serialize};
@@ -84,9 +88,9 @@ pub fn evidence(
     }
 }
 
-/// A league folder's voided log that cannot be written.
+/// A league folder's log (voided games, quarantined workers) that cannot be written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot append to the voided games' log {}: {source}", path.display())]
+#[error("cannot append to {}: {source}", path.display())]
 pub struct VoidLogError {
     path: PathBuf,
     source: std::io::Error,
@@ -94,12 +98,16 @@ pub struct VoidLogError {
 
 /// Appends `v` to the voided log in `dir` (one JSON line, flushed).
 pub fn append(dir: &Path, v: &Voided) -> Result<(), VoidLogError> {
-    let path = dir.join(VOIDED);
+    append_line(dir, VOIDED, v)
+}
+
+fn append_line(dir: &Path, file: &str, v: &impl Serialize) -> Result<(), VoidLogError> {
+    let path = dir.join(file);
     let fail = |source| VoidLogError {
         path: path.clone(),
         source,
     };
-    let mut line = serde_json::to_vec(v).expect("a void serialises");
+    let mut line = serde_json::to_vec(v).expect("a log line serialises");
     line.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -112,7 +120,11 @@ pub fn append(dir: &Path, v: &Voided) -> Result<(), VoidLogError> {
 
 /// The voided log in `dir` (a torn last line, from a crash, is skipped).
 pub fn read(dir: &Path) -> Vec<Voided> {
-    let Ok(f) = std::fs::File::open(dir.join(VOIDED)) else {
+    read_lines(dir, VOIDED)
+}
+
+fn read_lines<T: serde::de::DeserializeOwned>(dir: &Path, file: &str) -> Vec<T> {
+    let Ok(f) = std::fs::File::open(dir.join(file)) else {
         return Vec::new();
     };
     std::io::BufReader::new(f)
@@ -129,6 +141,58 @@ pub fn counts(voided: &[Voided]) -> HashMap<u64, u32> {
         *n.entry(v.game_id).or_default() += 1;
     }
     n
+}
+
+/// The league folder's log of quarantined workers.
+pub const QUARANTINED: &str = "quarantined.jsonl";
+
+/// A worker whose results are off the league's fit ([`super::residuals`]): its games are out
+/// of the ratings (kept in the records), and it gets no more games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// The worker's name (its token's).
+    pub worker: String,
+    pub why: String,
+    /// Its games, out of the ratings.
+    pub games: Vec<u64>,
+    pub at: String,
+}
+
+/// Appends `q` to the quarantine log in `dir`.
+pub fn append_quarantined(dir: &Path, q: &Quarantined) -> Result<(), VoidLogError> {
+    append_line(dir, QUARANTINED, q)
+}
+
+/// The quarantine log in `dir`.
+pub fn read_quarantined(dir: &Path) -> Vec<Quarantined> {
+    read_lines(dir, QUARANTINED)
+}
+
+/// The league's standings counted again from games.csv without the games in `out` (a
+/// quarantined worker's), every bot in `known` with its line.
+pub fn standings_without(
+    dir: &Path,
+    out: &std::collections::HashSet<u64>,
+    known: &[String],
+) -> Result<super::ratings::Standings, String> {
+    let mut counted = super::ratings::Standings::default();
+    for b in known {
+        counted.know(b);
+    }
+    crate::results::games_csv::try_for_each_result(&[dir.join("games.csv")], |row| {
+        // As the recorder feeds the fit: a referee's failure is no result.
+        let failed = row.reason == Some(Reason::RefereeError);
+        if !failed && !row.game_id.is_some_and(|id| out.contains(&id)) {
+            counted.add(&super::ratings::Counted {
+                bots: row.bots,
+                ranks: row.ranks,
+                pair_id: row.pair_id.unwrap_or(0),
+            });
+        }
+        Ok::<(), crate::results::games_csv::ReadError>(())
+    })
+    .map_err(|e| crate::errors::chain_text(&e))?;
+    Ok(counted)
 }
 
 #[cfg(test)]

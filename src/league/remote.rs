@@ -679,7 +679,9 @@ fn slow_bench(r: &Remote, bench_ms: f64) -> Option<String> {
         .collect();
     all.sort_by(f64::total_cmp);
     let median = all[all.len() / 2];
-    (!(bench_ms <= BENCH_FACTOR * median)).then(|| {
+    // A figure that is not a number is no figure: no timed games either.
+    let fast_enough = bench_ms.is_finite() && bench_ms <= BENCH_FACTOR * median;
+    (!fast_enough).then(|| {
         format!(
             "its bench took {bench_ms:.0} ms, over {BENCH_FACTOR} times the league's median \
              ({median:.0} ms): a machine that slow (or that busy) gets no timed games; stop \

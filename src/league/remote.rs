@@ -144,7 +144,7 @@ pub struct WorkerLine {
 }
 
 /// A worker whose bench figure is this many times the league's median gets no timed games.
-pub const BENCH_FACTOR: f64 = 3.0;
+pub const BENCH_FACTOR: f64 = 5.0;
 
 struct Session {
     name: String,

@@ -129,6 +129,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             .flat_map(|a| ["--anchor".to_string(), a.clone()])
             .collect(),
         sbatch,
+        spell: crate::cli::spelling,
     };
     job.write()?;
     sbatch::written(&job, seed, args.submit);

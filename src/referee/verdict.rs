@@ -185,7 +185,8 @@ impl fmt::Display for Verdict {
                 Some(LimitHit::Processes(n)) => write!(
                     f,
                     "ended after trying to run more than {n} processes and threads at once \
-                     (its process cap, --max-processes): {how}"
+                     (its process cap, {}): {how}",
+                    crate::options::Opt::MaxProcesses
                 ),
                 None => write!(f, "{how}"),
             },

@@ -450,9 +450,10 @@ fn play_loop(w: &Worker) {
                     eprintln!(
                         "arbiter: game {} was voided: a bot timed out after waiting for a CPU \
                          (this machine was too busy for it); it is played again, and this \
-                         worker pauses (play fewer games at once with --concurrency, or stop \
-                         other work here)",
-                        lg.game.game_id
+                         worker pauses (play fewer games at once with {}, or stop other \
+                         work here)",
+                        lg.game.game_id,
+                        crate::options::Opt::Concurrency
                     );
                 } else if !reply.accepted {
                     eprintln!(

@@ -10,6 +10,7 @@
 //! `launcher*.rs`). Here: what a user's `--referee` names when it is an SDK game ([`detect`]).
 
 pub mod build;
+pub mod check;
 pub mod driver;
 pub mod launcher;
 pub mod protocol;

@@ -647,7 +647,9 @@ fn the_replay_page_shows_the_games_summaries_and_tooltips_turn_by_turn() {
     let dom = at(4);
     let tips = inner(&dom, "tooltips", "ul");
     assert!(
-        tips.contains("mallory: mallory: invalid action \"&lt;img src=x onerror=document.title='pwned'&gt;\""),
+        tips.contains(
+            "mallory: mallory: invalid action \"&lt;img src=x onerror=document.title='pwned'&gt;\""
+        ),
         "{tips}"
     );
     assert!(!dom.contains("<img"), "markup from a bot was drawn: {dom}");
@@ -659,8 +661,8 @@ fn the_replay_page_shows_the_games_summaries_and_tooltips_turn_by_turn() {
 }
 
 /// A referee that cannot play stops the run before any game is scheduled, with what it did,
-/// the end of its stderr and what to do: a game that throws in its init, a class path without
-/// the engine.
+/// the end of its stderr and what to do (a game that throws in its init); a class path without
+/// the engine is refused before that, saying what to add.
 #[test]
 fn an_sdk_referee_that_cannot_play_stops_the_run_before_any_game() {
     let Some(cp) = take() else { return };
@@ -680,10 +682,7 @@ fn an_sdk_referee_that_cannot_play_stops_the_run_before_any_game() {
         (
             no_engine.join(":"),
             vec![],
-            vec![
-                "exited with status 1",
-                "Could not find or load main class com.codingame.gameengine.core.RefereeMain",
-            ],
+            vec!["holds no CodinGame engine", "add the engine's jar"],
         ),
     ];
     for (i, (cp, extra, why)) in cases.iter().enumerate() {
@@ -693,17 +692,84 @@ fn an_sdk_referee_that_cannot_play_stops_the_run_before_any_game() {
         args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
         let done = arbiter().args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&done.stderr);
-        assert_eq!(done.status.code(), Some(3), "{stderr}");
-        assert!(stderr.contains("cannot play"), "{stderr}");
+        assert!(!done.status.success(), "{stderr}");
         for why in why {
             assert!(stderr.contains(why), "{why}: {stderr}");
         }
-        assert!(
-            stderr.contains("[[GET_GAME_INFO] 0]") && stderr.contains("engine's core"),
-            "what to do: {stderr}"
-        );
+        if i == 0 {
+            assert_eq!(done.status.code(), Some(3), "{stderr}");
+            assert!(stderr.contains("cannot play"), "{stderr}");
+            assert!(
+                stderr.contains("[[GET_GAME_INFO] 0]") && stderr.contains("engine's core"),
+                "what to do: {stderr}"
+            );
+        }
         let rows = std::fs::read_to_string(out.join("games.csv"))
             .map_or(0, |t| t.lines().count().saturating_sub(1));
         assert_eq!(rows, 0, "games were played: {stderr}");
     }
+}
+
+/// A class path given built is played by warm referee JVMs too: copied into a run folder of the
+/// build cache with arbiter's launcher, and playing exactly the games one fresh JVM per game
+/// plays.
+#[test]
+fn a_class_path_is_played_by_warm_jvms_and_plays_the_games_a_fresh_jvm_plays() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let cache = dir.path().join("cache");
+    let run = |way: &str| {
+        let out = dir.path().join(way);
+        let mut args = tournament_args(&cp, &out, "4");
+        args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
+        let mut cmd = arbiter();
+        cmd.env("ARBITER_CACHE", &cache)
+            .env_remove("ARBITER_SDK_JVM");
+        if way == "fresh" {
+            cmd.env("ARBITER_SDK_JVM", "fresh");
+        }
+        let done = cmd.args(&args).output().unwrap();
+        assert!(
+            done.status.success(),
+            "{way}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let mut recs = records(&out);
+        recs.sort_by_key(|r| r["game_id"].as_u64());
+        recs
+    };
+    let warm = run("warm");
+    let built: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("sdk-built-")
+        })
+        .collect();
+    assert_eq!(built.len(), 1, "{built:?}");
+    assert!(built[0].join("launcher/ArbiterLauncher.class").is_file());
+    for r in &warm {
+        assert_eq!(r["game"], "take", "the name is the class path's: {r}");
+        let referee = r["external"]["referee"].as_str().unwrap();
+        assert!(referee.contains("ArbiterLauncher"), "{referee}");
+    }
+    let fresh = run("fresh");
+    assert!(fresh.iter().all(|r| r["external"]["referee"]
+        .as_str()
+        .unwrap()
+        .ends_with("RefereeMain")));
+    let inputs = |recs: &[Value]| -> Vec<Value> {
+        recs.iter()
+            .map(|r| r["external"]["inputs"].clone())
+            .collect()
+    };
+    assert_eq!(warm.len(), 4);
+    assert_eq!(
+        inputs(&warm),
+        inputs(&fresh),
+        "the same games, turn by turn"
+    );
 }

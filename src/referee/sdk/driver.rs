@@ -158,13 +158,10 @@ pub(super) fn first_frame(
     seats: usize,
     cfg: &RefereeConfig,
 ) -> Result<(), (String, String)> {
-    let proc = game
-        .launcher
-        .spawn(game, &cfg.limits, &[])
-        .map_err(|e| {
-            let why = crate::errors::chain_text(&e);
-            (format!("cannot start: {why}"), String::new())
-        })?;
+    let proc = game.launcher.spawn(game, &cfg.limits, &[]).map_err(|e| {
+        let why = crate::errors::chain_text(&e);
+        (format!("cannot start: {why}"), String::new())
+    })?;
     let mut driver = Driver {
         game,
         proc,

@@ -30,8 +30,9 @@ pub const SDK_VARIANT: &str = "codingame-sdk";
 pub enum CheckError {
     #[error(transparent)]
     External(#[from] RefereeCheckError),
+    /// Boxed: it is large, and run errors travel by value.
     #[error(transparent)]
-    Sdk(#[from] super::sdk::check::SdkCheckError),
+    Sdk(Box<super::sdk::check::SdkCheckError>),
 }
 
 /// A validated choice of what a run plays.
@@ -123,7 +124,9 @@ impl GameChoice {
             GameChoice::External { referee, seats } => {
                 Ok(super::external::check(referee, *seats, cfg)?)
             }
-            GameChoice::Sdk { game, seats } => Ok(super::sdk::check::check(game, *seats, cfg)?),
+            GameChoice::Sdk { game, seats } => {
+                super::sdk::check::check(game, *seats, cfg).map_err(CheckError::Sdk)
+            }
         }
     }
 

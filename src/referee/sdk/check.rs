@@ -33,19 +33,22 @@ pub struct SdkCheckError {
 }
 
 /// Starts `game`'s referee (by its launcher, warm or fresh) for a game of `seats` players and
-/// reads its first frame within its time per message; no bot is started.
-pub fn check(game: &SdkGame, seats: usize, cfg: &RefereeConfig) -> Result<(), SdkCheckError> {
-    super::driver::first_frame(game, seats, cfg).map_err(|(what, stderr)| SdkCheckError {
-        name: game.name.clone(),
-        origin: game.origin.clone(),
-        command: game.java_command().command_line(),
-        dir: game.dir.display().to_string(),
-        seats,
-        what: format!("it {what}"),
-        stderr: match tail(&stderr, QUOTE).trim_end() {
-            "" => String::new(),
-            quote => format!("; its stderr ends:\n{quote}"),
-        },
+/// reads its first frame within its time per message; no bot is started. The error is boxed:
+/// it is large, and run errors travel by value.
+pub fn check(game: &SdkGame, seats: usize, cfg: &RefereeConfig) -> Result<(), Box<SdkCheckError>> {
+    super::driver::first_frame(game, seats, cfg).map_err(|(what, stderr)| {
+        Box::new(SdkCheckError {
+            name: game.name.clone(),
+            origin: game.origin.clone(),
+            command: game.java_command().command_line(),
+            dir: game.dir.display().to_string(),
+            seats,
+            what: format!("it {what}"),
+            stderr: match tail(&stderr, QUOTE).trim_end() {
+                "" => String::new(),
+                quote => format!("; its stderr ends:\n{quote}"),
+            },
+        })
     })
 }
 

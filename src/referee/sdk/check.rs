@@ -14,11 +14,12 @@ const QUOTE: usize = 1200;
 #[derive(Debug, thiserror::Error)]
 #[error(
     "the SDK referee of '{name}' cannot play: {what}{stderr}\n  \
-     the games were not started. Check what --referee {origin} names: the game's classes (its \
+     the games were not started. Check what {} {origin} names: the game's classes (its \
      jar or classes folder) and the engine's core with its jars (guice, guava, gson, \
      commons-logging), built against the engine version the game's pom.xml names \
      (<gamengine.version>); to see it fail by hand, run `{command}` in {dir} and type \
-     `[[INIT] 1]`, `{seats}` and `[[GET_GAME_INFO] 0]`, one a line"
+     `[[INIT] 1]`, `{seats}` and `[[GET_GAME_INFO] 0]`, one a line",
+    crate::options::Opt::Referee
 )]
 pub struct SdkCheckError {
     pub name: String,

@@ -101,7 +101,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     }
     sbatch.extend(args.sbatch.iter().cloned());
     // Checked: the options must give back these settings (the tasks would refuse to run otherwise).
-    let mut options = shard_line::checked_options(&settings)?;
+    let mut options = shard_line::checked_options(settings)?;
     if t.skip_broken_bots {
         options.push("--skip-broken-bots".into());
     }

@@ -204,7 +204,8 @@ impl Kind for Shards {
         Ok(field.check_field(self.skip_broken_bots, seats, &run.choice.describe())?)
     }
 
-    /// The whole tournament's games (the shards split them).
+    /// The whole tournament's games, as a run in one folder would play them ([`engine::prepare`]
+    /// stops before asking: the shards split them).
     fn todo(
         &mut self,
         run: &RunContext<'_, Settings>,

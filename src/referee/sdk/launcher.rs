@@ -9,7 +9,8 @@
 //!
 //! The launcher is the referee, untrusted code: it is started as the fresh JVM is, boxed and
 //! limited as the bots (the same `BotProcess::spawn`), and only serves games whose bots it was
-//! hidden from when it started (a launcher is kept per set of bots and limits). A launcher is
+//! hidden from when it started (a launcher is kept per set of bots and limits, and per game
+//! thread: see [`WarmJvm::key`]). A launcher is
 //! given back to the pool only after a game that ended as the protocol says ([[SCORES]], then
 //! the launcher's own end line in time); after anything else (a hang, a crash, garbage, a game
 //! cut short) it is shut down with the game's bots, and the next game starts a new one. At most
@@ -121,7 +122,11 @@ impl WarmJvm {
         spec
     }
 
-    /// Which launchers may serve a game: the same command, limits and hidden bots.
+    /// Which launchers may serve a game: the same command, limits and hidden bots, and the same
+    /// thread. A boxed process gets SIGKILL when the *thread* that started it ends (its
+    /// parent-death signal, which keeps nothing of a game alive after a dead referee), so a
+    /// launcher started by one game thread and taken by another was killed mid-game when its
+    /// first thread ran out of games.
     fn key(game: &SdkGame, limits: &Limits, others: &[&BotSpec]) -> String {
         let mut hidden: Vec<String> = others
             .iter()
@@ -129,7 +134,8 @@ impl WarmJvm {
             .collect();
         hidden.sort();
         format!(
-            "{}\n{limits:?}\n{}",
+            "{:?}\n{}\n{limits:?}\n{}",
+            std::thread::current().id(),
             Self::command(game).command_line(),
             hidden.join("\n")
         )

@@ -127,6 +127,46 @@ fn a_warm_launcher_plays_game_after_game_each_in_fresh_classes_and_is_replaced_w
     fourth.shutdown(Duration::from_millis(100));
 }
 
+/// A launcher serves only the thread that started it: when that thread ends, the launcher's
+/// parent-death signal kills it, so one taken by another thread would die in that thread's game.
+#[test]
+fn a_launcher_is_never_served_to_another_thread_whose_game_its_first_thread_would_end() {
+    let warm = Arc::new(WarmJvm::new());
+    let Some(game) = sum_game(warm.clone()) else {
+        return;
+    };
+    let game = Arc::new(game);
+    let limits = Limits::default();
+    let (done, end) = std::sync::mpsc::channel::<()>();
+    let (kept, first_pid) = std::sync::mpsc::channel::<u32>();
+    let first = {
+        let (warm, game, limits) = (warm.clone(), game.clone(), limits.clone());
+        std::thread::spawn(move || {
+            let mut proc = warm.spawn(&game, &limits, &[]).unwrap();
+            play(&mut proc, "1", "1");
+            let pid = proc.pid();
+            assert!(warm.finish(proc, true).is_ok(), "kept");
+            kept.send(pid).unwrap();
+            // This thread lives until the other thread has its launcher.
+            let _ = end.recv();
+        })
+    };
+    let first_pid = first_pid.recv().unwrap();
+    assert_eq!(warm.idle_count(), 1);
+    let mut mine = warm.spawn(&game, &limits, &[]).unwrap();
+    assert_ne!(
+        mine.pid(),
+        first_pid,
+        "another thread's launcher was served"
+    );
+    done.send(()).unwrap();
+    first.join().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    // The first thread has ended (its launcher with it); this game plays on.
+    assert_eq!(play(&mut mine, "2", "3").0, vec![6, 9]);
+    mine.shutdown(Duration::from_millis(100));
+}
+
 #[test]
 fn launchers_are_kept_apart_by_the_bots_they_were_hidden_from() {
     let game = SdkGame {

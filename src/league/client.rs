@@ -112,9 +112,7 @@ fn exchange(
     let mut answer = Vec::new();
     let mut send = true;
     if expect {
-        stream
-            .set_read_timeout(Some(CONTINUE_WAIT))
-            .map_err(read)?;
+        stream.set_read_timeout(Some(CONTINUE_WAIT)).map_err(read)?;
         match read_head(&mut stream, &mut answer) {
             Ok(end) if answer.starts_with(b"HTTP/1.1 100") => {
                 answer.drain(..end);
@@ -122,7 +120,11 @@ fn exchange(
             // The final answer already: a refusal, and the body is not sent.
             Ok(_) => send = false,
             // No go-ahead in time: the body goes anyway (RFC 9110).
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
             Err(e) => return Err(read(e)),
         }
         stream.set_read_timeout(Some(wait)).map_err(read)?;

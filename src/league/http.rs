@@ -32,9 +32,7 @@ pub fn router(s: Arc<Shared>) -> Router {
         .route("/api/games", get(games))
         .route(
             "/api/bots/{name}",
-            get(bot_json)
-                .delete(remove_bot)
-                .post(super::upload::upload),
+            get(bot_json).delete(remove_bot).post(super::upload::upload),
         )
         .route("/api/bots", post(add_bots))
         .route("/api/events", get(events))

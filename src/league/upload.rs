@@ -309,7 +309,9 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
                 // A link may point down or beside itself only: then whatever it names, through
                 // other such links, is inside the folder.
                 let down = !target.as_os_str().is_empty()
-                    && target.components().all(|c| matches!(c, Component::Normal(_)));
+                    && target
+                        .components()
+                        .all(|c| matches!(c, Component::Normal(_)));
                 if !down {
                     return Err(unsafe_(&format!(
                         "is a symbolic link to {:?}, outside the bot's folder (a link may only \
@@ -438,12 +440,17 @@ pub async fn upload(
     }
     let dir = s.dir.clone();
     let file = query.file.clone();
-    let stored = tokio::task::spawn_blocking(move || store(&dir, &name, file.as_deref(), &bytes))
-        .await;
+    let stored =
+        tokio::task::spawn_blocking(move || store(&dir, &name, file.as_deref(), &bytes)).await;
     let mut entry = match stored {
         Ok(Ok(e)) => e,
         Ok(Err(e)) => return refuse(e.status(), e),
-        Err(_) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, "keeping the upload failed"),
+        Err(_) => {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "keeping the upload failed",
+            )
+        }
     };
     entry.candidate_of = query.candidate;
     let name = entry.name.clone();
@@ -453,7 +460,9 @@ pub async fn upload(
         Ok(outcome) => {
             let line = match outcome {
                 Ok(()) => serde_json::json!({ "name": name, "ok": true }),
-                Err(problem) => serde_json::json!({ "name": name, "ok": false, "problem": problem }),
+                Err(problem) => {
+                    serde_json::json!({ "name": name, "ok": false, "problem": problem })
+                }
             };
             let kept = version.strip_prefix(&s.dir).unwrap_or(&version);
             Json(serde_json::json!({ "added": [line], "kept": kept })).into_response()
@@ -502,7 +511,10 @@ mod tests {
             "x = 1\n"
         );
         let e = store(&league, "b", Some("bot.py"), b"print(1)").unwrap();
-        assert_eq!((e.origin.as_str(), e.workdir.ends_with("2")), ("b=bot.py", true));
+        assert_eq!(
+            (e.origin.as_str(), e.workdir.ends_with("2")),
+            ("b=bot.py", true)
+        );
 
         let outside = tmp.path().join("outside");
         std::fs::create_dir(&outside).unwrap();
@@ -513,11 +525,17 @@ mod tests {
             (archive(&[(&abs, Regular, "", b"x")]), "absolute"),
             (archive(&[("etc", Symlink, "/etc", b"")]), "\"/etc\""),
             (
-                archive(&[("up", Symlink, "../..", b""), ("up/planted", Regular, "", b"x")]),
+                archive(&[
+                    ("up", Symlink, "../..", b""),
+                    ("up/planted", Regular, "", b"x"),
+                ]),
                 "outside",
             ),
             (
-                archive(&[("ok", Directory, "", b""), ("ok/h", Link, "/etc/passwd", b"")]),
+                archive(&[
+                    ("ok", Directory, "", b""),
+                    ("ok/h", Link, "/etc/passwd", b""),
+                ]),
                 "hard link",
             ),
             (archive(&[("null", Char, "", b"")]), "device file"),
@@ -530,7 +548,10 @@ mod tests {
         }
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
         assert!(!league.join("uploads/evil/evil").exists());
-        assert!(!league.join("uploads/evil/1").exists(), "a refused upload is removed");
+        assert!(
+            !league.join("uploads/evil/1").exists(),
+            "a refused upload is removed"
+        );
         assert!(matches!(
             store(&league, "z", None, b"PK\x03\x04rest").unwrap_err(),
             UploadError::Zip

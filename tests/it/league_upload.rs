@@ -57,7 +57,11 @@ fn standings(url: &str) -> Value {
 }
 
 fn bot<'a>(s: &'a Value, name: &str) -> Option<&'a Value> {
-    s["bots"].as_array().unwrap().iter().find(|b| b["name"] == name)
+    s["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
 }
 
 fn wait_for_games(url: &str, name: &str, games: u64) {
@@ -152,7 +156,10 @@ fn uploaded_bots_play_and_hostile_oversize_or_unauthorised_uploads_are_refused()
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(std::fs::read(dir.join("uploads/py/1/bot.py")).unwrap(), source);
+    assert_eq!(
+        std::fs::read(dir.join("uploads/py/1/bot.py")).unwrap(),
+        source
+    );
     // A folder with its bot.toml, sent as an archive.
     let out = add(&url, "starter=bots/python-starter", token);
     assert!(

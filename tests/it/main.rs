@@ -19,6 +19,7 @@ mod inherited;
 mod isolation;
 mod java;
 mod league;
+mod league_sched;
 mod league_upload;
 mod league_workers;
 mod memory;

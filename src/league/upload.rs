@@ -257,7 +257,7 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
         }
         let raw = entry.path().map_err(not_archive)?.into_owned();
         let shown = raw.to_string_lossy().into_owned();
-        let unsafe_ = |why: &str| UploadError::Unsafe {
+        let refused = |why: &str| UploadError::Unsafe {
             entry: shown.clone(),
             why: why.into(),
         };
@@ -265,13 +265,13 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
         if matches!(kind, EntryType::XGlobalHeader | EntryType::XHeader) {
             continue;
         }
-        let rel = inside(&raw).map_err(|why| unsafe_(why))?;
+        let rel = inside(&raw).map_err(&refused)?;
         if rel.as_os_str().is_empty() {
             // The folder itself ("./").
             continue;
         }
         if through_link(dest, &rel) {
-            return Err(unsafe_("lies inside a symbolic link"));
+            return Err(refused("lies inside a symbolic link"));
         }
         let path = dest.join(&rel);
         let exists = std::fs::symlink_metadata(&path).is_ok();
@@ -282,7 +282,7 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
             }
             EntryType::Regular | EntryType::Continuous => {
                 if exists {
-                    return Err(unsafe_("is in the archive twice"));
+                    return Err(refused("is in the archive twice"));
                 }
                 total += entry.header().size().unwrap_or(u64::MAX);
                 if total > MAX_BYTES {
@@ -313,14 +313,14 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
                         .components()
                         .all(|c| matches!(c, Component::Normal(_)));
                 if !down {
-                    return Err(unsafe_(&format!(
+                    return Err(refused(&format!(
                         "is a symbolic link to {:?}, outside the bot's folder (a link may only \
                          name a file beside it or below)",
                         target.to_string_lossy()
                     )));
                 }
                 if exists {
-                    return Err(unsafe_("is in the archive twice"));
+                    return Err(refused("is in the archive twice"));
                 }
                 if let Some(parent) = path.parent() {
                     std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -328,17 +328,17 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
                 std::os::unix::fs::symlink(&target, &path).map_err(io(&path))?;
             }
             EntryType::Link => {
-                return Err(unsafe_(
+                return Err(refused(
                     "is a hard link (a link can reach files outside the bot's folder); send the \
                      file itself",
                 ))
             }
             EntryType::Char | EntryType::Block => {
-                return Err(unsafe_("is a device file, which a bot may not bring"))
+                return Err(refused("is a device file, which a bot may not bring"))
             }
-            EntryType::Fifo => return Err(unsafe_("is a fifo, which a bot may not bring")),
+            EntryType::Fifo => return Err(refused("is a fifo, which a bot may not bring")),
             _ => {
-                return Err(unsafe_(&format!(
+                return Err(refused(&format!(
                     "is of a kind a bot's folder cannot hold ({kind:?}): only files, folders \
                      and links beside them"
                 )))

@@ -94,11 +94,18 @@ pub struct LeagueServeArgs {
 
 #[derive(Args, Debug)]
 pub struct LeagueAddArgs {
-    #[arg(value_name = "DIR")]
+    /// The league's folder, or the address (http://HOST:PORT) of a league on another machine:
+    /// each bot's file or folder is then uploaded (with --token).
+    #[arg(value_name = "DIR|URL")]
     pub dir: PathBuf,
-    /// Bots: paths to executables, folders with a bot.toml, or NAME="COMMAND".
+    /// Bots: paths to executables, folders with a bot.toml, or NAME="COMMAND" (for a URL: a
+    /// source file or a folder, NAME=PATH to name it).
     #[arg(value_name = "BOT", required = true)]
     pub bots: Vec<String>,
+    /// The league's admin token, for a league given by its URL (the admin-token file in its
+    /// folder).
+    #[arg(long, value_name = "T")]
+    pub token: Option<String>,
     /// Test the (one) new bot against this bot of the league with a pentanomial SPRT: their
     /// pairs of games come first until it decides.
     #[arg(long, value_name = "OLD")]

@@ -51,6 +51,7 @@ fn serve(args: LeagueServeArgs) -> Result<ExitCode> {
                 workdir: std::env::current_dir()?,
                 game: wanted,
                 matchmaking: Default::default(),
+                upload: Default::default(),
             };
             folder::save_settings(&dir, &s)?;
             s
@@ -111,6 +112,13 @@ fn running(dir: &std::path::Path) -> Option<String> {
 }
 
 fn add(args: LeagueAddArgs) -> Result<ExitCode> {
+    if let Some(url) = args
+        .dir
+        .to_str()
+        .filter(|d| d.starts_with("http://") || d.starts_with("https://"))
+    {
+        return upload(url, &args);
+    }
     let dir = &args.dir;
     if folder::load_settings(dir)?.is_none() {
         return Err(folder::FolderError::NoLeague { dir: dir.clone() }.into());
@@ -134,22 +142,7 @@ fn add(args: LeagueAddArgs) -> Result<ExitCode> {
             Some(&body.to_string()),
             BUILD_WAIT,
         )?;
-        let answer: serde_json::Value = serde_json::from_str(&answer)?;
-        let mut failed = false;
-        for a in answer["added"].as_array().into_iter().flatten() {
-            if a["ok"].as_bool() == Some(true) {
-                println!(
-                    "added {} to the league at {url}",
-                    a["name"].as_str().unwrap_or("?")
-                );
-            } else {
-                failed = true;
-                eprintln!(
-                    "arbiter: error: a bot cannot play: {}",
-                    arbiter::protocol::printable_lines(a["problem"].as_str().unwrap_or("?"))
-                );
-            }
-        }
+        let failed = tell_added(&answer, &url)?;
         return Ok(if failed {
             ExitCode::from(super::ERROR_EXIT)
         } else {
@@ -171,6 +164,89 @@ fn add(args: LeagueAddArgs) -> Result<ExitCode> {
     }
     folder::save_bots(dir, &bots)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints what the server said of each bot added; whether any cannot play.
+fn tell_added(answer: &str, url: &str) -> Result<bool> {
+    let answer: serde_json::Value = serde_json::from_str(answer)?;
+    let mut failed = false;
+    for a in answer["added"].as_array().into_iter().flatten() {
+        if a["ok"].as_bool() == Some(true) {
+            println!(
+                "added {} to the league at {url}",
+                a["name"].as_str().unwrap_or("?")
+            );
+        } else {
+            failed = true;
+            eprintln!(
+                "arbiter: error: a bot cannot play: {}",
+                arbiter::protocol::printable_lines(a["problem"].as_str().unwrap_or("?"))
+            );
+        }
+    }
+    Ok(failed)
+}
+
+/// `league add URL BOT... --token T`: uploads each bot's source file or folder to the league
+/// at URL, which builds, checks and plays it as `league add` on its own machine does.
+fn upload(url: &str, args: &LeagueAddArgs) -> Result<ExitCode> {
+    let Some(token) = &args.token else {
+        bail!(
+            "adding bots to the league at {url} uploads them, which needs its admin token: give \
+             --token T (the admin-token file in the league's folder on the server)"
+        );
+    };
+    if args.candidate.is_some() && args.bots.len() != 1 {
+        bail!("--candidate tests one new bot: give one BOT");
+    }
+    let workdir = std::env::current_dir()?;
+    let mut failed = false;
+    for origin in &args.bots {
+        let (name, path) = upload_source(origin, &workdir)?;
+        let mut query = Vec::new();
+        let bytes = if path.is_dir() {
+            league::upload::pack_folder(&path)
+                .with_context(|| format!("packing the folder {}", path.display()))?
+        } else {
+            let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+            query.push(format!("file={}", percent(&file.unwrap_or_default())));
+            std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?
+        };
+        if let Some(old) = &args.candidate {
+            query.push(format!("candidate={}", percent(old)));
+        }
+        let mut path = format!("/api/bots/{}", percent(&name));
+        if !query.is_empty() {
+            path += &format!("?{}", query.join("&"));
+        }
+        let answer = client::upload(url, &path, token, &bytes, BUILD_WAIT)
+            .with_context(|| format!("uploading bot {name}"))?;
+        failed |= tell_added(&answer, url)?;
+    }
+    Ok(if failed {
+        ExitCode::from(super::ERROR_EXIT)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The name and the file or folder of a BOT argument to upload (`PATH` or `NAME=PATH`).
+fn upload_source(origin: &str, workdir: &std::path::Path) -> Result<(String, std::path::PathBuf)> {
+    let path = workdir.join(origin);
+    if path.exists() {
+        let name = league::play::name_of(origin, workdir).map_err(anyhow::Error::msg)?;
+        return Ok((name, path));
+    }
+    if let Some((name, rest)) = origin.split_once('=') {
+        if workdir.join(rest).exists() {
+            return Ok((name.to_string(), workdir.join(rest)));
+        }
+    }
+    bail!(
+        "{origin} is neither a file nor a folder here: a league on another machine takes a \
+         bot's source file or folder, uploaded (a command such as \"python3 bot.py\" runs on the \
+         server's machine only: give the file bot.py)"
+    )
 }
 
 fn remove(args: LeagueRemoveArgs) -> Result<ExitCode> {

@@ -1,6 +1,7 @@
 //! The command line's side of a running league: a small HTTP/1.1 client over a plain TCP
 //! connection (the server is on loopback or a trusted network; one request per connection),
-//! for `league add`, `league remove` and `league status`.
+//! for `league add` (bots uploaded to a league on another machine included), `league remove`
+//! and `league status`.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -49,6 +50,38 @@ pub fn request(
     body: Option<&str>,
     wait: Duration,
 ) -> Result<String, ClientError> {
+    let body = body.unwrap_or("");
+    let kind = (!body.is_empty()).then_some("application/json");
+    exchange(url, method, path, token, body.as_bytes(), kind, false, wait)
+}
+
+/// How long an upload waits for the server's go-ahead before it sends its body anyway.
+const CONTINUE_WAIT: Duration = Duration::from_secs(10);
+
+/// POSTs `body` (a bot's file or archive) with `Expect: 100-continue`: a refusal (too large, a
+/// wrong token) comes back before the body is sent, and is read whole.
+pub fn upload(
+    url: &str,
+    path: &str,
+    token: &str,
+    body: &[u8],
+    wait: Duration,
+) -> Result<String, ClientError> {
+    let kind = Some("application/octet-stream");
+    exchange(url, "POST", path, Some(token), body, kind, true, wait)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn exchange(
+    url: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &[u8],
+    kind: Option<&str>,
+    expect: bool,
+    wait: Duration,
+) -> Result<String, ClientError> {
     let host = authority(url)?;
     let connect = |source| ClientError::Connect {
         url: url.into(),
@@ -64,9 +97,11 @@ pub fn request(
     if let Some(t) = token {
         head += &format!("Authorization: Bearer {t}\r\n");
     }
-    let body = body.unwrap_or("");
-    if !body.is_empty() {
-        head += "Content-Type: application/json\r\n";
+    if let Some(k) = kind {
+        head += &format!("Content-Type: {k}\r\n");
+    }
+    if expect {
+        head += "Expect: 100-continue\r\n";
     }
     head += &format!("Content-Length: {}\r\n\r\n", body.len());
     let read = |source| ClientError::Read {
@@ -74,8 +109,29 @@ pub fn request(
         source,
     };
     stream.write_all(head.as_bytes()).map_err(read)?;
-    stream.write_all(body.as_bytes()).map_err(read)?;
     let mut answer = Vec::new();
+    let mut send = true;
+    if expect {
+        stream.set_read_timeout(Some(CONTINUE_WAIT)).map_err(read)?;
+        match read_head(&mut stream, &mut answer) {
+            Ok(end) if answer.starts_with(b"HTTP/1.1 100") => {
+                answer.drain(..end);
+            }
+            // The final answer already: a refusal, and the body is not sent.
+            Ok(_) => send = false,
+            // No go-ahead in time: the body goes anyway (RFC 9110).
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(read(e)),
+        }
+        stream.set_read_timeout(Some(wait)).map_err(read)?;
+    }
+    if send {
+        stream.write_all(body).map_err(read)?;
+    }
     stream.read_to_end(&mut answer).map_err(read)?;
     let text = String::from_utf8_lossy(&answer);
     let (head, rest) = text
@@ -103,6 +159,22 @@ pub fn request(
         });
     }
     Ok(body)
+}
+
+/// Reads until `answer` holds a whole head (or the connection ends); returns where the head
+/// ends.
+fn read_head(stream: &mut TcpStream, answer: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(at) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
+            return Ok(at + 4);
+        }
+        let n = stream.read(&mut buf)?;
+        if n == 0 {
+            return Ok(answer.len());
+        }
+        answer.extend_from_slice(&buf[..n]);
+    }
 }
 
 /// The body of a chunked answer.

@@ -58,6 +58,9 @@ pub struct LeagueSettings {
     pub game: GameSettings,
     #[serde(default)]
     pub matchmaking: Knobs,
+    /// Bots uploaded over HTTP (`[upload]`).
+    #[serde(default)]
+    pub upload: super::upload::Limits,
 }
 
 /// One bot of the league (`bots.toml`).

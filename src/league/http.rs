@@ -30,7 +30,10 @@ pub fn router(s: Arc<Shared>) -> Router {
         .route("/replay/{id}", get(replay))
         .route("/api/standings", get(standings))
         .route("/api/games", get(games))
-        .route("/api/bots/{name}", get(bot_json).delete(remove_bot))
+        .route(
+            "/api/bots/{name}",
+            get(bot_json).delete(remove_bot).post(super::upload::upload),
+        )
         .route("/api/bots", post(add_bots))
         .route("/api/events", get(events))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

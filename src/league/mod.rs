@@ -4,7 +4,8 @@
 //! the same engine, sandbox and clock as `tournament` ([`play`], the one adapter to the engine),
 //! refreshes the ratings off the games' path ([`ratings`]) and serves the live page, the JSON API
 //! and server-sent events over HTTP ([`http`], [`page`]). Bots come and go while it runs
-//! (`league add`/`remove` reach it over HTTP with the admin token, [`client`]). Remote workers
+//! (`league add`/`remove` reach it over HTTP with the admin token, [`client`]; bots uploaded
+//! over HTTP, [`upload`]). Remote workers
 //! (issue 38) lease games over HTTP from the same scheduler ([`remote`] on the server,
 //! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots).
 
@@ -22,6 +23,7 @@ pub mod server;
 pub mod sprt;
 pub mod tokens;
 pub mod trust;
+pub mod upload;
 pub mod worker;
 
 use std::net::SocketAddr;

@@ -13,7 +13,8 @@
 //! Matchmaking makes tables (for two seats: a pair of games sharing a seed, seats swapped; for k
 //! seats: k games, each bot in each seat once) in this order: the SPRT pair of a candidate, if
 //! any; a bot still calibrating (its rating interval wider than `calibration_elo`), fewest games
-//! first; a pair below the floor of games; otherwise a random bot against opponents drawn with a
+//! first (each of its pairs below the floor of games before opponents drawn by rating); a pair
+//! below the floor of games; otherwise a random bot against opponents drawn with a
 //! weight that falls with the rating gap. A slow bot (it uses `slow_factor` times the median bot's time
 //! in a game) may hold at most `slow_share` of the league's slots at once. A bot that forfeits
 //! `suspend_after` games in a row is suspended (shown, not played) until it is added again.
@@ -511,6 +512,12 @@ impl Scheduler {
             .filter(|&&i| self.calibrating(i))
             .min_by_key(|&&i| (self.bots[i].games, i))
         {
+            // It meets each opponent the floor's games first: a bot that wins (or loses) every
+            // game never narrows its interval, and drawn by rating it would meet its nearest
+            // opponent for ever, the others never.
+            if let Some(b) = self.under_floor_of(c, &eligible) {
+                return Some(self.fill(vec![c, b], &eligible));
+            }
             c
         } else if let Some((a, b)) = self.under_floor(&eligible) {
             return Some(self.fill(vec![a, b], &eligible));
@@ -532,6 +539,18 @@ impl Scheduler {
             }
         }
         best.map(|(_, a, b)| (a, b))
+    }
+
+    /// The opponent of `a` with the fewest games against it, if below the floor.
+    fn under_floor_of(&self, a: usize, eligible: &[usize]) -> Option<usize> {
+        eligible
+            .iter()
+            .copied()
+            .filter(|&b| b != a)
+            .map(|b| (self.pair_games(a, b), b))
+            .filter(|&(n, _)| n < self.knobs.pair_floor)
+            .min()
+            .map(|(_, b)| b)
     }
 
     /// Fills `table` up to the seat count with opponents of its first bot, drawn by weight.

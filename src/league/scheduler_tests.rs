@@ -102,6 +102,29 @@ fn a_new_bot_is_calibrated_first() {
 }
 
 #[test]
+fn a_bot_that_wins_every_game_still_meets_every_opponent_the_floors_games() {
+    // Greedy wins every game, first loses every one: their intervals never narrow, and by
+    // rating each would meet only random, the one between them (seen in a real league: 7,000
+    // games and never greedy against first).
+    let mut s = league(&["random", "first"], 2);
+    let now = Instant::now();
+    play_all(&mut s, now, 20);
+    s.add_bot("greedy");
+    for (name, rating) in [("greedy", 1300.0), ("random", -170.0), ("first", -1130.0)] {
+        s.set_rating(name, Some(rating), f64::INFINITY);
+    }
+    let games = play_all(&mut s, now, 200);
+    let met = |a: &str, b: &str| {
+        games
+            .iter()
+            .filter(|g| g.bots.contains(&a.to_string()) && g.bots.contains(&b.to_string()))
+            .count()
+    };
+    assert!(met("greedy", "first") >= 2, "{}", met("greedy", "first"));
+    assert!(met("greedy", "random") >= 2);
+}
+
+#[test]
 fn every_pair_reaches_the_floor_before_ratings_choose() {
     let mut s = league(&["a", "b", "c", "d"], 2);
     rate(

@@ -1,8 +1,10 @@
 //! An SPRT inside the league (`league add DIR NEW --candidate OLD`): the pairs of games of NEW
 //! against OLD (a shared seed, seats swapped) are counted as a pentanomial, and the log-likelihood
 //! ratio of `arbiter sprt` (same bounds and model as its defaults: nElo 0 against 5, alpha = beta
-//! = 0.05) decides; until it does, the scheduler gives their tables priority. Pure: the ratings
-//! thread feeds it the games and shows its state.
+//! = 0.05) decides; until it does, the scheduler gives their tables priority. An SPRT is a
+//! stopping rule: once it decides, its verdict and counts stand, and later games of the two are
+//! not counted (they could carry the LLR back inside the bounds). Pure: the ratings thread feeds
+//! it the games and shows its state.
 
 use crate::rating::{self, PairCounter, SprtModel, SprtParams};
 use serde::Serialize;
@@ -13,6 +15,8 @@ pub struct Test {
     pub old: String,
     params: SprtParams,
     pairs: PairCounter,
+    /// The verdict, once given.
+    decided: Option<rating::Decision>,
 }
 
 /// What the page and `/api/standings` show of a test.
@@ -44,6 +48,7 @@ impl Test {
                 model: SprtModel::Normalized,
             },
             pairs: PairCounter::default(),
+            decided: None,
         }
     }
 
@@ -62,11 +67,18 @@ impl Test {
         } else {
             return;
         };
+        if self.decided.is_some() {
+            return;
+        }
         self.pairs.add(pair_id, Some(of_new));
+        let now = rating::decide(self.llr(), &self.params);
+        if now != rating::Decision::Continue {
+            self.decided = Some(now);
+        }
     }
 
     pub fn decision(&self) -> rating::Decision {
-        rating::decide(self.llr(), &self.params)
+        self.decided.unwrap_or(rating::Decision::Continue)
     }
 
     fn llr(&self) -> f64 {
@@ -119,5 +131,13 @@ mod tests {
         let shown = t.shown();
         assert_eq!(shown.verdict, "H1", "{shown:?}");
         assert!(shown.llr >= shown.upper);
+        // Decided, it stands: later pairs (here all lost) are not counted.
+        for p in pair..pair + 200 {
+            t.add(&[new.clone(), old.clone()], &[1, 0], p);
+            t.add(&[old.clone(), new.clone()], &[0, 1], p);
+        }
+        let after = t.shown();
+        assert_eq!((after.verdict.as_str(), after.pairs), ("H1", shown.pairs));
+        assert_eq!(after.llr, shown.llr);
     }
 }

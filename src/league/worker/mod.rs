@@ -119,6 +119,7 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
         workdir: opts.cache.clone(),
         game: reg.game.clone(),
         matchmaking: Default::default(),
+        upload: Default::default(),
     };
     let table = play::table(&settings).map_err(|e| WorkError::Game(format!("{e:#}")))?;
     eprintln!(

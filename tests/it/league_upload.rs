@@ -1,0 +1,233 @@
+//! Bots uploaded to a league over HTTP with its admin token (`arbiter league add URL BOT --token
+//! T`, `POST /api/bots/NAME`): the real server on a loopback port, the real command line, real
+//! Python bots built and played by the server; hostile archives sent as raw requests. Waits are
+//! bounded, nothing is timed.
+
+use crate::common::{self, random_bot};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+const DEADLINE: Duration = Duration::from_secs(120);
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A raw HTTP request; the answer's status and body.
+fn raw(addr: &str, head: &str, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let _ = s.write_all(head.as_bytes());
+    let _ = s.write_all(body);
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body.to_string())
+}
+
+fn post(url: &str, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{auth}Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    raw(url.trim_start_matches("http://"), &head, body)
+}
+
+fn standings(url: &str) -> Value {
+    let head = "GET /api/standings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let (status, body) = raw(url.trim_start_matches("http://"), head, b"");
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+fn bot<'a>(s: &'a Value, name: &str) -> Option<&'a Value> {
+    s["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
+}
+
+fn wait_for_games(url: &str, name: &str, games: u64) {
+    let began = Instant::now();
+    loop {
+        let s = standings(url);
+        if bot(&s, name).is_some_and(|b| b["games"].as_u64().unwrap() >= games) {
+            return;
+        }
+        assert!(
+            began.elapsed() < DEADLINE,
+            "waited for {name} to play {games} games: {s:#}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A gzip'd tar of raw entries (name, kind, link target, data): names and links written into
+/// the header as given (the tar crate's own setters refuse `..`).
+fn archive(entries: &[(&str, tar::EntryType, &str, &[u8])]) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut b = tar::Builder::new(gz);
+    for (name, kind, link, data) in entries {
+        let mut h = tar::Header::new_old();
+        h.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+        h.as_old_mut().linkname[..link.len()].copy_from_slice(link.as_bytes());
+        h.set_entry_type(*kind);
+        h.set_mode(0o644);
+        h.set_size(data.len() as u64);
+        h.set_cksum();
+        b.append(&h, *data).unwrap();
+    }
+    b.into_inner().unwrap().finish().unwrap()
+}
+
+/// Every file and link under `dir` (links not followed).
+fn all_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let kind = e.file_type().unwrap();
+        if kind.is_dir() {
+            out.extend(all_files(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
+fn add(url: &str, bot: &str, token: &str) -> std::process::Output {
+    common::arbiter()
+        .args(["league", "add", url, bot, "--token", token])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn uploaded_bots_play_and_hostile_oversize_or_unauthorised_uploads_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("league");
+    // A first start makes the league's folder; its upload cap is then made 1 MiB in its
+    // settings, as an owner would, and the league started again.
+    let (first, _) = common::league_serve(&dir, &[], 0, 3);
+    drop(Server(first));
+    let settings = std::fs::read_to_string(dir.join("league.toml")).unwrap();
+    assert!(settings.contains("max_mib = 16"), "{settings}");
+    std::fs::write(
+        dir.join("league.toml"),
+        settings.replace("max_mib = 16", "max_mib = 1"),
+    )
+    .unwrap();
+    let bots = [format!("random={}", random_bot())];
+    let (child, url) = common::league_serve(&dir, &bots, 1, 3);
+    let _server = Server(child);
+    let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
+    let token = token.trim();
+
+    // Without the token, or with a wrong one: refused, nothing kept.
+    let source = std::fs::read(common::root().join("bots/python-starter/bot.py")).unwrap();
+    let (status, body) = post(&url, "/api/bots/py?file=bot.py", None, &source);
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("admin token"), "{body}");
+    let (status, body) = post(&url, "/api/bots/py?file=bot.py", Some("wrong"), &source);
+    assert_eq!(status, 403, "{body}");
+    assert!(!dir.join("uploads/py").exists());
+
+    // A single Python file, uploaded by the command line: built by the server, played.
+    let out = add(&url, "py=bots/python-starter/bot.py", token);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("added py"),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir.join("uploads/py/1/bot.py")).unwrap(),
+        source
+    );
+    // A folder with its bot.toml, sent as an archive.
+    let out = add(&url, "starter=bots/python-starter", token);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("uploads/starter/1/bot/bot.toml").is_file());
+    wait_for_games(&url, "py", 2);
+    wait_for_games(&url, "starter", 2);
+
+    // Archives that would write outside their folder: each refused, naming the entry.
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let link_out = outside.to_str().unwrap().to_string();
+    let hostile: [(Vec<u8>, &str, &str); 4] = [
+        (
+            archive(&[("../evil", tar::EntryType::Regular, "", b"x")]),
+            "../evil",
+            "'..'",
+        ),
+        (
+            archive(&[("etc", tar::EntryType::Symlink, "/etc", b"")]),
+            "\"etc\"",
+            "\"/etc\"",
+        ),
+        (
+            archive(&[
+                ("out", tar::EntryType::Symlink, &link_out, b""),
+                ("out/planted", tar::EntryType::Regular, "", b"x"),
+            ]),
+            "\"out\"",
+            "outside the bot's folder",
+        ),
+        (
+            archive(&[("null", tar::EntryType::Char, "", b"")]),
+            "\"null\"",
+            "device file",
+        ),
+    ];
+    for (bytes, entry, why) in hostile {
+        let (status, body) = post(&url, "/api/bots/evil", Some(token), &bytes);
+        assert_eq!(status, 400, "{body}");
+        assert!(
+            body.contains("refused") && body.contains(entry) && body.contains(why),
+            "{body}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    let written: Vec<PathBuf> = all_files(tmp.path())
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "evil" || n == "planted"))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
+    assert_eq!(
+        std::fs::read_dir(dir.join("uploads/evil")).unwrap().count(),
+        0,
+        "a refused upload leaves nothing"
+    );
+
+    // Over the league's cap: refused with the cap named, before the body is sent.
+    let big = tmp.path().join("big.py");
+    std::fs::write(&big, "#".repeat(2 << 20)).unwrap();
+    let out = add(&url, &format!("big={}", big.display()), token);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("413") && err.contains("cap of 1 MiB"), "{err}");
+    assert!(!dir.join("uploads/big").exists());
+    let s = standings(&url);
+    assert!(bot(&s, "evil").is_none() && bot(&s, "big").is_none(), "{s}");
+}

@@ -5,6 +5,7 @@ mod games;
 mod grade;
 mod human;
 mod league;
+mod league_slurm;
 mod league_work;
 mod merge;
 mod play;

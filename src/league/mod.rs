@@ -6,7 +6,8 @@
 //! and server-sent events over HTTP ([`http`], [`page`]). Bots come and go while it runs
 //! (`league add`/`remove` reach it over HTTP with the admin token, [`client`]). Remote workers
 //! (issue 38) lease games over HTTP from the same scheduler ([`remote`] on the server,
-//! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots).
+//! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots;
+//! [`slurm`] writes a cluster's pool of them).
 
 pub mod bundle;
 pub mod client;
@@ -18,7 +19,9 @@ pub mod ratings;
 pub mod remote;
 pub mod scheduler;
 pub mod server;
+pub mod slurm;
 pub mod sprt;
+pub mod token_file;
 pub mod tokens;
 pub mod worker;
 

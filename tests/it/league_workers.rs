@@ -15,10 +15,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long any one wait of these tests may last before it fails with what it saw.
-const DEADLINE: Duration = Duration::from_secs(120);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
 
 /// A process started by a test, killed (SIGKILL) when dropped.
-struct Proc(Child);
+pub(crate) struct Proc(pub(crate) Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
@@ -27,19 +27,19 @@ impl Drop for Proc {
     }
 }
 
-fn arbiter() -> Command {
+pub(crate) fn arbiter() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_arbiter"));
     c.current_dir(common::root());
     c
 }
 
 /// Starts `league serve DIR BOT... --local-workers 0` and returns it with its URL.
-fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
+pub(crate) fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
     let (child, url) = common::league_serve(dir, bots, 0, 5);
     (Proc(child), url)
 }
 
-fn token(dir: &Path, name: &str) -> String {
+pub(crate) fn token(dir: &Path, name: &str) -> String {
     let out = arbiter()
         .args(["league", "token"])
         .arg(dir)
@@ -101,14 +101,14 @@ fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
     (status, body)
 }
 
-fn json(url: &str, path: &str) -> Value {
+pub(crate) fn json(url: &str, path: &str) -> Value {
     let (status, body) = http(url, "GET", path, "");
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap()
 }
 
 /// Waits until `ok` gives a value, or fails saying what it waited for and what it saw last.
-fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
+pub(crate) fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
     let began = Instant::now();
     loop {
         let (got, seen) = ok();
@@ -121,7 +121,7 @@ fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
 }
 
 /// The game ids in games.csv, in order.
-fn recorded(dir: &Path) -> Vec<u64> {
+pub(crate) fn recorded(dir: &Path) -> Vec<u64> {
     if !dir.join("games.csv").exists() {
         return Vec::new();
     }
@@ -131,7 +131,7 @@ fn recorded(dir: &Path) -> Vec<u64> {
         .collect()
 }
 
-fn games_of(standings: &Value, bot: &str) -> u64 {
+pub(crate) fn games_of(standings: &Value, bot: &str) -> u64 {
     standings["bots"]
         .as_array()
         .unwrap()
@@ -141,7 +141,7 @@ fn games_of(standings: &Value, bot: &str) -> u64 {
 }
 
 /// Remote workers' games played by each worker name, from `/api/workers`.
-fn played_by(url: &str, name: &str) -> u64 {
+pub(crate) fn played_by(url: &str, name: &str) -> u64 {
     json(url, "/api/workers")["workers"]
         .as_array()
         .unwrap()

@@ -19,6 +19,7 @@ mod inherited;
 mod isolation;
 mod java;
 mod league;
+mod league_slurm;
 mod league_workers;
 mod memory;
 mod messages;

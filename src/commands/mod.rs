@@ -1,6 +1,7 @@
 //! Runs each subcommand: wires the validated configuration to the library and the reporters.
 
 mod bench;
+mod bench_league;
 mod games;
 mod grade;
 mod human;

@@ -13,6 +13,7 @@ pub mod bundle;
 pub mod client;
 pub mod folder;
 pub mod http;
+pub mod load;
 pub mod page;
 pub mod play;
 pub mod ratings;

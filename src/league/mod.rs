@@ -17,6 +17,7 @@ pub mod load;
 pub mod page;
 pub mod play;
 pub mod ratings;
+pub mod record_index;
 pub mod remote;
 pub mod scheduler;
 pub mod server;

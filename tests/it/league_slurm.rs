@@ -5,9 +5,7 @@
 //! passes, except on CI (`.ci/run` installs Slurm), where that fails.
 
 use crate::common::{first_bot, greedy_bot, random_bot};
-use crate::league_workers::{
-    arbiter, games_of, json, recorded, serve, token, wait_for, DEADLINE,
-};
+use crate::league_workers::{arbiter, games_of, json, recorded, serve, token, wait_for, DEADLINE};
 use crate::slurm::Cluster;
 use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;

@@ -83,6 +83,7 @@ fn test_files(files: &[(String, PathBuf)]) -> BTreeSet<PathBuf> {
                 .and_then(|l| {
                     l.strip_prefix("mod ")
                         .or_else(|| l.strip_prefix("pub mod "))
+                        .or_else(|| l.strip_prefix("pub(crate) mod "))
                 })
                 .and_then(|l| l.strip_suffix(';'))
             else {
@@ -228,38 +229,294 @@ fn the_checks_see_an_import_and_a_cycle_but_not_comments_or_tests() {
     );
 }
 
-/// The texts of the errors of `engine/` and `results/lock.rs` name options through
-/// [`crate::options::Opt`], never by a flag's spelling (the spellings are the command line's).
-#[test]
-fn the_engines_errors_spell_no_flag() {
-    let src = sources();
+/// Arbiter's own long flags (`--name`, aliases included), from the command line's clap
+/// definitions: every subcommand's, at any depth.
+fn own_flags() -> BTreeSet<String> {
+    fn walk(command: &clap::Command, flags: &mut BTreeSet<String>) {
+        for arg in command.get_arguments() {
+            for long in arg.get_long_and_visible_aliases().into_iter().flatten() {
+                flags.insert(format!("--{long}"));
+            }
+            for long in arg.get_aliases().into_iter().flatten() {
+                flags.insert(format!("--{long}"));
+            }
+        }
+        for sub in command.get_subcommands() {
+            walk(sub, flags);
+        }
+    }
+    use clap::CommandFactory;
+    let mut flags = BTreeSet::new();
+    walk(&crate::cli::Cli::command(), &mut flags);
+    flags.remove("--help");
+    flags.remove("--version");
+    flags
+}
+
+/// Other programs' flags that are also arbiter's, where the library passes them to those
+/// programs (or tells the user to): (file under src/, flag, whose it is).
+const FOREIGN_FLAGS: &[(&str, &str, &str)] = &[(
+    "referee/sdk/build/engine.rs",
+    "--format",
+    "git archive's --format=tar",
+)];
+
+/// The string literals of a Rust source, each with the line it starts on (escaped line ends
+/// removed), and the text with comments and literals blanked out (line ends kept), in which to
+/// find the `#[cfg(test)]` items.
+fn literals(text: &str) -> (Vec<(usize, String)>, String) {
+    let chars: Vec<char> = text.chars().collect();
+    let at = |i: usize| chars.get(i).copied();
+    let mut found = Vec::new();
+    let mut code = String::new();
+    let mut i = 0;
+    let mut line = 1;
+    while let Some(c) = at(i) {
+        if c == '/' && at(i + 1) == Some('/') {
+            while at(i).is_some_and(|c| c != '\n') {
+                i += 1;
+            }
+        } else if c == '/' && at(i + 1) == Some('*') {
+            while at(i).is_some() && !(at(i) == Some('*') && at(i + 1) == Some('/')) {
+                if at(i) == Some('\n') {
+                    line += 1;
+                    code.push('\n');
+                }
+                i += 1;
+            }
+            i += 2;
+        } else if c == '\'' {
+            // A char literal ('x', '\n', '"', '\''), or a lifetime ('a).
+            i = if at(i + 1) == Some('\\') {
+                (i + 3..chars.len())
+                    .find(|&j| chars[j] == '\'')
+                    .unwrap_or(i)
+                    + 1
+            } else if at(i + 2) == Some('\'') {
+                i + 3
+            } else {
+                i + 1
+            };
+            code.push(' ');
+        } else if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while at(i).is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let hashes = chars[i..].iter().take_while(|&&c| c == '#').count();
+            if (word == "r" || word == "br") && at(i + hashes) == Some('"') {
+                i += hashes + 1;
+                let start = line;
+                let mut lit = String::new();
+                let closing =
+                    |j: usize| at(j) == Some('"') && (1..=hashes).all(|k| at(j + k) == Some('#'));
+                while at(i).is_some() && !closing(i) {
+                    if chars[i] == '\n' {
+                        line += 1;
+                        code.push('\n');
+                    }
+                    lit.push(chars[i]);
+                    i += 1;
+                }
+                i += 1 + hashes;
+                found.push((start, lit));
+            } else {
+                code.push_str(&word);
+            }
+        } else if c == '"' {
+            let start = line;
+            let mut lit = String::new();
+            i += 1;
+            while let Some(c) = at(i).filter(|&c| c != '"') {
+                if c == '\n' {
+                    line += 1;
+                    code.push('\n');
+                }
+                if c == '\\' && at(i + 1) == Some('\n') {
+                    // A line continued: the line end and the next line's indent are not text.
+                    i += 1;
+                    while at(i).is_some_and(char::is_whitespace) {
+                        if at(i) == Some('\n') {
+                            line += 1;
+                            code.push('\n');
+                        }
+                        i += 1;
+                    }
+                    continue;
+                }
+                if c == '\\' {
+                    lit.push(c);
+                    i += 1;
+                    lit.extend(at(i));
+                    i += 1;
+                    continue;
+                }
+                lit.push(c);
+                i += 1;
+            }
+            i += 1;
+            found.push((start, lit));
+        } else {
+            if c == '\n' {
+                line += 1;
+            }
+            code.push(c);
+            i += 1;
+        }
+    }
+    (found, code)
+}
+
+/// The flags that `text` spells: `--name` (letters, digits, '-') not inside a longer word.
+fn spelt_flags(text: &str) -> Vec<String> {
+    let mut flags = Vec::new();
+    for (at, _) in text.match_indices("--") {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_') {
+            continue;
+        }
+        let name: String = text[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            flags.push(format!("--{}", name.trim_end_matches('-')));
+        }
+    }
+    flags
+}
+
+/// The lines of `code` (literals and comments blanked) that are `#[cfg(test)]` items.
+fn test_lines(code: &str) -> BTreeSet<usize> {
+    let mut lines = BTreeSet::new();
+    let mut pending = false;
+    let mut depth = 0usize;
+    let mut inside = false;
+    for (n, line) in code.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed == "#[cfg(test)]" {
+            pending = true;
+            lines.insert(n + 1);
+            continue;
+        }
+        if pending && !inside {
+            lines.insert(n + 1);
+            if trimmed.starts_with("#[") || trimmed.is_empty() {
+                continue;
+            }
+            pending = false;
+            if !line.contains('{') {
+                continue;
+            }
+            inside = true;
+            depth = 0;
+        }
+        if inside {
+            lines.insert(n + 1);
+            depth += line.matches('{').count();
+            depth = depth.saturating_sub(line.matches('}').count());
+            inside = depth > 0;
+        }
+    }
+    lines
+}
+
+/// Where the library (all of src/ but the command line: `cli/`, `commands/`, `main.rs`) spells
+/// one of arbiter's own flags in a string literal outside test code, as `file:line: flag`.
+fn flags_spelt_in_the_library(src: &Path) -> Vec<String> {
+    let flags = own_flags();
     let mut files = Vec::new();
-    collect(&src.join("engine"), &mut files, "engine");
-    files.push(("results".into(), src.join("results/lock.rs")));
+    for entry in std::fs::read_dir(src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() && !["cli", "commands"].contains(&name.as_str()) {
+            collect(&path, &mut files, &name);
+        } else if name.ends_with(".rs")
+            && !["main.rs", "lib.rs", "layers.rs"].contains(&name.as_str())
+        {
+            // lib.rs declares modules (and the tests' `cli`); layers.rs is test code.
+            files.push((name, path));
+        }
+    }
     let tests = test_files(&files);
     let mut spelt = Vec::new();
     for (_, file) in files.iter().filter(|(_, f)| !tests.contains(f)) {
-        let code = code_of(&std::fs::read_to_string(file).unwrap());
-        let mut in_error = false;
-        for line in code.lines() {
-            in_error |= line.contains("#[error(");
-            let flag = line.match_indices("--").any(|(at, _)| {
-                line[at + 2..]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_lowercase())
-            });
-            if (in_error || line.contains("format!(")) && flag {
-                spelt.push(format!("{}: {}", file.display(), line.trim()));
-            }
-            if line.contains(")]") {
-                in_error = false;
+        let relative = file
+            .strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let (found, code) = literals(&std::fs::read_to_string(file).unwrap());
+        let skip = test_lines(&code);
+        for (line, text) in found.iter().filter(|(line, _)| !skip.contains(line)) {
+            for flag in spelt_flags(text) {
+                let foreign = FOREIGN_FLAGS
+                    .iter()
+                    .any(|(f, name, _)| *f == relative && *name == flag);
+                if flags.contains(&flag) && !foreign {
+                    spelt.push(format!("src/{relative}:{line}: {flag}"));
+                }
             }
         }
     }
+    spelt
+}
+
+/// The library names arbiter's options by [`crate::options::Opt`], never by a flag's spelling:
+/// the spellings are the command line's (`cli::spelling`), whoever else uses the library.
+#[test]
+fn the_library_spells_no_flag_of_arbiters_own() {
+    let spelt = flags_spelt_in_the_library(&sources());
     assert!(
         spelt.is_empty(),
-        "flags spelt in the library:\n{}",
+        "the library spells arbiter's own flags (name the option with options::Opt, or, for \
+         another program's flag, add it to FOREIGN_FLAGS with the reason):\n{}",
         spelt.join("\n")
     );
+}
+
+#[test]
+fn the_flag_check_reads_literals_and_knows_arbiters_flags() {
+    let flags = own_flags();
+    for flag in [
+        "--turn-ms",
+        "--referee",
+        "--resume",
+        "--shard",
+        "--token",
+        "--sbatch",
+    ] {
+        assert!(flags.contains(flag), "{flag} not in {flags:?}");
+    }
+    // Every spelling in the command line's table is one of its flags.
+    let table = std::fs::read_to_string(sources().join("cli/mod.rs")).unwrap();
+    let spellings: Vec<&str> = table
+        .split("Opt::")
+        .filter_map(|arm| arm.split_once(" => \"")?.1.split_once('"'))
+        .map(|(flag, _)| flag)
+        .collect();
+    assert!(spellings.len() > 40, "{spellings:?}");
+    for flag in spellings {
+        assert!(
+            flags.contains(flag),
+            "cli::spelling gives {flag}, not a flag of arbiter's"
+        );
+    }
+    let text = "// \"--turn-ms\"\nlet a = '\"'; let b = \"x --seed 3\";\n/* \"--out\" */ let c = r#\"\"--games\"\"#;\nlet d = \"a \\\n   --shard K/N\"; let e: &'static str = \"a--b ---c --Tee\";\n#[cfg(test)]\nmod tests {\n    const F: &str = \"--resume\";\n}\n";
+    let (found, code) = literals(text);
+    let spelt: Vec<(usize, Vec<String>)> =
+        found.iter().map(|(l, t)| (*l, spelt_flags(t))).collect();
+    assert_eq!(
+        spelt,
+        vec![
+            (2, vec!["--seed".to_string()]),
+            (3, vec!["--games".to_string()]),
+            (4, vec!["--shard".to_string()]),
+            (5, vec![]),
+            (8, vec!["--resume".to_string()]),
+        ]
+    );
+    assert_eq!(code.lines().count(), text.lines().count());
+    assert_eq!(test_lines(&code), BTreeSet::from([6, 7, 8, 9]));
 }

@@ -25,3 +25,13 @@ pub mod tournament;
 
 #[cfg(test)]
 mod layers;
+
+// The command line's clap definitions, compiled into the library's unit tests alone: the layers
+// test derives arbiter's own flags from them (so its list cannot go stale). `cli` names the
+// library `arbiter`, as the binary does.
+#[cfg(test)]
+extern crate self as arbiter;
+#[cfg(test)]
+#[path = "cli/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod cli;

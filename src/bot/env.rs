@@ -4,6 +4,7 @@
 //! `ARBITER_*` settings of the run (its clocks; the game's seed, `ARBITER_SEED`, which the
 //! referee adds per game) and whatever the user passes on on purpose (`--bot-env`).
 
+use crate::options::Opt;
 use std::ffi::CString;
 
 /// What every bot gets: where programs are, a home and a temporary folder it may write (its
@@ -49,16 +50,18 @@ pub fn parse_bot_env(arg: &str) -> Result<(String, String), String> {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !valid {
         return Err(format!(
-            "--bot-env {arg}: `{name}` is not a variable name (letters, digits and _, not starting \
-             with a digit); give NAME=VALUE, or NAME to pass on arbiter's own value"
+            "{} {arg}: `{name}` is not a variable name (letters, digits and _, not starting \
+             with a digit); give NAME=VALUE, or NAME to pass on arbiter's own value",
+            Opt::BotEnv
         ));
     }
     let value = match value {
         Some(v) => v,
         None => std::env::var(name).map_err(|_| {
             format!(
-                "--bot-env {name}: arbiter's environment has no {name} to pass on; give \
-                 {name}=VALUE instead"
+                "{} {name}: arbiter's environment has no {name} to pass on; give \
+                 {name}=VALUE instead",
+                Opt::BotEnv
             )
         })?,
     };

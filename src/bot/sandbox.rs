@@ -31,9 +31,11 @@ pub fn bwrap() -> Option<PathBuf> {
 /// Fails with instructions when bwrap is missing.
 pub fn require() -> Result<PathBuf, String> {
     bwrap().ok_or_else(|| {
-        "--sandbox needs bubblewrap (bwrap), which is not installed; install it \
-         (Debian/Ubuntu: apt-get install bubblewrap) or run without --sandbox"
-            .to_string()
+        let sandbox = crate::options::Opt::Sandbox;
+        format!(
+            "{sandbox} needs bubblewrap (bwrap), which is not installed; install it \
+             (Debian/Ubuntu: apt-get install bubblewrap) or run without {sandbox}"
+        )
     })
 }
 

@@ -1,6 +1,7 @@
 //! What a user names as a bot (an executable, a directory with `bot.toml`, or a command line),
 //! turned into one resolved command with a working directory, and the optional build step.
 
+use crate::options::Opt;
 use crate::protocol::printable;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -76,13 +77,13 @@ pub enum SpecError {
         command: String,
         source: std::io::Error,
     },
-    #[error("bot '{origin}': the run line of {toml} names {path}, which is outside the bot's folder; a bot gets only its own folder and the system's files (with --sandbox nothing else is shown to it), so copy what it needs into its folder and name it from there")]
+    #[error("bot '{origin}': the run line of {toml} names {path}, which is outside the bot's folder; a bot gets only its own folder and the system's files (with {} nothing else is shown to it), so copy what it needs into its folder and name it from there", Opt::Sandbox)]
     OutsideArgument {
         origin: String,
         toml: PathBuf,
         path: PathBuf,
     },
-    #[error("bot '{name}' does not play {game}: {path} says games = {games:?}; give --game one of those, or bots that play {game} (if the bot does play it, add \"{game}\" to its games)")]
+    #[error("bot '{name}' does not play {game}: {path} says games = {games:?}; give {} one of those, or bots that play {game} (if the bot does play it, add \"{game}\" to its games)", Opt::Game)]
     WrongGame {
         name: String,
         game: String,
@@ -90,7 +91,7 @@ pub enum SpecError {
         games: Vec<String>,
     },
     /// A bot.toml or referee.toml build that failed in the build box (see [`BotSpec::build`]).
-    #[error("'{name}' was built in the build box, as every bot.toml and referee.toml build is unless trusted: unprivileged, offline, with the system's folders and a copy of its own folder only; if you wrote it, --trust-builds builds it in place as you, with your toolchain")]
+    #[error("'{name}' was built in the build box, as every bot.toml and referee.toml build is unless trusted: unprivileged, offline, with the system's folders and a copy of its own folder only; if you wrote it, {} builds it in place as you, with your toolchain", Opt::TrustBuilds)]
     BoxedBuild {
         name: String,
         #[source]

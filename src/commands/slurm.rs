@@ -8,10 +8,15 @@ use crate::cli::SlurmArgs;
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::TournamentSettings as Settings;
 use arbiter::engine::shards::{self, GameCost};
-use arbiter::report::run_start;
+use arbiter::engine::start::Opened;
+use arbiter::engine::{self, BotCheck, Context as RunContext, Event, Kind, RunError};
+use arbiter::report::run_display;
 use arbiter::report::sbatch::{self, Job};
+use arbiter::results::games_csv::DoneSet;
 use arbiter::tournament::shard::{estimate, time_limit, GameClock};
-use arbiter::tournament::{Runner, Shard};
+use arbiter::tournament::{GameSpec, Shard};
+use std::ops::ControlFlow;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -31,44 +36,36 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     }
     let seed = *t.run.seed.get_or_insert_with(crate::cli::fresh_seed);
     let concurrency = t.run.concurrency.unwrap_or(1);
-    let settings = Settings::fresh(t.request())?;
-    let run_dir = std::path::absolute(
-        t.out
-            .clone()
-            .unwrap_or_else(|| crate::cli::default_out_dir("tournament")),
-    )?;
-    // Shards already there must belong to this run (a rerun of the same command is fine).
-    for shard in Shard::all(args.shards) {
-        let dir = run_dir.join(format!("shard-{}", shard.index()));
-        arbiter::engine::shards::check_shard_folder(&dir, shard, &settings)?;
-    }
-
-    let choice = settings.game.choice_in(Some(&settings.workdir))?;
-    let cfg = settings
-        .game
-        .referee_config_in(choice.default_max_turns(), Some(&settings.workdir))?;
-    let resolved = arbiter::engine::resolve_in(&settings.bots, &settings.workdir);
-    let mut tell = arbiter::report::progress::bot_check_lines;
-    let mut field = arbiter::engine::check_bots(resolved, &cfg, true, &mut [&mut tell])?;
-    run_start::lines(field.mark_wrong_game(choice.name()));
-    field.check_field(t.skip_broken_bots, choice.seats(), &choice.describe())?;
-    let (bots, problems) = (field.specs, field.problems);
+    let opened = Opened {
+        settings: Settings::fresh(t.request())?,
+        dir: std::path::absolute(
+            t.out
+                .clone()
+                .unwrap_or_else(|| crate::cli::default_out_dir("tournament")),
+        )?,
+        resuming: false,
+    };
+    // The engine's start (the game, its referee checked, the bots built once and test-started,
+    // the field checked); the games are the cluster's.
+    let mut kind = Shards {
+        shards: args.shards,
+        skip_broken_bots: t.skip_broken_bots,
+    };
+    let mut terminal = run_display::Terminal::default();
+    let run = engine::prepare(opened, true, &mut kind, &mut [&mut terminal])?;
+    let (settings, choice, cfg) = (&run.settings, &run.choice, &run.cfg);
+    let run_dir = run.dir.clone();
     let schedule = settings.schedule(choice.seats());
 
     // What a game costs: measured on a few games of the first shard, else from the clocks.
     let cost = if args.sample > 0 {
-        let sample = shards::sample(&schedule, args.shards, &problems, args.sample as usize);
-        let book = settings.openings.book(&choice, settings.seed)?;
-        let runner = Runner {
-            bots: &bots,
-            game: &choice,
-            opening_plies: settings.opening_plies,
-            book: book.as_ref(),
-            referee: &cfg,
-            concurrency: 1,
-            pin_cpus: false,
-        };
-        GameCost::measure(&runner, &sample)
+        let sample = shards::sample(
+            &schedule,
+            args.shards,
+            &run.field.problems,
+            args.sample as usize,
+        );
+        GameCost::measure(&run.runner(1, false), &sample)
     } else {
         let clock = GameClock {
             seats: choice.seats() as u32,
@@ -129,6 +126,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
             .flat_map(|a| ["--anchor".to_string(), a.clone()])
             .collect(),
         sbatch,
+        spell: crate::cli::spelling,
     };
     job.write()?;
     sbatch::written(&job, seed, args.submit);
@@ -165,4 +163,62 @@ pub(super) fn sbatch_submit(args: &[String]) -> Result<String> {
         bail!("sbatch answered {:?}, not a job id", text.trim());
     }
     Ok(id)
+}
+
+/// A tournament in shards as a kind of run: the engine's start alone ([`engine::prepare`]);
+/// each shard's task plays its games as a tournament.
+struct Shards {
+    shards: u32,
+    skip_broken_bots: bool,
+}
+
+impl Kind for Shards {
+    type Settings = Settings;
+
+    /// Shards already there must belong to this run (a rerun of the same command is fine).
+    fn before_bots(&mut self, run: &RunContext<'_, Settings>) -> Result<(), RunError> {
+        for shard in Shard::all(self.shards) {
+            let dir = run.dir.join(format!("shard-{}", shard.index()));
+            shards::check_shard_folder(&dir, shard, run.settings)
+                .map_err(|e| RunError::Kind(Box::new(e)))?;
+        }
+        Ok(())
+    }
+
+    fn bots(
+        &self,
+        run: &RunContext<'_, Settings>,
+    ) -> Vec<(
+        String,
+        Result<arbiter::bot::BotSpec, arbiter::bot::SpecError>,
+    )> {
+        engine::resolve_in(&run.settings.bots, &run.settings.workdir)
+    }
+
+    fn check_field(
+        &mut self,
+        run: &RunContext<'_, Settings>,
+        field: &mut BotCheck,
+    ) -> Result<usize, RunError> {
+        let seats = run.choice.seats();
+        Ok(field.check_field(self.skip_broken_bots, seats, &run.choice.describe())?)
+    }
+
+    /// The whole tournament's games (the shards split them).
+    fn todo(
+        &mut self,
+        run: &RunContext<'_, Settings>,
+        field: &BotCheck,
+        done: &DoneSet,
+        _games_csv: &Path,
+    ) -> Result<Vec<GameSpec>, RunError> {
+        let seats = run.choice.seats();
+        Ok(run.settings.games_to_play(seats, &field.active(), done))
+    }
+}
+
+impl engine::Consumer for Shards {
+    fn event(&mut self, _event: &Event<'_>) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
 }

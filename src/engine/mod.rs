@@ -43,7 +43,9 @@ pub use game_settings::{
 };
 pub use placement::{load_average, Placement};
 pub use record::{RecordError, Recorder};
-pub use run::{run, Context, Kind, Outcome, Ran, Ready, Request, RunError, RunSettings};
+pub use run::{
+    prepare, run, Context, Kind, Outcome, Prepared, Ran, Ready, Request, RunError, RunSettings,
+};
 pub use start::{SprtRequest, StartError, TournamentRequest};
 
 use crate::tournament::{Finished, GameSpec, Runner};

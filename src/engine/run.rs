@@ -3,6 +3,8 @@
 //! the bots resolved, built and test-started, the settings saved, games.csv opened, the CPU
 //! placement), then plays and records the games and tells the consumers, until the games are
 //! done, the kind of run has seen enough, a record fails, or a stop signal ends it in order.
+//! The start alone is [`prepare`]: `arbiter slurm`, whose games the cluster plays, checks and
+//! measures with it.
 //!
 //! What differs between a tournament, an SPRT and a grading (a league next) is a [`Kind`]: the
 //! engine calls it at fixed points of the sequence (which bots, which field may play, which
@@ -239,18 +241,64 @@ pub struct Ran<S> {
     _lock: FolderLock,
 }
 
-/// Starts, plays and records a run of `kind` (see the module's doc), telling `consumers` and
-/// `kind` every event.
-pub fn run<K: Kind>(
-    request: Request<'_, K::Settings>,
+/// A run started up to its first game by [`prepare`]: the folder locked, the game, its referee
+/// checked, the opening book, the bots resolved, built and test-started, the field checked.
+pub struct Prepared<S> {
+    pub settings: S,
+    /// The results folder, absolute.
+    pub dir: PathBuf,
+    /// Whether the folder already held this run.
+    pub resuming: bool,
+    pub choice: GameChoice,
+    pub cfg: RefereeConfig,
+    pub book: Option<Book>,
+    pub field: BotCheck,
+    /// How many bots play ([`Kind::check_field`]).
+    pub playing: usize,
+    lock: FolderLock,
+}
+
+impl<S: RunSettings> Prepared<S> {
+    /// What the kind's hooks see of this run.
+    pub fn context(&self) -> Context<'_, S> {
+        Context {
+            settings: &self.settings,
+            dir: &self.dir,
+            resuming: self.resuming,
+            choice: &self.choice,
+            cfg: &self.cfg,
+        }
+    }
+
+    /// A runner of this run's games (the bots of the field), `concurrency` at a time.
+    pub fn runner(&self, concurrency: usize, pin_cpus: bool) -> Runner<'_> {
+        Runner {
+            bots: &self.field.specs,
+            game: &self.choice,
+            opening_plies: self.settings.opening_plies(),
+            book: self.book.as_ref(),
+            referee: &self.cfg,
+            concurrency,
+            pin_cpus,
+        }
+    }
+}
+
+/// The start sequence every kind of run shares, up to its games (see the module's doc): what a
+/// run plays next, or what a kind that plays elsewhere (a Slurm job's shards) measures. The
+/// settings are saved here only where [`Kind::SAVE_FIRST`]; [`run`] saves the others once the
+/// field plays. `build`: whether bots with a build command are built (else only test-started).
+pub fn prepare<K: Kind>(
+    opened: Opened<K::Settings>,
+    build: bool,
     kind: &mut K,
     consumers: &mut [&mut dyn Consumer],
-) -> Result<Ran<K::Settings>, RunError> {
+) -> Result<Prepared<K::Settings>, RunError> {
     let Opened {
         settings,
         dir,
         resuming,
-    } = request.opened;
+    } = opened;
     let lock = FolderLock::acquire(&dir)?;
     let choice = settings.game().choice_in(Some(settings.workdir()))?;
     let settings = kind.settle(settings, &choice)?;
@@ -278,57 +326,70 @@ pub fn run<K: Kind>(
     let resolved = kind.bots(&context);
     let mut field = {
         let mut all = with_kind(consumers, kind);
-        check_bots(resolved, &cfg, request.build, &mut all)?
+        check_bots(resolved, &cfg, build, &mut all)?
     };
     for wrong in field.mark_wrong_game(choice.name()) {
         notice(consumers, kind, &wrong.to_string());
     }
     let playing = kind.check_field(&context, &mut field)?;
+    Ok(Prepared {
+        settings,
+        dir,
+        resuming,
+        choice,
+        cfg,
+        book,
+        field,
+        playing,
+        lock,
+    })
+}
+
+/// Starts ([`prepare`]), plays and records a run of `kind` (see the module's doc), telling
+/// `consumers` and `kind` every event.
+pub fn run<K: Kind>(
+    request: Request<'_, K::Settings>,
+    kind: &mut K,
+    consumers: &mut [&mut dyn Consumer],
+) -> Result<Ran<K::Settings>, RunError> {
+    let prepared = prepare(request.opened, request.build, kind, consumers)?;
     if !K::SAVE_FIRST {
-        settings::save(&dir, &settings)?;
+        settings::save(&prepared.dir, &prepared.settings)?;
     }
-    let (mut csv, done) = start::open_games(&dir, choice.seats())?;
-    let mut todo = kind.todo(&context, &field, &done, csv.path())?;
+    let (dir, settings) = (&prepared.dir, &prepared.settings);
+    let (mut csv, done) = start::open_games(dir, prepared.choice.seats())?;
+    let mut todo = kind.todo(&prepared.context(), &prepared.field, &done, csv.path())?;
     if let Some(note) = settings.game().memory_note() {
         notice(consumers, kind, &note);
     }
-    let placement = (request.placement)(cfg.freeze_idle);
-    let game = choice.describe();
+    let placement = (request.placement)(prepared.cfg.freeze_idle);
+    let game = prepared.choice.describe();
     let ready = Ready {
-        dir: &dir,
-        resuming,
+        dir,
+        resuming: prepared.resuming,
         done: done.len(),
         games: todo.len(),
         game: &game,
-        playing,
+        playing: prepared.playing,
         placement: &placement,
         seed: settings.seed(),
-        clock: cfg.time.clock,
+        clock: prepared.cfg.time.clock,
     };
     let _ = tell(&mut with_kind(consumers, kind), &Event::Ready(&ready));
 
     let mut outcome = Outcome::Finished;
     while !todo.is_empty() {
-        let runner = Runner {
-            bots: &field.specs,
-            game: &choice,
-            opening_plies: settings.opening_plies(),
-            book: book.as_ref(),
-            referee: &cfg,
-            concurrency: placement.concurrency,
-            pin_cpus: placement.pin_cpus,
-        };
+        let runner = prepared.runner(placement.concurrency, placement.pin_cpus);
         let mut all = with_kind(consumers, kind);
         let _ = tell(
             &mut all,
             &Event::Playing {
                 runner: &runner,
                 games: todo.len(),
-                dir: &dir,
+                dir,
             },
         );
-        let played =
-            super::play_into(&runner, &todo, &mut csv, &dir, settings.replays(), &mut all)?;
+        let played = super::play_into(&runner, &todo, &mut csv, dir, settings.replays(), &mut all)?;
         let _ = tell(&mut all, &Event::Played(&played));
         drop(all);
         if let Some(e) = played.failure {
@@ -343,6 +404,14 @@ pub fn run<K: Kind>(
         }
     }
     let games_csv = csv.path().to_path_buf();
+    let Prepared {
+        settings,
+        dir,
+        choice,
+        field,
+        lock,
+        ..
+    } = prepared;
     Ok(Ran {
         settings,
         dir,

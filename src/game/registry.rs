@@ -93,7 +93,7 @@ pub enum GameError {
         seats: usize,
         allowed: String,
     },
-    #[error("an external referee ('{referee}') has no rules inside arbiter: {what} needs a built-in game (--game)")]
+    #[error("an external referee ('{referee}') has no rules inside arbiter: {what} needs a built-in game ({})", crate::options::Opt::Game)]
     External { referee: String, what: &'static str },
     #[error("an external referee seats 2 to {max} players (the protocol's ids are one digit), not {seats}")]
     ExternalSeats { seats: usize, max: usize },

@@ -35,8 +35,8 @@ pub enum FolderError {
         detail: String,
     },
     #[error(
-        "{} holds no league ({SETTINGS} is missing): start one with `arbiter league serve {} --game G`",
-        dir.display(), dir.display()
+        "{} holds no league ({SETTINGS} is missing): start one with `arbiter league serve {} {} G`",
+        dir.display(), dir.display(), crate::options::Opt::Game
     )]
     NoLeague { dir: PathBuf },
 }

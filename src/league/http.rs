@@ -132,7 +132,8 @@ pub struct AddRequest {
 /// Checks and adds each bot on a blocking thread; answers with each one's outcome.
 pub async fn admit_all(s: Arc<Shared>, req: AddRequest) -> Response {
     if req.candidate_of.is_some() && req.bots.len() != 1 {
-        return refuse(StatusCode::BAD_REQUEST, "--candidate takes one new bot");
+        let why = format!("{} takes one new bot", crate::options::Opt::Candidate);
+        return refuse(StatusCode::BAD_REQUEST, why);
     }
     let done = tokio::task::spawn_blocking(move || {
         req.bots

@@ -38,10 +38,14 @@ pub const DEFAULT_PORT: u16 = 8737;
 pub enum ServeError {
     #[error(
         "cannot listen on {addr}: the port is taken (another league or program listens there); \
-         stop it, or choose another address with --listen 127.0.0.1:PORT (port 0: any free one)"
+         stop it, or choose another address with {} 127.0.0.1:PORT (port 0: any free one)",
+        crate::options::Opt::Listen
     )]
     PortTaken { addr: SocketAddr },
-    #[error("cannot listen on {addr}: {source}; choose another address with --listen")]
+    #[error(
+        "cannot listen on {addr}: {source}; choose another address with {}",
+        crate::options::Opt::Listen
+    )]
     Bind {
         addr: SocketAddr,
         source: std::io::Error,

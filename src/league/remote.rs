@@ -195,8 +195,11 @@ fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Box<Response>> {
     let Some(token) = token else {
         return Err(Box::new(refuse(
             StatusCode::UNAUTHORIZED,
-            "a worker needs a token: run `arbiter league work URL --token T` with one made by \
-             `arbiter league token DIR NAME` on the server",
+            format!(
+                "a worker needs a token: run `arbiter league work URL {} T` with one made by \
+                 `arbiter league token DIR NAME` on the server",
+                crate::options::Opt::Token
+            ),
         )));
     };
     tokens::check(&r.s.dir, token).map_err(|why| {

@@ -35,8 +35,9 @@ pub enum TokenError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     #[error(
-        "this league knows no such worker token: check --token (it is printed once by \
-         `arbiter league token DIR NAME` on the server's folder; make a new one there)"
+        "this league knows no such worker token: check {} (it is printed once by \
+         `arbiter league token DIR NAME` on the server's folder; make a new one there)",
+        crate::options::Opt::Token
     )]
     Unknown,
     #[error(

@@ -185,7 +185,8 @@ impl fmt::Display for Verdict {
                 Some(LimitHit::Processes(n)) => write!(
                     f,
                     "ended after trying to run more than {n} processes and threads at once \
-                     (its process cap, --max-processes): {how}"
+                     (its process cap, {}): {how}",
+                    crate::options::Opt::MaxProcesses
                 ),
                 None => write!(f, "{how}"),
             },
@@ -478,8 +479,9 @@ mod tests {
                     limit: Some(LimitHit::Processes(16)),
                 },
                 Reason::ProcessLimit,
+                // (The library's tests have no command line: an option shows as its key.)
                 "ended after trying to run more than 16 processes and threads at once (its process \
-                 cap, --max-processes): closed its standard input before turn 4",
+                 cap, max_processes): closed its standard input before turn 4",
             ),
         ];
         // The referee's time freezing the idle bots is told apart from waiting for a CPU.

@@ -2,6 +2,7 @@
 //! seat counts, one game's statement for bot writers, and perft tables.
 
 use crate::game::{Game, GameInfo, GAMES};
+use crate::options::Opt;
 use std::io::{self, Write};
 use std::time::Duration;
 
@@ -21,7 +22,8 @@ pub fn list(out: &mut impl Write) -> io::Result<()> {
             let seats: Vec<String> = v.seats.iter().map(usize::to_string).collect();
             writeln!(
                 out,
-                "    --variant {:<14} {} seats  {}{}",
+                "    {} {:<14} {} seats  {}{}",
+                Opt::Variant,
                 v.name,
                 seats.join(" or "),
                 v.about,

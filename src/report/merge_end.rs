@@ -3,6 +3,7 @@
 
 use crate::engine::settings::{Recorded, TournamentSettings};
 use crate::engine::shards::{FolderNote, Lacking, ShardFolder};
+use crate::options::Opt;
 use crate::tournament::Shard;
 use std::path::Path;
 
@@ -73,7 +74,7 @@ pub fn missing_lines(
             String::new()
         };
         let command = match folder {
-            Some(dir) => format!("arbiter tournament --resume {}", shell_path(dir)),
+            Some(dir) => format!("arbiter tournament {} {}", Opt::Resume, shell_path(dir)),
             None => {
                 let dir = inputs[0]
                     .dir
@@ -93,7 +94,8 @@ pub fn missing_lines(
                     // Any shard's settings with this shard's number make its folder.
                     None => format!(
                         "mkdir -p {d} && sed 's|^shard = .*|shard = \"{shard}\"|' {from} > {d}/{file} \
-                         && arbiter tournament --resume {d}",
+                         && arbiter tournament {resume} {d}",
+                        resume = Opt::Resume,
                         d = shell_path(&dir),
                         from = shell_path(&inputs[0].dir.join(TournamentSettings::FILE)),
                         file = TournamentSettings::FILE

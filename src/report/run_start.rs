@@ -108,8 +108,8 @@ pub fn sprt(s: &SprtStart<'_>) {
 /// The warning of a grading run without the sandbox.
 pub fn no_sandbox() {
     eprintln!(
-        "arbiter: warning: --no-sandbox: the students' bots run with your user's rights, \
-         network and files"
+        "arbiter: warning: {}: the students' bots run with your user's rights, network and files",
+        crate::options::Opt::NoSandbox
     );
 }
 
@@ -172,6 +172,7 @@ pub fn busy_note(clock: crate::referee::Clock) -> Option<String> {
     if load < cpus as f64 {
         return None;
     }
+    let wall;
     let effect = match clock {
         crate::referee::Clock::Fair => {
             "bots will wait for a CPU; the fair clock does not charge that waiting, but games run \
@@ -179,8 +180,12 @@ pub fn busy_note(clock: crate::referee::Clock) -> Option<String> {
              too much)"
         }
         crate::referee::Clock::Wall => {
-            "on the wall clock bots are charged for waiting for a CPU and may lose on time; the \
-             default --clock fair does not charge it"
+            wall = format!(
+                "on the wall clock bots are charged for waiting for a CPU and may lose on time; \
+                 the default {} fair does not charge it",
+                crate::options::Opt::Clock
+            );
+            &wall
         }
         crate::referee::Clock::Cpu => {
             "on the CPU clock bots are not charged for waiting for a CPU, but games run slower"

@@ -3,6 +3,7 @@
 //! text, so they can be checked without a cluster, then written; with them, what `arbiter slurm`
 //! says about them (the cost of a game, the plan, the jobs submitted). The command submits them.
 
+use crate::options::Opt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,6 +30,9 @@ pub struct Job {
     pub merge_options: Vec<String>,
     /// Extra `#SBATCH` options for both jobs (partition, account, ...).
     pub sbatch: Vec<String>,
+    /// How the command line spells the options the scripts give each task (its table: the
+    /// library holds no spelling, and a script cannot fall back on a settings key).
+    pub spell: fn(Opt) -> &'static str,
 }
 
 fn quote(text: &str) -> String {
@@ -91,9 +95,10 @@ impl Job {
         s.push_str(&format!(
             "#\n# Written by `arbiter slurm`: array task K plays shard K/{n} of the tournament into\n\
              # {}/shard-K. Rerun a shard with `sbatch --array=K {}`: it plays only the games\n\
-             # its folder lacks. The bots were built once beforehand (--no-build).\n",
+             # its folder lacks. The bots were built once beforehand ({}).\n",
             self.run_dir.display(),
-            self.shards_file().display()
+            self.shards_file().display(),
+            (self.spell)(Opt::NoBuild)
         ));
         s.push_str("set -eu\n");
         s.push_str(&format!("cd {}\n", path(&self.workdir)));
@@ -105,14 +110,15 @@ impl Job {
             self.cpus
         ));
         let mut line = vec![path(&self.arbiter), "tournament".into()];
-        line.push("--shard".into());
+        let spell = |opt| (self.spell)(opt).to_string();
+        line.push(spell(Opt::Shard));
         line.push(format!("\"$K/{n}\""));
-        line.push("--out".into());
+        line.push(spell(Opt::Out));
         line.push(format!("{}/shard-\"$K\"", path(&self.run_dir)));
-        line.push("--concurrency".into());
+        line.push(spell(Opt::Concurrency));
         line.push(self.cpus.to_string());
-        line.push("--no-build".into());
-        line.push("--pin-cpus=\"$pin\"".into());
+        line.push(spell(Opt::NoBuild));
+        line.push(format!("{}=\"$pin\"", spell(Opt::PinCpus)));
         line.extend(self.options.iter().map(|o| quote(o)));
         line.push("--".into());
         line.extend(self.bots.iter().map(|b| quote(b)));
@@ -176,6 +182,7 @@ mod tests {
             bots: vec!["a".into(), "b=python3 b.py".into()],
             merge_options: vec![],
             sbatch: vec!["--partition=short".into()],
+            spell: crate::cli::spelling,
         }
     }
 
@@ -281,6 +288,10 @@ pub fn plan_line(
     limit: Duration,
     given: bool,
 ) {
+    let half_again = format!(
+        " (half as much again plus 5 min; {} MIN to choose)",
+        crate::options::Opt::TimeLimit
+    );
     eprintln!(
         "arbiter: {games} games in {shards} shards; the largest shard plays {} games, {} at a time: about {} \
          at {:.0} ms a game; time limit {} min per shard{}",
@@ -292,7 +303,7 @@ pub fn plan_line(
         if given {
             " (as given)"
         } else {
-            " (half as much again plus 5 min; --time-limit MIN to choose)"
+            &half_again
         }
     );
 }

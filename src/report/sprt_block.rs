@@ -1,6 +1,7 @@
 //! The text and JSON of match statistics and SPRT state, shared by `arbiter sprt` and
 //! `arbiter stats`, in the fastchess layout users already read.
 
+use crate::options::Opt;
 use crate::rating::{self, Decision, EloEstimate, SprtParams};
 use serde_json::{json, Value};
 use std::io::{self, Write};
@@ -136,13 +137,18 @@ pub fn print_result(
         writeln!(
             out,
             "Pairs dropped: {} (a game of each could not be played: referee-error; the reason is \
-             in games.csv's detail column; `arbiter sprt --resume` plays those games again)",
-            p.voided
+             in games.csv's detail column; `arbiter sprt {}` plays those games again)",
+            p.voided,
+            Opt::Resume
         )?;
     }
     print_llr(out, params, llr)?;
     if decision == Decision::Continue {
-        writeln!(out, "No decision within the pairs allowed (--max-pairs).")?;
+        writeln!(
+            out,
+            "No decision within the pairs allowed ({}).",
+            Opt::MaxPairs
+        )?;
     }
     Ok(())
 }

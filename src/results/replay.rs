@@ -117,7 +117,10 @@ pub enum ReadError {
         line: usize,
         source: serde_json::Error,
     },
-    #[error("{path}: not a replay file (written by `arbiter play --replay`): {why}")]
+    #[error(
+        "{path}: not a replay file (written by `arbiter play {}`): {why}",
+        crate::options::Opt::Replay
+    )]
     Shape { path: String, why: String },
 }
 

@@ -3,6 +3,7 @@
 //! pentanomial pair counts when the rows carry pair ids), computed from the records as they
 //! are streamed in. Rendering them (text, CSV, JSON) is `crate::report::standings`'s.
 
+use crate::options::Opt;
 use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, Wdl};
 use crate::results::games_csv::{ReadError, ResultRow};
 use std::collections::HashMap;
@@ -16,7 +17,7 @@ pub enum StandingsError {
     SeatsTwice(String),
     #[error(transparent)]
     Record(#[from] rating::RecordError),
-    #[error("--anchor names '{bot}', which played no game here; bots: {}", names.join(", "))]
+    #[error("{} names '{bot}', which played no game here; bots: {}", Opt::Anchor, names.join(", "))]
     Anchor { bot: String, names: Vec<String> },
 }
 
@@ -148,12 +149,13 @@ impl Builder {
             fit.warnings.push(Note::text(format!(
                 "{} an earlier game move for move with the same bots in the same seats \
                  (deterministic bots replaying a game): they add no information, yet the ratings \
-                 count them; give the bots different starts with --opening-plies K (bots must \
+                 count them; give the bots different starts with {} K (bots must \
                  then read the position from their input) or bots that vary their play",
                 match self.repeats {
                     1 => "1 game repeats".to_string(),
                     n => format!("{n} games repeat"),
-                }
+                },
+                Opt::OpeningPlies
             )));
         }
         let model = if self.record.seats > 2 {

@@ -91,13 +91,15 @@ impl Starved {
              turn: {:.0} ms of waiting on a {:.0} ms limit; {share:.0}% of all turn time after \
              the first turns was waiting). The fair \
              clock did not charge that waiting, so the verdicts stand, but the bots were slowed: \
-             play fewer games at once (--concurrency), stop other work on the machine, or judge \
-             CPU time alone with --clock cpu",
+             play fewer games at once ({}), stop other work on the machine, or judge \
+             CPU time alone with {} cpu",
             self.games.len(),
             self.measured,
             ids.join(", "),
             self.worst.0 as f64 / 1000.0,
             self.worst.1 as f64 / 1000.0,
+            crate::options::Opt::Concurrency,
+            crate::options::Opt::Clock,
         ))
     }
 }
@@ -171,6 +173,7 @@ mod tests {
             note.contains("150 ms of waiting on a 100 ms limit"),
             "{note}"
         );
-        assert!(note.contains("--clock cpu"), "{note}");
+        let clock_cpu = format!("{} cpu", crate::options::Opt::Clock);
+        assert!(note.contains(&clock_cpu), "{note}");
     }
 }

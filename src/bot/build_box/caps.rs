@@ -7,6 +7,7 @@
 //! The caps of a run are set once from the command line ([`configure`]) and read by every build
 //! of the run ([`configured`]): builds start deep in bot resolution, far from the options.
 
+use crate::options::Opt;
 use std::path::Path;
 use std::sync::RwLock;
 use std::time::Duration;
@@ -37,14 +38,16 @@ impl std::fmt::Display for Cap {
         match self {
             Cap::Memory(bytes) => write!(
                 f,
-                "stopped: the build went over its memory cap of {} MiB (what its processes and its /tmp hold together; raise it with --build-memory-mb)",
-                bytes >> 20
+                "stopped: the build went over its memory cap of {} MiB (what its processes and its /tmp hold together; raise it with {})",
+                bytes >> 20,
+                Opt::BuildMemoryMb
             ),
             Cap::Folder { cap, seen } => write!(
                 f,
-                "stopped: the build left {} MiB in its build folder, over the cap of {} MiB on what a build may keep in the build cache (raise it with --build-disk-mb)",
+                "stopped: the build left {} MiB in its build folder, over the cap of {} MiB on what a build may keep in the build cache (raise it with {})",
                 seen.div_ceil(1 << 20),
-                cap >> 20
+                cap >> 20,
+                Opt::BuildDiskMb
             ),
             Cap::Time(limit) => write!(
                 f,

@@ -131,7 +131,10 @@ fn a_build_that_holds_more_memory_in_its_tmp_than_its_cap_fails_naming_the_cap()
     assert!(!out.success, "{out:?}");
     assert_eq!(out.cap, Some(Cap::Memory(64 << 20)), "{out:?}");
     assert!(
-        out.status.contains("memory cap of 64 MiB") && out.status.contains("--build-memory-mb"),
+        out.status.contains("memory cap of 64 MiB")
+            && out
+                .status
+                .contains(&crate::options::Opt::BuildMemoryMb.to_string()),
         "{}",
         out.status
     );
@@ -184,7 +187,10 @@ fn a_build_that_fills_its_folder_past_the_cap_is_stopped_naming_the_cap() {
         "{out:?}"
     );
     assert!(
-        out.status.contains("cap of 16 MiB") && out.status.contains("--build-disk-mb"),
+        out.status.contains("cap of 16 MiB")
+            && out
+                .status
+                .contains(&crate::options::Opt::BuildDiskMb.to_string()),
         "{}",
         out.status
     );

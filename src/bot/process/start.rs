@@ -7,6 +7,7 @@ use super::{BotProcess, Limits, SpawnError};
 use crate::bot::cleanup;
 use crate::bot::spec::BotSpec;
 use crate::bot::status::reap;
+use crate::options::Opt;
 use crate::protocol::LineBuffer;
 use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::fs::File;
@@ -228,11 +229,13 @@ impl BotProcess {
                 }
                 ErrorKind::NotFound if spec.program.components().count() > 1 => format!(
                     "its interpreter, named on its #! line, is missing (or is not in the bot's \
-                     PATH, {path}; `--bot-env PATH` passes arbiter's own): {e}"
+                     PATH, {path}; `{} PATH` passes arbiter's own): {e}",
+                    Opt::BotEnv
                 ),
                 ErrorKind::NotFound => format!(
-                    "no such program in the bot's PATH ({path}; `--bot-env PATH` passes \
-                     arbiter's own), or its interpreter, named on its #! line, is missing: {e}"
+                    "no such program in the bot's PATH ({path}; `{} PATH` passes \
+                     arbiter's own), or its interpreter, named on its #! line, is missing: {e}",
+                    Opt::BotEnv
                 ),
                 ErrorKind::PermissionDenied if user.is_some() => format!(
                     "permission denied (is the file executable, try chmod +x; and may every \

@@ -14,7 +14,8 @@ use crate::referee::RefereeConfig;
     "the referee `{command}` cannot play: {what}{stderr}\n  \
      run it by hand in {dir} and type `###Start {seats}`: it must answer with ###Input, \
      ###Output or ###End lines (the cg-brutaltester protocol); fix its command line \
-     (--referee) or its referee.toml"
+     ({}) or its referee.toml",
+    crate::options::Opt::Referee
 )]
 pub struct RefereeCheckError {
     pub command: String,

@@ -85,10 +85,11 @@ pub fn ranks(groups: &[Vec<usize>], seats: usize) -> Result<Vec<u8>, String> {
         .collect();
     if !missing.is_empty() {
         return Err(format!(
-            "does not rank player {} of {seats} (a referee that plays fewer players than --seats \
-             says: try --seats {})",
+            "does not rank player {} of {seats} (a referee that plays fewer players than {opt} \
+             says: try {opt} {})",
             missing.join(", "),
-            seats - missing.len()
+            seats - missing.len(),
+            opt = crate::options::Opt::Seats
         ));
     }
     Ok(ranks.into_iter().map(|r| r.unwrap_or(ahead)).collect())
@@ -126,7 +127,8 @@ mod tests {
         );
         let err = ranks(&[vec![1], vec![0]], 3).unwrap_err();
         assert!(
-            err.contains("does not rank player 2 of 3") && err.contains("--seats 2"),
+            err.contains("does not rank player 2 of 3")
+                && err.contains(&format!("{} 2", crate::options::Opt::Seats)),
             "{err}"
         );
         assert!(ranks(&[vec![2]], 2).unwrap_err().contains("has 2"));

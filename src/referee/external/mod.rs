@@ -383,8 +383,9 @@ impl Game<'_> {
                 self.proc.out.max_line() >> 20
             )),
             Wait::Timeout => Err(format!(
-                "wrote nothing for {} (its time per message, --referee-timeout-ms)",
-                ms(limit)
+                "wrote nothing for {} (its time per message, {})",
+                ms(limit),
+                crate::options::Opt::RefereeTimeoutMs
             )),
         }
     }

@@ -76,7 +76,7 @@ pub enum SdkBuildError {
     NoEngineVersion { folder: PathBuf },
     #[error("SDK game {folder}: its pom.xml names engine version '{version}', which is not a version number (expected digits and dots, as 4.5.0)")]
     BadEngineVersion { folder: PathBuf, version: String },
-    #[error("the CodinGame SDK game needs the source of the game engine (codingame-game-engine) version {version} to build, and none was given: clone it (git clone https://github.com/CodinGame/codingame-game-engine) and name the clone with --codingame-engine DIR or the environment variable {ENGINE_ENV}")]
+    #[error("the CodinGame SDK game needs the source of the game engine (codingame-game-engine) version {version} to build, and none was given: clone it (git clone https://github.com/CodinGame/codingame-game-engine) and name the clone with {} DIR or the environment variable {ENGINE_ENV}", crate::options::Opt::CodingameEngine)]
     NoEngine { version: String },
     #[error("the engine source {path} (from {given_by}) is neither a git clone of codingame-game-engine nor a git bundle of one: {problem}; clone it (git clone https://github.com/CodinGame/codingame-game-engine) and name the clone")]
     BadEngine {

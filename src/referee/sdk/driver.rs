@@ -15,6 +15,7 @@ use super::record::SdkLog;
 use super::SdkGame;
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::{DrawRule, ScoreEnd};
+use crate::options::Opt;
 use crate::protocol::escape;
 use crate::referee::assemble::{assemble, Ending, NoRules, Played, Scoring};
 use crate::referee::turns::{End, Turns};
@@ -389,8 +390,9 @@ impl Driver<'_> {
         match self.proc.send(data, Instant::now() + limit) {
             Ok(()) | Err(SendError::Closed) => Ok(()),
             Err(SendError::Full) => Err(format!(
-                "did not read its input for {} (its time per message, --referee-timeout-ms)",
-                ms(limit)
+                "did not read its input for {} (its time per message, {})",
+                ms(limit),
+                Opt::RefereeTimeoutMs
             )),
         }
     }
@@ -420,8 +422,9 @@ impl Driver<'_> {
                 self.proc.out.max_line() >> 20
             )),
             Wait::Timeout => Err(format!(
-                "wrote nothing for {} (its time per message, --referee-timeout-ms)",
-                ms(limit)
+                "wrote nothing for {} (its time per message, {})",
+                ms(limit),
+                Opt::RefereeTimeoutMs
             )),
         }
     }

@@ -16,6 +16,7 @@ pub mod protocol;
 pub mod record;
 
 use crate::bot::{BotProcess, BotSpec, Limits, SpawnError};
+use crate::options::Opt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -197,16 +198,16 @@ fn jar_holds_game(jar: &Path) -> bool {
 /// Why an SDK game cannot be played as given.
 #[derive(Debug, thiserror::Error)]
 pub enum SdkError {
-    #[error("--referee {origin}: {source}")]
+    #[error("{} {origin}: {source}", Opt::Referee)]
     Build {
         origin: String,
         source: Box<build::SdkBuildError>,
     },
-    #[error("--game-param {0:?} is not KEY=VALUE (a key of letters, digits, '.', '_' or '-', a value on one line)")]
+    #[error("{} {0:?} is not KEY=VALUE (a key of letters, digits, '.', '_' or '-', a value on one line)", Opt::GameParam)]
     BadParam(String),
-    #[error("--league must be at least 1 (1 is the lowest league)")]
+    #[error("{} must be at least 1 (1 is the lowest league)", Opt::League)]
     League,
-    #[error("--referee-timeout-ms must be at least 1")]
+    #[error("{} must be at least 1", Opt::RefereeTimeoutMs)]
     MessageLimit,
 }
 

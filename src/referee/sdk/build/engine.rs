@@ -36,7 +36,7 @@ pub fn set_engine(dir: Option<PathBuf>) {
 pub fn engine_origin(flag: Option<&Path>) -> Option<(PathBuf, String)> {
     let set = FLAG.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(dir) = flag.map(Path::to_path_buf).or(set) {
-        return Some((dir, "--codingame-engine".into()));
+        return Some((dir, crate::options::Opt::CodingameEngine.to_string()));
     }
     std::env::var_os(ENGINE_ENV)
         .filter(|v| !v.is_empty())

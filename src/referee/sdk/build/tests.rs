@@ -56,7 +56,7 @@ fn a_missing_engine_version_or_engine_source_is_named_with_what_to_do() {
     for needed in [
         "4.5.0",
         "git clone https://github.com/CodinGame/codingame-game-engine",
-        "--codingame-engine",
+        &crate::options::Opt::CodingameEngine.to_string(),
         ENGINE_ENV,
     ] {
         assert!(text.contains(needed), "{needed} not in: {text}");

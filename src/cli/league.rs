@@ -80,7 +80,7 @@ pub struct LeagueSlurmArgs {
     #[arg(long, value_name = "FILE")]
     pub token_file: PathBuf,
     /// Each task's time limit in minutes: the worker plays until then.
-    #[arg(long = "time", value_name = "MIN", default_value_t = 60,
+    #[arg(long, value_name = "MIN", default_value_t = 60,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub time_limit: u32,
     /// Games each worker plays at once (and the CPUs each task asks for).

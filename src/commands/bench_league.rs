@@ -25,6 +25,16 @@ pub fn run(args: BenchLeagueArgs) -> Result<ExitCode> {
     let cfg = LoadConfig {
         arbiter,
         bot,
+        serve: [
+            "--listen",
+            "127.0.0.1:0",
+            "--local-workers",
+            "0",
+            "--game",
+            "impasse",
+        ]
+        .map(String::from)
+        .to_vec(),
         bots: args.bots,
         workers: args.workers.clone(),
         phase_results: args.phase_results,

@@ -34,14 +34,23 @@ pub fn run(args: LeagueSlurmArgs) -> Result<ExitCode> {
     sbatch.extend(args.sbatch.iter().cloned());
     let job = WorkerJob {
         name: "arbiter-league-workers".into(),
-        url,
+        url: url.clone(),
         workers: args.workers,
         throttle: args.throttle,
         concurrency: args.concurrency,
         time_limit: Duration::from_secs(u64::from(args.time_limit) * 60),
         dir,
         arbiter: std::env::current_exe().context("finding the arbiter program")?,
-        token_file,
+        work: vec![
+            "league".into(),
+            "work".into(),
+            url.clone(),
+            "--token-file".into(),
+            token_file.display().to_string(),
+            "--concurrency".into(),
+            args.concurrency.to_string(),
+            "--cache".into(),
+        ],
         sbatch,
     };
     job.write()?;

@@ -30,6 +30,9 @@ pub struct LoadConfig {
     pub arbiter: PathBuf,
     /// A bot that starts (each of the league's bots runs it; no game is played).
     pub bot: PathBuf,
+    /// The options of `league serve DIR BOT...` as the command line spells them: a loopback
+    /// address with any free port, no local workers, the game (the library spells no flag).
+    pub serve: Vec<String>,
     /// Bots in the league.
     pub bots: usize,
     /// Simulated workers of each phase (e.g. 100, then 1000).
@@ -210,8 +213,7 @@ fn start(cfg: &LoadConfig) -> Result<(Server, String), LoadError> {
         .args(["league", "serve"])
         .arg(&league)
         .args(&bots)
-        .args(["--listen", "127.0.0.1:0", "--local-workers", "0"])
-        .args(["--game", "impasse", "--seed", "1"])
+        .args(&cfg.serve)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log)

@@ -2,8 +2,9 @@
 //! a job array whose every task runs one long-lived `arbiter league work` (it plays many games,
 //! until the task's time limit), at most `%K` of them at once where a throttle is given. The
 //! script is made as text, so it can be checked without a cluster, then written; the command
-//! submits it. The worker token never goes into the script (anyone who may read the script
-//! could work as that worker): the script names the token file, which the worker reads.
+//! submits it, and gives the worker's command line (the library spells none of arbiter's
+//! flags). The worker token never goes into the script (anyone who may read the script could
+//! work as that worker): the script names the token file, which the worker reads.
 //!
 //! Each task keeps its fetched and built bots in its own cache on the node (`$TMPDIR`, else
 //! /tmp), not in one shared folder: two workers building the same bot in one folder at once
@@ -31,8 +32,10 @@ pub struct WorkerJob {
     pub dir: PathBuf,
     /// The arbiter program (on the shared file system).
     pub arbiter: PathBuf,
-    /// The worker token's file (on the shared file system, readable by its owner alone).
-    pub token_file: PathBuf,
+    /// What follows the program on each task's line, as the command line spells it (`league
+    /// work URL`, the token file's option and path, the games at once, and last the option that
+    /// takes the task's cache folder: the library holds no spelling of arbiter's flags).
+    pub work: Vec<String>,
     /// Extra `#SBATCH` options (partition, account, ...).
     pub sbatch: Vec<String>,
 }
@@ -89,18 +92,9 @@ impl WorkerJob {
         s.push_str(
             "cache=\"${TMPDIR:-/tmp}/arbiter-league-${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}-$K\"\n",
         );
-        let line = [
-            path(&self.arbiter),
-            "league".into(),
-            "work".into(),
-            quote(&self.url),
-            "--token-file".into(),
-            path(&self.token_file),
-            "--concurrency".into(),
-            self.concurrency.to_string(),
-            "--cache".into(),
-            "\"$cache\"".into(),
-        ];
+        let mut line = vec![path(&self.arbiter)];
+        line.extend(self.work.iter().map(|w| quote(w)));
+        line.push("\"$cache\"".into());
         s.push_str(&format!("exec {}\n", line.join(" ")));
         s
     }
@@ -139,7 +133,18 @@ mod tests {
             time_limit: Duration::from_secs(3600),
             dir: "/shared/my league/workers".into(),
             arbiter: "/shared/bin/arbiter".into(),
-            token_file: "/shared/home/me/.arbiter-token".into(),
+            work: [
+                "league",
+                "work",
+                "http://league.example.org:8737",
+                "--token-file",
+                "/shared/home/me/.arbiter-token",
+                "--concurrency",
+                "2",
+                "--cache",
+            ]
+            .map(String::from)
+            .to_vec(),
             sbatch: vec!["--partition=short".into()],
         }
     }

@@ -44,7 +44,15 @@ fn league_slurm_runs_two_workers_on_the_cluster_that_fill_a_league() {
         std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(mode)).unwrap();
         arbiter()
             .env("SLURM_CONF", &cluster.conf)
-            .args(["league", "slurm", &url, "--workers", "2", "--time", "5"])
+            .args([
+                "league",
+                "slurm",
+                &url,
+                "--workers",
+                "2",
+                "--time-limit",
+                "5",
+            ])
             .args(["--throttle", "2", "--submit", "--token-file"])
             .arg(&token_file)
             .arg("--out")

@@ -6,10 +6,12 @@ game in a fresh class loader; src/referee/sdk/launcher.rs), measured in alternat
 The referee is driven here over RefereeMain's protocol by this script, with answers computed
 inline (no bot processes, no sandbox): the figures are the referee's own cost per game, which is
 what the launcher changes. Give the run folder of a game built by arbiter (in its build cache:
-`sdk-game-*`, holding classes/, engine.jar and launcher/) and how to answer its turns.
+`sdk-game-*`, holding classes/, engine.jar and launcher/; or, for a jar or class path given
+built, `sdk-built-*`, holding lib/ and launcher/) and how to answer its turns.
 
     python3 benches/sdk_warm.py --game ~/.cache/arbiter/build/sdk-game-HASH --answer tictactoe
     python3 benches/sdk_warm.py --game .../sdk-game-HASH2 --answer wait --games 6
+    python3 benches/sdk_warm.py --game .../sdk-built-HASH3 --answer tictactoe
 
 Prints the median games/s of each way, every round's figure, and the ratio warm / fresh."""
 
@@ -78,7 +80,12 @@ def play(proc, seats, seed, answer):
 
 
 def classpath(game):
-    return [os.path.join(game, "classes"), os.path.join(game, "engine.jar")]
+    """The game's own class path in its run folder: a built source folder's classes and engine,
+    or the copies of a jar or class path given built (lib/000.jar, lib/001, ... in order)."""
+    if os.path.isdir(os.path.join(game, "classes")):
+        return [os.path.join(game, "classes"), os.path.join(game, "engine.jar")]
+    lib = os.path.join(game, "lib")
+    return [os.path.join(lib, name) for name in sorted(os.listdir(lib))]
 
 
 def system_jars():

@@ -52,12 +52,17 @@ pub struct LeagueWorkArgs {
     /// The league: http://HOST:PORT.
     #[arg(value_name = "URL")]
     pub url: String,
-    /// The worker token (`arbiter league token DIR NAME` on the server); it shows in `ps`:
-    /// prefer --token-file.
-    #[arg(long, value_name = "T", required_unless_present = "token_file")]
+    /// The worker token (`arbiter league token DIR NAME` on the server). Other users see a
+    /// command line (`ps`): prefer --token-file.
+    #[arg(
+        long,
+        value_name = "T",
+        required_unless_present = "token_file",
+        conflicts_with = "token_file"
+    )]
     pub token: Option<String>,
-    /// A file holding the worker token, readable by its owner alone (chmod 600).
-    #[arg(long, value_name = "FILE", conflicts_with = "token")]
+    /// A file that holds the worker token (its first line; keep it mode 0600).
+    #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Games played at once [default: the CPUs this process may use].
     #[arg(long, value_name = "N")]

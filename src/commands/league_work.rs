@@ -3,7 +3,7 @@
 
 use crate::cli::{LeagueTokenArgs, LeagueWorkArgs};
 use anyhow::Result;
-use arbiter::league::{folder, token_file, tokens, worker};
+use arbiter::league::{folder, tokens, worker};
 use std::process::ExitCode;
 
 pub fn token(args: LeagueTokenArgs) -> Result<ExitCode> {
@@ -42,10 +42,10 @@ pub fn work(args: LeagueWorkArgs) -> Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| arbiter::tournament::runner::allowed_cpus().len().max(1));
-    let token = match (args.token, &args.token_file) {
-        (_, Some(file)) => token_file::read(file)?,
-        (Some(t), None) => t,
-        (None, None) => anyhow::bail!("give the worker token: --token-file FILE (or --token T)"),
+    let token = match (args.token, args.token_file) {
+        (Some(t), _) => t,
+        (None, Some(file)) => worker::read_token(&file)?,
+        (None, None) => unreachable!("clap requires --token or --token-file"),
     };
     worker::work(worker::Options {
         url: args.url.trim_end_matches('/').to_string(),

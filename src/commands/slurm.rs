@@ -101,7 +101,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
     }
     sbatch.extend(args.sbatch.iter().cloned());
     // Checked: the options must give back these settings (the tasks would refuse to run otherwise).
-    let mut options = shard_line::checked_options(&settings)?;
+    let mut options = shard_line::checked_options(settings)?;
     if t.skip_broken_bots {
         options.push("--skip-broken-bots".into());
     }
@@ -204,7 +204,8 @@ impl Kind for Shards {
         Ok(field.check_field(self.skip_broken_bots, seats, &run.choice.describe())?)
     }
 
-    /// The whole tournament's games (the shards split them).
+    /// The whole tournament's games, as a run in one folder would play them ([`engine::prepare`]
+    /// stops before asking: the shards split them).
     fn todo(
         &mut self,
         run: &RunContext<'_, Settings>,

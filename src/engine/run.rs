@@ -35,7 +35,7 @@ pub enum RunError {
     Kind(Box<dyn std::error::Error + Send + Sync>),
     /// The game's referee cannot play (it did not start or speak the protocol).
     #[error(transparent)]
-    Referee(#[from] crate::referee::external::RefereeCheckError),
+    Referee(#[from] crate::referee::CheckError),
 }
 
 macro_rules! start_error {

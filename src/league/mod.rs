@@ -19,12 +19,14 @@ pub mod play;
 pub mod ratings;
 pub mod record_index;
 pub mod remote;
+pub mod residuals;
 pub mod scheduler;
 pub mod server;
 pub mod slurm;
 pub mod sprt;
 pub mod token_file;
 pub mod tokens;
+pub mod trust;
 pub mod worker;
 
 use std::net::SocketAddr;

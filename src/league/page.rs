@@ -1,4 +1,5 @@
-//! The league's pages: `/` (standings with error bars, games in progress, recent games, kept
+//! The league's pages: `/` (standings with error bars, games in progress, recent games, the
+//! workers with their voided games and quarantines, kept
 //! up to date by server-sent events, no polling; a hidden tab stops listening and catches up when
 //! shown), each bot's page (its score against each opponent, its forfeits with their verdicts,
 //! its stderr) and each game's replay in arbiter's viewer. Markup is maud's, which escapes every
@@ -50,6 +51,16 @@ pub fn index(s: &Shared) -> String {
                     thead { tr { th { "Game" } th { "Bots" } th { "Result" } } }
                     tbody {}
                 }
+                h2 { "Workers" }
+                table id="workers" {
+                    thead { tr { th { "Worker" } th { "Host" } th { "Alive" } th { "Games" }
+                        th { "Voided" } th { "Last seen" } th { "Status" } } }
+                    tbody {}
+                }
+                h3 { "Voided games (lost to a worker's load, played again)" }
+                ul id="voided" {}
+                h3 { "Quarantined workers (their games are out of the ratings)" }
+                ul id="quarantined" {}
                 script { (PreEscaped(SCRIPT)) }
             }
         }
@@ -120,16 +131,39 @@ async function games() {
   g.recent.forEach(r => body.append(recentRow(r)));
   told.forEach(h => keep(body, h));
 }
+async function workers() {
+  const w = await (await fetch('/api/workers')).json();
+  const body = $('workers').tBodies[0]; body.replaceChildren();
+  w.workers.forEach(x => {
+    const tr = el('tr'); tr.className = 'worker'; tr.dataset.session = x.session;
+    tr.append(el('td', x.session));
+    tr.append(el('td', x.host + ' (' + x.cores + ' cores, bench ' + x.bench_ms.toFixed(0) + ' ms)'));
+    tr.append(el('td', x.alive ? 'yes' : 'no'));
+    tr.append(el('td', String(x.games)));
+    tr.append(el('td', String(x.voided)));
+    tr.append(el('td', x.last_seen_s + ' s ago'));
+    tr.append(el('td', x.idle ? 'no games: ' + x.idle : (x.alive ? 'playing' : 'gone'), x.idle ? 'broken' : ''));
+    body.append(tr);
+  });
+  const v = $('voided'); v.replaceChildren();
+  w.voided.forEach(x => {
+    const li = el('li'); li.className = 'voided'; li.dataset.game = x.game_id;
+    li.append(el('span', 'game ' + x.game_id + ' (' + x.bots.join(' vs ') + ') on ' + x.worker + ' at ' + x.at + ': seat ' + x.seat + ' ' + x.reason + ' after waiting ' + (x.waited_total_us / 1000).toFixed(0) + ' ms for a CPU (' + x.starved_turns + ' turns past their limit): ' + x.detail));
+    v.append(li);
+  });
+  const q = $('quarantined'); q.replaceChildren();
+  w.quarantined.forEach(x => { const li = el('li', x.worker + ' since ' + x.at + ' (' + x.games.length + ' games): ' + x.why); li.className = 'quarantined'; q.append(li); });
+}
 // A server that went away (stopped, restarting) is said, not thrown.
 function gone() { $('summary').textContent = 'the league server does not answer (stopped or restarting?)'; }
-function update() { standings().catch(gone); games().catch(gone); }
+function update() { standings().catch(gone); games().catch(gone); workers().catch(gone); }
 let timer = null;
 function refresh() { if (timer) return; timer = setTimeout(() => { timer = null; update(); }, 200); }
 let source = null;
 function listen() {
   if (source) return;
   source = new EventSource('/api/events');
-  for (const kind of ['start', 'standings', 'bot']) source.addEventListener(kind, refresh);
+  for (const kind of ['start', 'standings', 'bot', 'voided', 'quarantined']) source.addEventListener(kind, refresh);
   // The games heard of, on the body (scripts and tests read what the page was told).
   source.addEventListener('game', (e) => {
     const g = JSON.parse(e.data);

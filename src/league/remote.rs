@@ -13,9 +13,11 @@
 //! again).
 
 use super::bundle::{self, Sources};
+use super::residuals::{self, Played};
 use super::scheduler::Game;
 use super::server::{GameLine, Shared};
 use super::tokens;
+use super::trust::{self, Quarantined, Voided};
 use crate::engine::GameSettings;
 use crate::referee::{GameResult, TurnRecord};
 use crate::tournament::{Finished, GameSpec};
@@ -58,6 +60,9 @@ pub struct Registered {
     pub game: GameSettings,
     /// How long a lease lasts unless renewed.
     pub lease_ms: u64,
+    /// What the worker should know of its standing (a bench too slow for timed games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -113,6 +118,10 @@ pub struct Reply {
     pub accepted: bool,
     /// The worker should stop (the league stops, or its token was revoked).
     pub stop: bool,
+    /// The result was voided: the worker's load, not the bot, lost the game (see
+    /// [`super::trust`]); it is played again, and this worker gets no game for a pause.
+    #[serde(default)]
+    pub voided: bool,
 }
 
 /// A registered worker process.
@@ -123,16 +132,29 @@ pub struct WorkerLine {
     #[serde(flatten)]
     pub info: Register,
     pub games: u64,
+    /// Its games voided (lost to its load, played again elsewhere).
+    pub voided: u64,
     /// Seconds since it was last heard from.
     pub last_seen_s: u64,
     /// Heard from within two lease times.
     pub alive: bool,
+    /// Why it gets no games, when it gets none (its bench, a quarantine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle: Option<String>,
 }
+
+/// A worker whose bench figure is this many times the league's median gets no timed games.
+pub const BENCH_FACTOR: f64 = 5.0;
 
 struct Session {
     name: String,
     info: Register,
     games: u64,
+    voided: u64,
+    /// No game until then (it voided one).
+    paused_until: Option<Instant>,
+    /// Why it gets no timed games: its bench figure was far off the league's median.
+    slow: Option<String>,
     last_seen: Instant,
 }
 
@@ -155,7 +177,20 @@ pub struct Remote {
     packing: Mutex<()>,
     /// Games leased to remote workers and not yet returned, by id.
     out: Mutex<HashMap<u64, Game>>,
+    /// How often each game was voided (from the folder's log at start).
+    voids: Mutex<HashMap<u64, u32>>,
+    /// The latest voided games, newest last, for the page.
+    voided: Mutex<std::collections::VecDeque<Voided>>,
+    /// Remote workers' recorded games since the server started (the residuals' input).
+    played: Mutex<Vec<Played>>,
+    /// Quarantined workers, by name.
+    quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
+    /// The server machine's own bench figure (milliseconds; see [`super::worker::bench`]).
+    own_bench_ms: f64,
 }
+
+/// Voided games `/api/workers` lists.
+const VOIDED_SHOWN: usize = 100;
 
 pub fn routes(s: Arc<Shared>) -> Router {
     let r = Arc::new(Remote {
@@ -166,7 +201,26 @@ pub fn routes(s: Arc<Shared>) -> Router {
         by_hash: Mutex::default(),
         packing: Mutex::default(),
         out: Mutex::default(),
+        voids: Mutex::default(),
+        voided: Mutex::default(),
+        played: Mutex::default(),
+        quarantined: Mutex::default(),
+        own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
     });
+    let quarantined = trust::read_quarantined(&r.s.dir);
+    if !quarantined.is_empty() {
+        r.quarantined
+            .lock()
+            .unwrap()
+            .extend(quarantined.into_iter().map(|q| (q.worker.clone(), q)));
+        recount(&r);
+    }
+    {
+        let log = trust::read(&r.s.dir);
+        *r.voids.lock().unwrap() = trust::counts(&log);
+        let skip = log.len().saturating_sub(VOIDED_SHOWN);
+        r.voided.lock().unwrap().extend(log.into_iter().skip(skip));
+    }
     Router::new()
         .route("/api/work/register", post(register))
         .route("/api/work/lease", post(lease))
@@ -256,6 +310,10 @@ async fn register(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Regi
             ),
         );
     }
+    if let Some(q) = r.quarantined.lock().unwrap().get(&name) {
+        return refuse(StatusCode::FORBIDDEN, quarantine_text(q));
+    }
+    let slow = slow_bench(&r, info.bench_ms);
     let id = {
         let mut n = r.next_session.lock().unwrap();
         *n += 1;
@@ -267,13 +325,18 @@ async fn register(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Regi
             name,
             info,
             games: 0,
+            voided: 0,
+            paused_until: None,
+            slow: slow.clone(),
             last_seen: Instant::now(),
         },
     );
+    update_capacity(&r);
     Json(Registered {
         session: id,
         game: r.s.settings.game.clone(),
         lease_ms: lease_time(&r).as_millis() as u64,
+        note: slow,
     })
     .into_response()
 }
@@ -327,6 +390,13 @@ fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
 
 /// Leases up to `slots` games to `session` now, with their bots' archives.
 fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGame> {
+    update_capacity(r);
+    let idle = r.sessions.lock().unwrap().get(session).is_none_or(|s| {
+        s.slow.is_some() || s.paused_until.is_some_and(|until| Instant::now() < until)
+    });
+    if idle {
+        return Vec::new();
+    }
     let games = r.s.lease_games(session, slots);
     let mut out = Vec::new();
     for game in games {
@@ -375,6 +445,9 @@ async fn lease(
     if let Err(e) = session(&r, &headers, &req.session) {
         return *e;
     }
+    if let Some(e) = quarantined(&r, &req.session) {
+        return e;
+    }
     let deadline = Instant::now() + Duration::from_millis(req.wait_ms).min(LONG_POLL);
     let mut events = r.s.events.subscribe();
     loop {
@@ -412,6 +485,7 @@ async fn renew(State(r): State<Arc<Remote>>, headers: HeaderMap, b: Body<Renew>)
     Json(Reply {
         accepted: true,
         stop: r.s.stop.load(Ordering::Relaxed),
+        voided: false,
     })
     .into_response()
 }
@@ -429,11 +503,20 @@ async fn result(
         return *e;
     }
     let stop = r.s.stop.load(Ordering::Relaxed);
+    if let Some(e) = quarantined(&r, &req.session) {
+        // Its game goes to another worker.
+        if r.out.lock().unwrap().remove(&req.game_id).is_some() {
+            r.s.sched.lock().unwrap().release(req.game_id);
+            r.s.live.lock().unwrap().running.remove(&req.game_id);
+        }
+        return e;
+    }
     let Some(game) = r.out.lock().unwrap().remove(&req.game_id) else {
         // Another worker's result came first (or the server restarted and plays it again).
         return Json(Reply {
             accepted: false,
             stop,
+            voided: false,
         })
         .into_response();
     };
@@ -455,21 +538,84 @@ async fn result(
     result.log = req.log;
     result.stderr_tails = req.stderr_tails;
     result.duration = Duration::from_micros(req.duration_us);
+    if let Some(seat) = trust::spoiled_seat(&result) {
+        if void(&r, &game, &req.session, seat, &result) {
+            return Json(Reply {
+                accepted: false,
+                stop,
+                voided: true,
+            })
+            .into_response();
+        }
+    }
     let spec = GameSpec {
         game_id: game.game_id,
         pair_id: game.pair_id,
         seed: game.seed,
         seats: (0..seats).collect(),
     };
-    if let Some(s) = r.sessions.lock().unwrap().get_mut(&req.session) {
-        s.games += 1;
+    let name = {
+        let mut sessions = r.sessions.lock().unwrap();
+        let s = sessions.get_mut(&req.session);
+        s.map(|s| {
+            s.games += 1;
+            s.name.clone()
+        })
+    };
+    if let Some(worker) = name {
+        r.played.lock().unwrap().push(Played {
+            worker,
+            game_id: game.game_id,
+            bots: game.bots.clone(),
+            ranks: result.ranks.clone(),
+        });
     }
     r.s.finished(game, Finished { spec, result });
+    check_residuals(&r);
     Json(Reply {
         accepted: true,
         stop,
+        voided: false,
     })
     .into_response()
+}
+
+/// Voids `game`, which `session` lost to its machine's load at `seat`: its evidence logged, the
+/// game queued again, the worker paused. False when it stands after all (voided too often, or
+/// the evidence cannot be kept).
+fn void(r: &Remote, game: &Game, session: &str, seat: usize, result: &GameResult) -> bool {
+    {
+        let mut voids = r.voids.lock().unwrap();
+        let n = voids.entry(game.game_id).or_default();
+        if *n >= trust::MAX_VOIDS {
+            return false;
+        }
+        *n += 1;
+    }
+    let v = trust::evidence(game, session, seat, result);
+    if let Err(e) = trust::append(&r.s.dir, &v) {
+        eprintln!(
+            "arbiter: warning: {e}; game {} is recorded as played",
+            game.game_id
+        );
+        return false;
+    }
+    r.s.sched.lock().unwrap().release(game.game_id);
+    r.s.live.lock().unwrap().running.remove(&game.game_id);
+    if let Some(s) = r.sessions.lock().unwrap().get_mut(session) {
+        s.voided += 1;
+        s.paused_until = Some(Instant::now() + trust::VOID_PAUSE);
+    }
+    {
+        let mut shown = r.voided.lock().unwrap();
+        shown.push_back(v.clone());
+        if shown.len() > VOIDED_SHOWN {
+            shown.pop_front();
+        }
+    }
+    r.s.tell("voided", &v);
+    r.s.wake();
+    true
 }
 
 async fn bot(
@@ -505,6 +651,14 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
             name: s.name.clone(),
             info: s.info.clone(),
             games: s.games,
+            voided: s.voided,
+            idle: r
+                .quarantined
+                .lock()
+                .unwrap()
+                .get(&s.name)
+                .map(quarantine_text)
+                .or_else(|| s.slow.clone()),
             last_seen_s: s.last_seen.elapsed().as_secs(),
             alive: s.last_seen.elapsed() < 2 * lease,
         })
@@ -514,5 +668,156 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
 }
 
 async fn workers(State(r): State<Arc<Remote>>) -> Response {
-    Json(serde_json::json!({ "workers": worker_lines(&r) })).into_response()
+    let voided: Vec<Voided> = r.voided.lock().unwrap().iter().rev().cloned().collect();
+    let quarantined: Vec<Quarantined> = r.quarantined.lock().unwrap().values().cloned().collect();
+    Json(serde_json::json!({
+        "workers": worker_lines(&r),
+        "voided": voided,
+        "quarantined": quarantined,
+        "bench_ms": r.own_bench_ms,
+        "capacity": r.s.sched.lock().unwrap().capacity(),
+    }))
+    .into_response()
+}
+
+/// Why `bench_ms` is too slow for timed games: over [`BENCH_FACTOR`] times the median of the
+/// server's own figure and the live workers'.
+fn slow_bench(r: &Remote, bench_ms: f64) -> Option<String> {
+    let lease = lease_time(r);
+    let mut all: Vec<f64> = r
+        .sessions
+        .lock()
+        .unwrap()
+        .values()
+        .filter(|s| s.last_seen.elapsed() < 2 * lease && s.slow.is_none())
+        .map(|s| s.info.bench_ms)
+        .chain([r.own_bench_ms])
+        .collect();
+    all.sort_by(f64::total_cmp);
+    let median = all[all.len() / 2];
+    // A figure that is not a number is no figure: no timed games either.
+    let fast_enough = bench_ms.is_finite() && bench_ms <= BENCH_FACTOR * median;
+    (!fast_enough).then(|| {
+        format!(
+            "its bench took {bench_ms:.0} ms, over {BENCH_FACTOR} times the league's median \
+             ({median:.0} ms): a machine that slow (or that busy) gets no timed games; stop \
+             other work on it, or run the worker on a faster machine, then start it again"
+        )
+    })
+}
+
+/// The league's capacity for the scheduler (a slow bot's cap is a share of it): the local
+/// workers' slots and every live, playing remote worker's.
+fn update_capacity(r: &Remote) {
+    let lease = lease_time(r);
+    let remote: usize = r
+        .sessions
+        .lock()
+        .unwrap()
+        .values()
+        .filter(|s| s.last_seen.elapsed() < 2 * lease && s.slow.is_none())
+        .map(|s| s.info.concurrency.max(1))
+        .sum();
+    let slots = r.s.local_workers + remote;
+    r.s.sched.lock().unwrap().set_capacity(slots);
+}
+
+fn quarantine_text(q: &Quarantined) -> String {
+    format!(
+        "worker {:?} is quarantined since {}: {}",
+        q.worker, q.at, q.why
+    )
+}
+
+/// The refusal for a quarantined worker's session.
+fn quarantined(r: &Remote, session: &str) -> Option<Response> {
+    let name = r.sessions.lock().unwrap().get(session)?.name.clone();
+    let q = r.quarantined.lock().unwrap().get(&name).cloned()?;
+    Some(refuse(StatusCode::FORBIDDEN, quarantine_text(&q)))
+}
+
+/// Quarantines every worker whose residual is far out ([`residuals::check`] against the
+/// latest fit's ratings).
+fn check_residuals(r: &Remote) {
+    let ratings: HashMap<String, f64> =
+        r.s.standings
+            .read()
+            .unwrap()
+            .bots
+            .iter()
+            .filter_map(|b| Some((b.name.clone(), b.rating?)))
+            .collect();
+    let flagged: Vec<residuals::Residual> = {
+        let played = r.played.lock().unwrap();
+        let known = r.quarantined.lock().unwrap();
+        residuals::check(
+            &played,
+            |b| ratings.get(b).copied(),
+            residuals::Check::default(),
+        )
+        .into_iter()
+        .filter(|x| x.flagged && !known.contains_key(&x.worker))
+        .collect()
+    };
+    if flagged.is_empty() {
+        return;
+    }
+    for x in flagged {
+        let games = r
+            .played
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|g| g.worker == x.worker)
+            .map(|g| g.game_id)
+            .collect();
+        let q = Quarantined {
+            worker: x.worker.clone(),
+            why: format!(
+                "its results are off the league's fit: over {} games its seat 0 scored {:+.2} \
+                 a game against the ratings' expectation, z = {:.1} against the other workers \
+                 (at most {:.1} for an honest one); its games are out of the ratings (kept in \
+                 the records). Check that machine and its arbiter, then give it a new token",
+                x.games, x.mean, x.z, x.threshold
+            ),
+            games,
+            at: super::server::now_text(),
+        };
+        if let Err(e) = trust::append_quarantined(&r.s.dir, &q) {
+            eprintln!(
+                "arbiter: warning: {e}; the quarantine of {} lasts until a restart",
+                q.worker
+            );
+        }
+        eprintln!("arbiter: {}", quarantine_text(&q));
+        r.s.tell("quarantined", &q);
+        r.quarantined.lock().unwrap().insert(x.worker, q);
+    }
+    recount(r);
+}
+
+/// Counts the standings again without the quarantined workers' games, and refits.
+fn recount(r: &Remote) {
+    let out: std::collections::HashSet<u64> = r
+        .quarantined
+        .lock()
+        .unwrap()
+        .values()
+        .flat_map(|q| q.games.iter().copied())
+        .collect();
+    let known: Vec<String> =
+        r.s.sched
+            .lock()
+            .unwrap()
+            .names()
+            .map(String::from)
+            .collect();
+    // Held while counting, so that no game the recorder hands the fit meanwhile is lost.
+    let mut counted = r.s.counted.lock().unwrap();
+    match trust::standings_without(&r.s.dir, &out, &known) {
+        Ok(c) => *counted = c,
+        Err(e) => eprintln!("arbiter: warning: cannot count the standings again: {e}"),
+    }
+    drop(counted);
+    r.s.refit();
 }

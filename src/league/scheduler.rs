@@ -179,6 +179,11 @@ impl Scheduler {
         self.capacity = slots.max(1);
     }
 
+    /// The slots of all workers together.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Adds a bot, or plays again one that was removed, broken or suspended.
     pub fn add_bot(&mut self, name: &str) {
         match self.index.get(name) {

@@ -88,6 +88,8 @@ pub struct Shared {
     /// Server-sent events, as `(event name, JSON data)`.
     pub events: tokio::sync::broadcast::Sender<(String, String)>,
     pub token_hash: String,
+    /// Local workers (threads of the server).
+    pub local_workers: usize,
     /// Workers wait here for a game to lease.
     wake: Condvar,
     wake_lock: Mutex<()>,
@@ -286,6 +288,7 @@ pub fn start(
         sprt: Mutex::new(sprt),
         events,
         token_hash,
+        local_workers: workers,
         wake: Condvar::new(),
         wake_lock: Mutex::new(()),
         stop: AtomicBool::new(false),

@@ -76,8 +76,18 @@ impl Turns {
             game: self.turn + 1,
         };
         let forfeit = |verdict| End::Forfeit(seat, verdict);
-        let at = answered_at(&mut procs[seat], waited, which, clocked, &reading, cfg)
-            .map_err(forfeit)?;
+        let at = match answered_at(&mut procs[seat], waited, which, clocked, &reading, cfg) {
+            Ok(at) => at,
+            Err(verdict) => {
+                // The turn it lost counts in its waiting too: a bot that waited for a CPU
+                // longer than its limit in the turn it timed out on was starved in it, and
+                // the league voids such a game (`league::trust`).
+                if let Verdict::NoAnswer { spent, limit, .. } = &verdict {
+                    self.stats[seat].add_waiting(spent.excused, *limit);
+                }
+                return Err(forfeit(verdict));
+            }
+        };
         let charged = self
             .charge(seat, clocked, at, reading, cfg, which)
             .map_err(forfeit)?;

@@ -25,6 +25,16 @@ pub const EXTERNAL_VARIANT: &str = "external";
 /// The variant a CodinGame SDK game is recorded with.
 pub const SDK_VARIANT: &str = "codingame-sdk";
 
+/// Why the game's referee cannot play ([`GameChoice::check`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    External(#[from] RefereeCheckError),
+    /// Boxed: it is large, and run errors travel by value.
+    #[error(transparent)]
+    Sdk(Box<super::sdk::check::SdkCheckError>),
+}
+
 /// A validated choice of what a run plays.
 #[derive(Clone, Debug)]
 pub enum GameChoice {
@@ -105,12 +115,18 @@ impl GameChoice {
     }
 
     /// Checks, before the first game, what the kind runs besides the bots: an external referee
-    /// is started and must answer `###Start` in its protocol ([`super::external::check`]);
+    /// is started and must answer `###Start` in its protocol ([`super::external::check`]); an
+    /// SDK game's referee must start and write its first frame ([`super::sdk::check::check`]);
     /// built-in rules need nothing.
-    pub fn check(&self, cfg: &RefereeConfig) -> Result<(), RefereeCheckError> {
+    pub fn check(&self, cfg: &RefereeConfig) -> Result<(), CheckError> {
         match self {
-            GameChoice::Rules(_) | GameChoice::Sdk { .. } => Ok(()),
-            GameChoice::External { referee, seats } => super::external::check(referee, *seats, cfg),
+            GameChoice::Rules(_) => Ok(()),
+            GameChoice::External { referee, seats } => {
+                Ok(super::external::check(referee, *seats, cfg)?)
+            }
+            GameChoice::Sdk { game, seats } => {
+                super::sdk::check::check(game, *seats, cfg).map_err(CheckError::Sdk)
+            }
         }
     }
 

@@ -23,7 +23,7 @@ mod wait;
 mod scripted;
 
 use assemble::{assemble, Ending, Played};
-pub use choice::{GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
+pub use choice::{CheckError, GameChoice, EXTERNAL_MAX_TURNS, EXTERNAL_VARIANT};
 pub use clock::{charged, FAIR_WALL_FACTOR};
 pub use config::{Clock, RefereeConfig, TimeControl, FREEZE_AFTER, IDLE_CPU_SLACK};
 pub use result::{

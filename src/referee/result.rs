@@ -166,11 +166,12 @@ pub struct SeatStats {
     pub cpu_max_us: u64,
     /// Late answers (within the grace).
     pub strikes: u32,
-    /// Waiting for a CPU over its turns, not charged by the fair clock (zero on other clocks).
+    /// Waiting for a CPU over its turns (the turn it timed out on included), not charged by
+    /// the fair clock (zero on other clocks).
     pub waited_total_us: u64,
     pub waited_max_us: u64,
-    /// Turns in which it waited for a CPU longer than the turn's limit: the machine, not the
-    /// bot, set the pace.
+    /// Turns in which it waited for a CPU longer than the turn's limit (the turn it timed out
+    /// on included): the machine, not the bot, set the pace.
     pub starved_turns: u32,
 }
 

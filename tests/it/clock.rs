@@ -7,10 +7,10 @@ use crate::common::{arbiter, hostile, json_of, random_bot, replay};
 use std::process::{Child, Command, Stdio};
 
 /// Busy loops pinned to one CPU, killed when dropped.
-struct Busy(Vec<Child>);
+pub(crate) struct Busy(Vec<Child>);
 
 impl Busy {
-    fn on(cpu: usize, n: usize) -> Busy {
+    pub(crate) fn on(cpu: usize, n: usize) -> Busy {
         Busy(
             (0..n)
                 .map(|_| {
@@ -47,7 +47,7 @@ impl Drop for Busy {
 }
 
 /// A CPU this test may use: the last one it is allowed.
-fn a_cpu() -> usize {
+pub(crate) fn a_cpu() -> usize {
     let text = std::fs::read_to_string("/proc/self/status").unwrap();
     let list = text
         .lines()

@@ -622,6 +622,25 @@ fn a_referee_that_cannot_play_stops_the_run_before_any_game() {
     assert!(stderr.contains("referee crashed on purpose"), "{stderr}");
 }
 
+/// `arbiter slurm` starts through the engine as a tournament does: a referee that cannot play
+/// is refused before a game is measured or a script written (so no job array of referee
+/// errors is submitted).
+#[test]
+fn slurm_refuses_a_referee_that_cannot_play_before_writing_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut args = tournament_args(&out, "6", &referee("crash 1"));
+    args.splice(0..1, ["slurm".to_string(), "--shards".into(), "2".into()]);
+    let done = arbiter().args(&args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("cannot play") && stderr.contains("exited with status 3"),
+        "{stderr}"
+    );
+    assert!(!out.join("slurm").exists(), "scripts written: {stderr}");
+}
+
 #[test]
 fn sprt_decides_with_an_external_referee() {
     let dir = tempfile::tempdir().unwrap();

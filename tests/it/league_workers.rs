@@ -76,7 +76,7 @@ fn work(url: &str, token: &str, cache: &Path) -> Proc {
 }
 
 /// Sends one request and returns the answer's status and body.
-fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+pub(crate) fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
     let addr = url.trim_start_matches("http://");
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();

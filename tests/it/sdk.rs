@@ -581,3 +581,195 @@ fn shards_of_an_sdk_tournament_merge() {
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
 }
+
+/// The inner HTML of the element with id `id` in a dumped DOM (up to its closing tag `tag`).
+fn inner<'a>(dom: &'a str, id: &str, tag: &str) -> &'a str {
+    let open = format!("id=\"{id}\"");
+    let Some(at) = dom.find(&open) else {
+        panic!("no #{id} in the page: {dom}")
+    };
+    let body = &dom[at..];
+    let start = body.find('>').map_or(0, |i| i + 1);
+    let end = body.find(&format!("</{tag}>")).unwrap_or(body.len());
+    &body[start..end]
+}
+
+/// The replay page steps through an SDK game: at each step the player's input and answer,
+/// and what the game said of it (its summary lines, its tooltips), every text as text: a
+/// bot's answer of markup reaches the page as characters, never as an element.
+#[test]
+fn the_replay_page_shows_the_games_summaries_and_tooltips_turn_by_turn() {
+    let Some(cp) = take() else { return };
+    let Some(browser) = chromium() else { return };
+    let dir = shared_tempdir();
+    let out = dir.path().join("t");
+    let mut args = tournament_args(&cp, &out, "2");
+    args.extend([bot("greedy", "greedy"), bot("mallory", "hostile 2")]);
+    let done = arbiter().args(&args).output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let rec = records(&out)
+        .into_iter()
+        .find(|r| r["game_id"] == 0)
+        .expect("game 0's record");
+    let mallory = match rec["bots"][0] == "mallory" {
+        true => 0,
+        false => 1,
+    };
+    // Round 1 (steps 1 and 2, seats 0 then 1), round 2: mallory's answer is markup.
+    assert_eq!(rec["moves"].as_array().unwrap().len(), 4, "{rec}");
+    let page = out.join("replays/replay.html");
+    let at = |step: usize| {
+        let url = format!("file://{}#game=0&step={step}", page.display());
+        let (dom, console) = load(&browser, &url);
+        assert!(console.is_empty(), "{console:?}");
+        assert!(dom.contains("data-ready=\"1\""), "the replay ran: {dom}");
+        dom
+    };
+    // After round 1: both players' takes, in the game's words with the bots' names.
+    let dom = at(2);
+    let summary = inner(&dom, "summary", "pre");
+    assert!(
+        summary.contains("greedy takes ") && summary.contains("mallory takes "),
+        "{summary}"
+    );
+    assert!(dom.contains("id=\"tooltips-box\" hidden"), "no tooltip yet");
+    // Seat 1's first input: its line "P I" (sent in the dealing frame), then the round's X.
+    let input = inner(&dom, "input", "pre");
+    assert!(
+        input.lines().last().unwrap_or("").parse::<u32>().is_ok(),
+        "{input}"
+    );
+    // After round 2: the game's tooltip on mallory, which quotes its answer.
+    let dom = at(4);
+    let tips = inner(&dom, "tooltips", "ul");
+    assert!(
+        tips.contains(
+            "mallory: mallory: invalid action \"&lt;img src=x onerror=document.title='pwned'&gt;\""
+        ),
+        "{tips}"
+    );
+    assert!(!dom.contains("<img"), "markup from a bot was drawn: {dom}");
+    assert!(!dom.contains("pwned</title>"), "{dom}");
+    if mallory == 1 {
+        assert!(inner(&dom, "answer", "pre").contains("&lt;img"), "{dom}");
+    }
+    assert!(inner(&dom, "summary", "pre").contains("greedy takes "));
+}
+
+/// A referee that cannot play stops the run before any game is scheduled, with what it did,
+/// the end of its stderr and what to do (a game that throws in its init); a class path without
+/// the engine is refused before that, saying what to add.
+#[test]
+fn an_sdk_referee_that_cannot_play_stops_the_run_before_any_game() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    // The game's classes and the jars, without the engine's core.
+    let no_engine: Vec<&str> = cp
+        .split(':')
+        .filter(|p| !p.contains("engine/classes"))
+        .collect();
+    assert_eq!(no_engine.len() + 1, cp.split(':').count(), "{cp}");
+    let cases = [
+        (
+            cp.clone(),
+            vec!["--game-param", "fail=init"],
+            vec!["failed ([[FAIL]])", "Take was asked to fail in init"],
+        ),
+        (
+            no_engine.join(":"),
+            vec![],
+            vec!["holds no CodinGame engine", "add the engine's jar"],
+        ),
+    ];
+    for (i, (cp, extra, why)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("t{i}"));
+        let mut args = tournament_args(cp, &out, "4");
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
+        let done = arbiter().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(!done.status.success(), "{stderr}");
+        for why in why {
+            assert!(stderr.contains(why), "{why}: {stderr}");
+        }
+        if i == 0 {
+            assert_eq!(done.status.code(), Some(3), "{stderr}");
+            assert!(stderr.contains("cannot play"), "{stderr}");
+            assert!(
+                stderr.contains("[[GET_GAME_INFO] 0]") && stderr.contains("engine's core"),
+                "what to do: {stderr}"
+            );
+        }
+        let rows = std::fs::read_to_string(out.join("games.csv"))
+            .map_or(0, |t| t.lines().count().saturating_sub(1));
+        assert_eq!(rows, 0, "games were played: {stderr}");
+    }
+}
+
+/// A class path given built is played by warm referee JVMs too: copied into a run folder of the
+/// build cache with arbiter's launcher, and playing exactly the games one fresh JVM per game
+/// plays.
+#[test]
+fn a_class_path_is_played_by_warm_jvms_and_plays_the_games_a_fresh_jvm_plays() {
+    let Some(cp) = take() else { return };
+    let dir = shared_tempdir();
+    let cache = dir.path().join("cache");
+    let run = |way: &str| {
+        let out = dir.path().join(way);
+        let mut args = tournament_args(&cp, &out, "4");
+        args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
+        let mut cmd = arbiter();
+        cmd.env("ARBITER_CACHE", &cache)
+            .env_remove("ARBITER_SDK_JVM");
+        if way == "fresh" {
+            cmd.env("ARBITER_SDK_JVM", "fresh");
+        }
+        let done = cmd.args(&args).output().unwrap();
+        assert!(
+            done.status.success(),
+            "{way}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let mut recs = records(&out);
+        recs.sort_by_key(|r| r["game_id"].as_u64());
+        recs
+    };
+    let warm = run("warm");
+    let built: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("sdk-built-")
+        })
+        .collect();
+    assert_eq!(built.len(), 1, "{built:?}");
+    assert!(built[0].join("launcher/ArbiterLauncher.class").is_file());
+    for r in &warm {
+        assert_eq!(r["game"], "take", "the name is the class path's: {r}");
+        let referee = r["external"]["referee"].as_str().unwrap();
+        assert!(referee.contains("ArbiterLauncher"), "{referee}");
+    }
+    let fresh = run("fresh");
+    assert!(fresh.iter().all(|r| r["external"]["referee"]
+        .as_str()
+        .unwrap()
+        .ends_with("RefereeMain")));
+    let inputs = |recs: &[Value]| -> Vec<Value> {
+        recs.iter()
+            .map(|r| r["external"]["inputs"].clone())
+            .collect()
+    };
+    assert_eq!(warm.len(), 4);
+    assert_eq!(
+        inputs(&warm),
+        inputs(&fresh),
+        "the same games, turn by turn"
+    );
+}

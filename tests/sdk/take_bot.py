@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A bot for Take, arbiter's test SDK game (tests/sdk/take): reads one number X a turn and
-answers how much it takes (after a first line "P I": players, its index). MODE: `greedy` takes X, `modest` takes X // 2; `slow N`, `crash N`
-and `invalid N` play greedy but at their Nth turn sleep 5 s, exit, or answer `banana`."""
+answers how much it takes (after a first line "P I": players, its index). MODE: `greedy` takes X, `modest` takes X // 2; `slow N`, `crash N`,
+`invalid N` and `hostile N` play greedy but at their Nth turn sleep 5 s, exit, answer `banana`, or
+answer markup (`<img src=x onerror=...>`, which a page must show as text)."""
 import sys
 import time
 
@@ -18,5 +19,8 @@ for line in sys.stdin:
         sys.exit(3)
     if turn == at and mode == "invalid":
         print("banana", flush=True)
+        continue
+    if turn == at and mode == "hostile":
+        print("<img src=x onerror=document.title='pwned'>", flush=True)
         continue
     print(x // 2 if mode == "modest" else x, flush=True)

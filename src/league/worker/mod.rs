@@ -50,6 +50,38 @@ pub enum WorkError {
     },
 }
 
+/// A token file that gives no token.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenFileError {
+    #[error("cannot read the worker token file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the worker token file {} is empty: put the token `arbiter league token DIR NAME` \
+         printed on its first line",
+        path.display()
+    )]
+    Empty { path: PathBuf },
+}
+
+/// The worker token in `path` (its first line, trimmed): `--token-file`, so that the token is
+/// not on the command line, where `ps` shows it to every user.
+pub fn read_token(path: &std::path::Path) -> Result<String, TokenFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TokenFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let token = text.lines().next().unwrap_or("").trim();
+    if token.is_empty() {
+        return Err(TokenFileError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(token.to_string())
+}
+
 /// How a worker is asked to work.
 pub struct Options {
     pub url: String,
@@ -93,6 +125,9 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
         "arbiter: working for the league at {} as {} ({} at once)",
         opts.url, reg.session, opts.concurrency
     );
+    if let Some(note) = &reg.note {
+        eprintln!("arbiter: the league gives this worker no games: {note}");
+    }
     let w = Arc::new(Worker {
         info,
         session: Mutex::new(reg.session),
@@ -155,13 +190,20 @@ fn describe(concurrency: usize) -> Register {
     }
 }
 
-/// A quick CPU figure: the time to hash 8 MiB (a loaded or slow machine shows it).
-fn bench() -> Duration {
+/// A quick CPU figure: the time to hash 8 MiB, the fastest of 8 tries of 1 MiB each times 8
+/// (a machine slow or busy all along shows it; a moment's load elsewhere does not).
+pub fn bench() -> Duration {
     use sha2::Digest;
-    let data = vec![7u8; 8 << 20];
-    let t = Instant::now();
-    std::hint::black_box(sha2::Sha256::digest(&data));
-    t.elapsed()
+    let data = vec![7u8; 1 << 20];
+    let fastest = (0..8)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(sha2::Sha256::digest(std::hint::black_box(&data)));
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    fastest * 8
 }
 
 /// Calls the league, trying again with back-off while it cannot be reached.
@@ -404,7 +446,16 @@ fn play_loop(w: &Worker) {
                 return;
             };
             if let Ok(reply) = serde_json::from_slice::<Reply>(&a.body) {
-                if !reply.accepted {
+                if reply.voided {
+                    eprintln!(
+                        "arbiter: game {} was voided: a bot timed out after waiting for a CPU \
+                         (this machine was too busy for it); it is played again, and this \
+                         worker pauses (play fewer games at once with {}, or stop other \
+                         work here)",
+                        lg.game.game_id,
+                        crate::options::Opt::Concurrency
+                    );
+                } else if !reply.accepted {
                     eprintln!(
                         "arbiter: game {} had a result already (its lease ran out): dropped",
                         lg.game.game_id

@@ -150,6 +150,60 @@ pub fn play(
     Ok(result)
 }
 
+/// The start-up check's game ([`super::check`]): starts `game`'s referee for `seats` players
+/// with seed 0, sends `[[INIT]]` and `[[GET_GAME_INFO]]`, and reads the first frame, within
+/// the referee's time per message; then ends the referee. `Err` says what the referee did
+/// (as a game's `referee-error` detail says it), with the end of its stderr.
+pub(super) fn first_frame(
+    game: &SdkGame,
+    seats: usize,
+    cfg: &RefereeConfig,
+) -> Result<(), (String, String)> {
+    let proc = game.launcher.spawn(game, &cfg.limits, &[]).map_err(|e| {
+        let why = crate::errors::chain_text(&e);
+        (format!("cannot start: {why}"), String::new())
+    })?;
+    let mut driver = Driver {
+        game,
+        proc,
+        cfg: cfg.clone(),
+        turns: Turns::new(seats, 0, 0),
+        monitoring: false,
+        since_request: 0,
+        messages: Vec::new(),
+        log: None,
+        pending: Vec::new(),
+        verdicts: Vec::new(),
+    };
+    let mut request = protocol::init(seats, &driver.params(0));
+    request.push_str(protocol::GET_GAME_INFO);
+    let read = driver
+        .send(request.as_bytes())
+        .and_then(|()| driver.frame(seats));
+    let what = match read {
+        Ok(frame) => frame.fail.map(|trace| failed(&trace)),
+        Err(what) => Some(what),
+    };
+    // The game is not over: a warm launcher does not keep its process.
+    let stderr = match game.launcher.finish(driver.proc, false) {
+        Ok(tail) => tail,
+        Err(mut proc) => {
+            proc.shutdown(cfg.kill_grace);
+            proc.stderr_tail()
+        }
+    };
+    match what {
+        None => Ok(()),
+        Some(what) => Err((what, stderr)),
+    }
+}
+
+/// What a `[[FAIL]]` says: the trace's first line (the rest is in the referee's stderr too).
+fn failed(trace: &str) -> String {
+    let first = trace.lines().next().unwrap_or("");
+    format!("failed ([[FAIL]]): {}", escape(first.as_bytes(), QUOTE))
+}
+
 /// The game's last message on each player that had one ("`bot`: message"), in seat order,
 /// each escaped and cut to [`MESSAGE_BYTES`]; `$k` (the engine's token for player k's name)
 /// reads as the bot's name.
@@ -161,10 +215,7 @@ fn verdict_text(messages: &[(usize, String)], names: &[String]) -> String {
     let mut parts = Vec::new();
     for (seat, text) in last.iter().enumerate() {
         if let Some(text) = text {
-            let mut named = text.to_string();
-            for (k, name) in names.iter().enumerate().rev() {
-                named = named.replace(&format!("${k}"), name);
-            }
+            let named = super::record::with_names(text, names);
             parts.push(format!(
                 "{}: {}",
                 names[seat],
@@ -232,13 +283,7 @@ struct Driver<'a> {
 impl Driver<'_> {
     fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> Ended {
         let seats = procs.len();
-        let mut params = Vec::with_capacity(self.game.params.len() + 1);
-        if !self.game.params.iter().any(|(k, _)| k == "seed") {
-            // The engine reads the seed as a Java long.
-            params.push(("seed".to_string(), (seed & i64::MAX as u64).to_string()));
-        }
-        params.extend(self.game.params.iter().cloned());
-        let mut request = protocol::init(seats, &params);
+        let mut request = protocol::init(seats, &self.params(seed));
         loop {
             request.push_str(protocol::GET_GAME_INFO);
             if let Err(what) = self.send(request.as_bytes()) {
@@ -250,16 +295,11 @@ impl Driver<'_> {
             };
             self.monitoring |= frame.monitoring;
             if let Some(log) = &mut self.log {
-                log.keep(&frame, self.turns.moves.len());
+                log.keep(&frame, self.turns.moves.len(), self.turns.forfeits.len());
             }
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
-                // The trace's first line says what failed; the rest is in its stderr too.
-                let first = trace.lines().next().unwrap_or("");
-                return Ended::RefereeError(format!(
-                    "failed ([[FAIL]]): {}",
-                    escape(first.as_bytes(), QUOTE)
-                ));
+                return Ended::RefereeError(failed(trace));
             }
             if let Some(scores) = frame.scores {
                 return Ended::Scores(scores);
@@ -272,6 +312,18 @@ impl Driver<'_> {
             }
             request = self.turn(procs, info, &frame.input);
         }
+    }
+
+    /// The game parameters `[[INIT]]` sends: the seed (unless the user gave one), then the
+    /// user's.
+    fn params(&self, seed: u64) -> Vec<(String, String)> {
+        let mut params = Vec::with_capacity(self.game.params.len() + 1);
+        if !self.game.params.iter().any(|(k, _)| k == "seed") {
+            // The engine reads the seed as a Java long.
+            params.push(("seed".to_string(), (seed & i64::MAX as u64).to_string()));
+        }
+        params.extend(self.game.params.iter().cloned());
+        params
     }
 
     /// Player `info.player`'s turn: its input, its answer lines on its clock; what the referee

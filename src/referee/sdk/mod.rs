@@ -10,6 +10,7 @@
 //! `launcher*.rs`). Here: what a user's `--referee` names when it is an SDK game ([`detect`]).
 
 pub mod build;
+pub mod check;
 pub mod driver;
 pub mod launcher;
 pub mod protocol;
@@ -224,35 +225,38 @@ pub struct SdkOptions {
     pub message_limit: Option<Duration>,
 }
 
-/// The game a detected `--referee` names, typed as `origin`, ready to play with `opts`.
+/// The game a detected `--referee` names, typed as `origin`, ready to play with `opts` (the
+/// paths `detect` found are the folder they were typed in's already: `_workdir` is not read).
 pub fn resolve(
     detected: Detected,
     origin: &str,
-    workdir: Option<&Path>,
+    _workdir: Option<&Path>,
     opts: &SdkOptions,
 ) -> Result<SdkGame, SdkError> {
     // A source folder is built (in the build box, cached) into a run folder that holds
-    // arbiter's launcher too: its games are played by warm JVMs. A class path is played as given.
-    let (classpath, built, launcher): (_, _, Arc<dyn RefereeLauncher>) = match detected {
+    // arbiter's launcher too, and a jar or class path is copied into one (`build::prebuilt`):
+    // their games are played by warm JVMs.
+    let (source, name) = match detected {
         Detected::Source(dir) => {
             let name = std::path::absolute(&dir)
                 .ok()
                 .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-            let built = build::build(&build::SdkSource::Folder(dir), None).map_err(|e| {
-                SdkError::Build {
-                    origin: origin.to_string(),
-                    source: Box::new(e),
-                }
-            })?;
-            let name = name.unwrap_or_else(|| "sdk-game".into());
-            (
-                built.classpath,
-                Some((built.dir, name)),
-                launcher::for_built_game(),
-            )
+            (build::SdkSource::Folder(dir), name)
         }
-        Detected::ClassPath(entries) => (entries, None, Arc::new(FreshJvm)),
+        Detected::ClassPath(entries) => {
+            let entries: Vec<PathBuf> = entries
+                .into_iter()
+                .map(|p| std::path::absolute(&p).unwrap_or(p))
+                .collect();
+            let name = Some(game_name(&entries));
+            (build::SdkSource::ClassPath(entries), name)
+        }
     };
+    let built = build::build(&source, None).map_err(|e| SdkError::Build {
+        origin: origin.to_string(),
+        source: Box::new(e),
+    })?;
+    let name = name.unwrap_or_else(|| "sdk-game".into());
     let params = opts
         .params
         .iter()
@@ -264,28 +268,23 @@ pub fn resolve(
     if opts.message_limit == Some(Duration::ZERO) {
         return Err(SdkError::MessageLimit);
     }
-    let classpath: Vec<PathBuf> = classpath
+    let classpath: Vec<PathBuf> = built
+        .classpath
         .into_iter()
         .map(|p| std::path::absolute(&p).unwrap_or(p))
         .collect();
     Ok(SdkGame {
-        name: match &built {
-            Some((_, name)) => crate::protocol::printable(name).into_owned(),
-            None => game_name(&classpath),
-        },
+        name: crate::protocol::printable(&name).into_owned(),
         origin: origin.to_string(),
         classpath,
         main_class: REFEREE_MAIN.to_string(),
-        dir: built
-            .map(|(dir, _)| dir)
-            .or_else(|| workdir.map(Path::to_path_buf))
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from(".")),
+        // The run folder holds all the referee runs from besides the system's jars.
+        dir: built.dir,
         league: opts.league.unwrap_or(1),
         params,
         game_limits: !opts.user_limits,
         message_limit: opts.message_limit.unwrap_or(DEFAULT_MESSAGE_LIMIT),
-        launcher,
+        launcher: launcher::for_built_game(),
     })
 }
 

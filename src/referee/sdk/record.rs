@@ -19,10 +19,14 @@ pub struct SdkLog {
 }
 
 /// One frame of the game, as the referee wrote it before the answer `answer` (an index into
-/// the record's moves; the last frame, the game's end, has the number of moves).
+/// the record's moves; the last frame, the game's end, has the number of moves), after
+/// `forfeits` of the record's forfeits: the frame follows step `answer + forfeits` of the game
+/// (0: its start), whose outcome its summary and tooltips tell.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SdkFrame {
     pub answer: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub forfeits: usize,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summary: Vec<String>,
     /// (player, message) pairs.
@@ -37,9 +41,19 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// A game's text about players as shown: the engine's token for player k's name (`$k`)
+/// replaced by the bot's name (the higher tokens first, so `$10` is not read as `$1`).
+pub fn with_names(text: &str, names: &[String]) -> String {
+    let mut named = text.to_string();
+    for (k, name) in names.iter().enumerate().rev() {
+        named = named.replace(&format!("${k}"), name);
+    }
+    named
+}
+
 impl SdkLog {
-    /// Keeps `frame`, read before answer number `answer`.
-    pub fn keep(&mut self, frame: &Frame, answer: usize) {
+    /// Keeps `frame`, read before answer number `answer` and after `forfeits` forfeits.
+    pub fn keep(&mut self, frame: &Frame, answer: usize, forfeits: usize) {
         let mut view = frame.view.join("\n");
         let used: usize = self.frames.iter().map(|f| f.view.len()).sum();
         if used + view.len() > VIEW_BYTES {
@@ -48,6 +62,7 @@ impl SdkLog {
         }
         self.frames.push(SdkFrame {
             answer,
+            forfeits,
             summary: frame.summary.clone(),
             tooltips: frame.tooltips.clone(),
             view,
@@ -67,9 +82,9 @@ mod tests {
             summary: vec!["$0 takes 3".into()],
             ..Frame::default()
         };
-        log.keep(&big, 0);
-        log.keep(&big, 1);
-        log.keep(&big, 2);
+        log.keep(&big, 0, 0);
+        log.keep(&big, 1, 0);
+        log.keep(&big, 2, 1);
         assert_eq!(log.frames.len(), 3);
         assert!(!log.frames[1].view.is_empty() && log.frames[2].view.is_empty());
         assert_eq!(log.views_cut, 1);

@@ -17,6 +17,7 @@ pub mod page;
 pub mod pages;
 #[cfg(test)]
 mod reference;
+pub mod sdk;
 pub mod seats;
 pub mod sprt;
 pub mod svg;

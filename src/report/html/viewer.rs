@@ -69,7 +69,10 @@ fn title(rec: &GameRecord) -> String {
 /// `inputs` says which turns' inputs it keeps.
 pub fn data_script(rec: &GameRecord, inputs: Inputs) -> Result<String, RebuildError> {
     let json = match &rec.external {
-        Some(ext) => super::external::json(rec, ext, &title(rec)),
+        Some(ext) => match &ext.sdk {
+            Some(log) => super::sdk::json(rec, ext, log, &title(rec)),
+            None => super::external::json(rec, ext, &title(rec)),
+        },
         None => page_json(rec, &title(rec), inputs)?,
     };
     Ok(format!(
@@ -206,6 +209,8 @@ fn shell(back: Option<&str>, data: Option<&str>) -> String {
                         div #"answer-box" { div.muted #"answer-label" { "answer:" } pre #answer {} }
                         div #time {}
                         div.meter { div #timebar {} }
+                        div #"summary-box" hidden { div.muted { "the game's summary:" } pre #summary {} }
+                        div #"tooltips-box" hidden { div.muted { "the game's tooltips:" } ul #tooltips {} }
                         div #"err-box" { div.muted #"err-label" { "stderr this turn:" } pre.stderr #err {} }
                         div #"input-box" { div.muted { "input sent:" } pre #input {} }
                         div #end {

@@ -99,8 +99,17 @@ public final class ArbiterLauncher {
             start.invoke(null, new Unclosed(in), out);
             return true;
         } catch (Throwable e) {
-            // The engine has written its [[FAIL]] already; the trace is for the stderr tail.
+            // The engine has written its [[FAIL]] already; the trace is for the stderr tail,
+            // which is quoted from its end: it ends where a fresh JVM's would, at the engine's
+            // entry, not in this launcher's reflection.
             Throwable cause = e.getCause() != null ? e.getCause() : e;
+            StackTraceElement[] trace = cause.getStackTrace();
+            for (int i = 0; i < trace.length; i++) {
+                if (trace[i].getClassName().equals(MAIN)) {
+                    cause.setStackTrace(java.util.Arrays.copyOf(trace, i + 1));
+                    break;
+                }
+            }
             cause.printStackTrace();
             return false;
         } finally {

@@ -1,6 +1,7 @@
 // Replay viewer: draws any game from its neutral board view (square, hex or point cells with
 // stacks of pieces) and steps through the game, or an external referee's game as a table of
-// turns. The data is computed by arbiter in Rust (zlib, base64) and handed to arbiterGame: by
+// turns; a CodinGame SDK game steps without a board, with what the game said after each step
+// (its summary lines and tooltips). The data is computed by arbiter in Rust (zlib, base64) and handed to arbiterGame: by
 // the game's data file (game-N.js, which replay.html#game=N loads: a page opened from the disk
 // may load a script beside it, not fetch a file), or by a script in a page of one game. Every
 // text from the data is shown as text, never as markup.
@@ -83,7 +84,8 @@
     add(legend, 'span', D.external
       ? 'external referee `' + D.referee + '`, ' + D.seats + ' players, seed ' + D.seed + ', ' + D.answers.length + ' answers. ' + D.verdict + '.'
       : D.game + ' (' + D.variant + ', ' + D.seats + ' seats), seed ' + D.seed + ', ' + D.moves + ' moves' +
-        (D.opening ? ' after ' + D.opening + ' opening plies' : '') + '. ' + D.end.verdict + '.', 'muted');
+        (D.opening ? ' after ' + D.opening + ' opening plies' : '') + '. ' + D.end.verdict + '.' +
+        (D.sdk ? ' CodinGame SDK referee `' + D.referee + '`.' : ''), 'muted');
   }
 
   // An external referee's game: each answer with its input and time, then the stderr.
@@ -138,6 +140,12 @@
       verdict.parentNode.insertBefore(p, verdict.nextSibling);
     }
     text('placings', 'Placings: ' + D.end.placings + '. Scores: ' + D.end.scores_text + '.');
+    if (D.sdk) {
+      var ref = add(end, 'details');
+      ref.open = D.end.reason === 'referee-error';
+      add(ref, 'summary', 'stderr of the referee');
+      add(ref, 'pre', D.end.referee_stderr, 'stderr');
+    }
     D.end.stderr.forEach(function (tail, seat) {
       stderrOf(D, seat, tail, D.end.stderr_bytes[seat] || 0, D.end.offender, end);
     });
@@ -171,6 +179,8 @@
     D.steps.forEach(function (s) {
       var prev = frames[frames.length - 1];
       var p = prev.pieces.slice(), m = prev.marks.slice();
+      // A game without a board (an SDK game's) changes no cells.
+      if (!s.ch) s.ch = [];
       s.ch.forEach(function (c) { p[c[0]] = c[1]; if (c.length > 2) m[c[0]] = c[2]; });
       frames.push({ pieces: p, marks: m, notes: s.notes || prev.notes, changed: s.ch.map(function (c) { return c[0]; }) });
       // Omitted fields: the turn follows the previous one, the answer is the move and its
@@ -181,8 +191,9 @@
       if (s.plain) s.answer = s.move;
       if (s.seat === undefined) s.seat = 0;
       if (s.strikes === undefined) s.strikes = 0;
-      // A seat's first turn has a limit of its own (its input may not be kept: `first` is).
-      if (s.kind !== 'opening') s.limit_us = s.first ? D.clocks.first_turn_us : D.clocks.turn_us;
+      // A seat's first turn has a limit of its own (its input may not be kept: `first` is). An
+      // SDK game's limits are the game's own, turn by turn: not known here.
+      if (s.kind !== 'opening' && !D.sdk) s.limit_us = s.first ? D.clocks.first_turn_us : D.clocks.turn_us;
     });
 
     function el(name, attrs, parent) {
@@ -373,17 +384,19 @@
           // A kept answer is the line as the bot wrote it, its comment in it: shown once.
           answer = s.plain ? s.answer + (s.comment ? '\ncomment: ' + s.comment : '') : s.answer;
           if (s.wall_us !== undefined) {
-            time = 'wall ' + ms(s.wall_us) + ' of ' + ms(s.limit_us) + ', CPU ' + ms(s.cpu_us) + (s.late ? ', LATE' : '') + ', strikes ' + s.strikes + ' of ' + D.clocks.strikes;
+            time = 'wall ' + ms(s.wall_us) + (s.limit_us ? ' of ' + ms(s.limit_us) : '') + ', CPU ' + ms(s.cpu_us) + (s.late ? ', LATE' : '') + ', strikes ' + s.strikes + ' of ' + D.clocks.strikes;
             var used = D.clocks.clock === 'cpu' ? s.cpu_us : s.wall_us;
-            bar.style.width = Math.min(100, 100 * used / s.limit_us) + '%';
-            bar.className = s.late ? 'late' : (used > 0.8 * s.limit_us ? 'close' : '');
+            if (s.limit_us) {
+              bar.style.width = Math.min(100, 100 * used / s.limit_us) + '%';
+              bar.className = s.late ? 'late' : (used > 0.8 * s.limit_us ? 'close' : '');
+            }
           }
         } else if (s.kind === 'forfeit') {
           // What happened instead of an answer: the verdict's detail names the partial answer,
           // the exit or the time waited.
           answerLabel = 'what happened:';
           answer = s.reason + ': ' + s.detail;
-          time = 'limit ' + ms(s.first ? D.clocks.first_turn_us : D.clocks.turn_us) + ' + ' + ms(D.clocks.grace_us) + ' grace (' + D.clocks.clock + ' clock), strikes ' + s.strikes + ' of ' + D.clocks.strikes;
+          if (!D.sdk) time = 'limit ' + ms(s.first ? D.clocks.first_turn_us : D.clocks.turn_us) + ' + ' + ms(D.clocks.grace_us) + ' grace (' + D.clocks.clock + ' clock), strikes ' + s.strikes + ' of ' + D.clocks.strikes;
           bar.style.width = '100%';
           bar.className = 'late';
         }
@@ -401,6 +414,7 @@
       byId('answer-box').hidden = !answer;
       byId('err-box').hidden = !err;
       byId('input-box').hidden = !input;
+      said(s || D.start);
       byId('end').hidden = at !== D.steps.length;
       items.forEach(function (li) { li.classList.remove('at'); });
       var cur = at === D.steps.length ? last : at > 0 ? items[at - 1] : null;
@@ -410,6 +424,22 @@
         var top = cur.offsetTop - list.offsetTop;
         if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - cur.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
       }
+    }
+
+    // What an SDK game said after the step shown (at the start: after its first frame): its
+    // summary lines, and its tooltips, each with the player it is about.
+    function said(s) {
+      var summary = s.summary || [], tips = s.tooltips || [];
+      text('summary', summary.join('\n'));
+      byId('summary-box').hidden = !summary.length;
+      var list = byId('tooltips');
+      while (list.firstChild) list.removeChild(list.firstChild);
+      tips.forEach(function (t) {
+        var li = add(list, 'li');
+        swatch(D, t[0], li);
+        li.appendChild(document.createTextNode(' ' + (D.bots[t[0]] === undefined ? '?' : D.bots[t[0]]) + ': ' + t[1]));
+      });
+      byId('tooltips-box').hidden = !tips.length;
     }
 
     var timer = null;

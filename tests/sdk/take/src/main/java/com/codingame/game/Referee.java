@@ -20,7 +20,7 @@ import com.google.inject.Inject;
  * timeout or a crash deactivates the player (score -1); the game ends after `rounds` rounds
  * (default 5) or when fewer than two players are active. The league level caps the numbers
  * (league 1: X at most 100; league 2 and up: at most 1000). Test hooks: game parameter
- * `fail=N` throws at round N, `hang=N` stops answering at round N.
+ * `fail=N` throws at round N (`fail=init`: in init), `hang=N` stops answering at round N.
  */
 public class Referee extends AbstractReferee {
     @Inject private MultiplayerGameManager<Player> gameManager;
@@ -34,6 +34,9 @@ public class Referee extends AbstractReferee {
     @Override
     public void init() {
         Properties params = gameManager.getGameParameters();
+        if ("init".equals(params.getProperty("fail"))) {
+            throw new RuntimeException("Take was asked to fail in init");
+        }
         random = new Random(gameManager.getSeed());
         rounds = Integer.parseInt(params.getProperty("rounds", "5"));
         fail = Integer.parseInt(params.getProperty("fail", "0"));

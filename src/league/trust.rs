@@ -1,0 +1,239 @@
+//! Results a league can trust from machines it does not own (issue 38). A game a remote worker
+//! played whose forfeit the fair clock lays at the machine's door is not a loss: a seat that
+//! timed out after waiting for a CPU (longer than a turn's limit in some turn, the one it
+//! timed out on included, or for more than half of its turns' time: the facts behind the
+//! tournament's "too busy" note, [`crate::results::starved`]) lost to the worker's load, not to
+//! its opponent. The server voids such a game: the evidence goes to `voided.jsonl` in the
+//! league's folder (shown on the page and in `/api/workers`), nothing goes to the records, and
+//! the same game (same id, seed and seats) goes back to the queue for another worker; the
+//! worker that voided it gets no game for [`VOID_PAUSE`]. A game voided [`MAX_VOIDS`] times is
+//! recorded as played: a bot that is only ever late on busy machines must still finish its
+//! games somewhere.
+//!
+//! A worker that [`super::residuals`] finds off the fit is quarantined: its entry (with its
+//! games) goes to `quarantined.jsonl`, and the standings are counted again from games.csv
+//! without its games ([`standings_without`]); the records keep them.
+
+use crate::referee::{GameResult, Reason};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The league folder's log of voided games.
+pub const VOIDED: &str = "voided.jsonl";
+/// How often one game may be voided before its next result stands.
+pub const MAX_VOIDS: u32 = 3;
+/// How long a worker that voided a game gets none (its load may pass; another worker may take
+/// the game meanwhile).
+pub const VOID_PAUSE: Duration = Duration::from_secs(5);
+
+/// A voided game and the evidence that the machine, not the bot, lost it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Voided {
+    pub game_id: u64,
+    pub pair_id: u64,
+    pub bots: Vec<String>,
+    /// The worker's session (`NAME#N`) that played it.
+    pub worker: String,
+    /// The seat that timed out, and the verdict it got.
+    pub seat: usize,
+    pub reason: Reason,
+    pub detail: String,
+    /// That seat's turns that waited for a CPU longer than their limit.
+    pub starved_turns: u32,
+    /// That seat's waiting for a CPU, in all and in its worst turn, and its turns' wall time.
+    pub waited_total_us: u64,
+    pub waited_max_us: u64,
+    pub total_us: u64,
+    /// When it was voided (UTC).
+    pub at: String,
+}
+
+/// The starved seat whose time forfeit spoiled `result`, if any: a [`Reason::Timeout`]
+/// forfeit by a seat whose clock shows it starved ([`crate::referee::SeatStats::starved`]).
+/// Forfeits of other kinds (a crash, an illegal move) are the bot's whatever the load.
+pub fn spoiled_seat(result: &GameResult) -> Option<usize> {
+    result
+        .forfeits
+        .iter()
+        .filter(|f| f.reason == Reason::Timeout)
+        .map(|f| f.seat)
+        .find(|&seat| result.stats.get(seat).is_some_and(|s| s.starved()))
+}
+
+/// The evidence of `result`'s void, for the log.
+pub fn evidence(
+    game: &super::scheduler::Game,
+    worker: &str,
+    seat: usize,
+    result: &GameResult,
+) -> Voided {
+    let forfeit = result.forfeits.iter().find(|f| f.seat == seat);
+    let stats = result.stats.get(seat).cloned().unwrap_or_default();
+    Voided {
+        game_id: game.game_id,
+        pair_id: game.pair_id,
+        bots: game.bots.clone(),
+        worker: worker.to_string(),
+        seat,
+        reason: forfeit.map_or(Reason::Timeout, |f| f.reason),
+        detail: forfeit.map(|f| f.detail.clone()).unwrap_or_default(),
+        starved_turns: stats.starved_turns,
+        waited_total_us: stats.waited_total_us,
+        waited_max_us: stats.waited_max_us,
+        total_us: stats.total_us,
+        at: super::server::now_text(),
+    }
+}
+
+/// A league folder's log (voided games, quarantined workers) that cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot append to {}: {source}", path.display())]
+pub struct VoidLogError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
+/// Appends `v` to the voided log in `dir` (one JSON line, flushed).
+pub fn append(dir: &Path, v: &Voided) -> Result<(), VoidLogError> {
+    append_line(dir, VOIDED, v)
+}
+
+fn append_line(dir: &Path, file: &str, v: &impl Serialize) -> Result<(), VoidLogError> {
+    let path = dir.join(file);
+    let fail = |source| VoidLogError {
+        path: path.clone(),
+        source,
+    };
+    let mut line = serde_json::to_vec(v).expect("a log line serialises");
+    line.push(b'\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(fail)?;
+    f.write_all(&line).map_err(fail)?;
+    f.sync_data().map_err(fail)
+}
+
+/// The voided log in `dir` (a torn last line, from a crash, is skipped).
+pub fn read(dir: &Path) -> Vec<Voided> {
+    read_lines(dir, VOIDED)
+}
+
+fn read_lines<T: serde::de::DeserializeOwned>(dir: &Path, file: &str) -> Vec<T> {
+    let Ok(f) = std::fs::File::open(dir.join(file)) else {
+        return Vec::new();
+    };
+    std::io::BufReader::new(f)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|l| serde_json::from_str(&l).ok())
+        .collect()
+}
+
+/// How often each game was voided.
+pub fn counts(voided: &[Voided]) -> HashMap<u64, u32> {
+    let mut n = HashMap::new();
+    for v in voided {
+        *n.entry(v.game_id).or_default() += 1;
+    }
+    n
+}
+
+/// The league folder's log of quarantined workers.
+pub const QUARANTINED: &str = "quarantined.jsonl";
+
+/// A worker whose results are off the league's fit ([`super::residuals`]): its games are out
+/// of the ratings (kept in the records), and it gets no more games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// The worker's name (its token's).
+    pub worker: String,
+    pub why: String,
+    /// Its games, out of the ratings.
+    pub games: Vec<u64>,
+    pub at: String,
+}
+
+/// Appends `q` to the quarantine log in `dir`.
+pub fn append_quarantined(dir: &Path, q: &Quarantined) -> Result<(), VoidLogError> {
+    append_line(dir, QUARANTINED, q)
+}
+
+/// The quarantine log in `dir`.
+pub fn read_quarantined(dir: &Path) -> Vec<Quarantined> {
+    read_lines(dir, QUARANTINED)
+}
+
+/// The league's standings counted again from games.csv without the games in `out` (a
+/// quarantined worker's), every bot in `known` with its line.
+pub fn standings_without(
+    dir: &Path,
+    out: &std::collections::HashSet<u64>,
+    known: &[String],
+) -> Result<super::ratings::Standings, String> {
+    let mut counted = super::ratings::Standings::default();
+    for b in known {
+        counted.know(b);
+    }
+    crate::results::games_csv::try_for_each_result(&[dir.join("games.csv")], |row| {
+        // As the recorder feeds the fit: a referee's failure is no result.
+        let failed = row.reason == Some(Reason::RefereeError);
+        if !failed && !row.game_id.is_some_and(|id| out.contains(&id)) {
+            counted.add(&super::ratings::Counted {
+                bots: row.bots,
+                ranks: row.ranks,
+                pair_id: row.pair_id.unwrap_or(0),
+            });
+        }
+        Ok::<(), crate::results::games_csv::ReadError>(())
+    })
+    .map_err(|e| crate::errors::chain_text(&e))?;
+    Ok(counted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::referee::{Forfeit, SeatStats};
+
+    fn result(reason: Reason, starved_turns: u32, waited: u64) -> GameResult {
+        let line = serde_json::json!({
+            "game": "impasse", "seed": 1, "bots": ["a", "b"], "opening": [], "winner": 1,
+            "ranks": [1, 0], "reason": reason, "detail": "", "offender": 0, "forfeits": [],
+            "turns": 3, "scores": [-1, 1], "removed": [0, 0], "stats": [], "moves": [],
+            "stderr_bytes": [0, 0], "duration_ms": 1
+        });
+        let mut r: GameResult = serde_json::from_value(line).unwrap_or_else(|e| panic!("{e}"));
+        r.forfeits = vec![Forfeit {
+            seat: 0,
+            reason,
+            detail: "no answer".into(),
+            turn: 3,
+            exit: None,
+        }];
+        let mut s = SeatStats {
+            turns: 2,
+            total_us: 400_000,
+            starved_turns,
+            waited_total_us: waited,
+            ..Default::default()
+        };
+        s.waited_max_us = waited;
+        r.stats = vec![s, SeatStats::default()];
+        r
+    }
+
+    #[test]
+    fn a_timeout_of_a_starved_seat_is_spoiled_and_other_forfeits_are_not() {
+        assert_eq!(spoiled_seat(&result(Reason::Timeout, 1, 150_000)), Some(0));
+        // Waiting for more than half of its turns' time, though no turn past its limit.
+        assert_eq!(spoiled_seat(&result(Reason::Timeout, 0, 250_000)), Some(0));
+        assert_eq!(spoiled_seat(&result(Reason::Timeout, 0, 10_000)), None);
+        assert_eq!(spoiled_seat(&result(Reason::Crash, 1, 150_000)), None);
+        assert_eq!(spoiled_seat(&result(Reason::InvalidMove, 2, 300_000)), None);
+    }
+}

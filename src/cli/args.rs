@@ -256,6 +256,43 @@ pub struct BenchArgs {
     /// docs/external-referees.md) [default: none].
     #[arg(long, value_name = "COMMAND")]
     pub referee: Option<String>,
+    /// Measure something else than the referee's turn.
+    #[command(subcommand)]
+    pub mode: Option<BenchMode>,
+}
+
+/// What else `arbiter bench` measures.
+#[derive(clap::Subcommand, Debug)]
+pub enum BenchMode {
+    /// Load-test a league server: a real one on loopback, simulated workers (threads speaking
+    /// the worker protocol with made-up results, no games) at each --workers count; prints
+    /// leases/s, results/s, latency percentiles, the server's CPU and memory.
+    League(BenchLeagueArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchLeagueArgs {
+    /// Simulated workers of each phase, in order.
+    #[arg(long, value_delimiter = ',', default_values_t = [100, 1000], value_name = "N,N")]
+    pub workers: Vec<usize>,
+    /// Bots in the league.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub bots: usize,
+    /// Results each phase stops at.
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
+    pub phase_results: u64,
+    /// The longest a phase lasts, in seconds.
+    #[arg(long, default_value_t = 60, value_name = "S")]
+    pub phase_seconds: u64,
+    /// Results in all at which the memory run stops (its workers: the first --workers).
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub memory_results: u64,
+    /// The longest the memory run lasts, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "S")]
+    pub memory_seconds: u64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The hypotheses of an SPRT.

@@ -29,6 +29,9 @@ pub enum LeagueCommand {
     /// Play a league's games on this machine: connect out to the league at URL, lease games,
     /// fetch and build their bots, play them in arbiter's sandbox and send the results.
     Work(LeagueWorkArgs),
+    /// Write (and with --submit, submit) a Slurm job array of league workers: each task runs
+    /// one `arbiter league work URL` until its time limit, playing many games.
+    Slurm(LeagueSlurmArgs),
 }
 
 #[derive(Args, Debug)]
@@ -67,6 +70,47 @@ pub struct LeagueWorkArgs {
     /// Where fetched bots are kept and built [default: ~/.cache/arbiter/league].
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueSlurmArgs {
+    /// The league: http://HOST:PORT (as the cluster's nodes reach it).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// Workers: array tasks, each one `arbiter league work` for the whole time limit.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: u32,
+    /// The worker token's file (from `arbiter league token DIR NAME`), on a file system the
+    /// nodes see, readable by its owner alone; the script names the file, never the token.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: PathBuf,
+    /// Each task's time limit in minutes: the worker plays until then.
+    #[arg(long, value_name = "MIN", default_value_t = 60,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub time_limit: u32,
+    /// Games each worker plays at once (and the CPUs each task asks for).
+    #[arg(long, value_name = "C", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: u32,
+    /// At most K workers at once (sbatch --array=1-N%K).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub throttle: Option<u32>,
+    /// The folder for the script and the workers' logs [default:
+    /// results/league-workers-<date>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Submit the job with sbatch and print its id (otherwise only write the script).
+    #[arg(long)]
+    pub submit: bool,
+    /// Slurm partition (sbatch --partition).
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Slurm account (sbatch --account).
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+    /// Another #SBATCH line, e.g. --sbatch=--qos=long (repeatable).
+    #[arg(long = "sbatch", value_name = "OPTION", allow_hyphen_values = true)]
+    pub sbatch: Vec<String>,
 }
 
 #[derive(Args, Debug)]

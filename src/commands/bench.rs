@@ -9,6 +9,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    if let Some(crate::cli::BenchMode::League(a)) = args.mode {
+        return super::bench_league::run(a);
+    }
     if let Some(referee) = &args.referee {
         bail!(
             "arbiter bench cannot measure the external referee `{referee}`: its instant bots \

@@ -18,6 +18,7 @@ pub fn run(args: LeagueArgs) -> Result<ExitCode> {
         LeagueCommand::Status(a) => status(&a.league),
         LeagueCommand::Token(a) => super::league_work::token(a),
         LeagueCommand::Work(a) => super::league_work::work(a),
+        LeagueCommand::Slurm(a) => super::league_slurm::run(a),
     }
 }
 

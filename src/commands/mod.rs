@@ -1,10 +1,12 @@
 //! Runs each subcommand: wires the validated configuration to the library and the reporters.
 
 mod bench;
+mod bench_league;
 mod games;
 mod grade;
 mod human;
 mod league;
+mod league_slurm;
 mod league_work;
 mod merge;
 mod play;

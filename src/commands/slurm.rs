@@ -143,7 +143,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
 }
 
 /// Runs `sbatch --parsable ARGS` and returns the job id.
-fn sbatch_submit(args: &[String]) -> Result<String> {
+pub(super) fn sbatch_submit(args: &[String]) -> Result<String> {
     let out = std::process::Command::new("sbatch")
         .arg("--parsable")
         .args(args)

@@ -168,7 +168,8 @@ pub fn pack(name: &str, s: &Sources) -> Result<(Vec<u8>, String), BundleError> {
         gz.write_all(&data).expect("writing to memory");
     }
     let bytes = gz.finish().expect("writing to memory");
-    Ok((bytes.clone(), hash(&bytes)))
+    let hash = hash(&bytes);
+    Ok((bytes, hash))
 }
 
 /// The SHA-256 of `bytes` in hex.

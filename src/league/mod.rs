@@ -7,20 +7,25 @@
 //! (`league add`/`remove` reach it over HTTP with the admin token, [`client`]; bots uploaded
 //! over HTTP, [`upload`]). Remote workers
 //! (issue 38) lease games over HTTP from the same scheduler ([`remote`] on the server,
-//! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots).
+//! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots;
+//! [`slurm`] writes a cluster's pool of them).
 
 pub mod bundle;
 pub mod client;
 pub mod folder;
 pub mod http;
+pub mod load;
 pub mod page;
 pub mod play;
 pub mod ratings;
+pub mod record_index;
 pub mod remote;
 pub mod residuals;
 pub mod scheduler;
 pub mod server;
+pub mod slurm;
 pub mod sprt;
+pub mod token_file;
 pub mod tokens;
 pub mod trust;
 pub mod upload;

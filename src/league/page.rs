@@ -265,11 +265,16 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
 /// The replay page of game `id`, in arbiter's viewer (read from records.jsonl).
 pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
     use std::io::{BufRead, Seek};
-    let offset = s.live.lock().unwrap().offsets.get(&id).copied();
+    let path = s.dir.join(crate::results::records::FILE);
+    let offset = s.live.lock().unwrap().offsets.get(id);
+    // An older game than those indexed in memory: its record is looked for in the file.
+    let offset = match offset {
+        Some(o) => Some(o),
+        None => super::record_index::find(&path, id).ok().flatten(),
+    };
     let Some(offset) = offset else {
         return Err(format!("game {id} has no record here (yet)"));
     };
-    let path = s.dir.join(crate::results::records::FILE);
     let mut file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     file.seek(std::io::SeekFrom::Start(offset))
         .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -173,6 +173,8 @@ pub struct Remote {
     archives: Mutex<HashMap<String, Archive>>,
     /// Archives by hash, for download.
     by_hash: Mutex<HashMap<String, Arc<Vec<u8>>>>,
+    /// Held while an archive is made, so that it is made once (see [`archive`]).
+    packing: Mutex<()>,
     /// Games leased to remote workers and not yet returned, by id.
     out: Mutex<HashMap<u64, Game>>,
     /// How often each game was voided (from the folder's log at start).
@@ -197,6 +199,7 @@ pub fn routes(s: Arc<Shared>) -> Router {
         next_session: Mutex::new(1),
         archives: Mutex::default(),
         by_hash: Mutex::default(),
+        packing: Mutex::default(),
         out: Mutex::default(),
         voids: Mutex::default(),
         voided: Mutex::default(),
@@ -347,13 +350,23 @@ fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
         .ok_or_else(|| format!("bot {name} is not in the league"))?;
     let sources = bundle::sources(entry).map_err(|e| e.to_string())?;
     let stamp = bundle::fingerprint(&sources);
-    if let Some(a) = r.archives.lock().unwrap().get(name) {
-        if a.sources == sources && a.stamp == stamp {
-            return Ok(BotRef {
-                hash: a.hash.clone(),
-                origin: a.sources.origin.clone(),
-            });
-        }
+    let made = || {
+        let archives = r.archives.lock().unwrap();
+        let a = archives.get(name)?;
+        (a.sources == sources && a.stamp == stamp).then(|| BotRef {
+            hash: a.hash.clone(),
+            origin: a.sources.origin.clone(),
+        })
+    };
+    if let Some(made) = made() {
+        return Ok(made);
+    }
+    // One archive is made at a time, and a lease that waited for it takes the one made: a
+    // burst of leases (a server start, a new bot) would otherwise pack the same bot once each,
+    // all in memory at once (100 workers and a 47 MB bot: 1.7 GB, and 75 s to a first game).
+    let _one = r.packing.lock().unwrap();
+    if let Some(made) = made() {
+        return Ok(made);
     }
     let (bytes, hash) = bundle::pack(name, &sources).map_err(|e| e.to_string())?;
     r.by_hash

@@ -67,8 +67,8 @@ pub struct Live {
     pub notes: HashMap<String, BotNotes>,
     /// Bots being built or checked.
     pub building: Vec<String>,
-    /// Offsets of each game's record in records.jsonl (its replay page).
-    pub offsets: HashMap<u64, u64>,
+    /// Offsets of the latest games' records in records.jsonl (their replay pages).
+    pub offsets: super::record_index::RecordIndex,
 }
 
 /// The server's shared state.
@@ -353,7 +353,7 @@ fn read_records(dir: &std::path::Path, live: &mut Live) {
                 if let Ok(rec) =
                     serde_json::from_slice::<crate::results::records::GameRecord>(&line)
                 {
-                    if !live.offsets.contains_key(&rec.game_id) {
+                    if !live.offsets.contains(rec.game_id) {
                         note_record(live, &rec);
                     }
                     live.offsets.insert(rec.game_id, offset);

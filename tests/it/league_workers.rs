@@ -34,7 +34,7 @@ pub(crate) fn arbiter() -> Command {
 }
 
 /// Starts `league serve DIR BOT... --local-workers 0` and returns it with its URL.
-fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
+pub(crate) fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
     let (child, url) = common::league_serve(dir, bots, 0, 5);
     (Proc(child), url)
 }
@@ -131,7 +131,7 @@ pub(crate) fn recorded(dir: &Path) -> Vec<u64> {
         .collect()
 }
 
-fn games_of(standings: &Value, bot: &str) -> u64 {
+pub(crate) fn games_of(standings: &Value, bot: &str) -> u64 {
     standings["bots"]
         .as_array()
         .unwrap()
@@ -141,7 +141,7 @@ fn games_of(standings: &Value, bot: &str) -> u64 {
 }
 
 /// Remote workers' games played by each worker name, from `/api/workers`.
-fn played_by(url: &str, name: &str) -> u64 {
+pub(crate) fn played_by(url: &str, name: &str) -> u64 {
     json(url, "/api/workers")["workers"]
         .as_array()
         .unwrap()

@@ -20,6 +20,7 @@ mod isolation;
 mod java;
 mod league;
 mod league_sched;
+mod league_slurm;
 mod league_trust;
 mod league_upload;
 mod league_workers;

@@ -18,9 +18,9 @@ fn say(text: &str) {
 }
 
 /// A one-node Slurm cluster living in a temporary folder; shut down when dropped.
-struct Cluster {
+pub(crate) struct Cluster {
     dir: tempfile::TempDir,
-    conf: PathBuf,
+    pub(crate) conf: PathBuf,
 }
 
 fn free_port() -> u16 {
@@ -40,7 +40,7 @@ fn found(program: &str) -> bool {
 
 impl Cluster {
     /// Starts the daemons, or says why they cannot run here.
-    fn start() -> Result<Cluster, String> {
+    pub(crate) fn start() -> Result<Cluster, String> {
         for p in [
             "munged",
             "slurmctld",
@@ -168,14 +168,14 @@ impl Cluster {
         }
     }
 
-    fn command(&self, program: &str) -> Command {
+    pub(crate) fn command(&self, program: &str) -> Command {
         let mut c = Command::new(program);
         c.env("SLURM_CONF", &self.conf);
         c
     }
 
     /// A Slurm client's stdout (empty when it fails).
-    fn output(&self, program: &str, args: &[&str]) -> String {
+    pub(crate) fn output(&self, program: &str, args: &[&str]) -> String {
         self.command(program)
             .args(args)
             .output()
@@ -183,12 +183,12 @@ impl Cluster {
             .unwrap_or_default()
     }
 
-    fn log(&self, name: &str) -> String {
+    pub(crate) fn log(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.path().join("log").join(name)).unwrap_or_default()
     }
 
     /// Waits until none of `jobs` is pending or running.
-    fn wait(&self, jobs: &str, limit: Duration) {
+    pub(crate) fn wait(&self, jobs: &str, limit: Duration) {
         let start = Instant::now();
         loop {
             let left = self.output("squeue", &["-h", "-j", jobs, "-o", "%i %T"]);

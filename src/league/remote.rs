@@ -181,7 +181,8 @@ pub struct Remote {
     voids: Mutex<HashMap<u64, u32>>,
     /// The latest voided games, newest last, for the page.
     voided: Mutex<std::collections::VecDeque<Voided>>,
-    /// Remote workers' recorded games since the server started (the residuals' input).
+    /// Remote workers' recorded games (the residuals' input; kept in the folder's
+    /// [`trust::PLAYED`] log, read back at start).
     played: Mutex<Vec<Played>>,
     /// Quarantined workers, by name.
     quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
@@ -193,6 +194,7 @@ pub struct Remote {
 const VOIDED_SHOWN: usize = 100;
 
 pub fn routes(s: Arc<Shared>) -> Router {
+    let s_dir = s.dir.clone();
     let r = Arc::new(Remote {
         s,
         sessions: Mutex::default(),
@@ -203,7 +205,7 @@ pub fn routes(s: Arc<Shared>) -> Router {
         out: Mutex::default(),
         voids: Mutex::default(),
         voided: Mutex::default(),
-        played: Mutex::default(),
+        played: Mutex::new(trust::read_played(&s_dir)),
         quarantined: Mutex::default(),
         own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
     });
@@ -563,12 +565,16 @@ async fn result(
         })
     };
     if let Some(worker) = name {
-        r.played.lock().unwrap().push(Played {
+        let played = Played {
             worker,
             game_id: game.game_id,
             bots: game.bots.clone(),
             ranks: result.ranks.clone(),
-        });
+        };
+        if let Err(e) = trust::append_played(&r.s.dir, &played) {
+            eprintln!("arbiter: warning: {e}; the check of workers' results counts this game until a restart");
+        }
+        r.played.lock().unwrap().push(played);
     }
     r.s.finished(game, Finished { spec, result });
     check_residuals(&r);

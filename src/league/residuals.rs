@@ -13,7 +13,7 @@
 //! an honest worker. It is flagged when `|z|` passes the two-sided quantile of `alpha`
 //! (Bonferroni-corrected for the number of workers tested) after at least `min_games` games.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 
@@ -39,7 +39,7 @@ impl Default for Check {
 }
 
 /// A game as the check sees it: who played it, its bots by seat and their ranks.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Played {
     pub worker: String,
     pub game_id: u64,

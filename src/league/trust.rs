@@ -88,7 +88,8 @@ pub fn evidence(
     }
 }
 
-/// A league folder's log (voided games, quarantined workers) that cannot be written.
+/// A league folder's log (voided games, quarantined workers, who played what) that cannot be
+/// written.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot append to {}: {source}", path.display())]
 pub struct VoidLogError {
@@ -116,6 +117,33 @@ fn append_line(dir: &Path, file: &str, v: &impl Serialize) -> Result<(), VoidLog
         .map_err(fail)?;
     f.write_all(&line).map_err(fail)?;
     f.sync_data().map_err(fail)
+}
+
+/// Which remote worker played each recorded game (the residuals' input), so that a restarted
+/// server checks its workers on every game they played, not only on those since the start.
+pub const PLAYED: &str = "played-by.jsonl";
+
+/// Appends `p` to the log of who played what in `dir`. Not synced: a line lost to a power cut
+/// costs the check one game, and a sync per result would double the server's disk cost.
+pub fn append_played(dir: &Path, p: &super::residuals::Played) -> Result<(), VoidLogError> {
+    let path = dir.join(PLAYED);
+    let fail = |source| VoidLogError {
+        path: path.clone(),
+        source,
+    };
+    let mut line = serde_json::to_vec(p).expect("a log line serialises");
+    line.push(b'\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(&line))
+        .map_err(fail)
+}
+
+/// The log of who played what in `dir` (a torn last line is skipped).
+pub fn read_played(dir: &Path) -> Vec<super::residuals::Played> {
+    read_lines(dir, PLAYED)
 }
 
 /// The voided log in `dir` (a torn last line, from a crash, is skipped).
@@ -235,5 +263,32 @@ mod tests {
         assert_eq!(spoiled_seat(&result(Reason::Timeout, 0, 10_000)), None);
         assert_eq!(spoiled_seat(&result(Reason::Crash, 1, 150_000)), None);
         assert_eq!(spoiled_seat(&result(Reason::InvalidMove, 2, 300_000)), None);
+    }
+
+    /// Who played what survives a restart: the residual check of a restarted server sees every
+    /// game a worker played, so a worker cannot reset its record by outliving one server.
+    #[test]
+    fn who_played_what_is_read_back_after_a_restart_and_a_torn_line_is_skipped() {
+        use super::super::residuals::Played;
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_played(dir.path()).is_empty());
+        let games: Vec<Played> = (0..3)
+            .map(|i| Played {
+                worker: format!("w{}", i % 2),
+                game_id: i,
+                bots: vec!["a".into(), "b".into()],
+                ranks: vec![0, 1],
+            })
+            .collect();
+        for g in &games {
+            append_played(dir.path(), g).unwrap();
+        }
+        // A crash in the middle of a line.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(PLAYED))
+            .unwrap();
+        f.write_all(b"{\"worker\":\"w1\",\"game_").unwrap();
+        assert_eq!(read_played(dir.path()), games);
     }
 }

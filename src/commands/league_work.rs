@@ -44,7 +44,7 @@ pub fn work(args: LeagueWorkArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| arbiter::tournament::runner::allowed_cpus().len().max(1));
     let token = match (args.token, args.token_file) {
         (Some(t), _) => t,
-        (None, Some(file)) => worker::read_token(&file)?,
+        (None, Some(file)) => arbiter::league::token_file::read(&file)?,
         (None, None) => unreachable!("clap requires --token or --token-file"),
     };
     worker::work(worker::Options {

@@ -51,6 +51,7 @@ fn work_on(cpu: usize, url: &str, token: &str, cache: &Path) -> Proc {
     std::fs::create_dir_all(cache).unwrap();
     let file = cache.join("token");
     std::fs::write(&file, format!("{token}\n")).unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     Proc(
         Command::new("taskset")
             .args(["-c", &cpu.to_string()])
@@ -266,17 +267,29 @@ fn a_far_slower_worker_gets_no_games_and_remote_slots_count_in_the_capacity() {
     // The fast worker's 3 slots; the slow one's give no capacity.
     assert_eq!(workers["capacity"], 3, "{workers}");
 
-    // A token file that holds no token is refused before any call, saying what to put there.
-    let empty = tmp.path().join("empty-token");
-    std::fs::write(&empty, "\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["league", "work", &url, "--token-file"])
-        .arg(&empty)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    // A token file that holds no token, or that others can read, is refused before any call,
+    // saying what to do.
+    let refused = |text: &str, mode: u32| {
+        let file = tmp.path().join("bad-token");
+        std::fs::write(&file, text).unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["league", "work", &url, "--token-file"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = refused("\n", 0o600);
     assert!(
-        !out.status.success() && err.contains("is empty") && err.contains("arbiter league token"),
+        err.contains("holds no token") && err.contains("arbiter league token"),
+        "{err}"
+    );
+    let err = refused(&format!("{t}\n"), 0o644);
+    assert!(
+        err.contains("can be read by others") && err.contains("chmod 600"),
         "{err}"
     );
 }

@@ -50,38 +50,6 @@ pub enum WorkError {
     },
 }
 
-/// A token file that gives no token.
-#[derive(Debug, thiserror::Error)]
-pub enum TokenFileError {
-    #[error("cannot read the worker token file {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(
-        "the worker token file {} is empty: put the token `arbiter league token DIR NAME` \
-         printed on its first line",
-        path.display()
-    )]
-    Empty { path: PathBuf },
-}
-
-/// The worker token in `path` (its first line, trimmed): `--token-file`, so that the token is
-/// not on the command line, where `ps` shows it to every user.
-pub fn read_token(path: &std::path::Path) -> Result<String, TokenFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TokenFileError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let token = text.lines().next().unwrap_or("").trim();
-    if token.is_empty() {
-        return Err(TokenFileError::Empty {
-            path: path.to_path_buf(),
-        });
-    }
-    Ok(token.to_string())
-}
-
 /// How a worker is asked to work.
 pub struct Options {
     pub url: String,

@@ -61,7 +61,8 @@ pub struct LeagueWorkArgs {
         conflicts_with = "token_file"
     )]
     pub token: Option<String>,
-    /// A file that holds the worker token (its first line; keep it mode 0600).
+    /// A file that holds the worker token alone, readable by its owner alone (mode 0600: a file
+    /// others can read is refused).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Games played at once [default: the CPUs this process may use].

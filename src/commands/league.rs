@@ -135,6 +135,10 @@ fn add(args: LeagueAddArgs) -> Result<ExitCode> {
             "workdir": workdir,
             "candidate_of": args.candidate,
         });
+        eprintln!(
+            "arbiter: the league at {url} builds and checks {} (a build may take a minute)",
+            args.bots.join(", ")
+        );
         let answer = client::request(
             &url,
             "POST",
@@ -220,6 +224,10 @@ fn upload(url: &str, args: &LeagueAddArgs) -> Result<ExitCode> {
         if !query.is_empty() {
             path += &format!("?{}", query.join("&"));
         }
+        eprintln!(
+            "arbiter: uploading {name}; the league at {url} then builds and checks it (a build \
+             may take a minute)"
+        );
         let answer = client::upload(url, &path, token, &bytes, BUILD_WAIT)
             .with_context(|| format!("uploading bot {name}"))?;
         failed |= tell_added(&answer, url)?;

@@ -22,6 +22,7 @@ pub mod source;
 mod spawn;
 pub mod spec;
 mod status;
+pub mod steal;
 
 pub use isolation::{changes_user as bots_run_as_own_user, isolate as isolates_bots};
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};

@@ -3,7 +3,7 @@
 //! are frozen and when, what the answer is charged), the pipes (the input written, a frozen bot
 //! thawed, the answer lines read), and the verdicts (every way a bot fails a turn).
 
-use super::clock::{excused, Spent, Waited, QUICK_ANSWER};
+use super::clock::{excused, excused_steal, Spent, Waited, QUICK_ANSWER};
 use super::seat::Seat;
 use super::turns::{Answered, End, TurnName, Turns};
 use super::verdict::{Ended, Verdict, SHOWN};
@@ -31,6 +31,8 @@ struct Charged {
     cpu: Duration,
     /// Waiting for a CPU the fair clock did not charge.
     excused: Duration,
+    /// Steal the fair clock did not charge.
+    stolen: Duration,
     late: bool,
 }
 
@@ -96,6 +98,7 @@ impl Turns {
             wall: charged.wall,
             cpu: charged.cpu,
             excused: charged.excused,
+            stolen: charged.stolen,
             late: charged.late,
             extra_lines,
             which,
@@ -184,7 +187,7 @@ impl Turns {
     }
 
     /// What an answer that came at `at` is charged, added to the seat's clock: its wall time,
-    /// CPU time, the waiting excused and whether it was late; the verdict where the charge
+    /// CPU time, the waiting and steal excused and whether it was late; the verdict where the charge
     /// passed the limit and grace (fair clock) or made one late answer too many.
     fn charge(
         &mut self,
@@ -200,11 +203,12 @@ impl Turns {
         let wall = at.saturating_duration_since(c.start);
         // Only the waiting the charge leaves out is told and recorded as excused.
         let excused = excused(wall, queued.waited, cpu);
+        let stolen = excused_steal(wall, excused, cpu, queued.stolen);
         let stats = &mut self.stats[seat];
         stats.add(wall, cpu);
         stats.add_waiting(excused, limit);
         let elapsed = match cfg.time.clock {
-            Clock::Fair => charged(wall, excused, cpu),
+            Clock::Fair => charged(wall, excused, cpu, stolen),
             Clock::Wall => wall,
             Clock::Cpu => cpu,
         };
@@ -218,6 +222,7 @@ impl Turns {
                 charged: elapsed,
                 wall,
                 excused,
+                stolen,
             });
         }
         let late = elapsed > limit;
@@ -236,6 +241,7 @@ impl Turns {
             wall,
             cpu,
             excused,
+            stolen,
             late,
         })
     }
@@ -411,6 +417,7 @@ fn answered_at<S: Seat>(
         Wait::Timeout => {
             let silent = bot.out().received() == 0;
             let wall = c.start.elapsed();
+            let (waited, cpu) = (reading.queued.waited, reading.cpu);
             Verdict::NoAnswer {
                 which,
                 clock: cfg.time.clock,
@@ -419,8 +426,9 @@ fn answered_at<S: Seat>(
                 spent: Spent {
                     wall,
                     cpu: reading.cpu,
-                    excused: excused(wall, reading.queued.waited, reading.cpu),
+                    excused: excused(wall, waited, cpu),
                     referee_busy: reading.queued.referee_busy,
+                    stolen: excused_steal(wall, waited, cpu, reading.queued.stolen),
                 },
                 silent,
             }

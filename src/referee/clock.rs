@@ -9,9 +9,16 @@
 //! accounting, see `BotProcess::cpu_time`; without a cgroup, its main process and its live
 //! process tree), so the waiting excused is at most the wall time during which the bot did not
 //! compute.
+//!
+//! On a virtual machine the hypervisor also takes time from the bot's CPUs (steal, see
+//! [`crate::bot::steal`]): time the bot had a CPU in the guest's eyes but did not run, so
+//! neither its CPU time nor its waiting. The fair clock excuses the steal seen on the bot's
+//! CPUs during the turn, but only out of that "neither" time (wall time less CPU time less the
+//! waiting excused): never the bot's computing, never its waiting twice.
 
 use super::seat::Seat;
 use crate::bot::schedstat::{this_thread_wait, waited_since, TaskWait};
+use crate::bot::steal::Steal;
 use std::time::Duration;
 
 /// On the fair clock, the wall time a turn may take is capped at this many times its limit
@@ -43,6 +50,8 @@ pub(super) struct Excuse {
     /// referee's own waiting for a CPU is: excused (its waiting for a CPU in that time is not
     /// counted twice).
     pub(super) referee_busy: Duration,
+    /// The steal of the bot's CPUs.
+    steal: Steal,
 }
 
 impl Excuse {
@@ -51,11 +60,13 @@ impl Excuse {
         self.known = bot.run_queue_waits(&mut self.base);
         self.referee = this_thread_wait();
         self.referee_busy = Duration::ZERO;
+        self.steal.start();
     }
 
     /// The waiting since [`Excuse::start`]: the bot's tasks', plus the referee thread's own
-    /// (its delay in reading an answer it was woken for, and its time freezing idle bots); and
-    /// the CPU time the bot's live tasks used meanwhile. Zero where the system does not tell.
+    /// (its delay in reading an answer it was woken for, and its time freezing idle bots); the
+    /// CPU time the bot's live tasks used meanwhile; and the steal of the bot's CPUs. Zero
+    /// where the system does not tell.
     pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Waited {
         let (bot_wait, ran) = if self.known && bot.run_queue_waits(&mut self.now) {
             waited_since(&self.base, &self.now)
@@ -70,6 +81,7 @@ impl Excuse {
             waited: bot_wait + own + self.referee_busy,
             ran,
             referee_busy: self.referee_busy,
+            stolen: self.steal.since_start(),
         }
     }
 }
@@ -84,6 +96,8 @@ pub(super) struct Waited {
     pub(super) ran: Duration,
     /// Of `waited`, the referee's time freezing the idle bots ([`Excuse::referee_busy`]).
     pub(super) referee_busy: Duration,
+    /// The steal the bot's CPUs surely saw (see [`crate::bot::steal`]), not yet bounded.
+    pub(super) stolen: Duration,
 }
 
 /// The waiting the fair clock excuses: what the bot's tasks waited for a CPU, but never more
@@ -93,10 +107,25 @@ pub fn excused(wall: Duration, waited: Duration, cpu: Duration) -> Duration {
     waited.min(wall.saturating_sub(cpu))
 }
 
-/// The time the fair clock charges: the wall time less the [`excused`] waiting, so never less
-/// than the CPU time the whole bot used (up to the wall time).
-pub fn charged(wall: Duration, waited: Duration, cpu: Duration) -> Duration {
-    wall - excused(wall, waited, cpu)
+/// The steal the fair clock excuses: what the hypervisor took from the bot's CPUs (`stolen`),
+/// but never more than the wall time that was neither the bot's CPU time nor its [`excused`]
+/// waiting, so that steal excuses neither computing nor waiting already excused.
+pub fn excused_steal(
+    wall: Duration,
+    waited: Duration,
+    cpu: Duration,
+    stolen: Duration,
+) -> Duration {
+    let neither = wall
+        .saturating_sub(cpu)
+        .saturating_sub(excused(wall, waited, cpu));
+    stolen.min(neither)
+}
+
+/// The time the fair clock charges: the wall time less the [`excused`] waiting and the
+/// [`excused_steal`], so never less than the CPU time the whole bot used (up to the wall time).
+pub fn charged(wall: Duration, waited: Duration, cpu: Duration, stolen: Duration) -> Duration {
+    wall - excused(wall, waited, cpu) - excused_steal(wall, waited, cpu, stolen)
 }
 
 /// Time a timeout verdict tells apart: less is the clocks' own slack.
@@ -111,6 +140,8 @@ pub(super) struct Spent {
     pub(super) excused: Duration,
     /// Of `excused`, the referee's own time freezing the idle bots.
     pub(super) referee_busy: Duration,
+    /// Taken by the hypervisor, not charged ([`excused_steal`]; fair clock only).
+    pub(super) stolen: Duration,
 }
 
 #[cfg(test)]
@@ -132,18 +163,61 @@ mod tests {
     fn waiting_is_not_charged_but_computing_is() {
         let ms = Duration::from_millis;
         // Idle machine: the wall time.
-        assert_eq!(charged(ms(80), ms(0), ms(79)), ms(80));
+        assert_eq!(charged(ms(80), ms(0), ms(79), ms(0)), ms(80));
         // Starved: 70 ms of computing over 400 ms of wall time.
-        assert_eq!(charged(ms(400), ms(330), ms(70)), ms(70));
+        assert_eq!(charged(ms(400), ms(330), ms(70), ms(0)), ms(70));
         // Over-counted waiting cannot hide computing.
-        assert_eq!(charged(ms(400), ms(390), ms(160)), ms(160));
+        assert_eq!(charged(ms(400), ms(390), ms(160), ms(0)), ms(160));
         // Three processes of the bot pinned to one CPU: each waits two thirds of the time (1200
         // ms summed in 600 ms) while one of them computes; all 600 ms are its own.
-        assert_eq!(charged(ms(600), ms(1200), ms(600)), ms(600));
+        assert_eq!(charged(ms(600), ms(1200), ms(600), ms(0)), ms(600));
         assert_eq!(excused(ms(600), ms(1200), ms(600)), ms(0));
         // Two threads on two CPUs: the wall time, as on the wall clock.
-        assert_eq!(charged(ms(100), ms(0), ms(200)), ms(100));
+        assert_eq!(charged(ms(100), ms(0), ms(200), ms(0)), ms(100));
         // A sleeping bot is charged for its sleep.
-        assert_eq!(charged(ms(150), ms(1), ms(0)), ms(149));
+        assert_eq!(charged(ms(150), ms(1), ms(0), ms(0)), ms(149));
+    }
+
+    /// The fair clock's decision from a turn's readings (wall, waiting, CPU, steal seen): a
+    /// turn is in time where its charge is within the limit.
+    #[test]
+    fn steal_is_excused_only_out_of_the_time_that_was_neither_cpu_nor_waiting() {
+        let ms = Duration::from_millis;
+        let limit = ms(100);
+        // The turn of the issue: 187.7 ms of wall time, 7.6 ms of CPU, 37.5 ms waiting, the
+        // rest taken by the hypervisor (130 ms seen): charged 20.2 ms, in time.
+        let us = Duration::from_micros;
+        let (wall, cpu, waited) = (us(187_700), us(7_600), us(37_500));
+        assert!(
+            charged(wall, waited, cpu, ms(0)) > limit,
+            "over its limit without steal"
+        );
+        assert_eq!(excused_steal(wall, waited, cpu, ms(130)), ms(130));
+        assert_eq!(charged(wall, waited, cpu, ms(130)), us(20_200));
+        assert!(
+            charged(wall, waited, cpu, ms(130)) <= limit,
+            "in time: over only by steal"
+        );
+        // Over its limit by its own CPU time: late whatever the steal.
+        for stolen in [ms(0), ms(50), ms(500), ms(10_000)] {
+            assert_eq!(
+                charged(ms(300), ms(50), ms(160), stolen),
+                ms(250) - stolen.min(ms(90))
+            );
+            assert!(charged(ms(300), ms(50), ms(160), stolen) >= ms(160));
+            assert!(charged(ms(300), ms(50), ms(160), stolen) > limit);
+        }
+        // Never more than the neither-time (wall - CPU - waiting), whatever was seen.
+        assert_eq!(excused_steal(ms(200), ms(40), ms(60), ms(500)), ms(100));
+        assert_eq!(charged(ms(200), ms(40), ms(60), ms(500)), ms(60));
+        // Waiting that already covers the wall time leaves nothing to excuse as steal.
+        assert_eq!(excused_steal(ms(200), ms(190), ms(10), ms(50)), ms(0));
+        // Computing on two CPUs (CPU time past the wall time): nothing is neither.
+        assert_eq!(excused_steal(ms(100), ms(0), ms(200), ms(50)), ms(0));
+        // No steal seen: as before.
+        assert_eq!(charged(ms(150), ms(1), ms(0), ms(0)), ms(149));
+        // Steal seen but less than the neither-time: only what was seen.
+        assert_eq!(excused_steal(ms(150), ms(1), ms(0), ms(30)), ms(30));
+        assert_eq!(charged(ms(150), ms(1), ms(0), ms(30)), ms(119));
     }
 }

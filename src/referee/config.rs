@@ -48,7 +48,8 @@ pub struct TimeControl {
 #[serde(rename_all = "kebab-case")]
 pub enum Clock {
     /// Wall time from the input written to the answer's newline, less the time the bot (its
-    /// whole process tree) and the referee waited for a CPU: the time the bot could have run.
+    /// whole process tree) and the referee waited for a CPU and, on a virtual machine, the time
+    /// the hypervisor took from the bot's CPUs (steal): the time the bot could have run.
     /// On an idle machine it reads as the wall clock; on a busy one a starved bot is not
     /// charged for the starving. A turn still ends at 50 times its limit of wall time
     /// (`FAIR_WALL_FACTOR`: this text is also `--help`'s, which shows no doc link).

@@ -281,6 +281,10 @@ pub struct TurnRecord {
     /// Waiting for a CPU in that turn (the bot's tasks and the referee's), in microseconds: not
     /// charged by the fair clock (zero on other clocks).
     pub waited_us: u64,
+    /// Time the hypervisor took from the bot's CPUs in that turn (steal), in microseconds: not
+    /// charged by the fair clock (zero on other clocks, and in records older than it).
+    #[serde(default)]
+    pub stolen_us: u64,
     /// Answered after the limit, within the grace: a strike.
     pub late: bool,
     /// Complete lines the bot had already written before this turn's input was sent (left over

@@ -37,6 +37,8 @@ pub(super) struct Answered {
     pub(super) cpu: Duration,
     /// Waiting for a CPU the fair clock did not charge.
     pub(super) excused: Duration,
+    /// Steal (time the hypervisor took from the bot's CPUs) the fair clock did not charge.
+    pub(super) stolen: Duration,
     pub(super) late: bool,
     pub(super) extra_lines: usize,
     pub(super) which: TurnName,
@@ -141,6 +143,7 @@ impl Turns {
             wall,
             cpu,
             excused,
+            stolen,
             late,
             extra_lines,
             which,
@@ -187,6 +190,7 @@ impl Turns {
                 time_us: wall.as_micros() as u64,
                 cpu_us: cpu.as_micros() as u64,
                 waited_us: excused.as_micros() as u64,
+                stolen_us: stolen.as_micros() as u64,
                 late,
                 extra_lines,
                 stderr,

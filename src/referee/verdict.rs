@@ -63,6 +63,8 @@ pub(super) enum Verdict {
         charged: Duration,
         wall: Duration,
         excused: Duration,
+        /// Taken by the hypervisor (steal), not charged.
+        stolen: Duration,
     },
     /// One late answer too many.
     Late {
@@ -210,14 +212,19 @@ impl fmt::Display for Verdict {
                 charged,
                 wall,
                 excused,
+                stolen,
             } => write!(
                 f,
-                "answered {which} after {} of its own time, past the limit of {} + {} grace ({} of wall time, of which {} waiting for a CPU, not charged)",
+                "answered {which} after {} of its own time, past the limit of {} + {} grace ({} of wall time, of which {} waiting for a CPU{}, not charged)",
                 ms(*charged),
                 ms(*limit),
                 ms(*grace),
                 ms(*wall),
-                ms(*excused)
+                ms(*excused),
+                match stolen.is_zero() {
+                    true => String::new(),
+                    false => format!(" and {} taken by the hypervisor (steal)", ms(*stolen)),
+                }
             ),
             Verdict::Late {
                 which,
@@ -285,25 +292,36 @@ fn no_answer(
 ) -> fmt::Result {
     let measure = match clock {
         Clock::Fair => format!(
-            " (wall time less waiting for a CPU, at most {FAIR_WALL_FACTOR} times that in wall time)"
+            " (wall time less waiting for a CPU and steal, at most {FAIR_WALL_FACTOR} times that \
+             in wall time)"
         ),
         Clock::Wall => String::new(),
         Clock::Cpu => " of CPU time (or ten times that in wall time)".into(),
     };
     let waited = match clock {
         Clock::Fair => {
-            // The rest of the wall time: neither the bot's CPU time nor waiting for a CPU.
+            // The rest of the wall time: neither the bot's CPU time nor waiting for a CPU nor
+            // steal seen.
             let neither = spent
                 .wall
                 .saturating_sub(spent.excused)
+                .saturating_sub(spent.stolen)
                 .saturating_sub(spent.cpu);
+            let stolen = match spent.stolen.is_zero() {
+                true => String::new(),
+                false => format!(
+                    ", {} taken by the hypervisor (steal, not charged)",
+                    ms(spent.stolen)
+                ),
+            };
             let rest = match neither > NOTABLE {
                 true => format!(
-                    ", and {} neither (charged: blocked or asleep, reading from disk or waiting \
-                     for memory, or on a virtual machine the hypervisor running another \
+                    "{stolen}, and {} neither (charged: blocked or asleep, reading from disk or \
+                     waiting for memory, or on a virtual machine the hypervisor running another \
                      machine on its CPU)",
                     ms(neither)
                 ),
+                false if !stolen.is_empty() => format!(" and{}", &stolen[1..]),
                 false => String::new(),
             };
             let busy = spent.referee_busy.min(spent.excused);
@@ -333,7 +351,7 @@ fn no_answer(
     if silent {
         f.write_str("; it never wrote a byte to stdout")?;
         // Little CPU over the charged time: it was blocked, not computing.
-        let charged_time = charged(spent.wall, spent.excused, spent.cpu);
+        let charged_time = charged(spent.wall, spent.excused, spent.cpu, spent.stolen);
         if spent.cpu * 2 < charged_time {
             f.write_str(
                 " and was mostly not running (blocked: waiting for more input than it was sent, sleeping, or holding its answer in an unflushed buffer)",
@@ -367,12 +385,13 @@ mod tests {
                         cpu: ms(1),
                         excused: ms(120),
                         referee_busy: ms(0),
+                        stolen: ms(0),
                     },
                     silent: true,
                 },
                 Reason::Timeout,
                 "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
-                 waiting for a CPU, at most 50 times that in wall time): in 300 ms it used 1 ms of \
+                 waiting for a CPU and steal, at most 50 times that in wall time): in 300 ms it used 1 ms of \
                  CPU time, waited 120 ms for a CPU (not charged), and 179 ms neither (charged: \
                  blocked or asleep, reading from disk or waiting for memory, or on a virtual \
                  machine the hypervisor running another machine on its CPU); it never wrote a \
@@ -390,6 +409,7 @@ mod tests {
                         cpu: Duration::from_micros(100_500),
                         excused: ms(0),
                         referee_busy: ms(0),
+                        stolen: ms(0),
                     },
                     silent: false,
                 },
@@ -405,6 +425,7 @@ mod tests {
                     charged: ms(180),
                     wall: ms(400),
                     excused: ms(220),
+                    stolen: ms(0),
                 },
                 Reason::Timeout,
                 "answered turn 1 after 180 ms of its own time, past the limit of 100 ms + 50 ms \
@@ -496,16 +517,79 @@ mod tests {
                     cpu: ms(10),
                     excused: ms(180),
                     referee_busy: ms(140),
+                    stolen: ms(0),
                 },
                 silent: false,
             },
             Reason::Timeout,
             "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
-             waiting for a CPU, at most 50 times that in wall time): in 400 ms it used 10 ms of \
+             waiting for a CPU and steal, at most 50 times that in wall time): in 400 ms it used 10 ms of \
              CPU time, waited 40 ms for a CPU and 140 ms for the referee freezing the idle bots \
              (not charged), and 210 ms neither (charged: blocked or asleep, reading from disk or \
              waiting for memory, or on a virtual machine the hypervisor running another machine \
              on its CPU)",
+        ));
+        // Time the hypervisor took (steal) is told apart, not charged (issue 40 item 4); a turn
+        // can still time out past it, or at the wall-time cap.
+        let us = Duration::from_micros;
+        cases.push((
+            Verdict::NoAnswer {
+                which,
+                clock: Clock::Fair,
+                limit: ms(100),
+                grace: ms(50),
+                spent: Spent {
+                    wall: ms(300),
+                    cpu: us(7_600),
+                    excused: us(37_500),
+                    referee_busy: ms(0),
+                    stolen: ms(100),
+                },
+                silent: false,
+            },
+            Reason::Timeout,
+            "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
+             waiting for a CPU and steal, at most 50 times that in wall time): in 300 ms it \
+             used 7.6 ms of CPU time, waited 37.5 ms for a CPU (not charged), 100 ms taken by \
+             the hypervisor (steal, not charged), and 154.9 ms neither (charged: blocked or \
+             asleep, reading from disk or waiting for memory, or on a virtual machine the \
+             hypervisor running another machine on its CPU)",
+        ));
+        cases.push((
+            Verdict::NoAnswer {
+                which,
+                clock: Clock::Fair,
+                limit: ms(100),
+                grace: ms(50),
+                spent: Spent {
+                    wall: ms(7_500),
+                    cpu: ms(140),
+                    excused: ms(60),
+                    referee_busy: ms(0),
+                    stolen: ms(7_300),
+                },
+                silent: false,
+            },
+            Reason::Timeout,
+            "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
+             waiting for a CPU and steal, at most 50 times that in wall time): in 7500 ms it \
+             used 140 ms of CPU time, waited 60 ms for a CPU (not charged) and 7300 ms taken by \
+             the hypervisor (steal, not charged)",
+        ));
+        cases.push((
+            Verdict::PastGrace {
+                which: first,
+                limit: ms(100),
+                grace: ms(50),
+                charged: ms(160),
+                wall: ms(400),
+                excused: ms(100),
+                stolen: ms(140),
+            },
+            Reason::Timeout,
+            "answered turn 1 after 160 ms of its own time, past the limit of 100 ms + 50 ms \
+             grace (400 ms of wall time, of which 100 ms waiting for a CPU and 140 ms taken by \
+             the hypervisor (steal), not charged)",
         ));
         for (verdict, reason, text) in cases {
             assert_eq!(verdict.reason(), reason, "{verdict:?}");

@@ -91,7 +91,7 @@ pub(super) fn wait_answer<S: Seat>(
 }
 
 /// The fair clock's wait: until the wall deadline, then, while the time charged (wall time less
-/// the waiting for a CPU, see [`charged`]) is still under `allowed`, on to the earliest moment
+/// the waiting for a CPU and the steal, see [`charged`]) is still under `allowed`, on to the earliest moment
 /// it could reach it, never past [`FAIR_WALL_FACTOR`] times `allowed` of wall time. A bot is
 /// not killed at its wall limit for having been starved.
 fn wait_fair<S: Seat>(
@@ -125,7 +125,7 @@ fn wait_fair<S: Seat>(
                 after.saturating_sub(before)
             });
         let cpu = cpu.max(waited.ran);
-        let used = charged(now - start, waited.waited, cpu);
+        let used = charged(now - start, waited.waited, cpu, waited.stolen);
         if used >= allowed {
             // The kernel counts a wait for a CPU when it ends: a task of the bot in its run queue
             // now has its current wait in no reading yet, and that wait looks charged ("neither"

@@ -87,6 +87,10 @@ pub struct GameRecord {
     /// other clocks, or when the turns were not kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waited_us: Vec<u64>,
+    /// Time the hypervisor took from the bot's CPUs (steal) in a move, in microseconds, not
+    /// charged by the fair clock: (move index, microseconds) for the moves that had any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stolen_us: Vec<(u32, u64)>,
     /// Indices of late answers (strikes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub late: Vec<u32>,
@@ -173,6 +177,7 @@ impl GameRecord {
             wall_us: Vec::new(),
             cpu_us: Vec::new(),
             waited_us: Vec::new(),
+            stolen_us: Vec::new(),
             late: Vec::new(),
             comments: Vec::new(),
             answers: Vec::new(),
@@ -230,6 +235,9 @@ impl GameRecord {
                 rec.cpu_us.push(t.cpu_us);
                 if cfg.time.clock == crate::referee::Clock::Fair {
                     rec.waited_us.push(t.waited_us);
+                    if t.stolen_us > 0 {
+                        rec.stolen_us.push((i, t.stolen_us));
+                    }
                 }
                 if t.late {
                     rec.late.push(i);

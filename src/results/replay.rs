@@ -79,6 +79,7 @@ pub fn write_typed(
             "time_us": t.time_us,
             "cpu_us": t.cpu_us,
             "waited_us": t.waited_us,
+            "stolen_us": t.stolen_us,
             "strike": t.late,
             "extra_lines": t.extra_lines,
             "stderr": t.stderr,
@@ -214,6 +215,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         wall_us: Vec::new(),
         cpu_us: Vec::new(),
         waited_us: Vec::new(),
+        stolen_us: Vec::new(),
         late: Vec::new(),
         comments: Vec::new(),
         answers: Vec::new(),
@@ -268,6 +270,11 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         rec.cpu_us.push(t["cpu_us"].as_u64().unwrap_or(0));
         if rec.clocks.clock == "fair" {
             rec.waited_us.push(t["waited_us"].as_u64().unwrap_or(0));
+            // Replays older than the steal's excuse have none.
+            match t["stolen_us"].as_u64() {
+                Some(us) if us > 0 => rec.stolen_us.push((i, us)),
+                _ => {}
+            }
         }
         if t["strike"].as_bool() == Some(true) {
             rec.late.push(i);

@@ -106,13 +106,18 @@ impl Starved {
 
 /// The time the fair clock charged for each move of `rec`, in microseconds.
 pub fn charged_us(rec: &GameRecord) -> Vec<u64> {
+    let mut stolen = rec.stolen_us.iter().peekable();
     rec.wall_us
         .iter()
         .zip(&rec.waited_us)
         .zip(&rec.cpu_us)
-        .map(|((&wall, &waited), &cpu)| {
+        .enumerate()
+        .map(|(i, ((&wall, &waited), &cpu))| {
             let us = std::time::Duration::from_micros;
-            crate::referee::charged(us(wall), us(waited), us(cpu)).as_micros() as u64
+            let steal = stolen
+                .next_if(|(at, _)| *at as usize == i)
+                .map_or(0, |&(_, s)| s);
+            crate::referee::charged(us(wall), us(waited), us(cpu), us(steal)).as_micros() as u64
         })
         .collect()
 }

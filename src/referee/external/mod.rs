@@ -304,6 +304,7 @@ impl Game<'_> {
                 time_us: answered.wall.as_micros() as u64,
                 cpu_us: answered.cpu.as_micros() as u64,
                 waited_us: answered.excused.as_micros() as u64,
+                stolen_us: answered.stolen.as_micros() as u64,
                 late: answered.late,
                 extra_lines: answered.extra_lines,
                 stderr,

@@ -389,6 +389,7 @@ impl Driver<'_> {
                 time_us: answered.wall.as_micros() as u64,
                 cpu_us: answered.cpu.as_micros() as u64,
                 waited_us: answered.excused.as_micros() as u64,
+                stolen_us: answered.stolen.as_micros() as u64,
                 late: answered.late,
                 extra_lines: answered.extra_lines,
                 stderr,
@@ -397,10 +398,12 @@ impl Driver<'_> {
         self.turns.moves.push(played);
         self.turns.turn += 1;
         // The time the referee checks against the game's own limit: what arbiter's clock
-        // charged (the wall time less waiting the fair clock excuses).
+        // charged (the wall time less waiting and steal the fair clock excuses).
         let charged = match self.cfg.time.clock {
             crate::referee::Clock::Cpu => answered.cpu,
-            _ => answered.wall.saturating_sub(answered.excused),
+            _ => answered
+                .wall
+                .saturating_sub(answered.excused + answered.stolen),
         };
         protocol::player_output(time(charged.as_millis() as u64), &lines)
     }

@@ -198,6 +198,7 @@ mod tests {
             wall_us: vec![10, 20, 30],
             cpu_us: vec![1, 2, 3],
             waited_us: Vec::new(),
+            stolen_us: Vec::new(),
             late: Vec::new(),
             comments: Vec::new(),
             answers: Vec::new(),

@@ -57,6 +57,7 @@ pub(crate) fn simulate(
             time_us: 1000 + n as u64,
             cpu_us: 900,
             waited_us: 0,
+            stolen_us: 0,
             late: n == 7,
             extra_lines: 0,
             stderr: if n % 4 == 1 {
@@ -261,4 +262,54 @@ fn reasons_and_exit_kinds_read_back_typed_and_old_records_still_read() {
         err.contains("\"lost\" is not a reason arbiter writes"),
         "{err}"
     );
+}
+
+/// The steal the fair clock excused in a turn (issue 40 item 4) is kept, typed, in the record
+/// and the replay file, so that a charge recomputed from them is the referee's; records and
+/// replays written before it read as having none.
+#[test]
+fn steal_excused_in_a_turn_is_kept_in_the_record_and_the_replay() {
+    let cfg = RefereeConfig::default();
+    let choice = GameChoice::new("impasse", None, Some(2), None).unwrap();
+    let mut r = simulate(&choice, 5, 0, None);
+    let t = &mut r.log[2];
+    (t.time_us, t.cpu_us, t.waited_us, t.stolen_us) = (190_000, 8_000, 37_000, 120_000);
+    let rec = GameRecord::new(&spec(1), &choice, &cfg, &r);
+    assert_eq!(rec.stolen_us, [(2, 120_000)]);
+    let charged = crate::results::starved::charged_us(&rec);
+    assert_eq!(charged[2], 33_000, "wall less waiting less steal");
+    assert_eq!(charged[1], 1001, "a turn without steal: its wall time");
+    let line = rec.to_line();
+    let back: GameRecord = serde_json::from_str(&line).unwrap();
+    assert_eq!(back, rec);
+
+    // Without steal the key is not written, and a record without it reads as none.
+    r.log[2].stolen_us = 0;
+    let plain = GameRecord::new(&spec(1), &choice, &cfg, &r);
+    assert!(
+        !plain.to_line().contains("stolen_us"),
+        "{}",
+        plain.to_line()
+    );
+    let old: GameRecord = serde_json::from_str(&plain.to_line()).unwrap();
+    assert!(old.stolen_us.is_empty());
+    r.log[2].stolen_us = 120_000;
+
+    // The replay file keeps it per turn; one written before it reads as none.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.jsonl");
+    crate::results::replay::write(&path, &r, &cfg, &choice).unwrap();
+    let read = crate::results::replay::read(&path).unwrap();
+    assert_eq!(read.stolen_us, [(2, 120_000)]);
+    assert_eq!(crate::results::starved::charged_us(&read)[2], 33_000);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let old = text
+        .replace("\"stolen_us\":120000,", "")
+        .replace("\"stolen_us\":0,", "");
+    assert!(!old.contains("stolen_us"));
+    std::fs::write(&path, old).unwrap();
+    assert!(crate::results::replay::read(&path)
+        .unwrap()
+        .stolen_us
+        .is_empty());
 }

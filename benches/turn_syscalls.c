@@ -6,7 +6,8 @@
  *
  * A turn on the fair clock reads three of the files (the bot's cgroup task count, the bot's
  * schedstat, the referee thread's schedstat) and the bot's CPU clock twice, besides the
- * write, poll and read of the exchange itself (see docs/performance.md). */
+ * write, poll and read of the exchange itself (see docs/performance.md), and /proc/stat for the
+ * steal of the bot's CPUs (at the turn's start, and at its end where the answer was not quick). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -36,6 +37,7 @@ static double cpu_ns(void) {
     } while (0)
 
 int main(void) {
+    static char stat[1 << 16];
     char buf[128], path[64];
     const char *group = "/sys/fs/cgroup/pids/turn-syscalls-bench";
     mkdir(group, 0755);
@@ -49,6 +51,7 @@ int main(void) {
     int own = open("/proc/thread-self/schedstat", O_RDONLY);
     snprintf(buf, sizeof buf, "%s/pids.current", group);
     int tasks = open(buf, O_RDONLY);
+    int procstat = open("/proc/stat", O_RDONLY);
     int pipefd[2];
     pipe2(pipefd, O_NONBLOCK);
     clockid_t clock = ((~child) << 3) | 2; /* the child's process CPU clock */
@@ -57,6 +60,7 @@ int main(void) {
     TIME("pread /proc/TID/schedstat (the bot's)", pread(bot, buf, 96, 0));
     TIME("pread /proc/thread-self/schedstat (own)", pread(own, buf, 96, 0));
     TIME("pread pids.current (the bot's cgroup)", pread(tasks, buf, 96, 0));
+    TIME("pread /proc/stat (the CPUs' steal)", pread(procstat, stat, sizeof stat, 0));
     TIME("clock_gettime (the bot's CPU clock)", clock_gettime(clock, &ts));
     TIME("read of an empty pipe (EAGAIN)", read(pipefd[0], buf, 96));
     TIME("getppid (a bare system call)", getppid());

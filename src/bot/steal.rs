@@ -137,7 +137,7 @@ impl Steal {
             1.. => Duration::from_nanos(1_000_000_000 / hz as u64),
             _ => Duration::from_millis(10),
         };
-        self.buf = vec![0; 1 << 16];
+        self.buf = vec![0; 4096];
     }
 
     /// Reads the counters into `last_values`; false where they cannot be read.

@@ -423,13 +423,13 @@ fn answered_at<S: Seat>(
                 clock: cfg.time.clock,
                 limit: c.limit,
                 grace: cfg.time.grace,
-                spent: Spent {
+                spent: Box::new(Spent {
                     wall,
                     cpu: reading.cpu,
                     excused: excused(wall, waited, cpu),
                     referee_busy: reading.queued.referee_busy,
                     stolen: excused_steal(wall, waited, cpu, reading.queued.stolen),
-                },
+                }),
                 silent,
             }
         }

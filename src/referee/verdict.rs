@@ -51,7 +51,8 @@ pub(super) enum Verdict {
         clock: Clock,
         limit: Duration,
         grace: Duration,
-        spent: Spent,
+        /// (Boxed: every turn returns a `Result` that may hold a verdict, kept small.)
+        spent: Box<Spent>,
         /// It never wrote a byte to stdout.
         silent: bool,
     },
@@ -380,13 +381,13 @@ mod tests {
                     clock: Clock::Fair,
                     limit: ms(100),
                     grace: ms(50),
-                    spent: Spent {
+                    spent: Box::new(Spent {
                         wall: ms(300),
                         cpu: ms(1),
                         excused: ms(120),
                         referee_busy: ms(0),
                         stolen: ms(0),
-                    },
+                    }),
                     silent: true,
                 },
                 Reason::Timeout,
@@ -404,13 +405,13 @@ mod tests {
                     clock: Clock::Cpu,
                     limit: ms(100),
                     grace: ms(0),
-                    spent: Spent {
+                    spent: Box::new(Spent {
                         wall: ms(150),
                         cpu: Duration::from_micros(100_500),
                         excused: ms(0),
                         referee_busy: ms(0),
                         stolen: ms(0),
-                    },
+                    }),
                     silent: false,
                 },
                 Reason::Timeout,
@@ -512,13 +513,13 @@ mod tests {
                 clock: Clock::Fair,
                 limit: ms(100),
                 grace: ms(50),
-                spent: Spent {
+                spent: Box::new(Spent {
                     wall: ms(400),
                     cpu: ms(10),
                     excused: ms(180),
                     referee_busy: ms(140),
                     stolen: ms(0),
-                },
+                }),
                 silent: false,
             },
             Reason::Timeout,
@@ -538,13 +539,13 @@ mod tests {
                 clock: Clock::Fair,
                 limit: ms(100),
                 grace: ms(50),
-                spent: Spent {
+                spent: Box::new(Spent {
                     wall: ms(300),
                     cpu: us(7_600),
                     excused: us(37_500),
                     referee_busy: ms(0),
                     stolen: ms(100),
-                },
+                }),
                 silent: false,
             },
             Reason::Timeout,
@@ -561,13 +562,13 @@ mod tests {
                 clock: Clock::Fair,
                 limit: ms(100),
                 grace: ms(50),
-                spent: Spent {
+                spent: Box::new(Spent {
                     wall: ms(7_500),
                     cpu: ms(140),
                     excused: ms(60),
                     referee_busy: ms(0),
                     stolen: ms(7_300),
-                },
+                }),
                 silent: false,
             },
             Reason::Timeout,

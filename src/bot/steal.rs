@@ -200,7 +200,9 @@ softirq 138283553 2 38216711 1 3118283 2563 0 196 53284431 0 43661366
         parse(SAMPLE.as_bytes(), &mut v);
         assert_eq!(v, vec![(0, 2919), (1, 2978)]);
         // CPU numbers as the kernel writes them: offline CPUs leave gaps.
-        parse(b"cpu  1 2 3 4 5 6 7 9 0 0\ncpu0 1 2 3 4 5 6 7 4 0 0\ncpu3 1 2 3 4 5 6 7 5 0 0\nintr 1\n", &mut v);
+        let gaps = "cpu  1 2 3 4 5 6 7 9 0 0\ncpu0 1 2 3 4 5 6 7 4 0 0\n\
+                    cpu3 1 2 3 4 5 6 7 5 0 0\nintr 1\n";
+        parse(gaps.as_bytes(), &mut v);
         assert_eq!(v, vec![(0, 4), (3, 5)]);
     }
 

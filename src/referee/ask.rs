@@ -187,8 +187,8 @@ impl Turns {
     }
 
     /// What an answer that came at `at` is charged, added to the seat's clock: its wall time,
-    /// CPU time, the waiting and steal excused and whether it was late; the verdict where the charge
-    /// passed the limit and grace (fair clock) or made one late answer too many.
+    /// CPU time, the waiting and steal excused and whether it was late; the verdict where the
+    /// charge passed the limit and grace (fair clock) or made one late answer too many.
     fn charge(
         &mut self,
         seat: usize,

@@ -91,9 +91,9 @@ pub(super) fn wait_answer<S: Seat>(
 }
 
 /// The fair clock's wait: until the wall deadline, then, while the time charged (wall time less
-/// the waiting for a CPU and the steal, see [`charged`]) is still under `allowed`, on to the earliest moment
-/// it could reach it, never past [`FAIR_WALL_FACTOR`] times `allowed` of wall time. A bot is
-/// not killed at its wall limit for having been starved.
+/// the waiting for a CPU and the steal, see [`charged`]) is still under `allowed`, on to the
+/// earliest moment it could reach it, never past [`FAIR_WALL_FACTOR`] times `allowed` of wall
+/// time. A bot is not killed at its wall limit for having been starved.
 fn wait_fair<S: Seat>(
     procs: &mut [S],
     seat: usize,

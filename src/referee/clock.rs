@@ -81,7 +81,7 @@ impl Excuse {
             waited: bot_wait + own + self.referee_busy,
             ran,
             referee_busy: self.referee_busy,
-            stolen: self.steal.since_start(),
+            stolen: bot.stolen_since_start(&mut self.steal),
         }
     }
 }

@@ -76,6 +76,12 @@ struct Scripted {
     /// Whether an answer arrives when the referee reads it, as a real bot's does (the referee
     /// cannot tell when a line came into the pipe), rather than at its exact time.
     read_late: bool,
+    /// Time the hypervisor takes at the start of each of its turns (as on a busy virtual
+    /// machine): the seat neither computes nor waits meanwhile, and a reading `t` into the
+    /// turn sees `t` of it, up to the whole.
+    stolen: Duration,
+    /// How far into this turn the referee has waited (`seen`, this turn only).
+    turn_seen: Option<Instant>,
     /// Whether this turn's waiting is still to come: it accrues while the referee waits for the
     /// answer, after the clock started.
     starving: bool,
@@ -104,6 +110,8 @@ impl Scripted {
             queued_counted: false,
             read_late: false,
             starving: false,
+            stolen: Duration::ZERO,
+            turn_seen: None,
         }
     }
 
@@ -138,6 +146,7 @@ impl Seat for Scripted {
             return Err(SendError::Closed);
         }
         self.sent_at = Some(Instant::now());
+        self.turn_seen = None;
         self.queued_counted = false;
         self.starving = true;
         self.inputs.push(String::from_utf8_lossy(data).into_owned());
@@ -183,6 +192,15 @@ impl Seat for Scripted {
         };
         into.push((1, (self.waited + ended).as_nanos() as u64, 0));
         true
+    }
+    fn stolen_since_start(&self, _steal: &mut crate::bot::steal::Steal) -> Duration {
+        let Some(sent) = self.sent_at else {
+            return Duration::ZERO;
+        };
+        let now = self
+            .turn_seen
+            .map_or(Instant::now(), |seen| seen.max(Instant::now()));
+        now.saturating_duration_since(sent).min(self.stolen)
     }
     fn runnable_tasks(&self, into: &mut Vec<(i32, u64)>) {
         into.clear();
@@ -232,6 +250,7 @@ impl Seat for Scripted {
             } if start + think <= deadline => {
                 s.consume();
                 s.seen = Some(start + think);
+                s.turn_seen = s.seen;
                 if let Some((true, wait)) = s.queue_now() {
                     s.waited += wait;
                     s.queued_counted = true;
@@ -250,6 +269,7 @@ impl Seat for Scripted {
             }
             _ => {
                 s.seen = Some(s.seen.map_or(deadline, |seen| seen.max(deadline)));
+                s.turn_seen = Some(s.turn_seen.map_or(deadline, |seen| seen.max(deadline)));
                 Wait::Timeout
             }
         }
@@ -612,4 +632,43 @@ fn the_fair_clock_excuses_waiting_for_a_cpu_but_not_computing() {
     let r = play_scripted(impasse(), &mut seats, &cfg());
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
     assert!(r.detail.contains("for a CPU (not charged)"), "{}", r.detail);
+}
+
+#[test]
+fn time_the_hypervisor_took_is_not_charged_but_computing_is() {
+    // Issue 40 item 4: on a busy VM the hypervisor takes the bot's CPU (steal) for 250 ms of
+    // a turn; the bot then computes 20 ms and answers at 300 ms, on a 100 ms limit with 50 ms
+    // of grace. Neither its CPU time nor waiting for a CPU: before, charged whole.
+    let play = |then: Act, clock: Clock| {
+        let mut seats = [
+            Scripted::new(vec![answer(5, "random")], then),
+            Scripted::new(vec![], answer(5, "random")),
+        ];
+        seats[0].stolen = Duration::from_millis(250);
+        let mut cfg = RefereeConfig {
+            max_turns: 6,
+            record_turns: true,
+            ..cfg()
+        };
+        cfg.time.clock = clock;
+        play_scripted(impasse(), &mut seats, &cfg)
+    };
+    let r = play(answer_cpu(300, 20), Clock::Fair);
+    assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+    assert_eq!(r.stats[0].strikes, 0, "{:?}", r.stats[0]);
+    let t = r.log.iter().find(|t| t.seat == 0 && t.turn > 2).unwrap();
+    // All 250 ms, less whatever the test's own thread really waited for a CPU (excused as
+    // waiting first, out of the same 280 ms that were neither computing nor waiting).
+    assert!(
+        (200_000..=250_000).contains(&t.stolen_us),
+        "{}",
+        t.stolen_us
+    );
+    // The wall clock charges it: strikes, then a timeout.
+    let r = play(answer_cpu(300, 20), Clock::Wall);
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+    // 160 ms of its own computing after the same steal: cut when its charge reaches the limit
+    // and grace (at 400 ms), whatever the steal.
+    let r = play(answer_cpu(410, 160), Clock::Fair);
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
 }

@@ -38,6 +38,11 @@ pub trait Seat {
     fn runnable_tasks(&self, into: &mut Vec<(i32, u64)>) {
         into.clear();
     }
+    /// The time the hypervisor took from its CPUs since `steal` started (see
+    /// [`bot::steal`]): the machine's counters, the same for every seat of a game.
+    fn stolen_since_start(&self, steal: &mut bot::steal::Steal) -> Duration {
+        steal.since_start()
+    }
     /// How it ended, if it has.
     fn try_exit_status(&mut self) -> Option<ExitStatus>;
     /// How it ended, waiting up to `limit` for its end to show (a process whose pipe closed

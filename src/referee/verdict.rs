@@ -222,9 +222,9 @@ impl fmt::Display for Verdict {
                 ms(*grace),
                 ms(*wall),
                 ms(*excused),
-                match stolen.is_zero() {
-                    true => String::new(),
-                    false => format!(" and {} taken by the hypervisor (steal)", ms(*stolen)),
+                match *stolen > NOTABLE {
+                    false => String::new(),
+                    true => format!(" and {} taken by the hypervisor (steal)", ms(*stolen)),
                 }
             ),
             Verdict::Late {
@@ -308,9 +308,9 @@ fn no_answer(
                 .saturating_sub(spent.excused)
                 .saturating_sub(spent.stolen)
                 .saturating_sub(spent.cpu);
-            let stolen = match spent.stolen.is_zero() {
-                true => String::new(),
-                false => format!(
+            let stolen = match spent.stolen > NOTABLE {
+                false => String::new(),
+                true => format!(
                     ", {} taken by the hypervisor (steal, not charged)",
                     ms(spent.stolen)
                 ),

@@ -765,9 +765,7 @@ fn check_residuals(r: &Remote) {
         .filter(|x| x.flagged && !known.contains_key(&x.worker))
         .collect()
     };
-    if flagged.is_empty() {
-        return;
-    }
+    let mut any = false;
     for x in flagged {
         let games = r
             .played
@@ -789,6 +787,15 @@ fn check_residuals(r: &Remote) {
             games,
             at: super::server::now_text(),
         };
+        {
+            // Results of several workers are checked at once: one check quarantines it.
+            let mut known = r.quarantined.lock().unwrap();
+            if known.contains_key(&x.worker) {
+                continue;
+            }
+            known.insert(x.worker, q.clone());
+        }
+        any = true;
         if let Err(e) = trust::append_quarantined(&r.s.dir, &q) {
             eprintln!(
                 "arbiter: warning: {e}; the quarantine of {} lasts until a restart",
@@ -797,14 +804,15 @@ fn check_residuals(r: &Remote) {
         }
         eprintln!("arbiter: {}", quarantine_text(&q));
         r.s.tell("quarantined", &q);
-        r.quarantined.lock().unwrap().insert(x.worker, q);
     }
-    recount(r);
+    if any {
+        recount(r);
+    }
 }
 
 /// Counts the standings again without the quarantined workers' games, and refits.
 fn recount(r: &Remote) {
-    let out: std::collections::HashSet<u64> = r
+    let out: Vec<u64> = r
         .quarantined
         .lock()
         .unwrap()
@@ -818,12 +826,7 @@ fn recount(r: &Remote) {
             .names()
             .map(String::from)
             .collect();
-    // Held while counting, so that no game the recorder hands the fit meanwhile is lost.
-    let mut counted = r.s.counted.lock().unwrap();
-    match trust::standings_without(&r.s.dir, &out, &known) {
-        Ok(c) => *counted = c,
-        Err(e) => eprintln!("arbiter: warning: cannot count the standings again: {e}"),
+    if let Err(e) = r.s.recount(out, &known) {
+        eprintln!("arbiter: warning: cannot count the standings again: {e}");
     }
-    drop(counted);
-    r.s.refit();
 }

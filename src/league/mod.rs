@@ -11,6 +11,7 @@
 //! [`slurm`] writes a cluster's pool of them).
 
 pub mod bundle;
+pub mod cached;
 pub mod client;
 pub mod folder;
 pub mod http;

@@ -300,6 +300,7 @@ fn a_far_slower_worker_gets_no_games_and_remote_slots_count_in_the_capacity() {
 /// What a simulated worker did: its session, the games whose results the server accepted, and
 /// the refusal that ended it, if one did.
 struct Simulated {
+    token: String,
     session: String,
     accepted: Vec<u64>,
     refused: Option<(u16, String)>,
@@ -322,6 +323,7 @@ fn simulated(
         .unwrap()
         .to_string();
     let mut done = Simulated {
+        token: token.to_string(),
         session: session.clone(),
         accepted: Vec::new(),
         refused: None,
@@ -521,6 +523,28 @@ fn a_worker_whose_seat_0_always_wins_is_quarantined_refused_and_its_games_leave_
         }
     }
     assert!(honest.iter().all(|h| h.accepted.len() >= 40));
+
+    // A token revoked while its worker plays is refused at its next request (the server keeps
+    // the tokens file read, and reads it again when it changes).
+    let lease = |h: &Simulated| {
+        let ask = format!(r#"{{"session":"{}","slots":1,"wait_ms":0}}"#, h.session);
+        call(&url, &h.token, "/api/work/lease", &ask)
+    };
+    let (status, answer) = lease(&honest[0]);
+    assert_eq!(status, 200, "{answer}");
+    let revoked = crate::league_workers::arbiter()
+        .args(["league", "token", "--revoke"])
+        .arg(&dir)
+        .arg("honest-1")
+        .output()
+        .unwrap();
+    assert!(revoked.status.success(), "{revoked:?}");
+    let (status, answer) = lease(&honest[0]);
+    assert!(
+        status == 403 && answer.contains("worker \"honest-1\" was revoked"),
+        "{status} {answer}"
+    );
+    assert_eq!(lease(&honest[1]).0, 200);
 
     // Its games stay in the records and leave the standings: once the last results are
     // counted, the standings hold every recorded game but its, per bot and in all.

@@ -74,7 +74,10 @@ pub(super) async fn register(
 
 /// The archive of bot `name` (made again when its files changed).
 pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
-    let bots = crate::league::folder::load_bots(&r.s.dir).map_err(|e| e.to_string())?;
+    let bots = r
+        .bots
+        .get(|_| crate::league::folder::load_bots(&r.s.dir))
+        .map_err(|e| e.to_string())?;
     let entry = bots
         .iter()
         .find(|b| b.name == name)

@@ -19,6 +19,8 @@
 //! makes.
 
 use super::bundle::Sources;
+use super::cached::Cached;
+use super::folder::BotEntry;
 use super::residuals::Played;
 use super::scheduler::Game;
 use super::server::Shared;
@@ -82,6 +84,10 @@ pub struct Remote {
     played: Mutex<Vec<Played>>,
     /// Quarantined workers, by name.
     quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
+    /// The worker tokens (read again when the file changes).
+    tokens: tokens::Tokens,
+    /// The league's bot list (read again when the file changes).
+    bots: Cached<Vec<BotEntry>>,
     /// The server machine's own bench figure (milliseconds; see [`super::worker::bench`]).
     own_bench_ms: f64,
 }
@@ -103,6 +109,8 @@ pub fn routes(s: Arc<Shared>) -> Router {
         voided: Mutex::default(),
         played: Mutex::new(trust::read_played(&s_dir)),
         quarantined: Mutex::default(),
+        tokens: tokens::Tokens::new(&s_dir),
+        bots: Cached::new(s_dir.join(super::folder::BOTS)),
         own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
     });
     let quarantined = trust::read_quarantined(&r.s.dir);
@@ -154,7 +162,7 @@ fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Box<Response>> {
             ),
         )));
     };
-    tokens::check(&r.s.dir, token).map_err(|why| {
+    r.tokens.check(token).map_err(|why| {
         Box::new(match why {
             tokens::Refusal::Unknown => refuse(StatusCode::UNAUTHORIZED, why),
             tokens::Refusal::Revoked { .. } => refuse(StatusCode::FORBIDDEN, why),

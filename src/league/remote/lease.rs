@@ -50,7 +50,10 @@ pub(super) async fn register(
         *n += 1;
         format!("{name}#{}", *n - 1)
     };
-    r.sessions.lock().unwrap().insert(
+    let lease = lease_time(&r);
+    let mut sessions = r.sessions.lock().unwrap();
+    super::workers::forget_gone(&mut sessions, Instant::now(), lease);
+    sessions.insert(
         id.clone(),
         Session {
             name,
@@ -62,11 +65,12 @@ pub(super) async fn register(
             last_seen: Instant::now(),
         },
     );
+    drop(sessions);
     update_capacity(&r);
     Json(Registered {
         session: id,
         game: r.s.settings.game.clone(),
-        lease_ms: lease_time(&r).as_millis() as u64,
+        lease_ms: lease.as_millis() as u64,
         note: slow,
     })
     .into_response()

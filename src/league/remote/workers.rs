@@ -3,12 +3,25 @@
 //! timed games) and the league's capacity (every live, playing worker's slots).
 
 use super::quarantine::quarantine_text;
-use super::{lease_time, Remote, WorkerLine};
+use super::{lease_time, Remote, Session, WorkerLine};
 use crate::league::trust::{Quarantined, Voided};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Lease times after which a session not heard from is forgotten.
+pub const FORGET_AFTER_LEASES: u32 = 3;
+
+/// Forgets the sessions not heard from in [`FORGET_AFTER_LEASES`] lease times: their leases
+/// expired long ago, and a worker that comes back is told to register again (410), which it
+/// does. The map holds the workers seen lately, not every registration since the start.
+pub(super) fn forget_gone(sessions: &mut HashMap<String, Session>, now: Instant, lease: Duration) {
+    sessions
+        .retain(|_, s| now.saturating_duration_since(s.last_seen) < FORGET_AFTER_LEASES * lease);
+}
 
 /// A worker whose bench figure is this many times the league's median gets no timed games.
 pub const BENCH_FACTOR: f64 = 5.0;
@@ -93,4 +106,50 @@ pub(super) fn update_capacity(r: &Remote) {
         .sum();
     let slots = r.s.local_workers + remote;
     r.s.sched.lock().unwrap().set_capacity(slots);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::league::remote::Register;
+
+    fn session(last_seen: Instant) -> Session {
+        Session {
+            name: "lab".into(),
+            info: Register {
+                version: String::new(),
+                host: "h".into(),
+                cores: 1,
+                memory_mb: 1,
+                sandbox: true,
+                bench_ms: 1.0,
+                concurrency: 1,
+            },
+            games: 0,
+            voided: 0,
+            paused_until: None,
+            slow: None,
+            last_seen,
+        }
+    }
+
+    #[test]
+    fn sessions_not_heard_from_in_three_lease_times_are_forgotten() {
+        let lease = Duration::from_secs(10);
+        let now = Instant::now() + Duration::from_secs(3600);
+        let mut sessions: HashMap<String, Session> = [
+            ("now#1", now),
+            ("a-lease-ago#2", now - lease),
+            ("almost#3", now - 3 * lease + Duration::from_millis(1)),
+            ("three#4", now - 3 * lease),
+            ("long-ago#5", now - 100 * lease),
+        ]
+        .into_iter()
+        .map(|(id, seen)| (id.to_string(), session(seen)))
+        .collect();
+        forget_gone(&mut sessions, now, lease);
+        let mut kept: Vec<&str> = sessions.keys().map(String::as_str).collect();
+        kept.sort_unstable();
+        assert_eq!(kept, ["a-lease-ago#2", "almost#3", "now#1"]);
+    }
 }

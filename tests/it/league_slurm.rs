@@ -4,8 +4,8 @@
 //! league work` processes that fill the league. Where the daemons cannot start it says so and
 //! passes, except on CI (`.ci/run` installs Slurm), where that fails.
 
+use crate::common::league::{arbiter, games_of, json, recorded, serve, token, wait_for, DEADLINE};
 use crate::common::{first_bot, greedy_bot, random_bot};
-use crate::league_workers::{arbiter, games_of, json, recorded, serve, token, wait_for, DEADLINE};
 use crate::slurm::Cluster;
 use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;

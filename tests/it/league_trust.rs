@@ -8,8 +8,8 @@
 //! bounded; nothing is timed.
 
 use crate::clock::{a_cpu, Busy};
+use crate::common::league::{http, json, recorded, token, wait_for, Proc, DEADLINE};
 use crate::common::{self, hostile, random_bot};
-use crate::league_workers::{json, recorded, token, wait_for, Proc};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -161,7 +161,7 @@ fn a_time_loss_on_a_starved_worker_is_voided_with_its_evidence_and_played_again_
     // On a machine too loaded for six, whatever ended by the deadline (at least two).
     let before = done(&url);
     let began = std::time::Instant::now();
-    while done(&url) < before + 6 && began.elapsed() < crate::league_workers::DEADLINE {
+    while done(&url) < before + 6 && began.elapsed() < DEADLINE {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     wait_for("two more games ended while the page is open", || {
@@ -532,7 +532,7 @@ fn a_worker_whose_seat_0_always_wins_is_quarantined_refused_and_its_games_leave_
     };
     let (status, answer) = lease(&honest[0]);
     assert_eq!(status, 200, "{answer}");
-    let revoked = crate::league_workers::arbiter()
+    let revoked = crate::common::league::arbiter()
         .args(["league", "token", "--revoke"])
         .arg(&dir)
         .arg("honest-1")
@@ -577,7 +577,7 @@ fn a_worker_whose_seat_0_always_wins_is_quarantined_refused_and_its_games_leave_
 
     // The page says so (in its markup: its script draws the same list again from
     // /api/workers).
-    let (status, page) = crate::league_workers::http(&url, "GET", "/", "");
+    let (status, page) = http(&url, "GET", "/", "");
     assert_eq!(status, 200, "{page}");
     let note = page.split("id=\"quarantined\"").nth(1).unwrap_or_default();
     assert!(

@@ -2,6 +2,8 @@
 //! processes, and look for processes a game left behind.
 #![allow(dead_code)]
 
+pub mod league;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;

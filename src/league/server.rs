@@ -112,7 +112,7 @@ enum Fit {
     /// Fit again (a bot came or went).
     Again,
     /// The standings counted again from games.csv, in place of those counted so far.
-    Recounted(ratings::Standings),
+    Recounted(Box<ratings::Standings>),
 }
 
 /// A server that could not start.
@@ -153,7 +153,11 @@ impl Shared {
         let mut skip = self.out_of_ratings.lock().unwrap();
         skip.extend(out);
         let counted = super::trust::standings_without(&self.dir, &skip, known)?;
-        let _ = self.fit_tx.lock().unwrap().send(Fit::Recounted(counted));
+        let _ = self
+            .fit_tx
+            .lock()
+            .unwrap()
+            .send(Fit::Recounted(Box::new(counted)));
         Ok(())
     }
 
@@ -544,7 +548,7 @@ fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
                     counted.add(&g);
                 }
                 Fit::Again => {}
-                Fit::Recounted(c) => *counted = c,
+                Fit::Recounted(c) => *counted = *c,
             }
         }
         let (mut table, widths) = counted.fit();

@@ -90,6 +90,8 @@ pub struct Remote {
     bots: Cached<Vec<BotEntry>>,
     /// The server machine's own bench figure (milliseconds; see [`super::worker::bench`]).
     own_bench_ms: f64,
+    /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
+    last_check: Mutex<Option<Instant>>,
 }
 
 /// Voided games `/api/workers` lists.
@@ -112,6 +114,7 @@ pub fn routes(s: Arc<Shared>) -> Router {
         tokens: tokens::Tokens::new(&s_dir),
         bots: Cached::new(s_dir.join(super::folder::BOTS)),
         own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
+        last_check: Mutex::default(),
     });
     let quarantined = trust::read_quarantined(&r.s.dir);
     if !quarantined.is_empty() {

@@ -97,10 +97,19 @@ pub(super) async fn result(
             bots: game.bots.clone(),
             ranks: result.ranks.clone(),
         };
+        // Under the lock a quarantine takes its games with: a worker quarantined since its
+        // result came in is refused here, or its game is among those taken out.
+        let mut all = r.played.lock().unwrap();
+        if let Some(e) = quarantined(&r, &req.session) {
+            drop(all);
+            r.s.sched.lock().unwrap().release(game.game_id);
+            r.s.live.lock().unwrap().running.remove(&game.game_id);
+            return e;
+        }
         if let Err(e) = trust::append_played(&r.s.dir, &played) {
             eprintln!("arbiter: warning: {e}; the check of workers' results counts this game until a restart");
         }
-        r.played.lock().unwrap().push(played);
+        all.push(played);
     }
     r.s.finished(game, Finished { spec, result });
     check_residuals(&r);

@@ -100,8 +100,9 @@ pub struct Shared {
     fit_tx: Mutex<mpsc::Sender<Fit>>,
     /// Games out of the ratings (a quarantined worker's). Held by the recorder from a game's
     /// record to its hand-over to the fit, so that a recount from games.csv
-    /// ([`Shared::recount`]) counts each game once: a game recorded before it is in the recount
-    /// and was handed over before it, one recorded after is in neither.
+    /// ([`Shared::recount`]) counts each game once: a game recorded before the recount is in
+    /// it and was handed to the fit before it (and dropped with the standings it replaces); one
+    /// recorded after is not in it and is handed over after it, unless it is out.
     out_of_ratings: Mutex<HashSet<u64>>,
 }
 

@@ -10,8 +10,11 @@
 //! its last game). The rewrite of report.html has its own thread because it reads every record
 //! and renders the standings: on one thread with the data, the data waited for each rewrite, and
 //! at concurrency 16 on a loaded machine a run's end waited up to 1.5 s for the last games' data.
+//! The run's end does not wait for a rewrite under way either: it stops the data writer, writes
+//! the last report itself and leaves the rewrite to end on its own, which then replaces nothing
+//! (the report file is replaced under a lock by whoever sees no stop).
 
-use super::{follow, write_report, write_report_unless, Pages, FILE};
+use super::{follow, write_report_unless, Pages, FILE};
 use crate::report::html::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,8 +27,10 @@ pub struct LiveReport {
     dir: PathBuf,
     order: Vec<String>,
     warned: bool,
-    /// The writing threads (data, then report), started by the first tick.
-    running: Vec<JoinHandle<()>>,
+    /// The data writer, started by the first tick.
+    data: Option<JoinHandle<()>>,
+    /// The report's writer, started with it; left to end on its own once stopped.
+    page: Option<JoinHandle<()>>,
     shared: Arc<Shared>,
 }
 
@@ -35,8 +40,11 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled by a tick, a stop, and a thread when it has done the ticks it saw.
     changed: Condvar,
-    /// Set to make the threads give up (before their next game or report).
+    /// Set to make the threads give up (before their next game or report). Never unset: a
+    /// live report started again gets a new `Shared`.
     stop: AtomicBool,
+    /// Held while report.html is replaced (see the module's doc).
+    publishing: Mutex<()>,
 }
 
 /// The ticks given and handled by each thread, and a first failure not yet told.
@@ -120,7 +128,8 @@ fn write_page(dir: &Path, order: &[String], shared: &Shared) {
             let started = Instant::now();
             let dirs = [dir.to_path_buf()];
             let out = dir.join(FILE);
-            match write_report_unless(&dirs, &out, order, Pages::Linked, 1, &shared.stop) {
+            let (stop, publishing) = (&shared.stop, Some(&shared.publishing));
+            match write_report_unless(&dirs, &out, order, Pages::Linked, 1, stop, publishing) {
                 Ok(_) => next = Instant::now() + PAUSE.max(started.elapsed() * 10),
                 Err(e) => {
                     shared.fail(format!("{e:#}"));
@@ -139,7 +148,8 @@ impl LiveReport {
             dir: dir.to_path_buf(),
             order: order.to_vec(),
             warned: false,
-            running: Vec::new(),
+            data: None,
+            page: None,
             shared: Arc::default(),
         }
     }
@@ -148,7 +158,7 @@ impl LiveReport {
     /// games' replay data are written, and the report if the pause has passed. A failure is not
     /// fatal to the run: it is told once on stderr, and the report's writer tries again.
     pub fn tick(&mut self) {
-        if self.running.is_empty() {
+        if self.data.is_none() {
             if let Err(e) = self.start() {
                 self.stop_writers();
                 return self.warn(&format!("cannot start its writers: {e}"));
@@ -164,25 +174,26 @@ impl LiveReport {
         let data = std::thread::Builder::new()
             .name("report-data".into())
             .spawn(move || write_data(&dir, &shared))?;
-        self.running.push(data);
+        self.data = Some(data);
         let (dir, order, shared) = (self.dir.clone(), self.order.clone(), self.shared.clone());
         let page = std::thread::Builder::new()
             .name("report-writer".into())
             .spawn(move || write_page(&dir, &order, &shared))?;
-        self.running.push(page);
+        self.page = Some(page);
         Ok(())
     }
 
     /// Waits until the writing threads have done every tick given so far.
     pub fn settle(&mut self) {
-        if !self.running.is_empty() {
+        if let (Some(data), Some(page)) = (&self.data, &self.page) {
             let state = self.shared.lock();
             let _state = self
                 .shared
                 .changed
                 .wait_while(state, |s| {
                     (s.data_done < s.ticks || s.report_done < s.ticks)
-                        && !self.running.iter().any(|h| h.is_finished())
+                        && !data.is_finished()
+                        && !page.is_finished()
                 })
                 .unwrap_or_else(|p| p.into_inner());
         }
@@ -207,31 +218,46 @@ impl LiveReport {
         }
     }
 
-    /// Stops the writing threads and waits for them.
-    fn stop_writers(&mut self) {
-        if !self.running.is_empty() {
-            self.shared.stop.store(true, Ordering::SeqCst);
-            self.shared.changed.notify_all();
-            for h in self.running.drain(..) {
-                let _ = h.join();
-            }
-            self.shared.stop.store(false, Ordering::SeqCst);
+    /// Stops the writing threads: waits for the data writer (it stops before its next game's
+    /// data), not for a rewrite of the report under way, which ends on its own and replaces
+    /// nothing. Returns what they shared; the next tick starts new ones.
+    fn stop_writers(&mut self) -> Arc<Shared> {
+        let shared = std::mem::take(&mut self.shared);
+        shared.stop.store(true, Ordering::SeqCst);
+        shared.changed.notify_all();
+        if let Some(h) = self.data.take() {
+            let _ = h.join();
         }
+        self.page = None;
+        shared
     }
 
     /// Rewrites the report now, on the calling thread, with the replay data still missing (on
     /// every CPU: the last games', which the data writer had not reached); returns its path. The
     /// writing threads are stopped first.
     pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
-        self.stop_writers();
+        let shared = self.stop_writers();
         let out = self.dir.join(FILE);
-        write_report(std::slice::from_ref(&self.dir), &out, &self.order, pages)?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let dirs = std::slice::from_ref(&self.dir);
+        let go_on = AtomicBool::new(false);
+        write_report_unless(
+            dirs,
+            &out,
+            &self.order,
+            pages,
+            threads,
+            &go_on,
+            Some(&shared.publishing),
+        )?;
         Ok(out)
     }
 }
 
 impl Drop for LiveReport {
     fn drop(&mut self) {
-        self.stop_writers();
+        if self.data.is_some() {
+            self.stop_writers();
+        }
     }
 }

@@ -118,12 +118,21 @@ pub fn write_report(
     pages: Pages,
 ) -> Result<Written> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    write_report_unless(dirs, out, order, pages, threads, &AtomicBool::new(false))
+    write_report_unless(
+        dirs,
+        out,
+        order,
+        pages,
+        threads,
+        &AtomicBool::new(false),
+        None,
+    )
 }
 
 /// [`write_report`] with pages written on `threads` threads, giving up (before the next page,
 /// without writing the report) once `stop` is set: the live report's background rewrite, on
-/// one thread and stopped by the run's last rewrite.
+/// one thread and stopped by the run's last rewrite. `publishing`, where given, is held while
+/// `stop` is looked at for the last time and the report replaces the one there.
 fn write_report_unless(
     dirs: &[PathBuf],
     out: &Path,
@@ -131,6 +140,7 @@ fn write_report_unless(
     pages: Pages,
     threads: usize,
     stop: &AtomicBool,
+    publishing: Option<&std::sync::Mutex<()>>,
 ) -> Result<Written> {
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let base = std::path::absolute(&base).unwrap_or(base);
@@ -188,7 +198,10 @@ fn write_report_unless(
     written.games = data.total_games;
     let title = title_of(&data);
     let html = page::render(&data, &title);
-    if stop.load(Ordering::Relaxed) {
+    // Looked at again with the file held: a report rewritten after a stop would replace the
+    // run's last one (see `live`).
+    let _held = publishing.map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
+    if stop.load(Ordering::SeqCst) {
         return Ok(written);
     }
     write_atomic(out, html.as_bytes()).map_err(|source| ReportError::Write {

@@ -342,6 +342,7 @@ fn a_live_rewrite_links_only_games_whose_data_is_there_and_writes_none() {
         Pages::Linked,
         1,
         &std::sync::atomic::AtomicBool::new(false),
+        None,
     )
     .unwrap();
     assert_eq!(w.pages, 0, "a live rewrite writes no data");
@@ -567,6 +568,7 @@ fn pages_written_on_several_threads_are_taken_in_record_order() {
         Pages::All,
         4,
         &never,
+        None,
     )
     .unwrap();
     assert_eq!(w.pages, 40 - bad.len());

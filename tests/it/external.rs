@@ -9,6 +9,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Generous clocks for the bots (the machine is shared).
+const CLOCK: [&str; 4] = ["--first-turn-ms", "5000", "--turn-ms", "1000"];
+
 fn stones() -> String {
     root().join("examples/referee/stones").display().to_string()
 }
@@ -40,10 +43,9 @@ fn player(mode: &str) -> String {
 /// `arbiter play --json` of an external referee with generous clocks (the machine is shared);
 /// the referee gets 4 s per message unless `extra` says otherwise.
 fn play(referee: &str, bots: &[String], extra: &[&str]) -> Value {
-    let clock = ["--first-turn-ms", "5000", "--turn-ms", "1000"];
     let opts = [
         &["--seed", "11"],
-        &clock[..],
+        &CLOCK[..],
         &["--referee-timeout-ms", "4000"],
     ]
     .concat();
@@ -412,14 +414,7 @@ fn built_in_game_options_with_a_referee_are_refused() {
 
 /// A tournament of `referee`'s game with generous clocks and three Stones bots.
 fn tournament_args(out: &Path, games: &str, referee: &str) -> Vec<String> {
-    let clock = [
-        "--first-turn-ms",
-        "5000",
-        "--turn-ms",
-        "1000",
-        "--referee-timeout-ms",
-        "5000",
-    ];
+    let clock = [&CLOCK[..], &["--referee-timeout-ms", "5000"]].concat();
     let mut args = referee_tournament_args(referee, &clock, out, games);
     args.extend([
         format!("smart={}", stones_bot("")),
@@ -588,15 +583,11 @@ fn slurm_refuses_a_referee_that_cannot_play_before_writing_scripts() {
 fn sprt_decides_with_an_external_referee() {
     let dir = tempfile::tempdir().unwrap();
     let stones = stones();
-    let game = [
-        "--first-turn-ms",
-        "5000",
-        "--turn-ms",
-        "1000",
-        "--referee",
-        &stones,
-    ];
-    let opts = [&game[..], &["--max-pairs", "60", "--elo1", "100"]].concat();
+    let opts = [
+        &CLOCK[..],
+        &["--referee", &stones, "--max-pairs", "60", "--elo1", "100"],
+    ]
+    .concat();
     let (new, old) = (stones_bot(""), stones_bot("simple"));
     sprt_accepts_h1(
         dir.path(),
@@ -613,14 +604,7 @@ fn grade_marks_a_class_with_an_external_referee() {
     let bob = "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdin.readline()\n    sys.exit(1)\n";
     let students = [("alice.py", smart.as_str()), ("bob.py", bob)];
     let stones = stones();
-    let opts = [
-        "--first-turn-ms",
-        "5000",
-        "--turn-ms",
-        "1000",
-        "--referee",
-        &stones,
-    ];
+    let opts = [&CLOCK[..], &["--referee", &stones]].concat();
     let graded = grade_class(dir.path(), &students, &smart, "simple", &opts);
     assert!(
         graded.mark("alice") > graded.mark("bob"),
@@ -685,8 +669,7 @@ fn which(program: &str) -> Option<PathBuf> {
 #[test]
 fn shards_of_an_external_tournament_merge() {
     let dir = tempfile::tempdir().unwrap();
-    let clock = ["--first-turn-ms", "5000", "--turn-ms", "1000"];
-    let tournament = |out: &Path| referee_tournament_args(&stones(), &clock, out, "4");
+    let tournament = |out: &Path| referee_tournament_args(&stones(), &CLOCK, out, "4");
     let bots = [
         format!("smart={}", stones_bot("")),
         format!("simple={}", stones_bot("simple")),

@@ -8,6 +8,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Runs `cmd`, which must succeed (else its stdout and stderr are shown).
+pub fn succeeded(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Every line of a results folder's records.jsonl.
 pub fn records(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("records.jsonl"))
@@ -46,21 +58,15 @@ pub fn referee_tournament_args(
 /// `arbiter sprt` (seed 3, into DIR/s) with `opts` (the referee, its clock, the test's bounds)
 /// of `new` against `old`: it must end well and accept H1.
 pub fn sprt_accepts_h1(dir: &Path, opts: &[&str], new: &str, old: &str) {
-    let out = arbiter()
-        .args(["sprt", "--seed", "3"])
-        .args(opts)
-        .arg("--out")
-        .arg(dir.join("s"))
-        .args([new, old])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        arbiter()
+            .args(["sprt", "--seed", "3"])
+            .args(opts)
+            .arg("--out")
+            .arg(dir.join("s"))
+            .args([new, old]),
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Decision: H1 accepted"), "{stdout}");
 }
 
@@ -108,22 +114,16 @@ pub fn grade_class(
     )
     .unwrap();
     let out_dir = dir.join("marks");
-    let out = arbiter()
-        .env("ARBITER_CACHE", dir.join("cache"))
-        .args(["grade", "--games", "2", "--seed", "3"])
-        .args(opts)
-        .arg("--baseline")
-        .arg(&baseline)
-        .arg("--out")
-        .arg(&out_dir)
-        .arg(&class)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        arbiter()
+            .env("ARBITER_CACHE", dir.join("cache"))
+            .args(["grade", "--games", "2", "--seed", "3"])
+            .args(opts)
+            .arg("--baseline")
+            .arg(&baseline)
+            .arg("--out")
+            .arg(&out_dir)
+            .arg(&class),
     );
     let marks = read_csv(&out_dir.join("marks.csv"));
     Graded {
@@ -142,16 +142,11 @@ pub fn play_and_merge_shards(
     bots: &[String],
 ) -> Vec<HashMap<String, String>> {
     for k in 1..=shards {
-        let out = arbiter()
-            .args(tournament(&dir.join(format!("shard-{k}"))))
-            .args(["--shard".to_string(), format!("{k}/{shards}")])
-            .args(bots)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        succeeded(
+            arbiter()
+                .args(tournament(&dir.join(format!("shard-{k}"))))
+                .args(["--shard".to_string(), format!("{k}/{shards}")])
+                .args(bots),
         );
     }
     merge_shards(dir, shards)
@@ -161,17 +156,8 @@ pub fn play_and_merge_shards(
 /// Returns its games.csv rows.
 pub fn merge_shards(dir: &Path, shards: u32) -> Vec<HashMap<String, String>> {
     let all = dir.join("all");
-    let out = arbiter()
-        .arg("merge")
-        .arg(&all)
-        .args((1..=shards).map(|k| dir.join(format!("shard-{k}"))))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let shards = (1..=shards).map(|k| dir.join(format!("shard-{k}")));
+    succeeded(arbiter().arg("merge").arg(&all).args(shards));
     read_csv(&all.join("games.csv"))
 }
 
@@ -199,13 +185,7 @@ pub fn kill_after_lines(args: &[String], csv: &Path, lines: usize, within: Durat
 /// Runs `arbiter ARGS` again after [`kill_after_lines`]: it must resume and end with every
 /// game of ids 0 to `games` - 1 in games.csv (at `csv`) won. Returns its output.
 pub fn resume_to_the_end(args: &[String], csv: &Path, games: u64) -> std::process::Output {
-    let done = arbiter().args(args).output().unwrap();
-    assert!(
-        done.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&done.stdout),
-        String::from_utf8_lossy(&done.stderr)
-    );
+    let done = succeeded(arbiter().args(args));
     assert!(String::from_utf8_lossy(&done.stderr).contains("resuming"));
     let rows = read_csv(csv);
     let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();

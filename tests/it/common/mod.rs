@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 pub mod league;
+mod referee_runs;
+pub use referee_runs::*;
 
 use assert_cmd::Command;
 use serde_json::Value;

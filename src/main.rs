@@ -25,6 +25,8 @@ fn main() -> ExitCode {
     };
     // The library's messages name options as this command line spells them.
     arbiter::options::set_spelling(cli::spelling);
+    // An SDK game's first build (tens of seconds) is told on stderr, as bot builds are.
+    arbiter::referee::sdk::build::set_announce(arbiter::report::progress::sdk_build_line);
     // Untrusted code gets only fds 0-2: nothing arbiter itself was started with.
     if let Err(e) = arbiter::bot::inherited::seal_inherited() {
         eprintln!(

@@ -185,23 +185,8 @@ impl Kind for Shards {
         Ok(())
     }
 
-    fn bots(
-        &self,
-        run: &RunContext<'_, Settings>,
-    ) -> Vec<(
-        String,
-        Result<arbiter::bot::BotSpec, arbiter::bot::SpecError>,
-    )> {
-        engine::resolve_in(&run.settings.bots, &run.settings.workdir)
-    }
-
-    fn check_field(
-        &mut self,
-        run: &RunContext<'_, Settings>,
-        field: &mut BotCheck,
-    ) -> Result<usize, RunError> {
-        let seats = run.choice.seats();
-        Ok(field.check_field(self.skip_broken_bots, seats, &run.choice.describe())?)
+    fn skip_broken_bots(&self) -> bool {
+        self.skip_broken_bots
     }
 
     /// The whole tournament's games, as a run in one folder would play them ([`engine::prepare`]

@@ -101,17 +101,6 @@ impl Kind for Sprt {
         cfg.record_turns = true;
     }
 
-    fn bots(
-        &self,
-        run: &Context<'_, Settings>,
-    ) -> Vec<(
-        String,
-        Result<arbiter::bot::BotSpec, arbiter::bot::SpecError>,
-    )> {
-        let origins = [run.settings.new.clone(), run.settings.old.clone()];
-        engine::resolve_in(&origins, &run.settings.workdir)
-    }
-
     fn check_field(
         &mut self,
         _run: &Context<'_, Settings>,

@@ -102,23 +102,8 @@ impl Kind for Tournament<'_> {
         cfg.record_inputs = settings.replays;
     }
 
-    fn bots(
-        &self,
-        run: &Context<'_, Settings>,
-    ) -> Vec<(
-        String,
-        Result<arbiter::bot::BotSpec, arbiter::bot::SpecError>,
-    )> {
-        engine::resolve_in(&run.settings.bots, &run.settings.workdir)
-    }
-
-    fn check_field(
-        &mut self,
-        run: &Context<'_, Settings>,
-        field: &mut BotCheck,
-    ) -> Result<usize, RunError> {
-        let seats = run.choice.seats();
-        Ok(field.check_field(self.args.skip_broken_bots, seats, &run.choice.describe())?)
+    fn skip_broken_bots(&self) -> bool {
+        self.args.skip_broken_bots
     }
 
     fn todo(

@@ -64,6 +64,9 @@ pub trait RunSettings: Recorded + Clone {
     fn workdir(&self) -> &Path;
     fn seed(&self) -> u64;
     fn opening_plies(&self) -> u32;
+    /// The BOT arguments as typed, which [`Kind::bots`] resolves unless the kind finds its
+    /// bots itself (a grading's students come from its class folder).
+    fn bots(&self) -> Vec<String>;
     /// The opening book, for kinds that have one.
     fn openings(&self) -> Option<&OpeningsSettings> {
         None
@@ -74,18 +77,31 @@ pub trait RunSettings: Recorded + Clone {
     }
 }
 
-impl RunSettings for settings::TournamentSettings {
-    fn game(&self) -> &GameSettings {
-        &self.game
-    }
-    fn workdir(&self) -> &Path {
-        &self.workdir
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn opening_plies(&self) -> u32 {
-        self.opening_plies
+/// [`RunSettings`] for settings whose fields of the same names hold what it reads, with
+/// `$more` the methods that differ.
+macro_rules! run_settings {
+    ($settings:ty { $($more:tt)* }) => {
+        impl RunSettings for $settings {
+            fn game(&self) -> &GameSettings {
+                &self.game
+            }
+            fn workdir(&self) -> &Path {
+                &self.workdir
+            }
+            fn seed(&self) -> u64 {
+                self.seed
+            }
+            fn opening_plies(&self) -> u32 {
+                self.opening_plies
+            }
+            $($more)*
+        }
+    };
+}
+
+run_settings!(settings::TournamentSettings {
+    fn bots(&self) -> Vec<String> {
+        self.bots.clone()
     }
     fn openings(&self) -> Option<&OpeningsSettings> {
         Some(&self.openings)
@@ -93,40 +109,24 @@ impl RunSettings for settings::TournamentSettings {
     fn replays(&self) -> bool {
         self.replays
     }
-}
+});
 
-impl RunSettings for settings::SprtSettings {
-    fn game(&self) -> &GameSettings {
-        &self.game
-    }
-    fn workdir(&self) -> &Path {
-        &self.workdir
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn opening_plies(&self) -> u32 {
-        self.opening_plies
+run_settings!(settings::SprtSettings {
+    /// The candidate, then the reference.
+    fn bots(&self) -> Vec<String> {
+        vec![self.new.clone(), self.old.clone()]
     }
     fn openings(&self) -> Option<&OpeningsSettings> {
         Some(&self.openings)
     }
-}
+});
 
-impl RunSettings for settings::GradeSettings {
-    fn game(&self) -> &GameSettings {
-        &self.game
+run_settings!(settings::GradeSettings {
+    /// The baselines (the students are the class folder's).
+    fn bots(&self) -> Vec<String> {
+        self.baselines.clone()
     }
-    fn workdir(&self) -> &Path {
-        &self.workdir
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn opening_plies(&self) -> u32 {
-        self.opening_plies
-    }
-}
+});
 
 /// What a kind's hooks see of the run being started.
 pub struct Context<'a, S> {
@@ -166,16 +166,28 @@ pub trait Kind: Consumer {
         Ok(())
     }
 
-    /// Every bot of the run, as its argument and what it resolved to.
-    fn bots(&self, run: &Context<'_, Self::Settings>) -> Vec<(String, Result<BotSpec, SpecError>)>;
+    /// Every bot of the run, as its argument and what it resolved to: by default the settings'
+    /// BOT arguments ([`RunSettings::bots`]), resolved where they were typed.
+    fn bots(&self, run: &Context<'_, Self::Settings>) -> Vec<(String, Result<BotSpec, SpecError>)> {
+        super::resolve_in(&run.settings.bots(), run.settings.workdir())
+    }
+
+    /// Whether the default [`Kind::check_field`] leaves out the bots that cannot play rather
+    /// than refusing the run (`--skip-broken-bots`).
+    fn skip_broken_bots(&self) -> bool {
+        false
+    }
 
     /// The field checked: refuses bots that cannot play where the kind needs them; returns how
-    /// many play.
+    /// many play. By default a tournament's field ([`BotCheck::check_field`]).
     fn check_field(
         &mut self,
         run: &Context<'_, Self::Settings>,
         field: &mut BotCheck,
-    ) -> Result<usize, RunError>;
+    ) -> Result<usize, RunError> {
+        let (seats, game) = (run.choice.seats(), run.choice.describe());
+        Ok(field.check_field(self.skip_broken_bots(), seats, &game)?)
+    }
 
     /// The games to play, given those games.csv (at `games_csv`) holds.
     fn todo(

@@ -11,6 +11,7 @@
 //! [`slurm`] writes a cluster's pool of them).
 
 pub mod bundle;
+pub mod cached;
 pub mod client;
 pub mod folder;
 pub mod http;
@@ -62,6 +63,24 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
+/// Connections the kernel queues for the server before it accepts them (Linux caps it at
+/// `net.core.somaxconn`, 4096 by default). The standard library's and tokio's 128 was too few
+/// for a burst: at 1,000 simulated workers (`arbiter bench league`) 184 connections met a full
+/// queue and were retried after a second.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listener on `addr` with a queue of [`LISTEN_BACKLOG`] (`SO_REUSEADDR`, as tokio's own).
+fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Serves the league in `dir` on `listen` with `workers` local workers, until killed. Says
 /// where it listens on stdout (`league: listening on http://ADDR`) once it does.
 pub fn serve(
@@ -78,7 +97,7 @@ pub fn serve(
         .map_err(ServeError::Serve)?;
     rt.block_on(async move {
         // The port first: a taken one says so before any bot is built.
-        let listener = match tokio::net::TcpListener::bind(listen).await {
+        let listener = match bind(listen) {
             Ok(l) => l,
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
                 return Err(ServeError::PortTaken { addr: listen })

@@ -26,9 +26,17 @@ fn head(title: &str) -> Markup {
     }
 }
 
-/// The league's main page; the script fills it from the API and follows the events.
+/// The league's main page; the script fills it from the API and follows the events. The
+/// quarantines are in it from the start (from the folder's log, the latest entry of each
+/// worker, as the server reads it back): a page read without its script still says whose games
+/// are out of the ratings.
 pub fn index(s: &Shared) -> String {
     let game = s.table.choice.describe();
+    let quarantined: std::collections::BTreeMap<String, super::trust::Quarantined> =
+        super::trust::read_quarantined(&s.dir)
+            .into_iter()
+            .map(|q| (q.worker.clone(), q))
+            .collect();
     html! {
         (DOCTYPE)
         html {
@@ -60,7 +68,13 @@ pub fn index(s: &Shared) -> String {
                 h3 { "Voided games (lost to a worker's load, played again)" }
                 ul id="voided" {}
                 h3 { "Quarantined workers (their games are out of the ratings)" }
-                ul id="quarantined" {}
+                ul id="quarantined" {
+                    @for q in quarantined.values() {
+                        li class="quarantined" {
+                            (q.worker) " since " (q.at) " (" (q.games.len()) " games): " (q.why)
+                        }
+                    }
+                }
                 script { (PreEscaped(SCRIPT)) }
             }
         }

@@ -15,7 +15,7 @@ use super::scheduler::{Completion, Game, Idle, Outcome, Scheduler};
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
@@ -97,7 +97,23 @@ pub struct Shared {
     /// Held while `bots.toml` is read and written back.
     bots_file: Mutex<()>,
     done_tx: Mutex<mpsc::Sender<(Game, Finished)>>,
-    fit_tx: Mutex<mpsc::Sender<Option<Counted>>>,
+    fit_tx: Mutex<mpsc::Sender<Fit>>,
+    /// Games out of the ratings (a quarantined worker's). Held by the recorder from a game's
+    /// record to its hand-over to the fit, so that a recount from games.csv
+    /// ([`Shared::recount`]) counts each game once: a game recorded before the recount is in
+    /// it and was handed to the fit before it (and dropped with the standings it replaces); one
+    /// recorded after is not in it and is handed over after it, unless it is out.
+    out_of_ratings: Mutex<HashSet<u64>>,
+}
+
+/// What the ratings thread is handed, in order.
+enum Fit {
+    /// A recorded game to count.
+    Game(Counted),
+    /// Fit again (a bot came or went).
+    Again,
+    /// The standings counted again from games.csv, in place of those counted so far.
+    Recounted(Box<ratings::Standings>),
 }
 
 /// A server that could not start.
@@ -124,7 +140,26 @@ impl Shared {
 
     /// Asks for a new fit.
     pub fn refit(&self) {
-        let _ = self.fit_tx.lock().unwrap().send(None);
+        let _ = self.fit_tx.lock().unwrap().send(Fit::Again);
+    }
+
+    /// Takes the games in `out` out of the ratings: counts the standings again from games.csv
+    /// without them (and without those taken out before), every bot in `known` with its line,
+    /// and refits. The recorder waits meanwhile.
+    pub fn recount(
+        &self,
+        out: impl IntoIterator<Item = u64>,
+        known: &[String],
+    ) -> Result<(), String> {
+        let mut skip = self.out_of_ratings.lock().unwrap();
+        skip.extend(out);
+        let counted = super::trust::standings_without(&self.dir, &skip, known)?;
+        let _ = self
+            .fit_tx
+            .lock()
+            .unwrap()
+            .send(Fit::Recounted(Box::new(counted)));
+        Ok(())
     }
 
     /// Leases one game to `worker`, logging new tables first.
@@ -295,6 +330,7 @@ pub fn start(
         bots_file: Mutex::new(()),
         done_tx: Mutex::new(done_tx),
         fit_tx: Mutex::new(fit_tx),
+        out_of_ratings: Mutex::default(),
     });
     {
         let s = shared.clone();
@@ -457,6 +493,7 @@ fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Ga
             s.live.lock().unwrap().running.remove(&game.game_id);
             continue;
         }
+        let skip = s.out_of_ratings.lock().unwrap();
         let offset = std::fs::metadata(&records).map(|m| m.len()).unwrap_or(0);
         if let Err(e) = recorder.record(&f) {
             eprintln!(
@@ -475,13 +512,15 @@ fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Ga
             note_record(&mut live, &rec);
             live.offsets.insert(game.game_id, offset);
         }
-        if f.result.reason != crate::referee::Reason::RefereeError {
-            let _ = s.fit_tx.lock().unwrap().send(Some(Counted {
+        if f.result.reason != crate::referee::Reason::RefereeError && !skip.contains(&game.game_id)
+        {
+            let _ = s.fit_tx.lock().unwrap().send(Fit::Game(Counted {
                 bots: rec.bots.clone(),
                 ranks: rec.ranks.clone(),
                 pair_id: rec.pair_id,
             }));
         }
+        drop(skip);
         s.tell(
             "game",
             &GameLine {
@@ -497,15 +536,21 @@ fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Ga
 }
 
 /// Refits whenever games arrived (all that queued up at once), off the games' path.
-fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Option<Counted>>) {
+fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
     while let Ok(first) = rx.recv() {
         let mut counted = s.counted.lock().unwrap();
         let mut sprt = s.sprt.lock().unwrap();
-        for g in std::iter::once(first).chain(rx.try_iter()).flatten() {
-            if let Some(t) = sprt.as_mut() {
-                t.add(&g.bots, &g.ranks, g.pair_id);
+        for fit in std::iter::once(first).chain(rx.try_iter()) {
+            match fit {
+                Fit::Game(g) => {
+                    if let Some(t) = sprt.as_mut() {
+                        t.add(&g.bots, &g.ranks, g.pair_id);
+                    }
+                    counted.add(&g);
+                }
+                Fit::Again => {}
+                Fit::Recounted(c) => *counted = *c,
             }
-            counted.add(&g);
         }
         let (mut table, widths) = counted.fit();
         drop(counted);

@@ -2,8 +2,8 @@
 //! NAME` makes a random 32-byte token, prints it once and keeps only its SHA-256 in
 //! `worker-tokens.toml` (so a copy of the folder gives no one a token); `--revoke NAME` marks it
 //! revoked, which is kept so that a revoked worker is told it was revoked, not that its token is
-//! unknown. The server reads the file on every worker call: a token made or revoked while it runs
-//! counts at once.
+//! unknown. The server checks every worker call against the file ([`Tokens`], read again when
+//! it changes): a token made or revoked while it runs counts at once.
 
 use super::folder::token_hash;
 use serde::{Deserialize, Serialize};
@@ -142,12 +142,43 @@ pub fn revoke(dir: &Path, name: &str) -> Result<(), TokenError> {
 
 /// The worker a token belongs to, or why it is refused (an unreadable file refuses every token).
 pub fn check(dir: &Path, token: &str) -> Result<String, Refusal> {
-    let hash = token_hash(token.trim());
     let file = load(dir).map_err(|_| Refusal::Unknown)?;
-    match file.worker.into_iter().find(|e| e.sha256 == hash) {
-        Some(e) if e.revoked => Err(Refusal::Revoked { name: e.name }),
-        Some(e) => Ok(e.name),
+    find(&file, token)
+}
+
+fn find(file: &File, token: &str) -> Result<String, Refusal> {
+    let hash = token_hash(token.trim());
+    match file.worker.iter().find(|e| e.sha256 == hash) {
+        Some(e) if e.revoked => Err(Refusal::Revoked {
+            name: e.name.clone(),
+        }),
+        Some(e) => Ok(e.name.clone()),
         None => Err(Refusal::Unknown),
+    }
+}
+
+/// A league's worker tokens as the server checks them: the file is read again only when it
+/// changed ([`super::cached`]).
+pub struct Tokens {
+    dir: PathBuf,
+    file: super::cached::Cached<File>,
+}
+
+impl Tokens {
+    pub fn new(dir: &Path) -> Tokens {
+        Tokens {
+            dir: dir.to_path_buf(),
+            file: super::cached::Cached::new(dir.join(FILE)),
+        }
+    }
+
+    /// As [`check`], from the file as last read unless it changed since.
+    pub fn check(&self, token: &str) -> Result<String, Refusal> {
+        let file = self
+            .file
+            .get(|_| load(&self.dir))
+            .map_err(|_| Refusal::Unknown)?;
+        find(&file, token)
     }
 }
 
@@ -172,6 +203,21 @@ mod tests {
             })
         );
         assert!(issue(dir.path(), "a b").is_err());
+        // The server's cached check: a token revoked after it was let in is refused at its next
+        // check, and one made meanwhile is let in.
+        let tokens = Tokens::new(dir.path());
+        let t2 = issue(dir.path(), "lab-2").unwrap();
+        assert_eq!(tokens.check(&t2), Ok("lab-2".into()));
+        assert_eq!(tokens.check(&t2), Ok("lab-2".into()));
+        revoke(dir.path(), "lab-2").unwrap();
+        assert_eq!(
+            tokens.check(&t2),
+            Err(Refusal::Revoked {
+                name: "lab-2".into()
+            })
+        );
+        let t3 = issue(dir.path(), "lab-3").unwrap();
+        assert_eq!(tokens.check(&t3), Ok("lab-3".into()));
         assert!(revoke(dir.path(), "other").is_err());
     }
 }

@@ -170,6 +170,31 @@ fn spawn_bots(
     Ok(procs)
 }
 
+/// Starts a game's bots ([`spawn_bots`]), then the referee process that holds its rules with
+/// `spawn_referee` (given every bot, whose private files a sandbox hides from it); the
+/// referee's lines may be up to `max_line` bytes. Where the referee cannot start, the bots
+/// are ended.
+fn spawn_with_referee(
+    bots: &[BotSpec],
+    cfg: &RefereeConfig,
+    seed: u64,
+    max_line: usize,
+    spawn_referee: impl FnOnce(&[&BotSpec]) -> Result<BotProcess, SpawnError>,
+) -> Result<(Vec<BotProcess>, BotProcess), RefereeError> {
+    let mut procs = spawn_bots(bots, cfg, seed, None)?;
+    let others: Vec<&BotSpec> = bots.iter().collect();
+    match spawn_referee(&others) {
+        Ok(mut referee) => {
+            referee.out = crate::protocol::LineBuffer::with_max_line(max_line);
+            Ok((procs, referee))
+        }
+        Err(e) => {
+            bot::shutdown_all(&mut procs, cfg.kill_grace);
+            Err(e.into())
+        }
+    }
+}
+
 /// Plays `game` between started `seats` (named `names`) to its end and ends them: the turn
 /// loop behind [`play`], for any kind of [`Seat`].
 pub fn play_seats<S: Seat>(

@@ -240,6 +240,22 @@ pub fn bot_check_lines(event: &crate::engine::Event<'_>) -> std::ops::ControlFlo
     std::ops::ControlFlow::Continue(())
 }
 
+/// An SDK game's build, on stderr as a bot's build is told ([`bot_check_lines`]).
+pub fn sdk_build_line(note: &crate::referee::sdk::build::BuildNote<'_>) {
+    use crate::referee::sdk::build::BuildNote;
+    match note {
+        BuildNote::Building { name, how } => {
+            eprintln!("arbiter: building SDK game {} ({how})", printable(name))
+        }
+        BuildNote::Built { name, took, ok } => eprintln!(
+            "arbiter: {} SDK game {} in {}",
+            if *ok { "built" } else { "failed to build" },
+            printable(name),
+            clock(*took)
+        ),
+    }
+}
+
 /// A rate for people: one decimal, none past 100.
 fn one_decimal(x: f64) -> String {
     if x >= 100.0 {

@@ -9,6 +9,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Generous clocks for the bots (the machine is shared).
+const CLOCK: [&str; 4] = ["--first-turn-ms", "5000", "--turn-ms", "1000"];
+
 fn stones() -> String {
     root().join("examples/referee/stones").display().to_string()
 }
@@ -40,34 +43,13 @@ fn player(mode: &str) -> String {
 /// `arbiter play --json` of an external referee with generous clocks (the machine is shared);
 /// the referee gets 4 s per message unless `extra` says otherwise.
 fn play(referee: &str, bots: &[String], extra: &[&str]) -> Value {
-    let out = arbiter()
-        .args([
-            "play",
-            "--json",
-            "--seed",
-            "11",
-            "--first-turn-ms",
-            "5000",
-            "--turn-ms",
-            "1000",
-            "--referee-timeout-ms",
-            "4000",
-            "--referee",
-            referee,
-        ])
-        .args(extra)
-        .args(bots)
-        .output()
-        .unwrap();
-    json_of(&out)
-}
-
-fn records(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let opts = [
+        &["--seed", "11"],
+        &CLOCK[..],
+        &["--referee-timeout-ms", "4000"],
+    ]
+    .concat();
+    play_referee(referee, &opts, extra, bots)
 }
 
 #[test]
@@ -430,29 +412,10 @@ fn built_in_game_options_with_a_referee_are_refused() {
     assert_eq!(r["reason"], "win", "{r}");
 }
 
+/// A tournament of `referee`'s game with generous clocks and three Stones bots.
 fn tournament_args(out: &Path, games: &str, referee: &str) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "tournament",
-        "--games",
-        games,
-        "--seed",
-        "5",
-        "--concurrency",
-        "2",
-        "--first-turn-ms",
-        "5000",
-        "--turn-ms",
-        "1000",
-        "--referee-timeout-ms",
-        "5000",
-        "--referee",
-        referee,
-        "--out",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.push(out.display().to_string());
+    let clock = [&CLOCK[..], &["--referee-timeout-ms", "5000"]].concat();
+    let mut args = referee_tournament_args(referee, &clock, out, games);
     args.extend([
         format!("smart={}", stones_bot("")),
         format!("simple={}", stones_bot("simple")),
@@ -466,37 +429,12 @@ fn a_tournament_plays_resumes_after_sigkill_rates_and_writes_replay_pages() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
     let args = tournament_args(&out, "12", &stones());
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .current_dir(root())
-        .args(&args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let csv = out.join("games.csv");
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 4 {
-        assert!(std::time::Instant::now() < deadline, "no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let before = read_csv(&csv).len();
+    let before = kill_after_lines(&args, &csv, 4, Duration::from_secs(120));
     assert!(before < 36, "finished before the kill ({before} games)");
 
-    let done = arbiter().args(&args).output().unwrap();
+    let done = resume_to_the_end(&args, &csv, 36);
     let stdout = String::from_utf8_lossy(&done.stdout);
-    assert!(
-        done.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    assert!(String::from_utf8_lossy(&done.stderr).contains("resuming"));
-    let rows = read_csv(&csv);
-    let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
-    ids.sort_unstable();
-    assert_eq!(ids, (0..36).collect::<Vec<u64>>());
-    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
     // Rated: the bot that plays the winning strategy is first.
     let first = stdout
         .lines()
@@ -644,101 +582,36 @@ fn slurm_refuses_a_referee_that_cannot_play_before_writing_scripts() {
 #[test]
 fn sprt_decides_with_an_external_referee() {
     let dir = tempfile::tempdir().unwrap();
-    let out = arbiter()
-        .args([
-            "sprt",
-            "--seed",
-            "3",
-            "--first-turn-ms",
-            "5000",
-            "--turn-ms",
-            "1000",
-            "--referee",
-            &stones(),
-            "--max-pairs",
-            "60",
-            "--elo1",
-            "100",
-            "--out",
-        ])
-        .arg(dir.path().join("s"))
-        .arg(format!("smart={}", stones_bot("")))
-        .arg(format!("simple={}", stones_bot("simple")))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stones = stones();
+    let opts = [
+        &CLOCK[..],
+        &["--referee", &stones, "--max-pairs", "60", "--elo1", "100"],
+    ]
+    .concat();
+    let (new, old) = (stones_bot(""), stones_bot("simple"));
+    sprt_accepts_h1(
+        dir.path(),
+        &opts,
+        &format!("smart={new}"),
+        &format!("simple={old}"),
     );
-    assert!(stdout.contains("Decision: H1 accepted"), "{stdout}");
 }
 
 #[test]
 fn grade_marks_a_class_with_an_external_referee() {
     let dir = tempfile::tempdir().unwrap();
-    let class = dir.path().join("class");
-    std::fs::create_dir_all(&class).unwrap();
     let smart = std::fs::read_to_string(root().join("examples/referee/stones/bot.py")).unwrap();
-    std::fs::write(class.join("alice.py"), &smart).unwrap();
-    std::fs::write(
-        class.join("bob.py"),
-        "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdin.readline()\n    sys.exit(1)\n",
-    )
-    .unwrap();
-    let baseline = dir.path().join("baseline");
-    std::fs::create_dir_all(&baseline).unwrap();
-    // A bot's run line names files in its own folder only.
-    std::fs::copy(
-        root().join("examples/referee/stones/bot.py"),
-        baseline.join("bot.py"),
-    )
-    .unwrap();
-    std::fs::write(
-        baseline.join("bot.toml"),
-        format!("name = \"simple\"\nrun = \"{} bot.py simple\"\n", python()),
-    )
-    .unwrap();
-    let out_dir = dir.path().join("marks");
-    let out = arbiter()
-        .env("ARBITER_CACHE", dir.path().join("cache"))
-        .args([
-            "grade",
-            "--games",
-            "2",
-            "--seed",
-            "3",
-            "--first-turn-ms",
-            "5000",
-            "--turn-ms",
-            "1000",
-            "--referee",
-            &stones(),
-            "--baseline",
-        ])
-        .arg(&baseline)
-        .arg("--out")
-        .arg(&out_dir)
-        .arg(&class)
-        .output()
-        .unwrap();
+    let bob = "import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdin.readline()\n    sys.exit(1)\n";
+    let students = [("alice.py", smart.as_str()), ("bob.py", bob)];
+    let stones = stones();
+    let opts = [&CLOCK[..], &["--referee", &stones]].concat();
+    let graded = grade_class(dir.path(), &students, &smart, "simple", &opts);
     assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        graded.mark("alice") > graded.mark("bob"),
+        "{:?}",
+        graded.marks
     );
-    let marks = read_csv(&out_dir.join("marks.csv"));
-    let mark = |who: &str| -> f64 {
-        let row = marks
-            .iter()
-            .find(|r| r.values().any(|v| v == who))
-            .unwrap_or_else(|| panic!("no row for {who}: {marks:?}"));
-        row["mark"].parse().unwrap()
-    };
-    assert!(mark("alice") > mark("bob"), "{marks:?}");
+    let out_dir = graded.out;
     let games = read_csv(&out_dir.join("games.csv"));
     assert!(
         games
@@ -796,49 +669,12 @@ fn which(program: &str) -> Option<PathBuf> {
 #[test]
 fn shards_of_an_external_tournament_merge() {
     let dir = tempfile::tempdir().unwrap();
-    for k in 1..=2 {
-        let out = arbiter()
-            .args([
-                "tournament",
-                "--games",
-                "4",
-                "--seed",
-                "5",
-                "--shard",
-                &format!("{k}/2"),
-                "--first-turn-ms",
-                "5000",
-                "--turn-ms",
-                "1000",
-                "--referee",
-                &stones(),
-                "--out",
-            ])
-            .arg(dir.path().join(format!("shard-{k}")))
-            .arg(format!("smart={}", stones_bot("")))
-            .arg(format!("simple={}", stones_bot("simple")))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let all = dir.path().join("all");
-    let out = arbiter()
-        .arg("merge")
-        .arg(&all)
-        .arg(dir.path().join("shard-1"))
-        .arg(dir.path().join("shard-2"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows = read_csv(&all.join("games.csv"));
+    let tournament = |out: &Path| referee_tournament_args(&stones(), &CLOCK, out, "4");
+    let bots = [
+        format!("smart={}", stones_bot("")),
+        format!("simple={}", stones_bot("simple")),
+    ];
+    let rows = play_and_merge_shards(dir.path(), 2, tournament, &bots);
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
     // Each shard kept its games' records with their inputs (the merge writes games.csv only).

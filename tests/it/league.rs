@@ -3,124 +3,15 @@
 //! real headless Chromium. Waits are bounded (a deadline ends a hung test with what it saw), and
 //! nothing is timed.
 
+use crate::common::league::{
+    events, games_of, get, next_event_named, raw, recorded, scheduled, standings,
+    wait_for_standings, Server, DEADLINE,
+};
 use crate::common::{self, chromium, first_bot, greedy_bot, random_bot};
 use serde_json::Value;
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::time::{Duration, Instant};
-
-/// How long any one wait of these tests may last before it fails with what it saw.
-const DEADLINE: Duration = Duration::from_secs(120);
-
-/// A league server started by a test, killed (SIGKILL) when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path, workers: usize, bots: &[String]) -> Server {
-        let (child, url) = common::league_serve(dir, bots, workers, 11);
-        Server { child, url }
-    }
-
-    fn addr(&self) -> String {
-        self.url.trim_start_matches("http://").to_string()
-    }
-
-    /// SIGKILL, as a crash or an OOM killer would.
-    fn kill9(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Sends raw bytes and returns the answer's status and body.
-fn raw(addr: &str, request: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let _ = s.write_all(request);
-    let mut answer = Vec::new();
-    let _ = s.read_to_end(&mut answer);
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_string();
-    (status, body)
-}
-
-fn get(server: &Server, path: &str) -> (u16, String) {
-    raw(
-        &server.addr(),
-        format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
-}
-
-fn standings(server: &Server) -> Value {
-    let (status, body) = get(server, "/api/standings");
-    assert_eq!(status, 200, "{body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-/// Waits until `ok` holds of the standings, or fails with the last ones seen.
-fn wait_for(server: &Server, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let began = Instant::now();
-    loop {
-        let s = standings(server);
-        if ok(&s) {
-            return s;
-        }
-        assert!(
-            began.elapsed() < DEADLINE,
-            "waited for {what}; standings: {s:#}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn games_of(s: &Value, bot: &str) -> u64 {
-    s["bots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == bot)
-        .map_or(0, |b| b["games"].as_u64().unwrap())
-}
-
-/// The game ids of games.csv, in file order.
-fn recorded(dir: &Path) -> Vec<u64> {
-    common::read_csv(&dir.join("games.csv"))
-        .iter()
-        .map(|r| r["game_id"].parse().unwrap())
-        .collect()
-}
-
-/// The games of the schedule log.
-fn scheduled(dir: &Path) -> Vec<Value> {
-    // Only whole lines: the server may be writing the last one.
-    std::fs::read_to_string(dir.join("schedule.jsonl"))
-        .unwrap_or_default()
-        .split_inclusive('\n')
-        .filter(|l| l.ends_with('\n'))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 fn three_bots() -> Vec<String> {
     vec![
@@ -130,45 +21,28 @@ fn three_bots() -> Vec<String> {
     ]
 }
 
+/// Starts a league server with `workers` local workers.
+fn start(dir: &Path, workers: usize, bots: &[String]) -> Server {
+    Server::start(dir, workers, bots, 11)
+}
+
+/// Waits until `ok` holds of the standings; returns them.
+fn wait_for(server: &Server, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    wait_for_standings(&server.url, what, DEADLINE, ok)
+}
+
 fn league_dir() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("league");
     (tmp, dir)
 }
 
-/// Reads server-sent events until one named `name` came; returns its data.
-fn next_event(stream: &mut BufReader<TcpStream>, name: &str) -> String {
-    let mut current = String::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stream.read_line(&mut line).unwrap();
-        assert!(n > 0, "the event stream ended before an event '{name}'");
-        let line = line.trim_end();
-        if let Some(e) = line.strip_prefix("event: ") {
-            current = e.to_string();
-        } else if let Some(d) = line.strip_prefix("data: ") {
-            if current == name {
-                return d.to_string();
-            }
-        }
-    }
-}
-
-fn events(server: &Server) -> BufReader<TcpStream> {
-    let mut s = TcpStream::connect(server.addr()).unwrap();
-    s.set_read_timeout(Some(DEADLINE)).unwrap();
-    s.write_all(b"GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
-        .unwrap();
-    BufReader::new(s)
-}
-
 #[test]
 fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
     let (_tmp, dir) = league_dir();
-    let server = Server::start(&dir, 2, &three_bots());
-    let mut stream = events(&server);
-    let first_game: Value = serde_json::from_str(&next_event(&mut stream, "game")).unwrap();
+    let server = start(&dir, 2, &three_bots());
+    let mut stream = events(&server.url);
+    let first_game: Value = serde_json::from_str(&next_event_named(&mut stream, "game")).unwrap();
     assert!(first_game["game_id"].is_u64(), "{first_game}");
     wait_for(&server, "every bot of three to play", |s| {
         s["games"].as_u64().unwrap() >= 6
@@ -208,7 +82,7 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
         );
     }
     // Events go on for each finished game.
-    let next: Value = serde_json::from_str(&next_event(&mut stream, "game")).unwrap();
+    let next: Value = serde_json::from_str(&next_event_named(&mut stream, "game")).unwrap();
     // (Games end in any order: another game, not a later id.)
     assert_ne!(next["game_id"], first_game["game_id"]);
     // `league status` prints the same standings.
@@ -250,7 +124,7 @@ fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
 #[test]
 fn kill_9_and_a_restart_lose_and_duplicate_no_game_and_the_league_goes_on() {
     let (_tmp, dir) = league_dir();
-    let server = Server::start(&dir, 2, &three_bots());
+    let server = start(&dir, 2, &three_bots());
     wait_for(&server, "games", |s| s["games"].as_u64().unwrap() >= 5);
     server.kill9();
     let before = recorded(&dir);
@@ -269,7 +143,7 @@ fn kill_9_and_a_restart_lose_and_duplicate_no_game_and_the_league_goes_on() {
     );
 
     // Started again with no bot named: the folder has them all.
-    let server = Server::start(&dir, 2, &[]);
+    let server = start(&dir, 2, &[]);
     let began = Instant::now();
     loop {
         let now = recorded(&dir);
@@ -304,7 +178,7 @@ fn kill_9_and_a_restart_lose_and_duplicate_no_game_and_the_league_goes_on() {
 #[test]
 fn malformed_requests_and_wrong_tokens_are_refused_and_the_server_lives_on() {
     let (_tmp, dir) = league_dir();
-    let server = Server::start(&dir, 0, &three_bots());
+    let server = start(&dir, 0, &three_bots());
     let addr = server.addr();
     let (status, _) = raw(&addr, b"\x00\x01garbage\r\n\r\n");
     assert!(status == 0 || status >= 400, "garbage: {status}");
@@ -316,9 +190,9 @@ fn malformed_requests_and_wrong_tokens_are_refused_and_the_server_lives_on() {
     let long = format!("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(200_000));
     let (status, _) = raw(&addr, long.as_bytes());
     assert!(status == 0 || status >= 400, "long path: {status}");
-    assert_eq!(get(&server, "/replay/abc").0, 400);
-    assert_eq!(get(&server, "/replay/99999").0, 404);
-    let (status, body) = get(&server, "/bot/%3Cscript%3E");
+    assert_eq!(get(&server.url, "/replay/abc").0, 400);
+    assert_eq!(get(&server.url, "/replay/99999").0, 404);
+    let (status, body) = get(&server.url, "/bot/%3Cscript%3E");
     assert_eq!(status, 404);
     assert!(!body.contains("<script>"), "{body}");
 
@@ -365,7 +239,7 @@ fn malformed_requests_and_wrong_tokens_are_refused_and_the_server_lives_on() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"ok\":false"), "{body}");
     // Still serving.
-    let s = standings(&server);
+    let s = standings(&server.url);
     assert!(s["bots"].as_array().unwrap().len() >= 3, "{s}");
 }
 
@@ -405,7 +279,7 @@ fn the_page_shows_standings_opens_replays_and_new_games_arrive_without_reload() 
         format!("first={}", first_bot()),
         format!("evil={}", common::hostile("invalid 1 <b>evil</b>")),
     ];
-    let server = Server::start(&dir, 1, &bots);
+    let server = start(&dir, 1, &bots);
     wait_for(&server, "a forfeit of evil", |s| games_of(s, "evil") >= 1);
     let url = server.url.clone();
     // The browser keeps the page (and its event stream) open until the server goes away.
@@ -414,14 +288,14 @@ fn the_page_shows_standings_opens_replays_and_new_games_arrive_without_reload() 
         let url = url.clone();
         move || common::load(&browser, &format!("{url}/"))
     });
-    let mut stream = events(&server);
+    let mut stream = events(&server.url);
     // Games that end while the page is open.
     for _ in 0..3 {
-        next_event(&mut stream, "game");
+        next_event_named(&mut stream, "game");
     }
     std::thread::sleep(Duration::from_secs(1));
     let (replay, _) = {
-        let recent = get(&server, "/api/games").1;
+        let recent = get(&server.url, "/api/games").1;
         let v: Value = serde_json::from_str(&recent).unwrap();
         let id = v["recent"][0]["game_id"].as_u64().unwrap();
         common::load(&browser, &format!("{url}/replay/{id}"))

@@ -4,59 +4,19 @@
 //! schedule log and records read back, its server-sent events followed. Waits are bounded (a
 //! deadline ends a hung test with what it saw); nothing is timed.
 
+use crate::common::league::{events, next_event, recorded, scheduled, wait_for_standings, Proc};
 use crate::common::{self, first_bot, greedy_bot, random_bot};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// How long a wait may last before it fails with what it saw (an SPRT takes some dozens of
 /// pairs; a loaded machine plays them slowly).
 const DEADLINE: Duration = Duration::from_secs(300);
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn standings(url: &str) -> Value {
-    let mut s = TcpStream::connect(url.trim_start_matches("http://")).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    s.write_all(b"GET /api/standings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let body = answer.split_once("\r\n\r\n").unwrap().1;
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
-}
-
 fn wait_for(url: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let began = Instant::now();
-    loop {
-        let s = standings(url);
-        if ok(&s) {
-            return s;
-        }
-        assert!(began.elapsed() < DEADLINE, "waited for {what}: {s:#}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-/// The games of the schedule log (whole lines only: the server may be writing the last one).
-fn scheduled(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("schedule.jsonl"))
-        .unwrap_or_default()
-        .split_inclusive('\n')
-        .filter(|l| l.ends_with('\n'))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    wait_for_standings(url, what, DEADLINE, ok)
 }
 
 fn bots_of(game: &Value) -> HashSet<String> {
@@ -68,19 +28,11 @@ fn bots_of(game: &Value) -> HashSet<String> {
         .collect()
 }
 
-/// The game ids of games.csv, in file order.
-fn recorded(dir: &Path) -> Vec<u64> {
-    common::read_csv(&dir.join("games.csv"))
-        .iter()
-        .map(|r| r["game_id"].parse().unwrap())
-        .collect()
-}
-
 /// Starts the league once (making its folder and league.toml), then changes its settings as
 /// an owner would.
 fn make_league(dir: &Path, edit: impl FnOnce(String) -> String) {
     let (first, _) = common::league_serve(dir, &[], 0, 7);
-    drop(Server(first));
+    drop(Proc(first));
     let path = dir.join("league.toml");
     let settings = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, edit(settings)).unwrap();
@@ -95,7 +47,7 @@ fn a_candidates_pairs_come_first_until_its_sprt_decides_in_the_standings() {
         format!("first={}", first_bot()),
     ];
     let (child, url) = common::league_serve(&dir, &bots, 2, 5);
-    let _server = Server(child);
+    let _server = Proc(child);
     wait_for(&url, "the first games", |s| {
         s["games"].as_u64().unwrap() >= 4
     });
@@ -152,23 +104,6 @@ fn a_candidates_pairs_come_first_until_its_sprt_decides_in_the_standings() {
     });
 }
 
-/// Reads the next server-sent event: its name and data.
-fn next_event(stream: &mut BufReader<TcpStream>) -> (String, Value) {
-    let mut name = String::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = stream.read_line(&mut line).unwrap();
-        assert!(n > 0, "the event stream ended");
-        let line = line.trim_end();
-        if let Some(e) = line.strip_prefix("event: ") {
-            name = e.to_string();
-        } else if let Some(d) = line.strip_prefix("data: ") {
-            return (name, serde_json::from_str(d).unwrap_or(Value::Null));
-        }
-    }
-}
-
 #[test]
 fn a_game_that_outlives_its_lease_is_played_by_another_worker_and_recorded_once() {
     let tmp = tempfile::tempdir().unwrap();
@@ -184,14 +119,8 @@ fn a_game_that_outlives_its_lease_is_played_by_another_worker_and_recorded_once(
         format!("first={}", first_bot()),
     ];
     let (child, url) = common::league_serve(&dir, &bots, 2, 7);
-    let _server = Server(child);
-    let mut stream = {
-        let mut s = TcpStream::connect(url.trim_start_matches("http://")).unwrap();
-        s.set_read_timeout(Some(DEADLINE)).unwrap();
-        s.write_all(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
-            .unwrap();
-        BufReader::new(s)
-    };
+    let _server = Proc(child);
+    let mut stream = events(&url);
 
     // A game started by one worker and, its lease run out, by the other.
     let began = Instant::now();

@@ -4,34 +4,16 @@
 //! league work` processes that fill the league. Where the daemons cannot start it says so and
 //! passes, except on CI (`.ci/run` installs Slurm), where that fails.
 
+use crate::common::league::{arbiter, games_of, json, recorded, serve, token, wait_for, DEADLINE};
 use crate::common::{first_bot, greedy_bot, random_bot};
-use crate::league_workers::{arbiter, games_of, json, recorded, serve, token, wait_for, DEADLINE};
-use crate::slurm::Cluster;
+use crate::slurm::{text, Cluster};
 use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;
-use std::process::Output;
-
-fn text(o: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 #[test]
 fn league_slurm_runs_two_workers_on_the_cluster_that_fill_a_league() {
-    let cluster = match Cluster::start() {
-        Ok(c) => c,
-        Err(why) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "the league slurm test needs a one-node Slurm cluster: {why}"
-            );
-            eprintln!("SKIPPED league_slurm_runs_two_workers...: {why}");
-            return;
-        }
+    let Some(cluster) = Cluster::start_or_skip("league_slurm_runs_two_workers...") else {
+        return;
     };
     let tmp = crate::common::shared_tempdir();
     let dir = tmp.path().join("league");

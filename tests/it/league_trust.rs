@@ -2,11 +2,14 @@
 //! league server on a loopback port and a real `arbiter league work` process pinned to one CPU
 //! that busy loops also hold (an overloaded machine, as the fair clock's tests make one). Its
 //! bot's time losses there are voided with their evidence and the same games played again once
-//! the load is gone, each recorded once. Waits are bounded; nothing is timed.
+//! the load is gone, each recorded once. A worker that reports made-up results (seat 0 wins
+//! every game; a client speaking the worker protocol, beside three honest ones) is quarantined:
+//! logged, refused with the reason, its games out of the standings, the page says so. Waits are
+//! bounded; nothing is timed.
 
 use crate::clock::{a_cpu, Busy};
+use crate::common::league::{http, json, recorded, token, wait_for, Proc, DEADLINE};
 use crate::common::{self, hostile, random_bot};
-use crate::league_workers::{json, recorded, token, wait_for, Proc};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -158,7 +161,7 @@ fn a_time_loss_on_a_starved_worker_is_voided_with_its_evidence_and_played_again_
     // On a machine too loaded for six, whatever ended by the deadline (at least two).
     let before = done(&url);
     let began = std::time::Instant::now();
-    while done(&url) < before + 6 && began.elapsed() < crate::league_workers::DEADLINE {
+    while done(&url) < before + 6 && began.elapsed() < DEADLINE {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     wait_for("two more games ended while the page is open", || {
@@ -292,4 +295,295 @@ fn a_far_slower_worker_gets_no_games_and_remote_slots_count_in_the_capacity() {
         err.contains("can be read by others") && err.contains("chmod 600"),
         "{err}"
     );
+}
+
+/// What a simulated worker did: its session, the games whose results the server accepted, and
+/// the refusal that ended it, if one did.
+struct Simulated {
+    token: String,
+    session: String,
+    accepted: Vec<u64>,
+    refused: Option<(u16, String)>,
+}
+
+/// A simulated worker speaking the worker protocol over HTTP (as `arbiter bench league`'s do):
+/// registers, leases one game at a time and sends a made-up result for each at once. An honest
+/// one sends results that favour no seat ([`arbiter::league::load::fabricated`]); a hostile one
+/// says seat 0 won every game. It stops when `stop` is set or at its first refusal.
+fn simulated(
+    url: &str,
+    token: &str,
+    bench_ms: f64,
+    hostile: bool,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Simulated {
+    use arbiter::league::remote::{LeaseRequest, Leased};
+    let session = register(url, token, bench_ms, 1)["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut done = Simulated {
+        token: token.to_string(),
+        session: session.clone(),
+        accepted: Vec::new(),
+        refused: None,
+    };
+    let mut n = 0;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let ask = LeaseRequest {
+            session: session.clone(),
+            slots: 1,
+            wait_ms: 500,
+        };
+        let (status, answer) = call(
+            url,
+            token,
+            "/api/work/lease",
+            &serde_json::to_string(&ask).unwrap(),
+        );
+        if status != 200 {
+            done.refused = Some((status, answer));
+            return done;
+        }
+        let leased: Leased = serde_json::from_str(&answer).unwrap();
+        for g in leased.games {
+            n += 1;
+            let mut result = arbiter::league::load::fabricated(&session, &g.game, n);
+            if hostile {
+                result.result.winner = Some(0);
+                result.result.ranks = (0..g.game.bots.len())
+                    .map(|seat| u8::from(seat != 0))
+                    .collect();
+                result.result.reason = arbiter::referee::Reason::Win;
+            }
+            let (status, answer) = call(
+                url,
+                token,
+                "/api/work/result",
+                &serde_json::to_string(&result).unwrap(),
+            );
+            if status != 200 {
+                done.refused = Some((status, answer));
+                return done;
+            }
+            let reply: serde_json::Value = serde_json::from_str(&answer).unwrap();
+            if reply["accepted"] == true {
+                done.accepted.push(g.game.game_id);
+            }
+        }
+    }
+    done
+}
+
+/// The games per bot in `/api/standings`, and in all.
+fn counts(url: &str) -> (u64, std::collections::BTreeMap<String, u64>) {
+    let s = json(url, "/api/standings");
+    let per_bot = s["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["name"].as_str().unwrap().to_string(),
+                b["games"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (s["games"].as_u64().unwrap(), per_bot)
+}
+
+#[test]
+fn a_worker_whose_seat_0_always_wins_is_quarantined_refused_and_its_games_leave_the_standings() {
+    use std::collections::{BTreeMap, HashSet};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let tmp = common::shared_tempdir();
+    let dir = tmp.path().join("league");
+    let (server, url) = strict_league(&dir, &[random_bot(), common::first_bot()]);
+    let own = json(&url, "/api/workers")["bench_ms"].as_f64().unwrap();
+    // The bots are checked before any game is leased.
+    wait_for("both bots playing", || {
+        let s = json(&url, "/api/standings");
+        let playing = s["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["status"] == "playing")
+            .count();
+        ((playing == 2).then_some(()), s.to_string())
+    });
+
+    // Three honest workers and a hostile one, each with its own valid token.
+    let stop = Arc::new(AtomicBool::new(false));
+    let start = |name: &str, hostile: bool| {
+        let (t, url, stop) = (token(&dir, name), url.clone(), stop.clone());
+        std::thread::spawn(move || simulated(&url, &t, own, hostile, &stop))
+    };
+    let honest: Vec<_> = ["honest-1", "honest-2", "honest-3"]
+        .iter()
+        .map(|n| start(n, false))
+        .collect();
+    let hostile = start("hostile", true);
+    // The check needs 30 games of a worker and three such workers: the hostile one is refused
+    // once found out, and the honest ones play on until each has been checked on 40 games.
+    let played = |url: &str| -> BTreeMap<String, u64> {
+        json(url, "/api/workers")["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                (
+                    w["name"].as_str().unwrap().to_string(),
+                    w["games"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    wait_for(
+        "the hostile worker refused, 40 games on each honest one",
+        || {
+            let n = played(&url);
+            let honest_done = (1..=3).all(|k| n.get(&format!("honest-{k}")) >= Some(&40));
+            let failed = honest.iter().any(|h| h.is_finished());
+            assert!(!failed, "an honest worker was refused: {n:?}");
+            (
+                (hostile.is_finished() && honest_done).then_some(()),
+                format!("{n:?} {}", json(&url, "/api/workers")["quarantined"]),
+            )
+        },
+    );
+    stop.store(true, Ordering::Relaxed);
+    let hostile = hostile.join().unwrap();
+    let honest: Vec<Simulated> = honest.into_iter().map(|h| h.join().unwrap()).collect();
+    for h in &honest {
+        assert!(h.refused.is_none(), "{:?}", h.refused);
+    }
+
+    // Its next request after the check was refused, saying why; so is a new registration.
+    let (status, why) = hostile.refused.clone().unwrap();
+    assert_eq!(status, 403, "{why}");
+    assert!(
+        why.contains("worker \"hostile\" is quarantined")
+            && why.contains("its results are off the league's fit")
+            && why.contains("give it a new token"),
+        "{why}"
+    );
+    let t = token(&dir, "hostile");
+    let (status, again) = call(
+        &url,
+        &t,
+        "/api/work/register",
+        &format!(
+            r#"{{"version":"{}","host":"h","cores":4,"memory_mb":1024,"sandbox":true,"bench_ms":{own},"concurrency":1}}"#,
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    assert!(
+        status == 403 && again.contains("is quarantined"),
+        "{status} {again}"
+    );
+
+    // The log names it, why, and its games: every game it sent, none of another's.
+    let log = std::fs::read_to_string(dir.join("quarantined.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "only the hostile worker: {log}");
+    let q = &lines[0];
+    assert_eq!(q["worker"], "hostile", "{log}");
+    assert!(
+        q["why"].as_str().unwrap().contains("seat 0 scored"),
+        "{log}"
+    );
+    let out: HashSet<u64> = q["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_u64().unwrap())
+        .collect();
+    let sent: HashSet<u64> = hostile.accepted.iter().copied().collect();
+    assert!(sent.len() >= 30, "{sent:?}");
+    assert_eq!(out, sent, "its games: {log}");
+
+    // The honest workers are not quarantined, and were checked on 40 games or more each.
+    let workers = json(&url, "/api/workers");
+    assert_eq!(
+        workers["quarantined"].as_array().unwrap().len(),
+        1,
+        "{workers}"
+    );
+    for line in workers["workers"].as_array().unwrap() {
+        let idle = line["idle"].as_str().unwrap_or_default();
+        if line["session"] == hostile.session.as_str() {
+            assert!(idle.contains("is quarantined"), "{workers}");
+        } else {
+            assert!(line["idle"].is_null(), "{workers}");
+            assert!(line["games"].as_u64() >= Some(40), "{workers}");
+        }
+    }
+    assert!(honest.iter().all(|h| h.accepted.len() >= 40));
+
+    // A token revoked while its worker plays is refused at its next request (the server keeps
+    // the tokens file read, and reads it again when it changes).
+    let lease = |h: &Simulated| {
+        let ask = format!(r#"{{"session":"{}","slots":1,"wait_ms":0}}"#, h.session);
+        call(&url, &h.token, "/api/work/lease", &ask)
+    };
+    let (status, answer) = lease(&honest[0]);
+    assert_eq!(status, 200, "{answer}");
+    let revoked = crate::common::league::arbiter()
+        .args(["league", "token", "--revoke"])
+        .arg(&dir)
+        .arg("honest-1")
+        .output()
+        .unwrap();
+    assert!(revoked.status.success(), "{revoked:?}");
+    let (status, answer) = lease(&honest[0]);
+    assert!(
+        status == 403 && answer.contains("worker \"honest-1\" was revoked"),
+        "{status} {answer}"
+    );
+    assert_eq!(lease(&honest[1]).0, 200);
+
+    // Its games stay in the records and leave the standings: once the last results are
+    // counted, the standings hold every recorded game but its, per bot and in all.
+    let ids = recorded(&dir);
+    assert!(
+        sent.iter().all(|id| ids.contains(id)),
+        "its games are kept in the records"
+    );
+    let mut want: BTreeMap<String, u64> = BTreeMap::new();
+    let mut want_all = 0;
+    for row in common::read_csv(&dir.join("games.csv")) {
+        if !out.contains(&row["game_id"].parse().unwrap()) {
+            want_all += 1;
+            for seat in ["bot0", "bot1"] {
+                *want.entry(row[seat].clone()).or_default() += 1;
+            }
+        }
+    }
+    assert!(want_all < ids.len() as u64);
+    wait_for("the standings without the hostile worker's games", || {
+        let (all, per_bot) = counts(&url);
+        (
+            (all == want_all && per_bot == want).then_some(()),
+            format!(
+                "{all} {per_bot:?}; want {want_all} {want:?} ({} recorded)",
+                ids.len()
+            ),
+        )
+    });
+
+    // The page says so (in its markup: its script draws the same list again from
+    // /api/workers).
+    let (status, page) = http(&url, "GET", "/", "");
+    assert_eq!(status, 200, "{page}");
+    let note = page.split("id=\"quarantined\"").nth(1).unwrap_or_default();
+    assert!(
+        note.contains("<li class=\"quarantined\">hostile since")
+            && note.contains(&format!("({} games): its results are off", out.len())),
+        "the page's note: {page}"
+    );
+    drop(server);
 }

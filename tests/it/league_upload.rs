@@ -3,42 +3,11 @@
 //! Python bots built and played by the server; hostile archives sent as raw requests. Waits are
 //! bounded, nothing is timed.
 
+use crate::common::league::{raw, standings, Proc, DEADLINE};
 use crate::common::{self, random_bot};
 use serde_json::Value;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::time::{Duration, Instant};
-
-const DEADLINE: Duration = Duration::from_secs(120);
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A raw HTTP request; the answer's status and body.
-fn raw(addr: &str, head: &str, body: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let _ = s.write_all(head.as_bytes());
-    let _ = s.write_all(body);
-    let mut answer = Vec::new();
-    let _ = s.read_to_end(&mut answer);
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, body.to_string())
-}
 
 fn post(url: &str, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
@@ -46,14 +15,9 @@ fn post(url: &str, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String
         "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{auth}Content-Length: {}\r\n\r\n",
         body.len()
     );
-    raw(url.trim_start_matches("http://"), &head, body)
-}
-
-fn standings(url: &str) -> Value {
-    let head = "GET /api/standings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    let (status, body) = raw(url.trim_start_matches("http://"), head, b"");
-    assert_eq!(status, 200, "{body}");
-    serde_json::from_str(&body).unwrap()
+    let mut request = head.into_bytes();
+    request.extend_from_slice(body);
+    raw(url.trim_start_matches("http://"), &request)
 }
 
 fn bot<'a>(s: &'a Value, name: &str) -> Option<&'a Value> {
@@ -125,7 +89,7 @@ fn uploaded_bots_play_and_hostile_oversize_or_unauthorised_uploads_are_refused()
     // A first start makes the league's folder; its upload cap is then made 1 MiB in its
     // settings, as an owner would, and the league started again.
     let (first, _) = common::league_serve(&dir, &[], 0, 3);
-    drop(Server(first));
+    drop(Proc(first));
     let settings = std::fs::read_to_string(dir.join("league.toml")).unwrap();
     assert!(settings.contains("max_mib = 16"), "{settings}");
     std::fs::write(
@@ -135,7 +99,7 @@ fn uploaded_bots_play_and_hostile_oversize_or_unauthorised_uploads_are_refused()
     .unwrap();
     let bots = [format!("random={}", random_bot())];
     let (child, url) = common::league_serve(&dir, &bots, 1, 3);
-    let _server = Server(child);
+    let _server = Proc(child);
     let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
     let token = token.trim();
 

@@ -5,54 +5,16 @@
 //! it saw), nothing is timed; the lease is made short in the league's own settings file
 //! (`[matchmaking] lease_s`), as an owner would.
 
+use crate::common::league::{
+    arbiter, games_of, json, played_by, recorded, serve, token, wait_for, Proc, DEADLINE,
+};
 use crate::common::{self, first_bot, greedy_bot, random_bot};
-use serde_json::Value;
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// How long any one wait of these tests may last before it fails with what it saw.
-pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
-
-/// A process started by a test, killed (SIGKILL) when dropped.
-pub(crate) struct Proc(pub(crate) Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-pub(crate) fn arbiter() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_arbiter"));
-    c.current_dir(common::root());
-    c
-}
-
-/// Starts `league serve DIR BOT... --local-workers 0` and returns it with its URL.
-pub(crate) fn serve(dir: &Path, bots: &[String]) -> (Proc, String) {
-    let (child, url) = common::league_serve(dir, bots, 0, 5);
-    (Proc(child), url)
-}
-
-pub(crate) fn token(dir: &Path, name: &str) -> String {
-    let out = arbiter()
-        .args(["league", "token"])
-        .arg(dir)
-        .arg(name)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 fn work(url: &str, token: &str, cache: &Path) -> Proc {
     Proc(
@@ -73,82 +35,6 @@ fn work(url: &str, token: &str, cache: &Path) -> Proc {
             .spawn()
             .unwrap(),
     )
-}
-
-/// Sends one request and returns the answer's status and body.
-pub(crate) fn http(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-    let addr = url.trim_start_matches("http://");
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(request.as_bytes()).unwrap();
-    let mut answer = Vec::new();
-    let _ = s.read_to_end(&mut answer);
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_string();
-    (status, body)
-}
-
-pub(crate) fn json(url: &str, path: &str) -> Value {
-    let (status, body) = http(url, "GET", path, "");
-    assert_eq!(status, 200, "{path}: {body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-/// Waits until `ok` gives a value, or fails saying what it waited for and what it saw last.
-pub(crate) fn wait_for<T>(what: &str, mut ok: impl FnMut() -> (Option<T>, String)) -> T {
-    let began = Instant::now();
-    loop {
-        let (got, seen) = ok();
-        if let Some(t) = got {
-            return t;
-        }
-        assert!(began.elapsed() < DEADLINE, "waited for {what}; saw: {seen}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// The game ids in games.csv, in order.
-pub(crate) fn recorded(dir: &Path) -> Vec<u64> {
-    if !dir.join("games.csv").exists() {
-        return Vec::new();
-    }
-    common::read_csv(&dir.join("games.csv"))
-        .iter()
-        .map(|row| row["game_id"].parse().unwrap())
-        .collect()
-}
-
-pub(crate) fn games_of(standings: &Value, bot: &str) -> u64 {
-    standings["bots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == bot)
-        .map_or(0, |b| b["games"].as_u64().unwrap())
-}
-
-/// Remote workers' games played by each worker name, from `/api/workers`.
-pub(crate) fn played_by(url: &str, name: &str) -> u64 {
-    json(url, "/api/workers")["workers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["name"] == name)
-        .map(|w| w["games"].as_u64().unwrap())
-        .sum()
 }
 
 #[test]

@@ -152,51 +152,12 @@ fn bot(name: &str, mode: &str) -> String {
 /// `arbiter play --json` of Take with `extra` options; the JVM gets 30 s per message (a cold
 /// start on a loaded machine is slow).
 fn play(cp: &str, bots: &[String], extra: &[&str]) -> Value {
-    let out = arbiter()
-        .args([
-            "play",
-            "--json",
-            "--referee-timeout-ms",
-            "30000",
-            "--referee",
-            cp,
-        ])
-        .args(extra)
-        .args(bots)
-        .output()
-        .unwrap();
-    json_of(&out)
-}
-
-fn records(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("records.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    play_referee(cp, &["--referee-timeout-ms", "30000"], extra, bots)
 }
 
 /// A tournament's arguments: Take, 30 s per referee message, the game's own turn limits.
 fn tournament_args(cp: &str, out: &Path, games: &str) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "tournament",
-        "--games",
-        games,
-        "--seed",
-        "5",
-        "--concurrency",
-        "2",
-        "--referee-timeout-ms",
-        "30000",
-        "--referee",
-        cp,
-        "--out",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.push(out.display().to_string());
-    args
+    referee_tournament_args(cp, &["--referee-timeout-ms", "30000"], out, games)
 }
 
 #[test]
@@ -417,167 +378,50 @@ fn an_sdk_tournament_resumes_after_sigkill() {
     let out = dir.path().join("t");
     let mut args = tournament_args(&cp, &out, "8");
     args.extend([bot("greedy", "greedy"), bot("modest", "modest")]);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .current_dir(root())
-        .args(&args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let csv = out.join("games.csv");
-    let deadline = std::time::Instant::now() + Duration::from_secs(300);
-    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let before = read_csv(&csv).len();
+    let before = kill_after_lines(&args, &csv, 3, Duration::from_secs(300));
     assert!(before < 8, "finished before the kill ({before} games)");
-    let done = arbiter().args(&args).output().unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    assert!(String::from_utf8_lossy(&done.stderr).contains("resuming"));
-    let rows = read_csv(&csv);
-    let mut ids: Vec<u64> = rows.iter().map(|r| r["game_id"].parse().unwrap()).collect();
-    ids.sort_unstable();
-    assert_eq!(ids, (0..8).collect::<Vec<u64>>());
-    assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
+    resume_to_the_end(&args, &csv, 8);
 }
 
 #[test]
 fn sprt_decides_with_an_sdk_game() {
     let Some(cp) = take() else { return };
     let dir = shared_tempdir();
-    let out = arbiter()
-        .args([
-            "sprt",
-            "--seed",
-            "3",
-            "--referee-timeout-ms",
-            "30000",
-            "--referee",
-            &cp,
-            "--max-pairs",
-            "20",
-            "--elo1",
-            "200",
-            "--elo0",
-            "0",
-            "--out",
-        ])
-        .arg(dir.path().join("s"))
-        .arg(bot("greedy", "greedy"))
-        .arg(bot("modest", "modest"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("Decision: H1 accepted"), "{stdout}");
+    let game = ["--referee-timeout-ms", "30000", "--referee", &cp];
+    let opts = [
+        &game[..],
+        &["--max-pairs", "20", "--elo1", "200", "--elo0", "0"],
+    ]
+    .concat();
+    let (new, old) = (bot("greedy", "greedy"), bot("modest", "modest"));
+    sprt_accepts_h1(dir.path(), &opts, &new, &old);
 }
 
 #[test]
 fn grade_marks_a_class_with_an_sdk_game() {
     let Some(cp) = take() else { return };
     let dir = shared_tempdir();
-    let class = dir.path().join("class");
-    std::fs::create_dir_all(&class).unwrap();
     let source = std::fs::read_to_string(root().join("tests/sdk/take_bot.py")).unwrap();
     // alice plays greedy (the default mode); bob crashes at his first turn.
-    std::fs::write(class.join("alice.py"), &source).unwrap();
-    std::fs::write(
-        class.join("bob.py"),
-        "import sys\nsys.stdin.readline()\nsys.exit(1)\n",
-    )
-    .unwrap();
-    let baseline = dir.path().join("baseline");
-    std::fs::create_dir_all(&baseline).unwrap();
-    std::fs::write(baseline.join("bot.py"), &source).unwrap();
-    std::fs::write(
-        baseline.join("bot.toml"),
-        format!("name = \"modest\"\nrun = \"{} bot.py modest\"\n", python()),
-    )
-    .unwrap();
-    let out_dir = dir.path().join("marks");
-    let out = arbiter()
-        .env("ARBITER_CACHE", dir.path().join("cache"))
-        .args([
-            "grade",
-            "--games",
-            "2",
-            "--seed",
-            "3",
-            "--referee-timeout-ms",
-            "30000",
-            "--referee",
-            &cp,
-            "--baseline",
-        ])
-        .arg(&baseline)
-        .arg("--out")
-        .arg(&out_dir)
-        .arg(&class)
-        .output()
-        .unwrap();
+    let bob = "import sys\nsys.stdin.readline()\nsys.exit(1)\n";
+    let students = [("alice.py", source.as_str()), ("bob.py", bob)];
+    let opts = ["--referee-timeout-ms", "30000", "--referee", &cp];
+    let graded = grade_class(dir.path(), &students, &source, "modest", &opts);
     assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        graded.mark("alice") > graded.mark("bob"),
+        "{:?}",
+        graded.marks
     );
-    let marks = read_csv(&out_dir.join("marks.csv"));
-    let mark = |who: &str| -> f64 {
-        let row = marks
-            .iter()
-            .find(|r| r.values().any(|v| v == who))
-            .unwrap_or_else(|| panic!("no row for {who}: {marks:?}"));
-        row["mark"].parse().unwrap()
-    };
-    assert!(mark("alice") > mark("bob"), "{marks:?}");
 }
 
 #[test]
 fn shards_of_an_sdk_tournament_merge() {
     let Some(cp) = take() else { return };
     let dir = shared_tempdir();
-    for k in 1..=2 {
-        let shard = dir.path().join(format!("shard-{k}"));
-        let mut args = tournament_args(&cp, &shard, "4");
-        args.extend([
-            "--shard".to_string(),
-            format!("{k}/2"),
-            bot("greedy", "greedy"),
-            bot("modest", "modest"),
-        ]);
-        let out = arbiter().args(&args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let all = dir.path().join("all");
-    let out = arbiter()
-        .arg("merge")
-        .arg(&all)
-        .arg(dir.path().join("shard-1"))
-        .arg(dir.path().join("shard-2"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows = read_csv(&all.join("games.csv"));
+    let tournament = |out: &Path| tournament_args(&cp, out, "4");
+    let bots = [bot("greedy", "greedy"), bot("modest", "modest")];
+    let rows = play_and_merge_shards(dir.path(), 2, tournament, &bots);
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r["reason"] == "win"), "{rows:?}");
 }

@@ -105,6 +105,17 @@ fn a_source_folder_is_built_once_and_warm_jvms_play_the_games_a_fresh_jvm_plays(
         String::from_utf8_lossy(&done.stderr)
     );
     assert!(done.status.success(), "{text}");
+    // The first build is told (tens of seconds that were silent), with how long it took.
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains("arbiter: building SDK game take (javac, first time; cached after)\n"),
+        "{stderr}"
+    );
+    let built = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("arbiter: built SDK game take in "))
+        .unwrap_or_else(|| panic!("no build time in: {stderr}"));
+    assert!(built.ends_with(" s"), "{built}");
     let rows = read_csv(&warm.join("games.csv"));
     assert_eq!(rows.len(), 4, "{text}");
     for r in &rows {
@@ -134,11 +145,12 @@ fn a_source_folder_is_built_once_and_warm_jvms_play_the_games_a_fresh_jvm_plays(
     // the same games, turn by turn.
     let fresh = dir.path().join("fresh");
     let done = tournament(&cache, None, &fresh, true);
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{stderr}");
+    // Found in the cache: nothing to tell.
+    for told in ["building SDK game", "built SDK game"] {
+        assert!(!stderr.contains(told), "{stderr}");
+    }
     let (a, b) = (inputs(&warm), inputs(&fresh));
     assert_eq!(a.len(), 4);
     assert!(
@@ -160,6 +172,8 @@ fn a_source_folder_without_the_engines_source_says_how_to_get_it() {
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(!done.status.success(), "{stderr}");
     for needed in [
+        "arbiter: building SDK game take (javac",
+        "arbiter: failed to build SDK game take in ",
         "4.7.7",
         "git clone https://github.com/CodinGame/codingame-game-engine",
         "--codingame-engine",

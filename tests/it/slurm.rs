@@ -39,6 +39,25 @@ fn found(program: &str) -> bool {
 }
 
 impl Cluster {
+    /// Starts the daemons for `test`; where they cannot run here, fails under CI (.ci/run
+    /// installs Slurm, so there a cluster that cannot start is a failure) and otherwise says that
+    /// the test is skipped and why, and gives none.
+    pub(crate) fn start_or_skip(test: &str) -> Option<Cluster> {
+        match Cluster::start() {
+            Ok(c) => Some(c),
+            Err(why) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{test} needs a one-node Slurm cluster: {why}"
+                );
+                say(&format!(
+                    "SKIPPED {test}: the Slurm daemons cannot start here: {why}"
+                ));
+                None
+            }
+        }
+    }
+
     /// Starts the daemons, or says why they cannot run here.
     pub(crate) fn start() -> Result<Cluster, String> {
         for p in [
@@ -226,7 +245,8 @@ fn game_ids(csv: &Path) -> Vec<u64> {
         .collect()
 }
 
-fn text(o: &Output) -> String {
+/// A finished command's status and output, for a failing assertion's message.
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "status {}\nstdout:\n{}\nstderr:\n{}",
         o.status,
@@ -237,20 +257,8 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn a_tournament_in_four_shards_on_slurm_merges_into_the_single_machine_result() {
-    let cluster = match Cluster::start() {
-        Ok(c) => c,
-        Err(why) => {
-            // CI installs Slurm (.ci/run): there a cluster that cannot start is a failure.
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "the shards test needs a one-node Slurm cluster: {why}"
-            );
-            say(&format!(
-                "SKIPPED a_tournament_in_four_shards_on_slurm...: the Slurm daemons cannot start \
-                 here: {why}"
-            ));
-            return;
-        }
+    let Some(cluster) = Cluster::start_or_skip("a_tournament_in_four_shards_on_slurm...") else {
+        return;
     };
     let work = tempfile::tempdir().unwrap();
     let w = work.path();

@@ -17,7 +17,7 @@ use super::turns::{End, Turns};
 use super::verdict::Verdict;
 use super::TURN_STDERR_BYTES;
 use super::{ms, Seat, TurnRecord};
-use super::{spawn_bots, GameResult, Reason, RefereeConfig, RefereeError};
+use super::{spawn_with_referee, GameResult, Reason, RefereeConfig, RefereeError};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::DrawRule;
 use crate::protocol::escape;
@@ -61,19 +61,11 @@ pub fn play(
     seed: u64,
 ) -> Result<GameResult, RefereeError> {
     let started = Instant::now();
-    let mut procs = spawn_bots(bots, cfg, seed, None)?;
-    let others: Vec<&BotSpec> = bots.iter().collect();
-    let proc = match BotProcess::spawn(&referee.spec, &cfg.limits, &others) {
-        // A line of the referee may carry a whole input, up to its cap between two requests.
-        Ok(mut p) => {
-            p.out = crate::protocol::LineBuffer::with_max_line(MAX_BYTES_BETWEEN_REQUESTS);
-            p
-        }
-        Err(e) => {
-            bot::shutdown_all(&mut procs, cfg.kill_grace);
-            return Err(e.into());
-        }
-    };
+    // A line of the referee may carry a whole input, up to its cap between two requests.
+    let max_line = MAX_BYTES_BETWEEN_REQUESTS;
+    let (mut procs, proc) = spawn_with_referee(bots, cfg, seed, max_line, |others| {
+        BotProcess::spawn(&referee.spec, &cfg.limits, others)
+    })?;
     let seats = bots.len();
     let mut game = Game {
         referee,

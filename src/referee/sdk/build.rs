@@ -19,12 +19,14 @@
 //! Known compile failures of official games (see `quirks`) are explained in the error, never
 //! patched silently: the game that plays is the one its authors wrote.
 
+mod announce;
 mod engine;
 mod jars;
 mod prebuilt;
 mod quirks;
 mod steps;
 
+pub use announce::{set_announce, BuildNote};
 pub use engine::{engine_origin, set_engine, ENGINE_ENV};
 pub use jars::{debian_jars, DebianJar, DEBIAN_JARS};
 
@@ -294,9 +296,26 @@ fn build_folder(
     let key = folder_key(folder, &version).map_err(read_err(folder))?;
     let dest = root.join(format!("sdk-game-{}", &hash_hex(&key)[..32]));
     if !dest.is_dir() {
-        let engine_jar = engine::built(root, &version, engine, boxing)?;
-        let jars = jars::debian_jars()?;
-        compile_game(root, folder, &version, &engine_jar, &jars, boxing, &dest)?;
+        // Tens of seconds the first time (the engine too, once per version): told, as bot
+        // builds are, so that the wait before the first game is not silent.
+        let name = std::path::absolute(folder)
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| folder.display().to_string());
+        let how = "javac, first time; cached after";
+        announce::announce(&BuildNote::Building { name: &name, how });
+        let started = std::time::Instant::now();
+        let built = engine::built(root, &version, engine, boxing).and_then(|engine_jar| {
+            let jars = jars::debian_jars()?;
+            compile_game(root, folder, &version, &engine_jar, &jars, boxing, &dest)
+        });
+        let (took, ok) = (started.elapsed(), built.is_ok());
+        announce::announce(&BuildNote::Built {
+            name: &name,
+            took,
+            ok,
+        });
+        built?;
     }
     Ok(run_folder(dest, Some(version)))
 }

@@ -21,8 +21,8 @@ use crate::referee::assemble::{assemble, Ending, NoRules, Played, Scoring};
 use crate::referee::turns::{End, Turns};
 use crate::referee::verdict::Verdict;
 use crate::referee::{
-    ms, spawn_bots, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Seat, TurnRecord,
-    TURN_STDERR_BYTES,
+    ms, spawn_with_referee, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Seat,
+    TurnRecord, TURN_STDERR_BYTES,
 };
 use std::time::{Duration, Instant};
 
@@ -50,18 +50,9 @@ pub fn play(
     seed: u64,
 ) -> Result<GameResult, RefereeError> {
     let started = Instant::now();
-    let mut procs = spawn_bots(bots, cfg, seed, None)?;
-    let others: Vec<&BotSpec> = bots.iter().collect();
-    let proc = match game.launcher.spawn(game, &cfg.limits, &others) {
-        Ok(mut p) => {
-            p.out = crate::protocol::LineBuffer::with_max_line(MAX_FRAME_BYTES);
-            p
-        }
-        Err(e) => {
-            bot::shutdown_all(&mut procs, cfg.kill_grace);
-            return Err(e.into());
-        }
-    };
+    let (mut procs, proc) = spawn_with_referee(bots, cfg, seed, MAX_FRAME_BYTES, |others| {
+        game.launcher.spawn(game, &cfg.limits, others)
+    })?;
     let seats = bots.len();
     let mut driver = Driver {
         game,

@@ -12,6 +12,7 @@ pub mod data;
 pub mod external;
 mod follow;
 pub mod frames;
+mod live;
 pub mod origins;
 pub mod page;
 pub mod pages;
@@ -23,14 +24,14 @@ pub mod sprt;
 pub mod svg;
 pub mod viewer;
 
+pub use live::LiveReport;
+
 #[cfg(test)]
 mod tests;
 
 use crate::results::records;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
 
 /// The report's file name inside a results folder.
 pub const FILE: &str = "report.html";
@@ -72,6 +73,9 @@ pub enum Pages {
     All,
     /// Only those not written yet (a live report while games are added: a few KB a game).
     Missing,
+    /// None: games whose data is there are linked, the others wait for a later rewrite (the
+    /// live report's rewrites, while its data writer writes each game's beside them).
+    Linked,
 }
 
 /// What writing a report did.
@@ -114,12 +118,21 @@ pub fn write_report(
     pages: Pages,
 ) -> Result<Written> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    write_report_unless(dirs, out, order, pages, threads, &AtomicBool::new(false))
+    write_report_unless(
+        dirs,
+        out,
+        order,
+        pages,
+        threads,
+        &AtomicBool::new(false),
+        None,
+    )
 }
 
 /// [`write_report`] with pages written on `threads` threads, giving up (before the next page,
 /// without writing the report) once `stop` is set: the live report's background rewrite, on
-/// one thread and stopped by the run's last rewrite.
+/// one thread and stopped by the run's last rewrite. `publishing`, where given, is held while
+/// `stop` is looked at for the last time and the report replaces the one there.
 fn write_report_unless(
     dirs: &[PathBuf],
     out: &Path,
@@ -127,6 +140,7 @@ fn write_report_unless(
     pages: Pages,
     threads: usize,
     stop: &AtomicBool,
+    publishing: Option<&std::sync::Mutex<()>>,
 ) -> Result<Written> {
     let base = out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let base = std::path::absolute(&base).unwrap_or(base);
@@ -161,6 +175,7 @@ fn write_report_unless(
                     written.pages += 1;
                     facts.add(d, &rec, Some(link(&rec)));
                 }
+                pages::Page::Pending => facts.add(d, &rec, None),
                 pages::Page::Failed(e) => {
                     written.failed.push(e);
                     facts.add(d, &rec, None);
@@ -182,11 +197,16 @@ fn write_report_unless(
     }
     written.games = data.total_games;
     let title = title_of(&data);
-    write_atomic(out, page::render(&data, &title).as_bytes()).map_err(|source| {
-        ReportError::Write {
-            path: out.to_path_buf(),
-            source,
-        }
+    let html = page::render(&data, &title);
+    // Looked at again with the file held: a report rewritten after a stop would replace the
+    // run's last one (see `live`).
+    let _held = publishing.map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
+    if stop.load(Ordering::SeqCst) {
+        return Ok(written);
+    }
+    write_atomic(out, html.as_bytes()).map_err(|source| ReportError::Write {
+        path: out.to_path_buf(),
+        source,
     })?;
     Ok(written)
 }
@@ -237,202 +257,4 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("html.tmp");
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
-}
-
-/// The report of a run in progress: each game's replay data written as soon as its record is
-/// there, and report.html rewritten every few seconds as games finish. Both run on a thread of
-/// its own, so the run that calls [`LiveReport::tick`] after each game is never held up by it
-/// (the report reads the results files, not the run's memory). A game's data costs a small
-/// part of what playing an instant bots' game does, and the thread runs at the games'
-/// priority: it keeps up with them, and the run's end waits for the last game's data alone,
-/// not for a backlog (issue 39: a thread on idle CPU time only fell behind when games kept
-/// every CPU, and a 2,000-game run spent 11.7% of its time writing pages after its last game).
-pub struct LiveReport {
-    dir: PathBuf,
-    order: Vec<String>,
-    warned: bool,
-    /// The writing thread, started by the first tick.
-    running: Option<std::thread::JoinHandle<()>>,
-    shared: Arc<Shared>,
-}
-
-/// What the run and the writing thread share.
-#[derive(Default)]
-struct Shared {
-    state: Mutex<State>,
-    /// Signalled by a tick, a stop, and the thread when it has done the ticks it saw.
-    changed: Condvar,
-    /// Set to make the thread give up (before its next game or report).
-    stop: AtomicBool,
-}
-
-/// The ticks given and handled, and the writer's first failure not yet told.
-#[derive(Default)]
-struct State {
-    ticks: u64,
-    done: u64,
-    error: Option<String>,
-}
-
-/// How long the writer waits for a tick before it looks for new records anyway (a record
-/// written after its game's tick).
-const LOOK_AGAIN: Duration = Duration::from_millis(200);
-
-/// The writing thread: after each tick (or [`LOOK_AGAIN`] without one), the replay data of the
-/// new records; after a tick once the pause has passed, report.html (at once for the first
-/// tick). The pause is at least 5 s and ten times the last rewrite's duration, so that a large
-/// run spends at most a tenth of a core on its report.
-fn write_live(dir: &Path, order: &[String], shared: &Shared) {
-    let mut follower = follow::Follower::new(dir);
-    let mut pages_ok = true;
-    let mut next = Instant::now();
-    let mut seen = 0;
-    let fail = |e: String| {
-        let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.error.get_or_insert(e);
-    };
-    loop {
-        let ticks = {
-            let state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
-            let (state, _) = shared
-                .changed
-                .wait_timeout_while(state, LOOK_AGAIN, |s| {
-                    s.ticks == seen && !shared.stop.load(Ordering::SeqCst)
-                })
-                .unwrap_or_else(|p| p.into_inner());
-            state.ticks
-        };
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        if pages_ok {
-            if let Err((path, e)) = follower.catch_up(&shared.stop) {
-                // The report's rewrites meet the same failure and say it.
-                pages_ok = false;
-                fail(format!("writing {}: {e}", path.display()));
-            }
-        }
-        if ticks != seen && Instant::now() >= next {
-            let started = Instant::now();
-            let dirs = [dir.to_path_buf()];
-            match write_report_unless(
-                &dirs,
-                &dir.join(FILE),
-                order,
-                Pages::Missing,
-                1,
-                &shared.stop,
-            ) {
-                Ok(_) => {
-                    let pause = Duration::from_secs(5).max(started.elapsed() * 10);
-                    next = Instant::now() + pause;
-                }
-                Err(e) => {
-                    fail(format!("{e:#}"));
-                    next = Instant::now() + Duration::from_secs(5);
-                }
-            }
-        }
-        seen = ticks;
-        shared.state.lock().unwrap_or_else(|p| p.into_inner()).done = seen;
-        shared.changed.notify_all();
-    }
-}
-
-impl LiveReport {
-    pub fn new(dir: &Path, order: &[String]) -> LiveReport {
-        LiveReport {
-            dir: dir.to_path_buf(),
-            order: order.to_vec(),
-            warned: false,
-            running: None,
-            shared: Arc::default(),
-        }
-    }
-
-    /// Tells the writing thread a game has finished (starting it at the first game): it writes
-    /// the new games' replay data, and the report if the pause has passed. A failure is not fatal to the
-    /// run: it is told once on stderr, and the writer tries again.
-    pub fn tick(&mut self) {
-        if self.running.is_none() {
-            let (dir, order, shared) = (self.dir.clone(), self.order.clone(), self.shared.clone());
-            let spawned = std::thread::Builder::new()
-                .name("report-writer".into())
-                .spawn(move || write_live(&dir, &order, &shared));
-            match spawned {
-                Ok(h) => self.running = Some(h),
-                Err(e) => return self.warn(&format!("cannot start its writer: {e}")),
-            }
-        }
-        self.shared
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .ticks += 1;
-        self.shared.changed.notify_all();
-        self.collect();
-    }
-
-    /// Waits until the writing thread has done every tick given so far.
-    pub fn settle(&mut self) {
-        if let Some(h) = &self.running {
-            let state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
-            let _state = self
-                .shared
-                .changed
-                .wait_while(state, |s| s.done < s.ticks && !h.is_finished())
-                .unwrap_or_else(|p| p.into_inner());
-        }
-        self.collect();
-    }
-
-    /// Tells the writer's failure, if there is one not told yet.
-    fn collect(&mut self) {
-        let error = self
-            .shared
-            .state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .error
-            .take();
-        if let Some(e) = error {
-            self.warn(&e);
-        }
-    }
-
-    fn warn(&mut self, e: &str) {
-        if !self.warned {
-            self.warned = true;
-            eprintln!(
-                "arbiter: warning: cannot update {}: {e}",
-                self.dir.join(FILE).display()
-            );
-        }
-    }
-
-    /// Stops the writing thread and waits for it.
-    fn stop_writer(&mut self) {
-        if let Some(h) = self.running.take() {
-            self.shared.stop.store(true, Ordering::SeqCst);
-            self.shared.changed.notify_all();
-            let _ = h.join();
-            self.shared.stop.store(false, Ordering::SeqCst);
-        }
-    }
-
-    /// Rewrites the report now, on the calling thread, with the replay data still missing (on
-    /// every CPU: the last games', which the writer had not reached); returns its path. The
-    /// writing thread is stopped first.
-    pub fn write(&mut self, pages: Pages) -> Result<PathBuf> {
-        self.stop_writer();
-        let out = self.dir.join(FILE);
-        write_report(std::slice::from_ref(&self.dir), &out, &self.order, pages)?;
-        Ok(out)
-    }
-}
-
-impl Drop for LiveReport {
-    fn drop(&mut self) {
-        self.stop_writer();
-    }
 }

@@ -16,8 +16,10 @@ use std::sync::{mpsc, Mutex};
 
 /// What became of one record's replay data.
 pub enum Page {
-    /// There already, and kept ([`Pages::Missing`]).
+    /// There already, and kept ([`Pages::Missing`], [`Pages::Linked`]).
     Kept(PathBuf),
+    /// Not there yet, and not written ([`Pages::Linked`]).
+    Pending,
     Written(PathBuf),
     /// The record cannot be replayed: why.
     Failed(String),
@@ -76,7 +78,8 @@ pub fn write_folder(
     // Games already there are shown by the viewer of this arbiter too.
     let replays = dir.join("replays");
     let mut assets = replays.is_dir();
-    if assets {
+    // Linked writes nothing: the viewer is the data writer's.
+    if assets && pages != Pages::Linked {
         viewer::write_assets(&replays, back).map_err(|source| ReportError::Viewer {
             path: replays.clone(),
             source,
@@ -121,6 +124,10 @@ pub fn write_folder(
             seq += 1;
             if pages != Pages::All && path.exists() {
                 order.put(seq - 1, rec, Ok(Page::Kept(path)));
+                return;
+            }
+            if pages == Pages::Linked {
+                order.put(seq - 1, rec, Ok(Page::Pending));
                 return;
             }
             if !assets {

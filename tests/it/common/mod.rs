@@ -2,6 +2,10 @@
 //! processes, and look for processes a game left behind.
 #![allow(dead_code)]
 
+pub mod league;
+mod referee_runs;
+pub use referee_runs::*;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;

@@ -134,35 +134,53 @@ pub(crate) fn built_sum_game() -> Option<BuiltGame> {
         .clone()
 }
 
-/// Plays one game of the "sum" test game over `input`/`output` (a referee speaking RefereeMain's
-/// protocol) with each player answering `answers[seat]`; returns the scores and the summaries.
-pub(crate) fn play_sum(
-    input: &mut impl Write,
-    output: &mut impl BufRead,
-    answers: &[&str],
-) -> (Vec<i64>, Vec<String>) {
-    let mut line = String::new();
-    let mut read_line = |output: &mut dyn BufRead| {
-        line.clear();
-        output.read_line(&mut line).unwrap();
+/// A referee the tests talk to a line at a time: over a child's pipes here ([`Pipes`]), a
+/// started `BotProcess` in the launcher's tests.
+pub(crate) trait RefereeLines {
+    /// Writes `text` whole.
+    fn send(&mut self, text: &str);
+    /// The next line the referee wrote, without its newline.
+    fn line(&mut self) -> String;
+}
+
+/// A referee over a child's stdin and stdout.
+struct Pipes<'a, W, R>(&'a mut W, &'a mut R);
+
+impl<W: Write, R: BufRead> RefereeLines for Pipes<'_, W, R> {
+    fn send(&mut self, text: &str) {
+        self.0.write_all(text.as_bytes()).unwrap();
+        self.0.flush().unwrap();
+    }
+
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        self.1.read_line(&mut line).unwrap();
         assert!(!line.is_empty(), "the referee ended its output");
         line.trim_end_matches('\n').to_string()
-    };
-    write!(input, "[[INIT] 2]\n{}\nseed=7\n", answers.len()).unwrap();
+    }
+}
+
+/// Plays one game of the "sum" test game (seed `seed`) with `referee` (speaking RefereeMain's
+/// protocol), each player answering `answers[seat]`, as arbiter's driver plays it (the
+/// runner's last [[GET_GAME_INFO]] left unread); returns the scores and the summaries.
+pub(crate) fn play_sum(
+    referee: &mut impl RefereeLines,
+    answers: &[&str],
+    seed: u64,
+) -> (Vec<i64>, Vec<String>) {
+    referee.send(&format!("[[INIT] 2]\n{}\nseed={seed}\n", answers.len()));
     let mut summaries = Vec::new();
     loop {
-        input.write_all(b"[[GET_GAME_INFO] 0]\n").unwrap();
-        input.flush().unwrap();
+        referee.send("[[GET_GAME_INFO] 0]\n");
         loop {
-            let header = read_line(output);
+            let header = referee.line();
             let (name, count) = header[2..].split_once(']').expect("a [[NAME] n] header");
             let n: usize = count.trim_matches([' ', ']']).parse().unwrap();
-            let lines: Vec<String> = (0..n).map(|_| read_line(output)).collect();
+            let lines: Vec<String> = (0..n).map(|_| referee.line()).collect();
             match name {
                 "NEXT_PLAYER_INFO" => {
                     let seat: usize = lines[0].parse().unwrap();
-                    write!(input, "[[SET_PLAYER_OUTPUT] 1]\n{}\n", answers[seat]).unwrap();
-                    input.flush().unwrap();
+                    referee.send(&format!("[[SET_PLAYER_OUTPUT] 1]\n{}\n", answers[seat]));
                     break;
                 }
                 "SUMMARY" => summaries.extend(lines),
@@ -229,7 +247,7 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
         .unwrap();
     let mut input = fresh.stdin.take().unwrap();
     let mut output = BufReader::new(fresh.stdout.take().unwrap());
-    let (scores, _) = play_sum(&mut input, &mut output, &["4", "1"]);
+    let (scores, _) = play_sum(&mut Pipes(&mut input, &mut output), &["4", "1"], 7);
     assert_eq!(scores, vec![12, 3]);
     drop(input);
     fresh.wait().unwrap();
@@ -256,7 +274,7 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
         input
             .write_all(b"[[ARBITER_GAME]] game.mode=multi league.level=1\n")
             .unwrap();
-        let (scores, summaries) = play_sum(&mut input, &mut output, &answers);
+        let (scores, summaries) = play_sum(&mut Pipes(&mut input, &mut output), &answers, 7);
         let expected: Vec<i64> = answers
             .iter()
             .map(|a| 3 * a.parse::<i64>().unwrap())

@@ -1,5 +1,5 @@
 use super::*;
-use crate::referee::sdk::build::tests::built_sum_game;
+use crate::referee::sdk::build::tests::{built_sum_game, play_sum, RefereeLines};
 use crate::referee::sdk::{SdkGame, DEFAULT_MESSAGE_LIMIT};
 use std::sync::Arc;
 
@@ -19,62 +19,41 @@ fn sum_game(launcher: Arc<dyn RefereeLauncher>) -> Option<SdkGame> {
     })
 }
 
-/// The next line of the referee `proc`, within 60 s (a JVM starting on a loaded machine).
-fn line(proc: &mut BotProcess) -> String {
-    match bot::wait_line(
-        std::slice::from_mut(proc),
-        0,
-        Instant::now() + Duration::from_secs(60),
-    ) {
-        Wait::Line(l, _) => String::from_utf8_lossy(&l).into_owned(),
-        other => panic!(
-            "the referee wrote no line ({}): {}",
-            match other {
-                Wait::Exited(s) => format!("exited: {s}"),
-                Wait::Timeout => "timeout".into(),
-                _ => "closed or too long".into(),
-            },
-            proc.stderr_tail()
-        ),
-    }
-}
-
-fn send(proc: &mut BotProcess, text: &str) {
-    proc.send(text.as_bytes(), Instant::now() + Duration::from_secs(10))
+/// The referee process, as the sum game's tests talk to it.
+impl RefereeLines for BotProcess {
+    fn send(&mut self, text: &str) {
+        BotProcess::send(
+            self,
+            text.as_bytes(),
+            Instant::now() + Duration::from_secs(10),
+        )
         .unwrap();
-}
+    }
 
-/// One game of the sum game over `proc` with answers `a` and `b`, as arbiter's driver plays it
-/// (the runner's last [[GET_GAME_INFO]] left unread); returns the scores and summaries.
-fn play(proc: &mut BotProcess, a: &str, b: &str) -> (Vec<i64>, Vec<String>) {
-    send(proc, "[[INIT] 2]\n2\nseed=3\n");
-    let mut summaries = Vec::new();
-    loop {
-        send(proc, "[[GET_GAME_INFO] 0]\n");
-        loop {
-            let header = line(proc);
-            let (name, count) = header[2..].split_once(']').expect("a header");
-            let n: usize = count.trim_matches([' ', ']']).parse().unwrap();
-            let lines: Vec<String> = (0..n).map(|_| line(proc)).collect();
-            match name {
-                "NEXT_PLAYER_INFO" => {
-                    let answer = if lines[0] == "0" { a } else { b };
-                    send(proc, &format!("[[SET_PLAYER_OUTPUT] 1]\n{answer}\n"));
-                    break;
-                }
-                "SUMMARY" => summaries.extend(lines),
-                "SCORES" => {
-                    let scores = lines
-                        .iter()
-                        .map(|l| l.split_whitespace().last().unwrap().parse().unwrap())
-                        .collect();
-                    return (scores, summaries);
-                }
-                "FAIL" => panic!("[[FAIL]]: {lines:?}"),
-                _ => {}
-            }
+    /// Within 60 s (a JVM starting on a loaded machine).
+    fn line(&mut self) -> String {
+        match bot::wait_line(
+            std::slice::from_mut(self),
+            0,
+            Instant::now() + Duration::from_secs(60),
+        ) {
+            Wait::Line(l, _) => String::from_utf8_lossy(&l).into_owned(),
+            other => panic!(
+                "the referee wrote no line ({}): {}",
+                match other {
+                    Wait::Exited(s) => format!("exited: {s}"),
+                    Wait::Timeout => "timeout".into(),
+                    _ => "closed or too long".into(),
+                },
+                self.stderr_tail()
+            ),
         }
     }
+}
+
+/// One game of the sum game over `proc` with answers `a` and `b` ([`play_sum`]).
+fn play(proc: &mut BotProcess, a: &str, b: &str) -> (Vec<i64>, Vec<String>) {
+    play_sum(proc, &[a, b], 3)
 }
 
 #[test]

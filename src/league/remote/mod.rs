@@ -1,0 +1,201 @@
+//! The league's door for workers on other machines (`arbiter league work`): JSON over HTTP,
+//! every call with a worker token (`Authorization: Bearer`, see [`super::tokens`]). A worker
+//! registers (its arbiter version, cores, memory, sandbox, a quick bench figure) and gets a
+//! session and the league's game settings; it long-polls for a lease of a few games (each with
+//! its bots' archives by hash, [`super::bundle`]), fetches each bot it lacks by hash, renews its
+//! lease while it plays, and sends each result as it finishes. Results go to the same recorder
+//! as local workers' ([`super::server::Shared::finished`]): the first result for a game id wins,
+//! a late or second one is dropped. A lease that is not renewed (a worker killed, a machine
+//! lost) expires in the scheduler and its games go to another worker.
+//!
+//! Refusals say which and what to do: a wrong or revoked token (401/403), another arbiter
+//! version (409), a session the server does not know (410: the server restarted; register
+//! again).
+//!
+//! Its parts: `wire` (the messages, shared with the worker), `lease` (register, lease, renew,
+//! the bots' archives), `results` (a result recorded or voided), `workers` (`/api/workers`,
+//! the bench gate, the league's capacity) and `quarantine` (workers whose results are off the
+//! fit). This file holds the state they share and the token and session checks every call
+//! makes.
+
+use super::bundle::Sources;
+use super::cached::Cached;
+use super::folder::BotEntry;
+use super::residuals::Played;
+use super::scheduler::Game;
+use super::server::Shared;
+use super::tokens;
+use super::trust::{self, Quarantined, Voided};
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+mod lease;
+mod quarantine;
+mod results;
+mod wire;
+mod workers;
+
+pub use wire::*;
+pub use workers::{worker_lines, BENCH_FACTOR};
+
+struct Session {
+    name: String,
+    info: Register,
+    games: u64,
+    voided: u64,
+    /// No game until then (it voided one).
+    paused_until: Option<Instant>,
+    /// Why it gets no timed games: its bench figure was far off the league's median.
+    slow: Option<String>,
+    last_seen: Instant,
+}
+
+struct Archive {
+    sources: Sources,
+    stamp: Vec<(u64, Option<SystemTime>)>,
+    hash: String,
+}
+
+/// The remote side's state beside the league's.
+pub struct Remote {
+    s: Arc<Shared>,
+    sessions: Mutex<HashMap<String, Session>>,
+    next_session: Mutex<u64>,
+    /// Each bot's latest archive, by name.
+    archives: Mutex<HashMap<String, Archive>>,
+    /// Archives by hash, for download.
+    by_hash: Mutex<HashMap<String, Arc<Vec<u8>>>>,
+    /// Held while an archive is made, so that it is made once (see [`archive`]).
+    packing: Mutex<()>,
+    /// Games leased to remote workers and not yet returned, by id.
+    out: Mutex<HashMap<u64, Game>>,
+    /// How often each game was voided (from the folder's log at start).
+    voids: Mutex<HashMap<u64, u32>>,
+    /// The latest voided games, newest last, for the page.
+    voided: Mutex<std::collections::VecDeque<Voided>>,
+    /// Remote workers' recorded games (the residuals' input; kept in the folder's
+    /// [`trust::PLAYED`] log, read back at start).
+    played: Mutex<Vec<Played>>,
+    /// Quarantined workers, by name.
+    quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
+    /// The worker tokens (read again when the file changes).
+    tokens: tokens::Tokens,
+    /// The league's bot list (read again when the file changes).
+    bots: Cached<Vec<BotEntry>>,
+    /// The server machine's own bench figure (milliseconds; see [`super::worker::bench`]).
+    own_bench_ms: f64,
+    /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
+    last_check: Mutex<Option<Instant>>,
+}
+
+/// Voided games `/api/workers` lists.
+const VOIDED_SHOWN: usize = 100;
+
+pub fn routes(s: Arc<Shared>) -> Router {
+    let s_dir = s.dir.clone();
+    let r = Arc::new(Remote {
+        s,
+        sessions: Mutex::default(),
+        next_session: Mutex::new(1),
+        archives: Mutex::default(),
+        by_hash: Mutex::default(),
+        packing: Mutex::default(),
+        out: Mutex::default(),
+        voids: Mutex::default(),
+        voided: Mutex::default(),
+        played: Mutex::new(trust::read_played(&s_dir)),
+        quarantined: Mutex::default(),
+        tokens: tokens::Tokens::new(&s_dir),
+        bots: Cached::new(s_dir.join(super::folder::BOTS)),
+        own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
+        last_check: Mutex::default(),
+    });
+    let quarantined = trust::read_quarantined(&r.s.dir);
+    if !quarantined.is_empty() {
+        r.quarantined
+            .lock()
+            .unwrap()
+            .extend(quarantined.into_iter().map(|q| (q.worker.clone(), q)));
+        quarantine::recount(&r);
+    }
+    {
+        let log = trust::read(&r.s.dir);
+        *r.voids.lock().unwrap() = trust::counts(&log);
+        let skip = log.len().saturating_sub(VOIDED_SHOWN);
+        r.voided.lock().unwrap().extend(log.into_iter().skip(skip));
+    }
+    Router::new()
+        .route("/api/work/register", post(lease::register))
+        .route("/api/work/lease", post(lease::lease))
+        .route("/api/work/renew", post(lease::renew))
+        .route("/api/work/result", post(results::result))
+        .route("/api/work/bot/{hash}", get(lease::bot))
+        .route("/api/workers", get(workers::workers))
+        .layer(DefaultBodyLimit::max(RESULT_LIMIT))
+        .with_state(r)
+}
+
+fn refuse(status: StatusCode, why: impl std::fmt::Display) -> Response {
+    (status, format!("{why}\n")).into_response()
+}
+
+fn lease_time(r: &Remote) -> Duration {
+    Duration::from_secs(r.s.sched.lock().unwrap().knobs().lease_s)
+}
+
+/// The worker name a request's token belongs to.
+fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Box<Response>> {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let Some(token) = token else {
+        return Err(Box::new(refuse(
+            StatusCode::UNAUTHORIZED,
+            format!(
+                "a worker needs a token: run `arbiter league work URL {} T` with one made by \
+                 `arbiter league token DIR NAME` on the server",
+                crate::options::Opt::Token
+            ),
+        )));
+    };
+    r.tokens.check(token).map_err(|why| {
+        Box::new(match why {
+            tokens::Refusal::Unknown => refuse(StatusCode::UNAUTHORIZED, why),
+            tokens::Refusal::Revoked { .. } => refuse(StatusCode::FORBIDDEN, why),
+        })
+    })
+}
+
+/// The worker's session, checked against its token, marked as heard from.
+fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<(), Box<Response>> {
+    let name = worker(r, headers)?;
+    let mut sessions = r.sessions.lock().unwrap();
+    match sessions.get_mut(id) {
+        Some(s) if s.name == name => {
+            s.last_seen = Instant::now();
+            Ok(())
+        }
+        _ => Err(Box::new(refuse(
+            StatusCode::GONE,
+            format!("unknown session {id:?} (the server restarted?): register again"),
+        ))),
+    }
+}
+
+type Body<T> = Result<Json<T>, axum::extract::rejection::JsonRejection>;
+
+fn body<T>(b: Body<T>) -> Result<T, Box<Response>> {
+    b.map(|Json(t)| t).map_err(|e| {
+        Box::new(refuse(
+            StatusCode::BAD_REQUEST,
+            format!("not a worker's request: {e}"),
+        ))
+    })
+}

@@ -1,0 +1,119 @@
+//! The worker protocol's messages (JSON over HTTP), shared by the server's door
+//! ([`super`]) and the worker ([`crate::league::worker`]), and its limits.
+
+use crate::engine::GameSettings;
+use crate::league::scheduler::Game;
+use crate::referee::{GameResult, TurnRecord};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The longest a lease request waits for a game.
+pub const LONG_POLL: Duration = Duration::from_secs(20);
+/// The largest result a worker may send (a game's turns included), in bytes.
+pub const RESULT_LIMIT: usize = 64 << 20;
+/// The version a worker must run: the server's own.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a worker says of itself when it registers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Register {
+    pub version: String,
+    pub host: String,
+    pub cores: usize,
+    pub memory_mb: u64,
+    /// Whether bots run in arbiter's sandbox there.
+    pub sandbox: bool,
+    /// A quick CPU figure (milliseconds for a fixed amount of hashing; lower is faster).
+    pub bench_ms: f64,
+    pub concurrency: usize,
+}
+
+/// The answer to a registration.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Registered {
+    pub session: String,
+    pub game: GameSettings,
+    /// How long a lease lasts unless renewed.
+    pub lease_ms: u64,
+    /// What the worker should know of its standing (a bench too slow for timed games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct LeaseRequest {
+    pub session: String,
+    pub slots: usize,
+    /// How long the server may wait for a game (at most [`LONG_POLL`]).
+    pub wait_ms: u64,
+}
+
+/// A leased game and where each of its bots (by seat) comes from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LeasedGame {
+    pub game: Game,
+    pub bots: Vec<BotRef>,
+}
+
+/// A bot's archive (by hash) and the BOT argument that finds it once unpacked.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BotRef {
+    pub hash: String,
+    pub origin: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Leased {
+    pub games: Vec<LeasedGame>,
+    pub lease_ms: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Renew {
+    pub session: String,
+}
+
+/// A finished game as a worker sends it (the parts of [`GameResult`] its own serialisation
+/// leaves out travel beside it).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ResultRequest {
+    pub session: String,
+    pub game_id: u64,
+    pub result: GameResult,
+    pub log: Vec<TurnRecord>,
+    pub stderr_tails: Vec<String>,
+    pub duration_us: u64,
+}
+
+/// The answer to a renewal or a result.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Reply {
+    /// The result was the first for its game (recorded); false: dropped (another came first).
+    #[serde(default)]
+    pub accepted: bool,
+    /// The worker should stop (the league stops, or its token was revoked).
+    pub stop: bool,
+    /// The result was voided: the worker's load, not the bot, lost the game (see
+    /// [`crate::league::trust`]); it is played again, and this worker gets no game for a pause.
+    #[serde(default)]
+    pub voided: bool,
+}
+
+/// A registered worker process.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkerLine {
+    pub session: String,
+    pub name: String,
+    #[serde(flatten)]
+    pub info: Register,
+    pub games: u64,
+    /// Its games voided (lost to its load, played again elsewhere).
+    pub voided: u64,
+    /// Seconds since it was last heard from.
+    pub last_seen_s: u64,
+    /// Heard from within two lease times.
+    pub alive: bool,
+    /// Why it gets no games, when it gets none (its bench, a quarantine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle: Option<String>,
+}

@@ -5,7 +5,7 @@
 use super::quarantine::{quarantine_text, quarantined};
 use super::workers::{slow_bench, update_capacity};
 use super::{
-    body, lease_time, refuse, session, worker, Archive, Body, BotRef, LeaseRequest, Leased,
+    body, from_worker, lease_time, refuse, worker, Archive, Body, BotRef, LeaseRequest, Leased,
     LeasedGame, Register, Registered, Remote, Renew, Reply, Session, LONG_POLL, VERSION,
 };
 use crate::league::bundle;
@@ -176,13 +176,10 @@ pub(super) async fn lease(
     headers: HeaderMap,
     b: Body<LeaseRequest>,
 ) -> Response {
-    let req = match body(b) {
+    let req = match from_worker(&r, &headers, b) {
         Ok(q) => q,
         Err(e) => return *e,
     };
-    if let Err(e) = session(&r, &headers, &req.session) {
-        return *e;
-    }
     if let Some(e) = quarantined(&r, &req.session) {
         return e;
     }
@@ -213,13 +210,10 @@ pub(super) async fn renew(
     headers: HeaderMap,
     b: Body<Renew>,
 ) -> Response {
-    let req = match body(b) {
+    let req = match from_worker(&r, &headers, b) {
         Ok(q) => q,
         Err(e) => return *e,
     };
-    if let Err(e) = session(&r, &headers, &req.session) {
-        return *e;
-    }
     r.s.sched
         .lock()
         .unwrap()

@@ -191,6 +191,17 @@ fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<(), Box<Response
 
 type Body<T> = Result<Json<T>, axum::extract::rejection::JsonRejection>;
 
+/// A request of a registered worker: the body read and its session checked (see [`session`]).
+fn from_worker<T: wire::OfSession>(
+    r: &Remote,
+    headers: &HeaderMap,
+    b: Body<T>,
+) -> Result<T, Box<Response>> {
+    let req = body(b)?;
+    session(r, headers, req.session())?;
+    Ok(req)
+}
+
 fn body<T>(b: Body<T>) -> Result<T, Box<Response>> {
     b.map(|Json(t)| t).map_err(|e| {
         Box::new(refuse(

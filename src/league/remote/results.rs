@@ -4,7 +4,7 @@
 //! checked again.
 
 use super::quarantine::{check_residuals, quarantined};
-use super::{body, refuse, session, Body, Remote, Reply, ResultRequest, VOIDED_SHOWN};
+use super::{from_worker, refuse, Body, Remote, Reply, ResultRequest, VOIDED_SHOWN};
 use crate::league::residuals::Played;
 use crate::league::scheduler::Game;
 use crate::league::trust;
@@ -23,13 +23,10 @@ pub(super) async fn result(
     headers: HeaderMap,
     b: Body<ResultRequest>,
 ) -> Response {
-    let req = match body(b) {
+    let req = match from_worker(&r, &headers, b) {
         Ok(q) => q,
         Err(e) => return *e,
     };
-    if let Err(e) = session(&r, &headers, &req.session) {
-        return *e;
-    }
     let stop = r.s.stop.load(Ordering::Relaxed);
     if let Some(e) = quarantined(&r, &req.session) {
         // Its game goes to another worker.

@@ -117,3 +117,26 @@ pub struct WorkerLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idle: Option<String>,
 }
+
+/// A request made within a worker's session.
+pub(super) trait OfSession {
+    fn session(&self) -> &str;
+}
+
+impl OfSession for LeaseRequest {
+    fn session(&self) -> &str {
+        &self.session
+    }
+}
+
+impl OfSession for Renew {
+    fn session(&self) -> &str {
+        &self.session
+    }
+}
+
+impl OfSession for ResultRequest {
+    fn session(&self) -> &str {
+        &self.session
+    }
+}

@@ -16,35 +16,16 @@ use std::process::{Command, Stdio};
 /// Starts `league serve DIR BOT... --local-workers 0` on strict, short clocks (100 ms a turn,
 /// no grace) and returns it with its URL.
 fn strict_league(dir: &Path, bots: &[String]) -> (Proc, String) {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .current_dir(common::root())
-        .args(["league", "serve"])
-        .arg(dir)
-        .args(bots)
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--local-workers",
-            "0",
-            "--game",
-            "impasse",
-        ])
-        .args(["--turn-ms", "100", "--first-turn-ms", "5000", "--strict"])
-        .args(["--seed", "5"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
-        .to_string();
+    let args = [
+        "--local-workers",
+        "0",
+        "--turn-ms",
+        "100",
+        "--strict",
+        "--seed",
+        "5",
+    ];
+    let (child, url) = common::league_serve_with(dir, bots, &args);
     (Proc(child), url)
 }
 

@@ -297,6 +297,25 @@ pub fn league_serve(
     workers: usize,
     seed: u64,
 ) -> (std::process::Child, String) {
+    let (workers, seed) = (workers.to_string(), seed.to_string());
+    let args = [
+        "--local-workers",
+        &workers,
+        "--turn-ms",
+        "2000",
+        "--seed",
+        &seed,
+    ];
+    league_serve_with(dir, bots, &args)
+}
+
+/// Starts `arbiter league serve DIR BOT... ARGS` on a free loopback port (Impasse, a first turn
+/// of 5 s) and returns the process with the URL it said it listens on.
+pub fn league_serve_with(
+    dir: &std::path::Path,
+    bots: &[String],
+    args: &[&str],
+) -> (std::process::Child, String) {
     use std::io::BufRead;
     use std::process::Stdio;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -304,17 +323,9 @@ pub fn league_serve(
         .args(["league", "serve"])
         .arg(dir)
         .args(bots)
-        .args(["--listen", "127.0.0.1:0", "--local-workers"])
-        .arg(workers.to_string())
-        .args([
-            "--game",
-            "impasse",
-            "--turn-ms",
-            "2000",
-            "--first-turn-ms",
-            "5000",
-        ])
-        .args(["--seed", &seed.to_string()])
+        .args(["--listen", "127.0.0.1:0", "--game", "impasse"])
+        .args(["--first-turn-ms", "5000"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

@@ -293,6 +293,38 @@ fn a_crash_in_two_seats_is_the_verdict_and_an_invalid_answer_is_the_games() {
 
 /// A referee that fails (`[[FAIL]]`) or hangs ends its game as referee-error with what it
 /// did and the end of its stderr; the run says so in its exit status.
+/// The engine writes `[[FAIL]]` first and the stack trace on stderr after it (as the exception
+/// leaves the game): a referee shut down at its `[[FAIL]]` lost the trace it was writing (seen
+/// once under load). Take's `slowtrace` makes the trace come 700 ms late, in a warm launcher
+/// and in a fresh JVM.
+#[test]
+fn a_failed_sdk_referee_is_given_time_to_write_its_trace() {
+    let Some(cp) = take() else { return };
+    for jvm in ["warm", "fresh"] {
+        let done = arbiter()
+            .env("ARBITER_SDK_JVM", jvm)
+            .args(["play", "--referee", &cp, "--referee-timeout-ms", "30000"])
+            .args([
+                "--game-param",
+                "fail=2",
+                "--game-param",
+                "slowtrace=1",
+                "--json",
+            ])
+            .args([bot("greedy", "greedy"), bot("modest", "modest")])
+            .output()
+            .unwrap();
+        let r: Value = serde_json::from_slice(&done.stdout)
+            .unwrap_or_else(|e| panic!("{jvm}: {e}: {}", String::from_utf8_lossy(&done.stderr)));
+        assert_eq!(r["reason"], "referee-error", "{jvm}: {r}");
+        let detail = r["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("its stderr ends:") && detail.contains("at com.codingame.game.Referee"),
+            "{jvm}: the trace is missing: {detail}"
+        );
+    }
+}
+
 #[test]
 fn a_failing_or_hanging_sdk_referee_is_a_referee_error_with_its_stderr() {
     let Some(cp) = take() else { return };

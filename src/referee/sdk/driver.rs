@@ -172,7 +172,10 @@ pub(super) fn first_frame(
         .send(request.as_bytes())
         .and_then(|()| driver.frame(seats));
     let what = match read {
-        Ok(frame) => frame.fail.map(|trace| failed(&trace)),
+        Ok(frame) => frame.fail.map(|trace| {
+            game.launcher.after_fail(&mut driver.proc);
+            failed(&trace)
+        }),
         Err(what) => Some(what),
     };
     // The game is not over: a warm launcher does not keep its process.
@@ -290,6 +293,7 @@ impl Driver<'_> {
             }
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
+                self.game.launcher.after_fail(&mut self.proc);
                 return Ended::RefereeError(failed(trace));
             }
             if let Some(scores) = frame.scores {

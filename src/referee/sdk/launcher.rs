@@ -213,6 +213,17 @@ impl RefereeLauncher for WarmJvm {
         Self::command(game).command_line()
     }
 
+    /// The launcher prints the game's trace, then its end line: the line says the trace is
+    /// whole (the launcher lives on, so it does not exit).
+    fn after_fail(&self, proc: &mut BotProcess) {
+        let deadline = Instant::now() + super::AFTER_FAIL;
+        while let Wait::Line(line, _) = bot::wait_line(std::slice::from_mut(proc), 0, deadline) {
+            if line.starts_with(END.as_bytes()) {
+                break;
+            }
+        }
+    }
+
     fn finish(&self, mut proc: BotProcess, clean: bool) -> Result<String, Box<BotProcess>> {
         let busy = {
             let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());

@@ -99,6 +99,9 @@ impl SdkGame {
     }
 }
 
+/// The longest a referee that failed is given to finish its trace ([`RefereeLauncher::after_fail`]).
+pub const AFTER_FAIL: Duration = Duration::from_secs(2);
+
 /// How a game's referee process is started. The driver only speaks to the process it gets (its
 /// stdin and stdout), so any way of starting the same referee fits here.
 pub trait RefereeLauncher: std::fmt::Debug + Send + Sync {
@@ -113,6 +116,14 @@ pub trait RefereeLauncher: std::fmt::Debug + Send + Sync {
 
     /// What is run, for messages: "java ... RefereeMain".
     fn describe(&self, game: &SdkGame) -> String;
+
+    /// Waits (at most [`AFTER_FAIL`]) for a referee that wrote `[[FAIL]]` to finish telling why:
+    /// the engine writes `[[FAIL]]` first and its stack trace to stderr after, as the exception
+    /// leaves the game, so a referee shut down at once loses the trace it was writing (seen
+    /// under load). A fresh JVM exits once the trace is written.
+    fn after_fail(&self, proc: &mut BotProcess) {
+        let _ = proc.exit_status_within(AFTER_FAIL);
+    }
 
     /// Takes the referee's process back after its game; `clean` when the game ended as the
     /// protocol says (its [[SCORES]]). A launcher that keeps the process for another game

@@ -20,7 +20,9 @@ import com.google.inject.Inject;
  * timeout or a crash deactivates the player (score -1); the game ends after `rounds` rounds
  * (default 5) or when fewer than two players are active. The league level caps the numbers
  * (league 1: X at most 100; league 2 and up: at most 1000). Test hooks: game parameter
- * `fail=N` throws at round N (`fail=init`: in init), `hang=N` stops answering at round N.
+ * `fail=N` throws at round N (`fail=init`: in init), `hang=N` stops answering at round N;
+ * with `slowtrace=1` the exception thrown takes 700 ms to tell its message after the first time
+ * (the engine's [[FAIL]] is written at once, the stack trace on stderr 700 ms later).
  */
 public class Referee extends AbstractReferee {
     @Inject private MultiplayerGameManager<Player> gameManager;
@@ -59,7 +61,11 @@ public class Referee extends AbstractReferee {
         }
         int round = turn - 1;
         if (round == fail) {
-            throw new RuntimeException("Take was asked to fail at round " + round);
+            String why = "Take was asked to fail at round " + round;
+            if ("1".equals(gameManager.getGameParameters().getProperty("slowtrace"))) {
+                throw new SlowToTell(why);
+            }
+            throw new RuntimeException(why);
         }
         if (round == hang) {
             try {
@@ -105,6 +111,27 @@ public class Referee extends AbstractReferee {
         gameManager.setViewData("scores", view);
         if (gameManager.getActivePlayers().size() < 2) {
             gameManager.endGame();
+        }
+    }
+
+    /** An exception whose message is slow to come after the first time it is asked for. */
+    private static class SlowToTell extends RuntimeException {
+        private int told;
+
+        SlowToTell(String why) {
+            super(why);
+        }
+
+        @Override
+        public synchronized String getMessage() {
+            if (told++ > 0) {
+                try {
+                    Thread.sleep(700);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.getMessage();
         }
     }
 }

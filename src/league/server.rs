@@ -126,6 +126,24 @@ pub enum StartError {
 }
 
 impl Shared {
+    /// Marks `game` as being played by `worker` (a local worker's name or a remote session):
+    /// listed as running and told to the page.
+    pub fn started(&self, game: &Game, worker: &str) {
+        let line = GameLine {
+            game_id: game.game_id,
+            bots: game.bots.clone(),
+            ranks: None,
+            reason: None,
+            worker: Some(worker.to_string()),
+        };
+        self.live
+            .lock()
+            .unwrap()
+            .running
+            .insert(game.game_id, line.clone());
+        self.tell("start", &line);
+    }
+
     /// Tells every listener of the page.
     pub fn tell(&self, event: &str, data: &impl Serialize) {
         let text = serde_json::to_string(data).expect("an event serialises");
@@ -445,19 +463,7 @@ fn worker_thread(s: &Shared, name: &str) {
             std::thread::sleep(Duration::from_millis(200));
             continue;
         };
-        let line = GameLine {
-            game_id: game.game_id,
-            bots: game.bots.clone(),
-            ranks: None,
-            reason: None,
-            worker: Some(name.to_string()),
-        };
-        s.live
-            .lock()
-            .unwrap()
-            .running
-            .insert(game.game_id, line.clone());
-        s.tell("start", &line);
+        s.started(&game, name);
         let finished = play::play(&s.table, &bots, &game);
         if s.done_tx.lock().unwrap().send((game, finished)).is_err() {
             break;

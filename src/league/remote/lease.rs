@@ -9,7 +9,6 @@ use super::{
     LeasedGame, Register, Registered, Remote, Renew, Reply, Session, LONG_POLL, VERSION,
 };
 use crate::league::bundle;
-use crate::league::server::GameLine;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -152,19 +151,7 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
             r.s.sched.lock().unwrap().release(game.game_id);
             continue;
         };
-        let line = GameLine {
-            game_id: game.game_id,
-            bots: game.bots.clone(),
-            ranks: None,
-            reason: None,
-            worker: Some(session.to_string()),
-        };
-        r.s.live
-            .lock()
-            .unwrap()
-            .running
-            .insert(game.game_id, line.clone());
-        r.s.tell("start", &line);
+        r.s.started(&game, session);
         r.out.lock().unwrap().insert(game.game_id, game.clone());
         out.push(LeasedGame { game, bots: refs });
     }

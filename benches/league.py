@@ -6,7 +6,9 @@
    less that of a tournament of 10, so that neither counts its start), over G games, run after
    run alternating;
 2. the server's memory (VmRSS) after those games and after loading a league of many games;
-3. the time to serve /api/standings at B bots (a generated games.csv of G games among them).
+3. the time to serve /api/standings at B bots (a generated games.csv of G games among them);
+4. a restart of a league that played N games (its records among them) against a first start:
+   memory, peak and the time to the first standings (--restart-games 10000,100000).
 
 Usage: benches/league.py [--arbiter target/release/arbiter] [--games 400] [--workers 2]
                          [--bots 1000] [--field-games 100000] [--runs 3]
@@ -21,6 +23,8 @@ ap.add_argument("--workers", type=int, default=2)
 ap.add_argument("--bots", type=int, default=1000)
 ap.add_argument("--field-games", type=int, default=100000)
 ap.add_argument("--runs", type=int, default=3)
+ap.add_argument("--restart-games", default="10000,100000",
+                help="played games (with their records) of the folders a restart is measured on")
 a = ap.parse_args()
 arb = os.path.abspath(a.arbiter)
 bindir = os.path.dirname(arb)
@@ -154,4 +158,77 @@ print(f"/api/standings at {a.bots} bots, {a.field_games} games: median "
       f"{times[len(times) // 2] * 1000:.2f} ms ({len(body) / 1024:.0f} KiB); "
       f"server memory {rss_kib(p.pid) / 1024:.1f} MiB; start to first standings {fitted:.1f} s")
 p.kill(); p.wait()
+
+# 4. A restart of a league that played N games (games.csv, schedule.jsonl and records.jsonl of
+# N real games: the first run's, copied under new ids), against the floor of a first start of
+# the same bots: the server's memory (now and at its peak) and the time to its first standings.
+def vm(pid, key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def first_standings(p, url, games):
+    t0 = time.monotonic()
+    deadline = t0 + 900
+    while json.loads(get(url + "/api/standings"))["games"] < games:
+        assert time.monotonic() < deadline, "the standings did not come"
+        time.sleep(0.1)
+    return time.monotonic() - t0
+
+
+l0 = f"{tmp}/l0"
+rows = open(f"{l0}/games.csv").read().splitlines()
+header, rows = rows[0], [r for r in rows[1:] if r]
+records = [line for line in open(f"{l0}/records.jsonl").read().splitlines() if line]
+sched = [line for line in open(f"{l0}/schedule.jsonl").read().splitlines() if line]
+by_id = {json.loads(r)["game_id"]: r for r in records}
+plays = [(r, by_id[int(r.split(",")[0])]) for r in rows if int(r.split(",")[0]) in by_id]
+sched_of = {json.loads(x)["game_id"]: json.loads(x) for x in sched}
+fresh = f"{tmp}/fresh"
+t0 = time.monotonic()
+p, url = serve(fresh, ["--local-workers", "0"] + bots)
+first_standings(p, url, 0)
+first_s = time.monotonic() - t0
+floor_rss, floor_hwm = vm(p.pid, "VmRSS"), vm(p.pid, "VmHWM")
+p.kill(); p.wait()
+print(f"first start of a league of the same bots: memory {floor_rss / 1024:.1f} MiB "
+      f"(peak {floor_hwm / 1024:.1f} MiB), start to first standings {first_s:.1f} s", flush=True)
+for n in [int(x) for x in a.restart_games.split(",") if x]:
+    folder = f"{tmp}/restart-{n}"
+    shutil.copytree(l0, folder, ignore=shutil.ignore_patterns(
+        "games.csv", "records.jsonl", "records.index", "schedule.jsonl", "server.json", ".lock",
+        "cancelled.jsonl", "sprt.jsonl"))
+    with open(f"{folder}/games.csv", "w") as g, open(f"{folder}/records.jsonl", "w") as r, \
+            open(f"{folder}/schedule.jsonl", "w") as sc:
+        g.write(header + "\n")
+        for k in range(n):
+            row, rec = plays[k % len(plays)]
+            old_id = int(row.split(",")[0])
+            old_pair = int(row.split(",")[1])
+            pair = (k // 2)
+            cells = row.split(",")
+            cells[0], cells[1] = str(k), str(pair)
+            g.write(",".join(cells) + "\n")
+            rec = rec.replace(f'"game_id":{old_id},', f'"game_id":{k},', 1)
+            rec = rec.replace(f'"pair_id":{old_pair},', f'"pair_id":{pair},', 1)
+            r.write(rec + "\n")
+            entry = dict(sched_of.get(old_id, {"bots": []}))
+            entry["game_id"], entry["pair_id"] = k, pair
+            sc.write(json.dumps(entry) + "\n")
+    size = os.path.getsize(f"{folder}/records.jsonl")
+    t0 = time.monotonic()
+    p, url = serve(folder, ["--local-workers", "0"])
+    first_standings(p, url, n)
+    took = time.monotonic() - t0
+    rss, hwm = vm(p.pid, "VmRSS"), vm(p.pid, "VmHWM")
+    # A replay page of a game reads its record through the index.
+    page = get(url + f"/replay/{n // 2}")
+    p.kill(); p.wait()
+    print(f"restart of a league of {n} played games (records.jsonl {size / 2**20:.0f} MiB): "
+          f"memory {rss / 1024:.1f} MiB (peak {hwm / 1024:.1f} MiB) = first start + "
+          f"{(rss - floor_rss) / 1024:.1f} MiB; start to first standings {took:.1f} s; "
+          f"a replay page {len(page) / 1024:.0f} KiB", flush=True)
+    shutil.rmtree(folder)
 shutil.rmtree(tmp)

@@ -54,27 +54,35 @@ def read_block(out):
     return name, [out.readline().rstrip("\n") for _ in range(n)]
 
 
-def play(proc, seats, seed, answer):
-    """One game over proc's pipes; returns the scores."""
+def play(proc, seats, seed, answer, params=()):
+    """One game over proc's pipes, with the game parameters `params` (KEY=VALUE) besides the
+    seed; returns the scores and how many answers were given."""
     w = proc.stdin
-    w.write(f"[[INIT] 2]\n{seats}\nseed={seed}\n")
+    w.write(f"[[INIT] {len(params) + 2}]\n{seats}\nseed={seed}\n" + "".join(p + "\n" for p in params))
     w.flush()
+    answers = 0
+    monitoring = False
     while True:
         w.write("[[GET_GAME_INFO] 0]\n")
         w.flush()
         inputs = []
         while True:
             name, lines = read_block(proc.stdout)
-            if name == "NEXT_PLAYER_INPUT":
+            if name == "MONITORING":
+                # The referee asked for each answer's time (engines from 4.x): 0 ms.
+                monitoring = True
+            elif name == "NEXT_PLAYER_INPUT":
                 inputs = lines
             elif name == "NEXT_PLAYER_INFO":
                 expected = int(lines[1])
                 out = answer(inputs)[:expected] if expected > 0 else []
+                answers += expected > 0
+                out = (["0"] if monitoring else []) + out
                 w.write(f"[[SET_PLAYER_OUTPUT] {len(out)}]\n" + "".join(o + "\n" for o in out))
                 w.flush()
                 break
             elif name == "SCORES":
-                return [int(x.split()[-1]) for x in lines]
+                return [int(x.split()[-1]) for x in lines], answers
             elif name == "FAIL":
                 raise RuntimeError("the referee failed: " + "\n".join(lines))
 

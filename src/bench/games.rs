@@ -58,7 +58,7 @@ pub(super) fn batch(
     phase: &'static str,
 ) -> Result<Batch, BenchError> {
     let (results, wall, cpu_us, children_cpu_us) =
-        play_all(game, bots, referee, games, concurrency);
+        play_all(game, bots, referee, games, concurrency)?;
     if let Some(bad) = results.iter().find(|r| !r.reason.is_play()) {
         return Err(BenchError::Game {
             phase,
@@ -104,7 +104,7 @@ pub(super) fn play_all(
     referee: &RefereeConfig,
     games: &[GameSpec],
     concurrency: Concurrency,
-) -> (Vec<GameResult>, Duration, f64, f64) {
+) -> Result<(Vec<GameResult>, Duration, f64, f64), BenchError> {
     let runner = Runner {
         bots,
         game,
@@ -119,15 +119,25 @@ pub(super) fn play_all(
     };
     let mut results = Vec::with_capacity(games.len());
     let (cpu0, children0, t0) = (process_cpu_us(), children_cpu_us(), Instant::now());
-    runner.run(games, |finished| {
-        results.push(finished.result);
-        ControlFlow::Continue(())
+    let mut unplayed = None;
+    runner.run(games, |ended| match ended {
+        Ok(finished) => {
+            results.push(finished.result);
+            ControlFlow::Continue(())
+        }
+        Err(u) => {
+            unplayed.get_or_insert(u);
+            ControlFlow::Break(())
+        }
     });
+    if let Some(u) = unplayed {
+        return Err(BenchError::Machine(u));
+    }
     let wall = t0.elapsed();
     let cpu = process_cpu_us() - cpu0;
     let children = children_cpu_us() - children0;
     results.sort_by_key(|r| r.seed);
-    (results, wall, cpu, children)
+    Ok((results, wall, cpu, children))
 }
 
 /// The bench bot, instant or sleeping `delay_ms` before each answer.

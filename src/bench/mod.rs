@@ -8,10 +8,12 @@
 //! This file holds the public side (the configuration, the report, the errors) and [`run`],
 //! which calls the phases in order: the pipe floor (`floor`), the per-turn cost runs (`games`),
 //! timing accuracy and the strict limit (`timing`). `sizes` says how much each phase measures,
-//! `measure` holds the clocks, CPU placement and quantiles they share.
+//! `measure` holds the clocks, CPU placement and quantiles they share. [`league`] is apart:
+//! `arbiter bench league`, the league server's load test.
 
 mod floor;
 mod games;
+pub mod league;
 mod load;
 mod measure;
 mod sizes;
@@ -200,6 +202,8 @@ pub enum BenchError {
         reason: Reason,
         detail: String,
     },
+    #[error("{0}; the benchmark stops ({advice})", advice = .0.fault.advice())]
+    Machine(crate::tournament::Unplayed),
 }
 
 fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BenchError {

@@ -56,7 +56,7 @@ pub(super) fn timing_accuracy(
         record_turns: true,
         ..RefereeConfig::default()
     };
-    let (results, ..) = play_all(&cfg.game, &bots, &referee, &games, Concurrency::auto(cores));
+    let (results, ..) = play_all(&cfg.game, &bots, &referee, &games, Concurrency::auto(cores))?;
     let mut errors: Vec<DelayErrors> = sizes
         .delays
         .iter()
@@ -135,7 +135,7 @@ pub(super) fn near_limit(
         &strict,
         &same_games(sizes.near_games, 0),
         Concurrency::auto(cores),
-    );
+    )?;
     let mut out = NearLimit {
         games: results.len(),
         turns: 0,
@@ -182,7 +182,7 @@ pub(super) fn near_limit(
         &strict,
         &late_games,
         Concurrency::auto(cores),
-    );
+    )?;
     for (result, spec) in results.iter().zip(sorted_by_seed(&late_games)) {
         let seat = usize::from(spec.seats[0] == 0);
         out.late_total += 1;

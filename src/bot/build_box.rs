@@ -87,7 +87,7 @@ impl Default for BuildLimits {
 
 /// How a boxed build step ended.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct StepReport {
     /// True when the step exited with status 0.
     pub success: bool,
     /// Its exit status, or why it was stopped (the cap it went over, named).
@@ -138,7 +138,7 @@ pub use stage::{finish, write_own_file, Stage};
 
 /// Runs `step` (program and arguments; a program without a `/` is looked up on
 /// [`SYSTEM_PATH`] inside the box) in the build folder `dir`, in the box, within `limits`.
-pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome, BoxError> {
+pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<StepReport, BoxError> {
     let bwrap = super::sandbox::bwrap().ok_or(BoxError::NoBwrap)?;
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let folder_err = |error| BoxError::Folder {
@@ -323,7 +323,7 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<Outcome,
         (None, Ok(None)) => (false, "stopped".into()),
         (None, Err(e)) => (false, e.to_string()),
     };
-    Ok(Outcome {
+    Ok(StepReport {
         success,
         status,
         cap,

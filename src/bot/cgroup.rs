@@ -20,7 +20,7 @@ pub use pool::{adopt_spares, drop_spares, give_back, take_spares};
 
 use rustix::process::{kill_process, Pid, Signal};
 use std::ffi::CString;
-use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -292,7 +292,7 @@ impl Cgroup {
         }
         if let Some(dir) = freezer {
             let file = if v2 { "cgroup.freeze" } else { "freezer.state" };
-            group.freezer = control::writer(&dir, file).map(|f| (f, v2, dir));
+            group.freezer = control::read_writer(&dir, file).map(|f| (f, v2, dir));
         }
         group.control = control::Control::open(
             &group.dirs,
@@ -334,6 +334,23 @@ impl Cgroup {
         self.control.cpu_usage()
     }
 
+    /// Whether it never held more than one task at once (its pids controller's `pids.peak`,
+    /// Linux 6.1 and later): then every CPU time it accounted since its bot started is that
+    /// one task's. False where that cannot be told. (A reused cgroup's peak counts its earlier
+    /// bots' tasks too: one that ever held two says false for good.)
+    pub fn held_one_task(&self) -> bool {
+        self.control
+            .pids_peak
+            .as_ref()
+            .and_then(control::number)
+            .is_some_and(|peak| peak <= 1)
+    }
+
+    /// Whether it accounts its processes' CPU time ([`Cgroup::cpu_usage`]).
+    pub fn accounts_cpu(&self) -> bool {
+        self.control.cpu.is_some()
+    }
+
     /// Freezes (or thaws) every process of the bot; false when there is no freezer.
     pub fn set_frozen(&self, frozen: bool) -> bool {
         let Some((file, v2, _)) = &self.freezer else {
@@ -345,7 +362,31 @@ impl Cgroup {
             (false, true) => b"FROZEN",
             (false, false) => b"THAWED",
         };
-        (&*file).write(text).is_ok()
+        file.write_at(text, 0).is_ok()
+    }
+
+    /// Whether its freezer is asked to freeze it (v1 `freezer.state` other than THAWED, v2
+    /// `cgroup.freeze` 1), by the referee or anyone; false without a freezer.
+    pub fn freeze_requested(&self) -> bool {
+        let Some((file, v2, _)) = &self.freezer else {
+            return false;
+        };
+        let mut text = Vec::new();
+        if !control::read(file, &mut text) {
+            return true;
+        }
+        let text = String::from_utf8_lossy(&text);
+        match v2 {
+            true => text.trim() != "0",
+            false => text.trim() != "THAWED",
+        }
+    }
+
+    /// Thaws it where it is frozen (asked to be), whoever froze it: one read of its freezer
+    /// where it is not (a write to v2's `cgroup.freeze` takes a lock every cgroup of the
+    /// machine shares). True when it is not asked to freeze any more (or has no freezer).
+    pub fn thaw(&self) -> bool {
+        !self.freeze_requested() || self.set_frozen(false)
     }
 
     /// Whether the bot has a freezer.

@@ -88,12 +88,16 @@ pub mod sys {
     /// System call `n` with six arguments: its result, or minus the error number.
     ///
     /// # Safety
-    /// The arguments must be what system call `n` expects.
+    /// The arguments must be what system call `n` expects: every address among them points to
+    /// memory valid for what the call reads and writes there, for as long as the call runs, and
+    /// what the call changes (memory, descriptors, credentials, signals, the process itself)
+    /// must break nothing the caller's program relies on.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub unsafe fn call(n: usize, a: [usize; 6]) -> isize {
-        // SAFETY: what this function's doc asks of its caller holds; the calls below
-        // are the raw system calls that contract covers.
+        // SAFETY: `syscall` takes the number in rax and the arguments in rdi, rsi, rdx, r10,
+        // r8 and r9, returns in rax and clobbers only rcx and r11 (declared), without the
+        // stack; what the call does besides is the caller's to vouch for (see # Safety).
         unsafe {
             let ret: isize;
             core::arch::asm!(
@@ -111,12 +115,15 @@ pub mod sys {
     /// System call `n` with six arguments: its result, or minus the error number.
     ///
     /// # Safety
-    /// The arguments must be what system call `n` expects.
+    /// As the x86-64 `call`: the arguments must be what system call `n` expects, every
+    /// address among them valid for what the call reads and writes there, and what it changes
+    /// must break nothing the caller's program relies on.
     #[cfg(target_arch = "aarch64")]
     #[inline(always)]
     pub unsafe fn call(n: usize, a: [usize; 6]) -> isize {
-        // SAFETY: what this function's doc asks of its caller holds; the calls below
-        // are the raw system calls that contract covers.
+        // SAFETY: `svc 0` takes the number in x8 and the arguments in x0 to x5, returns in x0
+        // and clobbers no other register, without the stack; what the call does besides is
+        // the caller's to vouch for (see # Safety).
         unsafe {
             let ret: isize;
             core::arch::asm!(
@@ -133,18 +140,20 @@ pub mod sys {
     /// `call` with fewer arguments (the rest zero).
     ///
     /// # Safety
-    /// As [`call`].
+    /// As [`call`], for system call `n` with these three arguments and zero for the others
+    /// (which the calls made through it ignore or read as "none").
     #[inline(always)]
     pub unsafe fn call3(n: usize, a0: usize, a1: usize, a2: usize) -> isize {
-        // SAFETY: what this function's doc asks of its caller holds; the calls below
-        // are the raw system calls that contract covers.
+        // SAFETY: the caller vouches for `n` with these arguments and zeros (see # Safety),
+        // which is `call`'s contract.
         unsafe { call(n, [a0, a1, a2, 0, 0, 0]) }
     }
 
     /// Ends the process with `status`.
     pub fn exit(status: i32) -> ! {
         loop {
-            // SAFETY: exit_group takes a status and does not return.
+            // SAFETY: exit_group takes its status by value, reads no memory and ends every
+            // thread of the process: nothing of the program runs after it.
             unsafe { call3(EXIT_GROUP, status as usize, 0, 0) };
         }
     }
@@ -156,10 +165,13 @@ use sys::call3;
 /// Async-signal-safe: raw system calls only.
 ///
 /// # Safety
-/// Changes the credentials of the calling thread (of the process, for a single-threaded one).
+/// The calling thread must be the only one of its process (a child just forked, the init):
+/// the raw system calls change the credentials of the calling thread alone (the C library's
+/// wrappers change every thread's), so any other thread would go on as root.
 pub unsafe fn become_user(id: u32) -> bool {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: setgroups with a size of 0 reads no list (the null address is never read);
+    // setresgid and setresuid take ids by value. No memory is touched, and the caller is the
+    // process's one thread (see # Safety).
     unsafe {
         let id = id as usize;
         call3(sys::SETGROUPS, 0, 0, 0) == 0
@@ -174,10 +186,12 @@ pub unsafe fn become_user(id: u32) -> bool {
 /// Async-signal-safe: raw system calls only.
 ///
 /// # Safety
-/// As [`become_user`].
+/// As [`become_user`]: the calling thread must be the only one of its process (securebits,
+/// the bounding set and the capability sets are the calling thread's, as its credentials).
 pub unsafe fn drop_capabilities(user: Option<u32>) -> bool {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: the prctl calls take values only; capset reads `header` (two words) and `none`
+    // (two sets of three words), locals alive during the call; `become_user` asks what this
+    // function's caller vouches for: the process's one thread (see # Safety).
     unsafe {
         // SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE, each locked.
         const SECUREBITS: usize = 0b1100_1111;
@@ -214,10 +228,12 @@ pub unsafe fn drop_capabilities(user: Option<u32>) -> bool {
 /// The bytes of the C string at `p` (without its NUL).
 ///
 /// # Safety
-/// `p` is a valid C string.
+/// `p` is a valid C string: not null, readable up to and with its NUL, and unchanged for as
+/// long as the returned slice (`'a`) is used.
 unsafe fn c_bytes<'a>(p: *const c_char) -> &'a [u8] {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: every read is at `p + len` with no NUL before it, so inside the string the
+    // caller vouches for; the slice covers those bytes only, valid for `'a` by the same
+    // contract (see # Safety).
     unsafe {
         let mut len = 0;
         // Read one by one as written: optimised, a plain loop becomes a call to the C library's
@@ -246,10 +262,15 @@ fn decimal(text: &[u8]) -> Option<u32> {
 /// the namespace's first process): its exit status. `None` for any other program's arguments.
 ///
 /// # Safety
-/// `argv` holds `argc` valid C strings.
+/// `argv` points to `argc` pointers, each a valid C string (see [`c_bytes`]). Where the process
+/// is pid 1 of its namespace and the arguments are an init's, it runs the init (see
+/// [`run_init`]): then the caller must be the process's only thread, and the init's status
+/// descriptor and bot process those of a namespace arbiter started.
 pub unsafe fn main_of(argc: c_int, argv: *const *const c_char) -> Option<c_int> {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: `*argv` is read only once `argc` is 4 and `argv` is not null, and `argv.add(i)`
+    // only for `i` from 1 to 3, all inside the `argc` pointers the caller vouches for, each a
+    // valid C string as `c_bytes` asks; `run_init` runs only as pid 1 with an init's
+    // arguments, where the caller vouches for its contract (see # Safety).
     unsafe {
         if argc != 4 || argv.is_null() || (*argv).is_null() || call3(sys::GETPID, 0, 0, 0) != 1 {
             return None;
@@ -275,15 +296,21 @@ pub unsafe fn main_of(argc: c_int, argv: *const *const c_char) -> Option<c_int> 
 /// any other program's arguments.
 ///
 /// # Safety
-/// `argv` holds `argc` valid C strings and a null; `envp` is a null-terminated list of C
-/// strings.
+/// `argv` points to `argc` pointers, each a valid C string (see [`c_bytes`]), and a null after
+/// them; `envp` is a null-terminated list of C strings. Where the arguments are a gate's, it
+/// reads from and closes GO_FD and execs the bot's program in place of the process, which the
+/// caller must intend (the gate is the whole of its process).
 pub unsafe fn gate_of(
     argc: c_int,
     argv: *const *const c_char,
     envp: *const *const c_char,
 ) -> Option<c_int> {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: `*argv` is read only once `argc` is at least 5 and `argv` is not null, and
+    // `argv.add(i)` for `i` up to 4, inside the `argc` pointers the caller vouches for, each a
+    // valid C string as `c_bytes` asks. read writes one byte into `byte`, sched_setaffinity
+    // reads `mask` (its size given), write reads `text`: locals alive during each call.
+    // execve reads the program's path (argv[3]), the list from argv[4] to the null after
+    // argv[argc - 1], and `envp`, null-terminated: all as the caller vouches for.
     unsafe {
         if argc < 5 || argv.is_null() || (*argv).is_null() || c_bytes(*argv) != GATE_NAME_BYTES {
             return None;
@@ -336,9 +363,21 @@ const fn bit(sig: u32) -> sys::SigSet {
 
 /// The init of a bot's namespace (see the module's comment); returns its own exit status: the
 /// bot's, as a shell gives it (128 plus the signal that killed it).
+///
+/// # Safety
+/// The caller is the only thread of the first process (pid 1) of a bot's namespace, `bot` its
+/// child and `status_fd` the descriptor the referee reads the bot's status from. It blocks
+/// every signal, takes SIGCHLD back to its default, drops its capabilities (see
+/// [`drop_capabilities`]), reaps every child of the namespace and sends the namespace the
+/// signals that stop it: the process is the init's from then on.
 unsafe fn run_init(status_fd: c_int, user: Option<u32>, bot: i32) -> c_int {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: rt_sigprocmask reads `all` and rt_sigaction `default` (32 zero bytes, at least
+    // the kernel's sigaction), locals alive during the call, each with the signal set's size;
+    // no old set or action is written back (null). `drop_capabilities` is called by the
+    // process's one thread (see # Safety). The prctl calls take values only. wait4 writes
+    // `status`, a local (no usage record: null); write reads its 4 bytes; rt_sigtimedwait
+    // reads `waited` (no info or timeout: null). kill(-1) signals every process the init may
+    // signal: by the caller's contract, those of the bot's namespace.
     unsafe {
         // Every signal stays blocked (as the spawner left them): those the init handles are taken
         // with sigwaitinfo. SIGCHLD must not be ignored (the referee ignores some signals, and an
@@ -420,10 +459,13 @@ unsafe fn run_init(status_fd: c_int, user: Option<u32>, bot: i32) -> c_int {
     }
 }
 
-/// `sys::call` with four arguments.
+/// `sys::call` with four arguments (the rest zero).
+///
+/// # Safety
+/// As [`sys::call`], for system call `n` with these four arguments and zero for the others.
 unsafe fn call(n: usize, a0: usize, a1: usize, a2: usize, a3: usize) -> isize {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: the caller vouches for `n` with these arguments and zeros (see # Safety), which
+    // is `sys::call`'s contract.
     unsafe { sys::call(n, [a0, a1, a2, a3, 0, 0]) }
 }
 
@@ -514,7 +556,8 @@ mod tests {
             c"-".as_ptr(),
             c"2".as_ptr(),
         ];
-        // SAFETY: valid C strings. This test's process is not pid 1, so nothing runs.
+        // SAFETY: four valid C strings, and neither call reads more than `argc` of them. This
+        // test's process is not pid 1, so no init runs.
         assert_eq!(unsafe { main_of(4, args.as_ptr()) }, None);
         assert_eq!(unsafe { main_of(3, args.as_ptr()) }, None);
     }

@@ -37,6 +37,11 @@ core::arch::global_asm!(
 
 /// The init's run (or a held bot's gate), or status 2 with a word on stderr when it is run by
 /// hand.
+///
+/// # Safety
+/// Called only from `_start` above, with `stack` the stack pointer the kernel started the
+/// program with: argc, then argc argument pointers and a null, then the environment's pointers
+/// and a null (the System V start-up layout), all valid for the program's life.
 unsafe extern "C" fn entry(stack: *const usize) -> ! {
     let argc = *stack as core::ffi::c_int;
     let argv = stack.add(1).cast::<*const core::ffi::c_char>();

@@ -10,6 +10,8 @@ pub mod env;
 pub mod inherited;
 mod init;
 mod isolation;
+pub mod machine;
+mod netns;
 pub mod open_files;
 pub mod process;
 mod reach;
@@ -25,6 +27,7 @@ mod status;
 pub mod steal;
 
 pub use isolation::{changes_user as bots_run_as_own_user, isolate as isolates_bots};
+pub use machine::MachineFault;
 pub use process::{shutdown_all, wait_line, BotProcess, Limits, SendError, SpawnError, Wait};
 pub use seccomp::sigsys_note;
 pub use spec::{BotSpec, SpecError};

@@ -99,7 +99,7 @@ fn ids(text: &str) -> impl Iterator<Item = i32> + '_ {
 
 fn read_into(path: &Path, text: &mut String) -> bool {
     text.clear();
-    File::open(path)
+    crate::bot::machine::open(path)
         .and_then(|mut f| f.read_to_string(text))
         .is_ok()
 }
@@ -107,7 +107,9 @@ fn read_into(path: &Path, text: &mut String) -> bool {
 /// The waiting and running of a schedstat file.
 fn wait_of(path: &str) -> Option<(u64, u64)> {
     let mut buf = [0u8; 96];
-    let n = File::open(path).and_then(|f| f.read_at(&mut buf, 0)).ok()?;
+    let n = crate::bot::machine::open(path)
+        .and_then(|f| f.read_at(&mut buf, 0))
+        .ok()?;
     parse_wait(&buf[..n])
 }
 
@@ -128,7 +130,8 @@ pub fn runnable(tasks: &[TaskWait], into: &mut Vec<(i32, u64)>) {
     into.clear();
     let mut buf = [0u8; 512];
     for &(tid, ..) in tasks {
-        let Ok(n) = File::open(format!("/proc/{tid}/stat")).and_then(|f| f.read_at(&mut buf, 0))
+        let Ok(n) = crate::bot::machine::open(format!("/proc/{tid}/stat"))
+            .and_then(|f| f.read_at(&mut buf, 0))
         else {
             continue;
         };
@@ -196,7 +199,7 @@ enum Guard {
 
 impl Guard {
     fn text(path: &str) -> Option<Guard> {
-        let f = File::open(path).ok()?;
+        let f = crate::bot::machine::open(path).ok()?;
         let mut buf = [0u8; 512];
         let n = f.read_at(&mut buf, 0).ok()?;
         Some(Guard::Text(f, buf[..n].to_vec()))
@@ -204,7 +207,7 @@ impl Guard {
 
     fn links(path: &str) -> Option<Guard> {
         use std::os::unix::fs::MetadataExt;
-        let f = File::open(path).ok()?;
+        let f = crate::bot::machine::open(path).ok()?;
         let n = f.metadata().ok()?.nlink();
         Some(Guard::Links(f, n))
     }
@@ -265,7 +268,7 @@ impl Tracker {
         }
         self.tasks.clear();
         for &(tid, ..) in &self.scratch {
-            if let Ok(f) = File::open(format!("/proc/{tid}/schedstat")) {
+            if let Ok(f) = crate::bot::machine::open(format!("/proc/{tid}/schedstat")) {
                 self.tasks.push((tid, f));
             }
         }

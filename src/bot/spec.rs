@@ -133,7 +133,8 @@ impl BotSpec {
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
                 if plain && !rest.trim().is_empty() {
-                    let mut spec = Self::resolve_in(rest, workdir)?;
+                    // Named before it is built: a build's error names the bot, not its file.
+                    let mut spec = Self::resolve_as(rest, workdir, Some(name))?;
                     spec.name = name.to_string();
                     spec.origin = arg.to_string();
                     return Ok(spec);
@@ -149,6 +150,16 @@ impl BotSpec {
 
     /// [`BotSpec::resolve`] as if typed in `workdir` (`None`: the current directory).
     pub fn resolve_in(arg: &str, workdir: Option<&Path>) -> Result<BotSpec, SpecError> {
+        Self::resolve_as(arg, workdir, None)
+    }
+
+    /// [`BotSpec::resolve_in`], a source file (alone or in a folder without a bot.toml) built
+    /// under `name` where one is given (`NAME=BOT`), else under its file's or folder's name.
+    fn resolve_as(
+        arg: &str,
+        workdir: Option<&Path>,
+        name: Option<&str>,
+    ) -> Result<BotSpec, SpecError> {
         let joined = workdir.map(|w| w.join(arg));
         let path = joined.as_deref().unwrap_or(Path::new(arg));
         let here = || match workdir {
@@ -156,11 +167,12 @@ impl BotSpec {
             None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         };
         if path.is_dir() {
-            return Self::from_dir(arg, path);
+            return Self::from_dir(arg, path, name);
         }
         if path.is_file() {
             if super::source::Language::of(path).is_some() {
-                return Ok(super::source::resolve(arg, path, stem(path))?);
+                let name = name.map_or_else(|| stem(path), str::to_string);
+                return Ok(super::source::resolve(arg, path, name)?);
             }
             let program = absolute(path);
             return Ok(BotSpec {
@@ -192,11 +204,12 @@ impl BotSpec {
         })
     }
 
-    fn from_dir(origin: &str, dir: &Path) -> Result<BotSpec, SpecError> {
+    fn from_dir(origin: &str, dir: &Path, name: Option<&str>) -> Result<BotSpec, SpecError> {
         let toml_path = dir.join("bot.toml");
         if !toml_path.is_file() {
             if let Some(file) = super::source::single_source(dir) {
-                return Ok(super::source::resolve(origin, &file, stem(&absolute(dir)))?);
+                let name = name.map_or_else(|| stem(&absolute(dir)), str::to_string);
+                return Ok(super::source::resolve(origin, &file, name)?);
             }
             return Err(SpecError::NoBotToml {
                 origin: origin.into(),

@@ -64,7 +64,7 @@ pub enum BotError {
     #[error("{0}")]
     Input(#[from] InputError),
     #[error("bad Impasse input: {0}")]
-    Arena(String),
+    Arena(crate::game::PositionError),
 }
 
 /// The format learned from the first turn.

@@ -9,7 +9,8 @@
 //! and [`TextGame`] gives it its texts, history and [`Game`].
 
 use crate::game::{
-    BoardView, CellShape, CellView, Game, GameInfo, Outcome, Rules, Setup, TextGame, Variant,
+    BoardView, CellShape, CellView, Game, GameInfo, Outcome, PositionError, Rules, Setup, TextGame,
+    Variant,
 };
 use std::fmt::Write as _;
 
@@ -105,13 +106,23 @@ impl Rules for Nim {
     }
 }
 
-fn from_position(setup: &Setup, text: &str) -> Result<Box<dyn Game>, String> {
-    let (pile, seat) = text.split_once(' ').ok_or("expected `pile seat`")?;
-    let pile = pile.parse().map_err(|_| format!("bad pile {pile:?}"))?;
-    let seat: usize = seat.parse().map_err(|_| format!("bad seat {seat:?}"))?;
-    if seat >= setup.seats {
-        return Err(format!("seat {seat} of {}", setup.seats));
-    }
+fn from_position(setup: &Setup, text: &str) -> Result<Box<dyn Game>, PositionError> {
+    let (pile, seat) = text.split_once(' ').ok_or(PositionError::Form {
+        expected: "`pile seat`".into(),
+        got: None,
+    })?;
+    let pile = pile.parse().map_err(|_| PositionError::NotANumber {
+        what: "pile",
+        text: pile.to_string(),
+    })?;
+    let seat: usize = seat
+        .parse()
+        .ok()
+        .filter(|&s| s < setup.seats)
+        .ok_or_else(|| PositionError::SeatToMove {
+            max: setup.seats - 1,
+            got: seat.to_string(),
+        })?;
     Ok(Box::new(Nim::new(setup.seats, pile, seat)))
 }
 

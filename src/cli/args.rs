@@ -57,6 +57,11 @@ pub struct GamesArgs {
     /// A game's name: show its statement [default: list every game].
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+    /// A CodinGame SDK game (its source folder, jar or class path, as --referee takes it):
+    /// show its players and its leagues (the numbers --league takes, and which one a run plays
+    /// by default) [default: none].
+    #[arg(long, value_name = "GAME", conflicts_with = "name")]
+    pub referee: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -222,7 +227,9 @@ pub struct ReportArgs {
     /// Results folders of tournament or sprt runs; several are merged into one report.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// Where to write the report [default: DIR/report.html of the first DIR].
+    /// Where to write the report [default: DIR/report.html of the first DIR]. Its replay
+    /// pages go beside it: in its folder's replays/ (replays-K for the K-th of several DIRs),
+    /// or in DIR/replays for DIR's own report; nothing else is written into a DIR.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }
@@ -340,9 +347,9 @@ impl TournamentArgs {
             format: self.format,
             games: self.games,
             tables: self.tables,
-            opening_plies: self.run.opening_plies,
-            openings: self.run.openings.clone(),
-            openings_order: self.run.openings_order,
+            opening_plies: self.run.opening.plies(),
+            openings: self.run.opening.openings.clone(),
+            openings_order: self.run.opening.order(),
             seed: self.run.seed,
             replays: self.replays,
             shard: self.shard,
@@ -379,9 +386,9 @@ impl SprtArgs {
             new: self.new.clone().unwrap_or_default(),
             old: self.old.clone().unwrap_or_default(),
             max_pairs: self.max_pairs,
-            opening_plies: self.run.opening_plies,
-            openings: self.run.openings.clone(),
-            openings_order: self.run.openings_order,
+            opening_plies: self.run.opening.plies(),
+            openings: self.run.opening.openings.clone(),
+            openings_order: self.run.opening.order(),
             seed: self.run.seed,
             sprt: (&self.sprt).into(),
             game: self.game.settings(),

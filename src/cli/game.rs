@@ -26,10 +26,11 @@ pub struct GameOpts {
     /// statement describes it) [default: the standard start].
     #[arg(long, value_name = "TEXT")]
     pub position: Option<String>,
-    /// Play an external referee's game instead of --game: a command line speaking the
-    /// cg-brutaltester protocol ("java -jar referee.jar"), a folder with a referee.toml (see
-    /// docs/external-referees.md), or a CodinGame SDK game's class path (see
-    /// docs/sdk-referees.md) [default: none]. --seats sets its players (default 2).
+    /// Play a game whose rules are another program instead of --game: a CodinGame SDK game's
+    /// source folder (its pom.xml and src/main/java, built once and cached), jar or class path
+    /// (see docs/sdk-referees.md), a folder with a referee.toml, or a command line speaking the
+    /// cg-brutaltester protocol ("java -jar referee.jar"; see docs/external-referees.md)
+    /// [default: none]. --seats sets its players (default 2).
     #[arg(long, value_name = "COMMAND")]
     pub referee: Option<String>,
     /// Send the external referee `###Seed N` before `###Start`, N from the table's seed (the
@@ -42,8 +43,10 @@ pub struct GameOpts {
     /// or its referee.toml's message_ms; 15000 for a CodinGame SDK game].
     #[arg(long, value_name = "MS")]
     pub referee_timeout_ms: Option<u64>,
-    /// The league level of a CodinGame SDK game (--referee naming its class path), as the
-    /// game's statement numbers them from 1 (Wood 2 is often 1) [default: 1].
+    /// The league of a CodinGame SDK game (--referee naming it), a number from 1 (the first
+    /// Wood league's rules) to the game's highest (its full rules, Bronze and up on CodinGame),
+    /// as its files list them (`arbiter games --referee GAME` shows them); one past its highest
+    /// is refused [default: the game's highest; 1 where its files list no leagues].
     #[arg(long, value_name = "N")]
     pub league: Option<u32>,
     /// A game parameter for a CodinGame SDK game, sent with its start (repeatable); the seed is

@@ -1,6 +1,6 @@
 //! `arbiter league ...`: the options of the league's subcommands.
 
-use super::GameOpts;
+use super::{GameOpts, OpeningOpts};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -26,6 +26,10 @@ pub enum LeagueCommand {
     /// Make a token for a worker on another machine (printed once, kept hashed in DIR), or
     /// revoke one.
     Token(LeagueTokenArgs),
+    /// Make a token for the author of bot NAME (printed once, its last line; kept hashed in
+    /// DIR): it may upload and replace bot NAME and read its build log, nothing else. Or revoke
+    /// one.
+    Author(LeagueAuthorArgs),
     /// Play a league's games on this machine: connect out to the league at URL, lease games,
     /// fetch and build their bots, play them in arbiter's sandbox and send the results.
     Work(LeagueWorkArgs),
@@ -43,6 +47,20 @@ pub struct LeagueTokenArgs {
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Revoke NAME's token instead: the worker is refused from its next call.
+    #[arg(long)]
+    pub revoke: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueAuthorArgs {
+    /// The league's folder (on the server).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The bot the token may upload (letters, digits, '-', '_', '.', starting with a letter or
+    /// a digit); a new token replaces its old one.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Revoke NAME's author token instead: it is refused from its next call.
     #[arg(long)]
     pub revoke: bool,
 }
@@ -133,6 +151,10 @@ pub struct LeagueServeArgs {
     /// Seeds every table of a new league [default: a random seed].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    // Where each game starts, as for `tournament`: each table (the pair of games with seats
+    // swapped) plays one opening. Recorded in DIR/league.toml when the league is made.
+    #[command(flatten)]
+    pub opening: OpeningOpts,
     #[command(flatten)]
     pub game: GameOpts,
 }
@@ -148,13 +170,53 @@ pub struct LeagueAddArgs {
     #[arg(value_name = "BOT", required = true)]
     pub bots: Vec<String>,
     /// The league's admin token, for a league given by its URL (the admin-token file in its
-    /// folder).
-    #[arg(long, value_name = "T")]
+    /// folder). Other users see a command line (`ps`): prefer --token-file.
+    #[arg(long, value_name = "T", conflicts_with = "token_file")]
     pub token: Option<String>,
-    /// Test the (one) new bot against this bot of the league with a pentanomial SPRT: their
-    /// pairs of games come first until it decides.
+    /// A file that holds the token alone (the admin's, or for one bot its author's from
+    /// `arbiter league author DIR NAME`), readable by its owner alone (mode 0600: a file others
+    /// can read is refused).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Test the (one) new bot against this bot of the league with a pentanomial SPRT (as
+    /// fishtest: several candidates may run at once, each its own test): the tests get half of
+    /// the league's new tables together (`candidate_share` in league.toml's [matchmaking],
+    /// default 0.5), the other bots play the rest. The test ends at H1, H0, --max-pairs, or
+    /// when NEW is removed or replaced; its verdict is kept in DIR/sprt.jsonl.
     #[arg(long, value_name = "OLD")]
     pub candidate: Option<String>,
+    /// The candidate's H0: NEW is not better than this, in normalized Elo (default 0).
+    #[arg(
+        long,
+        value_name = "ELO",
+        requires = "candidate",
+        allow_negative_numbers = true
+    )]
+    pub elo0: Option<f64>,
+    /// The candidate's H1: NEW is better by at least this, in normalized Elo (default 5).
+    #[arg(
+        long,
+        value_name = "ELO",
+        requires = "candidate",
+        allow_negative_numbers = true
+    )]
+    pub elo1: Option<f64>,
+    /// Pairs of games after which the candidate's test ends undecided (default 2000).
+    #[arg(long, value_name = "N", requires = "candidate")]
+    pub max_pairs: Option<u64>,
+}
+
+impl LeagueAddArgs {
+    /// The candidate's bounds, the defaults where not given (none without --candidate).
+    pub fn sprt_bounds(&self) -> Option<arbiter::league::sprt::Bounds> {
+        self.candidate.as_ref()?;
+        let d = arbiter::league::sprt::Bounds::default();
+        Some(arbiter::league::sprt::Bounds {
+            elo0: self.elo0.unwrap_or(d.elo0),
+            elo1: self.elo1.unwrap_or(d.elo1),
+            max_pairs: self.max_pairs.unwrap_or(d.max_pairs),
+        })
+    }
 }
 
 #[derive(Args, Debug)]

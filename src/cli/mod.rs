@@ -185,6 +185,7 @@ pub fn spelling(opt: arbiter::options::Opt) -> &'static str {
         Opt::Tables => "--tables",
         Opt::TimeLimit => "--time-limit",
         Opt::Token => "--token",
+        Opt::TokenFile => "--token-file",
         Opt::TrustBuilds => "--trust-builds",
         Opt::TurnMs => "--turn-ms",
         Opt::Variant => "--variant",

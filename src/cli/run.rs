@@ -5,16 +5,17 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
 
-/// How a run of many games is played: openings, seeds, and where the games run.
-#[derive(Args, Debug)]
-pub struct RunOpts {
+/// Where each game starts: random opening plies and an opening book (a tournament's, an SPRT's,
+/// a grading's and a league's).
+#[derive(Args, Debug, Clone)]
+pub struct OpeningOpts {
     /// Random legal plies the referee plays before the bots take over, so that deterministic
     /// bots play different games. 0 starts every game from the game's start position, as the
     /// CodinGame arena does. With K > 0 a bot's first input is a position after K random moves
     /// (for Impasse: White's first last move is not `null` and the board is not the standard
-    /// start), so only bots that read the position from their input can play.
-    #[arg(long, default_value_t = 0, value_name = "K")]
-    pub opening_plies: u32,
+    /// start), so only bots that read the position from their input can play [default: 0].
+    #[arg(long, value_name = "K")]
+    pub opening_plies: Option<u32>,
     /// Start each table round from the next line of an opening book: a file with one opening a
     /// line (move texts from the start, separated by spaces; `#` starts a comment), or a
     /// built-in book (`draughts-3move`). Every line is checked before any game; random
@@ -22,9 +23,28 @@ pub struct RunOpts {
     #[arg(long, value_name = "FILE|NAME")]
     pub openings: Option<String>,
     /// How table rounds walk through the book: `in-order` (round n takes line n, cycling) or
-    /// `shuffled` (a permutation drawn from the master seed).
-    #[arg(long, value_enum, default_value = "in-order", value_name = "ORDER")]
-    pub openings_order: arbiter::tournament::openings::Order,
+    /// `shuffled` (a permutation drawn from the master seed) [default: in-order].
+    #[arg(long, value_enum, value_name = "ORDER")]
+    pub openings_order: Option<arbiter::tournament::openings::Order>,
+}
+
+impl OpeningOpts {
+    /// The random plies asked for (0 unless given).
+    pub fn plies(&self) -> u32 {
+        self.opening_plies.unwrap_or(0)
+    }
+
+    /// The book's order asked for (in order unless given).
+    pub fn order(&self) -> arbiter::tournament::openings::Order {
+        self.openings_order.unwrap_or_default()
+    }
+}
+
+/// How a run of many games is played: openings, seeds, and where the games run.
+#[derive(Args, Debug)]
+pub struct RunOpts {
+    #[command(flatten)]
+    pub opening: OpeningOpts,
     /// Master seed: fixes every pair's seed and opening [default: random, recorded].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,

@@ -1,10 +1,10 @@
 //! `arbiter bench league`: the league server under simulated workers (the measuring lives in
-//! [`arbiter::league::load`]); prints each phase against its floor, then the server's memory
+//! [`arbiter::bench::league`]); prints each phase against its floor, then the server's memory
 //! over the long run.
 
 use crate::cli::BenchLeagueArgs;
 use anyhow::{bail, Context, Result};
-use arbiter::league::load::{self, LoadConfig, LoadReport};
+use arbiter::bench::league::{self as load, LoadConfig, LoadReport};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;

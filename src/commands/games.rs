@@ -11,6 +11,18 @@ use std::time::Instant;
 
 pub fn games(args: GamesArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
+    if let Some(referee) = &args.referee {
+        let Some(detected) = arbiter::referee::sdk::detect(referee, None) else {
+            bail!(
+                "{referee} is not a CodinGame SDK game (a source folder with a pom.xml and \
+                 src/main/java, or a jar or class path holding com/codingame/game/Referee.class): \
+                 `arbiter games --referee` shows an SDK game's players and leagues"
+            );
+        };
+        let folder = arbiter::referee::sdk::game_folder(&detected);
+        catalogue::sdk_game(&mut out, referee, folder.as_deref())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     match &args.name {
         None => catalogue::list(&mut out)?,
         Some(name) => catalogue::statement(&mut out, game::find(name)?)?,

@@ -47,11 +47,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         workdir: std::env::current_dir()?,
         games: args.games,
         tables: args.tables,
-        opening_plies: args.run.opening_plies,
+        opening_plies: args.run.opening.plies(),
         seed: args.run.seed.unwrap_or_else(crate::cli::fresh_seed),
         game,
     };
-    fresh.check(args.run.openings.as_deref())?;
+    fresh.check(args.run.opening.openings.as_deref())?;
     fresh.check_same_class(&out, args.run.seed.is_some())?;
     let opened = start::open(
         None,

@@ -6,13 +6,13 @@
 use crate::cli::LeagueSlurmArgs;
 use anyhow::{bail, Context, Result};
 use arbiter::league::slurm::WorkerJob;
-use arbiter::league::{token_file, worker::net};
+use arbiter::league::{client, token_file};
 use std::process::ExitCode;
 use std::time::Duration;
 
 pub fn run(args: LeagueSlurmArgs) -> Result<ExitCode> {
     let url = args.url.trim_end_matches('/').to_string();
-    if net::authority(&url).is_none() {
+    if client::authority(&url).is_none() {
         bail!("{url} is not a league's address: give it as http://HOST:PORT, as the cluster's nodes reach the server");
     }
     // Checked here, on the machine that submits, so that a token file others can read (or no

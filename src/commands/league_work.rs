@@ -1,7 +1,8 @@
 //! `arbiter league token` (on the server's folder) and `arbiter league work` (on any machine):
-//! workers on other machines (issue 38).
+//! workers on other machines (issue 38); `arbiter league author` (on the server's folder): a
+//! token for one bot's author (issue 45).
 
-use crate::cli::{LeagueTokenArgs, LeagueWorkArgs};
+use crate::cli::{LeagueAuthorArgs, LeagueTokenArgs, LeagueWorkArgs};
 use anyhow::Result;
 use arbiter::league::{folder, tokens, worker};
 use std::process::ExitCode;
@@ -15,11 +16,40 @@ pub fn token(args: LeagueTokenArgs) -> Result<ExitCode> {
         eprintln!("revoked the token of worker {}", args.name);
     } else {
         let token = tokens::issue(&args.dir, &args.name)?;
+        // The example keeps the token off the worker's command line, where `ps` shows it to
+        // every user of that machine.
         eprintln!(
-            "worker {}'s token (shown once; kept hashed in {}): run on the worker machine\n  \
-             arbiter league work http://SERVER:PORT --token TOKEN",
+            "worker {}'s token (shown once, on stdout; kept hashed in {}). On the worker \
+             machine, put it in a file only you read and start the worker with it:\n  \
+             (umask 077; cat > ~/.arbiter-token)    # paste the token, then Ctrl-D\n  \
+             arbiter league work http://SERVER:PORT --token-file ~/.arbiter-token",
             args.name,
             args.dir.join(tokens::FILE).display()
+        );
+        println!("{token}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn author(args: LeagueAuthorArgs) -> Result<ExitCode> {
+    if folder::load_settings(&args.dir)?.is_none() {
+        return Err(folder::FolderError::NoLeague { dir: args.dir }.into());
+    }
+    let kind = tokens::Kind::Author;
+    if args.revoke {
+        tokens::revoke_for(&args.dir, kind, &args.name)?;
+        eprintln!("revoked the author token of bot {}", args.name);
+    } else {
+        let token = tokens::issue_for(&args.dir, kind, &args.name)?;
+        eprintln!(
+            "the author token of bot {} (shown once; kept hashed in {}): it may upload and \
+             replace bot {} and read its build log, nothing else. Give it to its author, who \
+             puts it in a file only they read and runs\n  \
+             arbiter league add http://SERVER:PORT {}=PATH --token-file FILE",
+            args.name,
+            args.dir.join(kind.file()).display(),
+            args.name,
+            args.name
         );
         println!("{token}");
     }

@@ -64,6 +64,17 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         &out.join(arbiter::results::records::FILE),
     )?;
     merge_end::file_notes(&[], 0, merged_records.skipped);
+    // An SDK game's own viewer, which each shard's run wrote into its replays: one serves all.
+    let viewer = |dir: &std::path::Path| {
+        dir.join("replays")
+            .join(arbiter::report::html::sdk_view::FILE)
+    };
+    if let Some(from) = inputs.iter().map(|i| viewer(&i.dir)).find(|p| p.is_file()) {
+        let to = viewer(&out);
+        std::fs::create_dir_all(out.join("replays"))
+            .and_then(|_| std::fs::copy(&from, &to))
+            .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    }
     let report = out.join(arbiter::report::html::FILE);
     let written = arbiter::report::html::write_report(
         std::slice::from_ref(&out),

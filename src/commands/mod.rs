@@ -42,10 +42,10 @@ pub fn stopped(signal: i32) -> ExitCode {
 }
 
 /// The exit of a run that ended: `finished` for one that played on, or [`stopped`].
-fn ended(outcome: arbiter::engine::Outcome) -> Option<ExitCode> {
+fn ended(outcome: arbiter::engine::Completion) -> Option<ExitCode> {
     match outcome {
-        arbiter::engine::Outcome::Finished => None,
-        arbiter::engine::Outcome::Stopped { signal } => Some(stopped(signal)),
+        arbiter::engine::Completion::Finished => None,
+        arbiter::engine::Completion::Stopped { signal } => Some(stopped(signal)),
     }
 }
 

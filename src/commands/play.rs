@@ -51,6 +51,11 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     if let Some(note) = args.game.memory_note() {
         eprintln!("arbiter: {note}");
     }
+    // An SDK game's referee is checked as a run's is: its first frame tells the game's own
+    // turn limits, which the bots are then told (and the replay keeps) as each turn enforces.
+    if choice.sdk_game().is_some() {
+        choice.check(&mut cfg)?;
+    }
     cfg.record_turns = args.replay.is_some();
     cfg.record_inputs = cfg.record_turns;
     let bots = resolve(&args.bots)?;
@@ -68,8 +73,11 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     }
     let seed = args.seed.unwrap_or_else(cli::fresh_seed);
     let start = || choice.start(seed).map(|g| (g, Vec::new()));
-    let result = referee::play_choice(&choice, start, &bots, &cfg, seed)
-        .map_err(|(_, e)| anyhow::Error::msg(e))?;
+    let result =
+        referee::play_choice(&choice, start, &bots, &cfg, seed).map_err(|e| match e.machine() {
+            Some(m) => anyhow::anyhow!("{}; {} ({})", e.detail(), m.what(), m.advice()),
+            None => anyhow::Error::msg(e.detail()),
+        })?;
     // A bot given as a source file runs from its build folder in the cache: its stderr is
     // shown with the path the user gave instead (the replay file keeps the raw text, and the
     // bots as typed for its page).
@@ -83,6 +91,17 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
         };
         arbiter::results::replay::write_typed(path, &result, &cfg, &choice, Some(typed))
             .with_context(|| format!("writing the replay to {}", path.display()))?;
+        // An SDK game's own viewer, for the page `arbiter replay` makes of the file.
+        if let Some(game) = choice.sdk_game() {
+            let viewer = report::html::sdk_view::beside(path);
+            if let Err(e) = report::html::sdk_view::install_at(&viewer, game) {
+                eprintln!(
+                    "arbiter: warning: the replay's page will show the game as text steps: its \
+                     viewer could not be written to {}: {e}",
+                    viewer.display()
+                );
+            }
+        }
     }
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -38,7 +38,17 @@ pub fn replay(args: ReplayArgs) -> Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| args.file.with_extension("html"));
-    let page = html::viewer::page(&rec, None)?;
+    // An SDK game is drawn by its own viewer where one was written for it.
+    let viewer = match rec.external.as_ref().and_then(|e| e.sdk.as_ref()) {
+        Some(_) => html::sdk_view::for_replay(&args.file),
+        None => None,
+    };
+    let page = match &viewer {
+        Some(text) => {
+            html::viewer::page_with_viewer(&rec, None, html::viewer::Viewer::Inline(text))?
+        }
+        None => html::viewer::page(&rec, None)?,
+    };
     std::fs::write(&out, page).with_context(|| format!("writing {}", out.display()))?;
     println!("Replay: {}", out.display());
     Ok(ExitCode::SUCCESS)

@@ -27,6 +27,23 @@ pub struct NameClash {
     pub second: String,
 }
 
+/// Bots that could not be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckBotsError {
+    #[error(transparent)]
+    Clash(#[from] NameClash),
+    /// The machine could not start a bot to test it: no bot is broken.
+    #[error(
+        "bot '{bot}' could not be test-started: {}: {detail}; no bot failed, so none is called \
+         broken: {}, then start again", fault.what(), fault.advice()
+    )]
+    Machine {
+        bot: String,
+        fault: crate::bot::MachineFault,
+        detail: String,
+    },
+}
+
 /// Resolves every BOT argument as typed in `workdir`, where the run began: paths are found from
 /// there without changing the process's working directory (shared by every thread).
 pub fn resolve_in(
@@ -47,7 +64,7 @@ pub fn check_bots(
     cfg: &RefereeConfig,
     build: bool,
     consumers: &mut [&mut dyn Consumer],
-) -> Result<BotCheck, NameClash> {
+) -> Result<BotCheck, CheckBotsError> {
     let mut specs = Vec::new();
     let mut problems: Vec<Option<String>> = Vec::new();
     for (origin, resolution) in resolved {
@@ -84,7 +101,8 @@ pub fn check_bots(
                 name: a.name.clone(),
                 first: b.origin.clone(),
                 second: a.origin.clone(),
-            });
+            }
+            .into());
         }
     }
     for bot in 0..specs.len() {
@@ -125,10 +143,26 @@ pub fn check_bots(
             }
         });
         let spec = &specs[bot];
-        let checked = built.and_then(|()| {
-            let mut p = BotProcess::spawn(spec, &cfg.limits, &[]).map_err(|e| chain(&e))?;
-            p.shutdown(cfg.kill_grace);
-            Ok(())
+        let started = match built {
+            Ok(()) => Some(BotProcess::spawn(spec, &cfg.limits, &[])),
+            Err(_) => None,
+        };
+        if let Some(Err(e)) = &started {
+            if let Some(fault) = e.machine {
+                return Err(CheckBotsError::Machine {
+                    bot: spec.name.clone(),
+                    fault,
+                    detail: chain(e),
+                });
+            }
+        }
+        let checked = built.and_then(|()| match started {
+            Some(Ok(mut p)) => {
+                p.shutdown(cfg.kill_grace);
+                Ok(())
+            }
+            Some(Err(e)) => Err(chain(&e)),
+            None => Ok(()),
         });
         match checked {
             Ok(()) => {

@@ -11,18 +11,20 @@ use std::path::Path;
 
 /// How the games of [`play_into`] ended.
 #[derive(Debug)]
-pub struct Played {
+pub struct DriveReport {
     /// The first game that could not be recorded, and why (games stopped being handed out).
     pub failure: Option<RecordError>,
     /// The stop signal that ended the games, if one did.
     pub stopped: Option<i32>,
+    /// The first game the machine could not start (games stopped being handed out).
+    pub unplayed: Option<crate::tournament::Unplayed>,
     /// The games where bots waited long for a CPU.
     pub starved: Starved,
 }
 
 /// Plays `todo` with `runner`, recording each finished game in `out` (games.csv through `csv`,
 /// records.jsonl, failures/, with `replays` a replay file each) and telling `consumers`. The
-/// first error in recording stops handing out games and is returned in [`Played`] once the
+/// first error in recording stops handing out games and is returned in [`DriveReport`] once the
 /// games under way have ended; failing to open the records is the error.
 pub fn play_into(
     runner: &Runner,
@@ -31,12 +33,13 @@ pub fn play_into(
     out: &Path,
     replays: bool,
     consumers: &mut [&mut dyn Consumer],
-) -> Result<Played, RecordError> {
+) -> Result<DriveReport, RecordError> {
     let mut recorder = Recorder::open(csv, out, replays, runner.game, runner.referee)?;
     let end = super::play(runner, todo, &mut recorder, consumers);
-    Ok(Played {
+    Ok(DriveReport {
         failure: end.failure.map(|(_, e)| e),
         stopped: end.stopped,
+        unplayed: end.unplayed,
         starved: recorder.into_starved(),
     })
 }

@@ -5,7 +5,7 @@
 //! with what differs between them a [`Kind`] (its hooks: which bots, which field, which games)
 //! and what is shown a [`Consumer`]. A stop signal while the games go on is an event of the
 //! engine: no more games are handed out, [`Event::Stopping`] is told, the games that ended
-//! before it are recorded, and the run returns [`Outcome::Stopped`]. They share one
+//! before it are recorded, and the run returns [`Completion::Stopped`]. They share one
 //! play-and-record loop: the bot checks
 //! ([`check_bots`]), the worker pool ([`Runner`]), the records written the moment a game ends
 //! ([`Recorder`]: games.csv, records.jsonl, failures/, replays/), and the decision whether a game
@@ -35,16 +35,16 @@ pub mod sprt;
 pub mod start;
 pub mod stop;
 
-pub use bots::{check_bots, resolve_in, BotCheck, NameClash};
+pub use bots::{check_bots, resolve_in, BotCheck, CheckBotsError, NameClash};
 pub use detached::Detached;
-pub use drive::{play_into, Played};
+pub use drive::{play_into, DriveReport};
 pub use game_settings::{
     GameSettings, GameSettingsError, DEFAULT_FIRST_TURN_MS, DEFAULT_GAME, DEFAULT_TURN_MS,
 };
-pub use placement::{load_average, Placement};
+pub use placement::{files_for_games, load_average, Placement};
 pub use record::{RecordError, Recorder};
 pub use run::{
-    prepare, run, Context, Kind, Outcome, Prepared, Ran, Ready, Request, RunError, RunSettings,
+    prepare, run, Completion, Context, Kind, Prepared, Ran, Ready, Request, RunError, RunSettings,
 };
 pub use start::{SprtRequest, StartError, TournamentRequest};
 
@@ -91,7 +91,7 @@ pub enum Event<'a> {
     },
     /// The games begun by [`Event::Playing`] are over (every one recorded, or a record failed,
     /// or a stop signal ended them).
-    Played(&'a Played),
+    Played(&'a DriveReport),
     /// A game ended and is recorded.
     GameFinished(&'a Finished),
     /// A game ended but could not be recorded; no more games are handed out.
@@ -153,6 +153,9 @@ pub struct RunEnd {
     pub recorded: usize,
     /// The first game that could not be recorded, and why.
     pub failure: Option<(u64, RecordError)>,
+    /// The first game the machine could not start (no more were handed out; it and the games
+    /// not handed out are played by a continued run).
+    pub unplayed: Option<crate::tournament::Unplayed>,
     /// The stop signal that ended the run, if one did (see [`Event::Stopping`]).
     pub stopped: Option<i32>,
 }
@@ -209,8 +212,15 @@ pub fn play(
                 let _ = tell(consumers, &Event::Stopping { signal });
             }
             let mut ready = held.release(Instant::now(), stopping);
-            if let Some(f) = next {
-                ready.extend(held.admit(f, Instant::now(), stopping));
+            match next {
+                Some(Ok(f)) => ready.extend(held.admit(f, Instant::now(), stopping)),
+                // The machine failed, not a bot: nothing is recorded, and no game is handed out
+                // that would fail the same way.
+                Some(Err(unplayed)) => {
+                    halt.store(true, Ordering::Relaxed);
+                    end.unplayed.get_or_insert(unplayed);
+                }
+                None => {}
             }
             for step in ready {
                 let flow = match step {
@@ -326,6 +336,10 @@ mod tests {
         };
         let end = play(&runner, &games, &mut recorder, &mut [&mut follow]);
         assert_eq!((end.recorded, end.stopped), (6, None));
+        assert!(
+            end.unplayed.is_none(),
+            "a missing program is the bot's failure"
+        );
         assert!(end.failure.is_none());
         told.sort_unstable();
         assert_eq!(told, (0..6).collect::<Vec<u64>>());

@@ -13,6 +13,11 @@ const FILES_PER_GAME: u64 = 64;
 /// Files the rest of a run holds open (its results, the report, the standard streams).
 const FILES_RESERVED: u64 = 64;
 
+/// The open files `games` games at once hold, with the rest of a run.
+pub fn files_for_games(games: usize) -> u64 {
+    FILES_RESERVED.saturating_add(FILES_PER_GAME.saturating_mul(games as u64))
+}
+
 /// The most games at once that `limit` open files allow (at least one).
 fn games_within(limit: u64) -> usize {
     (limit.saturating_sub(FILES_RESERVED) / FILES_PER_GAME).clamp(1, usize::MAX as u64) as usize
@@ -59,7 +64,7 @@ impl Placement {
         // Games past what the open-file limit holds would fail to start their bots.
         let limit = crate::bot::open_files::limit();
         let concurrency = wanted.min(games_within(limit));
-        let needed = FILES_RESERVED.saturating_add(FILES_PER_GAME.saturating_mul(wanted as u64));
+        let needed = files_for_games(wanted);
         let lowered = (concurrency < wanted).then_some((wanted, needed, limit));
         let cpus = allowed_cpus().len();
         let load = load_average();

@@ -36,6 +36,14 @@ pub enum RunError {
     /// The game's referee cannot play (it did not start or speak the protocol).
     #[error(transparent)]
     Referee(#[from] crate::referee::CheckError),
+    /// The machine could not start a game's processes: the run stopped rather than record
+    /// games no bot lost.
+    #[error(
+        "{0}. The run stopped (the games recorded are kept): {advice}, then run the same command \
+         again to play the rest",
+        advice = .0.fault.advice()
+    )]
+    Machine(crate::tournament::Unplayed),
 }
 
 macro_rules! start_error {
@@ -53,7 +61,7 @@ start_error!(
     super::settings::OpeningsError,
     super::settings::GrowError,
     crate::results::lock::LockError,
-    super::NameClash,
+    super::CheckBotsError,
     std::io::Error
 );
 
@@ -234,7 +242,7 @@ pub struct Ready<'a> {
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Completion {
     /// Every game was played (or the kind saw enough).
     Finished,
     /// A stop signal (number `signal`) ended it: every game that ended before it is recorded.
@@ -249,7 +257,7 @@ pub struct Ran<S> {
     pub field: BotCheck,
     /// games.csv.
     pub games_csv: PathBuf,
-    pub outcome: Outcome,
+    pub outcome: Completion,
     _lock: FolderLock,
 }
 
@@ -323,7 +331,7 @@ pub fn prepare<K: Kind>(
         .referee_config_in(choice.default_max_turns(), Some(settings.workdir()))?;
     kind.configure(&settings, &mut cfg);
     // A referee that cannot start or speak the protocol stops the run before any game.
-    choice.check(&cfg)?;
+    choice.check(&mut cfg)?;
     let context = Context {
         settings: &settings,
         dir: &dir,
@@ -389,7 +397,7 @@ pub fn run<K: Kind>(
     };
     let _ = tell(&mut with_kind(consumers, kind), &Event::Ready(&ready));
 
-    let mut outcome = Outcome::Finished;
+    let mut outcome = Completion::Finished;
     while !todo.is_empty() {
         let runner = prepared.runner(placement.concurrency, placement.pin_cpus);
         let mut all = with_kind(consumers, kind);
@@ -407,8 +415,11 @@ pub fn run<K: Kind>(
         if let Some(e) = played.failure {
             return Err(e.into());
         }
+        if let Some(unplayed) = played.unplayed {
+            return Err(RunError::Machine(unplayed));
+        }
         if let Some(signal) = played.stopped {
-            outcome = Outcome::Stopped { signal };
+            outcome = Completion::Stopped { signal };
             break;
         }
         if !kind.again(&mut todo) {

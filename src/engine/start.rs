@@ -5,7 +5,7 @@
 //! refusal is a [`StartError`] that says what to do; nothing here prints.
 
 use super::settings::{self, GrowError, OpeningsError, Recorded, SettingsError};
-use super::{GameSettingsError, NameClash};
+use super::{CheckBotsError, GameSettingsError};
 use crate::options::Opt;
 use crate::results::games_csv::{DoneSet, GamesCsv};
 use crate::results::lock::LockError;
@@ -29,7 +29,7 @@ pub enum StartError {
     #[error(transparent)]
     Lock(#[from] LockError),
     #[error(transparent)]
-    NameClash(#[from] NameClash),
+    CheckBots(#[from] CheckBotsError),
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("opening {}", path.display())]

@@ -17,6 +17,7 @@ pub mod draughts;
 pub mod hex37;
 pub mod impasse;
 pub mod moscow_ice;
+pub mod position_error;
 pub mod registry;
 pub mod rules;
 pub mod stackboard;
@@ -26,6 +27,7 @@ pub mod view;
 #[cfg(test)]
 mod conformance;
 
+pub use position_error::{NotLegal, PositionError};
 pub use registry::{
     find, lookup, start_default as new_game, GameError, GameInfo, RulesChoice, Setup, Variant,
     GAMES,

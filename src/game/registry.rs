@@ -2,7 +2,7 @@
 //! counts and variants it supports, its default turn limit, its statement for bot writers, and how
 //! to create a position from a setup (seats, variant, seed) or from its one-line text.
 
-use super::Game;
+use super::{Game, PositionError};
 
 /// One way a game can be played (board size, partnerships, a rule variant).
 #[derive(Debug)]
@@ -26,7 +26,7 @@ pub struct Setup {
 }
 
 /// Reads a position from its one-line text form, or says why it cannot.
-pub type FromPosition = fn(&Setup, &str) -> Result<Box<dyn Game>, String>;
+pub type FromPosition = fn(&Setup, &str) -> Result<Box<dyn Game>, PositionError>;
 
 /// A game arbiter knows.
 pub struct GameInfo {
@@ -98,7 +98,10 @@ pub enum GameError {
     #[error("an external referee seats 2 to {max} players (the protocol's ids are one digit), not {seats}")]
     ExternalSeats { seats: usize, max: usize },
     #[error("not a valid {game} position: {why}")]
-    Position { game: &'static str, why: String },
+    Position {
+        game: &'static str,
+        why: PositionError,
+    },
 }
 
 /// ` (did you mean 'NAME'?)` for the one name of `known` (comma-separated) closest to `typed`

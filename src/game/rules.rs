@@ -17,7 +17,7 @@
 
 use super::standard::{self, History};
 use super::view::SeatColour;
-use super::{BoardView, DrawRule, Game, GameInfo, Outcome, ScoreEnd};
+use super::{BoardView, DrawRule, Game, GameInfo, NotLegal, Outcome, ScoreEnd};
 use std::cell::{Cell, OnceCell};
 use std::fmt;
 
@@ -91,13 +91,23 @@ pub trait Rules: Send + 'static {
     fn outcome_at_turn_limit(&self) -> Outcome {
         Outcome::draw(self.seats())
     }
-    /// Per-seat scores kept in the record, as the game defines them (Impasse: checkers removed).
+    /// Per-seat scores kept in the record, as the game defines them (Impasse: checkers removed);
+    /// never negative, so that a forfeit's -1 stands below every one of them.
     fn scores(&self) -> Vec<i32>;
-    /// The scores a game's record shows, by how it ended. The default is [`Rules::scores`] in
-    /// every case; Impasse reports the arena's (-1 for a forfeit, 0 and 0 at the turn limit).
+    /// The scores a game's record shows, by how it ended. The default, every built-in game's
+    /// rule unless its statement says otherwise: [`Rules::scores`], except that a forfeit that
+    /// ends the game scores -1 for the forfeiting seat while every other seat keeps its own
+    /// score (so the forfeiter scores below every seat ranked above it, as [`Rules::scores`] is
+    /// never negative). Impasse reports the arena's (-1 against 0 for a forfeit, 0 and 0 at the
+    /// turn limit), draughts FMJD game points (0 against 2 for a forfeit).
     fn record_scores(&self, end: ScoreEnd) -> Vec<i32> {
-        let _ = end;
-        self.scores()
+        let mut scores = self.scores();
+        if let ScoreEnd::Forfeit(seat) = end {
+            if let Some(score) = scores.get_mut(seat) {
+                *score = -1;
+            }
+        }
+        scores
     }
     /// Takes `seat` out of the game after it forfeited. Returns true if the others play on (the
     /// seat never moves again and is ranked below every seat still playing), false if the
@@ -199,16 +209,16 @@ impl<R: Rules + Clone> TextGame<R> {
 
     /// Plays the move whose text is `text` (any spelling the game accepts), or says which moves
     /// are legal.
-    pub fn play_text(&mut self, text: &str) -> Result<(), String> {
+    pub fn play_text(&mut self, text: &str) -> Result<(), NotLegal> {
         match self.index_of_move(text) {
             Some(i) => {
                 self.play(i);
                 Ok(())
             }
-            None => Err(format!(
-                "{text:?} is not a legal move here; legal: {}",
-                self.legal_moves().join(", ")
-            )),
+            None => Err(NotLegal {
+                text: text.to_string(),
+                legal: self.legal_moves().to_vec(),
+            }),
         }
     }
 

@@ -6,6 +6,7 @@
 //! arbiter writes these files by rename (a new inode), so a token made or revoked, or a bot
 //! added, counts at the next request, as before.
 
+use super::locks::Locked;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -48,7 +49,7 @@ impl<T> Cached<T> {
     /// The contents, read with `read` (given the path) when the file changed since the last
     /// read, or was never read. A failed read is not kept: the next call reads again.
     pub fn get<E>(&self, read: impl FnOnce(&Path) -> Result<T, E>) -> Result<Arc<T>, E> {
-        let mut held = self.held.lock().unwrap();
+        let mut held = self.held.locked();
         let now = stamp(&self.path);
         if let Some((seen, value)) = held.as_ref() {
             if *seen == now {

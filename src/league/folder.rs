@@ -1,13 +1,17 @@
 //! A league's folder: everything a league is, so that a restarted server (or `league add` while
 //! none runs) finds it all there. `league.toml` holds the game and the matchmaking knobs,
 //! `bots.toml` the bots (added, removed), `schedule.jsonl` every game ever handed out (appended
-//! before it leaves, so a restart plays again what was scheduled and not recorded), and the
+//! before it leaves, so a restart plays again what was scheduled and not recorded),
+//! `cancelled.jsonl` the scheduled games that will never be played (a bot removed, replaced,
+//! suspended: each game ends recorded or cancelled), `sprt.jsonl` the SPRTs run inside the
+//! league (started, ended: a decided test is never run again), and the
 //! records as every run writes them (games.csv, records.jsonl, failures/). The admin token is
 //! kept hashed (`admin-token.sha256`, what the server checks) beside its plaintext
 //! (`admin-token`, mode 0600, what the command line reads); `server.json` says where a running
 //! server listens.
 
 use super::scheduler::{Game, Knobs};
+use crate::engine::settings::OpeningsSettings;
 use crate::engine::GameSettings;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -16,9 +20,13 @@ use std::path::{Path, PathBuf};
 pub const SETTINGS: &str = "league.toml";
 pub const BOTS: &str = "bots.toml";
 pub const SCHEDULE: &str = "schedule.jsonl";
+/// Every scheduled game that will not be played, a line each, with why and when.
+pub const CANCELLED: &str = "cancelled.jsonl";
 pub const TOKEN: &str = "admin-token";
 pub const TOKEN_HASH: &str = "admin-token.sha256";
 pub const SERVER: &str = "server.json";
+/// Rows of games.csv a start set aside (no reader takes them), with where and why.
+pub const SET_ASIDE: &str = "games-set-aside.jsonl";
 
 /// A league folder that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +47,32 @@ pub enum FolderError {
         dir.display(), dir.display(), crate::options::Opt::Game
     )]
     NoLeague { dir: PathBuf },
+    #[error(
+        "{} is in use by another arbiter (pid {pid}): its league's server, or a `league add` \
+         or `league remove` of it; stop that one first (a league has one server), or give \
+         another folder",
+        dir.display()
+    )]
+    Busy { dir: PathBuf, pid: String },
+    #[error(
+        "{} cannot be a league's folder: {} is a file; give another folder",
+        dir.display(),
+        file.display()
+    )]
+    NotAFolder { dir: PathBuf, file: PathBuf },
+    #[error(transparent)]
+    Lock(crate::results::lock::LockError),
+}
+
+/// Locks the league's folder `dir` for this process (made if new; removed again when this
+/// process leaves nothing in it), or says who holds it.
+pub fn lock(dir: &Path) -> Result<crate::results::lock::FolderLock, FolderError> {
+    use crate::results::lock::{FolderLock, LockError};
+    FolderLock::acquire(dir).map_err(|e| match e {
+        LockError::Busy { dir, pid } => FolderError::Busy { dir, pid },
+        LockError::NotAFolder { dir, file } => FolderError::NotAFolder { dir, file },
+        other => FolderError::Lock(other),
+    })
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
@@ -55,12 +89,37 @@ pub struct LeagueSettings {
     pub seed: u64,
     /// Where bot paths given on the command line are found from.
     pub workdir: PathBuf,
+    /// Random legal plies each table's games start with (after the book's line, if any), as
+    /// a tournament's `--opening-plies`.
+    #[serde(default)]
+    pub opening_plies: u32,
+    /// The opening book each table takes its line from, as a tournament's `--openings`.
+    #[serde(flatten)]
+    pub openings: OpeningsSettings,
     pub game: GameSettings,
     #[serde(default)]
     pub matchmaking: Knobs,
     /// Bots uploaded over HTTP (`[upload]`).
     #[serde(default)]
     pub upload: super::upload::Limits,
+    /// Remote workers (`[workers]`): sessions per token, games per session.
+    #[serde(default)]
+    pub workers: super::remote::WorkerLimits,
+    /// The HTTP connections' timeouts and caps (`[http]`).
+    #[serde(default)]
+    pub http: super::listen::Limits,
+    /// What the pages show everyone (`[page]`).
+    #[serde(default)]
+    pub page: PageSettings,
+}
+
+/// What the league's pages show everyone (`league.toml`, under `[page]`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PageSettings {
+    /// A bot's stderr on its page and in `/api/bots/NAME` for everyone; when false (the
+    /// default) only its author and the admin read it (`GET /api/bots/NAME/stderr`).
+    pub show_stderr: bool,
 }
 
 /// One bot of the league (`bots.toml`).
@@ -76,6 +135,13 @@ pub struct BotEntry {
     /// An SPRT of this bot against that one runs inside the league.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate_of: Option<String>,
+    /// That SPRT's bounds and pair limit (the defaults where none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<super::sprt::Bounds>,
+    /// Suspended after this many forfeits in a row: not played after a restart either, until
+    /// it is added again (which writes its entry anew).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspended: Option<u32>,
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -148,16 +214,85 @@ pub fn upsert(bots: &mut Vec<BotEntry>, entry: BotEntry) {
     }
 }
 
-/// The schedule log, appended game by game.
-pub struct ScheduleLog {
-    file: std::fs::File,
-    path: PathBuf,
-}
+/// The schedule log, appended game by game (one more [`JsonLines`]).
+pub struct ScheduleLog(JsonLines);
 
 impl ScheduleLog {
     /// Opens the log and reads the games it holds (a torn last line is cut off).
     pub fn open(dir: &Path) -> Result<(ScheduleLog, Vec<Game>), FolderError> {
-        let path = dir.join(SCHEDULE);
+        let (lines, games) = JsonLines::open(dir, SCHEDULE, "schedule log")?;
+        Ok((ScheduleLog(lines), games))
+    }
+
+    /// Appends `games` in one write.
+    pub fn append(&mut self, games: &[Game]) -> Result<(), FolderError> {
+        self.0.append(games)
+    }
+}
+
+/// A line of `cancelled.jsonl`.
+#[derive(Serialize, Deserialize)]
+pub struct CancelLine {
+    pub game_id: u64,
+    pub pair_id: u64,
+    pub bots: Vec<String>,
+    /// The bot whose change cancelled it.
+    pub bot: String,
+    pub why: super::scheduler::CancelWhy,
+    /// When, in UTC.
+    pub at: String,
+}
+
+/// The log of cancelled games, appended line by line.
+pub struct CancelLog(JsonLines);
+
+impl CancelLog {
+    /// Opens the log and reads the ids of the games it holds (a torn last line is cut off).
+    pub fn open(dir: &Path) -> Result<(CancelLog, std::collections::HashSet<u64>), FolderError> {
+        let (lines, read) =
+            JsonLines::open::<CancelLine>(dir, CANCELLED, "log of cancelled games")?;
+        Ok((CancelLog(lines), read.iter().map(|c| c.game_id).collect()))
+    }
+
+    /// Appends `games`, cancelled `at`, in one write.
+    pub fn append(
+        &mut self,
+        games: &[super::scheduler::Cancelled],
+        at: &str,
+    ) -> Result<(), FolderError> {
+        let lines: Vec<CancelLine> = games
+            .iter()
+            .map(|c| CancelLine {
+                game_id: c.game.game_id,
+                pair_id: c.game.pair_id,
+                bots: c.game.bots.clone(),
+                bot: c.bot.clone(),
+                why: c.why,
+                at: at.to_string(),
+            })
+            .collect();
+        self.0.append(&lines)
+    }
+}
+
+/// The SPRTs run inside the league: a line when one starts and when it ends.
+pub const SPRT: &str = "sprt.jsonl";
+
+/// An append-only file of JSON lines (`cancelled.jsonl`, `sprt.jsonl`), each written whole in
+/// one write.
+pub struct JsonLines {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl JsonLines {
+    /// Opens `dir/name` and reads its lines (a torn last line is cut off).
+    pub fn open<T: serde::de::DeserializeOwned>(
+        dir: &Path,
+        name: &str,
+        what: &'static str,
+    ) -> Result<(JsonLines, Vec<T>), FolderError> {
+        let path = dir.join(name);
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .append(true)
@@ -167,26 +302,25 @@ impl ScheduleLog {
         let keep = crate::results::games_csv::complete_length(&mut file).map_err(io(&path))?;
         file.set_len(keep).map_err(io(&path))?;
         let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-        let mut games = Vec::new();
+        let mut lines = Vec::new();
         for (n, line) in text.lines().enumerate() {
-            let game: Game = serde_json::from_str(line).map_err(|e| FolderError::Bad {
+            lines.push(serde_json::from_str(line).map_err(|e| FolderError::Bad {
                 path: path.clone(),
-                what: "schedule log",
+                what,
                 detail: format!("line {}: {e}", n + 1),
-            })?;
-            games.push(game);
+            })?);
         }
-        Ok((ScheduleLog { file, path }, games))
+        Ok((JsonLines { file, path }, lines))
     }
 
-    /// Appends `games` in one write.
-    pub fn append(&mut self, games: &[Game]) -> Result<(), FolderError> {
-        if games.is_empty() {
+    /// Appends `lines` in one write.
+    pub fn append<T: Serialize>(&mut self, lines: &[T]) -> Result<(), FolderError> {
+        if lines.is_empty() {
             return Ok(());
         }
         let mut text = Vec::new();
-        for g in games {
-            serde_json::to_writer(&mut text, g).expect("a game serialises");
+        for l in lines {
+            serde_json::to_writer(&mut text, l).expect("a line serialises");
             text.push(b'\n');
         }
         self.file.write_all(&text).map_err(io(&self.path))
@@ -252,4 +386,21 @@ pub fn write_server(dir: &Path, note: &ServerNote) -> Result<(), FolderError> {
 pub fn read_server(dir: &Path) -> Option<ServerNote> {
     let text = std::fs::read(dir.join(SERVER)).ok()?;
     serde_json::from_slice(&text).ok()
+}
+
+/// Takes from the machine's other users (neither the league's owner nor its group) the right to
+/// read or enter the league's folder `dir`: it holds uploaded sources, the records and the
+/// tokens' hashes. Whether it had to (the folder was open to them).
+pub fn keep_private(dir: &Path) -> Result<bool, FolderError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir)
+        .map_err(io(dir))?
+        .permissions()
+        .mode();
+    if mode & 0o007 == 0 {
+        return Ok(false);
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o7770))
+        .map_err(io(dir))?;
+    Ok(true)
 }

@@ -1,39 +1,46 @@
 //! The league's HTTP side (axum on a small tokio runtime; the games stay on their blocking
-//! threads): the page and each bot's page, every game's replay page, the JSON contract that
-//! scripts and tests use (`/api/standings`, `/api/games`, `/api/bots/NAME`), the server-sent
-//! events (`/api/events`: one per started and finished game, and per refit), and the admin
+//! threads): the page and each bot's page, every game's replay page (and an SDK game's own
+//! viewer for them, `/sdk-view.js`), the JSON contract that scripts and tests use
+//! (`/api/standings`, `/api/games`, `/api/bots/NAME`; a bot's stderr, `/api/bots/NAME/stderr`,
+//! for its author and the admin unless `[page] show_stderr`), the server-sent events (`/api/events`:
+//! one per started and finished game, and per refit), and the admin
 //! calls that add and remove bots (`Authorization: Bearer TOKEN`, checked against the hash in
 //! the folder). Malformed requests get a 4xx answer with the reason; nothing a client sends can
 //! stop the server.
 
-use super::folder::{self, BotEntry};
+use super::folder::BotEntry;
 use super::page;
+use super::remote::AddRequest;
 use super::server::Shared;
+use crate::league::locks::{Locked, RwLocked};
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
 use std::convert::Infallible;
 use std::sync::Arc;
 use tokio_stream::StreamExt;
 
-/// The largest admin request (a bot upload included), in bytes.
-pub const BODY_LIMIT: usize = 4 << 20;
+/// The largest body of a JSON request (an upload's cap is its own, `[upload] max_mib`), in
+/// bytes.
+pub const BODY_LIMIT: usize = 64 << 10;
 
 pub fn router(s: Arc<Shared>) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/bot/{name}", get(bot_page))
         .route("/replay/{id}", get(replay))
+        .route(page::SDK_VIEW, get(sdk_view))
         .route("/api/standings", get(standings))
         .route("/api/games", get(games))
         .route(
             "/api/bots/{name}",
             get(bot_json).delete(remove_bot).post(super::upload::upload),
         )
+        .route("/api/bots/{name}/build", get(super::authors::build_log))
+        .route("/api/bots/{name}/stderr", get(super::authors::stderr))
         .route("/api/bots", post(add_bots))
         .route("/api/events", get(events))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -70,13 +77,25 @@ async fn replay(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Respons
     }
 }
 
+/// The league's SDK game's own viewer, for its replay pages.
+async fn sdk_view(State(s): State<Arc<Shared>>) -> Response {
+    let path = s
+        .dir
+        .join("replays")
+        .join(crate::report::html::sdk_view::FILE);
+    match tokio::task::spawn_blocking(move || std::fs::read(path)).await {
+        Ok(Ok(bytes)) => ([(header::CONTENT_TYPE, "text/javascript")], bytes).into_response(),
+        _ => refuse(StatusCode::NOT_FOUND, "this league's game has no viewer"),
+    }
+}
+
 async fn standings(State(s): State<Arc<Shared>>) -> Response {
-    let table = s.standings.read().unwrap().clone();
+    let table = s.standings.reading().clone();
     Json(&*table).into_response()
 }
 
 async fn games(State(s): State<Arc<Shared>>) -> Response {
-    let live = s.live.lock().unwrap();
+    let live = s.live.locked();
     let running: Vec<_> = live.running.values().cloned().collect();
     let recent: Vec<_> = live.recent.iter().cloned().collect();
     drop(live);
@@ -90,46 +109,68 @@ async fn bot_json(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Res
     }
 }
 
-async fn events(
-    State(s): State<Arc<Shared>>,
-) -> Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>> {
+async fn events(State(s): State<Arc<Shared>>) -> Response {
+    let Some(slot) = EventStream::take(&s) else {
+        let cap = s.settings.http.max_event_streams;
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{cap} pages follow this league's events already (its [http] \
+                 max_event_streams): try again later"
+            ),
+        );
+    };
     let rx = s.events.subscribe();
-    let hello = tokio_stream::once(Ok(Event::default().event("hello").data("{}")));
+    let hello = tokio_stream::once(Ok::<_, Infallible>(
+        Event::default().event("hello").data("{}"),
+    ));
     let stream = tokio_stream::wrappers::BroadcastStream::new(rx)
         .filter_map(|m| m.ok())
-        .map(|(name, data)| Ok(Event::default().event(name).data(data)));
-    Sse::new(hello.chain(stream)).keep_alive(KeepAlive::default())
+        .map(move |(name, data)| {
+            // The stream's place is given back when the stream ends (its client went).
+            let _held = &slot;
+            Ok(Event::default().event(name).data(data))
+        });
+    Sse::new(hello.chain(stream))
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
-/// Whether the request carries the admin token.
-pub fn admin(s: &Shared, headers: &HeaderMap) -> Result<(), Box<Response>> {
-    let token = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match token {
-        Some(t) if folder::token_hash(t.trim()) == s.token_hash => Ok(()),
-        Some(_) => Err(Box::new(refuse(
-            StatusCode::FORBIDDEN,
-            "wrong admin token: use the one in the league folder's admin-token file",
-        ))),
-        None => Err(Box::new(refuse(
-            StatusCode::UNAUTHORIZED,
-            "this needs the admin token: send 'Authorization: Bearer TOKEN' (the league \
-             folder's admin-token file)",
-        ))),
+/// A place among the event streams (`[http] max_event_streams`), given back when dropped.
+struct EventStream(Arc<Shared>);
+
+impl EventStream {
+    fn take(s: &Arc<Shared>) -> Option<EventStream> {
+        use std::sync::atomic::Ordering;
+        let cap = s.settings.http.max_event_streams;
+        s.event_streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < cap).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| EventStream(s.clone()))
     }
 }
 
-#[derive(Deserialize)]
-pub struct AddRequest {
-    /// BOT arguments as on the command line.
-    pub bots: Vec<String>,
-    /// Where their paths are found from.
-    pub workdir: std::path::PathBuf,
-    /// An SPRT of the (one) new bot against this one.
-    #[serde(default)]
-    pub candidate_of: Option<String>,
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        self.0
+            .event_streams
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// The body's length as its request announces it (`Content-Length`).
+pub fn announced_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+}
+
+/// Whether the request carries the admin token (an author token is refused, saying what it
+/// may do: see [`super::authors`]).
+pub fn admin(s: &Shared, headers: &HeaderMap) -> Result<(), Box<Response>> {
+    super::authors::admin(s, headers)
 }
 
 /// Checks and adds each bot on a blocking thread; answers with each one's outcome.
@@ -149,6 +190,8 @@ pub async fn admit_all(s: Arc<Shared>, req: AddRequest) -> Response {
                     workdir: req.workdir.clone(),
                     removed: false,
                     candidate_of: req.candidate_of.clone(),
+                    sprt: req.sprt,
+                    suspended: None,
                 };
                 s.admit(entry).map(|()| name)
             })
@@ -168,13 +211,32 @@ pub async fn admit_all(s: Arc<Shared>, req: AddRequest) -> Response {
 async fn add_bots(
     State(s): State<Arc<Shared>>,
     headers: HeaderMap,
-    body: Result<Json<AddRequest>, axum::extract::rejection::JsonRejection>,
+    body: axum::body::Body,
 ) -> Response {
+    // The token before the body: a stranger's body is never read.
     if let Err(r) = admin(&s, &headers) {
         return *r;
     }
-    let Json(req) = match body {
+    let too_large = || {
+        refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a request to add bots is at most {BODY_LIMIT} bytes"),
+        )
+    };
+    if announced_length(&headers).is_some_and(|n| n > BODY_LIMIT as u64) {
+        return too_large();
+    }
+    let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(b) => b,
+        Err(e) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                format!("the request did not arrive whole, or is over {BODY_LIMIT} bytes: {e}"),
+            )
+        }
+    };
+    let req: AddRequest = match serde_json::from_slice(&bytes) {
+        Ok(r) => r,
         Err(e) => {
             return refuse(
                 StatusCode::BAD_REQUEST,

@@ -4,18 +4,25 @@
 //! the same engine, sandbox and clock as `tournament` ([`play`], the one adapter to the engine),
 //! refreshes the ratings off the games' path ([`ratings`]) and serves the live page, the JSON API
 //! and server-sent events over HTTP ([`http`], [`page`]). Bots come and go while it runs
-//! (`league add`/`remove` reach it over HTTP with the admin token, [`client`]; bots uploaded
-//! over HTTP, [`upload`]). Remote workers
-//! (issue 38) lease games over HTTP from the same scheduler ([`remote`] on the server,
-//! [`worker`] on their machines, [`tokens`] says who may, [`bundle`] carries the bots;
-//! [`slurm`] writes a cluster's pool of them).
+//! (`league add`/`remove` reach it over HTTP with the admin token; bots uploaded over HTTP,
+//! [`upload`], by the admin or their own author: [`authors`]). Remote workers (issue 38) lease
+//! games over HTTP from the same scheduler ([`remote`] on the server, [`worker`] on their
+//! machines, [`tokens`] says who may, [`bundle`] carries the bots; [`client`] is the one HTTP
+//! client of the API, for the worker, the command line and the load test;
+//! [`slurm`] writes a cluster's pool of them). What each party may do, and what nothing it
+//! sends may do (issue 45), is checked where it comes in: [`names`] for the names that travel,
+//! [`remote`]'s checks for workers' results, [`locks`] so that no panic takes the others down.
 
+pub mod authors;
+pub mod backoff;
 pub mod bundle;
 pub mod cached;
 pub mod client;
 pub mod folder;
 pub mod http;
-pub mod load;
+pub mod listen;
+pub mod locks;
+pub mod names;
 pub mod page;
 pub mod play;
 pub mod ratings;
@@ -26,6 +33,7 @@ pub mod scheduler;
 pub mod server;
 pub mod slurm;
 pub mod sprt;
+pub mod tar_members;
 pub mod token_file;
 pub mod tokens;
 pub mod trust;
@@ -81,35 +89,55 @@ fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     socket.listen(LISTEN_BACKLOG)
 }
 
-/// Serves the league in `dir` on `listen` with `workers` local workers, until killed. Says
-/// where it listens on stdout (`league: listening on http://ADDR`) once it does.
-pub fn serve(
-    dir: PathBuf,
-    settings: folder::LeagueSettings,
-    listen: SocketAddr,
-    workers: usize,
-) -> Result<(), ServeError> {
+/// A league's port, bound before anything is written into its folder: a start on a taken port
+/// writes nothing.
+pub struct Bound {
+    rt: tokio::runtime::Runtime,
+    listener: tokio::net::TcpListener,
+    /// Where it listens (the port chosen, for port 0).
+    pub addr: SocketAddr,
+}
+
+/// Binds `listen` for a league (on the runtime that will serve it).
+pub fn bind_port(listen: SocketAddr) -> Result<Bound, ServeError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("league-http")
         .enable_all()
         .build()
         .map_err(ServeError::Serve)?;
-    rt.block_on(async move {
-        // The port first: a taken one says so before any bot is built.
-        let listener = match bind(listen) {
-            Ok(l) => l,
+    let listener = rt.block_on(async {
+        match bind(listen) {
+            Ok(l) => Ok(l),
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-                return Err(ServeError::PortTaken { addr: listen })
+                Err(ServeError::PortTaken { addr: listen })
             }
-            Err(source) => {
-                return Err(ServeError::Bind {
-                    addr: listen,
-                    source,
-                })
-            }
-        };
-        let addr = listener.local_addr().map_err(ServeError::Serve)?;
+            Err(source) => Err(ServeError::Bind {
+                addr: listen,
+                source,
+            }),
+        }
+    })?;
+    let addr = listener.local_addr().map_err(ServeError::Serve)?;
+    Ok(Bound { rt, listener, addr })
+}
+
+/// Serves the league in `dir` on the port `bound` with `workers` local workers, until killed.
+/// Says where it listens on stdout (`league: listening on http://ADDR`) once it does.
+pub fn serve(
+    bound: Bound,
+    dir: PathBuf,
+    settings: folder::LeagueSettings,
+    workers: usize,
+) -> Result<(), ServeError> {
+    let Bound { rt, listener, addr } = bound;
+    rt.block_on(async move {
+        let limits = settings.http.clone();
+        let cap = listen::connection_cap(
+            limits.max_connections,
+            crate::bot::open_files::limit(),
+            workers,
+        );
         let shared = tokio::task::block_in_place(|| server::start(dir.clone(), settings, workers))?;
         let url = format!("http://{addr}");
         folder::write_server(
@@ -123,9 +151,18 @@ pub fn serve(
             "league: listening on {url} ({workers} local workers, folder {})",
             dir.display()
         );
+        if cap < limits.max_connections {
+            eprintln!(
+                "arbiter: note: the league takes at most {cap} connections at once, not {}: the \
+                 open-file limit ({}) keeps the rest for its {workers} local workers' games \
+                 (raise it with ulimit -n to take more)",
+                limits.max_connections,
+                crate::bot::open_files::limit()
+            );
+        }
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        axum::serve(listener, http::router(shared))
+        listen::serve(listener, http::router(shared), &limits, cap)
             .await
             .map_err(ServeError::Serve)
     })

@@ -1,10 +1,11 @@
 //! The league's pages: `/` (standings with error bars, games in progress, recent games, the
 //! workers with their voided games and quarantines, kept
 //! up to date by server-sent events, no polling; a hidden tab stops listening and catches up when
-//! shown), each bot's page (its score against each opponent, its forfeits with their verdicts,
-//! its stderr) and each game's replay in arbiter's viewer. Markup is maud's, which escapes every
+//! shown), each bot's page (its score against each opponent, its own recent games with their
+//! replays, its forfeits with their verdicts, its stderr) and each game's replay in arbiter's viewer. Markup is maud's, which escapes every
 //! text; the script builds its rows with `textContent`, so no bot text is ever read as HTML.
 
+use super::locks::{Locked, RwLocked};
 use super::server::Shared;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -43,6 +44,12 @@ pub fn index(s: &Shared) -> String {
             (head(&format!("League: {game}")))
             body {
                 h1 { "League: " (game) }
+                @if let Some(why) = s.recording_failure() {
+                    p id="recording" class="broken" {
+                        "The league stopped recording: " (why) ". No result is accepted and no \
+                         game leased until its owner fixes that and starts it again."
+                    }
+                }
                 p id="summary" { "loading…" }
                 h2 { "Standings" }
                 table id="standings" {
@@ -51,7 +58,7 @@ pub fn index(s: &Shared) -> String {
                     tbody {}
                 }
                 p id="model" {}
-                p id="sprt" {}
+                div id="sprt" {}
                 h2 { "Games in progress" }
                 ul id="running" {}
                 h2 { "Recent games" }
@@ -110,7 +117,27 @@ async function standings() {
   });
   $('summary').textContent = t.games + ' games rated, ' + t.bots.length + ' bots';
   $('model').textContent = t.model;
-  $('sprt').textContent = t.sprt ? 'SPRT ' + t.sprt.new + ' vs ' + t.sprt.old + ' (nElo ' + t.sprt.elo0 + ' vs ' + t.sprt.elo1 + '): LLR ' + t.sprt.llr.toFixed(2) + ' in [' + t.sprt.lower.toFixed(2) + ', ' + t.sprt.upper.toFixed(2) + '] after ' + t.sprt.pairs + ' pairs: ' + (t.sprt.verdict === 'H1' ? 'H1 accepted: better' : t.sprt.verdict === 'H0' ? 'H0 accepted: not better' : 'running') : '';
+  const sp = $('sprt'); sp.replaceChildren();
+  (t.sprts || []).forEach(x => {
+    const d = el('div', undefined, 'sprt ' + x.verdict);
+    d.append(el('p', 'SPRT ' + x.new + ' vs ' + x.old + ' (nElo ' + x.elo0 + ' vs ' + x.elo1 + ', at most ' + x.max_pairs + ' pairs): LLR ' + x.llr.toFixed(2) + ' in [' + x.lower.toFixed(2) + ', ' + x.upper.toFixed(2) + '] after ' + x.pairs + ' pairs: ' + verdict(x)));
+    d.append(course(x)); sp.append(d);
+  });
+}
+function verdict(x) {
+  return {H1: 'H1 accepted: better', H0: 'H0 accepted: not better', 'max-pairs': 'ended without a decision at its pair limit', removed: 'ended: a bot of it was removed', replaced: 'ended: the candidate was replaced', running: 'running'}[x.verdict] || x.verdict;
+}
+function course(x) {
+  const ns = 'http://www.w3.org/2000/svg', w = 320, h = 80;
+  const svg = document.createElementNS(ns, 'svg'); svg.setAttribute('width', w); svg.setAttribute('height', h); svg.setAttribute('class', 'course');
+  const n = Math.max(1, ...x.course.map(p => p[0]));
+  const lo = Math.min(x.lower, ...x.course.map(p => p[1])), hi = Math.max(x.upper, ...x.course.map(p => p[1]));
+  const X = (v) => (w * v / n).toFixed(1), Y = (v) => (h - h * (v - lo) / (hi - lo)).toFixed(1);
+  [x.lower, x.upper, 0].forEach(b => { const l = document.createElementNS(ns, 'line'); l.setAttribute('x1', 0); l.setAttribute('x2', w); l.setAttribute('y1', Y(b)); l.setAttribute('y2', Y(b)); l.setAttribute('stroke', b === 0 ? '#ccc' : '#999'); l.setAttribute('stroke-dasharray', '4 3'); svg.append(l); });
+  const pl = document.createElementNS(ns, 'polyline'); pl.setAttribute('fill', 'none'); pl.setAttribute('stroke', '#36c');
+  pl.setAttribute('points', [[0, 0]].concat(x.course).map(p => X(p[0]) + ',' + Y(p[1])).join(' ')); svg.append(pl);
+  const title = document.createElementNS(ns, 'title'); title.textContent = 'the LLR after each pair'; svg.append(title);
+  return svg;
 }
 function result(g) {
   if (!g.ranks) return 'playing';
@@ -177,7 +204,7 @@ let source = null;
 function listen() {
   if (source) return;
   source = new EventSource('/api/events');
-  for (const kind of ['start', 'standings', 'bot', 'voided', 'quarantined']) source.addEventListener(kind, refresh);
+  for (const kind of ['start', 'released', 'standings', 'bot', 'voided', 'quarantined']) source.addEventListener(kind, refresh);
   // The games heard of, on the body (scripts and tests read what the page was told).
   source.addEventListener('game', (e) => {
     const g = JSON.parse(e.data);
@@ -194,41 +221,30 @@ update();
 "#;
 
 /// What a bot's page shows, as JSON: its standings line, score against each opponent, recent
-/// forfeits and its stderr in its latest game.
+/// games and forfeits, and its stderr in its latest game (`null` unless `[page] show_stderr`:
+/// its author and the admin read it from `/api/bots/NAME/stderr`).
 pub fn bot_data(s: &Shared, name: &str) -> Option<serde_json::Value> {
-    let table = s.standings.read().unwrap().clone();
+    let show = s.settings.page.show_stderr;
+    let table = s.standings.reading().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let versus = s.counted.lock().unwrap().versus(name);
-    let notes = s
-        .live
-        .lock()
-        .unwrap()
-        .notes
-        .get(name)
-        .cloned()
-        .unwrap_or_default();
+    let versus = s.counted.locked().versus(name);
+    let notes = s.live.locked().notes.get(name).cloned().unwrap_or_default();
     Some(serde_json::json!({
         "bot": line,
         "versus": versus,
+        "games": notes.games,
         "forfeits": notes.forfeits,
-        "stderr": notes.stderr,
+        "stderr": show.then_some(notes.stderr),
         "stderr_game": notes.stderr_game,
     }))
 }
 
 /// A bot's page.
 pub fn bot(s: &Shared, name: &str) -> Option<String> {
-    let table = s.standings.read().unwrap().clone();
+    let table = s.standings.reading().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let versus = s.counted.lock().unwrap().versus(name);
-    let notes = s
-        .live
-        .lock()
-        .unwrap()
-        .notes
-        .get(name)
-        .cloned()
-        .unwrap_or_default();
+    let versus = s.counted.locked().versus(name);
+    let notes = s.live.locked().notes.get(name).cloned().unwrap_or_default();
     let rating = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:+.0}"));
     Some(
         html! {
@@ -244,6 +260,7 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
                         @if let Some(p) = &line.problem { ": " (p) }
                     }
                     h2 { "Against each opponent" }
+                    @if versus.is_empty() { p id="no-versus" { "None: no game recorded yet." } }
                     table id="versus" {
                         thead { tr { th { "Opponent" } th { "Games" } th { "Score" } th { "W/D/L" } } }
                         tbody {
@@ -253,6 +270,24 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
                                     td { (v.games) }
                                     td { (format!("{:.1}", v.points)) }
                                     td { (v.wins) "/" (v.draws) "/" (v.losses) }
+                                }
+                            }
+                        }
+                    }
+                    h2 { "Recent games" }
+                    @if notes.games.is_empty() { p id="no-games" { "None recorded yet." } }
+                    @else {
+                        table id="games" {
+                            thead { tr { th { "Game" } th { "Opponents" } th { "Result" }
+                                th { "Reason" } } }
+                            tbody {
+                                @for g in &notes.games {
+                                    tr class="game" data-game=(g.game_id) {
+                                        td { a href={"/replay/" (g.game_id)} { "game " (g.game_id) } }
+                                        td { (opponents(g, name)) }
+                                        td { (outcome(g, name)) }
+                                        td { (g.reason.as_deref().unwrap_or("")) }
+                                    }
                                 }
                             }
                         }
@@ -268,7 +303,18 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
                         }
                     }
                     h2 { "Stderr" @if let Some(g) = notes.stderr_game { " (game " (g) ")" } }
-                    pre id="stderr" { (notes.stderr) }
+                    @if !s.settings.page.show_stderr {
+                        p id="stderr-private" {
+                            "Shown to its author and the league's admin only: "
+                            code { "GET /api/bots/" (name) "/stderr" }
+                            " with the author's or the admin token (this league's league.toml \
+                             does not set " code { "[page] show_stderr = true" } ")."
+                        }
+                    } @else if notes.stderr.is_empty() {
+                        p id="no-stderr" { "None." }
+                    } @else {
+                        pre id="stderr" { (notes.stderr) }
+                    }
                 }
             }
         }
@@ -276,15 +322,61 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
     )
 }
 
-/// The replay page of game `id`, in arbiter's viewer (read from records.jsonl).
+/// The other bots of game `g`, as bot `name`'s page lists them.
+fn opponents(g: &super::server::GameLine, name: &str) -> String {
+    let others: Vec<&str> = g
+        .bots
+        .iter()
+        .map(String::as_str)
+        .filter(|b| *b != name)
+        .collect();
+    if others.is_empty() {
+        "itself".to_string()
+    } else {
+        others.join(", ")
+    }
+}
+
+/// How bot `name` ended game `g`: won, draw, lost, or its place among more than two seats.
+fn outcome(g: &super::server::GameLine, name: &str) -> String {
+    let Some(ranks) = &g.ranks else {
+        return "playing".to_string();
+    };
+    let Some(rank) = g
+        .bots
+        .iter()
+        .position(|b| b == name)
+        .and_then(|seat| ranks.get(seat))
+    else {
+        return String::new();
+    };
+    let tied = ranks.iter().filter(|r| *r == rank).count() > 1;
+    match (*rank, tied, ranks.len()) {
+        (0, false, _) => "won".to_string(),
+        (0, true, _) => "draw".to_string(),
+        (_, _, 2) => "lost".to_string(),
+        (r, _, n) => format!("place {} of {n}", r + 1),
+    }
+}
+
+/// Where the league serves its SDK game's own viewer (its folder's `replays/sdk-view.js`).
+pub const SDK_VIEW: &str = "/sdk-view.js";
+
+/// The replay page of game `id`, in arbiter's viewer: its one record, read from records.jsonl
+/// where the replay index says it is (an unknown game reads nothing of the records).
 pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
-    use std::io::{BufRead, Seek};
+    use std::io::{BufRead, Read, Seek};
     let path = s.dir.join(crate::results::records::FILE);
-    let offset = s.live.lock().unwrap().offsets.get(id);
-    // An older game than those indexed in memory: its record is looked for in the file.
-    let offset = match offset {
-        Some(o) => Some(o),
-        None => super::record_index::find(&path, id).ok().flatten(),
+    let (latest, file) = {
+        let live = s.live.locked();
+        (live.offsets.get(id), live.offsets.file())
+    };
+    let offset = match (latest, file) {
+        (Some(o), _) => Some(o),
+        (None, Some(index)) => index
+            .get(id)
+            .map_err(|e| format!("{}: {e}", super::record_index::FILE))?,
+        (None, None) => None,
     };
     let Some(offset) = offset else {
         return Err(format!("game {id} has no record here (yet)"));
@@ -293,11 +385,30 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
     file.seek(std::io::SeekFrom::Start(offset))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut line = Vec::new();
-    std::io::BufReader::new(file)
+    // One record: its line, however long the records after it.
+    std::io::BufReader::new(file.take(MAX_RECORD_BYTES))
         .read_until(b'\n', &mut line)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let rec: crate::results::records::GameRecord =
         serde_json::from_slice(&line).map_err(|e| format!("the record of game {id}: {e}"))?;
-    crate::report::html::viewer::page(&rec, Some("/"))
-        .map_err(|e| format!("the replay of game {id}: {e}"))
+    if rec.game_id != id {
+        return Err(format!(
+            "the replay index points game {id} at game {}'s record: restart the league to \
+             index its records again",
+            rec.game_id
+        ));
+    }
+    // An SDK game's page loads the game's own viewer from the server (`/sdk-view.js`).
+    use crate::report::html::viewer::{page_with_viewer, Viewer};
+    let sdk = rec.external.as_ref().is_some_and(|e| e.sdk.is_some());
+    let viewer = if sdk {
+        Viewer::Src(SDK_VIEW)
+    } else {
+        Viewer::None
+    };
+    page_with_viewer(&rec, Some("/"), viewer).map_err(|e| format!("the replay of game {id}: {e}"))
 }
+
+/// The longest record a replay page reads (a worker's result is at most
+/// [`super::remote::RESULT_LIMIT`]).
+const MAX_RECORD_BYTES: u64 = 2 * super::remote::RESULT_LIMIT as u64;

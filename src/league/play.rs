@@ -6,8 +6,11 @@
 use super::folder::{BotEntry, LeagueSettings};
 use super::scheduler::Game;
 use crate::bot::BotSpec;
+use crate::game::GameError;
 use crate::referee::{GameChoice, RefereeConfig};
-use crate::tournament::{Finished, GameSpec, Runner};
+use crate::tournament::openings::Book;
+use crate::tournament::schedule::opening_from;
+use crate::tournament::{Finished, GameSpec, Runner, Unplayed};
 
 pub use crate::engine::Recorder;
 pub use crate::results::games_csv::{DoneSet, GamesCsv};
@@ -16,10 +19,16 @@ pub use crate::results::games_csv::{DoneSet, GamesCsv};
 pub struct Table {
     pub choice: GameChoice,
     pub referee: RefereeConfig,
+    /// Random plies each table's games start with, after the book's line (the server's; a
+    /// worker is told each game's opening instead).
+    pub opening_plies: u32,
+    /// The league's opening book, checked against the fingerprint recorded with it.
+    pub book: Option<Book>,
 }
 
-/// The league's game, its referee configuration (turns kept for the replay pages), checked
-/// before any game: an external referee that cannot start stops the server at once.
+/// The league's game, its referee configuration (turns kept for the replay pages) and its
+/// openings, checked before any game: an external referee that cannot start, or a book that
+/// changed since the league began, stops the server at once.
 pub fn table(settings: &LeagueSettings) -> anyhow::Result<Table> {
     let workdir = Some(settings.workdir.as_path());
     let choice = settings.game.choice_in(workdir)?;
@@ -27,18 +36,72 @@ pub fn table(settings: &LeagueSettings) -> anyhow::Result<Table> {
         .game
         .referee_config_in(choice.default_max_turns(), workdir)?;
     referee.record_turns = true;
-    choice.check(&referee)?;
-    Ok(Table { choice, referee })
+    choice.check(&mut referee)?;
+    let book = settings.openings.book(&choice, settings.seed)?;
+    Ok(Table {
+        choice,
+        referee,
+        opening_plies: settings.opening_plies,
+        book,
+    })
+}
+
+impl Table {
+    /// Whether the league's games start from openings (random plies or a book's lines).
+    pub fn has_openings(&self) -> bool {
+        self.opening_plies > 0 || self.book.is_some()
+    }
+
+    /// The opening `game` starts from, as the tournament's paired openings give it: the
+    /// book's line of its table, then the random plies of its table's seed; the same for
+    /// every game of a table (seats swapped), so a pair differs only by seat.
+    pub fn opening(&self, game: &Game) -> Result<Vec<String>, GameError> {
+        if !self.has_openings() {
+            return Ok(Vec::new());
+        }
+        let book = self.book.as_ref().map(|b| (b, game.pair_id));
+        let (_, moves) = opening_from(&self.choice, game.seed, self.opening_plies, book)?;
+        Ok(moves)
+    }
+}
+
+/// Why a bot could not be checked.
+#[derive(Clone, Debug)]
+pub enum NotChecked {
+    /// It cannot play (it did not resolve, build or start): why.
+    Broken(String),
+    /// The machine could not start it (see [`crate::bot::MachineFault`]): no verdict on the
+    /// bot; it is checked again later.
+    Machine {
+        fault: crate::bot::MachineFault,
+        detail: String,
+    },
+}
+
+impl std::fmt::Display for NotChecked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotChecked::Broken(why) => f.write_str(why),
+            NotChecked::Machine { detail, .. } => f.write_str(detail),
+        }
+    }
 }
 
 /// Resolves, builds (in the build box unless builds are trusted) and test-starts a bot: its spec
 /// to play with, or why it cannot play.
-pub fn check(entry: &BotEntry, referee: &RefereeConfig) -> Result<BotSpec, String> {
+pub fn check(entry: &BotEntry, referee: &RefereeConfig) -> Result<BotSpec, NotChecked> {
+    use crate::engine::CheckBotsError;
     let resolved = crate::engine::resolve_in(std::slice::from_ref(&entry.origin), &entry.workdir);
     let mut checked =
-        crate::engine::check_bots(resolved, referee, true, &mut []).map_err(|e| e.to_string())?;
+        crate::engine::check_bots(resolved, referee, true, &mut []).map_err(|e| match e {
+            CheckBotsError::Machine { fault, .. } => NotChecked::Machine {
+                fault,
+                detail: e.to_string(),
+            },
+            CheckBotsError::Clash(clash) => NotChecked::Broken(clash.to_string()),
+        })?;
     match checked.problems.pop().flatten() {
-        Some(problem) => Err(problem),
+        Some(problem) => Err(NotChecked::Broken(problem)),
         None => Ok(checked.specs.pop().expect("one bot checked")),
     }
 }
@@ -50,25 +113,47 @@ pub fn name_of(origin: &str, workdir: &std::path::Path) -> Result<String, String
         .map_err(|e| crate::errors::chain_text(&e))
 }
 
-/// Plays `game` with `bots` (by seat) on the calling thread.
-pub fn play(table: &Table, bots: &[BotSpec], game: &Game) -> Finished {
-    let runner = Runner {
+/// Plays `game` with `bots` (by seat) on the calling thread, from the league's opening of its
+/// table ([`Table::opening`]), as a tournament plays it; `Unplayed` where the machine could not
+/// start its processes (the game goes back to the queue: no bot is at fault).
+pub fn play(table: &Table, bots: &[BotSpec], game: &Game) -> Result<Finished, Unplayed> {
+    let spec = spec_of(game, bots.len());
+    let result = runner(table, bots).play_one(&spec)?;
+    Ok(Finished { spec, result })
+}
+
+/// Plays `game` from the opening the league's server told (a remote worker's game: the
+/// worker has neither the book nor the plies, only the moves); `Unplayed` as [`play`].
+pub fn play_told(
+    table: &Table,
+    bots: &[BotSpec],
+    game: &Game,
+    opening: &[String],
+) -> Result<Finished, Unplayed> {
+    let spec = spec_of(game, bots.len());
+    let result = runner(table, bots).play_told(&spec, opening)?;
+    Ok(Finished { spec, result })
+}
+
+fn runner<'a>(table: &'a Table, bots: &'a [BotSpec]) -> Runner<'a> {
+    Runner {
         bots,
         game: &table.choice,
-        opening_plies: 0,
-        book: None,
+        opening_plies: table.opening_plies,
+        book: table.book.as_ref(),
         referee: &table.referee,
         concurrency: 1,
         pin_cpus: false,
-    };
-    let spec = GameSpec {
+    }
+}
+
+fn spec_of(game: &Game, seats: usize) -> GameSpec {
+    GameSpec {
         game_id: game.game_id,
         pair_id: game.pair_id,
         seed: game.seed,
-        seats: (0..bots.len()).collect(),
-    };
-    let result = runner.play_one(&spec);
-    Finished { spec, result }
+        seats: (0..seats).collect(),
+    }
 }
 
 /// Opens the records (games.csv, cut after its last whole row) and the ids recorded.

@@ -48,6 +48,8 @@ pub struct Table {
     /// A candidate's SPRT inside the league, if one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sprt: Option<super::sprt::Shown>,
+    /// Every SPRT run inside the league (running, decided, ended), in the order they started.
+    pub sprts: Vec<super::sprt::Shown>,
 }
 
 /// Score against one opponent, from a bot's side.
@@ -104,6 +106,7 @@ impl Standings {
             bots: Vec::new(),
             model: String::new(),
             sprt: None,
+            sprts: Vec::new(),
         };
         let mut widths = Vec::new();
         match fit {

@@ -1,22 +1,35 @@
-//! Where each game's record is in `records.jsonl` (its replay page reads it from there), kept
-//! for the latest games only, so that a league's memory does not grow with the games it has
-//! played: a map of every game's offset grew by 38 KiB per 1,000 games under `arbiter bench
-//! league` (hashbrown's doublings show as steps). The page links recent games; a replay of an
-//! older one finds its record by reading the file through once.
+//! Where each game's record is in `records.jsonl` (its replay page reads it from there), so
+//! that a replay page reads one record, never the file: a page of an unknown game read all of
+//! records.jsonl (0.5 s of CPU at 47 MB), which anyone on the network could ask for again and
+//! again. The latest games' offsets are kept in memory (a map of every game's grew by 38 KiB per
+//! 1,000 games under `arbiter bench league`); every game's is in a file beside the records,
+//! `records.index`: 8 bytes at 8 times the game's id (the offset plus one; zero: no record),
+//! rebuilt from records.jsonl at every start (the records stay the truth) and written as each
+//! game is recorded. A lookup reads 8 bytes of it; the server's memory does not grow with it.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::BufRead;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Games whose record offsets are kept in memory.
 pub const KEPT: usize = 10_000;
 
-/// The offsets of the latest games' records.
+/// The index file in the league's folder.
+pub const FILE: &str = "records.index";
+
+/// Game ids the index file holds (8 bytes each: a file of at most 8 TiB, sparse where ids
+/// are missing). A league numbers its games from 0, one by one.
+const MAX_ID: u64 = 1 << 40;
+
+/// The offsets of the latest games' records, and the file of every game's.
 pub struct RecordIndex {
     limit: usize,
     offsets: HashMap<u64, u64>,
     /// Game ids in the order they were indexed (the oldest first).
     order: VecDeque<u64>,
+    file: Option<Arc<IndexFile>>,
 }
 
 impl Default for RecordIndex {
@@ -26,17 +39,35 @@ impl Default for RecordIndex {
 }
 
 impl RecordIndex {
+    /// In memory only.
     pub fn new(limit: usize) -> RecordIndex {
         RecordIndex {
             limit: limit.max(1),
             offsets: HashMap::new(),
             order: VecDeque::new(),
+            file: None,
         }
     }
 
+    /// With every game's offset also in the index file at `path`, made empty here (it is
+    /// filled again from the records).
+    pub fn with_file(path: &Path) -> std::io::Result<RecordIndex> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        Ok(RecordIndex {
+            file: Some(Arc::new(IndexFile { file })),
+            ..RecordIndex::default()
+        })
+    }
+
     /// Game `id`'s record starts at `offset` (a later record of a game replaces an earlier one);
-    /// the oldest game is forgotten past the limit.
-    pub fn insert(&mut self, id: u64, offset: u64) {
+    /// the oldest game is forgotten in memory past the limit. An error: the index file could
+    /// not be written (the game is in memory still).
+    pub fn insert(&mut self, id: u64, offset: u64) -> std::io::Result<()> {
         if self.offsets.insert(id, offset).is_none() {
             self.order.push_back(id);
         }
@@ -44,6 +75,10 @@ impl RecordIndex {
             if let Some(old) = self.order.pop_front() {
                 self.offsets.remove(&old);
             }
+        }
+        match &self.file {
+            Some(f) => f.insert(id, offset),
+            None => Ok(()),
         }
     }
 
@@ -56,6 +91,11 @@ impl RecordIndex {
         self.offsets.get(&id).copied()
     }
 
+    /// The index file of every game (read without holding what holds this index).
+    pub fn file(&self) -> Option<Arc<IndexFile>> {
+        self.file.clone()
+    }
+
     /// Games indexed in memory.
     pub fn len(&self) -> usize {
         self.offsets.len()
@@ -66,25 +106,33 @@ impl RecordIndex {
     }
 }
 
-/// The offset of game `id`'s latest record in the records file at `path`, read through once
-/// (for a game older than the ones kept in memory).
-pub fn find(path: &Path, id: u64) -> std::io::Result<Option<u64>> {
-    #[derive(serde::Deserialize)]
-    struct Id {
-        game_id: u64,
+/// `records.index` (see the module's doc).
+pub struct IndexFile {
+    file: File,
+}
+
+impl IndexFile {
+    fn insert(&self, id: u64, offset: u64) -> std::io::Result<()> {
+        if id >= MAX_ID {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("game id {id} is past what the replay index holds"),
+            ));
+        }
+        self.file.write_all_at(&(offset + 1).to_le_bytes(), id * 8)
     }
-    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
-    let (mut line, mut offset, mut found) = (Vec::new(), 0u64, None);
-    loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(found);
+
+    /// The offset of game `id`'s latest record (8 bytes read), if it has one.
+    pub fn get(&self, id: u64) -> std::io::Result<Option<u64>> {
+        if id >= MAX_ID {
+            return Ok(None);
         }
-        if serde_json::from_slice::<Id>(&line).is_ok_and(|r| r.game_id == id) {
-            found = Some(offset);
+        let mut slot = [0u8; 8];
+        match self.file.read_exact_at(&mut slot, id * 8) {
+            Ok(()) => Ok(u64::from_le_bytes(slot).checked_sub(1)),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(e),
         }
-        offset += n as u64;
     }
 }
 
@@ -93,31 +141,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_index_keeps_the_latest_games_only_and_the_file_finds_the_others() {
-        let mut index = RecordIndex::new(3);
+    fn memory_keeps_the_latest_games_and_the_file_every_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        std::fs::write(&path, [0xffu8; 64]).unwrap();
+        let mut index = RecordIndex::with_file(&path).unwrap();
+        index.limit = 3;
+        let file = index.file().unwrap();
+        assert_eq!(file.get(2).unwrap(), None, "made empty at start");
         for id in 0..1000 {
-            index.insert(id, id * 10);
+            index.insert(id, id * 10).unwrap();
         }
         assert_eq!(index.len(), 3, "bounded however many games were played");
         assert_eq!(index.get(999), Some(9990));
-        assert_eq!(index.get(997), Some(9970));
         assert_eq!(index.get(996), None);
+        assert_eq!(file.get(996).unwrap(), Some(9960), "the file has them all");
+        assert_eq!(file.get(0).unwrap(), Some(0), "an offset of 0 is a record");
         // A game recorded again (a restart) moves to its latest record, and counts once.
-        index.insert(998, 5);
+        index.insert(998, 5).unwrap();
         assert_eq!((index.get(998), index.len()), (Some(5), 3));
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("records.jsonl");
-        let lines = [
-            "{\"game_id\":7,\"moves\":[]}\n",
-            "{\"game_id\":8,\"moves\":[\"a\"]}\n",
-            "not a record\n",
-            "{\"game_id\":7,\"moves\":[\"b\"]}\n",
-        ];
-        std::fs::write(&path, lines.concat()).unwrap();
-        let at = |k: usize| lines[..k].iter().map(|l| l.len() as u64).sum::<u64>();
-        assert_eq!(find(&path, 8).unwrap(), Some(at(1)));
-        assert_eq!(find(&path, 7).unwrap(), Some(at(3)), "the latest record");
-        assert_eq!(find(&path, 9).unwrap(), None);
+        assert_eq!(file.get(998).unwrap(), Some(5));
+        // Unknown ids, however large, are a read of 8 bytes or none.
+        assert_eq!(file.get(5000).unwrap(), None);
+        assert_eq!(file.get(u64::MAX).unwrap(), None);
+        index.insert(2000, 77).unwrap();
+        assert_eq!(file.get(1500).unwrap(), None, "a gap between ids");
+        assert!(index.insert(u64::MAX, 1).is_err());
+        assert!(std::fs::metadata(&path).unwrap().len() <= 2001 * 8);
     }
 }

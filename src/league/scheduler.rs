@@ -11,18 +11,29 @@
 //! plays again exactly the games that were scheduled and not recorded.
 //!
 //! Matchmaking makes tables (for two seats: a pair of games sharing a seed, seats swapped; for k
-//! seats: k games, each bot in each seat once) in this order: the SPRT pair of a candidate, if
-//! any; a bot still calibrating (its rating interval wider than `calibration_elo`), fewest games
+//! seats: k games, each bot in each seat once) in this order: while candidates' SPRTs run,
+//! `candidate_share` of the new tables are their pairs (the tests in turn); a bot still calibrating (its rating interval wider than `calibration_elo`), fewest games
 //! first (each of its pairs below the floor of games before opponents drawn by rating); a pair
 //! below the floor of games; otherwise a random bot against opponents drawn with a
 //! weight that falls with the rating gap. A slow bot (it uses `slow_factor` times the median bot's time
 //! in a game) may hold at most `slow_share` of the league's slots at once. A bot that forfeits
 //! `suspend_after` games in a row is suspended (shown, not played) until it is added again.
+//!
+//! Every game handed out ends recorded or cancelled: the unplayed games of a bot removed,
+//! suspended, broken or replaced by a new version are cancelled ([`Scheduler::take_cancelled`],
+//! logged in `cancelled.jsonl`), so a table is played by one version of each of its bots.
 
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
+
+/// The lease unless `league.toml` says otherwise, in seconds: a killed worker's games go to
+/// another within it (issue 47: it was 600 s, and a dead worker held its game ten minutes).
+pub const DEFAULT_LEASE_S: u64 = 30;
+
+/// The share of new tables the candidates' SPRTs get unless `league.toml` says otherwise.
+pub const DEFAULT_CANDIDATE_SHARE: f64 = 0.5;
 
 /// Time a bot uses in a game below which it is never slow, in milliseconds.
 const SLOW_FLOOR_MS: f64 = 1000.0;
@@ -45,7 +56,12 @@ pub struct Knobs {
     pub slow_share: f64,
     /// Forfeits in a row after which a bot is suspended (0: never).
     pub suspend_after: u32,
-    /// How long a worker holds a game before it goes to another, in seconds.
+    /// The share of the league's new tables that go to the candidates' SPRTs while any runs
+    /// (the other bots play the rest).
+    pub candidate_share: f64,
+    /// How long a worker holds a game unless it renews it, in seconds: a worker renews every
+    /// third of it while it plays (a long game is never played twice), so a killed worker's
+    /// games go to another within this time.
     pub lease_s: u64,
 }
 
@@ -58,7 +74,8 @@ impl Default for Knobs {
             slow_factor: 3.0,
             slow_share: 0.25,
             suspend_after: 5,
-            lease_s: 600,
+            lease_s: DEFAULT_LEASE_S,
+            candidate_share: DEFAULT_CANDIDATE_SHARE,
         }
     }
 }
@@ -107,6 +124,29 @@ pub enum Idle {
     Suspended { forfeits: u32 },
 }
 
+/// Why a scheduled game will not be played (a line of `cancelled.jsonl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CancelWhy {
+    /// One of its bots was removed.
+    Removed,
+    /// One of its bots was replaced by a new version (a table is played by one version of
+    /// each of its bots: the unplayed games of the old one's tables are cancelled).
+    Replaced,
+    /// One of its bots was suspended (it forfeited its games one after the other).
+    Suspended,
+    /// One of its bots could not be built or started.
+    Broken,
+}
+
+/// A scheduled game that will not be played, and why (which bot, what became of it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cancelled {
+    pub game: Game,
+    pub bot: String,
+    pub why: CancelWhy,
+}
+
 #[derive(Clone, Debug)]
 struct Bot {
     name: String,
@@ -119,6 +159,8 @@ struct Bot {
     /// played.
     mean_ms: Option<f64>,
     forfeits_in_a_row: u32,
+    /// It finished a game without forfeiting since it was added (or added again).
+    proven: bool,
 }
 
 struct Lease {
@@ -145,8 +187,21 @@ pub struct Scheduler {
     fresh: Vec<Game>,
     /// Slots of all workers (what a slow bot's share is of).
     capacity: usize,
-    /// A candidate and its reference, whose tables come first.
-    priority: Option<(String, String)>,
+    /// The running SPRTs' candidates and references, whose tables get `candidate_share` of
+    /// the new tables.
+    priority: Vec<(String, String)>,
+    /// New tables made for the SPRTs and for the rest since the last change of `priority`.
+    tables_made: (u64, u64),
+    /// Bots suspended since the last [`Scheduler::take_suspended`], with their forfeits.
+    suspended: Vec<(String, u32)>,
+    /// Games not to be leased to these workers (by group, a remote worker's token name) until
+    /// then: they voided them ([`Scheduler::release_to_others`]).
+    avoid: HashMap<u64, Vec<(String, Instant)>>,
+    /// Leased games of a bot replaced since: cancelled, not played again, should they come
+    /// back unplayed (their bot and why).
+    doomed: HashMap<u64, (String, CancelWhy)>,
+    /// Games cancelled since the last [`Scheduler::take_cancelled`], to be logged.
+    cancelled: Vec<Cancelled>,
 }
 
 impl Scheduler {
@@ -167,7 +222,12 @@ impl Scheduler {
             next_pair: 0,
             fresh: Vec::new(),
             capacity: 1,
-            priority: None,
+            priority: Vec::new(),
+            tables_made: (0, 0),
+            suspended: Vec::new(),
+            avoid: HashMap::new(),
+            doomed: HashMap::new(),
+            cancelled: Vec::new(),
         }
     }
 
@@ -191,6 +251,7 @@ impl Scheduler {
             Some(&i) => {
                 self.bots[i].idle = None;
                 self.bots[i].forfeits_in_a_row = 0;
+                self.bots[i].proven = false;
             }
             None => {
                 self.index.insert(name.to_string(), self.bots.len());
@@ -202,19 +263,80 @@ impl Scheduler {
                     games: 0,
                     mean_ms: None,
                     forfeits_in_a_row: 0,
+                    proven: false,
                 });
             }
         }
     }
 
-    /// Stops playing a bot (its queued games are dropped; games under way still finish).
+    /// Stops playing a bot. Games under way still finish; its queued games are cancelled
+    /// ([`Scheduler::take_cancelled`]), and so are those under way that come back unplayed,
+    /// unless it is only being checked (they wait for it).
     pub fn set_idle(&mut self, name: &str, why: Idle) {
         if !self.index.contains_key(name) {
             self.add_bot(name);
         }
         let i = self.index[name];
+        let cancel = cancel_why(&why);
         self.bots[i].idle = Some(why);
-        self.queue.retain(|g| !g.bots.iter().any(|b| b == name));
+        if let Some(why) = cancel {
+            self.cancel_queued(name, why);
+        }
+    }
+
+    /// `name` is replaced by a new version (call before [`Scheduler::add_bot`] plays it
+    /// again): its queued games are cancelled, and its games under way, which the old version
+    /// plays, are cancelled should they come back unplayed. Its tables' games are played by one
+    /// version of it, never half by each.
+    pub fn replace(&mut self, name: &str) {
+        self.cancel_queued(name, CancelWhy::Replaced);
+        for (id, l) in &self.leases {
+            if l.game.bots.iter().any(|b| b == name) {
+                self.doomed
+                    .insert(*id, (name.to_string(), CancelWhy::Replaced));
+            }
+        }
+    }
+
+    /// Cancels the queued games of `name`.
+    fn cancel_queued(&mut self, name: &str, why: CancelWhy) {
+        let (out, keep): (VecDeque<Game>, VecDeque<Game>) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|g| g.bots.iter().any(|b| b == name));
+        self.queue = keep;
+        for game in out {
+            self.avoid.remove(&game.game_id);
+            self.cancelled.push(Cancelled {
+                game,
+                bot: name.to_string(),
+                why,
+            });
+        }
+    }
+
+    /// Games cancelled since the last call, to be logged (`cancelled.jsonl`).
+    pub fn take_cancelled(&mut self) -> Vec<Cancelled> {
+        std::mem::take(&mut self.cancelled)
+    }
+
+    /// A leased game back unplayed: queued again (first, or last), or cancelled if its bot was
+    /// replaced, removed, suspended or broken meanwhile.
+    fn back_unplayed(&mut self, game: Game, first: bool) {
+        let why = self.doomed.remove(&game.game_id).or_else(|| {
+            game.bots.iter().find_map(|b| {
+                let i = *self.index.get(b)?;
+                let why = cancel_why(self.bots[i].idle.as_ref()?)?;
+                Some((b.clone(), why))
+            })
+        });
+        match why {
+            Some((bot, why)) => {
+                self.avoid.remove(&game.game_id);
+                self.cancelled.push(Cancelled { game, bot, why });
+            }
+            None if first => self.queue.push_front(game),
+            None => self.queue.push_back(game),
+        }
     }
 
     /// Why `name` is not played (`None`: it is, or it is unknown).
@@ -237,10 +359,24 @@ impl Scheduler {
         }
     }
 
-    /// Gives the tables of `new` against `reference` priority (an SPRT inside the league), or
-    /// none.
-    pub fn set_priority(&mut self, pair: Option<(String, String)>) {
-        self.priority = pair;
+    /// Gives the tables of each `(new, reference)` (the SPRTs running inside the league)
+    /// `candidate_share` of the new tables, in turn.
+    pub fn set_priority(&mut self, pairs: Vec<(String, String)>) {
+        if pairs != self.priority {
+            self.tables_made = (0, 0);
+        }
+        self.priority = pairs;
+    }
+
+    /// The id the next game scheduled will have.
+    pub fn next_game_id(&self) -> u64 {
+        self.next_game
+    }
+
+    /// Bots suspended since the last call, with the forfeits they were suspended at (to be
+    /// kept in the folder: a suspension survives a restart).
+    pub fn take_suspended(&mut self) -> Vec<(String, u32)> {
+        std::mem::take(&mut self.suspended)
     }
 
     /// A game from the schedule log of an earlier server: counted if `recorded` (games.csv
@@ -258,6 +394,13 @@ impl Scheduler {
         {
             self.queue.push_back(game);
         }
+    }
+
+    /// A game from the schedule log of an earlier server that was cancelled (`cancelled.jsonl`
+    /// has it): never played, its id never reused.
+    pub fn restore_cancelled(&mut self, game: &Game) {
+        self.next_game = self.next_game.max(game.game_id + 1);
+        self.next_pair = self.next_pair.max(game.pair_id + 1);
     }
 
     /// Games with a result.
@@ -283,12 +426,28 @@ impl Scheduler {
     /// Up to `slots` games for `worker`, each leased until `now` plus the lease time. Expired
     /// leases go back to the queue first.
     pub fn lease(&mut self, worker: &str, slots: usize, now: Instant) -> Vec<Game> {
+        self.lease_for(worker, worker, slots, now)
+    }
+
+    /// [`Scheduler::lease`] for a worker of `group` (a remote worker's token name): no game
+    /// that group voided ([`Scheduler::release_to_others`]).
+    pub fn lease_for(
+        &mut self,
+        worker: &str,
+        group: &str,
+        slots: usize,
+        now: Instant,
+    ) -> Vec<Game> {
         self.expire(now);
         let until = now + Duration::from_secs(self.knobs.lease_s);
         let mut out = Vec::new();
         let mut made = 0;
         while out.len() < slots {
-            let Some(k) = self.queue.iter().position(|g| self.may_start(g)) else {
+            let Some(k) = self
+                .queue
+                .iter()
+                .position(|g| self.may_start(g, group, now))
+            else {
                 // Each new table is tried once per call: one that cannot start (a capped bot)
                 // waits in the queue.
                 if made > self.seats || !self.make_table() {
@@ -322,8 +481,31 @@ impl Scheduler {
     /// Gives a leased game back unplayed (to the end of the queue).
     pub fn release(&mut self, game_id: u64) {
         if let Some(l) = self.leases.remove(&game_id) {
-            self.queue.push_back(l.game);
+            self.back_unplayed(l.game, false);
         }
+    }
+
+    /// Gives a leased game back unplayed, first in the queue, for a worker of another group
+    /// than `group` (which voided it: a void must not be a re-roll): `group` gets it again only
+    /// after a lease time, should no other worker have taken it by then (a league of one
+    /// worker still plays its games).
+    pub fn release_to_others(&mut self, game_id: u64, group: &str, now: Instant) {
+        self.avoid(game_id, group, now);
+        if let Some(l) = self.leases.remove(&game_id) {
+            self.back_unplayed(l.game, true);
+        }
+    }
+
+    /// Leases game `game_id` to no worker of `group` for a lease time from `now` (a void; one
+    /// read back at a restart).
+    pub fn avoid(&mut self, game_id: u64, group: &str, now: Instant) {
+        if self.done.contains(game_id) {
+            return;
+        }
+        let until = now + Duration::from_secs(self.knobs.lease_s);
+        let groups = self.avoid.entry(game_id).or_default();
+        groups.retain(|(g, _)| g != group);
+        groups.push((group.to_string(), until));
     }
 
     /// Puts every lease past its deadline back at the front of the queue.
@@ -336,7 +518,7 @@ impl Scheduler {
             .collect();
         for id in expired.into_iter().rev() {
             let lease = self.leases.remove(&id).expect("listed above");
-            self.queue.push_front(lease.game);
+            self.back_unplayed(lease.game, true);
         }
     }
 
@@ -354,6 +536,8 @@ impl Scheduler {
             },
         };
         self.done.insert(game_id);
+        self.avoid.remove(&game_id);
+        self.doomed.remove(&game_id);
         self.count(&game.bots);
         for (seat, name) in game.bots.iter().enumerate() {
             let i = self.index[name];
@@ -367,235 +551,36 @@ impl Scheduler {
             if outcome.forfeited.contains(&seat) {
                 bot.forfeits_in_a_row += 1;
                 let n = bot.forfeits_in_a_row;
-                if self.knobs.suspend_after > 0 && n >= self.knobs.suspend_after {
+                // Suspended once, with the count it was suspended at.
+                if self.knobs.suspend_after > 0
+                    && n >= self.knobs.suspend_after
+                    && bot.idle.is_none()
+                {
                     let name = name.clone();
                     self.set_idle(&name, Idle::Suspended { forfeits: n });
+                    self.suspended.push((name, n));
                 }
             } else {
                 bot.forfeits_in_a_row = 0;
+                bot.proven = true;
             }
         }
         Completion::Accepted
     }
+}
 
-    /// Counts a game with a result for its bots and their pairs.
-    fn count(&mut self, bots: &[String]) {
-        let ids: Vec<usize> = bots
-            .iter()
-            .map(|name| {
-                if !self.index.contains_key(name) {
-                    // A bot of the records no longer in the list: known, not played.
-                    self.add_bot(name);
-                    self.bots.last_mut().expect("just added").idle = Some(Idle::Removed);
-                }
-                self.index[name]
-            })
-            .collect();
-        for &i in &ids {
-            self.bots[i].games += 1;
-        }
-        for (k, &a) in ids.iter().enumerate() {
-            for &b in &ids[k + 1..] {
-                *self.pairs.entry((a.min(b), a.max(b))).or_default() += 1;
-            }
-        }
-    }
-
-    fn pair_games(&self, a: usize, b: usize) -> u64 {
-        self.pairs.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
-    }
-
-    /// Games `bot` is leased in now.
-    fn running(&self, bot: &str) -> usize {
-        self.leases
-            .values()
-            .filter(|l| l.game.bots.iter().any(|b| b == bot))
-            .count()
-    }
-
-    /// Whether bot `i` is slow (it uses `slow_factor` times the median bot's time in a game).
-    fn slow(&self, i: usize) -> bool {
-        let Some(mine) = self.bots[i].mean_ms else {
-            return false;
-        };
-        // A bot that uses under a second a game holds no worker long, whatever the others use
-        // (and a few quick games say little about a bot's speed).
-        if mine < SLOW_FLOOR_MS {
-            return false;
-        }
-        let mut all: Vec<f64> = self.bots.iter().filter_map(|b| b.mean_ms).collect();
-        if all.len() < 2 {
-            return false;
-        }
-        all.sort_by(f64::total_cmp);
-        let median = all[all.len() / 2];
-        mine > self.knobs.slow_factor * median
-    }
-
-    /// Games a bot may be leased in at once: unlimited, or a slow bot's share of the slots.
-    fn cap(&self, i: usize) -> usize {
-        if self.slow(i) {
-            ((self.knobs.slow_share * self.capacity as f64).floor() as usize).max(1)
-        } else {
-            usize::MAX
-        }
-    }
-
-    fn may_start(&self, game: &Game) -> bool {
-        game.bots.iter().all(|name| {
-            let i = self.index[name];
-            self.bots[i].idle.is_none() && self.running(name) < self.cap(i)
-        })
-    }
-
-    /// Bots that may sit at a new table now.
-    fn eligible(&self) -> Vec<usize> {
-        (0..self.bots.len())
-            .filter(|&i| {
-                self.bots[i].idle.is_none() && self.running(&self.bots[i].name) < self.cap(i)
-            })
-            .collect()
-    }
-
-    fn calibrating(&self, i: usize) -> bool {
-        // NaN (no fit yet) calibrates too.
-        self.bots[i].width.partial_cmp(&self.knobs.calibration_elo)
-            != Some(std::cmp::Ordering::Less)
-    }
-
-    /// The weight of `b` as an opponent of `a`: falls with the rating gap and with the games
-    /// they have played already.
-    fn weight(&self, a: usize, b: usize) -> f64 {
-        let near = match (self.bots[a].rating, self.bots[b].rating) {
-            (Some(x), Some(y)) => {
-                let z = (x - y) / self.knobs.nearness_elo.max(1.0);
-                (-z * z / 2.0).exp()
-            }
-            _ => 1.0,
-        };
-        near / (1.0 + self.pair_games(a, b) as f64).sqrt()
-    }
-
-    /// Draws one of `from` with probability proportional to `weights`.
-    fn draw(&mut self, from: &[usize], weights: &[f64]) -> usize {
-        let total: f64 = weights.iter().sum();
-        if total.is_nan() || total <= 0.0 {
-            return from[self.rng.below(from.len())];
-        }
-        let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-        for (k, w) in weights.iter().enumerate() {
-            if x < *w {
-                return from[k];
-            }
-            x -= w;
-        }
-        from[from.len() - 1]
-    }
-
-    /// Chooses the next table's bots (the first is whose turn it is), or `None` when fewer bots
-    /// than seats can play.
-    fn choose_table(&mut self) -> Option<Vec<usize>> {
-        let eligible = self.eligible();
-        if eligible.len() < self.seats {
-            return None;
-        }
-        if let Some((new, old)) = self.priority.clone() {
-            let (a, b) = (self.index.get(&new), self.index.get(&old));
-            if let (Some(&a), Some(&b)) = (a, b) {
-                if eligible.contains(&a) && eligible.contains(&b) {
-                    return Some(self.fill(vec![a, b], &eligible));
-                }
-            }
-        }
-        let first = if let Some(&c) = eligible
-            .iter()
-            .filter(|&&i| self.calibrating(i))
-            .min_by_key(|&&i| (self.bots[i].games, i))
-        {
-            // It meets each opponent the floor's games first: a bot that wins (or loses) every
-            // game never narrows its interval, and drawn by rating it would meet its nearest
-            // opponent for ever, the others never.
-            if let Some(b) = self.under_floor_of(c, &eligible) {
-                return Some(self.fill(vec![c, b], &eligible));
-            }
-            c
-        } else if let Some((a, b)) = self.under_floor(&eligible) {
-            return Some(self.fill(vec![a, b], &eligible));
-        } else {
-            eligible[self.rng.below(eligible.len())]
-        };
-        Some(self.fill(vec![first], &eligible))
-    }
-
-    /// The active pair with the fewest games, if below the floor.
-    fn under_floor(&self, eligible: &[usize]) -> Option<(usize, usize)> {
-        let mut best: Option<(u64, usize, usize)> = None;
-        for (k, &a) in eligible.iter().enumerate() {
-            for &b in &eligible[k + 1..] {
-                let n = self.pair_games(a, b);
-                if n < self.knobs.pair_floor && best.is_none_or(|(m, _, _)| n < m) {
-                    best = Some((n, a, b));
-                }
-            }
-        }
-        best.map(|(_, a, b)| (a, b))
-    }
-
-    /// The opponent of `a` with the fewest games against it, if below the floor.
-    fn under_floor_of(&self, a: usize, eligible: &[usize]) -> Option<usize> {
-        eligible
-            .iter()
-            .copied()
-            .filter(|&b| b != a)
-            .map(|b| (self.pair_games(a, b), b))
-            .filter(|&(n, _)| n < self.knobs.pair_floor)
-            .min()
-            .map(|(_, b)| b)
-    }
-
-    /// Fills `table` up to the seat count with opponents of its first bot, drawn by weight.
-    fn fill(&mut self, mut table: Vec<usize>, eligible: &[usize]) -> Vec<usize> {
-        let first = table[0];
-        while table.len() < self.seats {
-            let rest: Vec<usize> = eligible
-                .iter()
-                .copied()
-                .filter(|i| !table.contains(i))
-                .collect();
-            let weights: Vec<f64> = rest.iter().map(|&b| self.weight(first, b)).collect();
-            let pick = self.draw(&rest, &weights);
-            table.push(pick);
-        }
-        table
-    }
-
-    /// Queues a new table's games (each bot in each seat once, one seed); false when none can
-    /// be made.
-    fn make_table(&mut self) -> bool {
-        let Some(table) = self.choose_table() else {
-            return false;
-        };
-        let pair_id = self.next_pair;
-        self.next_pair += 1;
-        let seed = Rng::derive(self.master_seed, pair_id);
-        let k = table.len();
-        for r in 0..k {
-            let bots = (0..k)
-                .map(|s| self.bots[table[(s + r) % k]].name.clone())
-                .collect();
-            let game = Game {
-                game_id: self.next_game,
-                pair_id,
-                seed,
-                bots,
-            };
-            self.next_game += 1;
-            self.fresh.push(game.clone());
-            self.queue.push_back(game);
-        }
-        true
+/// Whether a bot idle for `why` has its games cancelled (not while it is being checked: they
+/// wait for it).
+fn cancel_why(why: &Idle) -> Option<CancelWhy> {
+    match why {
+        Idle::Removed => Some(CancelWhy::Removed),
+        Idle::Checking => None,
+        Idle::Broken(_) => Some(CancelWhy::Broken),
+        Idle::Suspended { .. } => Some(CancelWhy::Suspended),
     }
 }
+
+mod tables;
 
 #[cfg(test)]
 #[path = "scheduler_tests.rs"]

@@ -2,16 +2,19 @@
 //! one game at a time and plays it through [`super::play`], never a tokio task: the referee waits
 //! in poll(2)), the recorder (the one thread that completes games in the scheduler and appends
 //! them to the records, first result wins), and the ratings thread ([`super::ratings`]). The HTTP
-//! side ([`super::http`]) only reads this state and sends commands.
+//! side ([`super::http`]) only reads this state and sends commands. Here: the state
+//! ([`Shared`]) and what changes it; `start.rs` the start, `threads.rs` the local workers and
+//! the ratings' thread, `recorder.rs` the recorder.
 //!
 //! Crash safety: every game is in `schedule.jsonl` before a worker gets it, and its result is in
 //! games.csv before anything shows it; a restart marks the logged games that games.csv holds as
 //! done and plays the others again under the same ids, so kill -9 loses and duplicates nothing.
 
 use super::folder::{self, BotEntry, FolderError, LeagueSettings, ScheduleLog};
+use super::locks::{Locked, RwLocked};
 use super::play::{self, Table};
 use super::ratings::{self, Counted};
-use super::scheduler::{Completion, Game, Idle, Outcome, Scheduler};
+use super::scheduler::{Game, Idle, Scheduler};
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
 use serde::Serialize;
@@ -21,10 +24,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
+mod recorder;
+mod start;
+mod threads;
+use recorder::{read_records, recorder_thread};
+pub use start::start;
+use threads::{local_name, ratings_thread, renew_thread, worker_thread};
+
 /// Recent games kept in memory for the page.
 const RECENT: usize = 100;
 /// Forfeits kept per bot for its page.
 const BOT_FORFEITS: usize = 20;
+/// Recent games kept per bot for its page.
+const BOT_GAMES: usize = 20;
 
 /// A game as the page lists it.
 #[derive(Clone, Debug, Serialize)]
@@ -53,6 +65,8 @@ pub struct ForfeitLine {
 /// What the page shows of a bot besides its standings line.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct BotNotes {
+    /// Its latest recorded games, newest first.
+    pub games: VecDeque<GameLine>,
     pub forfeits: VecDeque<ForfeitLine>,
     /// Its stderr in its latest game (the tail the record keeps).
     pub stderr: String,
@@ -78,16 +92,26 @@ pub struct Shared {
     pub table: Table,
     pub sched: Mutex<Scheduler>,
     log: Mutex<ScheduleLog>,
+    /// The games that will not be played (`cancelled.jsonl`).
+    cancel_log: Mutex<folder::CancelLog>,
     /// Bots ready to play, by name.
     pub specs: RwLock<HashMap<String, BotSpec>>,
     pub live: Mutex<Live>,
     pub standings: RwLock<Arc<ratings::Table>>,
     pub counted: Mutex<ratings::Standings>,
-    /// A candidate's SPRT, fed by the ratings thread.
-    pub sprt: Mutex<Option<super::sprt::Test>>,
+    /// The candidates' SPRTs, fed by the ratings thread.
+    pub sprt: Mutex<super::sprt::Tests>,
+    /// Their starts and ends (`sprt.jsonl`).
+    sprt_log: Mutex<folder::JsonLines>,
     /// Server-sent events, as `(event name, JSON data)`.
     pub events: tokio::sync::broadcast::Sender<(String, String)>,
+    /// Event streams open (at most `[http] max_event_streams`).
+    pub event_streams: std::sync::atomic::AtomicUsize,
+    /// The local workers when their machine cannot start games.
+    pub backoff: super::backoff::Backoff,
     pub token_hash: String,
+    /// The authors' tokens, each for one bot (read again when the file changes).
+    pub authors: super::tokens::Tokens,
     /// Local workers (threads of the server).
     pub local_workers: usize,
     /// Workers wait here for a game to lease.
@@ -98,6 +122,9 @@ pub struct Shared {
     bots_file: Mutex<()>,
     done_tx: Mutex<mpsc::Sender<(Game, Finished)>>,
     fit_tx: Mutex<mpsc::Sender<Fit>>,
+    /// Why the league stopped recording (its records could not be written, its recorder
+    /// failed): from then on no result is accepted and no game leased (503), the page says so.
+    recording: Mutex<Option<String>>,
     /// Games out of the ratings (a quarantined worker's). Held by the recorder from a game's
     /// record to its hand-over to the fit, so that a recount from games.csv
     /// ([`Shared::recount`]) counts each game once: a game recorded before the recount is in
@@ -108,8 +135,8 @@ pub struct Shared {
 
 /// What the ratings thread is handed, in order.
 enum Fit {
-    /// A recorded game to count.
-    Game(Counted),
+    /// A recorded game to count (and its id).
+    Game(Counted, u64),
     /// Fit again (a bot came or went).
     Again,
     /// The standings counted again from games.csv, in place of those counted so far.
@@ -137,8 +164,7 @@ impl Shared {
             worker: Some(worker.to_string()),
         };
         self.live
-            .lock()
-            .unwrap()
+            .locked()
             .running
             .insert(game.game_id, line.clone());
         self.tell("start", &line);
@@ -152,13 +178,13 @@ impl Shared {
 
     /// Wakes the workers (a game may be ready to lease).
     pub fn wake(&self) {
-        let _guard = self.wake_lock.lock().unwrap();
+        let _guard = self.wake_lock.locked();
         self.wake.notify_all();
     }
 
     /// Asks for a new fit.
     pub fn refit(&self) {
-        let _ = self.fit_tx.lock().unwrap().send(Fit::Again);
+        let _ = self.fit_tx.locked().send(Fit::Again);
     }
 
     /// Takes the games in `out` out of the ratings: counts the standings again from games.csv
@@ -169,83 +195,235 @@ impl Shared {
         out: impl IntoIterator<Item = u64>,
         known: &[String],
     ) -> Result<(), String> {
-        let mut skip = self.out_of_ratings.lock().unwrap();
+        let mut skip = self.out_of_ratings.locked();
         skip.extend(out);
         let counted = super::trust::standings_without(&self.dir, &skip, known)?;
-        let _ = self
-            .fit_tx
-            .lock()
-            .unwrap()
-            .send(Fit::Recounted(Box::new(counted)));
+        let _ = self.fit_tx.locked().send(Fit::Recounted(Box::new(counted)));
         Ok(())
+    }
+
+    /// Why the league stopped recording, if it did.
+    pub fn recording_failure(&self) -> Option<String> {
+        self.recording.locked().clone()
+    }
+
+    /// Stops the league's recording for `why` (the first reason is kept), and says so on
+    /// stderr and to the page: no result is accepted from now on, no game leased.
+    fn fail_recording(&self, why: String) {
+        let mut failed = self.recording.locked();
+        if failed.is_some() {
+            return;
+        }
+        eprintln!(
+            "arbiter: error: the league stopped recording: {why}; no result is accepted and no \
+             game leased until it is fixed and the league started again (`arbiter league \
+             serve {}`: every game scheduled and not recorded is played again)",
+            self.dir.display()
+        );
+        *failed = Some(why.clone());
+        drop(failed);
+        self.tell("recording", &serde_json::json!({ "failed": why }));
+    }
+
+    /// Logs the games `sched` cancelled (a bot removed, replaced, suspended or broken): each
+    /// scheduled game ends recorded or cancelled. A log that cannot be written stops the
+    /// recording (a game would end neither).
+    pub fn log_cancelled(&self, sched: &mut Scheduler) {
+        let cancelled = sched.take_cancelled();
+        if cancelled.is_empty() {
+            return;
+        }
+        if let Err(e) = self.cancel_log.locked().append(&cancelled, &now_text()) {
+            self.fail_recording(e.to_string());
+            return;
+        }
+        let mut live = self.live.locked();
+        for c in &cancelled {
+            live.running.remove(&c.game.game_id);
+        }
+        drop(live);
+        for c in &cancelled {
+            self.tell(
+                "cancelled",
+                &serde_json::json!({
+                    "game_id": c.game.game_id, "bots": c.game.bots, "bot": c.bot, "why": c.why
+                }),
+            );
+        }
+    }
+
+    /// Logs SPRT lines (a test started or ended): a decision is kept in the folder. A log that
+    /// cannot be written is said (the test's decision is made again from games.csv at the
+    /// next start).
+    fn log_sprt(&self, lines: Vec<super::sprt::Line>) {
+        let lines = super::sprt::stamped(lines, &now_text());
+        if let Err(e) = self.sprt_log.locked().append(&lines) {
+            eprintln!(
+                "arbiter: warning: {} could not be written: {e}",
+                folder::SPRT
+            );
+        }
+    }
+
+    /// Keeps the suspensions `sched` made in `bots.toml`, so that a restart does not play the
+    /// bots again (adding one again writes its entry anew).
+    fn keep_suspensions(&self, sched: &mut Scheduler) {
+        for (name, forfeits) in sched.take_suspended() {
+            let kept = self.update_bots(|bots| {
+                if let Some(b) = bots.iter_mut().find(|b| b.name == name) {
+                    b.suspended = Some(forfeits);
+                }
+                Ok(())
+            });
+            if let Err(e) = kept {
+                eprintln!(
+                    "arbiter: warning: the suspension of {name} could not be kept in {}: {e} \
+                     (a restart would play it again)",
+                    folder::BOTS
+                );
+            }
+        }
     }
 
     /// Leases one game to `worker`, logging new tables first.
     fn lease(&self, worker: &str) -> Option<Game> {
-        self.lease_games(worker, 1).pop()
+        self.lease_games(worker, worker, 1).pop()
     }
 
-    /// Leases up to `slots` games to `worker` (a remote worker's session), logging new tables
-    /// first.
-    pub fn lease_games(&self, worker: &str, slots: usize) -> Vec<Game> {
-        let mut sched = self.sched.lock().unwrap();
-        let games = sched.lease(worker, slots, Instant::now());
+    /// Leases up to `slots` games to `worker` (a remote worker's session, of worker `group`:
+    /// its token's name), logging new tables first. None once the league cannot record.
+    pub fn lease_games(&self, worker: &str, group: &str, slots: usize) -> Vec<Game> {
+        if self.recording_failure().is_some() {
+            return Vec::new();
+        }
+        let mut sched = self.sched.locked();
+        let games = sched.lease_for(worker, group, slots, Instant::now());
+        self.log_cancelled(&mut sched);
         let fresh = sched.take_fresh();
-        if let Err(e) = self.log.lock().unwrap().append(&fresh) {
-            // Nothing may leave unlogged: a server that cannot write its folder stops.
-            eprintln!(
-                "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
-            );
-            std::process::exit(3);
+        if let Err(e) = self.log.locked().append(&fresh) {
+            // Nothing may leave unlogged.
+            for g in &games {
+                sched.release(g.game_id);
+            }
+            drop(sched);
+            self.fail_recording(e.to_string());
+            return Vec::new();
         }
         games
     }
 
+    /// Puts leased game `game_id` back in the queue unplayed (its worker's machine could not
+    /// start it): no longer listed as running.
+    pub fn release(&self, game_id: u64) {
+        {
+            let mut sched = self.sched.lock().unwrap_or_else(|e| e.into_inner());
+            sched.release(game_id);
+            self.log_cancelled(&mut sched);
+        }
+        self.live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .running
+            .remove(&game_id);
+        self.tell("released", &serde_json::json!({ "game_id": game_id }));
+        self.wake();
+    }
+
     /// Hands a game played elsewhere (by a remote worker) to the recorder: the first result
-    /// for a game id is recorded, later ones are dropped.
-    pub fn finished(&self, game: Game, f: Finished) {
-        let _ = self.done_tx.lock().unwrap().send((game, f));
+    /// for a game id is recorded, later ones are dropped. False if the recorder has stopped
+    /// ([`Shared::recording_failure`] says why).
+    pub fn finished(&self, game: Game, f: Finished) -> bool {
+        self.done_tx.locked().send((game, f)).is_ok()
     }
 
     /// Checks (builds, test-starts) `entry` and adds it to the league, or marks it broken.
     /// Runs on the calling (blocking) thread.
-    pub fn admit(&self, entry: BotEntry) -> Result<(), String> {
+    pub fn admit(self: &Arc<Self>, entry: BotEntry) -> Result<(), String> {
         let name = entry.name.clone();
-        self.live.lock().unwrap().building.push(name.clone());
+        // A name the league cannot carry everywhere is no bot's: nothing of it is kept (one
+        // read from bots.toml at a start is shown broken, saying why).
+        if let Err(e) = super::names::check(&name, "bot") {
+            let mut sched = self.sched.locked();
+            if sched.names().any(|n| n == name) {
+                sched.set_idle(&name, Idle::Broken(e.to_string()));
+            }
+            return Err(e.to_string());
+        }
+        self.live.locked().building.push(name.clone());
         self.tell(
             "bot",
             &serde_json::json!({"name": name, "status": "building"}),
         );
-        let checked = play::check(&entry, &self.table.referee);
-        self.live.lock().unwrap().building.retain(|n| n != &name);
+        // What its workers would be sent is checked first: a bot that names a file it may not
+        // ship (outside its folder, or one another user could not read) is not played.
+        let checked = super::bundle::sources(&entry)
+            .map_err(|e| play::NotChecked::Broken(e.to_string()))
+            .and_then(|_| play::check(&entry, &self.table.referee));
+        self.live.locked().building.retain(|n| n != &name);
         let saved = self.update_bots(|bots| {
             folder::upsert(bots, entry.clone());
             Ok(())
         });
-        self.counted.lock().unwrap().know(&name);
+        self.counted.locked().know(&name);
+        let mut again = None;
         let result = {
-            let mut sched = self.sched.lock().unwrap();
-            match checked {
+            let mut sched = self.sched.locked();
+            let result = match checked {
                 Ok(spec) => {
-                    self.specs.write().unwrap().insert(name.clone(), spec);
-                    sched.add_bot(&name);
-                    if let Some(old) = &entry.candidate_of {
-                        sched.set_priority(Some((name.clone(), old.clone())));
-                        let mut sprt = self.sprt.lock().unwrap();
-                        if sprt.as_ref().is_none_or(|t| t.new != name || &t.old != old) {
-                            *sprt = Some(super::sprt::Test::new(&name, old));
-                        }
+                    self.backoff.started("the league's server");
+                    // A new version of a bot that played here: the old one's unplayed games
+                    // are cancelled (a table is played by one version of each bot).
+                    let replaced = self.specs.writing().insert(name.clone(), spec).is_some();
+                    if replaced {
+                        sched.replace(&name);
                     }
+                    sched.add_bot(&name);
+                    let mut sprt = self.sprt.locked();
+                    let lines = match &entry.candidate_of {
+                        // A new test, unless this is its candidate checked again at a start.
+                        Some(old)
+                            if replaced
+                                || !sprt.list.iter().any(|t| t.new == name && &t.old == old) =>
+                        {
+                            let bounds = entry.sprt.unwrap_or_default();
+                            sprt.start(&name, old, bounds, sched.next_game_id(), "")
+                        }
+                        Some(_) => Vec::new(),
+                        None if replaced => sprt.end_of(&name, super::sprt::Verdict::Replaced, ""),
+                        None => Vec::new(),
+                    };
+                    sched.set_priority(sprt.running());
+                    drop(sprt);
+                    self.log_sprt(lines);
                     Ok(())
                 }
-                Err(problem) => {
+                Err(play::NotChecked::Broken(problem)) => {
                     sched.set_idle(&name, Idle::Broken(problem.clone()));
                     Err(problem)
                 }
-            }
+                Err(play::NotChecked::Machine { fault, detail }) => {
+                    // No verdict on the bot: it stays "checking" and is checked again later.
+                    sched.set_idle(&name, Idle::Checking);
+                    again = Some(
+                        self.backoff
+                            .failed("the league's server", fault, &detail)
+                            .max(Duration::from_secs(5)),
+                    );
+                    Err(detail)
+                }
+            };
+            self.log_cancelled(&mut sched);
+            result
         };
         self.refit();
         self.wake();
+        if let Some(pause) = again {
+            let s = self.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(pause);
+                let _ = s.admit(entry);
+            });
+        }
         saved.and(result)
     }
 
@@ -254,7 +432,7 @@ impl Shared {
         &self,
         change: impl FnOnce(&mut Vec<BotEntry>) -> Result<(), String>,
     ) -> Result<(), String> {
-        let _one = self.bots_file.lock().unwrap();
+        let _one = self.bots_file.locked();
         let mut bots = folder::load_bots(&self.dir).map_err(|e| e.to_string())?;
         change(&mut bots)?;
         folder::save_bots(&self.dir, &bots).map_err(|e| e.to_string())
@@ -269,336 +447,18 @@ impl Shared {
             }
             None => Err(format!("no bot named '{name}' in this league")),
         })?;
-        self.sched.lock().unwrap().set_idle(name, Idle::Removed);
+        {
+            let mut sched = self.sched.locked();
+            sched.set_idle(name, Idle::Removed);
+            self.log_cancelled(&mut sched);
+            let mut sprt = self.sprt.locked();
+            let lines = sprt.end_of(name, super::sprt::Verdict::Removed, "");
+            sched.set_priority(sprt.running());
+            drop(sprt);
+            self.log_sprt(lines);
+        }
         self.refit();
         Ok(())
-    }
-}
-
-/// Opens the league in `dir` and starts its threads: `workers` local workers, the recorder and
-/// the ratings. The bots are checked on their own threads (a slow build delays no game).
-pub fn start(
-    dir: PathBuf,
-    settings: LeagueSettings,
-    workers: usize,
-) -> Result<Arc<Shared>, StartError> {
-    let table = play::table(&settings).map_err(|e| StartError::Other(format!("{e:#}")))?;
-    let seats = table.choice.seats();
-    let (csv, done) =
-        play::open_games(&dir, seats).map_err(|e| StartError::Other(format!("{e:#}")))?;
-    let (log, scheduled) = ScheduleLog::open(&dir)?;
-    let token_hash = folder::admin_token_hash(&dir)?;
-    let bots = folder::load_bots(&dir)?;
-
-    let mut sched = Scheduler::new(seats, settings.matchmaking.clone(), settings.seed);
-    sched.set_capacity(workers.max(1));
-    for b in &bots {
-        sched.add_bot(&b.name);
-        // Not played until checked.
-        sched.set_idle(&b.name, Idle::Checking);
-    }
-    for g in scheduled {
-        let recorded = done.contains(g.game_id);
-        sched.restore(g, recorded);
-    }
-    let mut counted = ratings::Standings::default();
-    for b in &bots {
-        counted.know(&b.name);
-    }
-    let mut sprt = bots
-        .iter()
-        .rev()
-        .find_map(|b| Some(super::sprt::Test::new(&b.name, b.candidate_of.as_ref()?)));
-    let games_csv = [dir.join("games.csv")];
-    crate::results::games_csv::try_for_each_result(&games_csv, |row| {
-        if let Some(t) = &mut sprt {
-            t.add(&row.bots, &row.ranks, row.pair_id.unwrap_or(0));
-        }
-        counted.add(&Counted {
-            bots: row.bots,
-            ranks: row.ranks,
-            pair_id: row.pair_id.unwrap_or(0),
-        });
-        Ok::<(), crate::results::games_csv::ReadError>(())
-    })
-    .map_err(|e| StartError::Other(crate::errors::chain_text(&e)))?;
-    let mut live = Live::default();
-    read_records(&dir, &mut live);
-
-    let (done_tx, done_rx) = mpsc::channel();
-    let (fit_tx, fit_rx) = mpsc::channel();
-    let (events, _) = tokio::sync::broadcast::channel(1024);
-    let shared = Arc::new(Shared {
-        dir: dir.clone(),
-        settings,
-        table,
-        sched: Mutex::new(sched),
-        log: Mutex::new(log),
-        specs: RwLock::new(HashMap::new()),
-        live: Mutex::new(live),
-        standings: RwLock::new(Arc::new(ratings::Table::default())),
-        counted: Mutex::new(counted),
-        sprt: Mutex::new(sprt),
-        events,
-        token_hash,
-        local_workers: workers,
-        wake: Condvar::new(),
-        wake_lock: Mutex::new(()),
-        stop: AtomicBool::new(false),
-        bots_file: Mutex::new(()),
-        done_tx: Mutex::new(done_tx),
-        fit_tx: Mutex::new(fit_tx),
-        out_of_ratings: Mutex::default(),
-    });
-    {
-        let s = shared.clone();
-        std::thread::Builder::new()
-            .name("league-ratings".into())
-            .spawn(move || ratings_thread(&s, fit_rx))
-            .expect("a thread starts");
-    }
-    shared.refit();
-    {
-        let s = shared.clone();
-        std::thread::Builder::new()
-            .name("league-recorder".into())
-            .spawn(move || recorder_thread(&s, csv, done_rx))
-            .expect("a thread starts");
-    }
-    for w in 0..workers {
-        let s = shared.clone();
-        std::thread::Builder::new()
-            .name(format!("league-worker-{w}"))
-            .spawn(move || worker_thread(&s, &format!("local-{w}")))
-            .expect("a thread starts");
-    }
-    for b in bots.into_iter().filter(|b| !b.removed) {
-        let s = shared.clone();
-        std::thread::spawn(move || {
-            let _ = s.admit(b);
-        });
-    }
-    for b in folder::load_bots(&dir)?.into_iter().filter(|b| b.removed) {
-        shared
-            .sched
-            .lock()
-            .unwrap()
-            .set_idle(&b.name, Idle::Removed);
-    }
-    Ok(shared)
-}
-
-/// What records.jsonl holds: the page's recent games, each bot's forfeits and stderr, and
-/// where each game's record is (its replay page).
-fn read_records(dir: &std::path::Path, live: &mut Live) {
-    use std::io::BufRead;
-    let path = dir.join(crate::results::records::FILE);
-    let Ok(file) = std::fs::File::open(&path) else {
-        return;
-    };
-    let mut reader = std::io::BufReader::new(file);
-    let mut line = Vec::new();
-    let mut offset = 0u64;
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if let Ok(rec) =
-                    serde_json::from_slice::<crate::results::records::GameRecord>(&line)
-                {
-                    if !live.offsets.contains(rec.game_id) {
-                        note_record(live, &rec);
-                    }
-                    live.offsets.insert(rec.game_id, offset);
-                }
-                offset += n as u64;
-            }
-        }
-    }
-}
-
-/// Adds a finished game to the page's lists.
-fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
-    live.running.remove(&rec.game_id);
-    live.recent.push_front(GameLine {
-        game_id: rec.game_id,
-        bots: rec.bots.clone(),
-        ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason.to_string()),
-        worker: None,
-    });
-    live.recent.truncate(RECENT);
-    for f in &rec.forfeits {
-        let notes = live.notes.entry(rec.bots[f.seat].clone()).or_default();
-        notes.forfeits.push_front(ForfeitLine {
-            game_id: rec.game_id,
-            reason: f.reason.to_string(),
-            detail: f.detail.clone(),
-            turn: f.turn,
-        });
-        notes.forfeits.truncate(BOT_FORFEITS);
-    }
-    for (seat, bot) in rec.bots.iter().enumerate() {
-        let notes = live.notes.entry(bot.clone()).or_default();
-        notes.stderr = rec.stderr.get(seat).cloned().unwrap_or_default();
-        notes.stderr_game = Some(rec.game_id);
-    }
-}
-
-fn worker_thread(s: &Shared, name: &str) {
-    while !s.stop.load(Ordering::Relaxed) {
-        let Some(game) = s.lease(name) else {
-            let guard = s.wake_lock.lock().unwrap();
-            let _ = s.wake.wait_timeout(guard, Duration::from_millis(500));
-            continue;
-        };
-        let bots: Option<Vec<BotSpec>> = {
-            let specs = s.specs.read().unwrap();
-            game.bots.iter().map(|b| specs.get(b).cloned()).collect()
-        };
-        let Some(bots) = bots else {
-            // A bot of a game from before a restart, not checked yet: it waits its turn.
-            s.sched.lock().unwrap().release(game.game_id);
-            std::thread::sleep(Duration::from_millis(200));
-            continue;
-        };
-        s.started(&game, name);
-        let finished = play::play(&s.table, &bots, &game);
-        if s.done_tx.lock().unwrap().send((game, finished)).is_err() {
-            break;
-        }
-    }
-}
-
-/// Completes each finished game in the scheduler and records the first result of each.
-fn recorder_thread(s: &Shared, mut csv: play::GamesCsv, done: mpsc::Receiver<(Game, Finished)>) {
-    let mut recorder =
-        match play::Recorder::open(&mut csv, &s.dir, false, &s.table.choice, &s.table.referee) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!(
-                    "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
-                );
-                std::process::exit(3);
-            }
-        };
-    let records = s.dir.join(crate::results::records::FILE);
-    for (game, f) in done {
-        let outcome = Outcome {
-            forfeited: f.result.forfeits.iter().map(|x| x.seat).collect(),
-            used: f
-                .result
-                .stats
-                .iter()
-                .map(|st| Duration::from_micros(st.total_us))
-                .collect(),
-        };
-        let completion = s.sched.lock().unwrap().complete(game.game_id, &outcome);
-        if completion != Completion::Accepted {
-            s.live.lock().unwrap().running.remove(&game.game_id);
-            continue;
-        }
-        let skip = s.out_of_ratings.lock().unwrap();
-        let offset = std::fs::metadata(&records).map(|m| m.len()).unwrap_or(0);
-        if let Err(e) = recorder.record(&f) {
-            eprintln!(
-                "arbiter: error: {e}; the league stops (fix the folder, then start it again)"
-            );
-            std::process::exit(3);
-        }
-        let rec = crate::results::records::GameRecord::new(
-            &f.spec,
-            &s.table.choice,
-            &s.table.referee,
-            &f.result,
-        );
-        {
-            let mut live = s.live.lock().unwrap();
-            note_record(&mut live, &rec);
-            live.offsets.insert(game.game_id, offset);
-        }
-        if f.result.reason != crate::referee::Reason::RefereeError && !skip.contains(&game.game_id)
-        {
-            let _ = s.fit_tx.lock().unwrap().send(Fit::Game(Counted {
-                bots: rec.bots.clone(),
-                ranks: rec.ranks.clone(),
-                pair_id: rec.pair_id,
-            }));
-        }
-        drop(skip);
-        s.tell(
-            "game",
-            &GameLine {
-                game_id: rec.game_id,
-                bots: rec.bots.clone(),
-                ranks: Some(rec.ranks.clone()),
-                reason: Some(rec.reason.to_string()),
-                worker: None,
-            },
-        );
-        s.wake();
-    }
-}
-
-/// Refits whenever games arrived (all that queued up at once), off the games' path.
-fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
-    while let Ok(first) = rx.recv() {
-        let mut counted = s.counted.lock().unwrap();
-        let mut sprt = s.sprt.lock().unwrap();
-        for fit in std::iter::once(first).chain(rx.try_iter()) {
-            match fit {
-                Fit::Game(g) => {
-                    if let Some(t) = sprt.as_mut() {
-                        t.add(&g.bots, &g.ranks, g.pair_id);
-                    }
-                    counted.add(&g);
-                }
-                Fit::Again => {}
-                Fit::Recounted(c) => *counted = *c,
-            }
-        }
-        let (mut table, widths) = counted.fit();
-        drop(counted);
-        table.sprt = sprt.as_ref().map(|t| t.shown());
-        let decided = sprt
-            .as_ref()
-            .is_some_and(|t| t.decision() != crate::rating::Decision::Continue);
-        drop(sprt);
-        {
-            let sched = s.sched.lock().unwrap();
-            let live = s.live.lock().unwrap();
-            for line in &mut table.bots {
-                (line.status, line.problem) = if live.building.contains(&line.name) {
-                    ("building".into(), None)
-                } else {
-                    match sched.idle(&line.name) {
-                        None => ("playing".into(), None),
-                        Some(Idle::Removed) => ("removed".into(), None),
-                        Some(Idle::Checking) => ("checking".into(), None),
-                        Some(Idle::Broken(p)) => ("broken".into(), Some(p.clone())),
-                        Some(Idle::Suspended { forfeits }) => (
-                            "suspended".into(),
-                            Some(format!(
-                                "forfeited {forfeits} games in a row; fix it and add it again"
-                            )),
-                        ),
-                    }
-                };
-            }
-        }
-        {
-            let mut sched = s.sched.lock().unwrap();
-            if decided {
-                sched.set_priority(None);
-            }
-            for (name, rating, width) in widths {
-                sched.set_rating(&name, rating, width);
-            }
-        }
-        let games = table.games;
-        *s.standings.write().unwrap() = Arc::new(table);
-        s.tell("standings", &serde_json::json!({ "games": games }));
     }
 }
 

@@ -17,14 +17,14 @@ pub enum TokenFileError {
     },
     #[error(
         "the token file {} can be read by others (mode {mode:04o}): anyone on the machine could \
-         work as this worker; make it yours alone with `chmod 600 {}`",
+         use its token; make it yours alone with `chmod 600 {}`",
         path.display(),
         path.display()
     )]
     Open { path: PathBuf, mode: u32 },
     #[error(
         "the token file {} holds no token: put in it the line that `arbiter league token DIR \
-         NAME` printed on the server",
+         NAME` (or `arbiter league author DIR NAME`) printed on the server",
         path.display()
     )]
     Empty { path: PathBuf },

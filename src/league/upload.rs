@@ -1,6 +1,6 @@
 //! Bots uploaded over HTTP, for a class or an open league whose authors have no shell on the
-//! server: `POST /api/bots/NAME` with the admin token (`arbiter league add URL BOT --token T`
-//! sends it). The body is a single source file (`?file=bot.py` names it: its extension says how
+//! server: `POST /api/bots/NAME` with the admin token or bot NAME's author token
+//! ([`super::authors`]; `arbiter league add URL BOT --token-file F` sends it). The body is a single source file (`?file=bot.py` names it: its extension says how
 //! it is built) or the bot's folder as a `.tar.gz` (or a plain `.tar`); it is size-capped
 //! (`[upload] max_mib` in `league.toml`, [`DEFAULT_MAX_MIB`] unless set), kept in a new folder of
 //! its own (`uploads/NAME/N/`, so a game still playing the previous version keeps its files),
@@ -59,8 +59,8 @@ impl Limits {
 /// An upload that cannot be taken.
 #[derive(Debug, thiserror::Error)]
 pub enum UploadError {
-    #[error("{name:?} cannot name a bot: use letters, digits, '-', '_' and '.' (at most 64)")]
-    Name { name: String },
+    #[error(transparent)]
+    Name(super::names::BadName),
     #[error(
         "{file:?} cannot name the uploaded file: give its own name with its extension, such as \
          bot.py (letters, digits, '-', '_', '.')"
@@ -90,6 +90,8 @@ pub enum UploadError {
     Empty,
     #[error("the upload was refused: its entry {entry:?} {why}; nothing of it was kept")]
     Unsafe { entry: String, why: String },
+    #[error("the upload was refused: {0}; nothing of it was kept")]
+    Headers(super::tar_members::MemberError),
     #[error("keeping the upload in {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -114,7 +116,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> UploadError + '_ {
     }
 }
 
-/// Letters, digits, '-', '_', '.', not only dots: a bot's or a file's name.
+/// Letters, digits, '-', '_', '.', not only dots: a file's name.
 fn plain(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
@@ -132,8 +134,8 @@ pub fn store(
     file: Option<&str>,
     bytes: &[u8],
 ) -> Result<BotEntry, UploadError> {
-    if !plain(name) {
-        return Err(UploadError::Name { name: name.into() });
+    if let Err(e) = super::names::check(name, "bot") {
+        return Err(UploadError::Name(e));
     }
     if let Some(f) = file.filter(|f| !plain(f)) {
         return Err(UploadError::FileName { file: f.into() });
@@ -144,7 +146,9 @@ pub fn store(
     if bytes.starts_with(b"PK\x03\x04") && file.is_none() {
         return Err(UploadError::Zip);
     }
-    let root = new_version(&league.join(UPLOADS).join(name))?;
+    let uploads = league.join(UPLOADS);
+    keep_private(&uploads)?;
+    let root = new_version(&uploads.join(name))?;
     let kept = match file {
         Some(f) => std::fs::write(root.join(f), bytes)
             .map_err(io(&root.join(f)))
@@ -158,31 +162,68 @@ pub fn store(
             workdir: root,
             removed: false,
             candidate_of: None,
+            sprt: None,
+            suspended: None,
         }),
         Err(e) => {
             let _ = std::fs::remove_dir_all(&root);
+            // The bot's folder too, if this was its first version (an upload of the same bot
+            // at the same time finds it gone and makes it again).
+            let _ = std::fs::remove_dir(uploads.join(name));
             Err(e)
         }
     }
 }
 
+/// Makes `uploads` (if new) a folder only the server's user may enter: an upload is someone's
+/// source, not for the machine's other users. The server's own bots still run from it: a bot's
+/// unprivileged user is given its own files, not the way to them (see [`crate::bot::reach`]).
+fn keep_private(uploads: &Path) -> Result<(), UploadError> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if let Some(league) = uploads.parent() {
+        std::fs::create_dir_all(league).map_err(io(league))?;
+    }
+    match std::fs::DirBuilder::new()
+        .recursive(false)
+        .mode(0o700)
+        .create(uploads)
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let meta = std::fs::metadata(uploads).map_err(io(uploads))?;
+            if meta.permissions().mode() & 0o077 != 0 {
+                std::fs::set_permissions(uploads, std::fs::Permissions::from_mode(0o700))
+                    .map_err(io(uploads))?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(io(uploads)(e)),
+    }
+}
+
 /// Makes `dir/N` for the next free N (1, 2, ...).
 fn new_version(dir: &Path) -> Result<PathBuf, UploadError> {
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut n = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
-        .max()
-        .unwrap_or(0);
+    let mut tries = 0;
     loop {
-        n += 1;
-        let path = dir.join(n.to_string());
-        match std::fs::create_dir(&path) {
-            Ok(()) => return Ok(path),
-            // Another upload of the same bot took it a moment ago.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io(&path)(e)),
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let mut n = std::fs::read_dir(dir)
+            .map_err(io(dir))?
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
+        loop {
+            n += 1;
+            let path = dir.join(n.to_string());
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(path),
+                // Another upload of the same bot took it a moment ago.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                // A refused upload of the same bot removed its folder a moment ago.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 3 => break,
+                Err(e) => return Err(io(&path)(e)),
+            }
         }
+        tries += 1;
     }
 }
 
@@ -216,23 +257,26 @@ fn inside(path: &Path) -> Result<PathBuf, &'static str> {
     Ok(out)
 }
 
-/// Whether any folder on the way to `path` (below `root`) is a symbolic link: nothing is
-/// written through one.
-fn through_link(root: &Path, rel: &Path) -> bool {
+/// Why nothing may be written at `rel` (below `root`), if so: a folder on the way that is a
+/// symbolic link (nothing is written through one) or a file.
+fn blocked(root: &Path, rel: &Path) -> Option<&'static str> {
     let mut at = root.to_path_buf();
     let parts: Vec<_> = rel.components().collect();
     for part in &parts[..parts.len().saturating_sub(1)] {
         at.push(part);
-        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return true;
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Some("lies inside a symbolic link"),
+            Ok(m) if !m.is_dir() => return Some("lies inside a file of the archive"),
+            _ => {}
         }
     }
-    false
+    None
 }
 
 /// Unpacks a (gzip'd) tar archive into `dest` (made here), refusing anything that could reach
-/// outside it.
-fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
+/// outside it. A worker unpacks the bots' archives it fetches with it too
+/// ([`super::bundle::unpack`]).
+pub(crate) fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
     use std::os::unix::fs::PermissionsExt;
     use tar::EntryType;
     std::fs::create_dir(dest).map_err(io(dest))?;
@@ -249,37 +293,51 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
     let mut archive = tar::Archive::new(reader);
     let mut total = 0u64;
     let mut count = 0usize;
-    for entry in archive.entries().map_err(not_archive)? {
-        let mut entry = entry.map_err(not_archive)?;
+    // Long names and PAX headers bounded before they are read (see `tar_members`).
+    for member in super::tar_members::Members::new(&mut archive).map_err(not_archive)? {
+        let super::tar_members::Member {
+            mut entry,
+            path: raw,
+            link,
+        } = member.map_err(|e| match e {
+            super::tar_members::MemberError::Read(e) => not_archive(e),
+            refused => UploadError::Headers(refused),
+        })?;
         count += 1;
         if count > MAX_ENTRIES {
             return Err(UploadError::Unpacked);
         }
-        let raw = entry.path().map_err(not_archive)?.into_owned();
         let shown = raw.to_string_lossy().into_owned();
         let refused = |why: &str| UploadError::Unsafe {
             entry: shown.clone(),
             why: why.into(),
         };
         let kind = entry.header().entry_type();
-        if matches!(kind, EntryType::XGlobalHeader | EntryType::XHeader) {
-            continue;
-        }
         let rel = inside(&raw).map_err(&refused)?;
         if rel.as_os_str().is_empty() {
             // The folder itself ("./").
             continue;
         }
-        if through_link(dest, &rel) {
-            return Err(refused("lies inside a symbolic link"));
+        if let Some(why) = blocked(dest, &rel) {
+            return Err(refused(why));
         }
         let path = dest.join(&rel);
-        let exists = std::fs::symlink_metadata(&path).is_ok();
-        let mode = entry.header().mode().unwrap_or(0o644) & 0o755;
+        let existing = std::fs::symlink_metadata(&path).ok();
+        let exists = existing.is_some();
+        // Readable by all (its folder is the server's alone): a bot's own unprivileged user
+        // reads it.
+        let mode = (entry.header().mode().unwrap_or(0o644) & 0o755) | 0o644;
         match kind {
-            EntryType::Directory => {
-                std::fs::create_dir_all(&path).map_err(io(&path))?;
-            }
+            EntryType::Directory => match existing {
+                Some(m) if m.is_dir() => {}
+                Some(_) => {
+                    return Err(refused(
+                        "is a folder over a link or a file of the same name earlier in the \
+                         archive",
+                    ))
+                }
+                None => std::fs::create_dir_all(&path).map_err(io(&path))?,
+            },
             EntryType::Regular | EntryType::Continuous => {
                 if exists {
                     return Err(refused("is in the archive twice"));
@@ -301,11 +359,7 @@ fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
                     .map_err(io(&path))?;
             }
             EntryType::Symlink => {
-                let target = entry
-                    .link_name()
-                    .map_err(not_archive)?
-                    .map(|t| t.into_owned())
-                    .unwrap_or_default();
+                let target = link.unwrap_or_default();
                 // A link may point down or beside itself only: then whatever it names, through
                 // other such links, is inside the folder.
                 let down = !target.as_os_str().is_empty()
@@ -391,7 +445,7 @@ fn refuse(status: StatusCode, why: impl std::fmt::Display) -> Response {
     (status, format!("{why}\n")).into_response()
 }
 
-/// `POST /api/bots/NAME[?file=F][&candidate=OLD]` (admin): keeps the body as bot NAME's new
+/// `POST /api/bots/NAME[?file=F][&candidate=OLD]` (admin, or NAME's author): keeps the body as bot NAME's new
 /// version and adds it as `league add` does; answers as `POST /api/bots` does.
 pub async fn upload(
     State(s): State<Arc<Shared>>,
@@ -400,13 +454,19 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if let Err(r) = super::http::admin(&s, &headers) {
+    if let Err(r) = super::authors::owner(&s, &headers, &name) {
         return *r;
     }
     let Query(query) = match query {
         Ok(q) => q,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not an upload: {e}")),
     };
+    if query.candidate.is_some() {
+        // An SPRT puts its pairs first for everyone: the league's owner starts one.
+        if let Err(r) = super::authors::admin(&s, &headers) {
+            return *r;
+        }
+    }
     let cap = s.settings.upload.max_bytes();
     let too_large = || {
         let e = UploadError::TooLarge {

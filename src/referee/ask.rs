@@ -75,10 +75,19 @@ impl Turns {
         // make them differ.
         let which = TurnName {
             own: self.stats[seat].turns + 1,
-            game: self.turn + 1,
+            game: self.game_turn.unwrap_or(self.turn + 1),
         };
         let forfeit = |verdict| End::Forfeit(seat, verdict);
-        let at = match answered_at(&mut procs[seat], waited, which, clocked, &reading, cfg) {
+        let came = (got.len(), lines);
+        let at = match answered_at(
+            &mut procs[seat],
+            waited,
+            which,
+            clocked,
+            &reading,
+            came,
+            cfg,
+        ) {
             Ok(at) => at,
             Err(verdict) => {
                 // The turn it lost counts in its waiting too: a bot that waited for a CPU
@@ -128,7 +137,7 @@ impl Turns {
         match self.cpu_seen[seat] {
             Some(seen) if frozen_since_answer => Some(seen),
             seen => {
-                let now = bot.cpu_time();
+                let now = bot.cpu_time_start();
                 if let (Some(now), Some(seen), true) = (now, seen, cfg.freeze_idle) {
                     if now.saturating_sub(seen) > IDLE_CPU_SLACK {
                         self.eager[seat] = true;
@@ -389,12 +398,14 @@ fn leftover_lines<S: Seat>(bot: &mut S, cfg: &RefereeConfig) -> usize {
 
 /// When the answer's last line came, or the verdict on a seat whose wait ended without it
 /// (`waited`: how the wait ended).
+/// `came`: the answer lines that came, and how many the turn asks for.
 fn answered_at<S: Seat>(
     bot: &mut S,
     waited: Wait,
     which: TurnName,
     c: Clocked,
     reading: &Reading,
+    came: (usize, usize),
     cfg: &RefereeConfig,
 ) -> Result<Instant, Verdict> {
     Err(match waited {
@@ -431,6 +442,7 @@ fn answered_at<S: Seat>(
                     stolen: excused_steal(wall, waited, cpu, reading.queued.stolen),
                 }),
                 silent,
+                lines: (came.1 > 1).then_some(came),
             }
         }
     })

@@ -19,6 +19,9 @@ pub(super) enum Ending {
     Ranked(Vec<u8>, Reason),
     /// This seat's forfeit ended the game: what it did.
     Forfeit(usize, Verdict),
+    /// A forfeit made where it happened (its turn the game's own) ended the game: an SDK
+    /// game's, by arbiter's verdict or the game's deactivation.
+    Failed(Forfeit),
     /// The referee failed (what failed, as the detail): every seat shares first place.
     RefereeError(String),
 }
@@ -28,8 +31,8 @@ pub(super) trait Scoring {
     fn seats(&self) -> usize;
     /// The ranks when `seat`'s forfeit ended the game.
     fn ranks_of_forfeit(&self, seat: usize) -> Vec<u8>;
-    /// The record's scores by how the game ended (seats that forfeited in a game of three or
-    /// more are then scored -1 by [`assemble`]).
+    /// The record's scores by how the game ended, the forfeit that ended it included (seats
+    /// eliminated on the way are then scored -1 by [`assemble`]).
     fn record_scores(&self, end: ScoreEnd) -> Vec<i32>;
     /// The game's own scores at the end.
     fn own_scores(&self) -> Vec<i32>;
@@ -90,9 +93,9 @@ pub(super) struct Played {
 }
 
 /// The result of a game that ended as `end`. Seats eliminated on the way rank below every seat
-/// still playing and score -1; in a game of three or more seats the forfeit that ends it scores
-/// -1 like every other one (two-seat games score a forfeit as their rules say: Impasse and an
-/// external referee's game -1, draughts 0 against 2).
+/// still playing and score -1; the forfeit that ends a game scores as its rules say (-1 against
+/// each other seat's own score in every built-in game but two, which their statements name:
+/// Impasse's arena -1 against 0, draughts 0 against 2; an external referee's game -1 against 0).
 pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> GameResult {
     let seats = rules.seats();
     let Played {
@@ -114,10 +117,19 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
             (ranks, reason, String::new(), None, how)
         }
         Ending::Forfeit(seat, verdict) => {
-            let ranks = rules.ranks_of_forfeit(seat);
             let forfeit = Forfeit::of(seat, &verdict, turns.turn + 1);
             (
-                ranks,
+                rules.ranks_of_forfeit(seat),
+                forfeit.reason,
+                forfeit.detail.clone(),
+                Some(forfeit),
+                ScoreEnd::Forfeit(seat),
+            )
+        }
+        Ending::Failed(forfeit) => {
+            let seat = forfeit.seat;
+            (
+                rules.ranks_of_forfeit(seat),
                 forfeit.reason,
                 forfeit.detail.clone(),
                 Some(forfeit),
@@ -134,15 +146,18 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
     };
     let offender = ending.as_ref().map(|f| f.seat);
     if !turns.forfeits.is_empty() {
-        ranks = rank_with_eliminations(&ranks, &turns.forfeits, offender);
+        ranks = rank_with_eliminations(&ranks, &turns.forfeits, offender, turns.simultaneous);
     }
+    // The reason says what the ranks say: a draw only where every seat shares first place
+    // (players out on the way rank below the others, whatever the rest drew).
+    let reason = match reason {
+        Reason::Draw(_) | Reason::UnnamedDraw if ranks.iter().any(|&r| r != 0) => Reason::Win,
+        reason => reason,
+    };
     let game_scores = rules.own_scores();
     let mut scores = rules.record_scores(score_end);
     for f in &turns.forfeits {
         scores[f.seat] = -1;
-    }
-    if let (Some(seat), true) = (offender, seats > 2) {
-        scores[seat] = -1;
     }
     let winner = Outcome {
         ranks: ranks.clone(),
@@ -280,6 +295,19 @@ mod tests {
             };
             assert_eq!(external["scores"], scored, "{eliminated:?}");
         }
+    }
+
+    /// The reason says what the ranks say: a game the referee called a draw in which a player
+    /// was out on the way ranks that player last, so it is no draw ("draw-referee" with a
+    /// winner was recorded); one in which every seat still shares first place stays a draw.
+    #[test]
+    fn a_draw_with_a_player_out_on_the_way_is_won_by_the_others() {
+        let draw = || Ending::Ranked(vec![0; 3], Reason::Draw(crate::game::DrawRule::Referee));
+        let r = result_of(&NoRules(3), draw(), 3, Some(1));
+        assert_eq!(r["reason"], "win");
+        assert_eq!(r["ranks"], serde_json::json!([0, 2, 0]));
+        let r = result_of(&NoRules(3), draw(), 3, None);
+        assert_eq!(r["reason"], "draw-referee");
     }
 
     /// A game the referee could not play and an external referee's failure read the same.

@@ -116,16 +116,23 @@ impl GameChoice {
 
     /// Checks, before the first game, what the kind runs besides the bots: an external referee
     /// is started and must answer `###Start` in its protocol ([`super::external::check`]); an
-    /// SDK game's referee must start and write its first frame ([`super::sdk::check::check`]);
-    /// built-in rules need nothing.
-    pub fn check(&self, cfg: &RefereeConfig) -> Result<(), CheckError> {
+    /// SDK game's referee must start and write its first frame ([`super::sdk::check::check`]),
+    /// which tells the game's own time limits: where they stand (the user set none), they
+    /// become `cfg`'s, so that the limits the bots are told, the records keep and the messages
+    /// name are the ones each turn enforces. Built-in rules need nothing.
+    pub fn check(&self, cfg: &mut RefereeConfig) -> Result<(), CheckError> {
         match self {
             GameChoice::Rules(_) => Ok(()),
             GameChoice::External { referee, seats } => {
                 Ok(super::external::check(referee, *seats, cfg)?)
             }
             GameChoice::Sdk { game, seats } => {
-                super::sdk::check::check(game, *seats, cfg).map_err(CheckError::Sdk)
+                let limits =
+                    super::sdk::check::check(game, *seats, cfg).map_err(CheckError::Sdk)?;
+                if let (Some(limits), true) = (limits, game.game_limits) {
+                    cfg.set_turn_limits(limits.first_turn, limits.turn);
+                }
+                Ok(())
             }
         }
     }
@@ -218,9 +225,9 @@ impl GameChoice {
                 referee.spec.command_line()
             ),
             GameChoice::Sdk { game, seats } => format!(
-                "CodinGame SDK game '{}' ({seats} seats, league {}, `{}`)",
+                "CodinGame SDK game '{}' ({seats} seats, {}, `{}`)",
                 game.name,
-                game.league,
+                game.league_text(),
                 game.launcher.describe(game)
             ),
         }

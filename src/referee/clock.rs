@@ -34,12 +34,23 @@ pub const FAIR_WALL_FACTOR: u32 = 50;
 /// excuse, and the reading is half the fair clock's cost of such a turn.
 pub const QUICK_ANSWER: Duration = Duration::from_millis(1);
 
+/// How far into a turn the fair clock takes its start readings where the bot's CPU time is
+/// accounted whole (see [`Excuse::start`]): when the idle bots are frozen
+/// ([`FREEZE_AFTER`](super::FREEZE_AFTER)), whose wake-up the turn has already. A wake-up of
+/// its own a millisecond in (under a kernel tick: the CPU's next timer event, armed and
+/// cancelled every turn) cost more than the readings it saved: 60 games of instant bots, the
+/// game's thread's CPU time 155-181 ms with the readings at 5 ms, 181-271 ms at 1 ms, 201-234
+/// ms with them at the start (2-core VM, load 7-10).
+pub const SETTLE_AFTER: Duration = super::FREEZE_AFTER;
+
 /// The waiting readings at the start of a turn, and room for the later ones (kept between
 /// turns so a turn allocates nothing).
 #[derive(Default)]
 pub(super) struct Excuse {
     base: Vec<TaskWait>,
     now: Vec<TaskWait>,
+    /// Whether the start readings were taken this turn (see [`Excuse::start`]).
+    settled: bool,
     /// Whether the bot's tasks could be read at the start.
     known: bool,
     referee: Option<Duration>,
@@ -55,19 +66,47 @@ pub(super) struct Excuse {
 }
 
 impl Excuse {
-    /// Takes the readings at the start of `bot`'s turn.
+    /// Starts `bot`'s turn's excuse. Where the bot's CPU time is accounted whole (its cgroup's,
+    /// every process and thread of it: see [`Seat::cpu_is_whole`]) the readings are taken only
+    /// once the answer is slow ([`Excuse::settle`], at [`SETTLE_AFTER`] into the turn): most
+    /// turns of fast bots take less, and their waiting is never needed (the readings were a
+    /// tenth of the referee's CPU a turn). The waiting of the turn's first [`SETTLE_AFTER`] is
+    /// then charged: the excuse errs towards the bot's charge, never away from it. Elsewhere
+    /// the live tasks' running since the start is a floor of the bot's CPU time, which must
+    /// count from the start: the readings are taken now.
     pub(super) fn start<S: Seat>(&mut self, bot: &S) {
+        self.referee_busy = Duration::ZERO;
+        self.settled = false;
+        if !bot.cpu_is_whole() {
+            self.settle(bot);
+        }
+    }
+
+    /// Takes the start readings (the bot's tasks' waiting, the referee thread's, the steal of
+    /// the bot's CPUs) unless they were taken this turn.
+    pub(super) fn settle<S: Seat>(&mut self, bot: &S) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
         self.known = bot.run_queue_waits(&mut self.base);
         self.referee = this_thread_wait();
-        self.referee_busy = Duration::ZERO;
         self.steal.start();
     }
 
-    /// The waiting since [`Excuse::start`]: the bot's tasks', plus the referee thread's own
-    /// (its delay in reading an answer it was woken for, and its time freezing idle bots); the
-    /// CPU time the bot's live tasks used meanwhile; and the steal of the bot's CPUs. Zero
-    /// where the system does not tell.
+    /// The waiting since the start readings ([`Excuse::settle`]): the bot's tasks', plus the
+    /// referee thread's own (its delay in reading an answer it was woken for, and its time
+    /// freezing idle bots); the CPU time the bot's live tasks used meanwhile; and the steal of
+    /// the bot's CPUs. Zero where the system does not tell, and where the readings were not
+    /// taken (an answer the referee read before it settled: all of it is charged but the
+    /// time it spent freezing idle bots).
     pub(super) fn waited<S: Seat>(&mut self, bot: &S) -> Waited {
+        if !self.settled {
+            return Waited {
+                waited: self.referee_busy,
+                referee_busy: self.referee_busy,
+                ..Waited::default()
+            };
+        }
         let (bot_wait, ran) = if self.known && bot.run_queue_waits(&mut self.now) {
             waited_since(&self.base, &self.now)
         } else {

@@ -109,6 +109,22 @@ pub struct RefereeConfig {
     pub record_inputs: bool,
 }
 
+impl RefereeConfig {
+    /// Sets the limits of a bot's first and later turns, and what the bots are told of them
+    /// (`ARBITER_FIRST_TURN_MS`, `ARBITER_TURN_MS` in their environment).
+    pub fn set_turn_limits(&mut self, first_turn: Duration, turn: Duration) {
+        self.time.first_turn = first_turn;
+        self.time.turn = turn;
+        for (name, value) in self.limits.env.iter_mut() {
+            match name.as_str() {
+                "ARBITER_FIRST_TURN_MS" => *value = first_turn.as_millis().to_string(),
+                "ARBITER_TURN_MS" => *value = turn.as_millis().to_string(),
+                _ => {}
+            }
+        }
+    }
+}
+
 impl Default for RefereeConfig {
     fn default() -> Self {
         RefereeConfig {

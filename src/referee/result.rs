@@ -32,6 +32,9 @@ pub enum Reason {
     MemoryLimit,
     /// The bot ended after a process or thread it tried to start went over its process cap.
     ProcessLimit,
+    /// The game deactivated the player by its own rules (a CodinGame SDK game: an invalid
+    /// action, as the game judges answers); the game's message on it says why.
+    Deactivated,
     /// The referee itself failed during this game (recorded so a tournament goes on).
     RefereeError,
     /// A draw whose rule the record does not name: games.csv files written before draws had
@@ -50,7 +53,7 @@ pub enum Reason {
 pub struct UnknownReason(pub String);
 
 impl Reason {
-    pub const ALL: [Reason; 19] = [
+    pub const ALL: [Reason; 20] = [
         Reason::Win,
         Reason::Draw(DrawRule::Threefold),
         Reason::Draw(DrawRule::TwentyFiveMove),
@@ -68,6 +71,7 @@ impl Reason {
         Reason::OutputTooLong,
         Reason::MemoryLimit,
         Reason::ProcessLimit,
+        Reason::Deactivated,
         Reason::RefereeError,
         Reason::UnnamedDraw,
     ];
@@ -93,6 +97,7 @@ impl Reason {
             Reason::OutputTooLong => "output-too-long",
             Reason::MemoryLimit => "memory-limit",
             Reason::ProcessLimit => "process-limit",
+            Reason::Deactivated => "deactivated",
             Reason::RefereeError => "referee-error",
             Reason::UnnamedDraw => "draw",
         }

@@ -12,6 +12,9 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
+use std::time::Instant;
+
+mod forfeits;
 
 /// What a scripted seat does on one of its turns.
 #[derive(Clone, Debug)]
@@ -85,6 +88,11 @@ struct Scripted {
     /// Whether this turn's waiting is still to come: it accrues while the referee waits for the
     /// answer, after the clock started.
     starving: bool,
+    /// Whether its CPU time counts all its processes (a cgroup's), so the fair clock's start
+    /// readings wait until an answer is slow.
+    whole: bool,
+    /// Readings of its tasks' waiting so far.
+    wait_reads: Cell<u32>,
 }
 
 impl Scripted {
@@ -112,6 +120,8 @@ impl Scripted {
             starving: false,
             stolen: Duration::ZERO,
             turn_seen: None,
+            whole: false,
+            wait_reads: Cell::new(0),
         }
     }
 
@@ -146,6 +156,7 @@ impl Seat for Scripted {
             return Err(SendError::Closed);
         }
         self.sent_at = Some(Instant::now());
+        self.seen = None;
         self.turn_seen = None;
         self.queued_counted = false;
         self.starving = true;
@@ -184,7 +195,11 @@ impl Seat for Scripted {
             self.cpu + self.ponder
         })
     }
+    fn cpu_is_whole(&self) -> bool {
+        self.whole
+    }
     fn run_queue_waits(&self, into: &mut Vec<crate::bot::schedstat::TaskWait>) -> bool {
+        self.wait_reads.set(self.wait_reads.get() + 1);
         into.clear();
         let ended = match self.queue_now() {
             Some((true, wait)) => wait,
@@ -403,6 +418,61 @@ fn a_wait_for_a_cpu_that_has_not_ended_at_the_limit_is_not_charged() {
     // The wall clock charges it: strikes, then a timeout.
     let r = play(Clock::Wall);
     assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(0)));
+}
+
+#[test]
+fn with_its_whole_cpu_time_accounted_a_bots_waiting_is_read_only_for_slow_answers() {
+    // Fast answers (under SETTLE_AFTER): the waiting is never read where the bot's CPU time
+    // is its cgroup's; elsewhere the start readings are taken every turn (their running is a
+    // floor of the CPU time there).
+    let quick = |whole: bool| {
+        let mut seats = [
+            Scripted::new(vec![], answer(0, "random")),
+            Scripted::new(vec![], answer(0, "random")),
+        ];
+        seats[0].whole = whole;
+        let r = play_scripted(impasse(), &mut seats, &cfg());
+        assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+        seats[0].wait_reads.get()
+    };
+    assert_eq!(quick(true), 0);
+    assert!(quick(false) >= 20, "{}", quick(false));
+    // A wait for a CPU past SETTLE_AFTER (20 to 260 ms into a 300 ms turn of 20 ms of
+    // computing) is read and excused all the same: in time.
+    let queued = |whole: bool, queued: bool| {
+        let mut seats = [
+            Scripted::new(vec![answer(5, "random")], answer_cpu(300, 20)),
+            Scripted::new(vec![], answer(1, "random")),
+        ];
+        seats[0].whole = whole;
+        match queued {
+            true => seats[0].queued = Some((Duration::from_millis(20), Duration::from_millis(260))),
+            false => seats[0].starved = Duration::from_millis(240),
+        }
+        seats[0].read_late = true;
+        let cfg = RefereeConfig {
+            max_turns: 6,
+            ..cfg()
+        };
+        play_scripted(impasse(), &mut seats, &cfg)
+    };
+    for whole in [true, false] {
+        let r = queued(whole, true);
+        assert_eq!(r.reason, Reason::TurnLimit, "{whole}: {}", r.detail);
+        assert_eq!(r.stats[0].strikes, 0, "{whole}: {:?}", r.stats[0]);
+    }
+    // Waiting before the readings were taken (here all of a seat's `starved`, which the
+    // scripted seat takes in the first wait for its answer, that is, before SETTLE_AFTER):
+    // excused where they are taken at the start, charged where they wait.
+    let r = queued(false, false);
+    assert_eq!(r.reason, Reason::TurnLimit, "{}", r.detail);
+    let r = queued(true, false);
+    assert_eq!(
+        (r.reason, r.offender),
+        (Reason::Timeout, Some(0)),
+        "{}",
+        r.detail
+    );
 }
 
 #[test]

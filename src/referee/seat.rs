@@ -28,6 +28,16 @@ pub trait Seat {
     fn out(&self) -> &LineBuffer;
     /// The CPU time the seat has used so far, where the system tells it.
     fn cpu_time(&self) -> Option<Duration>;
+    /// [`Seat::cpu_time`] as the seat's turn starts, where reading it then can be cheaper (the
+    /// turn's end reads it whole).
+    fn cpu_time_start(&self) -> Option<Duration> {
+        self.cpu_time()
+    }
+    /// Whether [`Seat::cpu_time`] counts every process and thread of the seat, those that
+    /// ended included (a cgroup's CPU accounting); else it is its main process's.
+    fn cpu_is_whole(&self) -> bool {
+        false
+    }
     /// The run-queue waiting of each of its tasks so far (see [`bot::schedstat`]); false where
     /// the system does not tell (then the fair clock reads as the wall clock).
     fn run_queue_waits(&self, _into: &mut Vec<bot::schedstat::TaskWait>) -> bool {
@@ -112,6 +122,12 @@ impl Seat for BotProcess {
     }
     fn cpu_time(&self) -> Option<Duration> {
         BotProcess::cpu_time(self)
+    }
+    fn cpu_time_start(&self) -> Option<Duration> {
+        BotProcess::cpu_time_start(self)
+    }
+    fn cpu_is_whole(&self) -> bool {
+        BotProcess::cpu_is_whole(self)
     }
     fn run_queue_waits(&self, into: &mut Vec<bot::schedstat::TaskWait>) -> bool {
         BotProcess::run_queue_waits(self, into)

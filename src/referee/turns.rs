@@ -72,9 +72,66 @@ pub(super) struct Turns {
     pub(super) excuse: Excuse,
     /// Bytes each seat had written to stderr when its last turn was recorded.
     pub(super) err_mark: Vec<u64>,
+    /// The game's own number for the turn in play, where it counts turns otherwise than one
+    /// answer each (an SDK game's engine, whose players answer a turn together): what messages
+    /// name as the game turn. `None`: the answers so far, plus one.
+    pub(super) game_turn: Option<u32>,
+    /// Forfeits of the same `turn` happened together (an SDK game's turn): they rank together,
+    /// by the game's ranks, instead of the later one above.
+    pub(super) simultaneous: bool,
+}
+
+/// What an answered turn adds to the record beside its times ([`Turns::record`]).
+pub(super) struct Said {
+    /// The input sent (empty where inputs are not recorded).
+    pub(super) input: String,
+    /// The answer as read.
+    pub(super) answer: String,
+    pub(super) comment: String,
+    /// The move as played.
+    pub(super) played: String,
 }
 
 impl Turns {
+    /// Records `seat`'s answered turn where turns are recorded (`cfg.record_turns`): the one
+    /// place a [`TurnRecord`] is made, for built-in games, external referees and SDK games
+    /// alike, with the stderr the seat wrote since its last record. `said` is called only then.
+    pub(super) fn record<S: Seat>(
+        &mut self,
+        procs: &mut [S],
+        seat: usize,
+        cfg: &RefereeConfig,
+        answered: &Answered,
+        said: impl FnOnce() -> Said,
+    ) {
+        if !cfg.record_turns {
+            return;
+        }
+        let stderr = procs[seat].stderr_since(self.err_mark[seat], TURN_STDERR_BYTES);
+        self.err_mark[seat] = procs[seat].stderr_bytes();
+        let Said {
+            input,
+            answer,
+            comment,
+            played,
+        } = said();
+        self.log.push(TurnRecord {
+            turn: answered.which.game,
+            seat,
+            input,
+            answer,
+            comment,
+            played,
+            time_us: answered.wall.as_micros() as u64,
+            cpu_us: answered.cpu.as_micros() as u64,
+            waited_us: answered.excused.as_micros() as u64,
+            stolen_us: answered.stolen.as_micros() as u64,
+            late: answered.late,
+            extra_lines: answered.extra_lines,
+            stderr,
+        });
+    }
+
     pub(super) fn new(seats: usize, seed: u64, turn: u32) -> Turns {
         Turns {
             rng: Rng::new(Rng::derive(seed, 0x7261_6e64)),
@@ -90,6 +147,8 @@ impl Turns {
             input: String::with_capacity(1024),
             excuse: Excuse::default(),
             err_mark: vec![0; seats],
+            game_turn: None,
+            simultaneous: false,
         }
     }
 
@@ -138,18 +197,9 @@ impl Turns {
         let input = std::mem::take(&mut self.input);
         let asked = self.ask(procs, seat, input.as_bytes(), 1, cfg);
         self.input = input;
-        let Answered {
-            mut lines,
-            wall,
-            cpu,
-            excused,
-            stolen,
-            late,
-            extra_lines,
-            which,
-        } = asked?;
-        let line = lines.pop().unwrap_or_default();
-        let turn_no = which.game;
+        let mut answered = asked?;
+        let line = answered.lines.pop().unwrap_or_default();
+        let which = answered.which;
         let forfeit = |verdict| End::Forfeit(seat, verdict);
 
         let moves = game.legal_moves();
@@ -174,28 +224,16 @@ impl Turns {
             },
         };
         let played = moves[index].clone();
-        if cfg.record_turns {
-            let stderr = procs[seat].stderr_since(self.err_mark[seat], TURN_STDERR_BYTES);
-            self.err_mark[seat] = procs[seat].stderr_bytes();
-            self.log.push(TurnRecord {
-                turn: turn_no,
-                seat,
-                input: match cfg.record_inputs {
-                    true => self.input.clone(),
-                    false => String::new(),
-                },
-                answer: String::from_utf8_lossy(&line).into_owned(),
-                comment: comment.to_string(),
-                played: played.clone(),
-                time_us: wall.as_micros() as u64,
-                cpu_us: cpu.as_micros() as u64,
-                waited_us: excused.as_micros() as u64,
-                stolen_us: stolen.as_micros() as u64,
-                late,
-                extra_lines,
-                stderr,
-            });
-        }
+        let input = match cfg.record_turns && cfg.record_inputs {
+            true => self.input.clone(),
+            false => String::new(),
+        };
+        self.record(procs, seat, cfg, &answered, || Said {
+            input,
+            answer: String::from_utf8_lossy(&line).into_owned(),
+            comment: comment.to_string(),
+            played: played.clone(),
+        });
         game.play(index);
         self.turn += 1;
         self.moves.push(played);

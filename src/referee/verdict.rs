@@ -55,6 +55,9 @@ pub(super) enum Verdict {
         spent: Box<Spent>,
         /// It never wrote a byte to stdout.
         silent: bool,
+        /// Of a turn that asks for more than one line: the lines that came, and how many were
+        /// asked for.
+        lines: Option<(usize, usize)>,
     },
     /// On the fair clock, an answer charged past the limit and grace.
     PastGrace {
@@ -205,7 +208,8 @@ impl fmt::Display for Verdict {
                 grace,
                 spent,
                 silent,
-            } => no_answer(f, *which, *clock, *limit, *grace, spent, *silent),
+                lines,
+            } => no_answer(f, *which, *clock, *limit, *grace, spent, *silent, *lines),
             Verdict::PastGrace {
                 which,
                 limit,
@@ -282,6 +286,7 @@ impl fmt::Display for Ended {
 
 /// What a bot that did not answer in time did meanwhile: how long it ran and waited, and when it
 /// wrote nothing at all, what that suggests.
+#[allow(clippy::too_many_arguments)]
 fn no_answer(
     f: &mut fmt::Formatter<'_>,
     which: TurnName,
@@ -290,6 +295,7 @@ fn no_answer(
     grace: Duration,
     spent: &Spent,
     silent: bool,
+    lines: Option<(usize, usize)>,
 ) -> fmt::Result {
     let measure = match clock {
         Clock::Fair => format!(
@@ -341,9 +347,15 @@ fn no_answer(
         }
         _ => String::new(),
     };
+    // A turn of several lines: how many came.
+    let came = match lines {
+        Some((got, asked)) => format!(" ({got} of the {asked} lines it must write came)"),
+        None => String::new(),
+    };
     write!(
         f,
-        "no answer to {which} within {} + {} grace{measure}: in {} it used {} of CPU time{waited}",
+        "no answer to {which}{came} within {} + {} grace{measure}: in {} it used {} of CPU \
+         time{waited}",
         ms(limit),
         ms(grace),
         ms(spent.wall),
@@ -389,6 +401,7 @@ mod tests {
                         stolen: ms(0),
                     }),
                     silent: true,
+                    lines: None,
                 },
                 Reason::Timeout,
                 "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
@@ -413,6 +426,7 @@ mod tests {
                         stolen: ms(0),
                     }),
                     silent: false,
+                    lines: None,
                 },
                 Reason::Timeout,
                 "no answer to turn 1 within 100 ms + 0 ms grace of CPU time (or ten times that in \
@@ -521,6 +535,7 @@ mod tests {
                     stolen: ms(0),
                 }),
                 silent: false,
+                lines: None,
             },
             Reason::Timeout,
             "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
@@ -547,6 +562,7 @@ mod tests {
                     stolen: ms(100),
                 }),
                 silent: false,
+                lines: None,
             },
             Reason::Timeout,
             "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \
@@ -570,6 +586,7 @@ mod tests {
                     stolen: ms(7_300),
                 }),
                 silent: false,
+                lines: None,
             },
             Reason::Timeout,
             "no answer to its turn 3 (game turn 6) within 100 ms + 50 ms grace (wall time less \

@@ -1,7 +1,7 @@
 //! Waiting for one seat's answer on the wall, fair or CPU clock, freezing the idle seats on time,
 //! and the verdict on a seat that ended instead of answering.
 
-use super::clock::{charged, Excuse, FAIR_WALL_FACTOR};
+use super::clock::{charged, Excuse, FAIR_WALL_FACTOR, SETTLE_AFTER};
 use super::seat::Seat;
 use super::verdict::{Ended, LimitHit, Verdict};
 use super::Clock;
@@ -105,6 +105,15 @@ fn wait_fair<S: Seat>(
 ) -> Wait {
     let cap = start + allowed * FAIR_WALL_FACTOR;
     let mut deadline = start + allowed;
+    // An answer this slow: the excuse's start readings now (see `Excuse::start`).
+    match wait_until(
+        procs,
+        (start + SETTLE_AFTER).min(deadline),
+        &mut excuse.referee_busy,
+    ) {
+        Wait::Timeout => excuse.settle(&procs[seat]),
+        other => return other,
+    }
     // The bot's runnable tasks at the last look past the limit (see below).
     let (mut looked, mut runnable) = (None::<Vec<(i32, u64)>>, Vec::new());
     loop {

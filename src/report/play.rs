@@ -18,7 +18,21 @@ pub fn human(
     own_scores: Option<&str>,
     replay: Option<&Path>,
 ) -> io::Result<()> {
-    writeln!(out, "{} game, seed {}", r.game, r.seed)?;
+    // An SDK game tells the seed it played (a `seed=` game parameter stands for the table's).
+    let game_seed = r.sdk.as_ref().and_then(|log| {
+        log.params
+            .iter()
+            .find_map(|p| p.strip_prefix("seed="))
+            .map(str::to_string)
+    });
+    match game_seed {
+        Some(seed) if seed != r.seed.to_string() => writeln!(
+            out,
+            "{} game, seed {seed} (the game's; arbiter's table seed {})",
+            r.game, r.seed
+        )?,
+        _ => writeln!(out, "{} game, seed {}", r.game, r.seed)?,
+    }
     for (seat, name) in r.bots.iter().enumerate() {
         writeln!(out, "  seat {seat}: {name}")?;
     }
@@ -39,13 +53,7 @@ pub fn human(
             .map(|&s| format!("{}. {} (seat {s})", r.ranks[s] + 1, r.bots[s]))
             .collect();
         writeln!(out, "Ranking ({}): {}", r.reason, places.join(", "))?;
-        for f in &r.forfeits {
-            writeln!(
-                out,
-                "  {} (seat {}) was out at turn {} by {}: {}",
-                r.bots[f.seat], f.seat, f.turn, f.reason, f.detail
-            )?;
-        }
+        players_out(out, r)?;
     } else {
         match (r.winner, r.offender) {
             (Some(w), Some(o)) => writeln!(
@@ -56,7 +64,13 @@ pub fn human(
                 r.reason,
                 r.detail
             )?,
-            (Some(w), None) => writeln!(out, "Result: {} wins ({})", name(w), r.reason)?,
+            (Some(w), None) if r.detail.is_empty() => {
+                writeln!(out, "Result: {} wins ({})", name(w), r.reason)?
+            }
+            // The game's own words on the players (an SDK game's verdict).
+            (Some(w), None) => {
+                writeln!(out, "Result: {} wins ({}): {}", name(w), r.reason, r.detail)?
+            }
             (None, Some(o)) => writeln!(
                 out,
                 "Result: {} loses by {}: {}",
@@ -64,13 +78,29 @@ pub fn human(
                 r.reason,
                 r.detail
             )?,
-            (None, None) => writeln!(out, "Result: draw ({})", r.reason)?,
+            (None, None) if r.detail.is_empty() => writeln!(out, "Result: draw ({})", r.reason)?,
+            (None, None) => writeln!(out, "Result: draw ({}): {}", r.reason, r.detail)?,
+        }
+        // Two players out together: each forfeit is told, as in a game of more.
+        if r.offender.is_none() {
+            players_out(out, r)?;
         }
     }
-    writeln!(out, "Turns: {}", r.turns)?;
+    // An SDK game counts its own turns (every player answers a turn together in many).
+    match r.sdk.as_ref().map(|log| log.turns).filter(|&t| t > 0) {
+        Some(turns) => writeln!(out, "Turns: {turns} game turns ({} answers)", r.turns)?,
+        None => writeln!(out, "Turns: {}", r.turns)?,
+    }
     // An external referee's game has no scores of its own: its line would read "0 - 0".
     match own_score_name(r, own_scores) {
         None if own_scores.is_none() && r.scores.iter().all(|&s| s == 0) => {}
+        // An SDK game's own scores are what it ranked by: first.
+        Some(_) if r.sdk.is_some() => writeln!(
+            out,
+            "Scores: {} (the game's; arbiter's record: {})",
+            list(&r.game_scores),
+            list(&r.scores)
+        )?,
         Some(name) => writeln!(
             out,
             "Scores: {} ({name}: {})",
@@ -109,6 +139,18 @@ pub fn human(
     }
     if let Some(path) = replay {
         writeln!(out, "Replay: {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// Each player out of the game on the way: when, and why.
+fn players_out(out: &mut impl Write, r: &GameResult) -> io::Result<()> {
+    for f in &r.forfeits {
+        writeln!(
+            out,
+            "  {} (seat {}) was out at turn {} by {}: {}",
+            r.bots[f.seat], f.seat, f.turn, f.reason, f.detail
+        )?;
     }
     Ok(())
 }

@@ -18,6 +18,9 @@ pub struct GameDone {
     pub reason: Reason,
     pub bots: Vec<String>,
     pub ranks: Vec<u8>,
+    /// The reason of every forfeit of the game (players out on the way in games of three or
+    /// more, or out together, count each): what the forfeits table counts.
+    pub forfeits: Vec<Reason>,
 }
 
 impl GameDone {
@@ -26,6 +29,7 @@ impl GameDone {
             reason: r.reason,
             bots: r.bots.clone(),
             ranks: r.ranks.clone(),
+            forfeits: r.forfeits.iter().map(|f| f.reason).collect(),
         }
     }
 }
@@ -80,7 +84,11 @@ impl Progress {
     /// Counts one finished game.
     pub fn game_done(&mut self, r: &GameDone) {
         self.done += 1;
-        if r.reason.is_forfeit() || r.reason == Reason::RefereeError {
+        // Counted as the forfeits table counts them: each forfeit, and each referee error.
+        for reason in &r.forfeits {
+            *self.forfeits.entry(reason.as_str()).or_default() += 1;
+        }
+        if r.reason == Reason::RefereeError {
             *self.forfeits.entry(r.reason.as_str()).or_default() += 1;
         }
         if r.reason != Reason::RefereeError {
@@ -279,6 +287,38 @@ fn clock(d: Duration) -> String {
 mod tests {
     use super::*;
 
+    /// The last progress line counts forfeits as the run's forfeits table does: each player out,
+    /// not each game's reason (a game of three in which one player timed out and the winner
+    /// was then decided, or two players out together, counted one or none before).
+    #[test]
+    fn the_forfeit_counts_are_the_tables() {
+        let bots = ["a".to_string(), "b".to_string(), "c".to_string()];
+        let mut p = Progress::new(10, &bots);
+        p.game_done(&GameDone {
+            reason: Reason::Win,
+            bots: bots.to_vec(),
+            ranks: vec![0, 2, 1],
+            forfeits: vec![Reason::Timeout],
+        });
+        p.game_done(&GameDone {
+            reason: Reason::Draw(crate::game::DrawRule::Referee),
+            bots: bots[..2].to_vec(),
+            ranks: vec![0, 0],
+            forfeits: vec![Reason::Crash, Reason::Timeout],
+        });
+        p.game_done(&GameDone {
+            reason: Reason::Timeout,
+            bots: bots[..2].to_vec(),
+            ranks: vec![0, 1],
+            forfeits: vec![Reason::Timeout],
+        });
+        assert!(
+            p.message().contains("forfeits: crash 1, timeout 3"),
+            "{}",
+            p.message()
+        );
+    }
+
     #[test]
     fn the_eta_of_a_run_that_may_stop_early_is_an_upper_bound() {
         let bots = ["a".to_string(), "b".to_string()];
@@ -286,6 +326,7 @@ mod tests {
             reason: Reason::Win,
             bots: bots.to_vec(),
             ranks: vec![0, 1],
+            forfeits: Vec::new(),
         };
         let mut whole = Progress::new(40_000, &bots);
         whole.game_done(&game);

@@ -3,7 +3,7 @@
 //! notes and warnings before the games, the progress display and the live report. The engine
 //! drives; this only shows.
 
-use crate::engine::{self, Event, Note, Played};
+use crate::engine::{self, DriveReport, Event, Note};
 use crate::report::{self, progress::Progress};
 use crate::tournament::Runner;
 use std::ops::ControlFlow;
@@ -37,6 +37,9 @@ impl engine::Consumer for Terminal {
             Event::Notice(line) => super::run_start::lines([line]),
             Event::Ready(ready) => super::run_start::placement(ready.placement),
             Event::Playing { runner, games, dir } => {
+                if let Some(game) = runner.game.sdk_game() {
+                    super::run_start::sdk_view(dir, game);
+                }
                 self.display = Some(Display::new(runner, *games, dir));
             }
             Event::Played(played) => {
@@ -94,7 +97,7 @@ impl Display {
     /// Ends the display once the games are over: its last line, the note on games the machine
     /// starved, and report.html written with its missing pages (`None` after a stop signal: the
     /// run ends at once, its games are recorded, and the report is written when it continues).
-    pub fn finish(self, played: &Played) -> Option<ReportWritten> {
+    pub fn finish(self, played: &DriveReport) -> Option<ReportWritten> {
         let (mut progress, mut live) = self.0.finish();
         progress.finish();
         if played.stopped.is_some() {

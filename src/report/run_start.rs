@@ -210,3 +210,33 @@ pub fn starved(starved: &crate::results::starved::Starved) {
         eprintln!("arbiter: note: {note}");
     }
 }
+
+/// Writes the viewer of the SDK game `game` into the results folder `dir`
+/// ([`crate::report::html::sdk_view`]) and says so the first time: the replays draw the game
+/// with its own viewer, at what cost, or show text steps, and why.
+pub fn sdk_view(dir: &Path, game: &crate::referee::sdk::SdkGame) {
+    use crate::report::html::sdk_view::{install, Shown, FILE};
+    let replays = dir.join("replays");
+    match install(&replays, game) {
+        Ok(done) if !done.written => {}
+        Ok(done) => match done.shown {
+            Shown::Drawn { bytes } => eprintln!(
+                "arbiter: the replays draw {} with its own viewer (copied from its class path \
+                 into {}, {:.1} MB)",
+                game.name,
+                replays.join(FILE).display(),
+                bytes as f64 / 1e6
+            ),
+            Shown::Text(why) => eprintln!(
+                "arbiter: the replays show {} as text steps, not with its own viewer: {why}",
+                game.name
+            ),
+        },
+        Err(e) => eprintln!(
+            "arbiter: warning: the replays show {} as text steps: its viewer could not be \
+             written into {}: {e}",
+            game.name,
+            replays.display()
+        ),
+    }
+}

@@ -100,6 +100,18 @@ pub fn stats_json(e: Option<&EloEstimate>, sprt: Option<&(SprtParams, f64)>) -> 
     })
 }
 
+/// "48 games, 24 pairs"; where a game's pair is not complete (the test decided while its other
+/// game was played, or that game was dropped), "49 games: 24 pairs and 1 game whose pair was not
+/// finished" (the pairs are what the test counts).
+fn games_and_pairs(games: u64, pairs: u64) -> String {
+    let alone = games.saturating_sub(2 * pairs);
+    match alone {
+        0 => format!("{games} games, {pairs} pairs"),
+        1 => format!("{games} games: {pairs} pairs and 1 game whose pair was not finished"),
+        n => format!("{games} games: {pairs} pairs and {n} games whose pairs were not finished"),
+    }
+}
+
 /// The end of an SPRT: its record and Elo, the pentanomial counts, the LLR and the decision.
 pub fn print_result(
     out: &mut impl Write,
@@ -113,8 +125,8 @@ pub fn print_result(
     let games = p.wdl.games();
     writeln!(
         out,
-        "Results of {new} vs {old} ({games} games, {} pairs):",
-        p.penta.pairs()
+        "Results of {new} vs {old} ({}):",
+        games_and_pairs(games, p.penta.pairs())
     )?;
     print_estimate(out, EloEstimate::from_pentanomial(&p.penta).as_ref())?;
     let c = p.penta.0;
@@ -151,4 +163,19 @@ pub fn print_result(
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An SPRT that decided with a game of an unfinished pair said "49 games, 24 pairs".
+    #[test]
+    fn games_outside_complete_pairs_are_said() {
+        assert_eq!(games_and_pairs(48, 24), "48 games, 24 pairs");
+        assert_eq!(
+            games_and_pairs(49, 24),
+            "49 games: 24 pairs and 1 game whose pair was not finished"
+        );
+    }
 }

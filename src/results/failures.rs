@@ -48,19 +48,25 @@ pub fn path(dir: &Path, game_id: u64, bot: &str) -> PathBuf {
         .join(format!("game-{game_id}-{safe}.txt"))
 }
 
-/// Writes one file per forfeit of the game (nothing when no bot forfeited).
+/// Writes one file per forfeit of the game (nothing when no bot forfeited). A forfeit of a seat
+/// the game does not have (a result no referee made) is a seat without a name or a stderr here,
+/// never a panic: the league checks results before they come here, and a recorder that stops
+/// stops a league.
 pub fn write(dir: &Path, game_id: u64, r: &GameResult) -> io::Result<()> {
     for f in &r.forfeits {
-        let path = path(dir, game_id, &r.bots[f.seat]);
+        let seat_name = format!("seat-{}", f.seat);
+        let bot = r.bots.get(f.seat).unwrap_or(&seat_name);
+        let path = path(dir, game_id, bot);
         std::fs::create_dir_all(path.parent().expect("a folder"))?;
         let mut out = io::BufWriter::new(std::fs::File::create(&path)?);
         writeln!(
             out,
             "game {game_id}, seed {}: {} in seat {}",
-            r.seed, r.bots[f.seat], f.seat
+            r.seed, bot, f.seat
         )?;
         writeln!(out, "lost by {}: {}", f.reason, f.detail)?;
-        let tail = last_lines(&r.stderr_tails[f.seat], STDERR_LINES, STDERR_BYTES);
+        let stderr = r.stderr_tails.get(f.seat).map_or("", String::as_str);
+        let tail = last_lines(stderr, STDERR_LINES, STDERR_BYTES);
         if tail.is_empty() {
             writeln!(out, "it wrote nothing to stderr")?;
         } else {

@@ -55,7 +55,10 @@ pub fn write_typed(
         "strikes": cfg.time.strikes,
         "clock": cfg.time.clock,
         "max_turns": cfg.max_turns,
-        "referee": choice.referee().map(|e| e.spec.command_line()),
+        "referee": choice
+            .referee()
+            .map(|e| e.spec.command_line())
+            .or_else(|| choice.sdk_game().map(|g| g.launcher.describe(g))),
     });
     let mut start = start;
     if let Some(t) = typed {
@@ -101,6 +104,8 @@ pub fn write_typed(
         "stats": r.stats,
         "stderr_tail": r.stderr_tails,
         "stderr_bytes": r.stderr_bytes,
+        // An SDK game's frames, turns and parameters (as records keep them).
+        "sdk": r.sdk,
     });
     serde_json::to_writer(&mut out, &end)?;
     writeln!(out)?;
@@ -309,7 +314,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
                 .map(|t| str_of(&t["input"]))
                 .collect(),
             stderr: stderr.concat(),
-            sdk: None,
+            sdk: serde_json::from_value(end["sdk"].clone()).ok(),
         });
     }
     let start = start.clone();

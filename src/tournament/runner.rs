@@ -14,10 +14,12 @@
 //! that a game's CPU runs only the game.
 
 use super::openings::Book;
-use super::schedule::{opening_from, GameSpec};
-use crate::bot::{BotProcess, BotSpec};
+use super::schedule::{opening_from, opening_told, GameSpec};
+use crate::bot::{BotProcess, BotSpec, MachineFault};
 use crate::referee::GameChoice;
-use crate::referee::{self, GameResult, RefereeConfig, RefereeError};
+use crate::referee::{
+    self, GameResult, NotPlayed, NotPlayedError, Reason, RefereeConfig, RefereeError,
+};
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -137,15 +139,36 @@ pub struct Finished {
     pub result: GameResult,
 }
 
+/// A game the machine could not start (out of descriptors, memory, processes: see
+/// [`MachineFault`]): it has no result, since no bot is at fault, and is played again later.
+#[derive(Clone, Debug)]
+pub struct Unplayed {
+    pub spec: GameSpec,
+    pub fault: MachineFault,
+    /// What could not start, and the system's error.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Unplayed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {}: {}: {}; the machine failed, not a bot, so the game is not recorded",
+            self.spec.game_id,
+            self.fault.what(),
+            self.detail
+        )
+    }
+}
+
+/// How a game handed to a worker ended: played (whatever the bots did), or not started.
+pub type Ended = Result<Finished, Unplayed>;
+
 impl Runner<'_> {
-    /// Plays `games`; `on_finished` runs in the calling thread for each finished game, in the
-    /// order they finish. Returning `Break` stops handing out new games; games already under way
-    /// still finish and are reported.
-    pub fn run(
-        &self,
-        games: &[GameSpec],
-        mut on_finished: impl FnMut(Finished) -> ControlFlow<()>,
-    ) {
+    /// Plays `games`; `on_finished` runs in the calling thread for each game that ended (or
+    /// could not start), in the order they end. Returning `Break` stops handing out new games;
+    /// games already under way still finish and are reported.
+    pub fn run(&self, games: &[GameSpec], mut on_finished: impl FnMut(Ended) -> ControlFlow<()>) {
         self.run_queued(games, |queue, stop| {
             for finished in queue {
                 if on_finished(finished).is_break() {
@@ -175,13 +198,13 @@ impl Runner<'_> {
     pub fn run_queued(
         &self,
         games: &[GameSpec],
-        consume: impl FnOnce(mpsc::Receiver<Finished>, &AtomicBool),
+        consume: impl FnOnce(mpsc::Receiver<Ended>, &AtomicBool),
     ) {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         // An unbounded queue: a worker never waits for the consumer (a rendezvous channel made
         // every game wait while the consumer recorded, or paused over a crash).
-        let (tx, rx) = mpsc::channel::<Finished>();
+        let (tx, rx) = mpsc::channel::<Ended>();
         let workers = self.workers(games.len());
         let allowed = allowed_cpus();
         let cpus = if self.pin_cpus {
@@ -234,7 +257,7 @@ impl Runner<'_> {
         games: &[GameSpec],
         next: &AtomicUsize,
         stop: &AtomicBool,
-        tx: &mpsc::Sender<Finished>,
+        tx: &mpsc::Sender<Ended>,
         (worker, cpu, spare): (usize, Option<usize>, &[usize]),
     ) {
         let take = || {
@@ -242,12 +265,12 @@ impl Runner<'_> {
                 .then(|| games.get(next.fetch_add(1, Ordering::Relaxed)))
                 .flatten()
         };
-        let send = |spec: &GameSpec, result| {
-            let finished = Finished {
+        let send = |spec: &GameSpec, result: Result<GameResult, Unplayed>| {
+            let ended = result.map(|result| Finished {
                 spec: spec.clone(),
                 result,
-            };
-            tx.send(finished).is_ok()
+            });
+            tx.send(ended).is_ok()
         };
         let holds = !spare.is_empty()
             && self.game.rules().is_some()
@@ -313,44 +336,97 @@ impl Runner<'_> {
         spec.seats.iter().map(|&i| self.bots[i].clone()).collect()
     }
 
-    /// Plays one game; whatever goes wrong in the referee becomes a `referee-error` result.
-    pub fn play_one(&self, spec: &GameSpec) -> GameResult {
+    /// Plays one game; whatever goes wrong in the referee becomes a `referee-error` result,
+    /// but a game the machine could not start is [`Unplayed`].
+    pub fn play_one(&self, spec: &GameSpec) -> Result<GameResult, Unplayed> {
         self.play_one_with(spec, None)
     }
 
+    /// [`Runner::play_one`] from the opening `moves` told by another (a league's server)
+    /// instead of the runner's own plies and book; moves that cannot be played make the game
+    /// a `referee-error` that says so.
+    pub fn play_told(&self, spec: &GameSpec, moves: &[String]) -> Result<GameResult, Unplayed> {
+        self.play_from(spec, None, || opening_told(self.game, spec.seed, moves))
+    }
+
     /// [`Runner::play_one`], with its bots started ahead by a bot starter where they were.
-    fn play_one_with(&self, spec: &GameSpec, held: Held) -> GameResult {
+    fn play_one_with(&self, spec: &GameSpec, held: Held) -> Result<GameResult, Unplayed> {
+        let book = self.book.map(|b| (b, spec.pair_id));
+        self.play_from(spec, held, || {
+            opening_from(self.game, spec.seed, self.opening_plies, book)
+        })
+    }
+
+    /// Plays one game from the position `start` makes.
+    fn play_from<E: std::error::Error + Send + Sync + 'static>(
+        &self,
+        spec: &GameSpec,
+        held: Held,
+        start: impl Fn() -> Result<(Box<dyn crate::game::Game>, Vec<String>), E>,
+    ) -> Result<GameResult, Unplayed> {
         let bots = self.bots_of(spec);
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+        // What this thread reads of the bots while they play fails when the machine is out of
+        // descriptors: noted from here on (see below).
+        crate::bot::machine::take_noted();
         let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let book = self.book.map(|b| (b, spec.pair_id));
-            let start = || opening_from(self.game, spec.seed, self.opening_plies, book);
             let Some(held) = held else {
                 return referee::play_choice(self.game, start, &bots, self.referee, spec.seed);
             };
-            let (position, moves) = start().map_err(|e| (Vec::new(), e.to_string()))?;
+            let (position, moves) = start().map_err(|e| NotPlayed::start(Vec::new(), e))?;
             let procs = match held {
                 Ok(procs) => procs,
-                Err(e) => return Err((moves, e.to_string())),
+                Err(e) => return Err(NotPlayed::of(moves, e)),
             };
             let played =
                 referee::play_held(position, &moves, &bots, procs, self.referee, spec.seed);
-            played.map_err(|e| (moves, e.to_string()))
+            played.map_err(|e| NotPlayed::of(moves, e))
         }));
-        let (opening_moves, detail) = match attempt {
-            Ok(Ok(result)) => return result,
-            Ok(Err((moves, e))) => (moves, e),
-            Err(panic) => (
-                Vec::new(),
-                panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .map(|m| format!("the referee panicked: {m}"))
-                    .unwrap_or_else(|| "the referee panicked".into()),
-            ),
+        let not_played = match attempt {
+            Ok(Ok(result)) => {
+                // A forfeit while the machine failed to let the referee watch the bots (their
+                // clocks' files, their cgroups) may be the machine's doing: the game is not
+                // recorded, as one that could not start.
+                let doubtful = !result.forfeits.is_empty() || result.reason == Reason::RefereeError;
+                return match crate::bot::machine::take_noted().filter(|_| doubtful) {
+                    Some(fault) => Err(Unplayed {
+                        spec: spec.clone(),
+                        fault,
+                        detail: format!(
+                            "arbiter could not watch the game's bots while they played ({}), \
+                             and a bot lost it by {}",
+                            std::io::Error::from_raw_os_error(fault.errno()),
+                            result.reason
+                        ),
+                    }),
+                    None => Ok(result),
+                };
+            }
+            Ok(Err(not_played)) => not_played,
+            Err(panic) => NotPlayed {
+                opening: Vec::new(),
+                why: NotPlayedError::Panicked(
+                    panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())),
+                ),
+            },
         };
-        GameResult::unplayed(self.game.name(), spec.seed, names, opening_moves, detail)
+        if let Some(fault) = not_played.machine() {
+            return Err(Unplayed {
+                spec: spec.clone(),
+                fault,
+                detail: not_played.detail(),
+            });
+        }
+        Ok(GameResult::unplayed(
+            self.game.name(),
+            spec.seed,
+            names,
+            not_played.opening,
+            not_played.why.to_string(),
+        ))
     }
 }
 
@@ -380,6 +456,7 @@ mod tests {
         let games = schedule(2, Format::RoundRobin, 4, 1);
         let mut seen = Vec::new();
         runner.run(&games, |f| {
+            let f = f.expect("a missing program is the bot's failure");
             assert_eq!(f.result.reason, Reason::RefereeError);
             assert!(
                 f.result.detail.contains("cannot start"),

@@ -307,6 +307,48 @@ pub fn opening_from(
     Ok((position, moves))
 }
 
+/// An opening told by someone else (a league's server to its worker) that cannot be played here.
+#[derive(Debug, thiserror::Error)]
+pub enum ToldOpeningError {
+    #[error(transparent)]
+    Game(#[from] GameError),
+    #[error(
+        "opening move {n} ({text:?}) is not legal here, or the game is over before it: the \
+         opening was made for another game (run the same arbiter and game as the server)"
+    )]
+    Illegal { n: usize, text: String },
+}
+
+/// The start of one game from an opening given as moves (see [`opening_from`], which made
+/// them): each move checked against the rules before it is played.
+pub fn opening_told(
+    game: &GameChoice,
+    seed: u64,
+    moves: &[String],
+) -> Result<(Box<dyn Game>, Vec<String>), ToldOpeningError> {
+    let mut position = game.start(seed)?;
+    for (k, m) in moves.iter().enumerate() {
+        let legal = position.outcome().is_none();
+        let Some(i) = legal
+            .then(|| position.legal_moves().iter().position(|l| l == m))
+            .flatten()
+        else {
+            return Err(ToldOpeningError::Illegal {
+                n: k + 1,
+                text: m.clone(),
+            });
+        };
+        position.play(i);
+    }
+    if position.outcome().is_some() && !moves.is_empty() {
+        return Err(ToldOpeningError::Illegal {
+            n: moves.len(),
+            text: moves[moves.len() - 1].clone(),
+        });
+    }
+    Ok((position, moves.to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

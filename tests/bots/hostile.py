@@ -81,11 +81,21 @@ after each answer. `t` counts this bot's own turns from 1. A mode that triggers
                             write "STATE <c>" to stderr: the process's state letter in /proc, or
                             T for a frozen cgroup and S for a thawed one (T = stopped; anything
                             else is looked at again for up to 100 ms)
+  spin-helper T  [2]        at turn T fork a child (in its process group) that, from 50 ms later
+                            (the bot having answered), busy-loops until killed; the bot plays on
+                            honestly
   setsid-spin               at start fork a child that leaves the process group and session
                             (setsid) and busy-loops until killed; then play honestly
   cpus                      at start write "CPUS <n,n,...>" (the CPUs it may run on) to stderr
   ponder                    after each answer, busy-loop on CPU until the next input can be read;
                             on each later turn first write "PONDERED <ms>" (CPU ms it got) to stderr
+  netns T USE    [1 0]      at turn T write "NETNS <cookie> LO <rx> <tx> SOCKETS <used> TW <n> NOROUTES <n>":
+                            its network namespace as found (its cookie, "-" where the kernel has
+                            none; loopback packets received and sent, sockets in use, TCP sockets
+                            in TIME_WAIT, failed IPv4 route lookups); with USE 1 it then uses
+                            it: UDP datagrams to itself, a TCP connection to itself that it
+                            closes first (TIME_WAIT), a connection to 10.255.255.1 (no route),
+                            noting "NET-USED"; then answers
   cgroup T       [1]        at turn T write "CGROUP <name> PROCS <n> USAGE <bytes>": the name of
                             its pids cgroup (v2: its cgroup), how many processes that cgroup lists,
                             and what its memory cgroup is charged with (or "CGROUP-NONE")
@@ -100,6 +110,7 @@ import os
 import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -143,11 +154,13 @@ MODES = {
     "ponder": ([], []),
     "cpus": ([], []),
     "setsid-spin": ([], []),
+    "spin-helper": (["T"], [2]),
     "privileges": (["T", "DIR"], [1, None]),
     "tiocsti": (["T", "TEXT"], [1, "echo PWNED"]),
     "fork-bomb": (["T", "N"], [1, 300]),
     "raise-segv": (["T"], [2]),
     "cgroup": (["T"], [1]),
+    "netns": (["T", "USE"], [1, 0]),
     "fds": (["T"], [1]),
     "pair-fate": (["ROLE", "SEED0", "CLAIM", "GO"], [None, None, None, None]),
 }
@@ -484,6 +497,46 @@ def fds_note():
     sys.stderr.flush()
 
 
+def netns_note(use):
+    """Notes the bot's network namespace as found, then (USE 1) leaves traces in it."""
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        cookie = str(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])
+        s.close()
+    except OSError:
+        cookie = "-"
+    with open("/proc/net/dev") as f:
+        lo = [l.split(":", 1)[1].split() for l in f if l.strip().startswith("lo:")][0]
+    with open("/proc/net/sockstat") as f:
+        stat = {l.split(":")[0]: l.split(":")[1].split() for l in f}
+    with open("/proc/net/snmp") as f:
+        ip = [l.split()[1:] for l in f if l.startswith("Ip:")]
+    noroutes = ip[1][ip[0].index("OutNoRoutes")]
+    note("NETNS %s LO %s %s SOCKETS %s TW %s NOROUTES %s" % (
+        cookie, lo[1], lo[9], stat["sockets"][1], stat["TCP"][stat["TCP"].index("tw") + 1],
+        noroutes))
+    if not use:
+        return
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("127.0.0.1", 0))
+    for _ in range(5):
+        u.sendto(b"trace", u.getsockname())
+    u.close()
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    client = socket.create_connection(server.getsockname(), timeout=5)
+    accepted, _ = server.accept()
+    client.close()  # the side that closes first keeps the connection in TIME_WAIT
+    accepted.close()
+    server.close()
+    try:
+        socket.create_connection(("10.255.255.1", 9), timeout=1).close()
+    except OSError:
+        pass
+    note("NET-USED")
+
+
 def cgroup_note():
     """Notes the bot's own cgroup: its name, its processes, its memory charge."""
     paths = {}
@@ -785,6 +838,8 @@ def main():
             note("SURVIVED-SIGSEGV")
         elif mode == "cgroup" and at:
             cgroup_note()
+        elif mode == "netns" and at:
+            netns_note(a["USE"])
         elif mode == "fds" and at:
             fds_note()
         elif mode == "pair-fate" and t == 1:
@@ -797,6 +852,11 @@ def main():
             except MemoryError:
                 note("MEM-FAIL")
                 sys.exit(1)
+
+        if mode == "spin-helper" and at and os.fork() == 0:
+            time.sleep(0.05)  # from after the answer on: while the bot is idle
+            while True:
+                sum(range(1000))
 
         write_out((answer + "\n").encode("utf-8", "surrogateescape"))
 

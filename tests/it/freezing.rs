@@ -111,10 +111,76 @@ fn a_bot_seen_thinking_while_idle_is_frozen_as_soon_as_it_answers() {
     );
 }
 
+/// The share of samples (one every half millisecond, until it ends) in which `pid` was
+/// frozen (D, by the cgroup freezer) or stopped (T), and how many samples there were.
+fn frozen_share(pid: u32) -> (f64, u32) {
+    let (mut frozen, mut samples) = (0u32, 0u32);
+    while let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        let state = stat
+            .rsplit_once(") ")
+            .map_or(' ', |(_, s)| s.chars().next().unwrap());
+        if state == 'Z' {
+            break;
+        }
+        samples += 1;
+        frozen += u32::from(state == 'D' || state == 'T');
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    (f64::from(frozen) / f64::from(samples.max(1)), samples)
+}
+
+/// The first child of `pid` (waiting up to 10 s for one).
+fn first_child(pid: u32) -> u32 {
+    let t = Instant::now();
+    loop {
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        if let Some(p) = children.split_whitespace().next() {
+            return p.parse().unwrap();
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "no child");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Whether the referee has a cgroup freezer here; where `CI` is set it must (CI runs the
+/// tests as root), elsewhere the test is skipped saying what happens without one (`without`).
+fn freezer(without: &str) -> bool {
+    if arbiter::bot::cgroup::freezer_available() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the cgroup freezer needs root (CI runs the tests as root)"
+    );
+    eprintln!("no cgroup freezer here: {without}");
+    false
+}
+
+#[test]
+fn a_bot_whose_helper_computes_while_it_is_idle_is_frozen_as_soon_as_it_answers() {
+    if !freezer("a helper's CPU time is not the bot's") {
+        return;
+    }
+    // Black starts a helper in its second turn, which computes from 50 ms later on (Black having
+    // answered) while Black only plays; White thinks 3 ms a turn, under the 5 ms after which an
+    // idle bot is frozen anyway. The helper's computing while Black is idle is Black's CPU time
+    // (its cgroup's): seen, Black is frozen from then on the moment its answer is read, helper
+    // and all, so the helper is frozen through most of White's turns. Unseen, it would never be.
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("r.jsonl");
+    let (referee, black) = start("late 3", "spin-helper", &["--max-turns", "120"], &replay);
+    let (share, samples) = frozen_share(first_child(black));
+    json_of(&referee.wait_with_output().unwrap());
+    assert!(samples >= 100, "{samples}");
+    // (0.5 to 0.9 on the loaded 2-core VM; never frozen where the helper's CPU time is not
+    // seen.)
+    assert!(share >= 0.25, "frozen in {share:.2} of {samples} samples");
+}
+
 #[test]
 fn a_child_that_left_the_bots_session_is_frozen_with_it() {
-    if !arbiter::bot::cgroup::freezer_available() {
-        eprintln!("no cgroup freezer here: only the bot's process group is stopped");
+    if !freezer("only the bot's process group is stopped") {
         return;
     }
     // Black starts a busy child in a session of its own (out of reach of a signal to Black's

@@ -1,33 +1,20 @@
 //! Results a league can trust from machines it does not own (issue 38), with the real binary: a
 //! league server on a loopback port and a real `arbiter league work` process pinned to one CPU
 //! that busy loops also hold (an overloaded machine, as the fair clock's tests make one). Its
-//! bot's time losses there are voided with their evidence and the same games played again once
-//! the load is gone, each recorded once. A worker that reports made-up results (seat 0 wins
+//! bot's time losses there are voided with their evidence and the same games played again by
+//! another worker, each recorded once. A worker that reports made-up results (seat 0 wins
 //! every game; a client speaking the worker protocol, beside three honest ones) is quarantined:
 //! logged, refused with the reason, its games out of the standings, the page says so. Waits are
 //! bounded; nothing is timed.
 
 use crate::clock::{a_cpu, Busy};
-use crate::common::league::{http, json, recorded, token, wait_for, Proc, DEADLINE};
+use crate::common::league::{
+    call, counts, fabricated, http, json, recorded, register, simulated, start_simulated,
+    strict_league, token, wait_for, Proc, Simulated, DEADLINE,
+};
 use crate::common::{self, hostile, random_bot};
 use std::path::Path;
 use std::process::{Command, Stdio};
-
-/// Starts `league serve DIR BOT... --local-workers 0` on strict, short clocks (100 ms a turn,
-/// no grace) and returns it with its URL.
-fn strict_league(dir: &Path, bots: &[String]) -> (Proc, String) {
-    let args = [
-        "--local-workers",
-        "0",
-        "--turn-ms",
-        "100",
-        "--strict",
-        "--seed",
-        "5",
-    ];
-    let (child, url) = common::league_serve_with(dir, bots, &args);
-    (Proc(child), url)
-}
 
 /// A worker (one game at a time) with every process it starts pinned to `cpu`; its token is
 /// in a file (not on its command line, where `ps` shows it).
@@ -106,19 +93,33 @@ fn a_time_loss_on_a_starved_worker_is_voided_with_its_evidence_and_played_again_
         "{workers}"
     );
 
-    // The load goes; the same game is played again (after the worker's pause) and recorded,
-    // once, whatever it came to.
+    // The load goes. The same game goes first to another worker, not back to the one that
+    // voided it (a void is no re-roll): a second worker, started now, plays it (a client of
+    // the worker protocol that never voids, whatever the machine's load); recorded once,
+    // whatever it came to.
     drop(busy);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let own = json(&url, "/api/workers")["bench_ms"].as_f64().unwrap();
+    let calm = start_simulated(&url, &token(&dir, "calm"), own, &stop, |_, _| {});
     wait_for("the voided game played again and recorded", || {
         let ids = recorded(&dir);
         (ids.contains(&id).then_some(()), format!("{ids:?}"))
     });
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(calm.join().unwrap().refused.is_none());
     let ids = recorded(&dir);
     assert_eq!(
         ids.iter().filter(|&&g| g == id).count(),
         1,
         "recorded once: {ids:?}"
     );
+    let played = std::fs::read_to_string(dir.join("played-by.jsonl")).unwrap();
+    let by = played
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|p| p["game_id"] == id)
+        .unwrap_or_else(|| panic!("game {id} in played-by.jsonl: {played}"));
+    assert_eq!(by["worker"], "calm", "played by the other worker: {played}");
 
     // The page shows the worker and the voided game (in Chromium, as the league page test).
     let Some(browser) = common::chromium() else {
@@ -160,39 +161,6 @@ fn a_time_loss_on_a_starved_worker_is_voided_with_its_evidence_and_played_again_
         dom.contains(&format!("class=\"voided\" data-game=\"{id}\"")),
         "the voided game: {dom}"
     );
-}
-
-/// Sends `body` to `path` with worker token `token`; returns the status and body.
-fn call(url: &str, token: &str, path: &str, body: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \
-         {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let status = answer
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, body.to_string())
-}
-
-/// Registers as a worker would, with `bench_ms` and `concurrency`; returns the answer.
-fn register(url: &str, token: &str, bench_ms: f64, concurrency: usize) -> serde_json::Value {
-    let version = env!("CARGO_PKG_VERSION");
-    let body = format!(
-        r#"{{"version":"{version}","host":"h","cores":4,"memory_mb":1024,"sandbox":true,"bench_ms":{bench_ms},"concurrency":{concurrency}}}"#
-    );
-    let (status, answer) = call(url, token, "/api/work/register", &body);
-    assert_eq!(status, 200, "{answer}");
-    serde_json::from_str(&answer).unwrap()
 }
 
 #[test]
@@ -278,101 +246,6 @@ fn a_far_slower_worker_gets_no_games_and_remote_slots_count_in_the_capacity() {
     );
 }
 
-/// What a simulated worker did: its session, the games whose results the server accepted, and
-/// the refusal that ended it, if one did.
-struct Simulated {
-    token: String,
-    session: String,
-    accepted: Vec<u64>,
-    refused: Option<(u16, String)>,
-}
-
-/// A simulated worker speaking the worker protocol over HTTP (as `arbiter bench league`'s do):
-/// registers, leases one game at a time and sends a made-up result for each at once. An honest
-/// one sends results that favour no seat ([`arbiter::league::load::fabricated`]); a hostile one
-/// says seat 0 won every game. It stops when `stop` is set or at its first refusal.
-fn simulated(
-    url: &str,
-    token: &str,
-    bench_ms: f64,
-    hostile: bool,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Simulated {
-    use arbiter::league::remote::{LeaseRequest, Leased};
-    let session = register(url, token, bench_ms, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let mut done = Simulated {
-        token: token.to_string(),
-        session: session.clone(),
-        accepted: Vec::new(),
-        refused: None,
-    };
-    let mut n = 0;
-    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        let ask = LeaseRequest {
-            session: session.clone(),
-            slots: 1,
-            wait_ms: 500,
-        };
-        let (status, answer) = call(
-            url,
-            token,
-            "/api/work/lease",
-            &serde_json::to_string(&ask).unwrap(),
-        );
-        if status != 200 {
-            done.refused = Some((status, answer));
-            return done;
-        }
-        let leased: Leased = serde_json::from_str(&answer).unwrap();
-        for g in leased.games {
-            n += 1;
-            let mut result = arbiter::league::load::fabricated(&session, &g.game, n);
-            if hostile {
-                result.result.winner = Some(0);
-                result.result.ranks = (0..g.game.bots.len())
-                    .map(|seat| u8::from(seat != 0))
-                    .collect();
-                result.result.reason = arbiter::referee::Reason::Win;
-            }
-            let (status, answer) = call(
-                url,
-                token,
-                "/api/work/result",
-                &serde_json::to_string(&result).unwrap(),
-            );
-            if status != 200 {
-                done.refused = Some((status, answer));
-                return done;
-            }
-            let reply: serde_json::Value = serde_json::from_str(&answer).unwrap();
-            if reply["accepted"] == true {
-                done.accepted.push(g.game.game_id);
-            }
-        }
-    }
-    done
-}
-
-/// The games per bot in `/api/standings`, and in all.
-fn counts(url: &str) -> (u64, std::collections::BTreeMap<String, u64>) {
-    let s = json(url, "/api/standings");
-    let per_bot = s["bots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            (
-                b["name"].as_str().unwrap().to_string(),
-                b["games"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    (s["games"].as_u64().unwrap(), per_bot)
-}
-
 #[test]
 fn a_worker_whose_seat_0_always_wins_is_quarantined_refused_and_its_games_leave_the_standings() {
     use std::collections::{BTreeMap, HashSet};
@@ -398,7 +271,18 @@ fn a_worker_whose_seat_0_always_wins_is_quarantined_refused_and_its_games_leave_
     let stop = Arc::new(AtomicBool::new(false));
     let start = |name: &str, hostile: bool| {
         let (t, url, stop) = (token(&dir, name), url.clone(), stop.clone());
-        std::thread::spawn(move || simulated(&url, &t, own, hostile, &stop))
+        std::thread::spawn(move || {
+            simulated(&url, &t, own, &stop, |session, game, n| {
+                let mut result = fabricated(session, game, n);
+                if hostile {
+                    let seats = game["bots"].as_array().unwrap().len();
+                    result["result"]["winner"] = 0.into();
+                    result["result"]["ranks"] = (0..seats).map(|s| u8::from(s != 0)).collect();
+                    result["result"]["reason"] = "win".into();
+                }
+                result
+            })
+        })
     };
     let honest: Vec<_> = ["honest-1", "honest-2", "honest-3"]
         .iter()

@@ -178,10 +178,9 @@ fn uploaded_bots_play_and_hostile_oversize_or_unauthorised_uploads_are_refused()
         .filter(|p| p.file_name().is_some_and(|n| n == "evil" || n == "planted"))
         .collect();
     assert!(written.is_empty(), "{written:?}");
-    assert_eq!(
-        std::fs::read_dir(dir.join("uploads/evil")).unwrap().count(),
-        0,
-        "a refused upload leaves nothing"
+    assert!(
+        !dir.join("uploads/evil").exists(),
+        "a refused upload leaves nothing, not even its bot's folder"
     );
 
     // Over the league's cap: refused with the cap named, before the body is sent.
@@ -194,4 +193,99 @@ fn uploaded_bots_play_and_hostile_oversize_or_unauthorised_uploads_are_refused()
     assert!(!dir.join("uploads/big").exists());
     let s = standings(&url);
     assert!(bot(&s, "evil").is_none() && bot(&s, "big").is_none(), "{s}");
+}
+
+/// Runs `command` as the unprivileged user `nobody` (root needed); whether it succeeded.
+fn as_nobody(command: &[&str]) -> bool {
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .args(command)
+        .output()
+        .unwrap_or_else(|e| panic!("setpriv (util-linux) is needed: {e}"));
+    out.status.success()
+}
+
+#[test]
+fn uploads_are_kept_from_other_users_and_bad_uploads_leave_nothing() {
+    use tar::EntryType::*;
+    let tmp = common::shared_tempdir();
+    let dir = tmp.path().join("league");
+    let bots = [format!("random={}", random_bot())];
+    let (child, url) = common::league_serve(&dir, &bots, 1, 3);
+    let _server = Proc(child);
+    let token = std::fs::read_to_string(dir.join("admin-token")).unwrap();
+    let token = token.trim();
+    let out = add(&url, "py=bots/python-starter/bot.py", token);
+    assert!(out.status.success(), "{out:?}");
+    // Kept from other users of the machine, and still played by the local worker (whose bots
+    // run as users of their own when the server is root).
+    wait_for_games(&url, "py", 2);
+    use std::os::unix::fs::PermissionsExt;
+    for path in [dir.clone(), dir.join("uploads")] {
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o007, 0, "{}: mode {mode:o}", path.display());
+    }
+    if rustix::process::geteuid().is_root() {
+        let source = dir.join("uploads/py/1/bot.py");
+        assert!(as_nobody(&["cat", "/dev/null"]), "nobody runs cat");
+        for path in [source, dir.join("games.csv"), dir.join("records.jsonl")] {
+            assert!(
+                !as_nobody(&["cat", path.to_str().unwrap()]),
+                "another user reads {}",
+                path.display()
+            );
+        }
+    } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "reading the uploads as another user needs root"
+        );
+    }
+
+    // Refused uploads leave no folder; a folder entry over a link, or a file inside a file, is
+    // the upload's fault (400), not the server's.
+    let refused: [(&str, Vec<u8>, &str); 4] = [
+        ("evil", b"not an archive".to_vec(), "not a .tar.gz"),
+        (
+            "evil",
+            archive(&[("d", Symlink, "x", b""), ("d", Directory, "", b"")]),
+            "\"d\"",
+        ),
+        (
+            "evil",
+            archive(&[("f", Regular, "", b"x"), ("f/g", Regular, "", b"y")]),
+            "\"f/g\"",
+        ),
+        ("-rf", b"print(1)".to_vec(), "-rf"),
+    ];
+    for (name, body, why) in refused {
+        let path = if name == "-rf" {
+            format!("/api/bots/{name}?file=bot.py")
+        } else {
+            format!("/api/bots/{name}")
+        };
+        let (status, said) = post(&url, &path, Some(token), &body);
+        assert_eq!(status, 400, "{said}");
+        assert!(said.contains(why), "{said}");
+        assert!(!dir.join("uploads").join(name).exists(), "{said}");
+    }
+    // A bot named like an option is refused however it comes.
+    let body = format!(r#"{{"bots":["-rf={}"],"workdir":"/"}}"#, random_bot());
+    let request = format!(
+        "POST /api/bots HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \
+         {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (status, said) = raw(url.trim_start_matches("http://"), request.as_bytes());
+    assert_eq!(status, 200, "{said}");
+    let answer: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(answer["added"][0]["ok"], false, "{said}");
+    assert!(
+        answer["added"][0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("-rf"),
+        "{said}"
+    );
+    assert!(bot(&standings(&url), "-rf").is_none());
 }

@@ -6,7 +6,8 @@
 //! (`[matchmaking] lease_s`), as an owner would.
 
 use crate::common::league::{
-    arbiter, games_of, json, played_by, recorded, serve, token, wait_for, Proc, DEADLINE,
+    arbiter, games_of, json, played_by, recorded, serve, token, wait_for, wait_for_within, Proc,
+    DEADLINE,
 };
 use crate::common::{self, first_bot, greedy_bot, random_bot};
 use std::collections::HashSet;
@@ -47,10 +48,11 @@ fn two_remote_workers_fill_a_league_and_a_killed_one_loses_and_duplicates_nothin
     let (server, _) = serve(&dir, &bots);
     drop(server);
     let settings = std::fs::read_to_string(dir.join("league.toml")).unwrap();
-    assert!(settings.contains("lease_s = 600"), "{settings}");
+    let default = format!("lease_s = {}", arbiter::league::scheduler::DEFAULT_LEASE_S);
+    assert!(settings.contains(&default), "{settings}");
     std::fs::write(
         dir.join("league.toml"),
-        settings.replace("lease_s = 600", "lease_s = 4"),
+        settings.replace(&default, "lease_s = 4"),
     )
     .unwrap();
     let (_server, url) = serve(&dir, &[]);
@@ -124,6 +126,58 @@ fn two_remote_workers_fill_a_league_and_a_killed_one_loses_and_duplicates_nothin
 }
 
 #[test]
+fn a_workers_game_moves_on_within_a_minute_of_its_kill_with_the_default_lease() {
+    let tmp = common::shared_tempdir();
+    let dir = tmp.path().join("league");
+    // Slow bots (40 ms a turn after the first): a game lasts seconds, so worker one is killed
+    // in the middle of one. The league keeps its default lease.
+    let bots = [
+        format!("slow={}", common::hostile("late 40")),
+        format!("slower={}", common::hostile("late 40")),
+    ];
+    let (_server, url) = serve(&dir, &bots);
+    let (t1, t2) = (token(&dir, "one"), token(&dir, "two"));
+    let mut one = work(&url, &t1, &tmp.path().join("cache-one"));
+    let running: u64 = wait_for("worker one in the middle of a game", || {
+        let games = json(&url, "/api/games");
+        let mine = games["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["worker"].as_str().is_some_and(|w| w.starts_with("one#")))
+            .map(|g| g["game_id"].as_u64().unwrap());
+        (mine, games.to_string())
+    });
+    // Worker two joins (and is busy with games of its own); worker one dies with its game.
+    let _two = work(&url, &t2, &tmp.path().join("cache-two"));
+    one.0.kill().unwrap();
+    one.0.wait().unwrap();
+    let killed = Instant::now();
+    assert!(
+        !recorded(&dir).contains(&running),
+        "game {running} ended before worker one was killed (a game lasts seconds)"
+    );
+    wait_for_within(
+        Duration::from_secs(60),
+        "the killed worker's game played by worker two within a minute",
+        || {
+            let done = recorded(&dir).contains(&running);
+            (done.then_some(()), json(&url, "/api/games").to_string())
+        },
+    );
+    let after = killed.elapsed();
+    assert!(
+        played_by(&url, "two") >= 1,
+        "{}",
+        json(&url, "/api/workers")
+    );
+    let ids = recorded(&dir);
+    let unique: HashSet<u64> = ids.iter().copied().collect();
+    assert_eq!(unique.len(), ids.len(), "no game recorded twice: {ids:?}");
+    eprintln!("game {running} of the killed worker was recorded {after:?} after the kill");
+}
+
+#[test]
 fn a_wrong_or_revoked_token_or_another_version_is_told_why() {
     let tmp = common::shared_tempdir();
     let dir = tmp.path().join("league");
@@ -186,5 +240,120 @@ fn a_wrong_or_revoked_token_or_another_version_is_told_why() {
     assert!(
         answer.contains("the worker arbiter 0.0.0-old") && answer.contains("install arbiter"),
         "{answer}"
+    );
+}
+
+/// A GET with a worker token: the status and the body's bytes.
+fn get_bytes(url: &str, path: &str, token: &str) -> (u16, Vec<u8>) {
+    let mut s = TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).unwrap();
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&answer[..end]).into_owned();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, answer[end + 4..].to_vec())
+}
+
+#[test]
+fn a_bot_archive_holds_only_the_bots_own_files_and_goes_only_to_a_lease_holder() {
+    use crate::common::league::{lease_one, register};
+    let tmp = common::shared_tempdir();
+    let dir = tmp.path().join("league");
+    let (_server, url) = serve(&dir, &[random_bot(), first_bot()]);
+    // A bot's folder, a file in it that only its owner reads, and a root-only file outside.
+    let w = tmp.path().join("w");
+    std::fs::create_dir(&w).unwrap();
+    std::fs::copy(
+        common::root().join("bots/python-starter/bot.py"),
+        w.join("okbot.py"),
+    )
+    .unwrap();
+    let private = |path: &Path| {
+        std::fs::write(path, "the secret\n").unwrap();
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+    };
+    private(&w.join("private.txt"));
+    private(&tmp.path().join("secret"));
+    let folder = w.join("linked");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(w.join("okbot.py"), folder.join("bot.py")).unwrap();
+    std::fs::write(folder.join("bot.toml"), "run = \"python3 bot.py\"\n").unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("secret"), folder.join("key")).unwrap();
+    let add = |bot: &str| {
+        arbiter()
+            .args(["league", "add"])
+            .arg(&dir)
+            .arg(bot)
+            .current_dir(&w)
+            .output()
+            .unwrap()
+    };
+    let secret = tmp.path().join("secret");
+    let refused: [(String, &str); 4] = [
+        ("sec=python3 okbot.py ../secret".into(), "../secret"),
+        (
+            format!("sec2=python3 okbot.py {}", secret.display()),
+            "secret",
+        ),
+        ("sec3=python3 okbot.py private.txt".into(), "private.txt"),
+        ("linked".into(), "key"),
+    ];
+    for (bot, file) in &refused {
+        let out = add(bot);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "{bot} refused: {said}");
+        assert!(
+            said.contains(file) && (said.contains("outside") || said.contains("read")),
+            "{bot}: says which file and why: {said}"
+        );
+    }
+    let out = add("ok=python3 okbot.py");
+    assert!(out.status.success(), "{out:?}");
+
+    // An archive goes only to a session holding a lease of a game of its bot.
+    let (a, b) = (token(&dir, "lab-a"), token(&dir, "lab-b"));
+    let sa = register(&url, &a, 1.0, 1)["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sb = register(&url, &b, 1.0, 1)["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A session id (NAME#N) in a query.
+    let (qa, qb) = (sa.replace('#', "%23"), sb.replace('#', "%23"));
+    let leased = lease_one(&url, &a, &sa);
+    let hash = leased["bots"][0]["hash"].as_str().unwrap().to_string();
+    for (t, path) in [
+        (&b, format!("/api/work/bot/{hash}?session={qb}")),
+        (&b, format!("/api/work/bot/{hash}")),
+        (&a, format!("/api/work/bot/{hash}")),
+    ] {
+        let (status, body) = get_bytes(&url, &path, t);
+        assert_eq!(status, 403, "{path}: {}", String::from_utf8_lossy(&body));
+    }
+    let (status, bytes) = get_bytes(&url, &format!("/api/work/bot/{hash}?session={qa}"), &a);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&bytes));
+    // A gzip'd tar of the bot's own file.
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
+    let names: Vec<String> = archive
+        .entries()
+        .unwrap()
+        .map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let bot = leased["game"]["bots"][0].as_str().unwrap();
+    assert!(
+        names.iter().any(|n| n.ends_with(bot)) && names.iter().all(|n| n.starts_with("bot")),
+        "{names:?}"
     );
 }

@@ -349,6 +349,28 @@ fn an_impasse_report_and_its_replays_in_a_browser() {
         .join(format!("replays/game-{}.js", lost["game_id"]))
         .is_file());
     check_report(&browser, &dir);
+    // Written elsewhere (--out X), the report's replays go beside X, none into DIR.
+    std::fs::remove_dir_all(dir.join("replays")).unwrap();
+    let elsewhere = tmp.path().join("www");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out = arbiter()
+        .arg("report")
+        .arg(&dir)
+        .arg("--out")
+        .arg(elsewhere.join("class.html"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!dir.join("replays").exists(), "nothing written into DIR");
+    let (dom, console) = load(&browser, &format!("{}&last", replay(&elsewhere, lost)));
+    assert!(console.is_empty(), "{console:?}");
+    assert!(dom.contains("bad forfeited (invalid-move)"), "{dom}");
+    let (report, console) = load(&browser, &url(&elsewhere.join("class.html"), ""));
+    assert!(console.is_empty(), "{console:?}");
+    assert!(
+        report.contains("href=\"replays/replay.html#game="),
+        "{report}"
+    );
 }
 
 #[test]

@@ -4,161 +4,12 @@
 //! source (the bundle in `../shared/third_party/`, or the clone `ARBITER_CODINGAME_ENGINE` names)
 //! with plain `javac` against Debian's jars, once per test run.
 
+use crate::common::sdk_game::*;
 use crate::common::*;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-/// The Debian jars the engine's core needs (package in the message when one is missing).
-const JARS: [(&str, &str); 6] = [
-    ("guice-no-aop.jar", "libguice-java"),
-    ("guava.jar", "libguava-java"),
-    ("gson.jar", "libgoogle-gson-java"),
-    ("commons-logging.jar", "libcommons-logging-java"),
-    ("atinject-jsr330-api.jar", "libatinject-jsr330-api-java"),
-    ("aopalliance.jar", "libaopalliance-java"),
-];
-
-/// Take's class path (the game, the engine's core, the jars) joined with ':', built once per
-/// run under target/ (a bot or referee run by root gets a /tmp of its own); `None` (after saying
-/// why) where a JDK, a jar or the engine's source is missing, which fails the test under CI.
-/// arbiter's own build of SDK games replaces this helper once it lands.
-fn take() -> Option<String> {
-    static BUILT: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
-    let built = BUILT.get_or_init(|| {
-        let run = |cmd: &mut std::process::Command| -> Result<(), String> {
-            let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
-            match out.status.success() {
-                true => Ok(()),
-                false => Err(format!(
-                    "{cmd:?} failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                )),
-            }
-        };
-        for tool in ["java", "javac", "git"] {
-            run(std::process::Command::new("sh").args(["-c", &format!("command -v {tool}")]))
-                .map_err(|_| {
-                    format!("{tool} is missing: apt-get install default-jdk-headless git")
-                })?;
-        }
-        let mut jars = Vec::new();
-        for (jar, package) in JARS {
-            let path = Path::new("/usr/share/java").join(jar);
-            if !path.is_file() {
-                return Err(format!(
-                    "{} is missing: apt-get install {package}",
-                    path.display()
-                ));
-            }
-            jars.push(path);
-        }
-        let work = root().join("target/sdk-tests");
-        let engine = work.join("engine");
-        if !engine.join("done").is_file() {
-            // A clone of the engine, or a git bundle of it (as .ci/run gives).
-            let given = std::env::var_os("ARBITER_CODINGAME_ENGINE").map(PathBuf::from);
-            let source = match given {
-                Some(dir) if dir.is_dir() => dir,
-                given => {
-                    let bundle = given.unwrap_or_else(|| {
-                        root().join("../shared/third_party/codingame-game-engine.bundle")
-                    });
-                    if !bundle.is_file() {
-                        return Err(format!(
-                            "no CodinGame engine source: {} is missing; clone \
-                             https://github.com/CodinGame/codingame-game-engine and set \
-                             ARBITER_CODINGAME_ENGINE to the clone",
-                            bundle.display()
-                        ));
-                    }
-                    let clone = work.join("engine-src");
-                    let _ = std::fs::remove_dir_all(&clone);
-                    run(std::process::Command::new("git")
-                        .args(["clone", "-q"])
-                        .arg(&bundle)
-                        .arg(&clone))?;
-                    clone
-                }
-            };
-            let _ = std::fs::remove_dir_all(&engine);
-            let classes = engine.join("classes");
-            std::fs::create_dir_all(&classes).unwrap();
-            run(std::process::Command::new("javac")
-                .args(["-nowarn", "-d"])
-                .arg(&classes)
-                .arg("-cp")
-                .arg(std::env::join_paths(&jars).unwrap())
-                .args(java_files(&source.join("engine/core/src/main/java"))))?;
-            std::fs::write(engine.join("done"), b"").unwrap();
-        }
-        // The game's name is its folder's.
-        let game = work.join(std::process::id().to_string()).join("take");
-        let _ = std::fs::remove_dir_all(&game);
-        std::fs::create_dir_all(&game).unwrap();
-        let mut cp = vec![engine.join("classes")];
-        cp.extend(jars.iter().cloned());
-        run(std::process::Command::new("javac")
-            .args(["-nowarn", "-d"])
-            .arg(&game)
-            .arg("-cp")
-            .arg(std::env::join_paths(&cp).unwrap())
-            .args(java_files(&root().join("tests/sdk/take/src/main/java"))))?;
-        cp.insert(0, game);
-        Ok(std::env::join_paths(&cp)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned())
-    });
-    match built {
-        Ok(cp) => Some(cp.clone()),
-        Err(why) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "the SDK tests need a JDK, Debian's jars and the engine's source: {why}"
-            );
-            eprintln!("skipped: {why} (set CI to make this a failure)");
-            None
-        }
-    }
-}
-
-fn java_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "java") {
-                files.push(p);
-            }
-        }
-    }
-    files
-}
-
-/// A Take bot in `mode` (see tests/sdk/take_bot.py), named `name`.
-fn bot(name: &str, mode: &str) -> String {
-    format!(
-        "{name}={} {}/tests/sdk/take_bot.py {mode}",
-        python(),
-        root().display()
-    )
-}
-
-/// `arbiter play --json` of Take with `extra` options; the JVM gets 30 s per message (a cold
-/// start on a loaded machine is slow).
-fn play(cp: &str, bots: &[String], extra: &[&str]) -> Value {
-    play_referee(cp, &["--referee-timeout-ms", "30000"], extra, bots)
-}
-
-/// A tournament's arguments: Take, 30 s per referee message, the game's own turn limits.
-fn tournament_args(cp: &str, out: &Path, games: &str) -> Vec<String> {
-    referee_tournament_args(cp, &["--referee-timeout-ms", "30000"], out, games)
-}
 
 #[test]
 fn a_tournament_of_an_sdk_game_ranks_the_stronger_bot_first_and_keeps_each_turn() {
@@ -245,9 +96,12 @@ fn a_timeout_in_three_seats_deactivates_the_bot_and_the_others_play_on() {
     assert_eq!(forfeits.len(), 1, "{r}");
     assert_eq!(forfeits[0]["seat"], 1);
     assert_eq!(forfeits[0]["reason"], "timeout");
-    // The game's own limit (100 ms + its 50 ms) was the turn's.
+    // The game's own limit (100 ms; the engine's soft 50 ms is arbiter's grace) was the turn's.
     assert!(
-        forfeits[0]["detail"].as_str().unwrap().contains("150 ms"),
+        forfeits[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("within 100 ms + 50 ms grace"),
         "{r}"
     );
     // Sleepy answered once; the two others played all 5 rounds.
@@ -277,17 +131,25 @@ fn a_crash_in_two_seats_is_the_verdict_and_an_invalid_answer_is_the_games() {
         "{r}"
     );
 
+    // The game deactivates a player for an invalid action: that is its verdict, `deactivated`
+    // with the game's message, a forfeit as the table counts it.
     let r = play(
         &cp,
         &[bot("greedy", "greedy"), bot("wrong", "invalid 2")],
         &["--seed", "7"],
     );
-    assert_eq!(r["reason"], "win", "{r}");
+    assert_eq!(r["reason"], "deactivated", "{r}");
     assert_eq!(r["winner"], 0, "{r}");
+    assert_eq!(r["offender"], 1, "{r}");
     let detail = r["detail"].as_str().unwrap();
     assert!(
         detail.contains("wrong: invalid action") && detail.contains("banana"),
         "{r}"
+    );
+    assert_eq!(r["forfeits"][0]["reason"], "deactivated", "{r}");
+    assert_eq!(
+        r["forfeits"][0]["turn"], 3,
+        "round 2 is the game's turn 3: {r}"
     );
 }
 
@@ -395,9 +257,10 @@ fn the_same_seed_plays_the_same_game_and_the_league_is_the_games() {
             .max()
             .unwrap()
     };
-    assert!(max(&a) <= 100, "{a}");
-    let high = play(&cp, &bots, &["--seed", "21", "--league", "2"]);
-    assert!(max(&high) > 100, "{high}");
+    // Without --league the game's highest league is played (its full rules).
+    assert!(max(&a) > 100, "{a}");
+    let low = play(&cp, &bots, &["--seed", "21", "--league", "1"]);
+    assert!(max(&low) <= 100, "{low}");
     // A seed given as a game parameter stands for every game.
     let fixed = play(&cp, &bots, &["--seed", "22", "--game-param", "seed=21"]);
     assert_eq!(fixed["moves"], a["moves"]);
@@ -505,8 +368,17 @@ fn the_replay_page_shows_the_games_summaries_and_tooltips_turn_by_turn() {
         assert!(dom.contains("data-ready=\"1\""), "the replay ran: {dom}");
         dom
     };
-    // After round 1: both players' takes, in the game's words with the bots' names.
+    // After round 1: both players' takes, in the game's words with the bots' names; the step
+    // shows both answers of the game turn (its players answered it together), numbered as the
+    // game numbers its turns (turn 1 dealt).
     let dom = at(2);
+    let head = inner(&dom, "head", "div");
+    assert!(
+        head.starts_with("game turn 2: ")
+            && head.contains("(player 0) played ")
+            && head.contains("(player 1) played "),
+        "{head}"
+    );
     let summary = inner(&dom, "summary", "pre");
     assert!(
         summary.contains("greedy takes ") && summary.contains("mallory takes "),
@@ -519,8 +391,17 @@ fn the_replay_page_shows_the_games_summaries_and_tooltips_turn_by_turn() {
         input.lines().last().unwrap_or("").parse::<u32>().is_ok(),
         "{input}"
     );
-    // After round 2: the game's tooltip on mallory, which quotes its answer.
+    // Round 2: mallory's answer (step 4) is markup, shown as text; the game deactivates it
+    // for it (step 5): its tooltip on mallory quotes the answer. The players are named by
+    // number, as the game numbers them, not by the colours of arbiter's pieces.
     let dom = at(4);
+    assert!(!dom.contains("<img"), "markup from a bot was drawn: {dom}");
+    if mallory == 1 {
+        assert!(inner(&dom, "answer", "pre").contains("&lt;img"), "{dom}");
+    }
+    assert!(inner(&dom, "legend", "p").contains("player 0: "), "{dom}");
+    assert!(!inner(&dom, "legend", "p").contains("White"), "{dom}");
+    let dom = at(5);
     let tips = inner(&dom, "tooltips", "ul");
     assert!(
         tips.contains(
@@ -530,9 +411,6 @@ fn the_replay_page_shows_the_games_summaries_and_tooltips_turn_by_turn() {
     );
     assert!(!dom.contains("<img"), "markup from a bot was drawn: {dom}");
     assert!(!dom.contains("pwned</title>"), "{dom}");
-    if mallory == 1 {
-        assert!(inner(&dom, "answer", "pre").contains("&lt;img"), "{dom}");
-    }
     assert!(inner(&dom, "summary", "pre").contains("greedy takes "));
 }
 
@@ -636,7 +514,7 @@ fn a_class_path_is_played_by_warm_jvms_and_plays_the_games_a_fresh_jvm_plays() {
     assert!(fresh.iter().all(|r| r["external"]["referee"]
         .as_str()
         .unwrap()
-        .ends_with("RefereeMain")));
+        .contains("ArbiterLauncher")));
     let inputs = |recs: &[Value]| -> Vec<Value> {
         recs.iter()
             .map(|r| r["external"]["inputs"].clone())

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The engine's source for these tests, or `None` (skipped) where it, a JDK or bwrap is missing;
 /// under CI a missing one fails the test, saying what is missing.
-fn engine() -> Option<PathBuf> {
+pub fn engine() -> Option<PathBuf> {
     let beside = root().join("../shared/third_party/codingame-game-engine.bundle");
     let engine = std::env::var_os("ARBITER_CODINGAME_ENGINE")
         .map(PathBuf::from)
@@ -129,7 +129,7 @@ fn a_source_folder_is_built_once_and_warm_jvms_play_the_games_a_fresh_jvm_plays(
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(
-        names.iter().any(|n| n == "sdk-engine-4.7.7-r1"),
+        names.iter().any(|n| n == "sdk-engine-4.7.7-r2"),
         "{names:?}"
     );
     let game = names

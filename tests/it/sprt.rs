@@ -390,11 +390,14 @@ fn an_sprts_report_shows_the_llr_its_bounds_the_decision_and_its_course() {
         .and_then(|l| l.split_whitespace().next())
         .expect("an LLR line")
         .to_string();
+    // "(296 games, 148 pairs):" or, where the test decided while a pair's other game was
+    // played, "(295 games: 147 pairs and 1 game whose pair was not finished):".
     let pairs = stdout
-        .split(" pairs):")
+        .lines()
         .next()
-        .and_then(|s| s.rsplit(", ").next())
-        .unwrap()
+        .and_then(|l| l.split(" pairs").next())
+        .and_then(|s| s.rsplit(' ').next())
+        .expect("a pair count on the first line")
         .to_string();
     for rebuilt in [false, true] {
         if rebuilt {

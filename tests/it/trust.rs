@@ -95,7 +95,15 @@ fn a_bot_run_by_root_is_not_root_and_writes_no_cgroup_kernel_or_results_file() {
 
 #[test]
 fn a_bot_frozen_by_someone_else_is_thawed_killed_and_judged() {
-    if !as_root("a cgroup freezer") || !arbiter::bot::cgroup::freezer_available() {
+    if !as_root("a cgroup freezer") {
+        return;
+    }
+    if !arbiter::bot::cgroup::freezer_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no cgroup freezer here as root (CI has cgroup v2 with cgroup.freeze)"
+        );
+        eprintln!("no cgroup freezer here: a bot frozen from outside is not tested");
         return;
     }
     // Black sleeps through its first turn; once it is on turn, its cgroup is frozen from outside

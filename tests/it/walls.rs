@@ -1,8 +1,8 @@
 //! Walls between bots, with the referee running as root (as in CI): no channel between the bots
 //! of one game or of two games at once, with or without `--sandbox` (tests/bots/talk.py tries
 //! every one it knows); nothing a bot leaves in the kernel or in a shared folder outlives its
-//! game; and a seat's user id is never shared by two bots that could see each other's
-//! leftovers, within a run or between two runs.
+//! game, nor in a network namespace a later bot gets; and a seat's user id is never shared by
+//! two bots that could see each other's leftovers, within a run or between two runs.
 
 use crate::common::*;
 use serde_json::Value;
@@ -277,6 +277,103 @@ fn a_later_game_of_a_run_finds_nothing_of_an_earlier_ones_bots() {
     assert!(
         got.is_empty(),
         "leftovers reached a later game: {got:?}\n{tails:#?}"
+    );
+}
+
+/// The `NETNS` notes of a tournament's records, game by game (in the order played): for each
+/// bot, its name and what it found in its network namespace.
+fn netns_notes(records: &str) -> Vec<Vec<(String, String)>> {
+    let mut games: Vec<(u64, Vec<(String, String)>)> = records
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let names = v["bots"].as_array().unwrap();
+            let notes = v["stderr"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(names)
+                .map(|(tail, name)| {
+                    let tail = tail.as_str().unwrap();
+                    let note = tail
+                        .lines()
+                        .find(|l| l.starts_with("NETNS "))
+                        .unwrap_or_else(|| panic!("no NETNS note: {tail}"));
+                    let used = tail.contains("NET-USED");
+                    let name = name.as_str().unwrap();
+                    assert_eq!(used, name == "user", "{name} noted: {tail}");
+                    (name.to_string(), note.to_string())
+                })
+                .collect();
+            (v["game_id"].as_u64().unwrap(), notes)
+        })
+        .collect();
+    games.sort_by_key(|(game, _)| *game);
+    games.into_iter().map(|(_, notes)| notes).collect()
+}
+
+#[test]
+fn a_network_namespace_is_reused_only_where_no_earlier_bot_touched_it() {
+    if !is_root() {
+        return;
+    }
+    // One game at a time: each bot notes its network namespace as it finds it (its cookie,
+    // which no two namespaces share, loopback packets, sockets, TIME_WAIT, failed route
+    // lookups); "user" then sends datagrams to itself, leaves a TCP connection in TIME_WAIT
+    // and fails a route lookup, "quiet" does nothing with it.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let run = arbiter()
+        .args(["tournament", "--games", "8", "--concurrency", "1"])
+        .args(["--max-turns", "4", "--opening-plies", "0"])
+        .args(["--first-turn-ms", "20000", "--out"])
+        .arg(&out)
+        .arg(format!("quiet={}", hostile("netns 1 0")))
+        .arg(format!("user={}", hostile("netns 1 1")))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let games = netns_notes(&std::fs::read_to_string(out.join("records.jsonl")).unwrap());
+    assert_eq!(games.len(), 8);
+    let cookie = |note: &str| note.split_whitespace().nth(1).unwrap().to_string();
+    let mut used_before: Vec<String> = Vec::new();
+    let mut quiet_cookies: Vec<String> = Vec::new();
+    for (i, notes) in games.iter().enumerate() {
+        for (name, note) in notes {
+            // As fresh as a new one: nothing of an earlier bot's traffic, sockets or errors.
+            assert!(
+                note.ends_with(" LO 0 0 SOCKETS 0 TW 0 NOROUTES 0"),
+                "game {i}, {name} found its namespace used: {note}\n{games:?}"
+            );
+            let c = cookie(note);
+            if c == "-" {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "this kernel tells no namespace's cookie (SO_NETNS_COOKIE, Linux 5.14)"
+                );
+                continue;
+            }
+            assert!(
+                !used_before.contains(&c),
+                "game {i}: {name} got the namespace an earlier bot used: {games:?}"
+            );
+            if name == "quiet" {
+                quiet_cookies.push(c.clone());
+            }
+        }
+        for (name, note) in notes {
+            if name == "user" {
+                used_before.push(cookie(note));
+            }
+        }
+    }
+    // Untouched namespaces were given to later bots (else the check above proves nothing).
+    let mut distinct = quiet_cookies.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(
+        quiet_cookies.is_empty() || distinct.len() < quiet_cookies.len(),
+        "no namespace was reused: {games:?}"
     );
 }
 

@@ -13,7 +13,7 @@ fn have_bwrap() -> bool {
     false
 }
 
-fn sh(script: &str, dir: &Path, limits: &BuildLimits) -> Outcome {
+fn sh(script: &str, dir: &Path, limits: &BuildLimits) -> StepReport {
     let step = ["/bin/sh", "-c", script].map(String::from);
     run(&step, dir, limits).unwrap()
 }

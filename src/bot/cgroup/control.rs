@@ -29,6 +29,8 @@ pub(super) struct Control {
     pub(super) pids_events: Option<File>,
     /// `pids.current`.
     pub(super) pids_current: Option<File>,
+    /// `pids.peak` (Linux 6.1 and later): the most tasks it ever held at once.
+    pub(super) pids_peak: Option<File>,
     /// What tells whether the freezer has thawed: v1 `freezer.state`, v2 `cgroup.events`.
     pub(super) freeze_state: Option<File>,
     /// The CPU time of the cgroup's tasks: v1 `cpuacct.usage` (ns), v2 `cpu.stat` (the
@@ -73,6 +75,7 @@ impl Control {
         if let Some(dir) = pids {
             c.pids_events = reader(dir, "pids.events");
             c.pids_current = reader(dir, "pids.current");
+            c.pids_peak = reader(dir, "pids.peak");
         }
         if let Some(dir) = freezer {
             let state = if v2 { "cgroup.events" } else { "freezer.state" };
@@ -108,21 +111,17 @@ impl Control {
 
 /// `dir/name`, open for reading.
 pub(super) fn reader(dir: &Path, name: &str) -> Option<File> {
-    File::open(dir.join(name)).ok()
+    crate::bot::machine::open(dir.join(name)).ok()
 }
 
 /// `dir/name`, open for reading and writing.
 pub(super) fn read_writer(dir: &Path, name: &str) -> Option<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(dir.join(name))
-        .ok()
+    crate::bot::machine::open_with(OpenOptions::new().read(true).write(true), dir.join(name)).ok()
 }
 
 /// `dir/name`, open for writing.
 pub(super) fn writer(dir: &Path, name: &str) -> Option<File> {
-    OpenOptions::new().write(true).open(dir.join(name)).ok()
+    crate::bot::machine::open_with(OpenOptions::new().write(true), dir.join(name)).ok()
 }
 
 /// The whole text of a control file, read from its start into `text`; false if it cannot be

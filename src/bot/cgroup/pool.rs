@@ -89,22 +89,27 @@ pub fn drop_spares() {
 
 /// Proves `group` fit for a new bot (see the module's comment) and sets it up for one.
 fn make_ready(group: &mut Cgroup) -> bool {
-    if group.has_freezer() && !(group.set_frozen(false) && thawed(group)) {
+    if group.has_freezer() && !(group.thaw() && thawed(group)) {
         return false;
     }
-    // Anything listed is killed (and the cgroup then removed by the caller's drop).
-    if group.kill_all() > 0 {
-        return false;
-    }
-    if group.pids.is_some() {
-        let current = group
+    // A pids controller that counts no task proves it empty (every task of the bot joined all
+    // its cgroups at once, and none can leave them); else anything listed is killed (and the
+    // cgroup then removed by the caller's drop).
+    let tasks = group.pids.as_ref().and_then(|_| {
+        group
             .control
             .pids_current
             .as_ref()
-            .and_then(control::number);
-        if current != Some(0) {
+            .and_then(control::number)
+    });
+    match tasks {
+        Some(0) => {}
+        Some(_) => {
+            group.kill_all();
             return false;
         }
+        None if group.kill_all() > 0 => return false,
+        None => {}
     }
     if let Some((dir, v2)) = &group.memory {
         let Some(residue) = reclaim(&group.control, dir, *v2) else {

@@ -32,6 +32,11 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         // everything else of it): sent to the whole group, the bot would get two. A sandboxed
         // bot's group holds bwrap and bwrap's init, which a TERM kills, and the kernel then
         // kills everything in the box at once: the TERM goes to the box's processes alone.
+        // An isolated bot whose init was reaped has nothing left: the init's end ended every
+        // process of its pid namespace (and its pid may be another process's by now).
+        if bot.isolated && bot.exited.is_some() {
+            continue;
+        }
         let boxed = match bot.sandboxed {
             true => boxed_processes(bot.pgid),
             false => Vec::new(),
@@ -53,7 +58,10 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         let left = deadline.saturating_duration_since(Instant::now());
         wait_exit(bot, left);
     }
-    for bot in bots.iter_mut().filter(|b| !b.ended) {
+    for bot in bots
+        .iter_mut()
+        .filter(|b| !(b.ended || (b.isolated && b.exited.is_some())))
+    {
         let _ = kill_process_group(bot.pgid, Signal::KILL);
         // However it was frozen, a frozen process does not die until thawed.
         bot.force_thaw();
@@ -75,6 +83,11 @@ pub fn shutdown_all(bots: &mut [BotProcess], grace: Duration) {
         // this thread's next bot only once proven empty, thawed and reset, else removed.
         if let Some(group) = bot.cgroup.take() {
             crate::bot::cgroup::give_back(group);
+        }
+        // Its network namespace, once nothing of the bot can be in it: its init was reaped
+        // (the init's end ends every process of its pid namespace).
+        if let (Some(net), Some(_)) = (bot.net.take(), bot.exited) {
+            crate::bot::netns::give_back(net);
         }
         bot.drain_stderr();
         bot.stdout = None;

@@ -7,7 +7,9 @@
 //! This file holds the bot itself, its input and output, its freezing and its clocks; its start
 //! is in `start.rs`, its end in `end.rs`, and the waiting on bots in `wait.rs`.
 
+mod cpu;
 mod end;
+mod reach_plan;
 mod start;
 mod wait;
 
@@ -61,6 +63,9 @@ pub struct SpawnError {
     pub command: String,
     pub dir: String,
     pub reason: String,
+    /// The machine could not start it (out of descriptors, memory, processes, disk): no bot's
+    /// failure (see [`crate::bot::MachineFault`]).
+    pub machine: Option<crate::bot::MachineFault>,
 }
 
 /// What waiting for a bot's answer line produced.
@@ -100,6 +105,9 @@ pub struct BotProcess {
     status: Option<File>,
     /// Dropped (killing whatever is left in it) after the bot is reaped.
     cgroup: Option<super::cgroup::Cgroup>,
+    /// An isolated bot's network namespace, when one was made ahead for it: given back for a
+    /// later bot once the bot is reaped (see [`super::netns`]).
+    net: Option<super::netns::NetNs>,
     /// The memory limit, when a memory cgroup enforces it (and the bot hit it).
     memory_cap: Option<u64>,
     memory_hit: bool,
@@ -113,6 +121,9 @@ pub struct BotProcess {
     _user: Option<super::isolation::SeatId>,
     /// The fair clock's reader of its tasks' waiting, made at its first use.
     waits: std::cell::RefCell<Option<super::schedstat::Tracker>>,
+    /// Its CPU time read from its main process's clock while its cgroup never held another
+    /// task (see `cpu.rs`).
+    sole: std::cell::Cell<cpu::Sole>,
 }
 
 impl BotProcess {
@@ -194,7 +205,7 @@ impl BotProcess {
     /// did not.
     fn force_thaw(&mut self) {
         if let Some(g) = &self.cgroup {
-            g.set_frozen(false);
+            g.thaw();
         }
         let _ = kill_process_group(self.pgid, Signal::CONT);
         self.frozen = false;
@@ -265,35 +276,6 @@ impl BotProcess {
         let new = self.err_total.saturating_sub(mark).min(keep as u64) as usize;
         let start = self.err_tail.len().saturating_sub(new);
         String::from_utf8_lossy(&self.err_tail[start..]).into_owned()
-    }
-
-    /// CPU time (user + system) the bot has used so far: where it has a cgroup with CPU
-    /// accounting (as root: cgroup v1 `cpuacct`, or v2), every process and thread of it,
-    /// including those that ended and those that left its process group; elsewhere its main
-    /// process's, all threads (processes it started are not included until it reaps them; the
-    /// fair clock adds its live process tree, see [`super::schedstat`]). Both clocks charge it,
-    /// so a bot cannot compute unseen in helper processes.
-    pub fn cpu_time(&self) -> Option<Duration> {
-        if let Some(used) = self.cgroup.as_ref().and_then(|g| g.cpu_usage()) {
-            // The bot's own process is found while it lives (once), for `sigsys_note`.
-            self.cpu_pid();
-            return Some(used);
-        }
-        self.main_cpu_time()
-    }
-
-    /// The CPU time of the bot's main process (all its threads).
-    fn main_cpu_time(&self) -> Option<Duration> {
-        // The process-wide CPU-time clock of a pid, as glibc's clock_getcpuclockid builds it.
-        let pid = self.cpu_pid();
-        let clock = ((!pid) << 3) | 2;
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes only into `ts`.
-        let rc = unsafe { libc::clock_gettime(clock as libc::clockid_t, &mut ts) };
-        (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
     }
 
     /// The run-queue waiting of every task of the bot so far (see [`super::schedstat`]): its

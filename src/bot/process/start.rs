@@ -13,7 +13,6 @@ use rustix::process::{kill_process_group, pidfd_open, Pid, PidfdFlags, Signal};
 use std::fs::File;
 use std::io::{ErrorKind, Write};
 use std::os::fd::AsFd;
-use std::path::Path;
 
 fn nonblocking(fd: impl AsFd) -> std::io::Result<()> {
     rustix::io::ioctl_fionbio(fd, true).map_err(std::io::Error::from)
@@ -71,12 +70,14 @@ impl BotProcess {
         others: &[&BotSpec],
         hold: Option<Option<usize>>,
     ) -> Result<BotProcess, SpawnError> {
-        let fail = |reason: String| SpawnError {
+        let failed = |reason: String, machine: Option<crate::bot::MachineFault>| SpawnError {
             name: spec.name.clone(),
             command: spec.command_line(),
             dir: spec.dir.display().to_string(),
             reason,
+            machine,
         };
+        let fail = |reason: String| failed(reason, None);
         let mut env = crate::bot::env::bot_env(&limits.env);
         // Its folder, as a shell (and bwrap) would say.
         env.push(("PWD".to_string(), spec.dir.display().to_string()));
@@ -103,73 +104,10 @@ impl BotProcess {
             Vec::new()
         };
         let reach = if user.is_some() || isolated {
-            let resolved = crate::bot::spawn::resolve(&spec.program, path)
-                .unwrap_or_else(|_| spec.program.clone());
-            // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
-            // installation, which stays closed to the bot's user: say so before any game.
-            let is_shim = |p: &Path| {
-                p.parent()
-                    .is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
-                    && crate::bot::reach::first_blocked(p).is_some()
-            };
-            if user.is_some() && is_shim(&resolved) {
-                return Err(fail(format!(
-                    "{} is a version manager's shim (pyenv, rbenv, asdf) in a folder other \
-                     users cannot enter, and arbiter runs bots as root under an unprivileged \
-                     user of their own: name the interpreter itself (`pyenv which python3` \
-                     prints it), or the system's (`python3` in the bot's PATH {path})",
-                    resolved.display()
-                )));
-            }
-            let mut paths = crate::bot::sandbox::needed_paths(spec, &resolved);
-            paths.push(spec.dir.clone());
-            // A command line the user typed may start its programs through a shell
-            // (`sh -c 'exec /root/py/bin/python3 bot.py'`): what the script names is made
-            // reachable as a plain command's program is. Not for a bot.toml's run line
-            // (someone else's, maybe: its files must lie in its folder), nor in the
-            // sandbox, which binds the program and script only.
-            let own_folder = ["bot.toml", "referee.toml"]
-                .iter()
-                .any(|f| spec.dir.join(f).is_file());
-            if limits.sandbox.is_none() && !own_folder {
-                for file in crate::bot::reach::shell_script_files(&resolved, &spec.args, &spec.dir)
-                {
-                    let file = std::path::absolute(&file).unwrap_or(file);
-                    if user.is_some() && is_shim(&file) {
-                        return Err(fail(format!(
-                            "its shell script names {}, a version manager's shim (pyenv, \
-                             rbenv, asdf) in a folder other users cannot enter, and arbiter \
-                             runs bots as root under an unprivileged user of their own: name \
-                             the interpreter itself (`pyenv which python3` prints it), or \
-                             the system's (`python3` in the bot's PATH {path})",
-                            file.display()
-                        )));
-                    }
-                    paths.extend(crate::bot::sandbox::program_paths(&file));
-                }
-            }
-            let plan = crate::bot::reach::plan(&paths, &scratch)
-                .map_err(|e| fail(format!("its own user (arbiter runs bots as root under an unprivileged user of their own) cannot use its files: {e}")))?;
-            if let Some(top) = plan
-                .covered
-                .first()
-                .filter(|_| !crate::bot::isolation::isolate())
-            {
-                return Err(fail(format!(
-                    "its own unprivileged user (arbiter runs bots as root under a user of \
-                     their own) cannot enter {} (mode {:o}), and this referee cannot mount \
-                     (no CAP_SYS_ADMIN) to show it the bot's files; move the bot to a folder \
-                     every user may enter, or let others enter it (chmod o+x {})",
-                    top.display(),
-                    std::fs::metadata(top)
-                        .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
-                        .unwrap_or(0),
-                    top.display()
-                )));
-            }
-            plan
+            super::reach_plan::plan_for(spec, limits, user.is_some(), &scratch, path)
+                .map_err(&fail)?
         } else {
-            crate::bot::reach::Plan::default()
+            std::sync::Arc::new(crate::bot::reach::Plan::default())
         };
         let (program, args) = match &limits.sandbox {
             Some(bwrap) => {
@@ -179,6 +117,13 @@ impl BotProcess {
             None => (spec.program.clone(), spec.args.clone()),
         };
         let seccomp = crate::bot::seccomp::filter();
+        // An isolated bot's network namespace: one a bot before it left untouched, where there
+        // is one (else the spawner makes one with the bot).
+        let net = if isolated {
+            crate::bot::netns::take()
+        } else {
+            None
+        };
         // A cgroup where possible: it caps processes without counting the user's others, and
         // finds every process of the bot at the end.
         let cgroup = crate::bot::cgroup::Cgroup::create(limits.max_processes, limits.memory_bytes);
@@ -208,6 +153,7 @@ impl BotProcess {
             // bwrap makes its own namespaces.
             shm_bytes: limits.memory_bytes,
             isolate: isolated,
+            net: net.as_ref().map(|n| n.fd()),
             env: &env_c,
             user: user.as_ref().map(|u| u.id),
             reach: &reach.ops,
@@ -216,6 +162,10 @@ impl BotProcess {
             hold: hold.filter(|_| isolated),
         };
         let child = crate::bot::spawn::spawn(&request).map_err(|e| {
+            // The machine's own state (no descriptor, memory or process left) is no bot's fault.
+            if let Some(machine) = crate::bot::MachineFault::of(&e) {
+                return failed(e.to_string(), Some(machine));
+            }
             fail(match e.kind() {
                 // A path (not a name looked up in PATH) that names nothing.
                 ErrorKind::NotFound
@@ -291,6 +241,7 @@ impl BotProcess {
                 isolated,
                 status,
                 cgroup,
+                net,
                 memory_cap,
                 memory_hit: false,
                 process_cap,
@@ -299,12 +250,13 @@ impl BotProcess {
                 go,
                 _user: user,
                 waits: Default::default(),
+                sole: Default::default(),
             }),
             Err(e) => {
                 let _ = kill_process_group(pgid, Signal::KILL);
                 let _ = reap(pgid, true);
                 cleanup::unregister(pgid);
-                Err(fail(e.to_string()))
+                Err(failed(e.to_string(), crate::bot::MachineFault::of(&e)))
             }
         }
     }

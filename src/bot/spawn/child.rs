@@ -12,7 +12,7 @@
 //! parent-death signal, its resource limits, its cgroups (as root, before it drops that), in its
 //! own mount namespace the mounts that make its files reachable and its scratch folders
 //! ([`crate::bot::reach`]), its own /proc and /dev/shm, the loopback of its own network
-//! namespace brought up, its pipes and folder, then its user ([`crate::bot::isolation`]), no new privileges
+//! namespace brought up (or one made ahead joined), its pipes and folder, then its user ([`crate::bot::isolation`]), no new privileges
 //! and the seccomp filter ([`crate::bot::seccomp`]), and `exec` with the environment it was
 //! given (nothing of the referee's own).
 //!
@@ -38,6 +38,8 @@ pub(super) struct Child {
     pub(super) max_processes: Option<u64>,
     pub(super) cgroup_procs: [*const libc::c_char; MAX_CGROUPS],
     pub(super) isolate: bool,
+    /// The network namespace an isolated child joins (-1: one was made with it).
+    pub(super) net_fd: libc::c_int,
     pub(super) envp: *const *const libc::c_char,
     pub(super) user: Option<u32>,
     /// (what, path, source): 0 tmpfs, 1 folder, 2 file, 3 bind source onto path, 4 a scratch
@@ -77,7 +79,7 @@ pub(super) struct RawOp {
 }
 
 /// The steps of the child, for error messages.
-pub(super) const STEPS: [&str; 15] = [
+pub(super) const STEPS: [&str; 16] = [
     "",
     "start its own session",
     "set its parent-death signal",
@@ -93,13 +95,20 @@ pub(super) const STEPS: [&str; 15] = [
     "make its mounts private",
     "start its init (arbiter's own program, as the first process of the bot's namespace)",
     "start its gate (the small program that holds a bot started ahead of its game)",
+    "join its own network namespace",
 ];
 
 /// Records the failed step and the errno in `Child::error` (shared memory) and ends the child
 /// with status 127.
+///
+/// # Safety
+/// Only in the child, between `clone` and `exec` (the module's doc): the parent's thread is
+/// suspended and `c` is the [`Child`] it prepared, every pointer in it valid (NUL-terminated
+/// strings, null-terminated arrays, `reach_len` ops) until the child execs or exits. Nothing
+/// here allocates or locks.
 unsafe fn fail(c: &mut Child, step: libc::c_int) -> libc::c_int {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: in the clone's child with the parent's `Child` (this function's contract): raw
+    // system calls on the pointers it prepared, nothing that allocates or locks.
     unsafe {
         c.error = (step, *libc::__errno_location());
         libc::_exit(127)
@@ -107,9 +116,15 @@ unsafe fn fail(c: &mut Child, step: libc::c_int) -> libc::c_int {
 }
 
 /// Writes the cgroup files that move the calling process into the bot's cgroups.
+///
+/// # Safety
+/// Only in the child, between `clone` and `exec` (the module's doc): the parent's thread is
+/// suspended and `c` is the [`Child`] it prepared, every pointer in it valid (NUL-terminated
+/// strings, null-terminated arrays, `reach_len` ops) until the child execs or exits. Nothing
+/// here allocates or locks.
 unsafe fn join_cgroups(c: &mut Child) -> bool {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: in the clone's child with the parent's `Child` (this function's contract): raw
+    // system calls on the pointers it prepared, nothing that allocates or locks.
     unsafe {
         for &procs in c.cgroup_procs.iter().take_while(|p| !p.is_null()) {
             let fd = libc::open(procs, libc::O_WRONLY | libc::O_CLOEXEC);
@@ -160,6 +175,11 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         // memory, its process and its CPU time are not the bot's).
         if !c.isolate && !join_cgroups(c) {
             return fail(c, 4);
+        }
+        // Its own network namespace, made ahead (see `crate::bot::netns`), joined before
+        // anything else of it is set up.
+        if c.isolate && c.net_fd >= 0 && libc::setns(c.net_fd, libc::CLONE_NEWNET) != 0 {
+            return fail(c, 15);
         }
         let none = std::ptr::null::<libc::c_char>();
         if c.isolate || c.reach_len > 0 {
@@ -252,7 +272,9 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 libc::MS_NOSUID | libc::MS_NODEV,
                 c.shm_options.cast(),
             );
-            loopback_up();
+            if c.net_fd < 0 {
+                loopback_up();
+            }
             return start_init(c);
         }
         exec_bot(c)
@@ -261,9 +283,15 @@ pub(super) extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
 
 /// An isolated child, after its mounts: starts the bot as the second process of the namespace
 /// and becomes its init (arbiter's own program, see [`crate::bot::isolation`]).
+///
+/// # Safety
+/// Only in the child, between `clone` and `exec` (the module's doc): the parent's thread is
+/// suspended and `c` is the [`Child`] it prepared, every pointer in it valid (NUL-terminated
+/// strings, null-terminated arrays, `reach_len` ops) until the child execs or exits. Nothing
+/// here allocates or locks.
 unsafe fn start_init(c: &mut Child) -> libc::c_int {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: in the clone's child with the parent's `Child` (this function's contract): raw
+    // system calls on the pointers it prepared, nothing that allocates or locks.
     unsafe {
         let bot = libc::clone(
             bot_main,
@@ -319,9 +347,15 @@ extern "C" fn bot_main(arg: *mut libc::c_void) -> libc::c_int {
 /// The last steps of the bot's process: its standard streams and folder, its user and
 /// capabilities, its parent-death signal, no new privileges and its seccomp filter, default
 /// signals, and `exec`.
+///
+/// # Safety
+/// Only in the child, between `clone` and `exec` (the module's doc): the parent's thread is
+/// suspended and `c` is the [`Child`] it prepared, every pointer in it valid (NUL-terminated
+/// strings, null-terminated arrays, `reach_len` ops) until the child execs or exits. Nothing
+/// here allocates or locks.
 unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: in the clone's child with the parent's `Child` (this function's contract): raw
+    // system calls on the pointers it prepared, nothing that allocates or locks.
     unsafe {
         {
             for (target, fd) in c.fds.into_iter().enumerate() {
@@ -427,9 +461,13 @@ unsafe fn exec_bot(c: &mut Child) -> libc::c_int {
 /// Brings up the loopback of the child's own network namespace (down in a new one), so that a
 /// bot's own processes may talk over 127.0.0.1; nothing else is in that namespace. A failure
 /// only leaves it down.
+///
+/// # Safety
+/// Only in the clone's child (the module's doc), in the bot's own new network namespace:
+/// raw system calls on a socket of its own, nothing that allocates or locks.
 unsafe fn loopback_up() {
-    // SAFETY: what this function's doc asks of its caller holds; the calls below
-    // are the raw system calls that contract covers.
+    // SAFETY: in the clone's child (this function's contract): raw system calls on a
+    // socket it opens here, nothing that allocates or locks.
     unsafe {
         let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
         if fd < 0 {

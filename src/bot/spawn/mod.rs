@@ -37,6 +37,9 @@ pub struct Request<'a> {
     /// Start the child in a process-id namespace of its own with its own /proc, and without
     /// any capability (for a referee running as root: see [`super::isolation`]).
     pub isolate: bool,
+    /// For an isolated child: the network namespace it joins (see [`super::netns`]); `None`
+    /// makes a new one with it.
+    pub net: Option<libc::c_int>,
     /// The program's whole environment, `NAME=VALUE` each; a bare program name is looked up in
     /// its `PATH` (else /usr/local/bin:/usr/bin:/bin), not in the referee's.
     pub env: &'a [CString],
@@ -72,6 +75,13 @@ pub const MAX_CGROUPS: usize = 4;
 
 /// Stack of the child until `exec`: the child function's frame and the system calls' only.
 const CHILD_STACK_BYTES: usize = 64 * 1024;
+
+thread_local! {
+    /// The children's stacks (the isolated child's and its bot's), kept by the thread that
+    /// starts bots: free again once `clone` returns (both children have called exec, or ended),
+    /// and zeroing 128 KiB anew for every bot cost more than the rest of the parent's side.
+    static STACKS: std::cell::Cell<Option<Box<[u128]>>> = const { std::cell::Cell::new(None) };
+}
 
 /// Starts `req.program` with `req.args` in `req.dir`, in a new process group, with piped stdin,
 /// stdout and stderr. The error says which step failed (exec errors keep their `ErrorKind`).
@@ -192,7 +202,9 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         bot_pid_ptr.cast_const().cast::<libc::c_char>(),
         std::ptr::null(),
     ];
-    let mut stack = vec![0u128; 2 * CHILD_STACK_BYTES / 16];
+    let mut stack = STACKS
+        .take()
+        .unwrap_or_else(|| vec![0u128; 2 * CHILD_STACK_BYTES / 16].into_boxed_slice());
     let bot_stack_top = stack[..CHILD_STACK_BYTES / 16]
         .as_mut_ptr_range()
         .end
@@ -210,6 +222,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         max_processes: req.max_processes,
         cgroup_procs,
         isolate: req.isolate,
+        net_fd: req.net.filter(|_| req.isolate).unwrap_or(-1),
         envp: envp.as_ptr(),
         user: req.user,
         reach: reach.as_mut_ptr(),
@@ -244,9 +257,14 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
         // An isolated bot also gets its own System V and POSIX IPC objects and its own network
-        // (only its loopback): nothing there reaches another bot, or outlives the bot.
+        // (only its loopback): nothing there reaches another bot, or outlives the bot. Its
+        // network namespace is one made ahead where there is one (the child joins it).
         let namespaces = if req.isolate {
-            libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWNET
+            let net = match child.net_fd {
+                -1 => libc::CLONE_NEWNET,
+                _ => 0,
+            };
+            libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC | net
         } else if !req.reach.is_empty() {
             libc::CLONE_NEWNS
         } else {
@@ -265,7 +283,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         }
         pid
     };
-    drop(stack);
+    STACKS.set(Some(stack));
     let (step, errno) = child.error;
     if errno != 0 {
         // The child exited without exec: reap it.
@@ -274,9 +292,7 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         unsafe { libc::waitpid(pid, &mut status, 0) };
         let e = io::Error::from_raw_os_error(errno);
         return Err(match STEPS.get(step as usize) {
-            Some(what) if !what.is_empty() => {
-                io::Error::new(e.kind(), format!("cannot {what}: {e}"))
-            }
+            Some(what) if !what.is_empty() => io::Error::new(e.kind(), StepFailed { what, e }),
             _ => e,
         });
     }
@@ -288,6 +304,26 @@ pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
         status: status_pipe.map(|(r, _)| r),
         go: go_pipe.map(|(_, w)| w),
     })
+}
+
+/// A step of the child before `exec` that failed (its errno kept for
+/// [`crate::bot::MachineFault::of`]).
+#[derive(Debug)]
+struct StepFailed {
+    what: &'static str,
+    e: io::Error,
+}
+
+impl std::fmt::Display for StepFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot {}: {}", self.what, self.e)
+    }
+}
+
+impl std::error::Error for StepFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.e)
+    }
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -313,6 +349,7 @@ mod tests {
             cgroup_procs: &[],
             shm_bytes: None,
             isolate: false,
+            net: None,
             env: &[],
             user: None,
             reach: &[],

@@ -98,6 +98,26 @@ mod naming_tests {
         assert_ne!(spec.name, "python3 -c x");
     }
 
+    /// A source file named on the command line (`dave=bot.py`, as a league names an upload)
+    /// is built under that name: its build error names `dave`, not the file's stem `bot`,
+    /// whether it is given as the file or as its folder.
+    #[test]
+    fn a_named_source_that_does_not_build_names_the_bot_not_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("dave-v1");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("bot.py"), "def broken(:\n").unwrap();
+        for arg in ["dave=dave-v1/bot.py", "dave=dave-v1"] {
+            let err = BotSpec::resolve_named_in(arg, Some(dir.path())).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains("bot 'dave' does not build"), "{arg}: {text}");
+            assert!(
+                !text.contains("'bot'") && !text.contains("'dave-v1'"),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn a_bot_toml_error_has_its_line_and_column_and_an_empty_name_is_refused() {
         let dir = tempfile::tempdir().unwrap();

@@ -7,7 +7,10 @@
 //! leave room are written in `statement.md` and by the code that makes them.
 
 use super::stackboard::{self, Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7};
-use super::{BoardView, DrawRule, GameInfo, Outcome, Rules, SeatColour, Setup, TextGame, Variant};
+use super::{
+    BoardView, DrawRule, GameInfo, Outcome, PositionError, Rules, SeatColour, Setup, TextGame,
+    Variant,
+};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -278,7 +281,7 @@ impl Rules for Abande {
 
 /// Reads the one-line form: the board rows (see [`Geometry::write_rows`], `b` Black, `w` White),
 /// the side to move, Black's and White's pieces in hand, and the passes just played in a row.
-pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Abande, String> {
+pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Abande, PositionError> {
     let stackboard::hand::HandPosition {
         board,
         to_move,
@@ -286,10 +289,10 @@ pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Abande, 
         passes,
     } = stackboard::hand::parse(geo, text, LETTERS, ["Black", "White"], PIECES)?;
     if board.iter().any(|s| s.height() > MAX_HEIGHT) {
-        return Err(format!("a stack is taller than {MAX_HEIGHT}"));
+        return Err(PositionError::TooTall { max: MAX_HEIGHT });
     }
     if !geo.connected(stackboard::occupied(&board)) {
-        return Err("the pieces do not form one connected group".into());
+        return Err(PositionError::NotConnected);
     }
     Ok(Abande::from_parts(geo, board, hand, to_move, passes))
 }

@@ -9,7 +9,7 @@
 
 use super::hex37::{self, Cell};
 use super::stackboard::{Stack, Stacks, HEX37, MAX_CELLS};
-use super::{BoardView, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{BoardView, GameInfo, Outcome, PositionError, Rules, Setup, TextGame, Variant};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -218,37 +218,41 @@ impl Rules for Accasta {
 
 /// Reads the one-line form: the board rows (see [`super::stackboard::Geometry::write_rows`], `w`
 /// White, `b` Black) and the side to move.
-pub fn from_position_text(text: &str) -> Result<Accasta, String> {
+pub fn from_position_text(text: &str) -> Result<Accasta, PositionError> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [rows, side] = words[..] else {
-        return Err("expected `rows side`".into());
+        return Err(PositionError::Form {
+            expected: "`rows side`".into(),
+            got: None,
+        });
     };
     let board = HEX37.parse_rows(rows, LETTERS)?;
     let to_move = match side {
         "w" => 0,
         "b" => 1,
-        other => return Err(format!("the side to move is w or b, not {other:?}")),
+        other => return Err(PositionError::side_w_or_b(other)),
     };
     for (c, st) in board.iter().enumerate() {
         if (0..2).any(|s| st.count(s) > MAX_OF_A_COLOUR) {
-            return Err(format!(
-                "the stack on {} holds more than {MAX_OF_A_COLOUR} pieces of a colour",
-                hex37::name(c as Cell)
-            ));
+            return Err(PositionError::StackColour {
+                cell: hex37::name(c as Cell),
+                max: MAX_OF_A_COLOUR,
+            });
         }
     }
     for seat in 0..2 {
         let n: usize = board.iter().map(|s| s.count(seat)).sum();
         // Fewer is accepted so that small positions can be written by hand.
         if n > 20 {
-            return Err(format!(
-                "{} has {n} pieces, more than 20",
-                ["White", "Black"][seat]
-            ));
+            return Err(PositionError::TooManyPieces {
+                side: ["White", "Black"][seat],
+                count: n,
+                max: 20,
+            });
         }
     }
     if (0..2).all(|s| in_enemy_castle(&board, s) >= CASTLE_WIN) {
-        return Err("both players hold three stacks in the enemy castle".into());
+        return Err(PositionError::BothInCastle);
     }
     Ok(Accasta::from_parts(board, to_move))
 }

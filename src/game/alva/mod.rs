@@ -25,7 +25,10 @@
 //! Points are `row * 9 + col`, row 0 being the board's row `1` and col 0 column `a`.
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
-use super::{BoardView, CellShape, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{
+    BoardView, CellShape, DrawRule, GameInfo, Outcome, PositionError, Rules, Setup, TextGame,
+    Variant,
+};
 use std::fmt::Write as _;
 
 mod movegen;
@@ -163,49 +166,66 @@ impl Alva {
 
 /// Reads the one-line form: nine rows from row 9 joined by `/`, the side to move (`w`/`b`), both
 /// hands, both players' captured pieces, and the pending capture (see the statement).
-pub fn from_position_text(text: &str) -> Result<Alva, String> {
+pub fn from_position_text(text: &str) -> Result<Alva, PositionError> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [rows, side, numbers @ ..] = &words[..] else {
-        return Err("expected: rows side hands(2) captured(2) pending".into());
+        return Err(PositionError::Form {
+            expected: "`rows side hands(2) captured(2) pending`".into(),
+            got: None,
+        });
     };
     if numbers.len() != 5 {
-        return Err(format!(
-            "expected 5 numbers after the side to move (White's and Black's hand, White's and \
-             Black's captured pieces, the pending capture), got {}",
-            numbers.len()
-        ));
+        return Err(PositionError::Count {
+            expected: 5,
+            what: "numbers after the side to move (White's and Black's hand, White's and \
+                   Black's captured pieces, the pending capture)",
+            got: numbers.len(),
+        });
     }
     let to_move = match *side {
         "w" => 0,
         "b" => 1,
-        other => return Err(format!("the side to move is w or b, not {other:?}")),
+        other => return Err(PositionError::side_w_or_b(other)),
     };
     let mut n = [0u32; 5];
     for (slot, word) in n.iter_mut().zip(numbers) {
-        *slot = word
-            .parse()
-            .map_err(|_| format!("{word:?} is not a count of pieces"))?;
+        *slot = word.parse().map_err(|_| PositionError::NotANumber {
+            what: "count of pieces",
+            text: word.to_string(),
+        })?;
     }
     let [hw, hb, cw, cb, pending] = n;
     let rows: Vec<&str> = rows.split('/').collect();
     if rows.len() != SIDE {
-        return Err(format!("expected {SIDE} rows, got {}", rows.len()));
+        return Err(PositionError::Count {
+            expected: SIDE,
+            what: "rows",
+            got: rows.len(),
+        });
     }
     let mut board = [0u8; POINTS];
     let mut on_board = [0u32; 2];
     for (i, line) in rows.iter().enumerate() {
         if line.chars().count() != SIDE {
-            return Err(format!(
-                "row {} is not {SIDE} characters: {line:?}",
-                SIDE - i
-            ));
+            return Err(PositionError::RowLength {
+                what: "row",
+                row: SIDE - i,
+                expected: SIDE,
+                line: line.to_string(),
+            });
         }
         for (c, ch) in line.chars().enumerate() {
             let code = match ch {
                 '.' => continue,
                 'w' => 1,
                 'b' => 2,
-                _ => return Err(format!("unknown point character {ch:?} (use . w b)")),
+                _ => {
+                    return Err(PositionError::Character {
+                        what: "point",
+                        ch,
+                        hint: " (use . w b)",
+                    })
+                }
             };
             board[(SIDE - 1 - i) * SIDE + c] = code;
             on_board[code as usize - 1] += 1;
@@ -218,11 +238,11 @@ pub fn from_position_text(text: &str) -> Result<Alva, String> {
         on_board[1] + hb + cw + pending_of(0),
     ];
     if let Some(seat) = (0..2).find(|&s| accounted[s] > PIECES) {
-        return Err(format!(
-            "{} pieces add up to {} (board, hand, captured), more than {PIECES}",
-            ["White", "Black"][seat],
-            accounted[seat]
-        ));
+        return Err(PositionError::TooManyAccounted {
+            side: ["White", "Black"][seat],
+            count: accounted[seat],
+            max: PIECES,
+        });
     }
     Ok(Alva::build(board, [hw, hb], [cw, cb], pending, to_move))
 }

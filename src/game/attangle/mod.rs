@@ -8,7 +8,9 @@
 //! written in `statement.md` and by the code that makes it.
 
 use super::stackboard::{Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
-use super::{BoardView, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{
+    BoardView, DrawRule, GameInfo, Outcome, PositionError, Rules, Setup, TextGame, Variant,
+};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -329,7 +331,7 @@ impl Rules for Attangle {
 
 /// Reads the one-line form: the board rows (see [`Geometry::write_rows`], `w` White, `b` Black),
 /// the side to move, White's and Black's pieces in hand, and the passes just played in a row.
-pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Attangle, String> {
+pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Attangle, PositionError> {
     let super::stackboard::hand::HandPosition {
         board,
         to_move,
@@ -343,15 +345,14 @@ pub fn from_position_text(geo: &'static Geometry, text: &str) -> Result<Attangle
             _ => false,
         };
         if !ok {
-            return Err(format!(
-                "the stack on {} is not a single, a 2:1 triple or a 3:2 five",
-                geo.name(c as Cell)
-            ));
+            return Err(PositionError::StackShape {
+                cell: geo.name(c as Cell),
+            });
         }
     }
     let g = Attangle::from_parts(geo, board, hand, to_move, passes);
     if (0..2).all(|s| g.fives(s) >= g.fives_to_win()) {
-        return Err("both players have enough five-stacks to win".into());
+        return Err(PositionError::BothHaveFives);
     }
     Ok(g)
 }

@@ -18,7 +18,10 @@
 //! Cells are `row * n + col`, row 0 being the board's row `1` (bottom) and col 0 column `a`.
 //! Seat 0 is White (`w`) and moves first, seat 1 is Black (`b`).
 
-use super::{BoardView, CellShape, DrawRule, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{
+    BoardView, CellShape, DrawRule, GameInfo, Outcome, PositionError, Rules, Setup, TextGame,
+    Variant,
+};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -170,31 +173,51 @@ impl Attraktion {
 
 /// Reads the one-line form (rows from the top joined by `/`, a space, `w` or `b`) for a board of
 /// side `n`.
-pub fn from_position_text(n: usize, text: &str) -> Result<Attraktion, String> {
-    let (rows, side) = text.trim().split_once(' ').ok_or_else(|| {
-        format!("expected {n} rows joined by '/', a space, and w or b (the side to move)")
-    })?;
+pub fn from_position_text(n: usize, text: &str) -> Result<Attraktion, PositionError> {
+    let (rows, side) = text
+        .trim()
+        .split_once(' ')
+        .ok_or_else(|| PositionError::Form {
+            expected: format!("{n} rows joined by '/', a space, and w or b (the side to move)")
+                .into(),
+            got: None,
+        })?;
     let to_move = match side.trim() {
         "w" => 0,
         "b" => 1,
-        other => return Err(format!("the side to move is w or b, not {other:?}")),
+        other => return Err(PositionError::side_w_or_b(other)),
     };
     let rows: Vec<&str> = rows.split('/').collect();
     if rows.len() != n {
-        return Err(format!("expected {n} rows, got {}", rows.len()));
+        return Err(PositionError::Count {
+            expected: n,
+            what: "rows",
+            got: rows.len(),
+        });
     }
     let mut board = [0u8; MAX_SIDE * MAX_SIDE];
     let mut count = [0u32; 2];
     for (i, line) in rows.iter().enumerate() {
         if line.chars().count() != n {
-            return Err(format!("row {} is not {n} characters: {line:?}", n - i));
+            return Err(PositionError::RowLength {
+                what: "row",
+                row: n - i,
+                expected: n,
+                line: line.to_string(),
+            });
         }
         for (c, ch) in line.chars().enumerate() {
             let code = match ch {
                 '.' => continue,
                 'w' => 1,
                 'b' => 2,
-                _ => return Err(format!("unknown cell character {ch:?} (use . w b)")),
+                _ => {
+                    return Err(PositionError::Character {
+                        what: "cell",
+                        ch,
+                        hint: " (use . w b)",
+                    })
+                }
             };
             board[(n - 1 - i) * n + c] = code;
             count[code as usize - 1] += 1;
@@ -202,11 +225,11 @@ pub fn from_position_text(n: usize, text: &str) -> Result<Attraktion, String> {
     }
     let per_seat = (n * n / 2) as u32;
     if let Some(seat) = (0..2).find(|&s| count[s] > per_seat) {
-        return Err(format!(
-            "{} has {} pieces on the board; each player has only {per_seat}",
-            ["White", "Black"][seat],
-            count[seat]
-        ));
+        return Err(PositionError::TooManyOnBoard {
+            side: ["White", "Black"][seat],
+            count: count[seat],
+            max: per_seat,
+        });
     }
     let hand = [per_seat - count[0], per_seat - count[1]];
     Ok(Attraktion::build(n, board, hand, to_move))

@@ -14,7 +14,8 @@ mod notation;
 mod tests;
 
 use super::{
-    BoardView, CellShape, DrawRule, GameInfo, Outcome, Rules, ScoreEnd, Setup, TextGame, Variant,
+    BoardView, CellShape, DrawRule, GameInfo, Outcome, PositionError, Rules, ScoreEnd, Setup,
+    TextGame, Variant,
 };
 use board::Board;
 pub use board::Move;
@@ -31,7 +32,7 @@ pub const SHORT_ENDGAME_LIMIT: u8 = 10;
 
 /// Why a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum End {
+pub enum Finish {
     /// The seat to move had no legal move (no piece left, or all blocked) and lost.
     Blocked { loser: usize },
     /// The same position with the same side to move occurred for the third time.
@@ -62,7 +63,7 @@ pub struct Draughts {
     /// kind of move can be undone, so no position before it can come back. Not part of the
     /// position text. Empty after most moves, so a copy for search seldom allocates.
     since_irreversible: Vec<Key>,
-    end: Option<End>,
+    end: Option<Finish>,
 }
 
 /// Rule (FMJD short endgames): the turn limit of the material on `board`, if one applies. One
@@ -118,18 +119,18 @@ impl Draughts {
             // Rule: a player who cannot move (no pieces, or every piece blocked) loses. This is
             // checked first: a move that leaves the opponent without a move wins even if it
             // also completes a draw count.
-            Some(End::Blocked {
+            Some(Finish::Blocked {
                 loser: self.to_move,
             })
         } else if self.repetitions() >= 3 {
             // Rule: the third occurrence of the same position with the same side to move draws.
-            Some(End::Repetition)
+            Some(Finish::Repetition)
         } else if self.king_moves >= KING_MOVES_LIMIT {
             // Rule: 25 moves by each side of kings only, without a capture, draw.
-            Some(End::KingMoves)
+            Some(Finish::KingMoves)
         } else if endgame_limit(&self.board).is_some_and(|l| self.endgame_moves >= l) {
             // Rule: a short endgame not won within its 16 or 5 moves each is drawn.
-            Some(End::Endgame)
+            Some(Finish::Endgame)
         } else {
             None
         };
@@ -146,7 +147,7 @@ impl Draughts {
     }
 
     /// Why the game ended, if it has.
-    pub fn end(&self) -> Option<End> {
+    pub fn end(&self) -> Option<Finish> {
         self.end
     }
 
@@ -181,34 +182,35 @@ impl Draughts {
     }
 
     /// Reads the position line: the FEN part, then optionally the two counters.
-    pub fn from_text(text: &str) -> Result<Self, String> {
+    pub fn from_text(text: &str) -> Result<Self, PositionError> {
         let mut words = text.split_whitespace();
-        let fen = words
-            .next()
-            .ok_or("empty position text; expected e.g. W:W31-50:B1-20")?;
+        let fen = words.next().ok_or(PositionError::Empty {
+            example: "W:W31-50:B1-20",
+        })?;
         let (board, to_move) = notation::read_fen(fen)?;
         let rest: Vec<&str> = words.collect();
         let (king_moves, endgame_moves) = match rest[..] {
             [] => (0, 0),
             [k, e] => {
-                let number = |w: &str, what: &str| {
-                    w.parse::<u8>()
-                        .map_err(|_| format!("the {what} counter {w:?} is not a number"))
+                let number = |w: &str, counter: &'static str| {
+                    w.parse::<u8>().map_err(|_| PositionError::Counter {
+                        counter,
+                        text: w.to_string(),
+                    })
                 };
                 (number(k, "king-move")?, number(e, "endgame")?)
             }
             _ => {
-                return Err(format!(
-                    "after the FEN part expect nothing or two counters (king-only turns, endgame \
-                     turns), got {:?}",
-                    rest.join(" ")
-                ))
+                return Err(PositionError::Counters {
+                    got: rest.join(" "),
+                })
             }
         };
         if king_moves > KING_MOVES_LIMIT {
-            return Err(format!(
-                "the king-move counter {king_moves} is past its limit {KING_MOVES_LIMIT}"
-            ));
+            return Err(PositionError::KingMovesPast {
+                count: king_moves,
+                limit: KING_MOVES_LIMIT,
+            });
         }
         // Rule: the count grows only by king moves without a capture, so the side that just
         // moved has a king when it is 1 or more, and both sides have one when it is 2 or more.
@@ -219,28 +221,22 @@ impl Draughts {
             _ => &[0, 1],
         };
         if let Some(&seat) = needed.iter().find(|&&s| !has_king(s)) {
-            return Err(format!(
-                "the king-move counter is {king_moves}, but {} has no king: the count grows only \
-                 by king moves without a capture ({}), so play cannot reach this position; give 0",
-                notation::colour(seat),
-                if king_moves == 1 {
-                    "the side that just moved must have a king"
-                } else {
-                    "both sides must have a king"
-                }
-            ));
+            return Err(PositionError::KingMovesWithoutKing {
+                count: king_moves,
+                side: notation::colour(seat),
+            });
         }
         match endgame_limit(&board) {
             None if endgame_moves != 0 => {
-                return Err(format!(
-                    "the endgame counter is {endgame_moves} but the material is not a short \
-                     endgame (a lone king against at most three pieces with a king); it must be 0"
-                ))
+                return Err(PositionError::NotAnEndgame {
+                    count: endgame_moves,
+                })
             }
             Some(limit) if endgame_moves > limit => {
-                return Err(format!(
-                    "the endgame counter {endgame_moves} is past this endgame's limit {limit}"
-                ))
+                return Err(PositionError::EndgamePast {
+                    count: endgame_moves,
+                    limit,
+                })
             }
             _ => {}
         }
@@ -324,7 +320,7 @@ impl Rules for Draughts {
 
     fn outcome(&self) -> Option<Outcome> {
         match self.end? {
-            End::Blocked { loser } => Some(Outcome::winner(2, 1 - loser)),
+            Finish::Blocked { loser } => Some(Outcome::winner(2, 1 - loser)),
             _ => Some(Outcome::draw(2)),
         }
     }
@@ -335,10 +331,10 @@ impl Rules for Draughts {
 
     fn draw_rule(&self) -> Option<DrawRule> {
         match self.end? {
-            End::Blocked { .. } => None,
-            End::Repetition => Some(DrawRule::Threefold),
-            End::KingMoves => Some(DrawRule::TwentyFiveMove),
-            End::Endgame => Some(match endgame_limit(&self.board) {
+            Finish::Blocked { .. } => None,
+            Finish::Repetition => Some(DrawRule::Threefold),
+            Finish::KingMoves => Some(DrawRule::TwentyFiveMove),
+            Finish::Endgame => Some(match endgame_limit(&self.board) {
                 Some(SHORT_ENDGAME_LIMIT) => DrawRule::FiveMove,
                 _ => DrawRule::SixteenMove,
             }),
@@ -348,7 +344,7 @@ impl Rules for Draughts {
     /// FMJD game points: 2 for a win, 1 for a draw (also an unfinished game), 0 for a loss.
     fn scores(&self) -> Vec<i32> {
         match self.end {
-            Some(End::Blocked { loser }) => {
+            Some(Finish::Blocked { loser }) => {
                 (0..2).map(|s| if s == loser { 0 } else { 2 }).collect()
             }
             _ => vec![1, 1],
@@ -421,12 +417,12 @@ impl Draughts {
         let side = ["White", "Black"];
         let _ = match self.end {
             None => write!(out, "{} to move", side[self.to_move]),
-            Some(End::Blocked { loser }) => {
+            Some(Finish::Blocked { loser }) => {
                 write!(out, "{} wins: {} cannot move", side[1 - loser], side[loser])
             }
-            Some(End::Repetition) => write!(out, "draw by threefold repetition"),
-            Some(End::KingMoves) => write!(out, "draw: 25 moves each of kings only"),
-            Some(End::Endgame) => write!(out, "draw: the short-endgame count ran out"),
+            Some(Finish::Repetition) => write!(out, "draw by threefold repetition"),
+            Some(Finish::KingMoves) => write!(out, "draw: 25 moves each of kings only"),
+            Some(Finish::Endgame) => write!(out, "draw: the short-endgame count ran out"),
         };
         let _ = write!(
             out,

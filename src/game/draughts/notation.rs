@@ -2,6 +2,7 @@
 //! (with the draw counters appended), written and read back here so the rules never see a string.
 
 use super::board::{bit, path, Board, Move, Squares, SQUARES};
+use crate::game::PositionError;
 use std::fmt::Write as _;
 
 /// Appends the text of `m`, a legal move on `board`.
@@ -50,23 +51,26 @@ pub fn write_fen(board: &Board, to_move: usize, out: &mut String) {
 /// Reads a FEN part: `W` or `B`, then a `W` and a `B` section in either order, each a comma list
 /// of squares, `K` marking kings and `a-b` ranges allowed (`W:W31-50:B1-20`). A trailing `.` is
 /// allowed. Returns the board and the side to move (0 White, 1 Black).
-pub fn read_fen(text: &str) -> Result<(Board, usize), String> {
+pub fn read_fen(text: &str) -> Result<(Board, usize), PositionError> {
     let text = text.strip_suffix('.').unwrap_or(text);
     let parts: Vec<&str> = text.split(':').collect();
     let [side, a, b] = parts[..] else {
-        return Err(format!(
-            "expected three parts joined by ':' (side to move, White's pieces, Black's pieces, as \
-             in W:W31-50:B1-20), got {text:?}"
-        ));
+        return Err(PositionError::Form {
+            expected: "three parts joined by ':' (side to move, White's pieces, Black's pieces, \
+                       as in W:W31-50:B1-20)"
+                .into(),
+            got: Some(text.to_string()),
+        });
     };
     let to_move = match side.trim() {
         "W" => 0,
         "B" => 1,
         other => {
-            return Err(format!(
-                "the side to move is W or B (upper case, as PDN writes it and arbiter prints it), \
-                 not {other:?}"
-            ))
+            return Err(PositionError::SideToMove {
+                sides: ['W', 'B'],
+                note: " (upper case, as PDN writes it and arbiter prints it)",
+                got: other.to_string(),
+            })
         }
     };
     let mut board = Board::default();
@@ -77,34 +81,32 @@ pub fn read_fen(text: &str) -> Result<(Board, usize), String> {
             Some('W' | 'w') => 0,
             Some('B' | 'b') => 1,
             _ => {
-                return Err(format!(
-                    "a piece list starts with W or B (the colour), got {part:?}"
-                ))
+                return Err(PositionError::PieceList {
+                    got: part.to_string(),
+                })
             }
         };
         if std::mem::replace(&mut seen[seat], true) {
-            return Err(format!("the pieces of {} are listed twice", colour(seat)));
+            return Err(PositionError::PiecesTwice { side: colour(seat) });
         }
         read_pieces(&part[1..], seat, &mut board)?;
     }
     for seat in 0..2 {
         let n = board.pieces[seat].count_ones() as usize;
         if n > super::board::MAX_PIECES {
-            return Err(format!(
-                "{} has {n} pieces; a side has at most {}",
-                colour(seat),
-                super::board::MAX_PIECES
-            ));
+            return Err(PositionError::TooManyForASide {
+                side: colour(seat),
+                count: n,
+                max: super::board::MAX_PIECES,
+            });
         }
         let men = board.pieces[seat] & !board.kings;
         let row = super::board::crowning_row(seat);
         if let Some(sq) = (0..SQUARES).find(|&s| men & bit(s) != 0 && super::board::row(s) == row) {
-            return Err(format!(
-                "{} has a man on {}, its crowning row: it would be a king (write K{})",
-                colour(seat),
-                sq + 1,
-                sq + 1
-            ));
+            return Err(PositionError::ManOnCrowningRow {
+                side: colour(seat),
+                square: sq + 1,
+            });
         }
     }
     Ok((board, to_move))
@@ -115,16 +117,19 @@ pub(super) fn colour(seat: usize) -> &'static str {
 }
 
 /// Reads one colour's comma list into `board`.
-fn read_pieces(list: &str, seat: usize, board: &mut Board) -> Result<(), String> {
+fn read_pieces(list: &str, seat: usize, board: &mut Board) -> Result<(), PositionError> {
     for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let (king, squares) = match item.strip_prefix(['K', 'k']) {
             Some(rest) => (true, rest),
             None => (false, item),
         };
-        let number = |s: &str| -> Result<u8, String> {
+        let number = |s: &str| -> Result<u8, PositionError> {
             match s.trim().parse::<u8>() {
                 Ok(n) if (1..=SQUARES).contains(&n) => Ok(n - 1),
-                _ => Err(format!("{s:?} in {item:?} is not a square number 1-50")),
+                _ => Err(PositionError::SquareNumber {
+                    text: s.to_string(),
+                    item: item.to_string(),
+                }),
             }
         };
         let (lo, hi) = match squares.split_once('-') {
@@ -135,12 +140,16 @@ fn read_pieces(list: &str, seat: usize, board: &mut Board) -> Result<(), String>
             }
         };
         if lo > hi {
-            return Err(format!("the range {item:?} runs backwards"));
+            return Err(PositionError::Backwards {
+                item: item.to_string(),
+            });
         }
         for sq in lo..=hi {
             let b: Squares = bit(sq);
             if board.occupied() & b != 0 {
-                return Err(format!("square {} is listed twice", sq + 1));
+                return Err(PositionError::SquareTwice {
+                    square: (sq + 1).to_string(),
+                });
             }
             board.pieces[seat] |= b;
             if king {

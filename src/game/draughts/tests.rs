@@ -237,7 +237,7 @@ fn the_same_pieces_taken_by_two_paths_are_one_move() {
     assert_eq!(legal("W:W32:B17,18,27,28"), ["32x32"]);
     let g = played("W:W32:B17,18,27,28", &["32x32"]);
     assert_eq!(g.position_text(), "B:W32:B 0 0");
-    assert_eq!(g.end(), Some(End::Blocked { loser: 1 }));
+    assert_eq!(g.end(), Some(Finish::Blocked { loser: 1 }));
 }
 
 #[test]
@@ -245,7 +245,7 @@ fn a_player_without_a_move_loses() {
     // Black's only man is stuck behind White's on 50 (nothing to land on beyond it).
     let g = pos("B:W50:B45");
     assert!(g.legal_moves().is_empty());
-    assert_eq!(g.end(), Some(End::Blocked { loser: 1 }));
+    assert_eq!(g.end(), Some(Finish::Blocked { loser: 1 }));
     assert_eq!(g.outcome(), Some(Outcome::winner(2, 0)));
     assert_eq!(g.scores(), [2, 0]);
     assert_eq!(g.draw_rule(), None);
@@ -271,7 +271,7 @@ fn threefold_repetition_draws() {
     assert_eq!(g.end(), None);
     assert!(!g.legal_moves().is_empty());
     play(&mut g, last);
-    assert_eq!(g.end(), Some(End::Repetition));
+    assert_eq!(g.end(), Some(Finish::Repetition));
     assert_eq!(g.draw_rule(), Some(DrawRule::Threefold));
     assert!(g.legal_moves().is_empty());
     assert_eq!(g.outcome(), Some(Outcome::draw(2)));
@@ -291,7 +291,7 @@ fn twenty_five_king_moves_each_draw() {
     assert_eq!(g.end(), None);
     let g = played(&format!("{SHUFFLE} 48 0"), &["50-45", "1-6"]);
     assert_eq!(g.counters(), (50, 0));
-    assert_eq!(g.end(), Some(End::KingMoves));
+    assert_eq!(g.end(), Some(Finish::KingMoves));
     assert_eq!(g.draw_rule(), Some(DrawRule::TwentyFiveMove));
     // A man's move starts the count again.
     let g = played(&format!("{SHUFFLE} 48 0"), &["36-31", "1-6"]);
@@ -307,7 +307,7 @@ fn three_pieces_against_a_lone_king_draw_after_16_moves_each() {
     assert_eq!(g.end(), None);
     let g = played(text, &["49-43", "1-7"]);
     assert_eq!(g.counters(), (2, 32));
-    assert_eq!(g.end(), Some(End::Endgame));
+    assert_eq!(g.end(), Some(Finish::Endgame));
     assert_eq!(g.draw_rule(), Some(DrawRule::SixteenMove));
     // Counted from the capture that brings it about (two kings against three is no such end).
     let g = played("W:WK48,K49,K50:BK1,K44 10 0", &["50x39"]);
@@ -323,7 +323,7 @@ fn two_pieces_against_a_lone_king_draw_after_5_moves_each() {
     assert_eq!(g.counters(), (1, 9));
     assert_eq!(g.end(), None);
     let g = played(text, &["49-43", "1-7"]);
-    assert_eq!(g.end(), Some(End::Endgame));
+    assert_eq!(g.end(), Some(Finish::Endgame));
     assert_eq!(g.draw_rule(), Some(DrawRule::FiveMove));
     // A king and a man against a king is in the same class; the man stepping keeps the count.
     let g = played("B:WK50,35:BK1 0 3", &["1-7", "35-30"]);
@@ -379,7 +379,14 @@ fn position_text_rejects_bad_input() {
     assert_eq!(pos("B:WK31:B1 1 0").counters(), (1, 0));
     assert_eq!(pos("W:WK31:BK1,2 2 0").counters(), (2, 0));
     let err = Draughts::from_text("W:W31:B1 50 0").unwrap_err();
-    assert!(err.contains("play cannot reach"), "{err}");
+    assert_eq!(
+        err,
+        PositionError::KingMovesWithoutKing {
+            count: 50,
+            side: "White"
+        }
+    );
+    assert!(err.to_string().contains("play cannot reach"), "{err}");
 }
 
 #[test]

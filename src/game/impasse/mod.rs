@@ -15,7 +15,8 @@
 //! Seat 0 is White (moves up, bears off on row 1, crowns on row 8), seat 1 is Black.
 
 use super::{
-    BoardView, CellShape, GameInfo, Outcome, Rules, ScoreEnd, Setup, TextGame, TurnText, Variant,
+    BoardView, CellShape, GameInfo, Outcome, PositionError, Rules, ScoreEnd, Setup, TextGame,
+    TurnText, Variant,
 };
 pub use action::Action;
 use action::{stable_sort_by_key, text_key, write_squares, Kind};
@@ -178,20 +179,30 @@ impl Impasse {
     /// reading order (row 8 to row 1, each from `a` to `h`). This changes nothing but the order in
     /// which identical move texts are listed, which only a position with two singles on a side's
     /// furthest row can produce.
-    pub fn from_rows(rows: &[&str], to_move: usize) -> Result<Self, String> {
+    pub fn from_rows(rows: &[&str], to_move: usize) -> Result<Self, PositionError> {
         if rows.len() != 8 {
-            return Err(format!("expected 8 board rows, got {}", rows.len()));
+            return Err(PositionError::Count {
+                expected: 8,
+                what: "board rows",
+                got: rows.len(),
+            });
         }
         if to_move > 1 {
-            return Err(format!("seat {to_move} does not exist (0 White, 1 Black)"));
+            return Err(PositionError::NoSuchSeat { seat: to_move });
         }
         let mut singles = [SquareList::default(); 2];
         let mut doubles = [SquareList::default(); 2];
         let mut count = [0; 2];
         for (i, line) in rows.iter().enumerate() {
-            let line = line.trim_end().as_bytes();
+            let text = line.trim_end();
+            let line = text.as_bytes();
             if line.len() != 8 {
-                return Err(format!("board row {} is not 8 characters: {line:?}", 8 - i));
+                return Err(PositionError::RowLength {
+                    what: "board row",
+                    row: 8 - i,
+                    expected: 8,
+                    line: text.to_string(),
+                });
             }
             for (c, &ch) in line.iter().enumerate() {
                 let sq = ((7 - i) * 8 + c) as Square;
@@ -201,11 +212,20 @@ impl Impasse {
                     b'b' => (1, false),
                     b'W' => (0, true),
                     b'B' => (1, true),
-                    _ => return Err(format!("unknown board character {:?}", ch as char)),
+                    _ => {
+                        return Err(PositionError::Character {
+                            what: "board",
+                            ch: ch as char,
+                            hint: "",
+                        })
+                    }
                 };
                 count[seat] += 1 + i32::from(double);
                 if count[seat] > CHECKERS {
-                    return Err(format!("seat {seat} has more than {CHECKERS} checkers"));
+                    return Err(PositionError::TooManyCheckers {
+                        seat,
+                        max: CHECKERS,
+                    });
                 }
                 let list = if double { &mut doubles } else { &mut singles };
                 list[seat].push(sq);

@@ -164,15 +164,15 @@ impl Rules for Impasse {
 
 /// Reads the one-line form: the eight rows from row 8 to row 1 joined by `/`, a space, and `w` or
 /// `b` for the side to move (`.W.b.W.b/b.W.b.W./......../......../......../......../.B.w.B.w/w.B.w.B. w`).
-pub fn from_position_text(text: &str) -> Result<Impasse, String> {
-    let (rows, side) = text
-        .trim()
-        .split_once(' ')
-        .ok_or("expected eight rows joined by '/', a space, and w or b")?;
+pub fn from_position_text(text: &str) -> Result<Impasse, PositionError> {
+    let (rows, side) = text.trim().split_once(' ').ok_or(PositionError::Form {
+        expected: "eight rows joined by '/', a space, and w or b".into(),
+        got: None,
+    })?;
     let to_move = match side.trim() {
         "w" => 0,
         "b" => 1,
-        other => return Err(format!("the side to move is w or b, not {other:?}")),
+        other => return Err(PositionError::side_w_or_b(other)),
     };
     let rows: Vec<&str> = rows.split('/').collect();
     Impasse::from_rows(&rows, to_move)
@@ -180,22 +180,13 @@ pub fn from_position_text(text: &str) -> Result<Impasse, String> {
 
 /// Refuses a `--position` that play cannot reach or that is already over: the game ends when a
 /// side has removed all twelve checkers, so no game is ever on with a side that has none.
-fn playable(g: Impasse) -> Result<Impasse, String> {
+fn playable(g: Impasse) -> Result<Impasse, PositionError> {
     let none = |seat: usize| g.score(seat) == CHECKERS;
     match (none(0), none(1)) {
-        (true, true) => Err(
-            "the board is empty: play never reaches a position without the \
-             checkers of both sides (the game ends when one side has removed all twelve); give a \
-             position with checkers of both colours"
-                .into(),
-        ),
-        (true, false) | (false, true) => {
-            let side = if none(0) { "White" } else { "Black" };
-            Err(format!(
-                "{side} has no checkers left: it has removed all twelve and the game is already \
-                 over; give a position where both sides still have checkers"
-            ))
-        }
+        (true, true) => Err(PositionError::EmptyBoard),
+        (true, false) | (false, true) => Err(PositionError::NoCheckersLeft {
+            side: if none(0) { "White" } else { "Black" },
+        }),
         (false, false) => Ok(g),
     }
 }

@@ -11,7 +11,7 @@ use super::{
     at, col, double_code, forward, from_position_text as arena_position, furthest_row, nearest_row,
     row, single_code, square_name, text_key, write_squares, Square, CELL_CHARS, NONE,
 };
-use crate::game::{BoardView, CellShape, GameInfo, Outcome, Rules};
+use crate::game::{BoardView, CellShape, GameInfo, Outcome, PositionError, Rules};
 use std::fmt::Write as _;
 
 #[cfg(test)]
@@ -108,7 +108,7 @@ impl SoldierKing {
     }
 
     /// Checks a board against what play can reach and lists its moves.
-    fn from_board(board: [u8; 64], to_move: usize) -> Result<Self, String> {
+    fn from_board(board: [u8; 64], to_move: usize) -> Result<Self, PositionError> {
         let side = ["White", "Black"];
         let mut pieces = [0u8; 2];
         for seat in 0..2 {
@@ -122,29 +122,30 @@ impl SoldierKing {
                     pieces[seat] += 1;
                     if row(sq) == nearest_row(seat) {
                         let [c, r] = square_name(sq);
-                        return Err(format!(
-                            "{} has a king on its first row ({}{}), where a king is demoted",
-                            side[seat], c as char, r as char
-                        ));
+                        return Err(PositionError::KingOnFirstRow {
+                            side: side[seat],
+                            square: format!("{}{}", c as char, r as char),
+                        });
                     }
                 }
             }
             if pieces[seat] > PIECES {
-                return Err(format!(
-                    "{} has {} pieces, more than the {PIECES} it starts with",
-                    side[seat], pieces[seat]
-                ));
+                return Err(PositionError::MoreThanAtStart {
+                    side: side[seat],
+                    count: pieces[seat],
+                    max: PIECES,
+                });
             }
             if on_last_row > 1 {
-                return Err(format!(
-                    "{} has {on_last_row} soldiers on its last row; at most one can stand there",
-                    side[seat]
-                ));
+                return Err(PositionError::SoldiersOnLastRow {
+                    side: side[seat],
+                    count: on_last_row,
+                });
             }
         }
         let done: Vec<usize> = (0..2).filter(|&s| pieces[s] <= 1).collect();
         if done.len() == 2 {
-            return Err("both sides are down to one piece or none; only one can have won".into());
+            return Err(PositionError::BothDown);
         }
         Ok(SoldierKing {
             board,
@@ -427,7 +428,7 @@ impl Rules for SoldierKing {
 
 /// Reads the one-line form, the arena's (eight rows from row 8 joined by `/`, a space, `w` or
 /// `b`; a double is a king), and checks it against what play can reach in this variant.
-pub fn from_position_text(text: &str) -> Result<SoldierKing, String> {
+pub fn from_position_text(text: &str) -> Result<SoldierKing, PositionError> {
     let arena = arena_position(text)?;
     SoldierKing::from_board(arena.board, arena.to_move)
 }

@@ -411,7 +411,11 @@ fn position_text_rejects_what_play_cannot_reach() {
         assert!(from_position_text(text).is_err(), "accepted {text}");
     }
     let err = from_position_text(bad[0]).unwrap_err();
-    assert!(err.contains("first row"), "{err}");
+    assert!(
+        matches!(err, PositionError::KingOnFirstRow { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("first row"), "{err}");
 }
 
 #[test]

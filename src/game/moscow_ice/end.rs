@@ -1,7 +1,7 @@
 //! How a game of Moscow Ice ends and ranks its seats: pieces home (the score), progress, the
 //! winner (a seat, or a team of partners), a full round of passes, and the ranking by progress.
 
-use super::{col, exists, progress, row, End, MoscowIce};
+use super::{col, exists, progress, row, MoscowIce, Race};
 use crate::game::Outcome;
 
 impl MoscowIce {
@@ -96,9 +96,9 @@ impl MoscowIce {
             (done != 0).then(|| done.trailing_zeros() as u8)
         };
         if let Some(w) = winner {
-            self.end = End::Won(w);
+            self.end = Race::Won(w);
         } else if u32::from(self.passes) >= active.count_ones() {
-            self.end = End::Stuck;
+            self.end = Race::Stuck;
         }
     }
 }

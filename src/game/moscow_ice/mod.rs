@@ -11,7 +11,7 @@
 //! line); axis 1 from file `a` to file `h`. With two seats seat 0 plays axis 0 and seat 1 axis 1;
 //! with four seats, seats 0 and 2 share axis 0 and seats 1 and 3 axis 1; turns go 0, 1, 2, 3.
 
-use super::{BoardView, Game, GameInfo, Outcome, Rules, Setup, TextGame, Variant};
+use super::{BoardView, Game, GameInfo, Outcome, PositionError, Rules, Setup, TextGame, Variant};
 
 mod end;
 mod movegen;
@@ -141,7 +141,7 @@ const PASS: Move = Move {
 
 /// How the game stands; the outcome is built from the (final) board when asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum End {
+enum Race {
     Playing,
     /// This seat (or its team) has won.
     Won(u8),
@@ -162,7 +162,7 @@ pub struct MoscowIce {
     /// Bit `s` set: seat `s` was eliminated (forfeited); its pieces left the board.
     eliminated: u8,
     /// Set once the rules end the game.
-    end: End,
+    end: Race,
 }
 
 impl MoscowIce {
@@ -219,7 +219,7 @@ impl MoscowIce {
             to_move,
             passes,
             eliminated,
-            end: End::Playing,
+            end: Race::Playing,
         };
         game.check_end();
         game
@@ -311,14 +311,14 @@ impl Rules for MoscowIce {
 
     fn outcome(&self) -> Option<Outcome> {
         match self.end {
-            End::Playing => None,
-            End::Won(w) => Some(self.ranks(Some(usize::from(w)))),
-            End::Stuck => Some(self.ranks(None)),
+            Race::Playing => None,
+            Race::Won(w) => Some(self.ranks(Some(usize::from(w)))),
+            Race::Stuck => Some(self.ranks(None)),
         }
     }
 
     fn is_over(&self) -> bool {
-        self.end != End::Playing
+        self.end != Race::Playing
     }
 
     /// Choice: at the turn limit seats are ranked by progress (pieces home, then distance).
@@ -404,7 +404,7 @@ fn start(setup: &Setup) -> Box<dyn Game> {
     )))
 }
 
-fn from_position(setup: &Setup, text: &str) -> Result<Box<dyn Game>, String> {
+fn from_position(setup: &Setup, text: &str) -> Result<Box<dyn Game>, PositionError> {
     Ok(Box::new(TextGame::new(notation::parse_position(
         setup.seats,
         setup.variant == "partners",

@@ -2,7 +2,7 @@
 //! validation), the board lines of the turn input, and the neutral view.
 
 use super::{exists, progress, Board, Cell, MoscowIce, Piece, Square, SIZE_LETTERS};
-use crate::game::{BoardView, CellShape, Rules};
+use crate::game::{BoardView, CellShape, PositionError, Rules};
 use std::fmt::Write as _;
 
 /// The two-character name of a square, e.g. `c7`.
@@ -91,47 +91,55 @@ pub(super) fn parse_position(
     seats: usize,
     partners: bool,
     text: &str,
-) -> Result<MoscowIce, String> {
+) -> Result<MoscowIce, PositionError> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [to_move, passes, out, cells] = words[..] else {
-        return Err(format!(
-            "expected four fields `to_move passes eliminated cells`, got {text:?}"
-        ));
+        return Err(PositionError::Form {
+            expected: "four fields `to_move passes eliminated cells`".into(),
+            got: Some(text.to_string()),
+        });
     };
-    let to_move: usize = to_move.parse().ok().filter(|&s| s < seats).ok_or_else(|| {
-        format!(
-            "the seat to move must be 0 to {}, not {to_move:?}",
-            seats - 1
-        )
-    })?;
+    let to_move: usize =
+        to_move
+            .parse()
+            .ok()
+            .filter(|&s| s < seats)
+            .ok_or_else(|| PositionError::SeatToMove {
+                max: seats - 1,
+                got: to_move.to_string(),
+            })?;
     let mut eliminated = 0u8;
     if out != "-" {
         if seats == 2 {
-            return Err("no seat can be eliminated in a two-seat game".into());
+            return Err(PositionError::EliminatedOfTwo);
         }
         for ch in out.chars() {
             let seat = ch
                 .to_digit(10)
                 .map(|d| d as usize)
                 .filter(|&s| s < seats)
-                .ok_or_else(|| format!("eliminated seats are digits below {seats}: {out:?}"))?;
+                .ok_or_else(|| PositionError::EliminatedSeats {
+                    seats,
+                    got: out.to_string(),
+                })?;
             if eliminated & (1 << seat) != 0 {
-                return Err(format!("seat {seat} listed twice as eliminated"));
+                return Err(PositionError::EliminatedTwice { seat });
             }
             eliminated |= 1 << seat;
         }
     }
     if eliminated & (1 << to_move) != 0 {
-        return Err(format!(
-            "seat {to_move} is eliminated and cannot be to move"
-        ));
+        return Err(PositionError::EliminatedToMove { seat: to_move });
     }
     let active = (0..seats).filter(|&s| eliminated & (1 << s) == 0).count();
     let passes: u8 = passes
         .parse()
         .ok()
         .filter(|&p: &u8| usize::from(p) <= active)
-        .ok_or_else(|| format!("passes must be 0 to {active}, not {passes:?}"))?;
+        .ok_or_else(|| PositionError::Passes {
+            max: active,
+            got: passes.to_string(),
+        })?;
     let per_size = if seats == 2 { 4 } else { 2 };
     let mut count = vec![[0u8; 3]; seats];
     let mut board: Board = [Cell::default(); 64];
@@ -139,44 +147,62 @@ pub(super) fn parse_position(
         for item in cells.split(',') {
             let (name, pieces) = item
                 .split_once(':')
-                .ok_or_else(|| format!("a square is `name:pieces`, not {item:?}"))?;
-            let sq = parse_square(name)
-                .ok_or_else(|| format!("{name:?} is not one of the 52 squares"))?;
+                .ok_or_else(|| PositionError::SquareItem {
+                    item: item.to_string(),
+                })?;
+            let sq = parse_square(name).ok_or_else(|| PositionError::NoSuchSquare {
+                name: name.to_string(),
+                squares: 52,
+            })?;
             let cell = &mut board[sq as usize];
             if cell.n != 0 {
-                return Err(format!("square {name} listed twice"));
+                return Err(PositionError::SquareTwice {
+                    square: name.to_string(),
+                });
             }
+            let square = || name.to_string();
             let chars: Vec<char> = pieces.chars().collect();
             if chars.is_empty() || !chars.len().is_multiple_of(2) || chars.len() > 6 {
-                return Err(format!(
-                    "{name}: one to three pieces, each a seat digit and S, M or L: {pieces:?}"
-                ));
+                return Err(PositionError::SquarePieces {
+                    square: square(),
+                    pieces: pieces.to_string(),
+                });
             }
             for pair in chars.chunks(2) {
                 let seat = pair[0]
                     .to_digit(10)
                     .map(|d| d as usize)
                     .filter(|&s| s < seats)
-                    .ok_or_else(|| format!("{name}: bad seat {:?}", pair[0]))?;
+                    .ok_or_else(|| PositionError::PieceSeat {
+                        square: square(),
+                        seat: pair[0],
+                    })?;
                 let size = SIZE_LETTERS
                     .iter()
                     .position(|&l| l == pair[1])
-                    .ok_or_else(|| format!("{name}: size must be S, M or L, not {:?}", pair[1]))?
-                    as u8;
+                    .ok_or_else(|| PositionError::PieceSize {
+                        square: square(),
+                        size: pair[1],
+                    })? as u8;
                 if cell.top().is_some_and(|t| t.size() >= size) {
-                    return Err(format!("{name}: pieces must get larger upwards: {pieces}"));
+                    return Err(PositionError::NotNested {
+                        square: square(),
+                        pieces: pieces.to_string(),
+                    });
                 }
                 if eliminated & (1 << seat) != 0 {
-                    return Err(format!(
-                        "{name}: seat {seat} is eliminated and has no pieces"
-                    ));
+                    return Err(PositionError::EliminatedPieces {
+                        square: square(),
+                        seat,
+                    });
                 }
                 count[seat][size as usize] += 1;
                 if count[seat][size as usize] > per_size {
-                    return Err(format!(
-                        "seat {seat} has more than {per_size} pieces of size {}",
-                        SIZE_LETTERS[size as usize]
-                    ));
+                    return Err(PositionError::TooManyOfSize {
+                        seat,
+                        max: per_size,
+                        size: SIZE_LETTERS[size as usize],
+                    });
                 }
                 cell.push(Piece::new(seat, size));
             }

@@ -3,6 +3,8 @@
 //! Read once here; each game checks its own stack rules after.
 
 use super::{Geometry, Stacks};
+use crate::game::PositionError;
+use std::borrow::Cow;
 
 /// A position read from `rows side hand0 hand1 passes`.
 #[derive(Debug)]
@@ -20,42 +22,49 @@ pub fn parse(
     geo: &Geometry,
     text: &str,
     letters: [char; 2],
-    sides: [&str; 2],
+    sides: [&'static str; 2],
     pieces: u8,
-) -> Result<HandPosition, String> {
+) -> Result<HandPosition, PositionError> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let [rows, side, h0, h1, passes] = words[..] else {
-        return Err(format!(
-            "expected `rows side {}-hand {}-hand passes`",
-            sides[0].to_lowercase(),
-            sides[1].to_lowercase()
-        ));
+        return Err(PositionError::Form {
+            expected: Cow::Owned(format!(
+                "`rows side {}-hand {}-hand passes`",
+                sides[0].to_lowercase(),
+                sides[1].to_lowercase()
+            )),
+            got: None,
+        });
     };
     let board = geo.parse_rows(rows, letters)?;
     let to_move = letters
         .iter()
         .position(|l| side.len() == 1 && side.starts_with(*l))
-        .ok_or_else(|| {
-            format!(
-                "the side to move is {} or {}, not {side:?}",
-                letters[0], letters[1]
-            )
+        .ok_or_else(|| PositionError::SideToMove {
+            sides: letters,
+            note: "",
+            got: side.to_string(),
         })?;
-    let num = |w: &str, max: u8| -> Result<u8, String> {
+    let num = |w: &str, max: u8| -> Result<u8, PositionError> {
         w.parse::<u8>()
             .ok()
             .filter(|&n| n <= max)
-            .ok_or_else(|| format!("{w:?} is not a number from 0 to {max}"))
+            .ok_or_else(|| PositionError::Number {
+                text: w.to_string(),
+                max: max.into(),
+            })
     };
     let hand = [num(h0, pieces)?, num(h1, pieces)?];
     let passes = num(passes, 2)?;
     for seat in 0..2 {
         let on_board: usize = board.iter().map(|s| s.count(seat)).sum();
         if on_board + hand[seat] as usize > pieces as usize {
-            return Err(format!(
-                "{} has {on_board} pieces on the board and {} in hand, more than {pieces}",
-                sides[seat], hand[seat]
-            ));
+            return Err(PositionError::TooManyWithHand {
+                side: sides[seat],
+                on_board,
+                in_hand: hand[seat],
+                max: pieces,
+            });
         }
     }
     Ok(HandPosition {

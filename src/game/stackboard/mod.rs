@@ -8,7 +8,7 @@
 //! row letter then number (see [`super::hex37`]).
 
 use super::hex37;
-use super::{BoardView, CellShape};
+use super::{BoardView, CellShape, PositionError};
 
 pub mod hand;
 mod stack;
@@ -242,25 +242,25 @@ impl Geometry {
     }
 
     /// Reads what [`Geometry::write_rows`] printed.
-    pub fn parse_rows(&self, s: &str, letters: [char; 2]) -> Result<Stacks, String> {
+    pub fn parse_rows(&self, s: &str, letters: [char; 2]) -> Result<Stacks, PositionError> {
         let rows: Vec<&str> = s.split('/').collect();
         if rows.len() != self.rows() {
-            return Err(format!(
-                "expected {} rows joined by '/', got {}",
-                self.rows(),
-                rows.len()
-            ));
+            return Err(PositionError::Count {
+                expected: self.rows(),
+                what: "rows joined by '/'",
+                got: rows.len(),
+            });
         }
         let mut board = [Stack::EMPTY; MAX_CELLS];
         for (r, row) in rows.iter().enumerate() {
             let (start, len) = self.row(r);
             let cells: Vec<&str> = row.split(',').collect();
             if cells.len() != len {
-                return Err(format!(
-                    "row {} needs {len} cells joined by ',', got {}",
-                    self.row_label(r),
-                    cells.len()
-                ));
+                return Err(PositionError::RowCells {
+                    row: self.row_label(r),
+                    expected: len,
+                    got: cells.len(),
+                });
             }
             for (i, c) in cells.iter().enumerate() {
                 board[start + i] = Stack::parse(c, letters)?;

@@ -1,5 +1,7 @@
 //! A stack of two seats' pieces, bottom first, as the stacking games keep one on every cell.
 
+use crate::game::PositionError;
+
 /// A stack of up to eight pieces of two seats, bottom first: small and `Copy`, so a board is a
 /// plain array and copying a position costs nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,19 +95,25 @@ impl Stack {
     }
 
     /// Reads what [`Stack::write`] printed.
-    pub fn parse(s: &str, letters: [char; 2]) -> Result<Stack, String> {
+    pub fn parse(s: &str, letters: [char; 2]) -> Result<Stack, PositionError> {
         if s == "." {
             return Ok(Stack::EMPTY);
         }
         if s.is_empty() || s.chars().count() > Stack::MAX {
-            return Err(format!("bad stack {s:?}"));
+            return Err(PositionError::Stack {
+                stack: s.to_string(),
+            });
         }
         let mut st = Stack::EMPTY;
         for ch in s.chars() {
-            let seat = letters
-                .iter()
-                .position(|&l| l == ch)
-                .ok_or_else(|| format!("bad piece {ch:?} in stack {s:?}"))?;
+            let seat =
+                letters
+                    .iter()
+                    .position(|&l| l == ch)
+                    .ok_or_else(|| PositionError::Piece {
+                        piece: ch,
+                        stack: s.to_string(),
+                    })?;
             st.push(seat);
         }
         Ok(st)

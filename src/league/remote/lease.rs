@@ -1,18 +1,22 @@
-//! A worker's round: it registers (its version checked, its bench against the league's median),
-//! long-polls for a lease of games with their bots' archives (each archive made once per
-//! version of a bot and served by hash), and renews its lease while it plays.
+//! A worker's round: it registers (its version checked, its bench against the league's median,
+//! its token's sessions counted), long-polls for a lease of games with their bots' archives
+//! (each archive made once per version of a bot and served by hash to the sessions that hold a
+//! game of it), and renews its lease while it plays.
 
 use super::quarantine::{quarantine_text, quarantined};
 use super::workers::{slow_bench, update_capacity};
 use super::{
-    body, from_worker, lease_time, refuse, worker, Archive, Body, BotRef, LeaseRequest, Leased,
-    LeasedGame, Register, Registered, Remote, Renew, Reply, Session, LONG_POLL, VERSION,
+    body, from_worker, held, lease_time, refuse, worker, Archive, Body, BotRef, LeaseRequest,
+    Leased, LeasedGame, Register, Registered, Release, Remote, Renew, Reply, Session, LONG_POLL,
+    PROTOCOL_OPENINGS, VERSION,
 };
 use crate::league::bundle;
-use axum::extract::{Path, State};
+use crate::league::locks::{Locked, RwLocked};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,39 +44,98 @@ pub(super) async fn register(
             ),
         );
     }
-    if let Some(q) = r.quarantined.lock().unwrap().get(&name) {
+    if info.protocol < PROTOCOL_OPENINGS && r.s.table.has_openings() {
+        return refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "this league starts its games from openings ({}), which the worker's arbiter \
+                 build does not play (it would play every game from the start): install the \
+                 server's arbiter build on the worker",
+                openings_text(&r.s.settings)
+            ),
+        );
+    }
+    if let Some(q) = r.quarantined.locked().get(&name) {
         return refuse(StatusCode::FORBIDDEN, quarantine_text(q));
     }
-    let slow = slow_bench(&r, info.bench_ms);
+    let slow = slow_bench(&r, &name, info.bench_ms);
+    let limits = &r.s.settings.workers;
+    let slots = limits.slots(info.cores, info.concurrency);
+    let capped = (slots < info.concurrency).then(|| {
+        format!(
+            "it may hold {slots} games at once, not {}: a worker plays at most as many games as \
+             its cores ({}) and the league's [workers] max_concurrency ({})",
+            info.concurrency, info.cores, limits.max_concurrency
+        )
+    });
+    let lease = lease_time(&r);
+    let now = Instant::now();
+    let mut sessions = r.sessions.locked();
+    super::workers::forget_gone(&mut sessions, now, lease);
+    // A session of this token not heard from in half a lease time (a live worker renews three
+    // times a lease time) gives its place to the new one.
+    let mine =
+        |sessions: &HashMap<String, Session>| sessions.values().filter(|s| s.name == name).count();
+    if mine(&sessions) >= limits.sessions_per_token {
+        sessions.retain(|_, s| s.name != name || now.duration_since(s.last_seen) < lease / 2);
+    }
+    if mine(&sessions) >= limits.sessions_per_token {
+        return refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "worker token {name:?} has {} live sessions already, the league's cap \
+                 ([workers] sessions_per_token in its league.toml): stop some of its workers, \
+                 give the others tokens of their own (`arbiter league token DIR NAME`), or ask \
+                 the league's owner to raise the cap",
+                limits.sessions_per_token
+            ),
+        );
+    }
     let id = {
-        let mut n = r.next_session.lock().unwrap();
+        let mut n = r.next_session.locked();
         *n += 1;
         format!("{name}#{}", *n - 1)
     };
-    let lease = lease_time(&r);
-    let mut sessions = r.sessions.lock().unwrap();
-    super::workers::forget_gone(&mut sessions, Instant::now(), lease);
     sessions.insert(
         id.clone(),
         Session {
             name,
             info,
+            slots,
             games: 0,
             voided: 0,
             paused_until: None,
             slow: slow.clone(),
-            last_seen: Instant::now(),
+            last_seen: now,
         },
     );
     drop(sessions);
     update_capacity(&r);
+    let note = match (slow, capped) {
+        (Some(slow), _) => Some(slow),
+        (None, capped) => capped,
+    };
     Json(Registered {
         session: id,
         game: r.s.settings.game.clone(),
         lease_ms: lease.as_millis() as u64,
-        note: slow,
+        note,
+        server: r.start_id.clone(),
     })
     .into_response()
+}
+
+/// The league's openings as its flags spell them (`--opening-plies 4`, `--openings FILE`).
+fn openings_text(s: &crate::league::folder::LeagueSettings) -> String {
+    use crate::options::Opt;
+    let mut parts = Vec::new();
+    if let Some(book) = &s.openings.openings {
+        parts.push(format!("{} {book}", Opt::Openings));
+    }
+    if s.opening_plies > 0 {
+        parts.push(format!("{} {}", Opt::OpeningPlies, s.opening_plies));
+    }
+    parts.join(" ")
 }
 
 /// The archive of bot `name` (made again when its files changed).
@@ -88,7 +151,7 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
     let sources = bundle::sources(entry).map_err(|e| e.to_string())?;
     let stamp = bundle::fingerprint(&sources);
     let made = || {
-        let archives = r.archives.lock().unwrap();
+        let archives = r.archives.locked();
         let a = archives.get(name)?;
         (a.sources == sources && a.stamp == stamp).then(|| BotRef {
             hash: a.hash.clone(),
@@ -101,17 +164,14 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
     // One archive is made at a time, and a lease that waited for it takes the one made: a
     // burst of leases (a server start, a new bot) would otherwise pack the same bot once each,
     // all in memory at once (100 workers and a 47 MB bot: 1.7 GB, and 75 s to a first game).
-    let _one = r.packing.lock().unwrap();
+    let _one = r.packing.locked();
     if let Some(made) = made() {
         return Ok(made);
     }
     let (bytes, hash) = bundle::pack(name, &sources).map_err(|e| e.to_string())?;
-    r.by_hash
-        .lock()
-        .unwrap()
-        .insert(hash.clone(), Arc::new(bytes));
+    r.by_hash.locked().insert(hash.clone(), Arc::new(bytes));
     let origin = sources.origin.clone();
-    let old = r.archives.lock().unwrap().insert(
+    let old = r.archives.locked().insert(
         name.to_string(),
         Archive {
             sources,
@@ -120,25 +180,35 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
         },
     );
     if let Some(old) = old.filter(|o| o.hash != hash) {
-        r.by_hash.lock().unwrap().remove(&old.hash);
+        r.by_hash.locked().remove(&old.hash);
     }
     Ok(BotRef { hash, origin })
 }
 
-/// Leases up to `slots` games to `session` now, with their bots' archives.
+/// Leases up to `slots` games to `session` (of worker `name`) now, with their bots' archives:
+/// no more than its slots less the games it holds, none it voided before.
 pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGame> {
     update_capacity(r);
-    let idle = r.sessions.lock().unwrap().get(session).is_none_or(|s| {
-        s.slow.is_some() || s.paused_until.is_some_and(|until| Instant::now() < until)
-    });
-    if idle {
+    let free = {
+        let sessions = r.sessions.locked();
+        let Some(s) = sessions.get(session) else {
+            return Vec::new();
+        };
+        if s.slow.is_some() || s.paused_until.is_some_and(|until| Instant::now() < until) {
+            return Vec::new();
+        }
+        s.slots
+    };
+    let free = free.saturating_sub(r.held.locked().held_by(session));
+    if free == 0 {
         return Vec::new();
     }
-    let games = r.s.lease_games(session, slots);
+    let games =
+        r.s.lease_games(session, held::name_of(session), slots.min(free));
     let mut out = Vec::new();
     for game in games {
         let ready = {
-            let specs = r.s.specs.read().unwrap();
+            let specs = r.s.specs.reading();
             game.bots.iter().all(|b| specs.contains_key(b))
         };
         let refs: Result<Vec<BotRef>, String> = if ready {
@@ -148,12 +218,30 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
         };
         let Ok(refs) = refs else {
             // Not playable now (a bot being checked, or its files gone): back to the queue.
-            r.s.sched.lock().unwrap().release(game.game_id);
+            r.s.sched.locked().release(game.game_id);
             continue;
         };
+        // The book and the rules were checked at the server's start: this cannot fail.
+        let opening = match r.s.table.opening(&game) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!(
+                    "arbiter: warning: the opening of game {} cannot be made ({e}); it is not \
+                     handed to workers",
+                    game.game_id
+                );
+                r.s.sched.locked().release(game.game_id);
+                continue;
+            }
+        };
         r.s.started(&game, session);
-        r.out.lock().unwrap().insert(game.game_id, game.clone());
-        out.push(LeasedGame { game, bots: refs });
+        let hashes = refs.iter().map(|b| b.hash.clone()).collect();
+        r.held.locked().lease(game.clone(), session, hashes);
+        out.push(LeasedGame {
+            game,
+            bots: refs,
+            opening,
+        });
     }
     out
 }
@@ -168,6 +256,9 @@ pub(super) async fn lease(
         Err(e) => return *e,
     };
     if let Some(e) = quarantined(&r, &req.session) {
+        return e;
+    }
+    if let Some(e) = super::not_recording(&r) {
         return e;
     }
     let deadline = Instant::now() + Duration::from_millis(req.wait_ms).min(LONG_POLL);
@@ -201,10 +292,7 @@ pub(super) async fn renew(
         Ok(q) => q,
         Err(e) => return *e,
     };
-    r.s.sched
-        .lock()
-        .unwrap()
-        .renew(&req.session, Instant::now());
+    r.s.sched.locked().renew(&req.session, Instant::now());
     Json(Reply {
         accepted: true,
         stop: r.s.stop.load(Ordering::Relaxed),
@@ -213,15 +301,67 @@ pub(super) async fn renew(
     .into_response()
 }
 
+/// A leased game the worker's machine could not start goes back to the queue (only from the
+/// session that holds its lease); accepted: it was that session's.
+pub(super) async fn release(
+    State(r): State<Arc<Remote>>,
+    headers: HeaderMap,
+    b: Body<Release>,
+) -> Response {
+    let req = match from_worker(&r, &headers, b) {
+        Ok(q) => q,
+        Err(e) => return *e,
+    };
+    // Only the session holding the lease may give it back (game ids are public).
+    let held = r.held.locked().take(req.game_id, &req.session);
+    if held {
+        r.s.release(req.game_id);
+    }
+    Json(Reply {
+        accepted: held,
+        stop: r.s.stop.load(Ordering::Relaxed),
+        voided: false,
+    })
+    .into_response()
+}
+
+/// Which session asks for an archive (`?session=ID`).
+#[derive(serde::Deserialize)]
+pub(super) struct ForSession {
+    session: Option<String>,
+}
+
+/// `GET /api/work/bot/HASH?session=ID`: the archive, to a session of the token that holds a
+/// game of its bot (403 to any other: an archive is a bot's sources).
 pub(super) async fn bot(
     State(r): State<Arc<Remote>>,
     headers: HeaderMap,
     Path(hash): Path<String>,
+    Query(q): Query<ForSession>,
 ) -> Response {
     if let Err(e) = worker(&r, &headers) {
         return *e;
     }
-    let bytes = r.by_hash.lock().unwrap().get(&hash).cloned();
+    let Some(session) = q.session else {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "a bot's archive goes to the session that holds a game of it: ask with \
+             ?session=ID (the session your registration gave)",
+        );
+    };
+    if let Err(e) = super::session(&r, &headers, &session) {
+        return *e;
+    }
+    if !r.held.locked().needs_archive(&session, &hash) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            format!(
+                "session {session:?} holds no game of the bot of archive {hash}: a bot's \
+                 archive goes only to a worker playing one of its games"
+            ),
+        );
+    }
+    let bytes = r.by_hash.locked().get(&hash).cloned();
     match bytes {
         Some(b) => (
             [(axum::http::header::CONTENT_TYPE, "application/gzip")],

@@ -8,21 +8,29 @@
 //! a late or second one is dropped. A lease that is not renewed (a worker killed, a machine
 //! lost) expires in the scheduler and its games go to another worker.
 //!
+//! A worker token is trusted with little (issue 45): a result is heard only from the session
+//! that holds its game's lease and only once every field is checked against that game
+//! (`check`); an archive goes only to a session that holds a game of its bot; one token holds
+//! at most `[workers] sessions_per_token` sessions, each at most as many games at once as its
+//! cores (and `[workers] max_concurrency`); the bench gate's median counts each token once.
+//!
 //! Refusals say which and what to do: a wrong or revoked token (401/403), another arbiter
 //! version (409), a session the server does not know (410: the server restarted; register
-//! again).
+//! again), a result no referee could have made (400, naming the field), a game another worker
+//! holds (403), too many sessions (429), a league that cannot record (503).
 //!
 //! Its parts: `wire` (the messages, shared with the worker), `lease` (register, lease, renew,
-//! the bots' archives), `results` (a result recorded or voided), `workers` (`/api/workers`,
-//! the bench gate, the league's capacity) and `quarantine` (workers whose results are off the
-//! fit). This file holds the state they share and the token and session checks every call
-//! makes.
+//! the bots' archives), `held` (the games out and their holders), `check` (a result against its
+//! game), `results` (a result recorded or voided), `workers` (`/api/workers`, the bench gate,
+//! the league's capacity, the workers' knobs) and `quarantine` (workers whose results are off
+//! the fit, or who void too often). This file holds the state they share and the token and
+//! session checks every call makes.
 
 use super::bundle::Sources;
 use super::cached::Cached;
 use super::folder::BotEntry;
+use super::locks::Locked;
 use super::residuals::Played;
-use super::scheduler::Game;
 use super::server::Shared;
 use super::tokens;
 use super::trust::{self, Quarantined, Voided};
@@ -35,6 +43,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+pub mod check;
+mod held;
 mod lease;
 mod quarantine;
 mod results;
@@ -42,11 +52,14 @@ mod wire;
 mod workers;
 
 pub use wire::*;
-pub use workers::{worker_lines, BENCH_FACTOR};
+pub use workers::{worker_lines, WorkerLimits, BENCH_FACTOR};
 
 struct Session {
     name: String,
     info: Register,
+    /// Games it may hold at once: its concurrency, at most its cores and the league's
+    /// `[workers] max_concurrency`.
+    slots: usize,
     games: u64,
     voided: u64,
     /// No game until then (it voided one).
@@ -73,10 +86,12 @@ pub struct Remote {
     by_hash: Mutex<HashMap<String, Arc<Vec<u8>>>>,
     /// Held while an archive is made, so that it is made once (see [`archive`]).
     packing: Mutex<()>,
-    /// Games leased to remote workers and not yet returned, by id.
-    out: Mutex<HashMap<u64, Game>>,
+    /// Games leased to remote workers and not yet returned, with their holders.
+    held: Mutex<held::Held>,
     /// How often each game was voided (from the folder's log at start).
     voids: Mutex<HashMap<u64, u32>>,
+    /// Games each worker (by name) voided (from the folder's log at start).
+    voided_by: Mutex<HashMap<String, u64>>,
     /// The latest voided games, newest last, for the page.
     voided: Mutex<std::collections::VecDeque<Voided>>,
     /// Remote workers' recorded games (the residuals' input; kept in the folder's
@@ -92,6 +107,8 @@ pub struct Remote {
     own_bench_ms: f64,
     /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
     last_check: Mutex<Option<Instant>>,
+    /// This start of the server ([`Registered::server`]).
+    start_id: String,
 }
 
 /// Voided games `/api/workers` lists.
@@ -106,8 +123,9 @@ pub fn routes(s: Arc<Shared>) -> Router {
         archives: Mutex::default(),
         by_hash: Mutex::default(),
         packing: Mutex::default(),
-        out: Mutex::default(),
+        held: Mutex::default(),
         voids: Mutex::default(),
+        voided_by: Mutex::default(),
         voided: Mutex::default(),
         played: Mutex::new(trust::read_played(&s_dir)),
         quarantined: Mutex::default(),
@@ -115,30 +133,83 @@ pub fn routes(s: Arc<Shared>) -> Router {
         bots: Cached::new(s_dir.join(super::folder::BOTS)),
         own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
         last_check: Mutex::default(),
+        start_id: start_id(),
     });
     let quarantined = trust::read_quarantined(&r.s.dir);
     if !quarantined.is_empty() {
         r.quarantined
-            .lock()
-            .unwrap()
+            .locked()
             .extend(quarantined.into_iter().map(|q| (q.worker.clone(), q)));
         quarantine::recount(&r);
     }
     {
+        // The voided games: how often each was, which worker may not play each again, and how
+        // many each worker voided.
         let log = trust::read(&r.s.dir);
-        *r.voids.lock().unwrap() = trust::counts(&log);
+        *r.voids.locked() = trust::counts(&log);
+        let mut by = r.voided_by.locked();
+        let mut sched = r.s.sched.locked();
+        let now = Instant::now();
+        for v in &log {
+            *by.entry(held::name_of(&v.worker).to_string()).or_default() += 1;
+            sched.avoid(v.game_id, held::name_of(&v.worker), now);
+        }
+        drop((by, sched));
         let skip = log.len().saturating_sub(VOIDED_SHOWN);
-        r.voided.lock().unwrap().extend(log.into_iter().skip(skip));
+        r.voided.locked().extend(log.into_iter().skip(skip));
     }
-    Router::new()
+    // A worker's token is checked before its request's body is read (a stranger's body is
+    // never read); only a result may be large.
+    let work = Router::new()
         .route("/api/work/register", post(lease::register))
         .route("/api/work/lease", post(lease::lease))
         .route("/api/work/renew", post(lease::renew))
-        .route("/api/work/result", post(results::result))
+        .route("/api/work/release", post(lease::release))
+        .route(
+            "/api/work/result",
+            post(results::result).layer(DefaultBodyLimit::max(RESULT_LIMIT)),
+        )
         .route("/api/work/bot/{hash}", get(lease::bot))
+        .route_layer(axum::middleware::from_fn_with_state(r.clone(), token_first));
+    Router::new()
+        .merge(work)
         .route("/api/workers", get(workers::workers))
-        .layer(DefaultBodyLimit::max(RESULT_LIMIT))
+        .layer(DefaultBodyLimit::max(REQUEST_LIMIT))
         .with_state(r)
+}
+
+/// Refuses a request without a valid worker token, or one that announces a body past its
+/// route's limit, before anything reads its body (the body extractors read up to the limit
+/// before they refuse).
+async fn token_first(
+    axum::extract::State(r): axum::extract::State<Arc<Remote>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Err(refused) = worker(&r, request.headers()) {
+        return *refused;
+    }
+    let limit = match request.uri().path() {
+        "/api/work/result" => RESULT_LIMIT,
+        _ => REQUEST_LIMIT,
+    };
+    let announced = super::http::announced_length(request.headers());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a worker's request here is at most {limit} bytes"),
+        );
+    }
+    next.run(request).await
+}
+
+/// An id of this start of the server: its process and the time it started, in nanoseconds
+/// (two starts of one league never share both).
+fn start_id() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos:x}", std::process::id())
 }
 
 fn refuse(status: StatusCode, why: impl std::fmt::Display) -> Response {
@@ -146,7 +217,20 @@ fn refuse(status: StatusCode, why: impl std::fmt::Display) -> Response {
 }
 
 fn lease_time(r: &Remote) -> Duration {
-    Duration::from_secs(r.s.sched.lock().unwrap().knobs().lease_s)
+    Duration::from_secs(r.s.sched.locked().knobs().lease_s)
+}
+
+/// The refusal of every result and lease while the league cannot record (its recorder
+/// failed: [`Shared::recording_failure`]).
+fn not_recording(r: &Remote) -> Option<Response> {
+    let why = r.s.recording_failure()?;
+    Some(refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!(
+            "the league stopped recording ({why}): no result is accepted and no game leased \
+             until its owner fixes that and starts it again"
+        ),
+    ))
 }
 
 /// The worker name a request's token belongs to.
@@ -159,28 +243,28 @@ fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Box<Response>> {
         return Err(Box::new(refuse(
             StatusCode::UNAUTHORIZED,
             format!(
-                "a worker needs a token: run `arbiter league work URL {} T` with one made by \
-                 `arbiter league token DIR NAME` on the server",
-                crate::options::Opt::Token
+                "a worker needs a token: run `arbiter league work URL {} FILE`, FILE holding \
+                 one made by `arbiter league token DIR NAME` on the server",
+                crate::options::Opt::TokenFile
             ),
         )));
     };
     r.tokens.check(token).map_err(|why| {
         Box::new(match why {
-            tokens::Refusal::Unknown => refuse(StatusCode::UNAUTHORIZED, why),
+            tokens::Refusal::Unknown { .. } => refuse(StatusCode::UNAUTHORIZED, why),
             tokens::Refusal::Revoked { .. } => refuse(StatusCode::FORBIDDEN, why),
         })
     })
 }
 
-/// The worker's session, checked against its token, marked as heard from.
-fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<(), Box<Response>> {
+/// The worker's session, checked against its token, marked as heard from; its worker's name.
+fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<String, Box<Response>> {
     let name = worker(r, headers)?;
-    let mut sessions = r.sessions.lock().unwrap();
+    let mut sessions = r.sessions.locked();
     match sessions.get_mut(id) {
         Some(s) if s.name == name => {
             s.last_seen = Instant::now();
-            Ok(())
+            Ok(name)
         }
         _ => Err(Box::new(refuse(
             StatusCode::GONE,

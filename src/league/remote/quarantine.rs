@@ -1,8 +1,10 @@
-//! Quarantines: a worker whose results are off the league's fit ([`residuals`]) is logged
+//! Quarantines: a worker whose results are off the league's fit or the other workers' (seat 0,
+//! a bot, a pair: [`residuals`]), or who voids far more games than they do, is logged
 //! (`quarantined.jsonl`), refused with the reason, and its games are taken out of the
 //! standings (kept in the records).
 
 use super::{refuse, Remote};
+use crate::league::locks::{Locked, RwLocked};
 use crate::league::residuals;
 use crate::league::trust::{self, Quarantined};
 use axum::http::StatusCode;
@@ -19,8 +21,8 @@ pub(super) fn quarantine_text(q: &Quarantined) -> String {
 
 /// The refusal for a quarantined worker's session.
 pub(super) fn quarantined(r: &Remote, session: &str) -> Option<Response> {
-    let name = r.sessions.lock().unwrap().get(session)?.name.clone();
-    let q = r.quarantined.lock().unwrap().get(&name).cloned()?;
+    let name = r.sessions.locked().get(session)?.name.clone();
+    let q = r.quarantined.locked().get(&name).cloned()?;
     Some(refuse(StatusCode::FORBIDDEN, quarantine_text(&q)))
 }
 
@@ -31,10 +33,11 @@ pub(super) fn quarantined(r: &Remote, session: &str) -> Option<Response> {
 pub const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// Quarantines every worker whose residual is far out ([`residuals::check`] against the
-/// latest fit's ratings), at most once in [`CHECK_EVERY`].
+/// latest fit's ratings, seat 0's, each bot's and each pair's) or who voids far more games than
+/// the others ([`residuals::void_outliers`]), at most once in [`CHECK_EVERY`].
 pub(super) fn check_residuals(r: &Remote) {
     {
-        let mut last = r.last_check.lock().unwrap();
+        let mut last = r.last_check.locked();
         if last.is_some_and(|t| t.elapsed() < CHECK_EVERY) {
             return;
         }
@@ -42,53 +45,94 @@ pub(super) fn check_residuals(r: &Remote) {
     }
     let ratings: HashMap<String, f64> =
         r.s.standings
-            .read()
-            .unwrap()
+            .reading()
             .bots
             .iter()
             .filter_map(|b| Some((b.name.clone(), b.rating?)))
             .collect();
-    let flagged: Vec<residuals::Residual> = {
-        let played = r.played.lock().unwrap();
-        let known = r.quarantined.lock().unwrap();
-        residuals::check(
-            &played,
-            |b| ratings.get(b).copied(),
-            residuals::Check::default(),
-        )
-        .into_iter()
-        .filter(|x| x.flagged && !known.contains_key(&x.worker))
-        .collect()
+    let settings = residuals::Check::default();
+    let flagged: Vec<(String, String)> = {
+        let played = r.played.locked();
+        let known = r.quarantined.locked();
+        let mut flagged: Vec<(String, String)> = Vec::new();
+        let mut off: Vec<residuals::Residual> =
+            residuals::check(&played, |b| ratings.get(b).copied(), settings)
+                .into_iter()
+                .filter(|x| x.flagged && !known.contains_key(&x.worker))
+                .collect();
+        // The cell furthest out of each worker says why.
+        off.sort_by(|a, b| b.z.abs().total_cmp(&a.z.abs()));
+        for x in off {
+            if flagged.iter().any(|(w, _)| *w == x.worker) {
+                continue;
+            }
+            let why = format!(
+                "its results are off the league's fit: over {} games {} scored {:+.2} a game \
+                 against the ratings' expectation, z = {:.1} against the other workers (at most \
+                 {:.1} for an honest one)",
+                x.games, x.cell, x.mean, x.z, x.threshold
+            );
+            flagged.push((x.worker, why));
+        }
+        let mut counts: HashMap<&str, (u64, u64)> = HashMap::new();
+        for g in played.iter() {
+            counts.entry(&g.worker).or_default().0 += 1;
+        }
+        let voided_by = r.voided_by.locked();
+        for (w, v) in voided_by.iter() {
+            counts.entry(w).or_default().1 += v;
+        }
+        let counts: Vec<(String, u64, u64)> = counts
+            .into_iter()
+            .map(|(w, (n, v))| (w.to_string(), n, v))
+            .collect();
+        for x in residuals::void_outliers(&counts, settings) {
+            if !x.flagged || known.contains_key(&x.worker) {
+                continue;
+            }
+            if flagged.iter().any(|(w, _)| *w == x.worker) {
+                continue;
+            }
+            let why = format!(
+                "it voided {} of its {} games (its machine's load lost them, it said): at the \
+                 other workers' rate ({:.1}%, 2% at least) that many or more has a chance of \
+                 {:.1e} (at least {:.1e} for an honest one)",
+                x.voids,
+                x.results,
+                100.0 * x.others,
+                x.p,
+                x.threshold
+            );
+            flagged.push((x.worker, why));
+        }
+        flagged
     };
     let mut any = false;
-    for x in flagged {
+    for (worker, why) in flagged {
         // Held until it is quarantined: a result of it that comes meanwhile is among its games
         // or refused (see `results`).
-        let played = r.played.lock().unwrap();
+        let played = r.played.locked();
         let games = played
             .iter()
-            .filter(|g| g.worker == x.worker)
+            .filter(|g| g.worker == worker)
             .map(|g| g.game_id)
             .collect();
         let q = Quarantined {
-            worker: x.worker.clone(),
+            worker: worker.clone(),
             why: format!(
-                "its results are off the league's fit: over {} games its seat 0 scored {:+.2} \
-                 a game against the ratings' expectation, z = {:.1} against the other workers \
-                 (at most {:.1} for an honest one); its games are out of the ratings (kept in \
-                 the records). Check that machine and its arbiter, then give it a new token",
-                x.games, x.mean, x.z, x.threshold
+                "{why}; its games are out of the ratings (kept in the records). Check that \
+                 machine and its arbiter, then give it a new token"
             ),
             games,
             at: crate::league::server::now_text(),
         };
         {
             // Results of several workers are checked at once: one check quarantines it.
-            let mut known = r.quarantined.lock().unwrap();
-            if known.contains_key(&x.worker) {
+            let mut known = r.quarantined.locked();
+            if known.contains_key(&worker) {
                 continue;
             }
-            known.insert(x.worker, q.clone());
+            known.insert(worker, q.clone());
         }
         drop(played);
         any = true;
@@ -110,18 +154,11 @@ pub(super) fn check_residuals(r: &Remote) {
 pub(super) fn recount(r: &Remote) {
     let out: Vec<u64> = r
         .quarantined
-        .lock()
-        .unwrap()
+        .locked()
         .values()
         .flat_map(|q| q.games.iter().copied())
         .collect();
-    let known: Vec<String> =
-        r.s.sched
-            .lock()
-            .unwrap()
-            .names()
-            .map(String::from)
-            .collect();
+    let known: Vec<String> = r.s.sched.locked().names().map(String::from).collect();
     if let Err(e) = r.s.recount(out, &known) {
         eprintln!("arbiter: warning: cannot count the standings again: {e}");
     }

@@ -1,10 +1,14 @@
-//! A worker's result: checked against its lease (the first result for a game wins, a game
-//! of the wrong shape is refused), voided when the worker's own load lost it ([`trust`]),
-//! otherwise handed to the recorder, noted as played by that worker and the workers' residuals
-//! checked again.
+//! A worker's result: heard only from the session that holds its game's lease (another
+//! session's is refused, a late one dropped), checked field by field against that game
+//! ([`super::check`]: a result no referee could have made is refused naming the field), voided
+//! when the worker's own load lost it ([`trust`]), otherwise handed to the recorder (503 while
+//! the league cannot record), noted as played by that worker and the workers' residuals checked
+//! again.
 
+use super::held::{name_of, Taken};
 use super::quarantine::{check_residuals, quarantined};
-use super::{from_worker, refuse, Body, Remote, Reply, ResultRequest, VOIDED_SHOWN};
+use super::{check, from_worker, refuse, Body, Remote, Reply, ResultRequest, VOIDED_SHOWN};
+use crate::league::locks::Locked;
 use crate::league::residuals::Played;
 use crate::league::scheduler::Game;
 use crate::league::trust;
@@ -18,6 +22,15 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+fn reply(accepted: bool, stop: bool, voided: bool) -> Response {
+    Json(Reply {
+        accepted,
+        stop,
+        voided,
+    })
+    .into_response()
+}
+
 pub(super) async fn result(
     State(r): State<Arc<Remote>>,
     headers: HeaderMap,
@@ -27,50 +40,71 @@ pub(super) async fn result(
         Ok(q) => q,
         Err(e) => return *e,
     };
+    let (id, session) = (req.game_id, req.session.as_str());
     let stop = r.s.stop.load(Ordering::Relaxed);
-    if let Some(e) = quarantined(&r, &req.session) {
+    if let Some(e) = quarantined(&r, session) {
         // Its game goes to another worker.
-        if r.out.lock().unwrap().remove(&req.game_id).is_some() {
-            r.s.sched.lock().unwrap().release(req.game_id);
-            r.s.live.lock().unwrap().running.remove(&req.game_id);
+        if r.held.locked().take(id, session) {
+            r.s.sched.locked().release(id);
+            r.s.live.locked().running.remove(&id);
         }
         return e;
     }
-    let Some(game) = r.out.lock().unwrap().remove(&req.game_id) else {
-        // Another worker's result came first (or the server restarted and plays it again).
-        return Json(Reply {
-            accepted: false,
-            stop,
-            voided: false,
-        })
-        .into_response();
+    if let Some(e) = super::not_recording(&r) {
+        return e;
+    }
+    let claim = r.held.locked().claim(id, session);
+    let game = match claim {
+        Taken::Yours(game) => game,
+        // Another worker's result came first, its lease ran out, or the server restarted and
+        // plays it again: dropped, as a late result.
+        Taken::Former | Taken::NotOut => return reply(false, stop, false),
+        // Another session of the same token (a worker that registered again): not its game.
+        Taken::Other(holder) if name_of(&holder) == name_of(session) => {
+            return reply(false, stop, false)
+        }
+        Taken::Other(_) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "the result of game {id} was refused: game {id} is leased to another \
+                     worker, not to session {session:?}; a worker sends the results of its own \
+                     games only"
+                ),
+            )
+        }
     };
-    let seats = game.bots.len();
-    let mut result = req.result;
-    if result.ranks.len() != seats || result.stats.len() != seats {
-        r.out.lock().unwrap().insert(game.game_id, game);
+    // The opening the game was leased with (a game whose opening cannot be made is never
+    // leased, so none is held for it).
+    let told = r.s.table.opening(&game).unwrap_or_default();
+    if let Err(e) = check::check(&req, &game, r.s.table.referee.max_turns, &told) {
+        // The game stays the worker's: an honest result for it is still taken.
         return refuse(
             StatusCode::BAD_REQUEST,
             format!(
-                "the result of game {} is not one of {seats} seats",
-                req.game_id
+                "the result of game {id} was refused, nothing of it kept: {e} (a result must be \
+                 one arbiter's referee could have made of that game; is the worker's arbiter \
+                 the server's own?)"
             ),
         );
     }
-    // The league's names and seed, whatever the worker called them.
+    if !r.held.locked().take(id, session) {
+        // The same result twice at once: the other one is heard.
+        return reply(false, stop, false);
+    }
+    let seats = game.bots.len();
+    let mut result = req.result;
+    // The league's names, seed and game, whatever the worker called them.
     result.bots = game.bots.clone();
     result.seed = game.seed;
+    result.game = r.s.table.choice.name().to_string();
     result.log = req.log;
     result.stderr_tails = req.stderr_tails;
     result.duration = Duration::from_micros(req.duration_us);
     if let Some(seat) = trust::spoiled_seat(&result) {
-        if void(&r, &game, &req.session, seat, &result) {
-            return Json(Reply {
-                accepted: false,
-                stop,
-                voided: true,
-            })
-            .into_response();
+        if void(&r, &game, session, seat, &result) {
+            check_residuals(&r);
+            return reply(false, stop, true);
         }
     }
     let spec = GameSpec {
@@ -80,8 +114,8 @@ pub(super) async fn result(
         seats: (0..seats).collect(),
     };
     let name = {
-        let mut sessions = r.sessions.lock().unwrap();
-        let s = sessions.get_mut(&req.session);
+        let mut sessions = r.sessions.locked();
+        let s = sessions.get_mut(session);
         s.map(|s| {
             s.games += 1;
             s.name.clone()
@@ -96,11 +130,11 @@ pub(super) async fn result(
         };
         // Under the lock a quarantine takes its games with: a worker quarantined since its
         // result came in is refused here, or its game is among those taken out.
-        let mut all = r.played.lock().unwrap();
-        if let Some(e) = quarantined(&r, &req.session) {
+        let mut all = r.played.locked();
+        if let Some(e) = quarantined(&r, session) {
             drop(all);
-            r.s.sched.lock().unwrap().release(game.game_id);
-            r.s.live.lock().unwrap().running.remove(&game.game_id);
+            r.s.sched.locked().release(game.game_id);
+            r.s.live.locked().running.remove(&game.game_id);
             return e;
         }
         if let Err(e) = trust::append_played(&r.s.dir, &played) {
@@ -108,19 +142,19 @@ pub(super) async fn result(
         }
         all.push(played);
     }
-    r.s.finished(game, Finished { spec, result });
+    if !r.s.finished(game, Finished { spec, result }) {
+        if let Some(e) = super::not_recording(&r) {
+            return e;
+        }
+    }
     check_residuals(&r);
-    Json(Reply {
-        accepted: true,
-        stop,
-        voided: false,
-    })
-    .into_response()
+    reply(true, stop, false)
 }
 
 /// Voids `game`, which `session` lost to its machine's load at `seat`: its evidence logged, the
-/// game queued again, the worker paused. False when it stands after all (voided too often, or
-/// the evidence cannot be kept).
+/// game queued again first for a worker of another token, the worker paused and its voids
+/// counted. False when it stands after all (voided too often, or the evidence cannot
+/// be kept).
 pub(super) fn void(
     r: &Remote,
     game: &Game,
@@ -129,7 +163,7 @@ pub(super) fn void(
     result: &GameResult,
 ) -> bool {
     {
-        let mut voids = r.voids.lock().unwrap();
+        let mut voids = r.voids.locked();
         let n = voids.entry(game.game_id).or_default();
         if *n >= trust::MAX_VOIDS {
             return false;
@@ -144,14 +178,20 @@ pub(super) fn void(
         );
         return false;
     }
-    r.s.sched.lock().unwrap().release(game.game_id);
-    r.s.live.lock().unwrap().running.remove(&game.game_id);
-    if let Some(s) = r.sessions.lock().unwrap().get_mut(session) {
+    r.s.sched
+        .locked()
+        .release_to_others(game.game_id, name_of(session), Instant::now());
+    r.s.live.locked().running.remove(&game.game_id);
+    *r.voided_by
+        .locked()
+        .entry(name_of(session).to_string())
+        .or_default() += 1;
+    if let Some(s) = r.sessions.locked().get_mut(session) {
         s.voided += 1;
         s.paused_until = Some(Instant::now() + trust::VOID_PAUSE);
     }
     {
-        let mut shown = r.voided.lock().unwrap();
+        let mut shown = r.voided.locked();
         shown.push_back(v.clone());
         if shown.len() > VOIDED_SHOWN {
             shown.pop_front();

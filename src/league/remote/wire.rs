@@ -11,8 +11,18 @@ use std::time::Duration;
 pub const LONG_POLL: Duration = Duration::from_secs(20);
 /// The largest result a worker may send (a game's turns included), in bytes.
 pub const RESULT_LIMIT: usize = 64 << 20;
+/// The largest body of any other worker's request (a registration, a lease, a renewal), in
+/// bytes.
+pub const REQUEST_LIMIT: usize = 64 << 10;
 /// The version a worker must run: the server's own.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// What a worker of this build speaks beyond its version (builds of one version differ): 1, a
+/// leased game's opening ([`LeasedGame::opening`]) is played. A worker that says less (0: it
+/// predates the field) is refused by a league whose games start from openings, as it would
+/// play them from the start; elsewhere it plays as it always did.
+pub const PROTOCOL: u32 = 1;
+/// The first protocol that plays a leased game's opening.
+pub const PROTOCOL_OPENINGS: u32 = 1;
 
 /// What a worker says of itself when it registers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -26,6 +36,9 @@ pub struct Register {
     /// A quick CPU figure (milliseconds for a fixed amount of hashing; lower is faster).
     pub bench_ms: f64,
     pub concurrency: usize,
+    /// What it speaks ([`PROTOCOL`]; 0 from a worker that predates the field).
+    #[serde(default)]
+    pub protocol: u32,
 }
 
 /// The answer to a registration.
@@ -38,6 +51,11 @@ pub struct Registered {
     /// What the worker should know of its standing (a bench too slow for timed games).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// This start of the server (a new id at each start): a worker that registers again, or
+    /// whose result is dropped, tells a server that restarted from one that forgot it or gave
+    /// its game to another worker.
+    #[serde(default)]
+    pub server: String,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -53,6 +71,10 @@ pub struct LeaseRequest {
 pub struct LeasedGame {
     pub game: Game,
     pub bots: Vec<BotRef>,
+    /// The moves the game starts from (the league's opening of its table; none: the game's
+    /// start), played by the worker before the bots take over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opening: Vec<String>,
 }
 
 /// A bot's archive (by hash) and the BOT argument that finds it once unpacked.
@@ -85,6 +107,16 @@ pub struct ResultRequest {
     pub duration_us: u64,
 }
 
+/// A leased game the worker's machine could not start (out of descriptors, memory or
+/// processes): no result, since no bot is at fault; it goes back to the queue.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Release {
+    pub session: String,
+    pub game_id: u64,
+    /// What failed, as the worker says it.
+    pub why: String,
+}
+
 /// The answer to a renewal or a result.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Reply {
@@ -97,6 +129,38 @@ pub struct Reply {
     /// [`crate::league::trust`]); it is played again, and this worker gets no game for a pause.
     #[serde(default)]
     pub voided: bool,
+}
+
+/// What `POST /api/bots` takes (`league add` on the server's folder): bots on the server's
+/// own machine, by BOT argument.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AddRequest {
+    /// BOT arguments as on the command line.
+    pub bots: Vec<String>,
+    /// Where their paths are found from.
+    pub workdir: std::path::PathBuf,
+    /// An SPRT of the (one) new bot against this one.
+    #[serde(default)]
+    pub candidate_of: Option<String>,
+    /// That SPRT's bounds and pair limit (the defaults where none).
+    #[serde(default)]
+    pub sprt: Option<crate::league::sprt::Bounds>,
+}
+
+/// The answer to an addition or an upload: each bot's outcome.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Added {
+    pub added: Vec<AddedBot>,
+}
+
+/// One bot added (`ok`, with its name), or why it cannot play (`problem`).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct AddedBot {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// A registered worker process.
@@ -130,6 +194,12 @@ impl OfSession for LeaseRequest {
 }
 
 impl OfSession for Renew {
+    fn session(&self) -> &str {
+        &self.session
+    }
+}
+
+impl OfSession for Release {
     fn session(&self) -> &str {
         &self.session
     }

@@ -1,14 +1,19 @@
 //! The workers as the league sees them: `/api/workers` and the page's table (alive, games,
 //! voided, why idle), the bench gate (a machine far slower than the league's median gets no
-//! timed games) and the league's capacity (every live, playing worker's slots).
+//! timed games; the median counts each token once, so that one token's many sessions cannot
+//! move it), the league's capacity (every live, playing worker's slots, each session's at most
+//! its cores and `[workers] max_concurrency`) and the workers' knobs (`[workers]` in
+//! `league.toml`).
 
 use super::quarantine::quarantine_text;
 use super::{lease_time, Remote, Session, WorkerLine};
+use crate::league::locks::Locked;
 use crate::league::trust::{Quarantined, Voided};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use std::collections::HashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,10 +31,37 @@ pub(super) fn forget_gone(sessions: &mut HashMap<String, Session>, now: Instant,
 /// A worker whose bench figure is this many times the league's median gets no timed games.
 pub const BENCH_FACTOR: f64 = 5.0;
 
+/// The knobs of remote workers (`league.toml`, under `[workers]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkerLimits {
+    /// Sessions one worker token may hold at once (a registration past it is refused with 429;
+    /// a session not heard from in half a lease time gives its place up).
+    pub sessions_per_token: usize,
+    /// The most games one session plays at once, whatever it says (and at most its cores).
+    pub max_concurrency: usize,
+}
+
+impl Default for WorkerLimits {
+    fn default() -> WorkerLimits {
+        WorkerLimits {
+            sessions_per_token: 64,
+            max_concurrency: 256,
+        }
+    }
+}
+
+impl WorkerLimits {
+    /// The games a worker that says it has `cores` and plays `concurrency` at once may hold.
+    pub fn slots(&self, cores: usize, concurrency: usize) -> usize {
+        concurrency.min(cores).min(self.max_concurrency).max(1)
+    }
+}
+
 /// The workers this server has seen since it started.
 pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
     let lease = lease_time(r);
-    let sessions = r.sessions.lock().unwrap();
+    let sessions = r.sessions.locked();
     let mut lines: Vec<WorkerLine> = sessions
         .iter()
         .map(|(id, s)| WorkerLine {
@@ -40,8 +72,7 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
             voided: s.voided,
             idle: r
                 .quarantined
-                .lock()
-                .unwrap()
+                .locked()
                 .get(&s.name)
                 .map(quarantine_text)
                 .or_else(|| s.slow.clone()),
@@ -54,31 +85,39 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
 }
 
 pub(super) async fn workers(State(r): State<Arc<Remote>>) -> Response {
-    let voided: Vec<Voided> = r.voided.lock().unwrap().iter().rev().cloned().collect();
-    let quarantined: Vec<Quarantined> = r.quarantined.lock().unwrap().values().cloned().collect();
+    let voided: Vec<Voided> = r.voided.locked().iter().rev().cloned().collect();
+    let quarantined: Vec<Quarantined> = r.quarantined.locked().values().cloned().collect();
     Json(serde_json::json!({
         "workers": worker_lines(&r),
         "voided": voided,
         "quarantined": quarantined,
         "bench_ms": r.own_bench_ms,
-        "capacity": r.s.sched.lock().unwrap().capacity(),
+        "capacity": r.s.sched.locked().capacity(),
     }))
     .into_response()
 }
 
-/// Why `bench_ms` is too slow for timed games: over [`BENCH_FACTOR`] times the median of the
-/// server's own figure and the live workers'.
-pub(super) fn slow_bench(r: &Remote, bench_ms: f64) -> Option<String> {
+/// Why `bench_ms` (of a worker of token `name`) is too slow for timed games: over
+/// [`BENCH_FACTOR`] times the median of the server's own figure and the live workers' of the
+/// other tokens, each token counted once (the median of its sessions' figures).
+pub(super) fn slow_bench(r: &Remote, name: &str, bench_ms: f64) -> Option<String> {
     let lease = lease_time(r);
-    let mut all: Vec<f64> = r
-        .sessions
-        .lock()
-        .unwrap()
-        .values()
-        .filter(|s| s.last_seen.elapsed() < 2 * lease && s.slow.is_none())
-        .map(|s| s.info.bench_ms)
+    let mut by_token: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let sessions = r.sessions.locked();
+    for s in sessions.values() {
+        if s.last_seen.elapsed() < 2 * lease && s.slow.is_none() && s.name != name {
+            by_token.entry(&s.name).or_default().push(s.info.bench_ms);
+        }
+    }
+    let mut all: Vec<f64> = by_token
+        .into_values()
+        .map(|mut v| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        })
         .chain([r.own_bench_ms])
         .collect();
+    drop(sessions);
     all.sort_by(f64::total_cmp);
     let median = all[all.len() / 2];
     // A figure that is not a number is no figure: no timed games either.
@@ -98,14 +137,13 @@ pub(super) fn update_capacity(r: &Remote) {
     let lease = lease_time(r);
     let remote: usize = r
         .sessions
-        .lock()
-        .unwrap()
+        .locked()
         .values()
         .filter(|s| s.last_seen.elapsed() < 2 * lease && s.slow.is_none())
-        .map(|s| s.info.concurrency.max(1))
+        .map(|s| s.slots)
         .sum();
     let slots = r.s.local_workers + remote;
-    r.s.sched.lock().unwrap().set_capacity(slots);
+    r.s.sched.locked().set_capacity(slots);
 }
 
 #[cfg(test)]
@@ -124,7 +162,9 @@ mod tests {
                 sandbox: true,
                 bench_ms: 1.0,
                 concurrency: 1,
+                protocol: 0,
             },
+            slots: 1,
             games: 0,
             voided: 0,
             paused_until: None,

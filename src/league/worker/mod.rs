@@ -8,17 +8,16 @@
 //! restarted is registered with again; a refused token or version ends the worker with the
 //! server's reason.
 
-pub mod net;
-
 use super::bundle;
+use super::client::{Client, ClientError};
 use super::folder::{BotEntry, LeagueSettings};
 use super::play::{self, Table};
 use super::remote::{
-    BotRef, LeaseRequest, Leased, Register, Registered, Renew, Reply, ResultRequest, LONG_POLL,
+    BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL, PROTOCOL,
     VERSION,
 };
 use crate::bot::BotSpec;
-use net::{Answer, NetError};
+use crate::league::locks::Locked;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +33,7 @@ pub enum WorkError {
     #[error("the league at {url} refused this worker: {why}")]
     Refused { url: String, why: String },
     #[error(transparent)]
-    Net(#[from] NetError),
+    Net(#[from] ClientError),
     #[error("the league at {url} answered {status}: {why}")]
     Answer {
         url: String,
@@ -43,6 +42,22 @@ pub enum WorkError {
     },
     #[error("this worker cannot play the league's game: {0}")]
     Game(String),
+    #[error(
+        "bot {name} arrived damaged (its hash is {got}, not {want}); it is fetched again next time"
+    )]
+    Damaged {
+        name: String,
+        got: String,
+        want: String,
+    },
+    #[error(transparent)]
+    Unpack(#[from] bundle::BundleError),
+    #[error("keeping bot {name} in {}: {source}; is the cache folder's disk full?", dir.display())]
+    Keep {
+        name: String,
+        dir: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the cache folder {}: {source}", path.display())]
     Cache {
         path: PathBuf,
@@ -61,8 +76,11 @@ pub struct Options {
 
 struct Worker {
     opts: Options,
+    client: Client,
     info: Register,
     session: Mutex<String>,
+    /// The server's start it registered with ([`Registered::server`]).
+    server: Mutex<String>,
     lease: Mutex<Duration>,
     table: Table,
     /// Bots ready to play, by archive and BOT argument (or why they cannot play).
@@ -71,6 +89,8 @@ struct Worker {
     fetching: Mutex<()>,
     stop: AtomicBool,
     fatal: Mutex<Option<WorkError>>,
+    /// When this machine cannot start games.
+    backoff: super::backoff::Backoff,
 }
 
 /// Runs a worker until the league tells it to stop or refuses it.
@@ -81,13 +101,19 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
         source,
     })?;
     let info = describe(opts.concurrency);
-    let reg = register(&opts, &info)?;
+    let client = Client::new(&opts.url, Some(&opts.token), Duration::from_secs(10))?;
+    let reg = register(&client, &info)?;
     let settings = LeagueSettings {
         seed: 0,
         workdir: opts.cache.clone(),
+        opening_plies: 0,
+        openings: Default::default(),
         game: reg.game.clone(),
         matchmaking: Default::default(),
         upload: Default::default(),
+        workers: Default::default(),
+        http: Default::default(),
+        page: Default::default(),
     };
     let table = play::table(&settings).map_err(|e| WorkError::Game(format!("{e:#}")))?;
     eprintln!(
@@ -95,18 +121,21 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
         opts.url, reg.session, opts.concurrency
     );
     if let Some(note) = &reg.note {
-        eprintln!("arbiter: the league gives this worker no games: {note}");
+        eprintln!("arbiter: the league says of this worker: {note}");
     }
     let w = Arc::new(Worker {
         info,
         session: Mutex::new(reg.session),
+        server: Mutex::new(reg.server),
         lease: Mutex::new(Duration::from_millis(reg.lease_ms)),
         table,
         bots: Mutex::default(),
         fetching: Mutex::new(()),
         stop: AtomicBool::new(false),
         fatal: Mutex::new(None),
+        backoff: Default::default(),
         opts,
+        client,
     });
     let mut threads = Vec::new();
     for k in 0..w.opts.concurrency.max(1) {
@@ -128,7 +157,7 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
     for t in threads {
         let _ = t.join();
     }
-    let fatal = w.fatal.lock().unwrap().take();
+    let fatal = w.fatal.locked().take();
     match fatal {
         Some(e) => Err(e),
         None => Ok(()),
@@ -156,6 +185,7 @@ fn describe(concurrency: usize) -> Register {
         sandbox: crate::bot::sandbox::bwrap().is_some(),
         bench_ms: bench().as_secs_f64() * 1000.0,
         concurrency,
+        protocol: PROTOCOL,
     }
 }
 
@@ -175,79 +205,89 @@ pub fn bench() -> Duration {
     fastest * 8
 }
 
-/// Calls the league, trying again with back-off while it cannot be reached.
-fn call(
-    opts: &Options,
-    path: &str,
-    body: Option<&[u8]>,
-    wait: Duration,
-) -> Result<Answer, NetError> {
-    let method = if body.is_some() { "POST" } else { "GET" };
+/// Makes call `ask` of the league, trying again with back-off while it cannot be reached.
+/// Where this machine could not make the call (out of descriptors or memory), the league is
+/// not lost: that is the machine's trouble, said once through `backoff` (where the worker has
+/// one yet) with the games that cannot start meanwhile.
+fn call<T>(
+    url: &str,
+    backoff: Option<&super::backoff::Backoff>,
+    ask: impl Fn() -> Result<T, ClientError>,
+) -> Result<T, ClientError> {
     let mut pause = Duration::from_secs(1);
     let mut lost = false;
     loop {
-        match net::call(&opts.url, method, path, &opts.token, body, wait) {
-            Ok(a) => {
-                if lost {
-                    eprintln!("arbiter: reached the league at {} again", opts.url);
-                }
-                return Ok(a);
-            }
+        match ask() {
             Err(e) if e.transient() => {
-                eprintln!(
-                    "arbiter: lost the league: {e}; trying again in {}s",
-                    pause.as_secs()
-                );
+                match (e.machine(), backoff) {
+                    (Some(fault), Some(b)) => {
+                        let what = format!("this machine cannot reach the league ({e})");
+                        std::thread::sleep(b.failed("this worker", fault, &what));
+                        continue;
+                    }
+                    _ => eprintln!(
+                        "arbiter: lost the league: {e}; trying again in {}s",
+                        pause.as_secs()
+                    ),
+                }
                 lost = true;
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(MAX_BACKOFF);
             }
-            Err(e) => return Err(e),
+            done => {
+                if lost {
+                    eprintln!("arbiter: reached the league at {url} again");
+                }
+                return done;
+            }
         }
     }
 }
 
-/// A refusal that ends the worker (token, version), or another failed answer.
-fn failed(opts: &Options, a: &Answer) -> WorkError {
-    match a.status {
-        401 | 403 | 409 => WorkError::Refused {
-            url: opts.url.clone(),
-            why: a.text(),
-        },
-        status => WorkError::Answer {
-            url: opts.url.clone(),
+/// A refusal that ends the worker (token, version), or another failed call.
+fn failed(e: ClientError) -> WorkError {
+    match e {
+        ClientError::Status {
+            url,
+            status: 401 | 403 | 409,
+            message,
+            ..
+        } => WorkError::Refused { url, why: message },
+        ClientError::Status {
+            url,
             status,
-            why: a.text(),
+            message,
+            ..
+        } => WorkError::Answer {
+            url,
+            status,
+            why: message,
         },
+        ClientError::Decode { url, source, .. } => WorkError::Answer {
+            url,
+            status: 200,
+            why: format!("not a registration: {source}"),
+        },
+        e => WorkError::Net(e),
     }
 }
 
-fn register(opts: &Options, info: &Register) -> Result<Registered, WorkError> {
-    let body = serde_json::to_vec(info).expect("serialises");
-    let a = call(
-        opts,
-        "/api/work/register",
-        Some(&body),
-        Duration::from_secs(60),
-    )?;
-    if !a.ok() {
-        return Err(failed(opts, &a));
-    }
-    serde_json::from_slice(&a.body).map_err(|e| WorkError::Answer {
-        url: opts.url.clone(),
-        status: a.status,
-        why: format!("not a registration: {e}"),
-    })
+fn register(client: &Client, info: &Register) -> Result<Registered, WorkError> {
+    call(client.url(), None, || client.register(info)).map_err(failed)
 }
 
 impl Worker {
     fn session(&self) -> String {
-        self.session.lock().unwrap().clone()
+        self.session.locked().clone()
+    }
+
+    fn server(&self) -> String {
+        self.server.locked().clone()
     }
 
     /// Ends the worker with `e` (the first reason is kept).
     fn fail(&self, e: WorkError) {
-        self.fatal.lock().unwrap().get_or_insert(e);
+        self.fatal.locked().get_or_insert(e);
         self.stop.store(true, Ordering::Relaxed);
     }
 
@@ -255,128 +295,188 @@ impl Worker {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Calls the league with a request made for the current session; registers again when
-    /// the server no longer knows it (it restarted). `None`: the worker stops.
-    fn post<T: serde::Serialize>(
+    /// Makes call `ask` of the league for the current session; registers again when the
+    /// server no longer knows it (it restarted), asks again while it takes no results (503).
+    /// `None`: the worker stops (refused, or the league cannot be reached at its address);
+    /// `Some(Err)`: another refusal (said here) or an answer it cannot read.
+    fn post<T>(
         &self,
-        path: &str,
-        make: impl Fn(String) -> T,
-        wait: Duration,
-    ) -> Option<Answer> {
+        ask: impl Fn(&Client, String) -> Result<T, ClientError>,
+    ) -> Option<Result<T, ClientError>> {
+        let (mut pause, mut said) = (Duration::from_secs(1), false);
         loop {
-            let body = serde_json::to_vec(&make(self.session())).expect("serialises");
-            let a = match call(&self.opts, path, Some(&body), wait) {
-                Ok(a) => a,
-                Err(e) => {
-                    self.fail(e.into());
-                    return None;
-                }
+            let e = match call(&self.opts.url, Some(&self.backoff), || {
+                ask(&self.client, self.session())
+            }) {
+                Ok(t) => return Some(Ok(t)),
+                Err(e) => e,
             };
-            if a.status == 410 {
-                eprintln!(
-                    "arbiter: the league forgot this worker ({}); registering again",
-                    a.text()
-                );
-                match register(&self.opts, &self.info) {
+            match e.status() {
+                Some(410) => match register(&self.client, &self.info) {
                     Ok(reg) => {
-                        *self.session.lock().unwrap() = reg.session;
-                        *self.lease.lock().unwrap() = Duration::from_millis(reg.lease_ms);
+                        let mut server = self.server.locked();
+                        if *server != reg.server {
+                            eprintln!(
+                                "arbiter: the league's server restarted: registered again as {}",
+                                reg.session
+                            );
+                        } else {
+                            let why = e.message().unwrap_or_default().trim_end();
+                            eprintln!(
+                                "arbiter: the league forgot this worker ({why}): registered \
+                                 again as {}",
+                                reg.session
+                            );
+                        }
+                        *server = reg.server;
+                        *self.session.locked() = reg.session;
+                        *self.lease.locked() = Duration::from_millis(reg.lease_ms);
                         continue;
                     }
                     Err(e) => {
                         self.fail(e);
                         return None;
                     }
+                },
+                // The league cannot record now: it is asked again, less and less often, until
+                // it can (said once).
+                Some(503) if !self.stopping() => {
+                    if !said {
+                        let why = e.message().unwrap_or_default();
+                        eprintln!(
+                            "arbiter: the league takes no results now: {why}; asking again \
+                             every {}s at most",
+                            MAX_BACKOFF.as_secs()
+                        );
+                        said = true;
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(MAX_BACKOFF);
+                    continue;
                 }
-            }
-            if !a.ok() {
-                if matches!(a.status, 401 | 403 | 409) {
-                    self.fail(failed(&self.opts, &a));
+                Some(401 | 403 | 409) => {
+                    self.fail(failed(e));
                     return None;
                 }
-                eprintln!("arbiter: the league answered {}: {}", a.status, a.text());
+                Some(status) => {
+                    let why = e.message().unwrap_or_default();
+                    eprintln!("arbiter: the league answered {status}: {why}");
+                    return Some(Err(e));
+                }
+                None if matches!(e, ClientError::Decode { .. }) => return Some(Err(e)),
+                None => {
+                    self.fail(e.into());
+                    return None;
+                }
             }
-            return Some(a);
         }
     }
 
     /// The bot `r` ready to play: fetched (checked against its hash), unpacked and built once.
-    fn bot(&self, name: &str, r: &BotRef) -> Result<BotSpec, String> {
-        let _one = self.fetching.lock().unwrap();
-        if let Some(done) = self.bots.lock().unwrap().get(r) {
-            return done.clone();
+    /// A check the machine failed is not kept: the bot is checked again next time.
+    fn bot(&self, name: &str, r: &BotRef) -> Result<BotSpec, play::NotChecked> {
+        let _one = self.fetching.locked();
+        if let Some(done) = self.bots.locked().get(r) {
+            return done.clone().map_err(play::NotChecked::Broken);
         }
         let dir = self.opts.cache.join("bots").join(&r.hash);
-        let done = self.fetch(name, &r.hash, &dir).and_then(|()| {
+        // A failed fetch is not kept: the next game fetches again (a server that restarted
+        // has not made the archive before it leases a game of that bot again).
+        self.fetch(name, &r.hash, &dir)
+            .map_err(|e| play::NotChecked::Broken(fetching(name, e)))?;
+        let done = {
             let entry = BotEntry {
                 name: name.to_string(),
                 origin: r.origin.clone(),
                 workdir: dir.clone(),
                 removed: false,
                 candidate_of: None,
+                sprt: None,
+                suspended: None,
             };
             play::check(&entry, &self.table.referee)
-        });
-        self.bots.lock().unwrap().insert(r.clone(), done.clone());
+        };
+        let kept = match &done {
+            Ok(spec) => Ok(spec.clone()),
+            Err(play::NotChecked::Broken(why)) => Err(why.clone()),
+            Err(play::NotChecked::Machine { .. }) => return done,
+        };
+        self.bots.locked().insert(r.clone(), kept);
         done
     }
 
+    /// Gives leased game `game_id` back to the league: this machine could not start it for
+    /// `fault` (`why`). Says so once, then waits before the worker takes another; false: the
+    /// worker stops.
+    fn give_back(&self, game_id: u64, fault: crate::bot::MachineFault, why: &str) -> bool {
+        let pause = self.backoff.failed("this worker", fault, why);
+        let answer = self.post(|client, session| {
+            client.release(&Release {
+                session,
+                game_id,
+                why: why.to_string(),
+            })
+        });
+        if answer.is_none() {
+            return false;
+        }
+        std::thread::sleep(pause);
+        true
+    }
+
     /// Makes sure archive `hash` is unpacked in `dir`.
-    fn fetch(&self, name: &str, hash: &str, dir: &std::path::Path) -> Result<(), String> {
+    fn fetch(&self, name: &str, hash: &str, dir: &std::path::Path) -> Result<(), WorkError> {
         let mark = dir.join(".complete");
         if mark.exists() {
             return Ok(());
         }
-        let a = call(
-            &self.opts,
-            &format!("/api/work/bot/{hash}"),
-            None,
-            Duration::from_secs(600),
-        )
-        .map_err(|e| e.to_string())?;
-        if !a.ok() {
-            return Err(format!("fetching bot {name}: {} {}", a.status, a.text()));
-        }
-        let got = bundle::hash(&a.body);
+        // The server sends a bot's archive to a session that holds one of its games only.
+        let session = self.session();
+        let bytes = call(&self.opts.url, Some(&self.backoff), || {
+            self.client.bot_archive(hash, &session)
+        })?;
+        let got = bundle::hash(&bytes);
         if got != hash {
-            return Err(format!(
-                "bot {name} arrived damaged (its hash is {got}, not {hash}); it is fetched again \
-                 next time"
-            ));
+            return Err(WorkError::Damaged {
+                name: name.into(),
+                got,
+                want: hash.into(),
+            });
         }
         let tmp = dir.with_extension(format!("part-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        bundle::unpack(name, &a.body, &tmp).map_err(|e| e.to_string())?;
+        bundle::unpack(name, &bytes, &tmp)?;
         let _ = std::fs::remove_dir_all(dir);
         std::fs::rename(&tmp, dir)
             .and_then(|()| std::fs::write(&mark, hash))
-            .map_err(|e| format!("keeping bot {name} in {}: {e}", dir.display()))
+            .map_err(|source| WorkError::Keep {
+                name: name.into(),
+                dir: dir.to_path_buf(),
+                source,
+            })
     }
 }
 
 fn play_loop(w: &Worker) {
     while !w.stopping() {
-        let Some(a) = w.post(
-            "/api/work/lease",
-            |session| LeaseRequest {
+        let Some(answer) = w.post(|client, session| {
+            client.lease(&LeaseRequest {
                 session,
                 slots: 1,
                 wait_ms: LONG_POLL.as_millis() as u64,
-            },
-            LONG_POLL + Duration::from_secs(30),
-        ) else {
+            })
+        }) else {
             return;
         };
-        let leased: Leased = match serde_json::from_slice(&a.body) {
-            Ok(l) if a.ok() => l,
-            _ => {
-                std::thread::sleep(Duration::from_secs(1));
-                continue;
-            }
+        let Ok(leased) = answer else {
+            std::thread::sleep(Duration::from_secs(1));
+            continue;
         };
-        *w.lease.lock().unwrap() = Duration::from_millis(leased.lease_ms);
+        *w.lease.locked() = Duration::from_millis(leased.lease_ms);
+        // The server's start the games were leased from.
+        let leased_from = w.server();
         for lg in leased.games {
-            let bots: Result<Vec<BotSpec>, String> = lg
+            let bots: Result<Vec<BotSpec>, play::NotChecked> = lg
                 .game
                 .bots
                 .iter()
@@ -385,7 +485,13 @@ fn play_loop(w: &Worker) {
                 .collect();
             let bots = match bots {
                 Ok(b) => b,
-                Err(why) => {
+                Err(play::NotChecked::Machine { fault, detail }) => {
+                    if !w.give_back(lg.game.game_id, fault, &detail) {
+                        return;
+                    }
+                    continue;
+                }
+                Err(play::NotChecked::Broken(why)) => {
                     // Its lease runs out and another worker plays it.
                     eprintln!(
                         "arbiter: cannot play game {}: {}",
@@ -395,26 +501,38 @@ fn play_loop(w: &Worker) {
                     continue;
                 }
             };
-            let mut f = play::play(&w.table, &bots, &lg.game);
+            let mut f = match play::play_told(&w.table, &bots, &lg.game, &lg.opening) {
+                Ok(f) => {
+                    w.backoff.started("this worker");
+                    f
+                }
+                Err(unplayed) => {
+                    // No bot lost it: the league gives it to another worker (or this one, once
+                    // its machine can start games again).
+                    let why = unplayed.to_string();
+                    if !w.give_back(lg.game.game_id, unplayed.fault, &why) {
+                        return;
+                    }
+                    continue;
+                }
+            };
             let log = std::mem::take(&mut f.result.log);
             let stderr_tails = std::mem::take(&mut f.result.stderr_tails);
             let duration_us = f.result.duration.as_micros() as u64;
             let result = f.result;
-            let Some(a) = w.post(
-                "/api/work/result",
-                |session| ResultRequest {
+            let Some(answer) = w.post(|client, session| {
+                client.result(&ResultRequest {
                     session,
                     game_id: lg.game.game_id,
                     result: result.clone(),
                     log: log.clone(),
                     stderr_tails: stderr_tails.clone(),
                     duration_us,
-                },
-                Duration::from_secs(120),
-            ) else {
+                })
+            }) else {
                 return;
             };
-            if let Ok(reply) = serde_json::from_slice::<Reply>(&a.body) {
+            if let Ok(reply) = answer {
                 if reply.voided {
                     eprintln!(
                         "arbiter: game {} was voided: a bot timed out after waiting for a CPU \
@@ -424,9 +542,16 @@ fn play_loop(w: &Worker) {
                         lg.game.game_id,
                         crate::options::Opt::Concurrency
                     );
+                } else if !reply.accepted && w.server() != leased_from {
+                    eprintln!(
+                        "arbiter: the result of game {} was dropped: the league's server \
+                         restarted since it was leased, and plays it again",
+                        lg.game.game_id
+                    );
                 } else if !reply.accepted {
                     eprintln!(
-                        "arbiter: game {} had a result already (its lease ran out): dropped",
+                        "arbiter: game {} had a result already (its lease ran out and another \
+                         worker played it): dropped",
                         lg.game.game_id
                     );
                 }
@@ -441,19 +566,25 @@ fn play_loop(w: &Worker) {
 /// Renews this worker's leases three times per lease time.
 fn renew_loop(w: &Worker) {
     while !w.stopping() {
-        let every = (*w.lease.lock().unwrap() / 3).max(Duration::from_millis(200));
+        let every = (*w.lease.locked() / 3).max(Duration::from_millis(200));
         std::thread::sleep(every);
-        let Some(a) = w.post(
-            "/api/work/renew",
-            |session| Renew { session },
-            Duration::from_secs(30),
-        ) else {
+        let Some(answer) = w.post(|client, session| client.renew(&Renew { session })) else {
             return;
         };
-        if let Ok(reply) = serde_json::from_slice::<Reply>(&a.body) {
+        if let Ok(reply) = answer {
             if reply.stop {
                 w.stop.store(true, Ordering::Relaxed);
             }
         }
+    }
+}
+
+/// Why bot `name` could not be fetched, as a game that cannot be played says it.
+fn fetching(name: &str, e: WorkError) -> String {
+    match e {
+        WorkError::Net(ClientError::Status {
+            status, message, ..
+        }) => format!("fetching bot {name}: {status} {message}"),
+        e => e.to_string(),
     }
 }

@@ -13,10 +13,9 @@ pub mod spec;
 pub use check::{check, RefereeCheckError};
 
 use super::assemble::{assemble, Ending, NoRules, Played};
-use super::turns::{End, Turns};
+use super::turns::{End, Said, Turns};
 use super::verdict::Verdict;
-use super::TURN_STDERR_BYTES;
-use super::{ms, Seat, TurnRecord};
+use super::{ms, Seat};
 use super::{spawn_with_referee, GameResult, Reason, RefereeConfig, RefereeError};
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::DrawRule;
@@ -283,25 +282,12 @@ impl Game<'_> {
             answer.push('\n');
         }
         let played = answer.trim_end_matches('\n').to_string();
-        if self.cfg.record_turns {
-            let stderr = procs[k].stderr_since(self.turns.err_mark[k], TURN_STDERR_BYTES);
-            self.turns.err_mark[k] = procs[k].stderr_bytes();
-            self.turns.log.push(TurnRecord {
-                turn: answered.which.game,
-                seat: k,
-                input,
-                answer: played.clone(),
-                comment: String::new(),
-                played: played.clone(),
-                time_us: answered.wall.as_micros() as u64,
-                cpu_us: answered.cpu.as_micros() as u64,
-                waited_us: answered.excused.as_micros() as u64,
-                stolen_us: answered.stolen.as_micros() as u64,
-                late: answered.late,
-                extra_lines: answered.extra_lines,
-                stderr,
-            });
-        }
+        self.turns.record(procs, k, self.cfg, &answered, || Said {
+            input,
+            answer: played.clone(),
+            comment: String::new(),
+            played: played.clone(),
+        });
         self.turns.moves.push(played);
         self.turns.turn += 1;
         self.send(answer.as_bytes()).err().map(Ended::RefereeError)

@@ -16,6 +16,9 @@
 //! engine's jar, arbiter's launcher), so the referee's sandbox needs only that folder and the
 //! system's.
 //!
+//! This is the one part of `referee/` that writes files (the build cache), and why it is here
+//! rather than beside the bots' builds in `bot/` is said in the referee's module doc.
+//!
 //! Known compile failures of official games (see `quirks`) are explained in the error, never
 //! patched silently: the game that plays is the one its authors wrote.
 
@@ -36,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 /// Bumped whenever the way a game or its run folder is built changes in a way its inputs do not
 /// show, so that every cached game is built again.
-const GAME_RECIPE: &str = "arbiter-sdk-game-1";
+const GAME_RECIPE: &str = "arbiter-sdk-game-2";
 
 use super::REFEREE_MAIN;
 
@@ -221,7 +224,10 @@ fn plain_version(version: &str) -> bool {
 }
 
 /// The files of `dir` below it, relative, sorted; `keep` picks which.
-fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> std::io::Result<Vec<PathBuf>> {
+pub(super) fn files_under(
+    dir: &Path,
+    keep: &dyn Fn(&Path) -> bool,
+) -> std::io::Result<Vec<PathBuf>> {
     fn walk(
         root: &Path,
         dir: &Path,
@@ -403,6 +409,12 @@ fn compile_game(
         let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
     }
     build_box::write_own_file(work, "build.log", log.as_bytes()).map_err(cache_err(work))?;
+    // The game's name, for a class path into this folder given later (not `sdk-game-HASH`).
+    let name = std::path::absolute(folder)
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "sdk-game".into());
+    build_box::write_own_file(work, super::NAME_FILE, name.as_bytes()).map_err(cache_err(work))?;
     stage.install(dest)?;
     Ok(())
 }

@@ -2,8 +2,12 @@
 //! referee is checked): a referee that cannot start (a class path without the engine, a jar
 //! that is not the game's), whose game throws in its `init`, or that was built against another
 //! engine would otherwise end every game of a run as `referee-error`. The check plays the
-//! start of one game without bots: `[[INIT]]`, `[[GET_GAME_INFO]]`, the first frame.
+//! start of one game without bots: `[[INIT]]`, `[[GET_GAME_INFO]]`, the first frame. That
+//! frame also tells the game's own time limits (arbiter's launcher reads them from the game's
+//! `GameManager` once its `init` has set them): the limits the bots are told and the records
+//! keep, as each turn enforces them.
 
+use super::protocol::GameLimits;
 use super::SdkGame;
 use crate::referee::RefereeConfig;
 
@@ -34,9 +38,14 @@ pub struct SdkCheckError {
 }
 
 /// Starts `game`'s referee (by its launcher, warm or fresh) for a game of `seats` players and
-/// reads its first frame within its time per message; no bot is started. The error is boxed:
-/// it is large, and run errors travel by value.
-pub fn check(game: &SdkGame, seats: usize, cfg: &RefereeConfig) -> Result<(), Box<SdkCheckError>> {
+/// reads its first frame within its time per message; no bot is started. Returns the game's own
+/// limits where the referee told them (a time bank's turns are limited by what is left of it:
+/// both limits are the bank). The error is boxed: it is large, and run errors travel by value.
+pub fn check(
+    game: &SdkGame,
+    seats: usize,
+    cfg: &RefereeConfig,
+) -> Result<Option<GameLimits>, Box<SdkCheckError>> {
     super::driver::first_frame(game, seats, cfg).map_err(|(what, stderr)| {
         Box::new(SdkCheckError {
             name: game.name.clone(),

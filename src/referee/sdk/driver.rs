@@ -2,15 +2,20 @@
 //! referee ([`super::RefereeLauncher`]) and the bots, sends `[[INIT]]` with the seed and the game
 //! parameters, and for each frame asks the referee what to do (`protocol`). A player's turn is
 //! asked with the same `Turns::ask` as every game (limits, grace and strikes, the fair clock,
-//! freezing): its limit is the game's own (`[[NEXT_PLAYER_INFO]]`) unless the user set limits. A
-//! bot that fails its turn (a timeout, a crash, an overlong line) is out of the game and the
-//! referee is told as CodinGame's runner tells it (`[[SET_PLAYER_TIMEOUT]]`): the game decides
-//! what follows (in three seats or more the others play on). The game ranks the seats by its
-//! `[[SCORES]]`; its own messages on a player (invalid actions, deactivations: its tooltips)
-//! are the verdict's text. The referee is untrusted: anything it does wrong (a `[[FAIL]]`, a
-//! hang, garbage, an exit) ends the game as `referee-error` with the end of its stderr.
+//! freezing): its limit is the game's own unless the user set limits: what `[[NEXT_PLAYER_INFO]]`
+//! gives, less the soft margin recent engines add (the game's own limit, which the bots were
+//! told: see [`super::check`]; arbiter's grace and strikes stand for the margin). A bot that
+//! fails its turn (a timeout, a crash, an overlong line) is out of the game and the referee is
+//! told as CodinGame's runner tells it (`[[SET_PLAYER_TIMEOUT]]`): the game decides what follows
+//! (in three seats or more the others play on). A player the game deactivates (an invalid
+//! action, by its rules) is out too, as `deactivated`, with the game's message on it. Players
+//! out in the same game turn (the engine's turns, counted by its key frames) are out together:
+//! the game's scores rank them, equal scores tie. Otherwise the game ranks the seats by its
+//! `[[SCORES]]`; its own messages on a player (its tooltips) are the verdict's text. The referee
+//! is untrusted: anything it does wrong (a `[[FAIL]]`, a hang, garbage, an exit) ends the game as
+//! `referee-error` with the end of its stderr.
 
-use super::protocol::{self, Frame, PlayerInfo};
+use super::protocol::{self, Frame, GameLimits, PlayerInfo};
 use super::record::SdkLog;
 use super::SdkGame;
 use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
@@ -18,11 +23,9 @@ use crate::game::{DrawRule, ScoreEnd};
 use crate::options::Opt;
 use crate::protocol::escape;
 use crate::referee::assemble::{assemble, Ending, NoRules, Played, Scoring};
-use crate::referee::turns::{End, Turns};
-use crate::referee::verdict::Verdict;
+use crate::referee::turns::{End, Said, Turns};
 use crate::referee::{
     ms, spawn_with_referee, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Seat,
-    TurnRecord, TURN_STDERR_BYTES,
 };
 use std::time::{Duration, Instant};
 
@@ -54,25 +57,16 @@ pub fn play(
         game.launcher.spawn(game, &cfg.limits, others)
     })?;
     let seats = bots.len();
-    let mut driver = Driver {
-        game,
-        proc,
-        cfg: cfg.clone(),
-        turns: Turns::new(seats, seed, 0),
-        monitoring: false,
-        since_request: 0,
-        messages: Vec::new(),
-        log: cfg.record_turns.then(Box::default),
-        pending: vec![String::new(); seats],
-        verdicts: Vec::new(),
-    };
+    let mut driver = Driver::new(game, proc, cfg, seats, seed);
     let end = driver.run(&mut procs, seed);
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     let Driver {
         proc,
         mut turns,
         messages,
-        log,
-        mut verdicts,
+        mut log,
+        deactivated,
+        game_turn,
         ..
     } = driver;
     // A warm launcher keeps its process for the next game when this one ended cleanly.
@@ -89,17 +83,30 @@ pub fn play(
         }
     };
 
-    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     let mut scores = vec![0; seats];
+    // Every player out of the game: arbiter's forfeits and the game's deactivations (named as
+    // the game names them), in the order of the game turns they happened in; those of one turn
+    // are ranked together by the game's scores.
+    if !matches!(end, Ended::RefereeError(_)) {
+        let mut out: Vec<Forfeit> = std::mem::take(&mut turns.forfeits);
+        out.extend(deactivated.into_iter().map(|mut f| {
+            f.detail = escape(
+                super::record::with_names(&f.detail, &names).as_bytes(),
+                MESSAGE_BYTES,
+            );
+            f
+        }));
+        out.sort_by_key(|f| f.turn);
+        turns.forfeits = out;
+        turns.simultaneous = true;
+    }
     let end = match end {
         Ended::Scores(game_scores) => {
             scores = game_scores;
-            // In two seats the bot that failed its turn ended the game: its forfeit is the
-            // verdict, as in every two-seat game. In more, the game played on without it.
+            // In two seats the one player out ended the game: its forfeit is the verdict, as
+            // in every two-seat game. In more, the game played on without it.
             if seats == 2 && turns.forfeits.len() == 1 {
-                let f = turns.forfeits.pop().expect("one forfeit");
-                let verdict = verdicts.pop().expect("a verdict for each forfeit");
-                Ending::Forfeit(f.seat, verdict)
+                Ending::Failed(turns.forfeits.pop().expect("one player out"))
             } else {
                 let ranks = protocol::ranks_of_scores(&scores);
                 let reason = match ranks.iter().all(|&r| r == 0) {
@@ -121,6 +128,11 @@ pub fn play(
     };
     let verdict_text = matches!(end, Ending::Ranked(_, Reason::Win | Reason::Draw(_)))
         .then(|| verdict_text(&messages, &names));
+    // The end's frame is a key frame of its own: the game turns played are one fewer.
+    let game_turns = match &end {
+        Ending::RefereeError(_) => game_turn,
+        _ => game_turn.saturating_sub(1),
+    };
     let mut stderr_tails: Vec<String> = procs.iter().map(Seat::stderr_tail).collect();
     stderr_tails.push(referee_tail);
     let played = Played {
@@ -134,6 +146,9 @@ pub fn play(
         duration: started.elapsed(),
     };
     let mut result = assemble(&SdkScores(scores), end, played);
+    if let Some(log) = &mut log {
+        log.turns = game_turns;
+    }
     result.sdk = log;
     if let Some(text) = verdict_text {
         result.detail = text;
@@ -149,34 +164,33 @@ pub(super) fn first_frame(
     game: &SdkGame,
     seats: usize,
     cfg: &RefereeConfig,
-) -> Result<(), (String, String)> {
+) -> Result<Option<GameLimits>, (String, String)> {
     let proc = game.launcher.spawn(game, &cfg.limits, &[]).map_err(|e| {
         let why = crate::errors::chain_text(&e);
         (format!("cannot start: {why}"), String::new())
     })?;
-    let mut driver = Driver {
-        game,
-        proc,
-        cfg: cfg.clone(),
-        turns: Turns::new(seats, 0, 0),
-        monitoring: false,
-        since_request: 0,
-        messages: Vec::new(),
-        log: None,
-        pending: Vec::new(),
-        verdicts: Vec::new(),
-    };
+    let mut driver = Driver::new(game, proc, cfg, seats, 0);
     let mut request = protocol::init(seats, &driver.params(0));
     request.push_str(protocol::GET_GAME_INFO);
     let read = driver
         .send(request.as_bytes())
         .and_then(|()| driver.frame(seats));
-    let what = match read {
-        Ok(frame) => frame.fail.map(|trace| {
-            game.launcher.after_fail(&mut driver.proc);
-            failed(&trace)
-        }),
-        Err(what) => Some(what),
+    let (what, limits) = match read {
+        Ok(frame) => (
+            frame.fail.map(|trace| {
+                game.launcher.after_fail(&mut driver.proc);
+                failed(&trace)
+            }),
+            frame.state.map(|s| match (s.limits.timebank, frame.next) {
+                (true, Some(next)) => GameLimits {
+                    first_turn: next.limit,
+                    turn: next.limit,
+                    ..s.limits
+                },
+                _ => s.limits,
+            }),
+        ),
+        Err(what) => (Some(what), None),
     };
     // The game is not over: a warm launcher does not keep its process.
     let stderr = match game.launcher.finish(driver.proc, false) {
@@ -187,7 +201,7 @@ pub(super) fn first_frame(
         }
     };
     match what {
-        None => Ok(()),
+        None => Ok(limits),
         Some(what) => Err((what, stderr)),
     }
 }
@@ -265,16 +279,78 @@ struct Driver<'a> {
     since_request: usize,
     /// The game's messages on players (its tooltips), in order.
     messages: Vec<(usize, String)>,
-    /// The game's frames, when turns are recorded.
+    /// The game's frames (kept when turns are recorded), its turns and its parameters.
     log: Option<Box<SdkLog>>,
     /// Input of each player sent in frames that asked it for no answer, not yet written.
     pending: Vec<String>,
-    /// What each bot that failed its turn did (beside its forfeit in `turns`): in two seats,
-    /// the one forfeit is the game's verdict.
-    verdicts: Vec<Verdict>,
+    /// The engine's game turn: how many key frames came so far (the end's is one more).
+    game_turn: u32,
+    /// The game turn of the frame before this one: what a player found out of the game in
+    /// this frame was put out in.
+    last_turn: u32,
+    /// The game's own limits, as the launcher last told them.
+    limits: Option<GameLimits>,
+    /// Which players the game had, as the launcher last told.
+    active: Vec<bool>,
+    /// The players the game deactivated itself (not after a forfeit of arbiter's), with its
+    /// last message on each (its `$k` tokens not yet read as names).
+    deactivated: Vec<Forfeit>,
 }
 
-impl Driver<'_> {
+impl<'a> Driver<'a> {
+    fn new(
+        game: &'a SdkGame,
+        proc: BotProcess,
+        cfg: &RefereeConfig,
+        seats: usize,
+        seed: u64,
+    ) -> Driver<'a> {
+        Driver {
+            game,
+            proc,
+            cfg: cfg.clone(),
+            turns: Turns::new(seats, seed, 0),
+            monitoring: false,
+            since_request: 0,
+            messages: Vec::new(),
+            log: Some(Box::default()),
+            pending: vec![String::new(); seats],
+            game_turn: 0,
+            last_turn: 0,
+            limits: None,
+            active: vec![true; seats],
+            deactivated: Vec::new(),
+        }
+    }
+
+    /// Takes in what a frame says of the game besides its messages: its game turn, its limits,
+    /// the players it deactivated since the frame before (in that frame's game turn).
+    fn follow(&mut self, frame: &Frame) {
+        if frame.key {
+            self.game_turn += 1;
+        }
+        if let Some(state) = &frame.state {
+            self.limits = Some(state.limits);
+            for (seat, now) in state.active.iter().enumerate() {
+                if self.active[seat] && !now && !self.turns.out[seat] {
+                    let said = frame.tooltips.iter().rev().find(|(p, _)| *p == seat);
+                    self.deactivated.push(Forfeit {
+                        seat,
+                        reason: Reason::Deactivated,
+                        detail: said.map_or_else(
+                            || "the game deactivated it (without a message)".to_string(),
+                            |(_, text)| text.clone(),
+                        ),
+                        turn: self.last_turn,
+                        exit: None,
+                    });
+                }
+            }
+            self.active.clone_from(&state.active);
+        }
+        self.last_turn = self.game_turn;
+    }
+
     fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> Ended {
         let seats = procs.len();
         let mut request = protocol::init(seats, &self.params(seed));
@@ -288,8 +364,14 @@ impl Driver<'_> {
                 Err(what) => return Ended::RefereeError(what),
             };
             self.monitoring |= frame.monitoring;
-            if let Some(log) = &mut self.log {
-                log.keep(&frame, self.turns.moves.len(), self.turns.forfeits.len());
+            self.follow(&frame);
+            if let (Some(log), true) = (&mut self.log, self.cfg.record_turns) {
+                log.keep(
+                    &frame,
+                    self.turns.moves.len(),
+                    self.turns.forfeits.len(),
+                    self.game_turn,
+                );
             }
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
@@ -297,6 +379,9 @@ impl Driver<'_> {
                 return Ended::RefereeError(failed(trace));
             }
             if let Some(scores) = frame.scores {
+                if let Some(log) = &mut self.log {
+                    log.params = frame.params;
+                }
                 return Ended::Scores(scores);
             }
             let Some(info) = frame.next else {
@@ -341,9 +426,17 @@ impl Driver<'_> {
             return protocol::PLAYER_TIMEOUT.to_string();
         }
         if self.game.game_limits {
-            self.cfg.time.first_turn = info.limit;
-            self.cfg.time.turn = info.limit;
+            // The game's own limit: what the engine sends less the soft margin it adds (whose
+            // overruns arbiter's grace and strikes count, as the game does).
+            let soft = self.limits.map_or(Duration::ZERO, |l| l.soft);
+            let limit = info
+                .limit
+                .saturating_sub(soft)
+                .max(Duration::from_millis(1));
+            self.cfg.time.first_turn = limit;
+            self.cfg.time.turn = limit;
         }
+        self.turns.game_turn = Some(self.game_turn.max(1));
         let mut text = std::mem::take(&mut self.pending[seat]);
         for line in input {
             text.push_str(line);
@@ -357,10 +450,8 @@ impl Driver<'_> {
             Err(End::Forfeit(seat, verdict)) => {
                 procs[seat].shutdown(self.cfg.kill_grace);
                 self.turns.out[seat] = true;
-                self.turns
-                    .forfeits
-                    .push(Forfeit::of(seat, &verdict, self.turns.turn + 1));
-                self.verdicts.push(verdict);
+                let turn = self.game_turn.max(1);
+                self.turns.forfeits.push(Forfeit::of(seat, &verdict, turn));
                 return protocol::PLAYER_TIMEOUT.to_string();
             }
             Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
@@ -371,25 +462,13 @@ impl Driver<'_> {
             .map(|l| String::from_utf8_lossy(l).into_owned())
             .collect();
         let played = lines.join("\n");
-        if self.cfg.record_turns {
-            let stderr = procs[seat].stderr_since(self.turns.err_mark[seat], TURN_STDERR_BYTES);
-            self.turns.err_mark[seat] = procs[seat].stderr_bytes();
-            self.turns.log.push(TurnRecord {
-                turn: answered.which.game,
-                seat,
+        self.turns
+            .record(procs, seat, &self.cfg, &answered, || Said {
                 input: text,
                 answer: played.clone(),
                 comment: String::new(),
                 played: played.clone(),
-                time_us: answered.wall.as_micros() as u64,
-                cpu_us: answered.cpu.as_micros() as u64,
-                waited_us: answered.excused.as_micros() as u64,
-                stolen_us: answered.stolen.as_micros() as u64,
-                late: answered.late,
-                extra_lines: answered.extra_lines,
-                stderr,
             });
-        }
         self.turns.moves.push(played);
         self.turns.turn += 1;
         // The time the referee checks against the game's own limit: what arbiter's clock

@@ -1,25 +1,36 @@
-//! Warm referee JVMs: a JVM's start-up and the engine's first injector cost about 0.7 s of CPU
-//! per game, forty times what a tic-tac-toe game's own turns cost, so a run of short SDK games
-//! would mostly start JVMs. [`WarmJvm`] keeps a few started JVMs of arbiter's own launcher
-//! (`java/ArbiterLauncher.java`, compiled into every game's run folder by `super::build`) and
-//! plays game after game in each: every game in a class loader of its own (the engine's and the
+//! Referee JVMs of arbiter's own launcher (`java/ArbiterLauncher.java`, compiled into every
+//! game's run folder by `super::build`): a JVM's start-up and the engine's first injector cost
+//! about 0.7 s of CPU per game, forty times what a tic-tac-toe game's own turns cost, so a run of
+//! short SDK games would mostly start JVMs. [`WarmJvm`] keeps a few started launchers and plays
+//! game after game in each: every game in a class loader of its own (the engine's and the
 //! game's classes loaded afresh, so no static of one game reaches the next) and so an injector
-//! of its own, on the launcher's stdin and stdout, speaking RefereeMain's protocol exactly as a
-//! fresh `java ... RefereeMain` does ([`super::FreshJvm`]).
+//! of its own, on the launcher's stdin and stdout, speaking RefereeMain's protocol as a fresh
+//! `java ... RefereeMain` does. [`WarmJvm::fresh`] starts one launcher per game instead.
 //!
-//! The launcher is the referee, untrusted code: it is started as the fresh JVM is, boxed and
-//! limited as the bots (the same `BotProcess::spawn`), and only serves games whose bots it was
+//! Besides the engine's own messages the launcher tells, before each frame, the game's time
+//! limits and which players it still has (`[[ARBITER_STATE]]`, read from its `GameManager`):
+//! what the driver enforces and tells the bots, and who the game deactivated when.
+//!
+//! The launcher is the referee, untrusted code: it is started as the bots are, boxed and
+//! limited as they are (the same `BotProcess::spawn`), and only serves games whose bots it was
 //! hidden from when it started (a launcher is kept per set of bots and limits, and per game
-//! thread: see [`WarmJvm::key`]). A launcher is
-//! given back to the pool only after a game that ended as the protocol says ([[SCORES]], then
-//! the launcher's own end line in time); after anything else (a hang, a crash, garbage, a game
-//! cut short) it is shut down with the game's bots, and the next game starts a new one. At most
-//! [`max_idle`] launchers wait at once; the oldest goes first.
+//! thread: see [`WarmJvm::key`]). Nothing of a game reaches the next one in the same JVM: the
+//! launcher puts back the system properties, default locale and time zone and standard
+//! streams, kills every process the game started (every process of its process-id namespace
+//! but itself, where it has one of its own: as root, or in the sandbox) and empties the folders
+//! private to it (/tmp, /var/tmp, /run/lock and /dev/shm as root; /tmp and /dev/shm in the
+//! sandbox) of what its user wrote there; a game that leaves a thread running, or a process or
+//! file it cannot remove, retires the launcher (`[[ARBITER_GAME_END]] retired WHY`), and the
+//! JVM is ended instead of kept. A launcher is given back to the pool only after a game that
+//! ended as the protocol says ([[SCORES]], then `ok` in time); after anything else (a hang, a
+//! crash, garbage, a game cut short) it is shut down with the game's bots, and the next game
+//! starts a new one. At most [`max_idle`] launchers wait at once; the oldest goes first.
 //!
-//! Protocol (the Java side's comment has it too): arbiter writes `[[ARBITER_GAME]] key=value
-//! ...` (the game's system properties), then the game goes as with a fresh JVM; when the engine
-//! returns, the launcher writes `[[ARBITER_GAME_END]] ok` (or `failed`). Lines before a header
-//! are skipped: the runner's last `[[GET_GAME_INFO]]`, which the engine never reads.
+//! Protocol (the Java side's comment has it in full): arbiter writes `[[ARBITER_GAME]]
+//! [--own-pids] [--scratch=DIRS] key=value ...` (the game's system properties), then the game
+//! goes as with a fresh JVM; when the engine returns, the launcher writes `[[ARBITER_GAME_END]]
+//! ok` (or `failed`, or `retired WHY`). Lines before a header are skipped: the runner's last
+//! `[[GET_GAME_INFO]]`, which the engine never reads.
 
 use super::{RefereeLauncher, SdkGame};
 use crate::bot::{self, BotProcess, BotSpec, Limits, SpawnError, Wait};
@@ -61,8 +72,23 @@ pub fn has_launcher(game: &SdkGame) -> bool {
 /// the environment variable `ARBITER_SDK_JVM` is `fresh` (one JVM per game, for comparisons).
 pub fn for_built_game() -> std::sync::Arc<dyn RefereeLauncher> {
     match std::env::var("ARBITER_SDK_JVM").is_ok_and(|v| v == "fresh") {
-        true => std::sync::Arc::new(super::FreshJvm),
+        true => std::sync::Arc::new(WarmJvm::fresh()),
         false => std::sync::Arc::new(WarmJvm::new()),
+    }
+}
+
+/// The folders private to a referee started with `limits` that the launcher empties after
+/// each game, and whether it has a process-id namespace of its own: as root (without the
+/// sandbox) every boxed process gets scratch folders of its own over the machine's shared
+/// writable ones and an in-memory /dev/shm (`bot::reach`); the sandbox gives it a /tmp and a
+/// /dev/shm of its own. Elsewhere it shares the machine's.
+fn private_to_referee(limits: &Limits) -> (&'static str, bool) {
+    if limits.sandbox.is_some() {
+        ("/tmp:/dev/shm", true)
+    } else if BotProcess::can_hold(limits) {
+        ("/tmp:/var/tmp:/run/lock:/dev/shm", true)
+    } else {
+        ("", false)
     }
 }
 
@@ -85,11 +111,23 @@ struct Busy {
     stderr_mark: u64,
 }
 
-/// Warm JVMs of arbiter's launcher, kept between games (see the module documentation).
-#[derive(Default)]
+/// JVMs of arbiter's launcher, kept between games (see the module documentation), or one a game
+/// ([`WarmJvm::fresh`]).
 pub struct WarmJvm {
     idle: Mutex<Vec<Idle>>,
     busy: Mutex<Vec<Busy>>,
+    /// Whether a launcher serves more than one game.
+    keep: bool,
+}
+
+impl Default for WarmJvm {
+    fn default() -> WarmJvm {
+        WarmJvm {
+            idle: Mutex::default(),
+            busy: Mutex::default(),
+            keep: true,
+        }
+    }
 }
 
 impl std::fmt::Debug for WarmJvm {
@@ -102,6 +140,15 @@ impl std::fmt::Debug for WarmJvm {
 impl WarmJvm {
     pub fn new() -> WarmJvm {
         WarmJvm::default()
+    }
+
+    /// A launcher started for each game and ended after it: what a JVM per game costs, for
+    /// comparisons (`ARBITER_SDK_JVM=fresh`).
+    pub fn fresh() -> WarmJvm {
+        WarmJvm {
+            keep: false,
+            ..WarmJvm::default()
+        }
     }
 
     /// The launcher's command for `game`: the JVM's class path holds the launcher and the
@@ -155,15 +202,24 @@ impl WarmJvm {
         None
     }
 
-    /// The header that starts a game: the game's system properties.
-    fn header(game: &SdkGame) -> String {
-        let props: Vec<String> = game
-            .properties()
-            .iter()
-            .filter_map(|p| p.strip_prefix("-D"))
-            .map(str::to_string)
-            .collect();
-        format!("{GAME} {}\n", props.join(" "))
+    /// The header that starts a game: what is private to the launcher (see
+    /// [`private_to_referee`]), then the game's system properties.
+    fn header(game: &SdkGame, limits: &Limits) -> String {
+        let mut words = vec![GAME.to_string()];
+        let (scratch, own_pids) = private_to_referee(limits);
+        if own_pids {
+            words.push("--own-pids".into());
+        }
+        if !scratch.is_empty() {
+            words.push(format!("--scratch={scratch}"));
+        }
+        words.extend(
+            game.properties()
+                .iter()
+                .filter_map(|p| p.strip_prefix("-D"))
+                .map(str::to_string),
+        );
+        format!("{}\n", words.join(" "))
     }
 
     /// How many launchers are waiting (for tests and the benchmark).
@@ -181,11 +237,11 @@ impl RefereeLauncher for WarmJvm {
     ) -> Result<BotProcess, SpawnError> {
         let key = Self::key(game, limits, others);
         let command = Self::command(game);
-        let mut proc = match self.take_idle(&key) {
+        let mut proc = match self.take_idle(&key).filter(|_| self.keep) {
             Some(proc) => proc,
             None => BotProcess::spawn(&command, limits, others)?,
         };
-        let header = Self::header(game);
+        let header = Self::header(game, limits);
         if let Err(e) = proc.send(header.as_bytes(), Instant::now() + END_WITHIN) {
             proc.shutdown(Duration::ZERO);
             let e = match e {
@@ -197,6 +253,7 @@ impl RefereeLauncher for WarmJvm {
                 command: command.command_line(),
                 dir: game.dir.display().to_string(),
                 reason: format!("the warm referee JVM did not take its game: {e}"),
+                machine: None,
             });
         }
         let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
@@ -230,7 +287,7 @@ impl RefereeLauncher for WarmJvm {
             let at = busy.iter().position(|b| b.pid == proc.pid());
             at.map(|at| busy.remove(at))
         };
-        let Some(busy) = busy.filter(|_| clean) else {
+        let Some(busy) = busy.filter(|_| clean && self.keep) else {
             return Err(Box::new(proc));
         };
         let deadline = Instant::now() + END_WITHIN;

@@ -5,16 +5,18 @@
 //! and times the bots, the game keeps its rules, leagues, verdicts and scores.
 //!
 //! A built game is a Java class path and the referee's main class ([`SdkGame`]); how its process
-//! is started is a [`RefereeLauncher`]: a fresh JVM per game ([`FreshJvm`]) or a warm one that
-//! serves game after game (the build and the warm launcher live in `build*.rs` and
+//! is started is a [`RefereeLauncher`]: arbiter's launcher in a warm JVM that serves game after
+//! game, or in a fresh JVM per game (the build and the launcher live in `build*.rs` and
 //! `launcher*.rs`). Here: what a user's `--referee` names when it is an SDK game ([`detect`]).
 
 pub mod build;
 pub mod check;
 pub mod driver;
 pub mod launcher;
+pub mod leagues;
 pub mod protocol;
 pub mod record;
+pub mod view;
 
 use crate::bot::{BotProcess, BotSpec, Limits, SpawnError};
 use crate::options::Opt;
@@ -27,6 +29,10 @@ pub const REFEREE_MAIN: &str = "com.codingame.gameengine.core.RefereeMain";
 
 /// The class every SDK game defines: what tells a class path that holds a game.
 pub const REFEREE_CLASS: &str = "com/codingame/game/Referee.class";
+
+/// The file of a run folder in arbiter's build cache that names the game built into it (its
+/// source folder's name), so that a class path into that folder plays under the game's name.
+pub const NAME_FILE: &str = "arbiter-game-name";
 
 /// The referee's default time per message: the first one includes a JVM's start-up, measured
 /// at up to 5.2 s on a loaded machine.
@@ -50,6 +56,11 @@ pub struct SdkGame {
     pub dir: PathBuf,
     /// The league level (`-Dleague.level`, `--league`); 1 is the lowest.
     pub league: u32,
+    /// The leagues the game's files list ([`leagues`]), where they list them.
+    pub leagues: Option<leagues::Leagues>,
+    /// Whether the user chose the league (else it is the game's highest, or 1 where its
+    /// leagues are not listed).
+    pub league_given: bool,
     /// Game parameters sent in `[[INIT]]` besides the seed (`--game-param KEY=VALUE`).
     pub params: Vec<(String, String)>,
     /// Whether each turn's limit is the game's own (`[[NEXT_PLAYER_INFO]]`): true unless the
@@ -62,6 +73,25 @@ pub struct SdkGame {
 }
 
 impl SdkGame {
+    /// The league played, for the first line of a run: "league 4 of 4, the game's highest (its
+    /// full rules; --league N for another)".
+    pub fn league_text(&self) -> String {
+        match (&self.leagues, self.league_given) {
+            (Some(l), true) => l.describe(self.league),
+            (Some(l), false) => format!(
+                "{}, the game's highest (its full rules; {} N for another)",
+                l.describe(self.league),
+                Opt::League
+            ),
+            (None, true) => format!("league {}", self.league),
+            (None, false) => format!(
+                "league {} (the game's files list no leagues: {} N as its statement numbers them)",
+                self.league,
+                Opt::League
+            ),
+        }
+    }
+
     /// The class path as `java -cp` takes it.
     pub fn classpath_text(&self) -> String {
         let parts: Vec<String> = self
@@ -78,6 +108,11 @@ impl SdkGame {
             // No perf-data file in a shared /tmp (a second JVM of one user warns on stdout,
             // where the protocol goes), and a faster start.
             "-XX:-UsePerfData".to_string(),
+            // The quick compiler only: a referee's JVM spent more CPU compiling its hot code
+            // again with the optimising one than it saved, even over thousands of answers
+            // (Spring Challenge 2021, 1,920 answers: 1.37 ms of CPU an answer against 2.69 ms,
+            // start-up 0.59 s against 1.05 s; `benches/sdk_turn.py`, docs/sdk-build.md).
+            "-XX:TieredStopAtLevel=1".to_string(),
             "-Dgame.mode=multi".to_string(),
             format!("-Dleague.level={}", self.league),
             // The engine logs every frame at INFO on stderr: keep warnings (and failures) only.
@@ -87,7 +122,8 @@ impl SdkGame {
         ]
     }
 
-    /// The referee as a fresh JVM's command line (`java -D... -cp CP RefereeMain`).
+    /// The referee as the engine's own entry starts it (`java -D... -cp CP RefereeMain`): what a
+    /// user may run by hand to see it fail.
     pub fn java_command(&self) -> BotSpec {
         let mut args = self.properties();
         args.push("-cp".into());
@@ -128,35 +164,10 @@ pub trait RefereeLauncher: std::fmt::Debug + Send + Sync {
     /// Takes the referee's process back after its game; `clean` when the game ended as the
     /// protocol says (its [[SCORES]]). A launcher that keeps the process for another game
     /// returns the stderr it wrote during this game; otherwise the process comes back to be
-    /// shut down with the game's bots (a fresh JVM's always does), boxed (it is large).
+    /// shut down with the game's bots (a JVM per game's always does), boxed (it is large).
     fn finish(&self, proc: BotProcess, clean: bool) -> Result<String, Box<BotProcess>> {
         let _ = clean;
         Err(Box::new(proc))
-    }
-}
-
-/// One fresh JVM per game: `java -cp CLASSPATH com.codingame.gameengine.core.RefereeMain`.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct FreshJvm;
-
-impl RefereeLauncher for FreshJvm {
-    fn spawn(
-        &self,
-        game: &SdkGame,
-        limits: &Limits,
-        others: &[&BotSpec],
-    ) -> Result<BotProcess, SpawnError> {
-        BotProcess::spawn(&game.java_command(), limits, others)
-    }
-
-    fn describe(&self, game: &SdkGame) -> String {
-        let first = game.classpath.first().map(|p| p.display().to_string());
-        let more = if game.classpath.len() > 1 { ":..." } else { "" };
-        format!(
-            "java -cp {}{more} {}",
-            first.unwrap_or_default(),
-            game.main_class
-        )
     }
 }
 
@@ -219,6 +230,17 @@ pub enum SdkError {
     BadParam(String),
     #[error("{} must be at least 1 (1 is the lowest league)", Opt::League)]
     League,
+    #[error(
+        "{} {league}: the game has leagues 1 to {count} (as {} lists them); give one of those          (`arbiter games {} GAME` lists them)",
+        Opt::League,
+        from.display(),
+        Opt::Referee
+    )]
+    LeagueRange {
+        league: u32,
+        count: u32,
+        from: PathBuf,
+    },
     #[error("{} must be at least 1", Opt::RefereeTimeoutMs)]
     MessageLimit,
 }
@@ -226,7 +248,7 @@ pub enum SdkError {
 /// What a run plays an SDK game with, besides the game: the flags that shape it.
 #[derive(Debug, Clone, Default)]
 pub struct SdkOptions {
-    /// `--league`: 1 unless given.
+    /// `--league`: the game's highest unless given (1 where its files list none).
     pub league: Option<u32>,
     /// `--game-param KEY=VALUE`, as typed.
     pub params: Vec<String>,
@@ -247,6 +269,7 @@ pub fn resolve(
     // A source folder is built (in the build box, cached) into a run folder that holds
     // arbiter's launcher too, and a jar or class path is copied into one (`build::prebuilt`):
     // their games are played by warm JVMs.
+    let folder = game_folder(&detected);
     let (source, name) = match detected {
         Detected::Source(dir) => {
             let name = std::path::absolute(&dir)
@@ -263,6 +286,16 @@ pub fn resolve(
             (build::SdkSource::ClassPath(entries), name)
         }
     };
+    let leagues = folder.as_deref().and_then(leagues::read);
+    if let (Some(league), Some(l)) = (opts.league, &leagues) {
+        if league > l.count() {
+            return Err(SdkError::LeagueRange {
+                league,
+                count: l.count(),
+                from: l.from.clone(),
+            });
+        }
+    }
     let built = build::build(&source, None).map_err(|e| SdkError::Build {
         origin: origin.to_string(),
         source: Box::new(e),
@@ -291,7 +324,12 @@ pub fn resolve(
         main_class: REFEREE_MAIN.to_string(),
         // The run folder holds all the referee runs from besides the system's jars.
         dir: built.dir,
-        league: opts.league.unwrap_or(1),
+        league: opts
+            .league
+            .or(leagues.as_ref().map(leagues::Leagues::count))
+            .unwrap_or(1),
+        leagues,
+        league_given: opts.league.is_some(),
         params,
         game_limits: !opts.user_limits,
         message_limit: opts.message_limit.unwrap_or(DEFAULT_MESSAGE_LIMIT),
@@ -299,9 +337,23 @@ pub fn resolve(
     })
 }
 
+/// The game's own folder (where its `config/` is) for what `--referee` named: a source folder, or
+/// above the class path entry that holds the game.
+pub fn game_folder(detected: &Detected) -> Option<PathBuf> {
+    let entry = match detected {
+        Detected::Source(dir) => dir.clone(),
+        Detected::ClassPath(entries) => entries
+            .iter()
+            .find(|p| p.join(REFEREE_CLASS).is_file())
+            .or(entries.first())?
+            .clone(),
+    };
+    leagues::game_folder(&std::path::absolute(&entry).unwrap_or(entry))
+}
+
 /// A game's name from its class path: the name of the entry that holds the game, above its
 /// `classes` and `target` folders (`spring-2021/target/classes` is `spring-2021`), without a
-/// jar's `.jar`.
+/// jar's `.jar`; a run folder of arbiter's build cache is named by the game built into it.
 fn game_name(classpath: &[PathBuf]) -> String {
     let holder = classpath
         .iter()
@@ -309,6 +361,12 @@ fn game_name(classpath: &[PathBuf]) -> String {
         .or(classpath.first());
     let mut path = holder.map(PathBuf::as_path);
     while let Some(p) = path {
+        if let Ok(name) = std::fs::read_to_string(p.join(NAME_FILE)) {
+            let name = name.trim();
+            if !name.is_empty() {
+                return name.to_string();
+            }
+        }
         match p.file_name().and_then(|n| n.to_str()) {
             Some("classes" | "target" | "build") => path = p.parent(),
             Some(name) => return name.trim_end_matches(".jar").to_string(),
@@ -380,5 +438,11 @@ mod tests {
         let name = |p: &str| game_name(&[PathBuf::from(p)]);
         assert_eq!(name("/x/spring-2021/target/classes"), "spring-2021");
         assert_eq!(name("/x/game.jar"), "game");
+        // A class path into arbiter's build cache: the game built there, not its hash.
+        let cache = tempfile::tempdir().unwrap();
+        let run = cache.path().join("sdk-game-8bb0174c");
+        std::fs::create_dir_all(run.join("classes")).unwrap();
+        std::fs::write(run.join(NAME_FILE), "SpringChallenge2021").unwrap();
+        assert_eq!(game_name(&[run.join("classes")]), "SpringChallenge2021");
     }
 }

@@ -8,7 +8,9 @@
 //! `[[INFOS]]`, `[[SUMMARY]]`, `[[TOOLTIP]]`s, then either the next turn
 //! (`[[NEXT_PLAYER_INPUT]]` and `[[NEXT_PLAYER_INFO]]`: player, answer lines, time limit in
 //! ms) or the game's end (`[[UINPUT]]`, `[[METADATA]]`, `[[SCORES]]`: `player score` lines);
-//! `[[FAIL]]` (a stack trace) when the referee itself failed. Pure: reading and writing text.
+//! `[[FAIL]]` (a stack trace) when the referee itself failed. arbiter's launcher adds one
+//! message before each frame's `[[VIEW]]`, `[[ARBITER_STATE]]`: the game's own time limits and
+//! which players it still has. Pure: reading and writing text.
 
 use std::time::Duration;
 
@@ -37,6 +39,8 @@ pub enum Command {
     Metadata,
     Fail,
     Monitoring,
+    /// arbiter's launcher's `[[ARBITER_STATE]]`.
+    State,
     Other(String),
 }
 
@@ -54,6 +58,7 @@ impl Command {
             "METADATA" => Command::Metadata,
             "FAIL" => Command::Fail,
             "MONITORING" => Command::Monitoring,
+            "ARBITER_STATE" => Command::State,
             other => Command::Other(other.to_string()),
         }
     }
@@ -113,12 +118,41 @@ pub struct PlayerInfo {
     pub limit: Duration,
 }
 
+/// The game's own time limits, as its `GameManager` holds them (`[[ARBITER_STATE]]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameLimits {
+    /// A player's first turn.
+    pub first_turn: Duration,
+    /// Every later turn.
+    pub turn: Duration,
+    /// What the engine adds to each limit it sends in `[[NEXT_PLAYER_INFO]]` (engines from
+    /// 4.7.2: 50 ms, a soft margin whose overruns the game itself counts); zero with a time
+    /// bank.
+    pub soft: Duration,
+    /// The game gives each player a time bank (`setTimebank`): each turn's limit is what is
+    /// left of it.
+    pub timebank: bool,
+}
+
+/// What arbiter's launcher tells of the game before a frame (`[[ARBITER_STATE]]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct State {
+    pub limits: GameLimits,
+    /// Which players the game still has (not deactivated), by index.
+    pub active: Vec<bool>,
+}
+
 /// One frame of the referee: what it wrote after a `[[GET_GAME_INFO]]`, up to the next
 /// player's turn, the game's end or its failure.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// The view's lines (`KEY_FRAME n` and the frame's JSON).
     pub view: Vec<String>,
+    /// The frame is the first of a game turn (its view is a `KEY_FRAME`): the engine's game
+    /// turns are counted so.
+    pub key: bool,
+    /// What the launcher told before the frame.
+    pub state: Option<State>,
     pub summary: Vec<String>,
     /// (player, message) pairs: the game's notes on a player, its deactivations among them.
     pub tooltips: Vec<(usize, String)>,
@@ -140,7 +174,11 @@ impl Frame {
     /// (the next player's turn, the game's end, or a failure). `Err` says what is wrong.
     pub fn take(&mut self, cmd: Command, lines: Vec<String>, seats: usize) -> Result<bool, String> {
         match cmd {
-            Command::View => self.view = lines,
+            Command::View => {
+                self.key = lines.first().is_some_and(|l| l.starts_with("KEY_FRAME"));
+                self.view = lines;
+            }
+            Command::State => self.state = Some(state(&lines, seats)?),
             Command::Summary => self.summary = lines,
             Command::Tooltip => self.tooltips = tooltips(&lines, seats)?,
             Command::NextPlayerInput => self.input = lines,
@@ -196,6 +234,49 @@ fn player_info(lines: &[String], seats: usize) -> Result<PlayerInfo, String> {
         lines,
         limit,
     })
+}
+
+/// Reads `[[ARBITER_STATE]]`: `limits=FIRST TURN SOFT TIMEBANK` (milliseconds, 1 for a time
+/// bank) and `active=1 0 ...` (one flag a player).
+fn state(lines: &[String], seats: usize) -> Result<State, String> {
+    let bad = || format!("[[ARBITER_STATE]] {lines:?} is not `limits=F T S B`, `active=1 0 ...`");
+    let mut limits = None;
+    let mut active = None;
+    for line in lines {
+        if let Some(words) = line.strip_prefix("limits=") {
+            let n: Vec<u64> = words
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|_| bad())?;
+            let [first, turn, soft, bank] = n[..] else {
+                return Err(bad());
+            };
+            limits = Some(GameLimits {
+                first_turn: Duration::from_millis(first),
+                turn: Duration::from_millis(turn),
+                soft: Duration::from_millis(soft),
+                timebank: bank == 1,
+            });
+        } else if let Some(flags) = line.strip_prefix("active=") {
+            let flags: Vec<bool> = flags
+                .split_whitespace()
+                .map(|f| match f {
+                    "1" => Ok(true),
+                    "0" => Ok(false),
+                    _ => Err(bad()),
+                })
+                .collect::<Result<_, _>>()?;
+            if flags.len() != seats {
+                return Err(bad());
+            }
+            active = Some(flags);
+        }
+    }
+    match (limits, active) {
+        (Some(limits), Some(active)) => Ok(State { limits, active }),
+        _ => Err(bad()),
+    }
 }
 
 /// Reads `[[SCORES]]`: one `player score` line each (a player left out scores 0, as on
@@ -330,6 +411,42 @@ mod tests {
         assert!(err(Command::Scores, &["0"]).contains("not `player score`"));
         assert!(err(Command::Scores, &["5 1"]).contains("player \"5\""));
         assert!(err(Command::Tooltip, &["x"]).contains("odd number"));
+    }
+
+    /// The launcher's state before a frame: the game's limits and its active players; the view
+    /// tells a game turn's first frame.
+    #[test]
+    fn the_launchers_state_and_key_frames_are_read() {
+        let mut f = Frame::default();
+        let state = lines(&["limits=1000 50 50 0", "active=1 0 1"]);
+        assert_eq!(f.take(Command::State, state, 3), Ok(false));
+        assert_eq!(
+            f.state,
+            Some(State {
+                limits: GameLimits {
+                    first_turn: Duration::from_millis(1000),
+                    turn: Duration::from_millis(50),
+                    soft: Duration::from_millis(50),
+                    timebank: false,
+                },
+                active: vec![true, false, true],
+            })
+        );
+        assert_eq!(header("[[ARBITER_STATE] 2]"), Ok((Command::State, 2)));
+        f.take(Command::View, lines(&["KEY_FRAME 3", "{}"]), 3)
+            .unwrap();
+        assert!(f.key);
+        f.take(Command::View, lines(&["INTERMEDIATE_FRAME 4", "{}"]), 3)
+            .unwrap();
+        assert!(!f.key);
+        let err = |l: &[&str]| {
+            Frame::default()
+                .take(Command::State, lines(l), 2)
+                .unwrap_err()
+        };
+        assert!(err(&["limits=1 2 3", "active=1 1"]).contains("ARBITER_STATE"));
+        assert!(err(&["limits=1 2 3 0", "active=1"]).contains("ARBITER_STATE"));
+        assert!(err(&["active=1 1"]).contains("ARBITER_STATE"));
     }
 
     #[test]

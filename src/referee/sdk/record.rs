@@ -9,10 +9,20 @@ use serde::{Deserialize, Serialize};
 /// game within CodinGame's rules is kept whole); later frames keep their summaries only.
 pub const VIEW_BYTES: usize = 1 << 20;
 
-/// An SDK game's frames, in order.
+/// An SDK game's frames, in order (when turns are recorded), how many game turns it had and the
+/// parameters it was played with.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SdkLog {
+    #[serde(default)]
     pub frames: Vec<SdkFrame>,
+    /// The game turns the engine played (its own count: a turn in which every player answers
+    /// at once is one), 0 in records written before it was kept.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub turns: u32,
+    /// The game's parameters as the game used them (`KEY=VALUE`, its `[[UINPUT]]` at the end:
+    /// the seed it played among them), empty in records written before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
     /// Frames whose view was left out past [`VIEW_BYTES`].
     #[serde(default, skip_serializing_if = "is_zero")]
     pub views_cut: usize,
@@ -25,6 +35,10 @@ pub struct SdkLog {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SdkFrame {
     pub answer: usize,
+    /// The game turn the frame belongs to, as the engine numbers them from 1 (the game's end
+    /// is one past its last turn); 0 in records written before it was kept.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub turn: u32,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub forfeits: usize,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -41,6 +55,10 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 /// A game's text about players as shown: the engine's token for player k's name (`$k`)
 /// replaced by the bot's name (the higher tokens first, so `$10` is not read as `$1`).
 pub fn with_names(text: &str, names: &[String]) -> String {
@@ -52,8 +70,9 @@ pub fn with_names(text: &str, names: &[String]) -> String {
 }
 
 impl SdkLog {
-    /// Keeps `frame`, read before answer number `answer` and after `forfeits` forfeits.
-    pub fn keep(&mut self, frame: &Frame, answer: usize, forfeits: usize) {
+    /// Keeps `frame` of game turn `turn`, read before answer number `answer` and after
+    /// `forfeits` forfeits.
+    pub fn keep(&mut self, frame: &Frame, answer: usize, forfeits: usize, turn: u32) {
         let mut view = frame.view.join("\n");
         let used: usize = self.frames.iter().map(|f| f.view.len()).sum();
         if used + view.len() > VIEW_BYTES {
@@ -62,6 +81,7 @@ impl SdkLog {
         }
         self.frames.push(SdkFrame {
             answer,
+            turn,
             forfeits,
             summary: frame.summary.clone(),
             tooltips: frame.tooltips.clone(),
@@ -82,13 +102,14 @@ mod tests {
             summary: vec!["$0 takes 3".into()],
             ..Frame::default()
         };
-        log.keep(&big, 0, 0);
-        log.keep(&big, 1, 0);
-        log.keep(&big, 2, 1);
+        log.keep(&big, 0, 0, 1);
+        log.keep(&big, 1, 0, 2);
+        log.keep(&big, 2, 1, 3);
         assert_eq!(log.frames.len(), 3);
         assert!(!log.frames[1].view.is_empty() && log.frames[2].view.is_empty());
         assert_eq!(log.views_cut, 1);
         assert_eq!(log.frames[2].summary, vec!["$0 takes 3".to_string()]);
+        assert_eq!(log.frames[2].turn, 3);
         let json = serde_json::to_string(&log).unwrap();
         assert_eq!(serde_json::from_str::<SdkLog>(&json).unwrap(), log);
     }

@@ -86,7 +86,7 @@ pub struct Context<'a> {
 }
 
 /// One game of a student.
-struct Played {
+struct StudentGame {
     id: u64,
     /// Everyone at the table, by seat.
     bots: Vec<String>,
@@ -107,7 +107,7 @@ struct Failure {
 /// What the records tell of each student.
 #[derive(Default)]
 struct Record {
-    games: Vec<Played>,
+    games: Vec<StudentGame>,
     failures: Vec<Failure>,
 }
 
@@ -140,7 +140,7 @@ fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
                         if tied { " (tied)" } else { "" }
                     )
                 };
-                out[i].games.push(Played {
+                out[i].games.push(StudentGame {
                     id: rec.game_id,
                     bots: rec.bots.clone(),
                     seat,

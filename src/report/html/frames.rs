@@ -438,23 +438,10 @@ pub fn pack(json: &[u8]) -> String {
     })
 }
 
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for k in 0..4 {
-            if k <= c.len() {
-                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+/// Standard base64 with padding (the page's script decodes it with `atob`).
+pub(super) fn base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// JSON text safe inside a `<script>` element: every `<` escaped, so no `</script>` or
@@ -463,4 +450,46 @@ pub fn script_json(v: &Value) -> String {
     serde_json::to_string(v)
         .expect("JSON values serialise")
         .replace('<', "\\u003c")
+}
+
+#[cfg(test)]
+mod base64_tests {
+    use proptest::prelude::*;
+
+    /// The hand-written encoder this module had before the crate: the crate must give the same
+    /// text.
+    fn reference(bytes: &[u8]) -> String {
+        const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for c in bytes.chunks(3) {
+            let n = (u32::from(c[0]) << 16)
+                | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+                | u32::from(*c.get(2).unwrap_or(&0));
+            for k in 0..4 {
+                if k <= c.len() {
+                    out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_length_and_byte_is_encoded_as_before() {
+        let all: Vec<u8> = (0..=255).collect();
+        for len in 0..=all.len() {
+            assert_eq!(super::base64(&all[..len]), reference(&all[..len]), "{len}");
+        }
+        assert_eq!(super::base64(b"PNG1"), "UE5HMQ==");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn any_bytes_are_encoded_as_before(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            prop_assert_eq!(super::base64(&bytes), reference(&bytes));
+        }
+    }
 }

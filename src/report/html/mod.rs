@@ -19,6 +19,7 @@ pub mod pages;
 #[cfg(test)]
 mod reference;
 pub mod sdk;
+pub mod sdk_view;
 pub mod seats;
 pub mod sprt;
 pub mod svg;
@@ -148,13 +149,12 @@ fn write_report_unless(
     let mut facts = data::RecordFacts::default();
     let mut read = records::ReadRecords::default();
     for (d, dir) in dirs.iter().enumerate() {
-        // The page sits in DIR/replays/: the report is one folder up when it is DIR's own.
-        let abs_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        let replays = replays_of(dir, d, dirs.len(), &base);
+        // The viewer's page sits in the replays folder, linking back to the report.
         let back = href(
-            &abs_dir.join("replays"),
+            &replays,
             &std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()),
         );
-        let replays = dir.join("replays");
         facts.links.insert(
             d,
             href(
@@ -168,8 +168,14 @@ fn write_report_unless(
             &std::path::absolute(&viewer_page).unwrap_or(viewer_page),
         );
         let link = |rec: &records::GameRecord| format!("{viewer_page}#game={}", rec.game_id);
-        let summary =
-            pages::write_folder(dir, &back, pages, threads, stop, |rec, page| match page {
+        let summary = pages::write_folder(
+            dir,
+            &replays,
+            &back,
+            pages,
+            threads,
+            stop,
+            |rec, page| match page {
                 pages::Page::Kept(_) => facts.add(d, &rec, Some(link(&rec))),
                 pages::Page::Written(_) => {
                     written.pages += 1;
@@ -180,7 +186,8 @@ fn write_report_unless(
                     written.failed.push(e);
                     facts.add(d, &rec, None);
                 }
-            })?;
+            },
+        )?;
         read.records += summary.records;
         read.skipped += summary.skipped;
     }
@@ -209,6 +216,22 @@ fn write_report_unless(
         source,
     })?;
     Ok(written)
+}
+
+/// Where the replay data of results folder `dir` (the `k`th of `count`) goes for a report in
+/// the folder `base` (absolute): the folder's own `replays/` for its own report (DIR/report.html,
+/// as a run writes it), else beside the report, which writes nothing into the folders it reads
+/// (`arbiter report DIR --out X`): `replays/` for one folder, `replays-K` (K from 1) for each
+/// of several.
+fn replays_of(dir: &Path, k: usize, count: usize, base: &Path) -> PathBuf {
+    let abs_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if abs_dir == base {
+        abs_dir.join("replays")
+    } else if count == 1 {
+        base.join("replays")
+    } else {
+        base.join(format!("replays-{}", k + 1))
+    }
 }
 
 /// "arbiter report: impasse, 3 bots".

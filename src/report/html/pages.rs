@@ -6,7 +6,7 @@
 //! ([`super::follow`]).
 
 use super::frames::Inputs;
-use super::{replay_path, viewer, write_atomic, Pages};
+use super::{viewer, write_atomic, Pages};
 use super::{ReportError, Result};
 use crate::results::records::{self, GameRecord, ReadRecords};
 use std::collections::BTreeMap;
@@ -63,12 +63,13 @@ pub(super) fn write_page(rec: &GameRecord, path: PathBuf) -> Done {
     }
 }
 
-/// Writes the replay data of the records of `dir` (`pages` says which) on `threads` threads
-/// (1: on the calling thread alone), with the viewer linking back to the report at `back`, and
-/// hands each record with what became of its data to `each`, in the order of the records file.
-/// Gives up before the next record once `stop` is set.
+/// Writes the replay data of the records of `dir` into `replays` (`pages` says which) on
+/// `threads` threads (1: on the calling thread alone), with the viewer linking back to the
+/// report at `back`, and hands each record with what became of its data to `each`, in the order
+/// of the records file. Gives up before the next record once `stop` is set.
 pub fn write_folder(
     dir: &Path,
+    replays: &Path,
     back: &str,
     pages: Pages,
     threads: usize,
@@ -76,12 +77,11 @@ pub fn write_folder(
     each: impl FnMut(GameRecord, Page),
 ) -> Result<ReadRecords> {
     // Games already there are shown by the viewer of this arbiter too.
-    let replays = dir.join("replays");
     let mut assets = replays.is_dir();
     // Linked writes nothing: the viewer is the data writer's.
     if assets && pages != Pages::Linked {
-        viewer::write_assets(&replays, back).map_err(|source| ReportError::Viewer {
-            path: replays.clone(),
+        viewer::write_assets(replays, back).map_err(|source| ReportError::Viewer {
+            path: replays.to_path_buf(),
             source,
         })?;
     }
@@ -120,7 +120,7 @@ pub fn write_folder(
                 return;
             }
             origins.apply(&mut rec);
-            let path = replay_path(dir, rec.game_id);
+            let path = replays.join(viewer::data_file(rec.game_id));
             seq += 1;
             if pages != Pages::All && path.exists() {
                 order.put(seq - 1, rec, Ok(Page::Kept(path)));
@@ -131,7 +131,7 @@ pub fn write_folder(
                 return;
             }
             if !assets {
-                if let Err(e) = viewer::write_assets(&replays, back) {
+                if let Err(e) = viewer::write_assets(replays, back) {
                     order.put(seq - 1, rec, Err((path, e)));
                     return;
                 }

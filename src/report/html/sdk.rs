@@ -20,19 +20,26 @@ struct Said {
 /// The JSON text of `rec`'s replay data (an SDK game's record: its external part with the
 /// game's `log`), titled `title`, in the shape the viewer steps through (`steps` as a list).
 pub fn json(rec: &GameRecord, ext: &ExternalRecord, log: &SdkLog, title: &str) -> Vec<u8> {
-    // The steps in the order they happened: a forfeit at turn t came after t - 1 answers.
+    // The steps in the order they happened: each forfeit after the answers before it.
     let mut order: Vec<(usize, Option<usize>)> = rec
         .forfeits
         .iter()
         .enumerate()
-        .map(|(k, f)| ((f.turn as usize).saturating_sub(1), Some(k)))
+        .map(|(k, _)| (answers_before(rec, log, k), Some(k)))
         .collect();
     order.extend((0..rec.moves.len()).map(|i| (i, None)));
     // At one count of answers, the forfeit comes before the answer (it was asked first).
     order.sort_by_key(|&(at, f)| (at, f.is_none()));
     let mut said: Vec<Said> = (0..=order.len()).map(|_| Said::default()).collect();
     for frame in &log.frames {
-        let after = (frame.answer + frame.forfeits).min(order.len());
+        // The steps before the frame: its answers, arbiter's forfeits it counts, and the
+        // players the game deactivated in turns before it.
+        let deactivated = rec
+            .forfeits
+            .iter()
+            .filter(|f| f.reason == crate::referee::Reason::Deactivated && f.turn < frame.turn)
+            .count();
+        let after = (frame.answer + frame.forfeits + deactivated).min(order.len());
         let s = &mut said[after];
         s.summary
             .extend(frame.summary.iter().map(|l| with_names(l, &rec.bots)));
@@ -67,7 +74,7 @@ pub fn json(rec: &GameRecord, ext: &ExternalRecord, log: &SdkLog, title: &str) -
                 let mut s = json!({
                     "kind": "move",
                     "seat": seat,
-                    "turn": at + 1,
+                    "turn": game_turn(log, at),
                     "move": rec.moves[at],
                 });
                 if let Some(input) = ext.inputs.get(at) {
@@ -133,9 +140,48 @@ pub fn json(rec: &GameRecord, ext: &ExternalRecord, log: &SdkLog, title: &str) -
         "steps": steps,
         "title": title,
         "variant": rec.variant,
+        "view": super::sdk_view::frames_json(rec, log),
         "views_cut": log.views_cut,
     });
     serde_json::to_vec(&data).expect("JSON values serialise")
+}
+
+/// How many answers came before forfeit `k` of `rec`. A record whose frames know their game
+/// turns keeps each forfeit's game turn: arbiter's forfeits are counted by the frames (the
+/// first frame after forfeit j counts j + 1), and a player the game deactivated went out after
+/// the answers of its turn (seen in the first frame of a later turn). An older record's forfeit
+/// turn counted answers: forfeit at turn t came after t - 1 answers.
+fn answers_before(rec: &GameRecord, log: &SdkLog, k: usize) -> usize {
+    let f = &rec.forfeits[k];
+    if log.frames.iter().all(|fr| fr.turn == 0) {
+        return (f.turn as usize).saturating_sub(1);
+    }
+    let first = |found: &dyn Fn(&crate::referee::sdk::record::SdkFrame) -> bool| {
+        log.frames
+            .iter()
+            .find(|fr| found(fr))
+            .map_or(rec.moves.len(), |fr| fr.answer)
+    };
+    match f.reason {
+        crate::referee::Reason::Deactivated => first(&|fr| fr.turn > f.turn),
+        _ => {
+            let j = rec.forfeits[..k]
+                .iter()
+                .filter(|g| g.reason != crate::referee::Reason::Deactivated)
+                .count();
+            first(&|fr| fr.forfeits > j)
+        }
+    }
+}
+
+/// The game turn answer `at` was given in: the turn of the frame that asked it (the last frame
+/// before it), as the engine numbers them; an older record's answers are numbered one a turn.
+fn game_turn(log: &SdkLog, at: usize) -> u32 {
+    log.frames
+        .iter()
+        .rev()
+        .find(|fr| fr.answer == at && fr.turn > 0)
+        .map_or(at as u32 + 1, |fr| fr.turn)
 }
 
 /// Adds what the game said (when it said anything) to a step's object.
@@ -161,6 +207,7 @@ mod tests {
     fn each_frame_is_told_after_the_step_it_follows() {
         let frame = |answer, forfeits, summary: &str| SdkFrame {
             answer,
+            turn: 0,
             forfeits,
             summary: vec![summary.into()],
             tooltips: vec![(1, "$1 timeout!".into())],
@@ -174,7 +221,7 @@ mod tests {
                 frame(2, 1, "after the forfeit"),
                 frame(3, 1, "the end"),
             ],
-            views_cut: 0,
+            ..SdkLog::default()
         };
         let ext = ExternalRecord {
             referee: "java".into(),

@@ -410,19 +410,10 @@ fn a_record_the_rules_reject_is_listed_without_a_replay() {
 
 /// Standard base64 back to bytes (the page's script does it with `atob`).
 fn unbase64(text: &str) -> Vec<u8> {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = Vec::new();
-    for c in text.bytes().filter(|&c| c != b'=') {
-        bits = bits << 6 | A.iter().position(|&a| a == c).unwrap() as u32;
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-        }
-    }
-    out
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
 }
 
 #[test]
@@ -609,8 +600,13 @@ fn a_merged_report_elsewhere_links_its_runs_relatively() {
         let data = page.with_file_name(viewer::data_file(game.parse().unwrap()));
         assert!(data.is_file(), "{l}: no {}", data.display());
     }
+    // Its replays are beside it, one folder a run: nothing is written into the runs' folders.
+    let replays = out.parent().unwrap().join("replays-1");
+    assert!(replays.join(viewer::data_file(1)).is_file());
+    assert!(out.parent().unwrap().join("replays-2").is_dir());
+    assert!(!a.d.join("replays").exists() && !b.d.join("replays").exists());
     // The viewer links back to the merged report, relatively too.
-    let page = std::fs::read_to_string(a.d.join("replays").join(viewer::PAGE_FILE)).unwrap();
+    let page = std::fs::read_to_string(replays.join(viewer::PAGE_FILE)).unwrap();
     let back = page
         .split("href=\"")
         .skip(1)
@@ -618,11 +614,33 @@ fn a_merged_report_elsewhere_links_its_runs_relatively() {
         .find(|l| l.ends_with("merged.html"))
         .expect("a link back");
     assert!(!back.starts_with('/'), "{back}");
-    let replays = a.d.join("replays");
     assert_eq!(
         std::fs::canonicalize(replays.join(back)).unwrap(),
         std::fs::canonicalize(&out).unwrap()
     );
+}
+
+/// `arbiter report DIR --out X`: the report and its replays beside X, nothing written into
+/// DIR (its replays folder is not made); its own report keeps its replays in DIR/replays.
+#[test]
+fn a_report_elsewhere_writes_its_replays_beside_it_and_nothing_into_the_folder() {
+    let mut a = folder();
+    a.record(0..3);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("class.html");
+    let w = write_report(std::slice::from_ref(&a.d), &out, &[], Pages::All).unwrap();
+    assert_eq!(w.pages, 3);
+    assert!(
+        !a.d.join("replays").exists(),
+        "the folder read is left as it was"
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(html.matches("href=\"replays/replay.html#game=").count(), 3);
+    for id in 0..3 {
+        assert!(replay_path(elsewhere.path(), id).is_file(), "game {id}");
+    }
+    write_report(std::slice::from_ref(&a.d), &a.d.join(FILE), &[], Pages::All).unwrap();
+    assert!(replay_path(&a.d, 2).is_file());
 }
 
 #[test]

@@ -20,7 +20,11 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::path::Path;
 
 const CSS: &str = include_str!("assets/style.css");
-const JS: &str = include_str!("assets/viewer.js");
+/// The viewer's script: the steps, and an SDK game's own viewer beside them.
+const JS: &str = concat!(
+    include_str!("assets/viewer.js"),
+    include_str!("assets/sdk_player.js")
+);
 
 /// The viewer's script and style files, written once into a folder of replay data.
 pub const JS_FILE: &str = "viewer.js";
@@ -42,7 +46,7 @@ pub fn link(id: u64) -> String {
 /// into `dir`, unless they are there already as this arbiter writes them.
 pub fn write_assets(dir: &Path, back: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let page = shell(Some(back), None);
+    let page = shell(Some(back), None, Viewer::None);
     for (name, text) in [(JS_FILE, JS), (CSS_FILE, CSS), (PAGE_FILE, page.as_str())] {
         let path = dir.join(name);
         if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
@@ -158,13 +162,35 @@ pub fn verdict(rec: &GameRecord) -> String {
 /// A page of `rec` alone, with its data, script and style inside and every turn's input:
 /// one file that works anywhere (`arbiter replay`); `back` links to a report.
 pub fn page(rec: &GameRecord, back: Option<&str>) -> Result<String, RebuildError> {
-    Ok(shell(back, Some(&data_script(rec, Inputs::All)?)))
+    page_with_viewer(rec, back, Viewer::None)
+}
+
+/// Where a page of one CodinGame SDK game finds the game's own viewer
+/// ([`super::sdk_view`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Viewer<'a> {
+    /// Nowhere: the page shows the game as text steps, saying so.
+    None,
+    /// Inside the page: a `sdk-view.js`'s text.
+    Inline(&'a str),
+    /// At this address (a server's).
+    Src(&'a str),
+}
+
+/// [`page`] with the game's own viewer `viewer` (for an SDK game's page).
+pub fn page_with_viewer(
+    rec: &GameRecord,
+    back: Option<&str>,
+    viewer: Viewer<'_>,
+) -> Result<String, RebuildError> {
+    Ok(shell(back, Some(&data_script(rec, Inputs::All)?), viewer))
 }
 
 /// The viewer's page: with `data` (a data file's text) inside, and its script and style, or
 /// else (a folder's `replay.html`) loading the script and style beside it and the game its
-/// address names. The script fills every part from the game's data.
-fn shell(back: Option<&str>, data: Option<&str>) -> String {
+/// address names. The script fills every part from the game's data; an SDK game's viewer
+/// comes before the data (a folder's page loads `sdk-view.js` beside it when a game needs it).
+fn shell(back: Option<&str>, data: Option<&str>, viewer: Viewer<'_>) -> String {
     let speeds = [
         (1000, "1 s"),
         (500, "0.5 s"),
@@ -227,6 +253,11 @@ fn shell(back: Option<&str>, data: Option<&str>) -> String {
                 @match data {
                     Some(data) => {
                         script { (PreEscaped(JS)) }
+                        @match viewer {
+                            Viewer::Inline(text) => script { (PreEscaped(text)) },
+                            Viewer::Src(url) => script src=(url) {},
+                            Viewer::None => {},
+                        }
                         script { (PreEscaped(data)) }
                     }
                     None => script src=(JS_FILE) {},

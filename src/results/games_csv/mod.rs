@@ -386,10 +386,12 @@ impl DoneSet {
 }
 
 mod read;
+mod set_aside;
 pub use read::{
     drop_games_of, for_each_result, read_results, try_for_each_result, ReadError, ReadSummary,
     ResultRow,
 };
+pub use set_aside::{set_aside, SetAside};
 
 #[cfg(test)]
 mod tests;

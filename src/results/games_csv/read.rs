@@ -72,7 +72,7 @@ pub enum ReadError {
 }
 
 /// The columns of one results file.
-struct Columns {
+pub(super) struct Columns {
     bots: Vec<usize>,
     ranks: Option<Vec<usize>>,
     winner: Option<usize>,
@@ -84,7 +84,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn find(headers: &csv::StringRecord, path: &Path) -> Result<Columns, ReadError> {
+    pub(super) fn find(headers: &csv::StringRecord, path: &Path) -> Result<Columns, ReadError> {
         let col = |name: &str| headers.iter().position(|h| h == name);
         let seats = seat_columns(headers);
         let bots: Vec<usize> = (0..seats).filter_map(|i| col(&format!("bot{i}"))).collect();
@@ -107,7 +107,7 @@ impl Columns {
         })
     }
 
-    fn read(&self, rec: &csv::StringRecord) -> Result<ResultRow, String> {
+    pub(super) fn read(&self, rec: &csv::StringRecord) -> Result<ResultRow, String> {
         let get = |i: usize| rec.get(i).unwrap_or("").trim();
         let bots: Vec<String> = self
             .bots

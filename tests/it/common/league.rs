@@ -256,3 +256,191 @@ fn next_event_text(stream: &mut BufReader<TcpStream>) -> (String, String) {
         }
     }
 }
+
+/// Sends `body` to `path` as a worker would (POST, JSON, worker token `token`); returns the
+/// status and body.
+pub fn call(url: &str, token: &str, path: &str, body: &str) -> (u16, String) {
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \
+         {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    raw(url.trim_start_matches("http://"), request.as_bytes())
+}
+
+/// The body of a worker's registration (this arbiter's version), with `bench_ms`, `cores` and
+/// `concurrency`.
+pub fn registration(bench_ms: f64, cores: usize, concurrency: usize) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    format!(
+        r#"{{"version":"{version}","host":"h","cores":{cores},"memory_mb":1024,"sandbox":true,"bench_ms":{bench_ms},"concurrency":{concurrency}}}"#
+    )
+}
+
+/// Registers as a worker would, with `bench_ms` and `concurrency` (4 cores); returns the answer.
+pub fn register(url: &str, token: &str, bench_ms: f64, concurrency: usize) -> Value {
+    let (status, answer) = call(
+        url,
+        token,
+        "/api/work/register",
+        &registration(bench_ms, 4, concurrency),
+    );
+    assert_eq!(status, 200, "{answer}");
+    serde_json::from_str(&answer).unwrap()
+}
+
+/// Leases up to one game for `session` (waiting at most `wait_ms`); returns the status and the
+/// answer.
+pub fn lease(url: &str, token: &str, session: &str, wait_ms: u64) -> (u16, String) {
+    let ask = format!(r#"{{"session":"{session}","slots":1,"wait_ms":{wait_ms}}}"#);
+    call(url, token, "/api/work/lease", &ask)
+}
+
+/// Waits until `session` is leased a game; returns it (`{"game": ..., "bots": [...]}`).
+pub fn lease_one(url: &str, token: &str, session: &str) -> Value {
+    wait_for("a game leased", || {
+        let (status, answer) = lease(url, token, session, 2000);
+        let game = serde_json::from_str::<Value>(&answer)
+            .ok()
+            .filter(|_| status == 200)
+            .and_then(|l| l["games"].as_array()?.first().cloned());
+        (game, format!("{status} {answer}"))
+    })
+}
+
+/// An honest made-up result for `game` (the `n`th of `session`), as JSON to change at will
+/// ([`arbiter::bench::league::fabricated`]).
+pub fn fabricated(session: &str, game: &Value, n: u64) -> Value {
+    let game: arbiter::league::scheduler::Game = serde_json::from_value(game.clone()).unwrap();
+    serde_json::to_value(arbiter::bench::league::fabricated(session, &game, n)).unwrap()
+}
+
+/// What a simulated worker did: its session, the games it was leased and those whose results
+/// the server accepted or voided, and the refusal that ended it, if one did.
+pub struct Simulated {
+    pub token: String,
+    pub session: String,
+    pub leased: Vec<u64>,
+    pub accepted: Vec<u64>,
+    pub voided: Vec<u64>,
+    pub refused: Option<(u16, String)>,
+}
+
+/// A simulated worker speaking the worker protocol over HTTP (as `arbiter bench league`'s do):
+/// registers, leases one game at a time and sends the result `result` makes of each (the
+/// session, the leased game as JSON, its count) at once. It stops when `stop` is set or at its
+/// first refusal.
+pub fn simulated(
+    url: &str,
+    token: &str,
+    bench_ms: f64,
+    stop: &std::sync::atomic::AtomicBool,
+    result: impl Fn(&str, &Value, u64) -> Value,
+) -> Simulated {
+    let session = register(url, token, bench_ms, 1)["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut done = Simulated {
+        token: token.to_string(),
+        session: session.clone(),
+        leased: Vec::new(),
+        accepted: Vec::new(),
+        voided: Vec::new(),
+        refused: None,
+    };
+    let mut n = 0;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let (status, answer) = lease(url, token, &session, 500);
+        if status != 200 {
+            done.refused = Some((status, answer));
+            return done;
+        }
+        let leased: Value = serde_json::from_str(&answer).unwrap();
+        for g in leased["games"].as_array().unwrap() {
+            n += 1;
+            let id = g["game"]["game_id"].as_u64().unwrap();
+            done.leased.push(id);
+            let body = result(&session, &g["game"], n).to_string();
+            let (status, answer) = call(url, token, "/api/work/result", &body);
+            if status != 200 {
+                done.refused = Some((status, answer));
+                return done;
+            }
+            let reply: Value = serde_json::from_str(&answer).unwrap();
+            if reply["accepted"] == true {
+                done.accepted.push(id);
+            }
+            if reply["voided"] == true {
+                done.voided.push(id);
+            }
+        }
+    }
+    done
+}
+
+/// The games per bot in `/api/standings`, and in all.
+pub fn counts(url: &str) -> (u64, std::collections::BTreeMap<String, u64>) {
+    let s = json(url, "/api/standings");
+    let per_bot = s["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["name"].as_str().unwrap().to_string(),
+                b["games"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (s["games"].as_u64().unwrap(), per_bot)
+}
+
+/// Waits until the league at `url` plays every one of `bots` (each checked, none building).
+pub fn wait_playing(url: &str, bots: usize) {
+    wait_for("the bots playing", || {
+        let s = json(url, "/api/standings");
+        let playing = s["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["status"] == "playing")
+            .count();
+        ((playing >= bots).then_some(()), s.to_string())
+    });
+}
+
+/// Starts `league serve DIR BOT... --local-workers 0` on strict, short clocks (100 ms a turn,
+/// no grace) and returns it with its URL.
+pub fn strict_league(dir: &Path, bots: &[String]) -> (Proc, String) {
+    let args = [
+        "--local-workers",
+        "0",
+        "--turn-ms",
+        "100",
+        "--strict",
+        "--seed",
+        "5",
+    ];
+    let (child, url) = super::league_serve_with(dir, bots, &args);
+    (Proc(child), url)
+}
+
+/// Starts a simulated worker of worker token `token` on a thread of its own, its results made by
+/// `result` from an honest made-up one ([`fabricated`]).
+pub fn start_simulated(
+    url: &str,
+    token: &str,
+    bench_ms: f64,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    result: impl Fn(&mut serde_json::Value, &serde_json::Value) + Send + 'static,
+) -> std::thread::JoinHandle<Simulated> {
+    let (t, url, stop) = (token.to_string(), url.to_string(), stop.clone());
+    std::thread::spawn(move || {
+        simulated(&url, &t, bench_ms, &stop, |session, game, n| {
+            let mut r = fabricated(session, game, n);
+            result(&mut r, game);
+            r
+        })
+    })
+}

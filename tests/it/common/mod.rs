@@ -4,6 +4,8 @@
 
 pub mod league;
 mod referee_runs;
+pub mod sdk_game;
+pub mod webgl;
 pub use referee_runs::*;
 
 use assert_cmd::Command;
@@ -316,7 +318,16 @@ pub fn league_serve_with(
     bots: &[String],
     args: &[&str],
 ) -> (std::process::Child, String) {
-    use std::io::BufRead;
+    league_serve_with_stderr(dir, bots, args, std::process::Stdio::inherit())
+}
+
+/// [`league_serve_with`], the server's stderr going to `stderr`.
+pub fn league_serve_with_stderr(
+    dir: &std::path::Path,
+    bots: &[String],
+    args: &[&str],
+    stderr: impl Into<std::process::Stdio>,
+) -> (std::process::Child, String) {
     use std::process::Stdio;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .current_dir(root())
@@ -327,17 +338,22 @@ pub fn league_serve_with(
         .args(["--first-turn-ms", "5000"])
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .unwrap();
+    let url = listening(&mut child);
+    (child, url)
+}
+
+/// The URL a league server just started as `child` (its stdout piped) says it listens on.
+pub fn listening(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let url = line
-        .split_whitespace()
+    line.split_whitespace()
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
-        .to_string();
-    (child, url)
+        .to_string()
 }

@@ -2,7 +2,10 @@
 //! from a clone of codingame-game-engine (or a git bundle of one) at the tag of the version the
 //! game's `pom.xml` names, unpacked and compiled in the build box (the engine's `core` and its
 //! modules: everything a referee loads; never its `runner`, which needs undertow), and kept in
-//! the cache as one jar, `sdk-engine-VERSION/engine.jar`.
+//! the cache as one jar, `sdk-engine-VERSION/engine.jar`. The jar also holds the engine's viewer
+//! under `view/`, as Maven's jars of the engine do: the core's and the modules'
+//! `src/main/resources/view/`, and the runner's PIXI libraries (`view/lib/pixi*.js`), so that a
+//! game's class path holds everything its replays draw it with ([`crate::referee::sdk::view`]).
 
 use super::steps;
 use super::{Boxing, SdkBuildError};
@@ -17,10 +20,14 @@ pub const ENGINE_ENV: &str = "ARBITER_CODINGAME_ENGINE";
 pub const JAR: &str = "engine.jar";
 
 /// Bumped when the engine's recipe changes, to build every cached engine again.
-const ENGINE_RECIPE: &str = "1";
+const ENGINE_RECIPE: &str = "2";
 
 /// The folders of the engine's source that a referee needs (those that exist at a tag).
 const PARTS: [&str; 3] = ["engine/core", "engine/modules", "engine/community-modules"];
+
+/// The runner's libraries, whose PIXI (`pixi4.js` to `pixi6.js`, as the engine's `Drawer`
+/// requires) the viewer loads.
+const RUNNER_LIB: &str = "runner/src/main/resources/view/lib";
 
 /// `--codingame-engine` of this run (set once from the command line: builds start deep in the
 /// resolution of the game, far from the options).
@@ -106,17 +113,61 @@ pub fn built(
         .collect::<Vec<_>>()
         .join(":");
     log_step(&mut log, &steps::javac(&cp, "classes", "@sources.txt"))?;
+    for step in view_steps(work).map_err(cache_err(work))? {
+        log_step(&mut log, &step)?;
+    }
     log_step(
         &mut log,
         &steps::words(&["jar", "cf", JAR, "-C", "classes", "."]),
     )?;
-    for leftover in ["engine", "classes", "sources.txt"] {
+    for leftover in ["engine", "runner", "classes", "sources.txt"] {
         let path = work.join(leftover);
         let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
     }
     build_box::write_own_file(work, "build.log", log.as_bytes()).map_err(cache_err(work))?;
     stage.install(&dest)?;
     Ok(jar)
+}
+
+/// The steps that copy the engine's viewer (unpacked in `work`) into `classes/view/`: each
+/// part's `src/main/resources/view/` (the core's, every module's) and the runner's PIXI
+/// libraries, as Maven puts them in the engine's jars.
+fn view_steps(work: &Path) -> std::io::Result<Vec<Vec<String>>> {
+    let mut views = Vec::new();
+    let resources = |dir: &Path| dir.join("src/main/resources/view");
+    for part in PARTS {
+        let dir = work.join(part);
+        if part.ends_with("core") {
+            views.push(resources(&dir));
+        } else if dir.is_dir() {
+            let mut modules: Vec<PathBuf> = std::fs::read_dir(&dir)?
+                .map(|e| e.map(|e| resources(&e.path())))
+                .collect::<Result<_, _>>()?;
+            modules.sort();
+            views.extend(modules);
+        }
+    }
+    let mut steps = vec![steps::words(&["mkdir", "-p", "classes/view/lib"])];
+    for view in views.iter().filter(|v| v.is_dir()) {
+        let from = format!("{}/.", view.strip_prefix(work).unwrap_or(view).display());
+        steps.push(steps::words(&["cp", "-R", &from, "classes/view/"]));
+    }
+    let lib = work.join(RUNNER_LIB);
+    if lib.is_dir() {
+        let mut pixi: Vec<String> = std::fs::read_dir(&lib)?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with("pixi") && n.ends_with(".js"))
+            .map(|n| format!("{RUNNER_LIB}/{n}"))
+            .collect();
+        if !pixi.is_empty() {
+            pixi.sort();
+            let mut cp = vec!["cp".to_string()];
+            cp.extend(pixi);
+            cp.push("classes/view/lib/".into());
+            steps.push(cp);
+        }
+    }
+    Ok(steps)
 }
 
 /// Writes the engine's source at `version` (the parts a referee needs) from the clone or
@@ -176,11 +227,17 @@ fn archive(path: &Path, given_by: &str, version: &str, to: &Path) -> Result<(), 
             }
         })?;
     // Only the parts that exist at that tag (community modules came later).
-    let listed = git(Some(repo), &["ls-tree", "--name-only", tag, "engine/"], &[])?;
-    let present = String::from_utf8_lossy(&listed.stdout).into_owned();
-    let has = |part: &str| present.lines().any(|l| l.trim() == part);
+    let has = |part: &str| {
+        git(
+            Some(repo),
+            &["ls-tree", "--name-only", tag, "--", part],
+            &[],
+        )
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
+    };
     let parts: Vec<&Path> = PARTS
         .iter()
+        .chain([&RUNNER_LIB])
         .filter(|p| has(p))
         .map(|p| Path::new(*p))
         .collect();

@@ -2,7 +2,7 @@
 //! trusts, as the user in the same folder), and the steps' command lines.
 
 use super::{Boxing, SdkBuildError};
-use crate::bot::build_box::{self, Outcome};
+use crate::bot::build_box::{self, StepReport};
 use std::path::Path;
 
 /// At most this much of a compiler's output is kept in a message (the first errors matter most).
@@ -31,7 +31,7 @@ pub fn javac(classpath: &str, out: &str, sources: &str) -> Vec<String> {
 }
 
 /// Runs `step` in `dir`: in the build box, or as the user when trusted.
-pub fn run(step: &[String], dir: &Path, boxing: Boxing) -> Result<Outcome, SdkBuildError> {
+pub fn run(step: &[String], dir: &Path, boxing: Boxing) -> Result<StepReport, SdkBuildError> {
     let program = &step[0];
     if let Some((purpose, package)) = tool_of(program) {
         if build_box::find_system_program(program).is_none() {
@@ -57,7 +57,7 @@ pub fn run(step: &[String], dir: &Path, boxing: Boxing) -> Result<Outcome, SdkBu
                 })?;
             let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
             text.push_str(&String::from_utf8_lossy(&output.stderr));
-            Ok(Outcome {
+            Ok(StepReport {
                 success: output.status.success(),
                 status: output.status.to_string(),
                 cap: None,

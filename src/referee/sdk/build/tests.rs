@@ -219,8 +219,17 @@ fn the_test_game_builds_from_the_engine_bundle_and_plays_in_a_fresh_and_a_warm_j
     );
     assert!(cache
         .path()
-        .join("sdk-engine-4.5.0-r1/engine.jar")
+        .join("sdk-engine-4.5.0-r2/engine.jar")
         .is_file());
+    // The engine's viewer is in its jar, as in Maven's: the game's class path holds it.
+    let view = crate::referee::sdk::view::of_class_path(&game.classpath).unwrap();
+    for file in [
+        "core/Drawer.js",
+        "entity-module/GraphicEntityModule.js",
+        "lib/pixi6.js",
+    ] {
+        assert!(view.files.contains_key(file), "{file} in the engine's jar");
+    }
     // Found again, not rebuilt, without the engine's source.
     assert_eq!(
         build_in(cache.path(), &source, None, Boxing::Boxed).unwrap(),

@@ -12,6 +12,8 @@ fn sum_game(launcher: Arc<dyn RefereeLauncher>) -> Option<SdkGame> {
         main_class: built.main_class,
         dir: built.dir,
         league: 1,
+        leagues: None,
+        league_given: false,
         params: Vec::new(),
         game_limits: true,
         message_limit: DEFAULT_MESSAGE_LIMIT,
@@ -155,6 +157,8 @@ fn launchers_are_kept_apart_by_the_bots_they_were_hidden_from() {
         main_class: crate::referee::sdk::REFEREE_MAIN.into(),
         dir: "/cache/g".into(),
         league: 2,
+        leagues: None,
+        league_given: true,
         params: Vec::new(),
         game_limits: true,
         message_limit: DEFAULT_MESSAGE_LIMIT,
@@ -172,7 +176,20 @@ fn launchers_are_kept_apart_by_the_bots_they_were_hidden_from() {
         command.args[cp_at + 2..],
         ["ArbiterLauncher", "/cache/g/classes"]
     );
-    assert!(WarmJvm::header(&game).starts_with("[[ARBITER_GAME]] game.mode=multi league.level=2"));
+    // The game's properties, after what is private to the launcher where it has its own (as
+    // root: a process-id namespace and scratch folders, which it empties after each game).
+    let header = WarmJvm::header(&game, &Limits::default());
+    assert!(header.starts_with("[[ARBITER_GAME]] "), "{header}");
+    assert!(
+        header.contains(" game.mode=multi league.level=2 "),
+        "{header}"
+    );
+    let private = " --own-pids --scratch=/tmp:/var/tmp:/run/lock:/dev/shm ";
+    assert_eq!(
+        header.contains(private),
+        BotProcess::can_hold(&Limits::default()),
+        "{header}"
+    );
     let a = BotSpec::command("a", "python3", vec!["a.py".into()], "/bots/a");
     let b = BotSpec::command("b", "python3", vec!["b.py".into()], "/bots/b");
     let limits = Limits::default();

@@ -1,7 +1,8 @@
 // Replay viewer: draws any game from its neutral board view (square, hex or point cells with
 // stacks of pieces) and steps through the game, or an external referee's game as a table of
 // turns; a CodinGame SDK game steps without a board, with what the game said after each step
-// (its summary lines and tooltips). The data is computed by arbiter in Rust (zlib, base64) and handed to arbiterGame: by
+// (its summary lines and tooltips), and is drawn beside by its own viewer where it can be
+// (sdk_player.js). The data is computed by arbiter in Rust (zlib, base64) and handed to arbiterGame: by
 // the game's data file (game-N.js, which replay.html#game=N loads: a page opened from the disk
 // may load a script beside it, not fetch a file), or by a script in a page of one game. Every
 // text from the data is shown as text, never as markup.
@@ -56,6 +57,7 @@
   function utf8Bytes(s) { return new TextEncoder().encode(s).length; }
   function swatch(D, seat, parent) {
     var sw = add(parent, 'span', undefined, 'swatch');
+    sw.setAttribute('data-seat', seat);
     sw.style.background = D.colours[seat % D.colours.length][1];
   }
   // A bot's stderr as kept by the record, folded open for the bot that forfeited.
@@ -76,7 +78,9 @@
     var legend = byId('legend');
     D.bots.forEach(function (bot, seat) {
       swatch(D, seat, legend);
-      legend.appendChild(document.createTextNode(D.external ? 'player ' + seat + ': ' : 'seat ' + seat + ' (' + D.colours[seat % D.colours.length][0] + '): '));
+      // A game whose rules are another program's names its players by number (CodinGame's
+      // players 0, 1, ...), not by the colours of arbiter's pieces.
+      legend.appendChild(document.createTextNode(D.external || D.sdk ? 'player ' + seat + ': ' : 'seat ' + seat + ' (' + D.colours[seat % D.colours.length][0] + '): '));
       add(legend, 'b', bot);
       legend.appendChild(document.createTextNode(' \u00a0 '));
     });
@@ -335,7 +339,7 @@
       });
     }
 
-    function bot(seat) { return D.bots[seat] + ' (seat ' + seat + ', ' + NAME[seat % NAME.length] + ')'; }
+    function bot(seat) { return D.bots[seat] + (D.sdk ? ' (player ' + seat + ')' : ' (seat ' + seat + ', ' + NAME[seat % NAME.length] + ')'); }
 
     // The move list: one line per step, a click shows that step; the verdict closes it.
     var list = byId('moves');
@@ -344,10 +348,12 @@
       var li = document.createElement('li');
       var sw = document.createElement('span');
       sw.className = 'swatch';
+      sw.setAttribute('data-seat', s.seat);
       sw.style.background = fill(s.seat);
       li.appendChild(sw);
       var what = s.kind === 'forfeit' ? 'forfeit (' + s.reason + ')' : s.move + (s.kind === 'opening' ? ' (opening)' : '');
-      li.appendChild(document.createTextNode(D.bots[s.seat] + ': ' + what));
+      // An SDK game's players answer a game turn together: each line says its game turn.
+      li.appendChild(document.createTextNode((D.sdk ? s.turn + '. ' : '') + D.bots[s.seat] + ': ' + what));
       if (s.kind === 'forfeit') li.className = 'forfeit';
       li.setAttribute('data-step', k + 1);
       li.onclick = function () { stop(); show(k + 1); };
@@ -360,9 +366,23 @@
     last.onclick = function () { stop(); show(D.steps.length); };
     list.appendChild(last);
 
+    // Every answer of an SDK game's turn `s.turn`, together ("ann 12, bob 7"), the step's own
+    // first: its players answered them at once.
+    function together(s) {
+      var all = [bot(s.seat) + ' played ' + s.move];
+      D.steps.forEach(function (o) {
+        if (o !== s && o.kind === 'move' && o.turn === s.turn) all.push(bot(o.seat) + ' played ' + o.move);
+      });
+      return all.join('; ');
+    }
+
     var at = 0;
     var slider = byId('slider');
     slider.max = D.steps.length;
+
+    // An SDK game drawn by its own viewer (sdk_player.js) follows the steps shown, and leads
+    // them while it plays; `quiet` while it does.
+    var sdk = null, quiet = false;
 
     function show(k) {
       at = Math.max(0, Math.min(D.steps.length, k));
@@ -370,6 +390,7 @@
       drawFrame(at);
       text('where', 'step ' + at + ' of ' + D.steps.length);
       text('notes', frames[at].notes.join('\n'));
+      byId('notes').hidden = !frames[at].notes.length;
       var s = at > 0 ? D.steps[at - 1] : null;
       var head = 'start position', answer = '', answerLabel = 'answer:', time = '', input = '', err = '';
       var bar = byId('timebar');
@@ -377,6 +398,7 @@
       bar.className = '';
       if (s) {
         if (s.kind === 'opening') head = 'turn ' + s.turn + ': opening ply ' + s.move + ' (played by the referee for ' + bot(s.seat) + ')';
+        else if (s.kind === 'move' && D.sdk) head = 'game turn ' + s.turn + ': ' + together(s);
         else if (s.kind === 'move') head = 'turn ' + s.turn + ': ' + bot(s.seat) + ' played ' + s.move;
         else if (s.kind === 'forfeit') head = 'turn ' + s.turn + ': ' + bot(s.seat) + ' forfeited: ' + s.reason;
         else head = 'turn ' + s.turn + ': ' + bot(s.seat) + (s.move ? ': ' + s.move : '');
@@ -424,6 +446,7 @@
         var top = cur.offsetTop - list.offsetTop;
         if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - cur.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
       }
+      if (sdk && !quiet) sdk.step(at);
     }
 
     // What an SDK game said after the step shown (at the start: after its first frame): its
@@ -445,6 +468,7 @@
     var timer = null;
     function stop() { if (timer) { clearInterval(timer); timer = null; } text('play', '\u25b6'); }
     function play() {
+      if (sdk && sdk.active) return sdk.toggle();
       if (timer) return stop();
       if (at >= D.steps.length) show(0);
       text('play', '\u2016');
@@ -470,6 +494,27 @@
     // &last (#last) or &step=N (#step=N) opens the game at that step.
     var P = params();
     show('last' in P ? D.steps.length : /^\d+$/.test(P.step || '') ? +P.step : 0);
+    if (D.sdk && window.arbiterSdk) {
+      sdk = window.arbiterSdk.mount(D, {
+        show: function (k) { quiet = true; show(k); quiet = false; },
+        at: function () { return at; },
+        // The game's own player plays its frames: the steps' autoplay steps aside.
+        graphic: function () { stop(); byId('play').hidden = true; byId('speed').hidden = true; },
+        // The seats in the game's own colours (its viewer draws them so).
+        recolour: function (fills, names) {
+          fills.forEach(function (f, s) { if (D.colours[s]) D.colours[s] = [names[s], f, D.colours[s][2]]; });
+          FILL = D.colours.map(function (c) { return c[1]; });
+          NAME = D.colours.map(function (c) { return c[0]; });
+          Array.prototype.forEach.call(document.querySelectorAll('[data-seat]'), function (e) { e.style.background = fill(+e.getAttribute('data-seat')); });
+          var legend = byId('legend');
+          while (legend.firstChild) legend.removeChild(legend.firstChild);
+          header(D);
+          quiet = true;
+          show(at);
+          quiet = false;
+        }
+      });
+    }
     // The data is unpacked after the page loaded: tests and tools wait for this mark.
     document.body.setAttribute('data-ready', '1');
   }

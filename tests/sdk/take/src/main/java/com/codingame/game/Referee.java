@@ -23,6 +23,13 @@ import com.google.inject.Inject;
  * `fail=N` throws at round N (`fail=init`: in init), `hang=N` stops answering at round N;
  * with `slowtrace=1` the exception thrown takes 700 ms to tell its message after the first time
  * (the engine's [[FAIL]] is written at once, the stack trace on stderr 700 ms later).
+ * `hostile=MARKER` makes the game leave things behind for the next game in the same JVM, after
+ * telling in its first summary what an earlier game left ("hostile MARKER: property N, file
+ * found|none, child alive|none, jvm ID"): it bumps the system property `take.MARKER`, writes
+ * the file /tmp/take-MARKER and starts a child process (`sh -c 'sleep 600; : MARKER'`);
+ * `thread=1` starts a thread that runs on after the game. `turnms=N` and `firstturnms=N` set the
+ * game's own limits (default 100 and 1000); `lines=N` asks N answer lines a turn (the first
+ * counts).
  */
 public class Referee extends AbstractReferee {
     @Inject private MultiplayerGameManager<Player> gameManager;
@@ -41,11 +48,29 @@ public class Referee extends AbstractReferee {
         }
         random = new Random(gameManager.getSeed());
         rounds = Integer.parseInt(params.getProperty("rounds", "5"));
+        Player.lines = Integer.parseInt(params.getProperty("lines", "1"));
         fail = Integer.parseInt(params.getProperty("fail", "0"));
         hang = Integer.parseInt(params.getProperty("hang", "0"));
         max = gameManager.getLeagueLevel() >= 2 ? 1000 : 100;
-        gameManager.setFirstTurnMaxTime(1000);
-        gameManager.setTurnMaxTime(100);
+        gameManager.setFirstTurnMaxTime(Integer.parseInt(params.getProperty("firstturnms", "1000")));
+        gameManager.setTurnMaxTime(Integer.parseInt(params.getProperty("turnms", "100")));
+        String marker = params.getProperty("hostile");
+        if (marker != null) {
+            leaveThingsBehind(marker);
+        }
+        if ("1".equals(params.getProperty("thread"))) {
+            Thread stays = new Thread(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(60_000);
+                    } catch (InterruptedException e) {
+                        // Told to end: it does not.
+                    }
+                }
+            }, "take-stays");
+            stays.setDaemon(true);
+            stays.start();
+        }
         gameManager.setMaxTurns(rounds + 1);
         for (Player p : gameManager.getPlayers()) {
             p.sendInputLine(gameManager.getPlayerCount() + " " + p.getIndex());
@@ -111,6 +136,27 @@ public class Referee extends AbstractReferee {
         gameManager.setViewData("scores", view);
         if (gameManager.getActivePlayers().size() < 2) {
             gameManager.endGame();
+        }
+    }
+
+    /** Tells what an earlier game left for `marker`, then leaves the same for the next game. */
+    private void leaveThingsBehind(String marker) {
+        String key = "take." + marker;
+        int property = Integer.parseInt(System.getProperty(key, "0"));
+        java.io.File file = new java.io.File("/tmp/take-" + marker);
+        boolean found = file.exists();
+        boolean child = ProcessHandle.allProcesses()
+            .anyMatch(p -> p.info().commandLine().orElse("").contains(marker));
+        java.lang.management.RuntimeMXBean jvm = java.lang.management.ManagementFactory.getRuntimeMXBean();
+        gameManager.addToGameSummary("hostile " + marker + ": property " + property
+            + ", file " + (found ? "found" : "none") + ", child " + (child ? "alive" : "none")
+            + ", jvm " + jvm.getName() + "@" + jvm.getStartTime());
+        System.setProperty(key, String.valueOf(property + 1));
+        try {
+            java.nio.file.Files.write(file.toPath(), "left by Take".getBytes());
+            new ProcessBuilder("sh", "-c", "sleep 600; : " + marker).start();
+        } catch (java.io.IOException e) {
+            throw new RuntimeException(e);
         }
     }
 

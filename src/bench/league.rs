@@ -1,8 +1,9 @@
-//! `arbiter bench league`: a load test of the league server's worker door ([`super::remote`]).
+//! `arbiter bench league`: a load test of the league server's worker door
+//! ([`crate::league::remote`]).
 //! A real server (`arbiter league serve`, a child process, so that its CPU time and memory are
 //! its own) on a loopback port with no local workers, and simulated workers: threads that speak
-//! the worker protocol with the worker's own HTTP client ([`super::worker::net`], one connection
-//! per request, as `league work` does), register, lease one game at a time and send back a
+//! the worker protocol with the worker's own HTTP client ([`crate::league::client`], one
+//! connection per request, as `league work` does), register, lease one game at a time and send back a
 //! fabricated result at once (no game is played: the server's cost alone is measured). Each
 //! phase is bounded in results and in time.
 //!
@@ -11,9 +12,10 @@
 //! long run to `memory_results` results, with the server's resident memory sampled on the way:
 //! what grows with the games played shows there.
 
-use super::remote::{LeaseRequest, Leased, Register, Registered, ResultRequest, VERSION};
-use super::scheduler::Game;
-use super::worker::net;
+use crate::league::client::{Client, ClientError};
+use crate::league::locks::Locked;
+use crate::league::remote::{LeaseRequest, Register, ResultRequest, PROTOCOL, VERSION};
+use crate::league::scheduler::Game;
 use crate::referee::{GameResult, Reason, SeatStats};
 use serde::Serialize;
 use std::io::BufRead;
@@ -61,12 +63,14 @@ pub enum LoadError {
     NotServing(String),
     #[error("the league's bots were not ready in {0:?}: {1}")]
     NotReady(Duration, String),
+    #[error("the league server did not answer: {0}")]
+    NotAnswering(ClientError),
     #[error("a simulated worker failed: {0}")]
-    Worker(String),
+    Worker(ClientError),
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error(transparent)]
-    Token(#[from] super::tokens::TokenError),
+    Token(#[from] crate::league::tokens::TokenError),
 }
 
 /// Latency percentiles of one kind of call, in milliseconds.
@@ -142,6 +146,8 @@ pub struct LoadReport {
 struct Server {
     child: Child,
     url: String,
+    /// The public pages' client (no token).
+    client: Client,
     /// The league's folder and the server's log, removed after.
     dir: PathBuf,
 }
@@ -194,14 +200,17 @@ impl Server {
             .map_or(0.0, |kib| kib / 1024.0)
     }
 
-    fn get(&self, path: &str) -> Result<String, LoadError> {
-        let a = net::call(&self.url, "GET", path, "", None, Duration::from_secs(60))
-            .map_err(|e| LoadError::NotServing(e.to_string()))?;
-        Ok(a.text())
+    /// The standings, as the page's script reads them.
+    fn standings(&self) -> Result<serde_json::Value, LoadError> {
+        self.client.standings().map_err(LoadError::NotAnswering)
     }
 }
 
-fn start(cfg: &LoadConfig) -> Result<(Server, String), LoadError> {
+/// Simulated workers per worker token: under the league's cap of sessions a token may hold
+/// (`[workers] sessions_per_token`, 64 unless set).
+const WORKERS_PER_TOKEN: usize = 32;
+
+fn start(cfg: &LoadConfig) -> Result<Server, LoadError> {
     let dir = std::env::temp_dir().join(format!("arbiter-league-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let league = dir.join("league");
@@ -230,31 +239,59 @@ fn start(cfg: &LoadConfig) -> Result<(Server, String), LoadError> {
         let said = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
         return Err(LoadError::NotServing(format!("{line}{said}")));
     };
-    let token = super::tokens::issue(&league, "load")?;
-    let server = Server { child, url, dir };
+    let client = match Client::new(&url, None, Duration::from_secs(10)) {
+        Ok(c) => c.waiting(Duration::from_secs(60)),
+        Err(e) => {
+            let _ = child.kill();
+            return Err(LoadError::NotServing(e.to_string()));
+        }
+    };
+    let server = Server {
+        child,
+        url,
+        client,
+        dir,
+    };
     // Every bot checked (test-started) and playing.
     let began = Instant::now();
     let limit = Duration::from_secs(300);
     loop {
-        let s = server.get("/api/standings")?;
-        let playing = s.matches("\"status\":\"playing\"").count();
+        let s = server.standings()?;
+        let bots = s["bots"].as_array().map_or(&[][..], Vec::as_slice);
+        let playing = bots.iter().filter(|b| b["status"] == "playing").count();
         if playing == cfg.bots {
             break;
         }
         if began.elapsed() > limit {
-            return Err(LoadError::NotReady(limit, s));
+            return Err(LoadError::NotReady(limit, s.to_string()));
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    Ok((server, token))
+    Ok(server)
+}
+
+/// Worker tokens for `workers` simulated workers of run `run`, each token's own (a run's
+/// sessions are still live when the next run starts).
+fn tokens_for(server: &Server, run: usize, workers: usize) -> Result<Vec<String>, LoadError> {
+    let league = server.dir.join("league");
+    (0..workers.div_ceil(WORKERS_PER_TOKEN).max(1))
+        .map(|k| {
+            Ok(crate::league::tokens::issue(
+                &league,
+                &format!("load-{run}-{k}"),
+            )?)
+        })
+        .collect()
 }
 
 /// A result as a worker would send it for `game`, made up (the `n`th of its worker): a draw,
-/// seat 0's win and seat 1's win in turn, so that a worker's results favour no seat (the
-/// quarantine test's honest workers send these too).
+/// seat 0's win and seat 1's win in turn, from a point of the turn its session picks, so that
+/// a worker's results favour no seat, and neither do the first results of many workers started
+/// at once (the quarantine tests' honest workers send these too).
 pub fn fabricated(session: &str, game: &Game, n: u64) -> ResultRequest {
     let seats = game.bots.len();
-    let (winner, ranks, reason) = match n % 3 {
+    let start = session.bytes().map(u64::from).sum::<u64>();
+    let (winner, ranks, reason) = match (n + start) % 3 {
         0 => (None, vec![0; seats], Reason::TurnLimit),
         w => {
             let w = (w as usize - 1) % seats;
@@ -320,49 +357,29 @@ struct Tally {
     retried: AtomicU64,
     lease_us: Mutex<Vec<u32>>,
     result_us: Mutex<Vec<u32>>,
-    failure: Mutex<Option<String>>,
+    failure: Mutex<Option<ClientError>>,
 }
 
 fn micros(t: Instant) -> u32 {
     t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32
 }
 
-/// Sends one request; a connection refused or cut is counted and tried again after a second,
-/// as a worker does (its first back-off).
-fn post(
-    t: &Tally,
-    url: &str,
-    path: &str,
-    token: &str,
-    body: &impl Serialize,
-) -> Result<net::Answer, String> {
-    let body = serde_json::to_vec(body).expect("serialises");
-    let a = loop {
-        match net::call(
-            url,
-            "POST",
-            path,
-            token,
-            Some(&body),
-            Duration::from_secs(120),
-        ) {
-            Ok(a) => break a,
+/// Makes one call; a connection refused or cut is counted and tried again after a second, as
+/// a worker does (its first back-off).
+fn post<T>(t: &Tally, ask: impl Fn() -> Result<T, ClientError>) -> Result<T, ClientError> {
+    loop {
+        match ask() {
             Err(e) if e.transient() => {
                 t.retried.fetch_add(1, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_secs(1));
             }
-            Err(e) => return Err(e.to_string()),
+            done => return done,
         }
-    };
-    if a.ok() {
-        Ok(a)
-    } else {
-        Err(format!("{path}: {} {}", a.status, a.text()))
     }
 }
 
 /// One simulated worker: registers, then leases and returns games until `stop`.
-fn simulated(url: &str, token: &str, t: &Tally, stop: &AtomicBool) -> Result<(), String> {
+fn simulated(client: &Client, t: &Tally, stop: &AtomicBool) -> Result<(), ClientError> {
     let info = Register {
         version: VERSION.into(),
         host: "load-test".into(),
@@ -371,9 +388,9 @@ fn simulated(url: &str, token: &str, t: &Tally, stop: &AtomicBool) -> Result<(),
         sandbox: true,
         bench_ms: 10.0,
         concurrency: 1,
+        protocol: PROTOCOL,
     };
-    let a = post(t, url, "/api/work/register", token, &info)?;
-    let reg: Registered = serde_json::from_slice(&a.body).map_err(|e| e.to_string())?;
+    let reg = post(t, || client.register(&info))?;
     let (mut lease_us, mut result_us) = (Vec::new(), Vec::new());
     let mut n = 0;
     while !stop.load(Ordering::Relaxed) {
@@ -383,27 +400,21 @@ fn simulated(url: &str, token: &str, t: &Tally, stop: &AtomicBool) -> Result<(),
             wait_ms: 1000,
         };
         let began = Instant::now();
-        let a = post(t, url, "/api/work/lease", token, &ask)?;
+        let leased = post(t, || client.lease(&ask))?;
         lease_us.push(micros(began));
-        let leased: Leased = serde_json::from_slice(&a.body).map_err(|e| e.to_string())?;
         t.leases
             .fetch_add(leased.games.len() as u64, Ordering::Relaxed);
         for g in &leased.games {
             n += 1;
             let began = Instant::now();
-            post(
-                t,
-                url,
-                "/api/work/result",
-                token,
-                &fabricated(&reg.session, &g.game, n),
-            )?;
+            let done = fabricated(&reg.session, &g.game, n);
+            post(t, || client.result(&done))?;
             result_us.push(micros(began));
             t.results.fetch_add(1, Ordering::Relaxed);
         }
     }
-    t.lease_us.lock().unwrap().extend(lease_us);
-    t.result_us.lock().unwrap().extend(result_us);
+    t.lease_us.locked().extend(lease_us);
+    t.result_us.locked().extend(result_us);
     Ok(())
 }
 
@@ -411,27 +422,31 @@ fn simulated(url: &str, token: &str, t: &Tally, stop: &AtomicBool) -> Result<(),
 /// tally and the time taken.
 fn run_workers(
     server: &Server,
-    token: &str,
+    tokens: &[String],
     workers: usize,
     mut done: impl FnMut(&Tally, Duration) -> bool,
 ) -> Result<(Arc<Tally>, Duration), LoadError> {
+    let clients = tokens
+        .iter()
+        .map(|token| {
+            let client = Client::new(&server.url, Some(token), Duration::from_secs(10))?;
+            Ok(client.waiting(Duration::from_secs(120)))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(LoadError::Worker)?;
     let tally = Arc::new(Tally::default());
     let stop = Arc::new(AtomicBool::new(false));
     let began = Instant::now();
     let threads: Vec<_> = (0..workers)
         .map(|k| {
-            let (url, token, t, stop) = (
-                server.url.clone(),
-                token.to_string(),
-                tally.clone(),
-                stop.clone(),
-            );
+            let client = clients[(k / WORKERS_PER_TOKEN).min(clients.len() - 1)].clone();
+            let (t, stop) = (tally.clone(), stop.clone());
             std::thread::Builder::new()
                 .name(format!("load-{k}"))
                 .stack_size(256 << 10)
                 .spawn(move || {
-                    if let Err(e) = simulated(&url, &token, &t, &stop) {
-                        t.failure.lock().unwrap().get_or_insert(e);
+                    if let Err(e) = simulated(&client, &t, &stop) {
+                        t.failure.locked().get_or_insert(e);
                         stop.store(true, Ordering::Relaxed);
                     }
                 })
@@ -446,7 +461,7 @@ fn run_workers(
     for t in threads {
         let _ = t.join();
     }
-    if let Some(e) = tally.failure.lock().unwrap().take() {
+    if let Some(e) = tally.failure.locked().take() {
         return Err(LoadError::Worker(e));
     }
     Ok((tally, took))
@@ -458,27 +473,18 @@ fn floor(server: &Server, workers: usize, time: Duration) -> (f64, Latency) {
     let began = Instant::now();
     let threads: Vec<_> = (0..workers)
         .map(|_| {
-            let (url, all) = (server.url.clone(), all.clone());
+            let (client, all) = (server.client.clone(), all.clone());
             std::thread::Builder::new()
                 .stack_size(256 << 10)
                 .spawn(move || {
                     let mut mine = Vec::new();
                     while began.elapsed() < time {
                         let t = Instant::now();
-                        if net::call(
-                            &url,
-                            "GET",
-                            "/load-test-floor",
-                            "",
-                            None,
-                            Duration::from_secs(60),
-                        )
-                        .is_ok()
-                        {
+                        if client.probe("/load-test-floor").is_ok() {
                             mine.push(micros(t));
                         }
                     }
-                    all.lock().unwrap().extend(mine);
+                    all.locked().extend(mine);
                 })
                 .expect("a thread starts")
         })
@@ -487,17 +493,18 @@ fn floor(server: &Server, workers: usize, time: Duration) -> (f64, Latency) {
         let _ = t.join();
     }
     let took = began.elapsed().as_secs_f64();
-    let us = std::mem::take(&mut *all.lock().unwrap());
+    let us = std::mem::take(&mut *all.locked());
     (us.len() as f64 / took, Latency::of(us))
 }
 
 /// Runs the load test, telling `progress` what it does.
 pub fn run(cfg: &LoadConfig, mut progress: impl FnMut(&str)) -> Result<LoadReport, LoadError> {
     progress(&format!("starting a league of {} bots", cfg.bots));
-    let (server, token) = start(cfg)?;
+    let server = start(cfg)?;
     let rss_mib_start = server.rss_mib();
     let mut phases = Vec::new();
-    for &w in &cfg.workers {
+    for (run, &w) in cfg.workers.iter().enumerate() {
+        let tokens = tokens_for(&server, run, w)?;
         progress(&format!("floor: {w} threads asking for a missing page"));
         let cpu0 = server.cpu();
         let (floor_per_s, floor_lat) = floor(&server, w, Duration::from_secs(5));
@@ -508,7 +515,7 @@ pub fn run(cfg: &LoadConfig, mut progress: impl FnMut(&str)) -> Result<LoadRepor
             cfg.phase_limit.as_secs()
         ));
         let cpu0 = server.cpu();
-        let (tally, took) = run_workers(&server, &token, w, |t, e| {
+        let (tally, took) = run_workers(&server, &tokens, w, |t, e| {
             t.results.load(Ordering::Relaxed) >= cfg.phase_results || e >= cfg.phase_limit
         })?;
         let cpu = (server.cpu() - cpu0).as_secs_f64();
@@ -521,8 +528,8 @@ pub fn run(cfg: &LoadConfig, mut progress: impl FnMut(&str)) -> Result<LoadRepor
             retried: tally.retried.load(Ordering::Relaxed),
             leases_per_s: tally.leases.load(Ordering::Relaxed) as f64 / secs,
             results_per_s: results as f64 / secs,
-            lease: Latency::of(std::mem::take(&mut *tally.lease_us.lock().unwrap())),
-            result: Latency::of(std::mem::take(&mut *tally.result_us.lock().unwrap())),
+            lease: Latency::of(std::mem::take(&mut *tally.lease_us.locked())),
+            result: Latency::of(std::mem::take(&mut *tally.result_us.locked())),
             floor_per_s,
             floor: floor_lat,
             floor_cpu_us,
@@ -539,7 +546,8 @@ pub fn run(cfg: &LoadConfig, mut progress: impl FnMut(&str)) -> Result<LoadRepor
     let step = (cfg.memory_results / 10).max(1);
     let mut samples = vec![(before, server.rss_mib())];
     let mut next = (before / step + 1) * step;
-    let (tally, took) = run_workers(&server, &token, cfg.memory_workers, |t, e| {
+    let tokens = tokens_for(&server, cfg.workers.len(), cfg.memory_workers)?;
+    let (tally, took) = run_workers(&server, &tokens, cfg.memory_workers, |t, e| {
         let total = before + t.results.load(Ordering::Relaxed);
         if total >= next {
             samples.push((total, server.rss_mib()));

@@ -1,0 +1,197 @@
+//! The league server's start: the folder opened (its settings, bots, schedule, records read
+//! back, bad rows set aside), the scheduler restored from them, and the threads started.
+
+use super::*;
+
+/// Opens the league in `dir` and starts its threads: `workers` local workers, the recorder and
+/// the ratings. The bots are checked on their own threads (a slow build delays no game).
+pub fn start(
+    dir: PathBuf,
+    settings: LeagueSettings,
+    workers: usize,
+) -> Result<Arc<Shared>, StartError> {
+    let table = play::table(&settings).map_err(|e| StartError::Other(format!("{e:#}")))?;
+    // An SDK game's replay pages draw it with its own viewer, served from the folder.
+    if let Some(game) = table.choice.sdk_game() {
+        crate::report::run_start::sdk_view(&dir, game);
+    }
+    let seats = table.choice.seats();
+    if folder::keep_private(&dir)? {
+        eprintln!(
+            "arbiter: the league's folder {} was open to every user of this machine; it is now \
+             its owner's and its group's only (it holds the uploaded bots, the records and the \
+             tokens)",
+            dir.display()
+        );
+    }
+    // One row no reader takes (a hand edit, a forged result of an older arbiter) does not
+    // refuse the league: it is set aside, said, and its game played again.
+    let aside = dir.join(folder::SET_ASIDE);
+    let set_aside =
+        crate::results::games_csv::set_aside(&dir.join("games.csv"), &aside, &now_text())
+            .map_err(|e| StartError::Other(format!("setting aside bad rows of games.csv: {e}")))?;
+    for a in &set_aside {
+        eprintln!(
+            "arbiter: warning: games.csv row {} is no game ({}): set aside in {} (its game, \
+             never recorded, is played again)",
+            a.row,
+            a.why,
+            aside.display()
+        );
+    }
+    let (csv, done) =
+        play::open_games(&dir, seats).map_err(|e| StartError::Other(format!("{e:#}")))?;
+    let (log, scheduled) = ScheduleLog::open(&dir)?;
+    let (cancel_log, cancelled) = folder::CancelLog::open(&dir)?;
+    let token_hash = folder::admin_token_hash(&dir)?;
+    let bots = folder::load_bots(&dir)?;
+
+    let mut sched = Scheduler::new(seats, settings.matchmaking.clone(), settings.seed);
+    sched.set_capacity(workers.max(1));
+    for b in &bots {
+        sched.add_bot(&b.name);
+        // Not played until checked; a suspended bot not until it is added again.
+        sched.set_idle(&b.name, Idle::Checking);
+    }
+    for g in scheduled {
+        if cancelled.contains(&g.game_id) && !done.contains(g.game_id) {
+            sched.restore_cancelled(&g);
+            continue;
+        }
+        let recorded = done.contains(g.game_id);
+        sched.restore(g, recorded);
+    }
+    let mut counted = ratings::Standings::default();
+    for b in &bots {
+        counted.know(&b.name);
+    }
+    let (mut sprt_log, sprt_lines) = folder::JsonLines::open(&dir, folder::SPRT, "log of SPRTs")?;
+    let mut sprt = crate::league::sprt::Tests::from_lines(&sprt_lines);
+    if sprt_lines.is_empty() {
+        // A folder from before sprt.jsonl: its (one) candidate's test counts every game.
+        if let Some(b) = bots
+            .iter()
+            .rev()
+            .find(|b| b.candidate_of.is_some() && !b.removed)
+        {
+            let old = b.candidate_of.as_deref().unwrap_or_default();
+            let lines = sprt.start(&b.name, old, b.sprt.unwrap_or_default(), 0, &now_text());
+            sprt_log.append(&lines)?;
+        }
+    }
+    // Decisions counted again from games.csv are not new: a test that ended is read back
+    // with its verdict, and one that decides here was decided before the restart, unlogged.
+    let mut decided_again = Vec::new();
+    let games_csv = [dir.join("games.csv")];
+    crate::results::games_csv::try_for_each_result(&games_csv, |row| {
+        if let Some(id) = row.game_id {
+            decided_again.extend(sprt.add(id, &row.bots, &row.ranks, row.pair_id.unwrap_or(0)));
+        }
+        counted.add(&Counted {
+            bots: row.bots,
+            ranks: row.ranks,
+            pair_id: row.pair_id.unwrap_or(0),
+        });
+        Ok::<(), crate::results::games_csv::ReadError>(())
+    })
+    .map_err(|e| StartError::Other(crate::errors::chain_text(&e)))?;
+    let index_path = dir.join(crate::league::record_index::FILE);
+    let mut live = Live {
+        offsets: crate::league::record_index::RecordIndex::with_file(&index_path).map_err(
+            |source| FolderError::Io {
+                path: index_path.clone(),
+                source,
+            },
+        )?,
+        ..Live::default()
+    };
+    read_records(&dir, &mut live)?;
+
+    let (done_tx, done_rx) = mpsc::channel();
+    let (fit_tx, fit_rx) = mpsc::channel();
+    let (events, _) = tokio::sync::broadcast::channel(1024);
+    let shared = Arc::new(Shared {
+        dir: dir.clone(),
+        settings,
+        table,
+        sched: Mutex::new(sched),
+        log: Mutex::new(log),
+        cancel_log: Mutex::new(cancel_log),
+        specs: RwLock::new(HashMap::new()),
+        live: Mutex::new(live),
+        standings: RwLock::new(Arc::new(ratings::Table::default())),
+        counted: Mutex::new(counted),
+        sprt: Mutex::new(sprt),
+        sprt_log: Mutex::new(sprt_log),
+        events,
+        event_streams: Default::default(),
+        backoff: Default::default(),
+        token_hash,
+        authors: crate::league::tokens::Tokens::of(&dir, crate::league::tokens::Kind::Author),
+        local_workers: workers,
+        wake: Condvar::new(),
+        wake_lock: Mutex::new(()),
+        stop: AtomicBool::new(false),
+        bots_file: Mutex::new(()),
+        done_tx: Mutex::new(done_tx),
+        fit_tx: Mutex::new(fit_tx),
+        recording: Mutex::default(),
+        out_of_ratings: Mutex::default(),
+    });
+    {
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name("league-ratings".into())
+            .spawn(move || ratings_thread(&s, fit_rx))
+            .expect("a thread starts");
+    }
+    shared.refit();
+    {
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name("league-recorder".into())
+            .spawn(move || recorder_thread(&s, csv, done_rx))
+            .expect("a thread starts");
+    }
+    for w in 0..workers {
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name(format!("league-worker-{w}"))
+            .spawn(move || worker_thread(&s, &local_name(w)))
+            .expect("a thread starts");
+    }
+    if workers > 0 {
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name("league-renew".into())
+            .spawn(move || renew_thread(&s, workers))
+            .expect("a thread starts");
+    }
+    shared.log_sprt(decided_again);
+    {
+        let mut sched = shared.sched.locked();
+        sched.set_priority(shared.sprt.locked().running());
+        for b in bots.iter().filter(|b| !b.removed) {
+            if let Some(forfeits) = b.suspended {
+                sched.set_idle(&b.name, Idle::Suspended { forfeits });
+                shared.log_cancelled(&mut sched);
+            }
+        }
+    }
+    for b in bots
+        .into_iter()
+        .filter(|b| !b.removed && b.suspended.is_none())
+    {
+        let s = shared.clone();
+        std::thread::spawn(move || {
+            let _ = s.admit(b);
+        });
+    }
+    for b in folder::load_bots(&dir)?.into_iter().filter(|b| b.removed) {
+        let mut sched = shared.sched.locked();
+        sched.set_idle(&b.name, Idle::Removed);
+        // Its games scheduled before and not recorded will not be played.
+        shared.log_cancelled(&mut sched);
+    }
+    Ok(shared)
+}

@@ -1,0 +1,132 @@
+//! The league server's threads besides the recorder: local workers (blocking threads that
+//! lease one game at a time and play it through `play`), the renewal of their leases, and the
+//! ratings' refits.
+
+use super::*;
+
+/// The name of local worker `w` (as its leases and the page name it).
+pub(super) fn local_name(w: usize) -> String {
+    format!("local-{w}")
+}
+
+/// Renews the local workers' leases every third of a lease time, as a remote worker does: a
+/// local game longer than the lease is never handed to another worker, and the lease can be
+/// short (a killed remote worker's games move on within it).
+pub(super) fn renew_thread(s: &Shared, workers: usize) {
+    while !s.stop.load(Ordering::Relaxed) {
+        let every = Duration::from_secs(s.sched.locked().knobs().lease_s) / 3;
+        std::thread::sleep(every.max(Duration::from_millis(100)));
+        let mut sched = s.sched.locked();
+        let now = Instant::now();
+        for w in 0..workers {
+            sched.renew(&local_name(w), now);
+        }
+    }
+}
+
+pub(super) fn worker_thread(s: &Shared, name: &str) {
+    while !s.stop.load(Ordering::Relaxed) && s.recording_failure().is_none() {
+        let Some(game) = s.lease(name) else {
+            let guard = s.wake_lock.locked();
+            let _ = s.wake.wait_timeout(guard, Duration::from_millis(500));
+            continue;
+        };
+        let bots: Option<Vec<BotSpec>> = {
+            let specs = s.specs.reading();
+            game.bots.iter().map(|b| specs.get(b).cloned()).collect()
+        };
+        let Some(bots) = bots else {
+            // A bot of a game from before a restart, not checked yet: it waits its turn.
+            s.sched.locked().release(game.game_id);
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        };
+        s.started(&game, name);
+        let finished = match play::play(&s.table, &bots, &game) {
+            Ok(f) => {
+                s.backoff.started("the league's local workers");
+                f
+            }
+            Err(unplayed) => {
+                // The machine failed, not a bot: the game goes back to the queue unrecorded,
+                // and this worker waits before it takes another.
+                s.release(game.game_id);
+                let pause = s.backoff.failed(
+                    "the league's local workers",
+                    unplayed.fault,
+                    &unplayed.to_string(),
+                );
+                std::thread::sleep(pause);
+                continue;
+            }
+        };
+        if s.done_tx.locked().send((game, finished)).is_err() {
+            break;
+        }
+    }
+}
+
+/// Refits whenever games arrived (all that queued up at once), off the games' path.
+pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
+    while let Ok(first) = rx.recv() {
+        let mut counted = s.counted.locked();
+        let mut sprt = s.sprt.locked();
+        let mut ended = Vec::new();
+        for fit in std::iter::once(first).chain(rx.try_iter()) {
+            match fit {
+                Fit::Game(g, game_id) => {
+                    ended.extend(sprt.add(game_id, &g.bots, &g.ranks, g.pair_id));
+                    counted.add(&g);
+                }
+                Fit::Again => {}
+                Fit::Recounted(c) => *counted = *c,
+            }
+        }
+        let (mut table, widths) = counted.fit();
+        drop(counted);
+        table.sprts = sprt.shown();
+        // The page's first test: the latest running one, else the latest.
+        table.sprt = table
+            .sprts
+            .iter()
+            .rev()
+            .find(|t| t.verdict == "running")
+            .or(table.sprts.last())
+            .cloned();
+        let running = sprt.running();
+        drop(sprt);
+        s.log_sprt(ended);
+        {
+            let sched = s.sched.locked();
+            let live = s.live.locked();
+            for line in &mut table.bots {
+                (line.status, line.problem) = if live.building.contains(&line.name) {
+                    ("building".into(), None)
+                } else {
+                    match sched.idle(&line.name) {
+                        None => ("playing".into(), None),
+                        Some(Idle::Removed) => ("removed".into(), None),
+                        Some(Idle::Checking) => ("checking".into(), None),
+                        Some(Idle::Broken(p)) => ("broken".into(), Some(p.clone())),
+                        Some(Idle::Suspended { forfeits }) => (
+                            "suspended".into(),
+                            Some(format!(
+                                "forfeited {forfeits} games in a row; fix it and add it again"
+                            )),
+                        ),
+                    }
+                };
+            }
+        }
+        {
+            let mut sched = s.sched.locked();
+            sched.set_priority(running);
+            for (name, rating, width) in widths {
+                sched.set_rating(&name, rating, width);
+            }
+        }
+        let games = table.games;
+        *s.standings.writing() = Arc::new(table);
+        s.tell("standings", &serde_json::json!({ "games": games }));
+    }
+}

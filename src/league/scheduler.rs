@@ -81,13 +81,16 @@ impl Default for Knobs {
 }
 
 /// One game to play: its id (never reused), its table round (`pair_id`), the seed its table
-/// shares, and its bots by seat.
+/// shares, its bots by seat, and the candidate whose SPRT its table was made for (none: a
+/// table of the league's own share), so that the schedule log shows how the share went.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Game {
     pub game_id: u64,
     pub pair_id: u64,
     pub seed: u64,
     pub bots: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<String>,
 }
 
 /// What became of a result handed to [`Scheduler::complete`].

@@ -346,6 +346,16 @@ fn two_candidates_share_half_the_tables_and_the_other_bots_play_the_rest() {
     let (new, newer) = (of(["new", "old"]), of(["newer", "old"]));
     assert_eq!(new + newer, tables.len() / 2, "{tables:?}");
     assert!(new.abs_diff(newer) <= 1, "the tests in turn: {tables:?}");
+    // Each game says whose test its table was made for: half the tables, each the pair of a
+    // candidate and its reference.
+    let marked: BTreeMap<u64, &str> = games
+        .iter()
+        .filter_map(|g| g.sprt.as_deref().map(|c| (g.pair_id, c)))
+        .collect();
+    assert_eq!(marked.len(), tables.len() / 2, "{games:?}");
+    for (pair, candidate) in &marked {
+        assert_eq!(tables[pair], [*candidate, "old"], "{games:?}");
+    }
     assert!(
         games.iter().any(|g| g.bots.contains(&"a".to_string())),
         "the other bots play too"

@@ -126,26 +126,32 @@ fn two_candidates_run_at_once_the_others_play_and_a_removed_candidates_test_ends
         "{two}"
     );
     assert_eq!(two["verdict"], "running", "{two}");
-    // The other bots keep playing: of the next 40 games at least a quarter are neither test's
-    // (half of the tables but for the new bots' calibration, which may meet OLD).
-    let tests: [HashSet<String>; 2] = [
-        ["greedy".to_string(), "random".to_string()].into(),
-        ["random2".to_string(), "random".to_string()].into(),
-    ];
+    // The other bots keep playing: of the next 40 games (20 tables) about half are the
+    // league's own share (the schedule log names the test a table was made for), whoever
+    // plays them (the new bots' calibration may meet OLD).
     wait_for(
         &url,
         "40 games scheduled after the second candidate",
         |_| scheduled(&dir).len() >= logged + 40,
     );
     let since = &scheduled(&dir)[logged..logged + 40];
-    let others = since
-        .iter()
-        .filter(|g| !tests.contains(&bots_of(g)))
-        .count();
+    let of_tests: Vec<&str> = since.iter().filter_map(|g| g["sprt"].as_str()).collect();
+    let others = since.len() - of_tests.len();
     assert!(
-        others >= since.len() / 4,
-        "{others} games of others among {}: {since:?}",
+        (since.len() * 2 / 5..=since.len() * 3 / 5).contains(&others),
+        "{others} games of the league's share among {}: {since:?}",
         since.len()
+    );
+    for g in since.iter().filter(|g| g["sprt"].is_string()) {
+        let candidate = g["sprt"].as_str().unwrap().to_string();
+        assert!(
+            bots_of(g) == [candidate, "random".to_string()].into(),
+            "a test's table is its candidate's and its reference's: {g}"
+        );
+    }
+    assert!(
+        ["greedy", "random2"].iter().all(|c| of_tests.contains(c)),
+        "both tests play: {since:?}"
     );
 
     // The second candidate removed, its test ends (the page no longer says running); the

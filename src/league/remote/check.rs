@@ -329,6 +329,7 @@ mod tests {
             pair_id: 3,
             seed: 1,
             bots: vec!["a".into(), "b".into()],
+            sprt: None,
         }
     }
 

@@ -121,6 +121,7 @@ mod tests {
             pair_id: 0,
             seed: 0,
             bots: vec!["a".into(), "b".into()],
+            sprt: None,
         }
     }
 

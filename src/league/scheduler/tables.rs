@@ -140,9 +140,10 @@ impl Scheduler {
         from[from.len() - 1]
     }
 
-    /// Chooses the next table's bots (the first is whose turn it is), or `None` when fewer bots
-    /// than seats can play.
-    pub(super) fn choose_table(&mut self) -> Option<Vec<usize>> {
+    /// Chooses the next table's bots (the first is whose turn it is) and the candidate whose
+    /// SPRT it is for (none: the league's own share), or `None` when fewer bots than seats can
+    /// play.
+    pub(super) fn choose_table(&mut self) -> Option<(Vec<usize>, Option<String>)> {
         let eligible = self.eligible();
         if eligible.len() < self.seats {
             return None;
@@ -159,7 +160,7 @@ impl Scheduler {
                 if let (Some(&a), Some(&b)) = (a, b) {
                     if eligible.contains(&a) && eligible.contains(&b) {
                         self.tables_made.0 += 1;
-                        return Some(self.fill(vec![a, b], &eligible));
+                        return Some((self.fill(vec![a, b], &eligible), Some(new)));
                     }
                 }
             }
@@ -174,15 +175,15 @@ impl Scheduler {
             // game never narrows its interval, and drawn by rating it would meet its nearest
             // opponent for ever, the others never.
             if let Some(b) = self.under_floor_of(c, &eligible) {
-                return Some(self.fill(vec![c, b], &eligible));
+                return Some((self.fill(vec![c, b], &eligible), None));
             }
             c
         } else if let Some((a, b)) = self.under_floor(&eligible) {
-            return Some(self.fill(vec![a, b], &eligible));
+            return Some((self.fill(vec![a, b], &eligible), None));
         } else {
             eligible[self.rng.below(eligible.len())]
         };
-        Some(self.fill(vec![first], &eligible))
+        Some((self.fill(vec![first], &eligible), None))
     }
 
     /// The active pair with the fewest games, if below the floor.
@@ -230,7 +231,7 @@ impl Scheduler {
     /// Queues a new table's games (each bot in each seat once, one seed); false when none can
     /// be made.
     pub(super) fn make_table(&mut self) -> bool {
-        let Some(table) = self.choose_table() else {
+        let Some((table, sprt)) = self.choose_table() else {
             return false;
         };
         let pair_id = self.next_pair;
@@ -246,6 +247,7 @@ impl Scheduler {
                 pair_id,
                 seed,
                 bots,
+                sprt: sprt.clone(),
             };
             self.next_game += 1;
             self.fresh.push(game.clone());

@@ -17,7 +17,14 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+/// Starts `arbiter league work` for `url` with its cache in `cache`; what it says goes to
+/// `CACHE.log` (appended), which [`said`] reads back for a failure's message.
 fn work(url: &str, token: &str, cache: &Path) -> Proc {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(cache.with_extension("log"))
+        .unwrap();
     Proc(
         arbiter()
             .args([
@@ -32,10 +39,25 @@ fn work(url: &str, token: &str, cache: &Path) -> Proc {
             ])
             .arg(cache)
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(log)
             .spawn()
             .unwrap(),
     )
+}
+
+/// The last lines each worker started with [`work`] in `dir` said, for a failure's message.
+fn said(dir: &Path) -> String {
+    let mut out = String::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "log") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = lines[lines.len().saturating_sub(20)..].join("\n  ");
+            out += &format!("\n{} said:\n  {tail}", path.display());
+        }
+    }
+    out
 }
 
 #[test]
@@ -82,7 +104,7 @@ fn two_remote_workers_fill_a_league_and_a_killed_one_loses_and_duplicates_nothin
             let done = recorded(&dir);
             (
                 mine.filter(|id| ready && !done.contains(id)),
-                games.to_string(),
+                format!("{games}{}", said(tmp.path())),
             )
         });
         one.0.kill().unwrap();
@@ -108,7 +130,7 @@ fn two_remote_workers_fill_a_league_and_a_killed_one_loses_and_duplicates_nothin
             .iter()
             .all(|b| games_of(&s, b) >= 4);
             let ok = full && recorded(&dir).contains(&victim);
-            (ok.then(|| s.clone()), s.to_string())
+            (ok.then(|| s.clone()), format!("{s}{}", said(tmp.path())))
         },
     );
     assert!(

@@ -199,6 +199,49 @@ fn a_workers_game_moves_on_within_a_minute_of_its_kill_with_the_default_lease() 
     eprintln!("game {running} of the killed worker was recorded {after:?} after the kill");
 }
 
+/// A worker that cannot ready a game's bots (here its cache cannot take them: its `bots`
+/// folder leads into /proc, where nothing can be made, even by root) gives the game back at
+/// once and says why, and another worker plays it. Kept, the game would be renewed with the
+/// worker's other leases and held for ever, and the worker's slot with it.
+#[test]
+fn a_game_a_worker_cannot_ready_goes_back_to_the_league_and_another_plays_it() {
+    let tmp = common::shared_tempdir();
+    let dir = tmp.path().join("league");
+    let (_server, url) = serve(&dir, &[random_bot(), greedy_bot()]);
+    let (t1, t2) = (token(&dir, "one"), token(&dir, "two"));
+    let cache1 = tmp.path().join("cache-one");
+    std::fs::create_dir_all(&cache1).unwrap();
+    std::os::unix::fs::symlink("/proc/1", cache1.join("bots")).unwrap();
+    let _one = work(&url, &t1, &cache1);
+    let log1 = cache1.with_extension("log");
+    let first = wait_for("worker one to say it cannot play a game", || {
+        let text = std::fs::read_to_string(&log1).unwrap_or_default();
+        let id = text.lines().find_map(|l| {
+            let rest = l.strip_prefix("arbiter: cannot play game ")?;
+            let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+            rest[..digits].parse::<u64>().ok()
+        });
+        (
+            id,
+            format!("{}{}", json(&url, "/api/games"), said(tmp.path())),
+        )
+    });
+    let _two = work(&url, &t2, &tmp.path().join("cache-two"));
+    wait_for_within(
+        Duration::from_secs(60),
+        "the game worker one gave back played by worker two, and the games before it",
+        || {
+            let done = recorded(&dir);
+            let ok = (0..=first.max(3)).all(|id| done.contains(&id));
+            (
+                ok.then_some(()),
+                format!("recorded {done:?}{}", said(tmp.path())),
+            )
+        },
+    );
+    assert_eq!(played_by(&url, "one"), 0, "{}", json(&url, "/api/workers"));
+}
+
 #[test]
 fn a_wrong_or_revoked_token_or_another_version_is_told_why() {
     let tmp = common::shared_tempdir();

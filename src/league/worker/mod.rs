@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 /// The longest pause between two tries to reach a lost server.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The pause after giving back a game whose bot this worker could not fetch or ready.
+const CANNOT_PLAY_PAUSE: Duration = Duration::from_secs(5);
 
 /// A worker that cannot work.
 #[derive(Debug, thiserror::Error)]
@@ -410,6 +412,13 @@ impl Worker {
     /// worker stops.
     fn give_back(&self, game_id: u64, fault: crate::bot::MachineFault, why: &str) -> bool {
         let pause = self.backoff.failed("this worker", fault, why);
+        self.release(game_id, why, pause)
+    }
+
+    /// Releases leased game `game_id` (`why`), then waits `pause` before the worker takes
+    /// another game; false: the worker stops. A game this worker cannot play is never kept:
+    /// its renewals would hold it (and this worker's slot) for ever.
+    fn release(&self, game_id: u64, why: &str, pause: Duration) -> bool {
         let answer = self.post(|client, session| {
             client.release(&Release {
                 session,
@@ -492,12 +501,19 @@ fn play_loop(w: &Worker) {
                     continue;
                 }
                 Err(play::NotChecked::Broken(why)) => {
-                    // Its lease runs out and another worker plays it.
+                    // The league checked its bots before it scheduled them: one that cannot be
+                    // fetched or readied here is this worker's trouble. The game goes back at
+                    // once for another worker (or this one, after a pause).
                     eprintln!(
-                        "arbiter: cannot play game {}: {}",
+                        "arbiter: cannot play game {} here: {}; it goes back to the league, \
+                         and this worker pauses {} s",
                         lg.game.game_id,
-                        crate::protocol::printable_lines(&why)
+                        crate::protocol::printable_lines(&why),
+                        CANNOT_PLAY_PAUSE.as_secs()
                     );
+                    if !w.release(lg.game.game_id, &why, CANNOT_PLAY_PAUSE) {
+                        return;
+                    }
                     continue;
                 }
             };

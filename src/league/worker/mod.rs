@@ -28,6 +28,8 @@ use std::time::{Duration, Instant};
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The pause after giving back a game whose bot this worker could not fetch or ready.
 const CANNOT_PLAY_PAUSE: Duration = Duration::from_secs(5);
+/// How long a bot that failed its check here is not checked again.
+const RECHECK_AFTER: Duration = Duration::from_secs(60);
 
 /// A worker that cannot work.
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +88,7 @@ struct Worker {
     lease: Mutex<Duration>,
     table: Table,
     /// Bots ready to play, by archive and BOT argument (or why they cannot play).
-    bots: Mutex<HashMap<BotRef, Result<BotSpec, String>>>,
+    bots: Mutex<HashMap<BotRef, Result<BotSpec, (String, Instant)>>>,
     /// One fetch at a time (two threads wanting the same bot fetch it once).
     fetching: Mutex<()>,
     stop: AtomicBool,
@@ -375,11 +377,17 @@ impl Worker {
     }
 
     /// The bot `r` ready to play: fetched (checked against its hash), unpacked and built once.
-    /// A check the machine failed is not kept: the bot is checked again next time.
+    /// A check the machine failed is not kept: the bot is checked again next time; one the
+    /// bot failed is kept for [`RECHECK_AFTER`] (the league checked it before it scheduled it,
+    /// so what failed here may be this machine's passing trouble).
     fn bot(&self, name: &str, r: &BotRef) -> Result<BotSpec, play::NotChecked> {
         let _one = self.fetching.locked();
-        if let Some(done) = self.bots.locked().get(r) {
-            return done.clone().map_err(play::NotChecked::Broken);
+        match self.bots.locked().get(r) {
+            Some(Ok(spec)) => return Ok(spec.clone()),
+            Some(Err((why, at))) if at.elapsed() < RECHECK_AFTER => {
+                return Err(play::NotChecked::Broken(why.clone()))
+            }
+            _ => {}
         }
         let dir = self.opts.cache.join("bots").join(&r.hash);
         // A failed fetch is not kept: the next game fetches again (a server that restarted
@@ -400,7 +408,7 @@ impl Worker {
         };
         let kept = match &done {
             Ok(spec) => Ok(spec.clone()),
-            Err(play::NotChecked::Broken(why)) => Err(why.clone()),
+            Err(play::NotChecked::Broken(why)) => Err((why.clone(), Instant::now())),
             Err(play::NotChecked::Machine { .. }) => return done,
         };
         self.bots.locked().insert(r.clone(), kept);

@@ -126,10 +126,10 @@ async fn events(State(s): State<Arc<Shared>>) -> Response {
     ));
     let stream = tokio_stream::wrappers::BroadcastStream::new(rx)
         .filter_map(|m| m.ok())
-        .map(move |(name, data)| {
+        .map(move |e| {
             // The stream's place is given back when the stream ends (its client went).
             let _held = &slot;
-            Ok(Event::default().event(name).data(data))
+            Ok(Event::default().event(e.name()).data(e.data()))
         });
     Sse::new(hello.chain(stream))
         .keep_alive(KeepAlive::default())

@@ -18,6 +18,7 @@ pub mod backoff;
 pub mod bundle;
 pub mod cached;
 pub mod client;
+pub mod events;
 pub mod folder;
 pub mod http;
 pub mod listen;

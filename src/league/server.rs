@@ -10,6 +10,7 @@
 //! games.csv before anything shows it; a restart marks the logged games that games.csv holds as
 //! done and plays the others again under the same ids, so kill -9 loses and duplicates nothing.
 
+use super::events::{CancelledLine, LeagueEvent};
 use super::folder::{self, BotEntry, FolderError, LeagueSettings, ScheduleLog};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, Table};
@@ -103,8 +104,9 @@ pub struct Shared {
     pub sprt: Mutex<super::sprt::Tests>,
     /// Their starts and ends (`sprt.jsonl`).
     sprt_log: Mutex<folder::JsonLines>,
-    /// Server-sent events, as `(event name, JSON data)`.
-    pub events: tokio::sync::broadcast::Sender<(String, String)>,
+    /// What the league tells its page and the waiting workers (written as server-sent
+    /// events at the HTTP edge).
+    pub events: tokio::sync::broadcast::Sender<LeagueEvent>,
     /// Event streams open (at most `[http] max_event_streams`).
     pub event_streams: std::sync::atomic::AtomicUsize,
     /// The local workers when their machine cannot start games.
@@ -167,13 +169,12 @@ impl Shared {
             .locked()
             .running
             .insert(game.game_id, line.clone());
-        self.tell("start", &line);
+        self.tell(LeagueEvent::Started(line));
     }
 
-    /// Tells every listener of the page.
-    pub fn tell(&self, event: &str, data: &impl Serialize) {
-        let text = serde_json::to_string(data).expect("an event serialises");
-        let _ = self.events.send((event.to_string(), text));
+    /// Tells every listener (the page's event streams, the workers waiting for a game).
+    pub fn tell(&self, event: LeagueEvent) {
+        let _ = self.events.send(event);
     }
 
     /// Wakes the workers (a game may be ready to lease).
@@ -222,7 +223,7 @@ impl Shared {
         );
         *failed = Some(why.clone());
         drop(failed);
-        self.tell("recording", &serde_json::json!({ "failed": why }));
+        self.tell(LeagueEvent::RecordingFailed { why });
     }
 
     /// Logs the games `sched` cancelled (a bot removed, replaced, suspended or broken): each
@@ -242,13 +243,13 @@ impl Shared {
             live.running.remove(&c.game.game_id);
         }
         drop(live);
-        for c in &cancelled {
-            self.tell(
-                "cancelled",
-                &serde_json::json!({
-                    "game_id": c.game.game_id, "bots": c.game.bots, "bot": c.bot, "why": c.why
-                }),
-            );
+        for c in cancelled {
+            self.tell(LeagueEvent::Cancelled(CancelledLine {
+                game_id: c.game.game_id,
+                bots: c.game.bots,
+                bot: c.bot,
+                why: c.why,
+            }));
         }
     }
 
@@ -320,12 +321,8 @@ impl Shared {
             sched.release(game_id);
             self.log_cancelled(&mut sched);
         }
-        self.live
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .running
-            .remove(&game_id);
-        self.tell("released", &serde_json::json!({ "game_id": game_id }));
+        self.live.locked().running.remove(&game_id);
+        self.tell(LeagueEvent::Released { game_id });
         self.wake();
     }
 
@@ -350,10 +347,7 @@ impl Shared {
             return Err(e.to_string());
         }
         self.live.locked().building.push(name.clone());
-        self.tell(
-            "bot",
-            &serde_json::json!({"name": name, "status": "building"}),
-        );
+        self.tell(LeagueEvent::Building { name: name.clone() });
         // What its workers would be sent is checked first: a bot that names a file it may not
         // ship (outside its folder, or one another user could not read) is not played.
         let checked = super::bundle::sources(&entry)

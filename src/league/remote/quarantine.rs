@@ -143,7 +143,7 @@ pub(super) fn check_residuals(r: &Remote) {
             );
         }
         eprintln!("arbiter: {}", quarantine_text(&q));
-        r.s.tell("quarantined", &q);
+        r.s.tell(crate::league::events::LeagueEvent::Quarantined(q));
     }
     if any {
         recount(r);

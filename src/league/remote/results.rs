@@ -197,7 +197,7 @@ pub(super) fn void(
             shown.pop_front();
         }
     }
-    r.s.tell("voided", &v);
+    r.s.tell(crate::league::events::LeagueEvent::Voided(v));
     r.s.wake();
     true
 }

@@ -184,16 +184,13 @@ fn record_one(
         ));
     }
     drop(skip);
-    s.tell(
-        "game",
-        &GameLine {
-            game_id: rec.game_id,
-            bots: rec.bots.clone(),
-            ranks: Some(rec.ranks.clone()),
-            reason: Some(rec.reason.to_string()),
-            worker: None,
-        },
-    );
+    s.tell(crate::league::events::LeagueEvent::Recorded(GameLine {
+        game_id: rec.game_id,
+        bots: rec.bots.clone(),
+        ranks: Some(rec.ranks.clone()),
+        reason: Some(rec.reason.to_string()),
+        worker: None,
+    }));
     s.wake();
     Ok(())
 }

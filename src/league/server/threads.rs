@@ -127,6 +127,6 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
         }
         let games = table.games;
         *s.standings.writing() = Arc::new(table);
-        s.tell("standings", &serde_json::json!({ "games": games }));
+        s.tell(crate::league::events::LeagueEvent::Standings { games });
     }
 }

@@ -1,0 +1,114 @@
+//! What the league tells while it runs: a typed event for each thing the live page and the
+//! workers waiting for a game (a long-polled lease wakes on any event) may want to know. The
+//! server's parts send these values; only the HTTP edge ([`super::http`]) writes them as
+//! server-sent events, each with its name ([`LeagueEvent::name`]) and its JSON
+//! ([`LeagueEvent::data`]), which the page's script reads.
+
+use super::scheduler::CancelWhy;
+use super::server::GameLine;
+use super::trust::{Quarantined, Voided};
+use serde::Serialize;
+
+/// One thing that happened in the league.
+#[derive(Clone, Debug)]
+pub enum LeagueEvent {
+    /// A game was leased: its line, with who plays it.
+    Started(GameLine),
+    /// A game was recorded: its line, with its ranks and reason.
+    Recorded(GameLine),
+    /// A scheduled game will not be played.
+    Cancelled(CancelledLine),
+    /// A leased game went back to the queue (its worker could not start it, or gave it back).
+    Released { game_id: u64 },
+    /// New standings, fitted on this many games.
+    Standings { games: u64 },
+    /// The league stopped recording, and why.
+    RecordingFailed { why: String },
+    /// A bot is being built and checked.
+    Building { name: String },
+    /// A worker was quarantined.
+    Quarantined(Quarantined),
+    /// A game was voided (its worker's machine was too busy for a bot).
+    Voided(Voided),
+}
+
+/// A cancelled game as the page is told it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CancelledLine {
+    pub game_id: u64,
+    pub bots: Vec<String>,
+    /// The bot it was cancelled for.
+    pub bot: String,
+    pub why: CancelWhy,
+}
+
+impl LeagueEvent {
+    /// The event's name in the stream (the page's script listens by these names).
+    pub fn name(&self) -> &'static str {
+        match self {
+            LeagueEvent::Started(_) => "start",
+            LeagueEvent::Recorded(_) => "game",
+            LeagueEvent::Cancelled(_) => "cancelled",
+            LeagueEvent::Released { .. } => "released",
+            LeagueEvent::Standings { .. } => "standings",
+            LeagueEvent::RecordingFailed { .. } => "recording",
+            LeagueEvent::Building { .. } => "bot",
+            LeagueEvent::Quarantined(_) => "quarantined",
+            LeagueEvent::Voided(_) => "voided",
+        }
+    }
+
+    /// The event's data, as JSON.
+    pub fn data(&self) -> String {
+        let json = match self {
+            LeagueEvent::Started(line) | LeagueEvent::Recorded(line) => serde_json::to_value(line),
+            LeagueEvent::Cancelled(c) => serde_json::to_value(c),
+            LeagueEvent::Released { game_id } => Ok(serde_json::json!({ "game_id": game_id })),
+            LeagueEvent::Standings { games } => Ok(serde_json::json!({ "games": games })),
+            LeagueEvent::RecordingFailed { why } => Ok(serde_json::json!({ "failed": why })),
+            LeagueEvent::Building { name } => {
+                Ok(serde_json::json!({ "name": name, "status": "building" }))
+            }
+            LeagueEvent::Quarantined(q) => serde_json::to_value(q),
+            LeagueEvent::Voided(v) => serde_json::to_value(v),
+        };
+        json.expect("an event serialises").to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_event_keeps_the_name_and_fields_the_page_reads() {
+        let line = GameLine {
+            game_id: 4,
+            bots: vec!["a".into(), "b".into()],
+            ranks: Some(vec![0, 1]),
+            reason: Some("win".into()),
+            worker: None,
+        };
+        let e = LeagueEvent::Recorded(line);
+        assert_eq!(e.name(), "game");
+        let v: serde_json::Value = serde_json::from_str(&e.data()).unwrap();
+        assert_eq!(v["game_id"], 4);
+        assert_eq!(v["ranks"], serde_json::json!([0, 1]));
+        let c = LeagueEvent::Cancelled(CancelledLine {
+            game_id: 9,
+            bots: vec!["a".into(), "b".into()],
+            bot: "a".into(),
+            why: CancelWhy::Suspended,
+        });
+        let v: serde_json::Value = serde_json::from_str(&c.data()).unwrap();
+        assert_eq!((c.name(), &v["why"]), ("cancelled", &"suspended".into()));
+        let r = LeagueEvent::RecordingFailed { why: "disk".into() };
+        assert_eq!(r.data(), r#"{"failed":"disk"}"#);
+        let b = LeagueEvent::Building { name: "x".into() };
+        assert_eq!(b.name(), "bot");
+        assert_eq!(
+            LeagueEvent::Released { game_id: 3 }.data(),
+            r#"{"game_id":3}"#
+        );
+    }
+}

@@ -324,8 +324,15 @@ fn a_decision_that_a_late_pair_undoes_is_taken_again_on_every_recorded_game() {
     );
     assert_eq!(code, 0, "{stdout}\n{err}");
     // The figures printed are those of every recorded game.
-    let games = format!("({} games, ", rows.len());
-    assert!(stdout.contains(&games), "{games} in\n{stdout}");
+    // "(N games, P pairs)", or "(N games: P pairs and 1 game whose pair was not finished)"
+    // where a game of a later pair was under way when the test decided (a busy machine).
+    let games = format!("({} games", rows.len());
+    assert!(
+        [", ", ": "]
+            .iter()
+            .any(|after| stdout.contains(&format!("{games}{after}"))),
+        "{games} in\n{stdout}"
+    );
     let ptnml = stdout
         .lines()
         .find_map(|l| l.strip_prefix("Ptnml(0-2): ["))

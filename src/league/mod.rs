@@ -32,6 +32,7 @@ pub mod remote;
 pub mod residuals;
 pub mod scheduler;
 pub mod server;
+pub mod settings;
 pub mod slurm;
 pub mod sprt;
 pub mod tar_members;
@@ -128,7 +129,7 @@ pub fn bind_port(listen: SocketAddr) -> Result<Bound, ServeError> {
 pub fn serve(
     bound: Bound,
     dir: PathBuf,
-    settings: folder::LeagueSettings,
+    settings: settings::LeagueSettings,
     workers: usize,
 ) -> Result<(), ServeError> {
     let Bound { rt, listener, addr } = bound;

@@ -3,8 +3,9 @@
 //! same engine, sandbox and clock as `tournament`, and recording it as every run records. Kept
 //! to this file so that a reshaped engine changes the league in one place.
 
-use super::folder::{BotEntry, LeagueSettings};
+use super::folder::BotEntry;
 use super::scheduler::Game;
+use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::game::GameError;
 use crate::referee::{GameChoice, RefereeConfig};

@@ -11,11 +11,12 @@
 //! done and plays the others again under the same ids, so kill -9 loses and duplicates nothing.
 
 use super::events::{CancelledLine, LeagueEvent};
-use super::folder::{self, BotEntry, FolderError, LeagueSettings, ScheduleLog};
+use super::folder::{self, BotEntry, FolderError, ScheduleLog};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, Table};
 use super::ratings::{self, Counted};
 use super::scheduler::{Game, Idle, Scheduler};
+use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! server: `POST /api/bots/NAME` with the admin token or bot NAME's author token
 //! ([`super::authors`]; `arbiter league add URL BOT --token-file F` sends it). The body is a single source file (`?file=bot.py` names it: its extension says how
 //! it is built) or the bot's folder as a `.tar.gz` (or a plain `.tar`); it is size-capped
-//! (`[upload] max_mib` in `league.toml`, [`DEFAULT_MAX_MIB`] unless set), kept in a new folder of
+//! (`[upload] max_mib` in `league.toml`, [`super::settings::DEFAULT_MAX_MIB`] unless set), kept in a new folder of
 //! its own (`uploads/NAME/N/`, so a game still playing the previous version keeps its files),
 //! then checked and added exactly as `league add` adds a bot of the server's machine: built in
 //! the build box, test-started, played at once.
@@ -21,40 +21,16 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use tokio_stream::StreamExt;
 
-/// The largest upload unless `league.toml` says otherwise, in MiB.
-pub const DEFAULT_MAX_MIB: u64 = 16;
 /// Entries an archive may hold.
 const MAX_ENTRIES: usize = 20_000;
 /// The folder of the league that keeps uploads.
 pub const UPLOADS: &str = "uploads";
-
-/// The upload knobs (`league.toml`, under `[upload]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Limits {
-    /// The largest upload (the file or the archive as sent), in MiB.
-    pub max_mib: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_mib: DEFAULT_MAX_MIB,
-        }
-    }
-}
-
-impl Limits {
-    pub fn max_bytes(&self) -> u64 {
-        self.max_mib.saturating_mul(1 << 20)
-    }
-}
 
 /// An upload that cannot be taken.
 #[derive(Debug, thiserror::Error)]

@@ -126,7 +126,7 @@ pub(super) async fn register(
 }
 
 /// The league's openings as its flags spell them (`--opening-plies 4`, `--openings FILE`).
-fn openings_text(s: &crate::league::folder::LeagueSettings) -> String {
+fn openings_text(s: &crate::league::settings::LeagueSettings) -> String {
     use crate::options::Opt;
     let mut parts = Vec::new();
     if let Some(book) = &s.openings.openings {

@@ -52,7 +52,7 @@ mod wire;
 mod workers;
 
 pub use wire::*;
-pub use workers::{worker_lines, WorkerLimits, BENCH_FACTOR};
+pub use workers::{worker_lines, BENCH_FACTOR};
 
 struct Session {
     name: String,

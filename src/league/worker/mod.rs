@@ -10,12 +10,13 @@
 
 use super::bundle;
 use super::client::{Client, ClientError};
-use super::folder::{BotEntry, LeagueSettings};
+use super::folder::BotEntry;
 use super::play::{self, Table};
 use super::remote::{
     BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL, PROTOCOL,
     VERSION,
 };
+use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::league::locks::Locked;
 use std::collections::HashMap;

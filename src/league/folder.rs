@@ -363,3 +363,8 @@ pub fn keep_private(dir: &Path) -> Result<bool, FolderError> {
         .map_err(io(dir))?;
     Ok(true)
 }
+
+/// The time now in UTC, as the folder's logs stamp a line (`at`) and the page shows it.
+pub fn now_text() -> String {
+    crate::report::html::data::utc(std::time::SystemTime::now())
+}

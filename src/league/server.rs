@@ -11,7 +11,7 @@
 //! done and plays the others again under the same ids, so kill -9 loses and duplicates nothing.
 
 use super::events::{CancelledLine, LeagueEvent};
-use super::folder::{self, BotEntry, FolderError, ScheduleLog};
+use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, Table};
 use super::ratings::{self, Counted};
@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 mod recorder;
 mod start;
@@ -455,9 +455,4 @@ impl Shared {
         self.refit();
         Ok(())
     }
-}
-
-/// The time now, for the page.
-pub fn now_text() -> String {
-    crate::report::html::data::utc(SystemTime::now())
 }

@@ -84,7 +84,7 @@ pub fn evidence(
         waited_total_us: stats.waited_total_us,
         waited_max_us: stats.waited_max_us,
         total_us: stats.total_us,
-        at: super::server::now_text(),
+        at: super::folder::now_text(),
     }
 }
 

@@ -14,8 +14,8 @@
 
 use crate::league::client::{Client, ClientError};
 use crate::league::locks::Locked;
-use crate::league::remote::{LeaseRequest, Register, ResultRequest, PROTOCOL, VERSION};
 use crate::league::scheduler::Game;
+use crate::league::wire::{LeaseRequest, Register, ResultRequest, PROTOCOL, VERSION};
 use crate::referee::{GameResult, Reason, SeatStats};
 use serde::Serialize;
 use std::io::BufRead;

@@ -5,7 +5,7 @@ use crate::cli::{LeagueAddArgs, LeagueArgs, LeagueCommand, LeagueRemoveArgs, Lea
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::OpeningsSettings;
 use arbiter::league::client::Client;
-use arbiter::league::remote::{AddRequest, Added};
+use arbiter::league::wire::{AddRequest, Added};
 use arbiter::league::{self, folder, settings};
 use std::process::ExitCode;
 use std::time::Duration;

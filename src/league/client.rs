@@ -1,7 +1,7 @@
 //! The one HTTP client of a league's API, for every caller: the worker on another machine
 //! (`league work`, [`super::worker`]), the command line's `league add`, `remove` and `status`,
 //! and the load test (`arbiter bench league`). One typed call per endpoint, over the `wire`
-//! messages ([`super::remote`]); a refusal keeps the server's status and message
+//! messages ([`super::wire`]); a refusal keeps the server's status and message
 //! ([`ClientError::Status`]), so that each caller decides what a 401, a 410 or a 503 means.
 //!
 //! Built on `ureq`: blocking, as the worker wants (each of its threads plays one game at a time
@@ -11,8 +11,8 @@
 //! redirects followed, no proxy from the environment, plain `http://` only: the league is
 //! reached over loopback or a trusted network (TLS is a proxy's job in front of it).
 
-use super::remote::{AddRequest, Added, LeaseRequest, Leased, Register, Registered, Release};
-use super::remote::{Renew, Reply, ResultRequest, LONG_POLL, RESULT_LIMIT};
+use super::wire::{AddRequest, Added, LeaseRequest, Leased, Register, Registered, Release};
+use super::wire::{Renew, Reply, ResultRequest, LONG_POLL, RESULT_LIMIT};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -188,7 +188,7 @@ impl Client {
             .input_buffer_size(BUFFER)
             .output_buffer_size(BUFFER)
             .max_response_header_size(BUFFER)
-            .user_agent(format!("arbiter/{}", super::remote::VERSION))
+            .user_agent(format!("arbiter/{}", super::wire::VERSION))
             .build();
         Ok(Client {
             url: url.to_string(),

@@ -10,8 +10,8 @@
 
 use super::folder::BotEntry;
 use super::page;
-use super::remote::AddRequest;
 use super::server::Shared;
+use super::wire::AddRequest;
 use crate::league::locks::{Locked, RwLocked};
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderMap, StatusCode};

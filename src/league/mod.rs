@@ -40,6 +40,7 @@ pub mod token_file;
 pub mod tokens;
 pub mod trust;
 pub mod upload;
+pub mod wire;
 pub mod worker;
 
 use std::net::SocketAddr;

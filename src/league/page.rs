@@ -410,5 +410,5 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
 }
 
 /// The longest record a replay page reads (a worker's result is at most
-/// [`super::remote::RESULT_LIMIT`]).
-const MAX_RECORD_BYTES: u64 = 2 * super::remote::RESULT_LIMIT as u64;
+/// [`super::wire::RESULT_LIMIT`]).
+const MAX_RECORD_BYTES: u64 = 2 * super::wire::RESULT_LIMIT as u64;

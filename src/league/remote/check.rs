@@ -8,9 +8,9 @@
 //! first field that is not is named in the refusal (400), and nothing of the result is kept.
 //! Pure: no I/O.
 
-use super::ResultRequest;
 use crate::bot::process::STDERR_TAIL_BYTES;
 use crate::league::scheduler::Game;
+use crate::league::wire::ResultRequest;
 use crate::protocol::MAX_LINE_BYTES;
 use crate::referee::{Reason, SeatStats, TURN_STDERR_BYTES};
 

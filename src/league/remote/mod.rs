@@ -19,7 +19,7 @@
 //! again), a result no referee could have made (400, naming the field), a game another worker
 //! holds (403), too many sessions (429), a league that cannot record (503).
 //!
-//! Its parts: `wire` (the messages, shared with the worker), `lease` (register, lease, renew,
+//! Its parts (the messages, shared with the worker, are [`super::wire`]'s): `lease` (register, lease, renew,
 //! the bots' archives), `held` (the games out and their holders), `check` (a result against its
 //! game), `results` (a result recorded or voided), `workers` (`/api/workers`, the bench gate,
 //! the league's capacity, the workers' knobs) and `quarantine` (workers whose results are off
@@ -34,6 +34,7 @@ use super::residuals::Played;
 use super::server::Shared;
 use super::tokens;
 use super::trust::{self, Quarantined, Voided};
+use super::wire::{self, Register, REQUEST_LIMIT, RESULT_LIMIT};
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -48,10 +49,8 @@ mod held;
 mod lease;
 mod quarantine;
 mod results;
-mod wire;
 mod workers;
 
-pub use wire::*;
 pub use workers::{worker_lines, BENCH_FACTOR};
 
 struct Session {
@@ -103,7 +102,7 @@ pub struct Remote {
     tokens: tokens::Tokens,
     /// The league's bot list (read again when the file changes).
     bots: Cached<Vec<BotEntry>>,
-    /// The server machine's own bench figure (milliseconds; see [`super::worker::bench`]).
+    /// The server machine's own bench figure (milliseconds; see [`super::wire::bench`]).
     own_bench_ms: f64,
     /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
     last_check: Mutex<Option<Instant>>,
@@ -131,7 +130,7 @@ pub fn routes(s: Arc<Shared>) -> Router {
         quarantined: Mutex::default(),
         tokens: tokens::Tokens::new(&s_dir),
         bots: Cached::new(s_dir.join(super::folder::BOTS)),
-        own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
+        own_bench_ms: super::wire::bench().as_secs_f64() * 1000.0,
         last_check: Mutex::default(),
         start_id: start_id(),
     });

@@ -7,11 +7,12 @@
 
 use super::held::{name_of, Taken};
 use super::quarantine::{check_residuals, quarantined};
-use super::{check, from_worker, refuse, Body, Remote, Reply, ResultRequest, VOIDED_SHOWN};
+use super::{check, from_worker, refuse, Body, Remote, VOIDED_SHOWN};
 use crate::league::locks::Locked;
 use crate::league::residuals::Played;
 use crate::league::scheduler::Game;
 use crate::league::trust;
+use crate::league::wire::{Reply, ResultRequest};
 use crate::referee::GameResult;
 use crate::tournament::{Finished, GameSpec};
 use axum::extract::State;

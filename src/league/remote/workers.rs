@@ -6,9 +6,10 @@
 //! `league.toml`).
 
 use super::quarantine::quarantine_text;
-use super::{lease_time, Remote, Session, WorkerLine};
+use super::{lease_time, Remote, Session};
 use crate::league::locks::Locked;
 use crate::league::trust::{Quarantined, Voided};
+use crate::league::wire::WorkerLine;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -121,7 +122,7 @@ pub(super) fn update_capacity(r: &Remote) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::league::remote::Register;
+    use crate::league::wire::Register;
 
     fn session(last_seen: Instant) -> Session {
         Session {

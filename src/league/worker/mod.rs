@@ -12,11 +12,11 @@ use super::bundle;
 use super::client::{Client, ClientError};
 use super::folder::BotEntry;
 use super::play::{self, Table};
-use super::remote::{
-    BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL, PROTOCOL,
-    VERSION,
-};
 use super::settings::LeagueSettings;
+use super::wire::{
+    bench, BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL,
+    PROTOCOL, VERSION,
+};
 use crate::bot::BotSpec;
 use crate::league::locks::Locked;
 use std::collections::HashMap;
@@ -192,22 +192,6 @@ fn describe(concurrency: usize) -> Register {
         concurrency,
         protocol: PROTOCOL,
     }
-}
-
-/// A quick CPU figure: the time to hash 8 MiB, the fastest of 8 tries of 1 MiB each times 8
-/// (a machine slow or busy all along shows it; a moment's load elsewhere does not).
-pub fn bench() -> Duration {
-    use sha2::Digest;
-    let data = vec![7u8; 1 << 20];
-    let fastest = (0..8)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(sha2::Sha256::digest(std::hint::black_box(&data)));
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default();
-    fastest * 8
 }
 
 /// Makes call `ask` of the league, trying again with back-off while it cannot be reached.

@@ -41,6 +41,13 @@ const FILES_KEPT: u64 = 128;
 /// The fewest connections a server takes, however low the open-file limit.
 const MIN_CONNECTIONS: usize = 8;
 
+/// The body's length as its request announces it (`Content-Length`).
+pub fn announced_length(headers: &axum::http::HeaderMap) -> Option<u64> {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+}
+
 /// The connections a server with `workers` local workers may hold under the open-file limit
 /// `files` (and at most `asked`): each connection holds a file, and each game a local worker
 /// plays holds many ([`crate::engine::files_for_games`]).

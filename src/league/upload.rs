@@ -451,9 +451,7 @@ pub async fn upload(
         refuse(e.status(), e)
     };
     // Said before any of the body is read: a client that sent `Expect: 100-continue` sends none.
-    let announced = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let announced = super::listen::announced_length(&headers);
     if announced.is_some_and(|n| n > cap) {
         return too_large();
     }

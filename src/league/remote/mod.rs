@@ -192,7 +192,7 @@ async fn token_first(
         "/api/work/result" => RESULT_LIMIT,
         _ => REQUEST_LIMIT,
     };
-    let announced = super::http::announced_length(request.headers());
+    let announced = super::listen::announced_length(request.headers());
     if announced.is_some_and(|n| n > limit as u64) {
         return refuse(
             StatusCode::PAYLOAD_TOO_LARGE,

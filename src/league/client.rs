@@ -24,9 +24,9 @@ pub const BUILD_WAIT: Duration = Duration::from_secs(900);
 const CONTINUE_WAIT: Duration = Duration::from_secs(10);
 /// The largest answer read but a bot's archive: a JSON message (a lease, the standings).
 const ANSWER_LIMIT: u64 = RESULT_LIMIT as u64;
-/// The largest bot archive fetched: its files are at most [`super::bundle::MAX_BYTES`], and
+/// The largest bot archive fetched: its files are at most [`super::unpack::MAX_BYTES`], and
 /// the tar headers and gzip's worst case cannot double that.
-const ARCHIVE_LIMIT: u64 = 2 * super::bundle::MAX_BYTES;
+const ARCHIVE_LIMIT: u64 = 2 * super::unpack::MAX_BYTES;
 
 /// The connection's buffers in each direction, in bytes: a request's or an answer's head must
 /// fit (bodies pass through in pieces).

@@ -39,6 +39,7 @@ pub mod tar_members;
 pub mod token_file;
 pub mod tokens;
 pub mod trust;
+pub mod unpack;
 pub mod upload;
 pub mod wire;
 pub mod worker;

@@ -21,6 +21,7 @@ pub mod client;
 pub mod events;
 pub mod folder;
 pub mod http;
+pub mod lines;
 pub mod listen;
 pub mod locks;
 pub mod names;

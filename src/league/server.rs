@@ -12,6 +12,7 @@
 
 use super::events::{CancelledLine, LeagueEvent};
 use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
+use super::lines::{BotNotes, GameLine};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, Table};
 use super::ratings::{self, Counted};
@@ -19,7 +20,6 @@ use super::scheduler::{Game, Idle, Scheduler};
 use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,41 +39,6 @@ const RECENT: usize = 100;
 const BOT_FORFEITS: usize = 20;
 /// Recent games kept per bot for its page.
 const BOT_GAMES: usize = 20;
-
-/// A game as the page lists it.
-#[derive(Clone, Debug, Serialize)]
-pub struct GameLine {
-    pub game_id: u64,
-    pub bots: Vec<String>,
-    /// Ranks by seat once finished.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ranks: Option<Vec<u8>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Who plays it (a local worker's name).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub worker: Option<String>,
-}
-
-/// A forfeit as a bot's page lists it.
-#[derive(Clone, Debug, Serialize)]
-pub struct ForfeitLine {
-    pub game_id: u64,
-    pub reason: String,
-    pub detail: String,
-    pub turn: u32,
-}
-
-/// What the page shows of a bot besides its standings line.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct BotNotes {
-    /// Its latest recorded games, newest first.
-    pub games: VecDeque<GameLine>,
-    pub forfeits: VecDeque<ForfeitLine>,
-    /// Its stderr in its latest game (the tail the record keeps).
-    pub stderr: String,
-    pub stderr_game: Option<u64>,
-}
 
 /// Everything the page and the API read.
 #[derive(Default)]

@@ -4,8 +4,9 @@
 //! A game it cannot record stops the recording, said and refused from then on (503), never
 //! taken and lost: see [`Shared::recording_failure`].
 
-use super::{Fit, ForfeitLine, GameLine, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
+use super::{Fit, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
 use crate::league::folder::FolderError;
+use crate::league::lines::{ForfeitLine, GameLine};
 use crate::league::locks::Locked;
 use crate::league::play;
 use crate::league::ratings::Counted;

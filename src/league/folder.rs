@@ -10,7 +10,7 @@
 //! (`admin-token`, mode 0600, what the command line reads); `server.json` says where a running
 //! server listens.
 
-use super::scheduler::Game;
+use super::scheduler::LeagueGame;
 use super::settings::LeagueSettings;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -178,13 +178,13 @@ pub struct ScheduleLog(JsonLines);
 
 impl ScheduleLog {
     /// Opens the log and reads the games it holds (a torn last line is cut off).
-    pub fn open(dir: &Path) -> Result<(ScheduleLog, Vec<Game>), FolderError> {
+    pub fn open(dir: &Path) -> Result<(ScheduleLog, Vec<LeagueGame>), FolderError> {
         let (lines, games) = JsonLines::open(dir, SCHEDULE, "schedule log")?;
         Ok((ScheduleLog(lines), games))
     }
 
     /// Appends `games` in one write.
-    pub fn append(&mut self, games: &[Game]) -> Result<(), FolderError> {
+    pub fn append(&mut self, games: &[LeagueGame]) -> Result<(), FolderError> {
         self.0.append(games)
     }
 }

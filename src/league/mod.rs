@@ -69,7 +69,7 @@ pub enum ServeError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Start(#[from] server::StartError),
+    Start(#[from] server::LeagueStartError),
     #[error(transparent)]
     Folder(#[from] folder::FolderError),
     #[error("the league's HTTP server failed: {0}")]

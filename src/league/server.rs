@@ -14,9 +14,9 @@ use super::events::{CancelledLine, LeagueEvent};
 use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
 use super::lines::{BotNotes, GameLine};
 use super::locks::{Locked, RwLocked};
-use super::play::{self, Table};
+use super::play::{self, PlaySetup};
 use super::ratings::{self, Counted};
-use super::scheduler::{Game, Idle, Scheduler};
+use super::scheduler::{Idle, LeagueGame, Scheduler};
 use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
@@ -56,7 +56,7 @@ pub struct Live {
 pub struct Shared {
     pub dir: PathBuf,
     pub settings: LeagueSettings,
-    pub table: Table,
+    pub table: PlaySetup,
     pub sched: Mutex<Scheduler>,
     log: Mutex<ScheduleLog>,
     /// The games that will not be played (`cancelled.jsonl`).
@@ -65,7 +65,7 @@ pub struct Shared {
     pub specs: RwLock<HashMap<String, BotSpec>>,
     pub live: Mutex<Live>,
     pub standings: RwLock<Arc<ratings::Table>>,
-    pub counted: Mutex<ratings::Standings>,
+    pub counted: Mutex<ratings::Tally>,
     /// The candidates' SPRTs, fed by the ratings thread.
     pub sprt: Mutex<super::sprt::Tests>,
     /// Their starts and ends (`sprt.jsonl`).
@@ -88,7 +88,7 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Held while `bots.toml` is read and written back.
     bots_file: Mutex<()>,
-    done_tx: Mutex<mpsc::Sender<(Game, Finished)>>,
+    done_tx: Mutex<mpsc::Sender<(LeagueGame, Finished)>>,
     fit_tx: Mutex<mpsc::Sender<Fit>>,
     /// Why the league stopped recording (its records could not be written, its recorder
     /// failed): from then on no result is accepted and no game leased (503), the page says so.
@@ -108,12 +108,12 @@ enum Fit {
     /// Fit again (a bot came or went).
     Again,
     /// The standings counted again from games.csv, in place of those counted so far.
-    Recounted(Box<ratings::Standings>),
+    Recounted(Box<ratings::Tally>),
 }
 
 /// A server that could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum StartError {
+pub enum LeagueStartError {
     #[error(transparent)]
     Folder(#[from] FolderError),
     #[error("{0}")]
@@ -123,7 +123,7 @@ pub enum StartError {
 impl Shared {
     /// Marks `game` as being played by `worker` (a local worker's name or a remote session):
     /// listed as running and told to the page.
-    pub fn started(&self, game: &Game, worker: &str) {
+    pub fn started(&self, game: &LeagueGame, worker: &str) {
         let line = GameLine {
             game_id: game.game_id,
             bots: game.bots.clone(),
@@ -253,13 +253,13 @@ impl Shared {
     }
 
     /// Leases one game to `worker`, logging new tables first.
-    fn lease(&self, worker: &str) -> Option<Game> {
+    fn lease(&self, worker: &str) -> Option<LeagueGame> {
         self.lease_games(worker, worker, 1).pop()
     }
 
     /// Leases up to `slots` games to `worker` (a remote worker's session, of worker `group`:
     /// its token's name), logging new tables first. None once the league cannot record.
-    pub fn lease_games(&self, worker: &str, group: &str, slots: usize) -> Vec<Game> {
+    pub fn lease_games(&self, worker: &str, group: &str, slots: usize) -> Vec<LeagueGame> {
         if self.recording_failure().is_some() {
             return Vec::new();
         }
@@ -295,7 +295,7 @@ impl Shared {
     /// Hands a game played elsewhere (by a remote worker) to the recorder: the first result
     /// for a game id is recorded, later ones are dropped. False if the recorder has stopped
     /// ([`Shared::recording_failure`] says why).
-    pub fn finished(&self, game: Game, f: Finished) -> bool {
+    pub fn finished(&self, game: LeagueGame, f: Finished) -> bool {
         self.done_tx.locked().send((game, f)).is_ok()
     }
 
@@ -349,7 +349,9 @@ impl Shared {
                             sprt.start(&name, old, bounds, sched.next_game_id(), "")
                         }
                         Some(_) => Vec::new(),
-                        None if replaced => sprt.end_of(&name, super::sprt::Verdict::Replaced, ""),
+                        None if replaced => {
+                            sprt.end_of(&name, super::sprt::SprtVerdict::Replaced, "")
+                        }
                         None => Vec::new(),
                     };
                     sched.set_priority(sprt.running());
@@ -412,7 +414,7 @@ impl Shared {
             sched.set_idle(name, Idle::Removed);
             self.log_cancelled(&mut sched);
             let mut sprt = self.sprt.locked();
-            let lines = sprt.end_of(name, super::sprt::Verdict::Removed, "");
+            let lines = sprt.end_of(name, super::sprt::SprtVerdict::Removed, "");
             sched.set_priority(sprt.running());
             drop(sprt);
             self.log_sprt(lines);

@@ -5,7 +5,7 @@
 //! import this, never the server's modules.
 
 use crate::engine::GameSettings;
-use crate::league::scheduler::Game;
+use crate::league::scheduler::LeagueGame;
 use crate::referee::{GameResult, TurnRecord};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -88,7 +88,7 @@ pub struct LeaseRequest {
 /// A leased game and where each of its bots (by seat) comes from.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LeasedGame {
-    pub game: Game,
+    pub game: LeagueGame,
     pub bots: Vec<BotRef>,
     /// The moves the game starts from (the league's opening of its table; none: the game's
     /// start), played by the worker before the bots take over.

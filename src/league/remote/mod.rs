@@ -30,7 +30,7 @@ use super::bundle::Sources;
 use super::cached::Cached;
 use super::folder::BotEntry;
 use super::locks::Locked;
-use super::residuals::Played;
+use super::residuals::PlayedBy;
 use super::server::Shared;
 use super::tokens;
 use super::trust::{self, Quarantined, Voided};
@@ -86,7 +86,7 @@ pub struct Remote {
     /// Held while an archive is made, so that it is made once (see [`archive`]).
     packing: Mutex<()>,
     /// Games leased to remote workers and not yet returned, with their holders.
-    held: Mutex<held::Held>,
+    held: Mutex<held::HeldGames>,
     /// How often each game was voided (from the folder's log at start).
     voids: Mutex<HashMap<u64, u32>>,
     /// Games each worker (by name) voided (from the folder's log at start).
@@ -95,7 +95,7 @@ pub struct Remote {
     voided: Mutex<std::collections::VecDeque<Voided>>,
     /// Remote workers' recorded games (the residuals' input; kept in the folder's
     /// [`trust::PLAYED`] log, read back at start).
-    played: Mutex<Vec<Played>>,
+    played: Mutex<Vec<PlayedBy>>,
     /// Quarantined workers, by name.
     quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
     /// The worker tokens (read again when the file changes).

@@ -10,7 +10,7 @@ use crate::league::lines::{ForfeitLine, GameLine};
 use crate::league::locks::Locked;
 use crate::league::play;
 use crate::league::ratings::Counted;
-use crate::league::scheduler::{Completion, Game, Outcome};
+use crate::league::scheduler::{Acceptance, LeagueGame, SeatReport};
 use crate::tournament::Finished;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -98,7 +98,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
 pub(super) fn recorder_thread(
     s: &Shared,
     mut csv: play::GamesCsv,
-    done: mpsc::Receiver<(Game, Finished)>,
+    done: mpsc::Receiver<(LeagueGame, Finished)>,
 ) {
     let mut recorder =
         match play::Recorder::open(&mut csv, &s.dir, false, &s.table.choice, &s.table.referee) {
@@ -128,11 +128,11 @@ pub(super) fn recorder_thread(
 fn record_one(
     s: &Shared,
     recorder: &mut play::Recorder<'_>,
-    game: Game,
+    game: LeagueGame,
     f: &Finished,
 ) -> Result<(), String> {
     let records = s.dir.join(crate::results::records::FILE);
-    let outcome = Outcome {
+    let outcome = SeatReport {
         forfeited: f.result.forfeits.iter().map(|x| x.seat).collect(),
         used: f
             .result
@@ -149,7 +149,7 @@ fn record_one(
         s.keep_suspensions(&mut sched);
         completion
     };
-    if completion != Completion::Accepted {
+    if completion != Acceptance::Accepted {
         s.live.locked().running.remove(&game.game_id);
         return Ok(());
     }

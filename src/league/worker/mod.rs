@@ -11,7 +11,7 @@
 use super::bundle;
 use super::client::{Client, ClientError};
 use super::folder::BotEntry;
-use super::play::{self, Table};
+use super::play::{self, PlaySetup};
 use super::settings::LeagueSettings;
 use super::wire::{
     bench, BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL,
@@ -87,7 +87,7 @@ struct Worker {
     /// The server's start it registered with ([`Registered::server`]).
     server: Mutex<String>,
     lease: Mutex<Duration>,
-    table: Table,
+    table: PlaySetup,
     /// Bots ready to play, by archive and BOT argument (or why they cannot play).
     bots: Mutex<HashMap<BotRef, Result<BotSpec, (String, Instant)>>>,
     /// One fetch at a time (two threads wanting the same bot fetch it once).

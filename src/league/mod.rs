@@ -7,9 +7,10 @@
 //! (`league add`/`remove` reach it over HTTP with the admin token; bots uploaded over HTTP,
 //! [`upload`], by the admin or their own author: [`authors`]). Remote workers (issue 38) lease
 //! games over HTTP from the same scheduler ([`remote`] on the server, [`worker`] on their
-//! machines, [`tokens`] says who may, [`bundle`] carries the bots; [`client`] is the one HTTP
-//! client of the API, for the worker, the command line and the load test;
-//! [`slurm`] writes a cluster's pool of them). What each party may do, and what nothing it
+//! machines, [`wire`] the messages they share, [`tokens`] says who may, [`bundle`] carries the
+//! bots; [`client`] is the one HTTP client of the API, for the worker, the command line and the
+//! load test; [`slurm`] writes a cluster's pool of them). [`settings`] holds `league.toml`'s
+//! data; the files' layers are drawn in `docs/design.md`. What each party may do, and what nothing it
 //! sends may do (issue 45), is checked where it comes in: [`names`] for the names that travel,
 //! [`remote`]'s checks for workers' results, [`locks`] so that no panic takes the others down.
 

@@ -1,7 +1,7 @@
 //! The worker protocol's messages (JSON over HTTP), shared by the server's door
 //! ([`super::remote`]), the worker ([`super::worker`]) and the one client of the API
 //! ([`super::client`]), and its limits; also the bench figure both sides measure alike
-//! ([`bench`]: a worker's is held against the server's own). A leaf: the client and the worker
+//! ([`bench()`]: a worker's is held against the server's own). A leaf: the client and the worker
 //! import this, never the server's modules.
 
 use crate::engine::GameSettings;
@@ -52,7 +52,7 @@ pub struct Register {
     pub memory_mb: u64,
     /// Whether bots run in arbiter's sandbox there.
     pub sandbox: bool,
-    /// A quick CPU figure ([`bench`], in milliseconds; lower is faster).
+    /// A quick CPU figure ([`bench()`], in milliseconds; lower is faster).
     pub bench_ms: f64,
     pub concurrency: usize,
     /// What it speaks ([`PROTOCOL`]; 0 from a worker that predates the field).

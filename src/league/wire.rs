@@ -1,8 +1,9 @@
 //! The worker protocol's messages (JSON over HTTP), shared by the server's door
 //! ([`super::remote`]), the worker ([`super::worker`]) and the one client of the API
 //! ([`super::client`]), and its limits; also the bench figure both sides measure alike
-//! ([`bench()`]: a worker's is held against the server's own). A leaf: the client and the worker
-//! import this, never the server's modules.
+//! ([`bench()`]: a worker's is held against the server's own). It imports only the scheduler's
+//! and the SPRTs' types, so that the client and the worker import this, never the server's
+//! modules.
 
 use crate::engine::GameSettings;
 use crate::league::scheduler::LeagueGame;

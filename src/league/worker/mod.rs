@@ -79,6 +79,9 @@ pub struct Options {
     pub cache: PathBuf,
 }
 
+/// A bot ready to play, or why it cannot and since when (it is checked again after a while).
+type Readied = Result<BotSpec, (String, Instant)>;
+
 struct Worker {
     opts: Options,
     client: Client,
@@ -89,7 +92,7 @@ struct Worker {
     lease: Mutex<Duration>,
     table: PlaySetup,
     /// Bots ready to play, by archive and BOT argument (or why they cannot play).
-    bots: Mutex<HashMap<BotRef, Result<BotSpec, (String, Instant)>>>,
+    bots: Mutex<HashMap<BotRef, Readied>>,
     /// One fetch at a time (two threads wanting the same bot fetch it once).
     fetching: Mutex<()>,
     stop: AtomicBool,

@@ -14,8 +14,8 @@
 
 use crate::league::client::{Client, ClientError};
 use crate::league::locks::Locked;
-use crate::league::remote::{LeaseRequest, Register, ResultRequest, PROTOCOL, VERSION};
-use crate::league::scheduler::Game;
+use crate::league::scheduler::LeagueGame;
+use crate::league::wire::{LeaseRequest, Register, ResultRequest, PROTOCOL, VERSION};
 use crate::referee::{GameResult, Reason, SeatStats};
 use serde::Serialize;
 use std::io::BufRead;
@@ -288,7 +288,7 @@ fn tokens_for(server: &Server, run: usize, workers: usize) -> Result<Vec<String>
 /// seat 0's win and seat 1's win in turn, from a point of the turn its session picks, so that
 /// a worker's results favour no seat, and neither do the first results of many workers started
 /// at once (the quarantine tests' honest workers send these too).
-pub fn fabricated(session: &str, game: &Game, n: u64) -> ResultRequest {
+pub fn fabricated(session: &str, game: &LeagueGame, n: u64) -> ResultRequest {
     let seats = game.bots.len();
     let start = session.bytes().map(u64::from).sum::<u64>();
     let (winner, ranks, reason) = match (n + start) % 3 {

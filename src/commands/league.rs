@@ -5,8 +5,8 @@ use crate::cli::{LeagueAddArgs, LeagueArgs, LeagueCommand, LeagueRemoveArgs, Lea
 use anyhow::{bail, Context, Result};
 use arbiter::engine::settings::OpeningsSettings;
 use arbiter::league::client::Client;
-use arbiter::league::remote::{AddRequest, Added};
-use arbiter::league::{self, folder};
+use arbiter::league::wire::{AddRequest, Added};
+use arbiter::league::{self, folder, settings};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -71,14 +71,14 @@ fn serve(args: LeagueServeArgs) -> Result<ExitCode> {
 fn settings_of(
     args: &LeagueServeArgs,
     dir: &std::path::Path,
-) -> Result<(folder::LeagueSettings, bool)> {
+) -> Result<(settings::LeagueSettings, bool)> {
     let o = &args.opening;
     let Some(old) = folder::load_settings(dir)? else {
         args.game.check_run(o.plies(), o.openings.as_deref())?;
         let game = args.game.settings();
         let openings =
             OpeningsSettings::of_run(o.openings.as_deref().map(book_path), o.order(), &game)?;
-        let s = folder::LeagueSettings {
+        let s = settings::LeagueSettings {
             seed: args.seed.unwrap_or_else(arbiter::engine::start::fresh_seed),
             workdir: std::env::current_dir()?,
             opening_plies: o.plies(),

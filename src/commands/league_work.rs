@@ -35,7 +35,7 @@ pub fn author(args: LeagueAuthorArgs) -> Result<ExitCode> {
     if folder::load_settings(&args.dir)?.is_none() {
         return Err(folder::FolderError::NoLeague { dir: args.dir }.into());
     }
-    let kind = tokens::Kind::Author;
+    let kind = tokens::TokenKind::Author;
     if args.revoke {
         tokens::revoke_for(&args.dir, kind, &args.name)?;
         eprintln!("revoked the author token of bot {}", args.name);

@@ -1,6 +1,6 @@
 //! A bot's sources as a remote worker fetches them: a `.tar.gz` of its files, named by the
 //! SHA-256 of its bytes (the worker checks the hash before it unpacks, and caches by it), and
-//! unpacked by the worker with the very checks of an uploaded bot ([`super::upload::unpack`]:
+//! unpacked by the worker with the very checks of an uploaded bot ([`super::unpack`]:
 //! no entry outside its folder, no link out, no device). The server makes it from the bot's
 //! entry as `league add` recorded it: a file (an executable or a source file) or a folder goes
 //! whole; a command (`NAME="python3 bot.py"`) takes along the files its words name and keeps
@@ -14,13 +14,11 @@
 //! packed.
 
 use super::folder::BotEntry;
+use super::unpack::MAX_BYTES;
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
-
-/// The largest bot (its files uncompressed), in bytes.
-pub const MAX_BYTES: u64 = 512 << 20;
 
 /// A bot that cannot be sent, or an archive that cannot be unpacked.
 #[derive(Debug, thiserror::Error)]
@@ -412,7 +410,7 @@ pub fn hash(bytes: &[u8]) -> String {
 /// Unpacks an archive into `dest` (which must not exist yet) with the checks of an uploaded
 /// bot: nothing of it may land outside `dest`.
 pub fn unpack(name: &str, bytes: &[u8], dest: &Path) -> Result<(), BundleError> {
-    super::upload::unpack(bytes, dest).map_err(|e| {
+    super::unpack::unpack(bytes, dest).map_err(|e| {
         let _ = std::fs::remove_dir_all(dest);
         BundleError::Damaged {
             name: name.into(),

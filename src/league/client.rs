@@ -1,7 +1,7 @@
 //! The one HTTP client of a league's API, for every caller: the worker on another machine
 //! (`league work`, [`super::worker`]), the command line's `league add`, `remove` and `status`,
 //! and the load test (`arbiter bench league`). One typed call per endpoint, over the `wire`
-//! messages ([`super::remote`]); a refusal keeps the server's status and message
+//! messages ([`super::wire`]); a refusal keeps the server's status and message
 //! ([`ClientError::Status`]), so that each caller decides what a 401, a 410 or a 503 means.
 //!
 //! Built on `ureq`: blocking, as the worker wants (each of its threads plays one game at a time
@@ -11,8 +11,8 @@
 //! redirects followed, no proxy from the environment, plain `http://` only: the league is
 //! reached over loopback or a trusted network (TLS is a proxy's job in front of it).
 
-use super::remote::{AddRequest, Added, LeaseRequest, Leased, Register, Registered, Release};
-use super::remote::{Renew, Reply, ResultRequest, LONG_POLL, RESULT_LIMIT};
+use super::wire::{AddRequest, Added, LeaseRequest, Leased, Register, Registered, Release};
+use super::wire::{Renew, Reply, ResultRequest, LONG_POLL, RESULT_LIMIT};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -24,9 +24,9 @@ pub const BUILD_WAIT: Duration = Duration::from_secs(900);
 const CONTINUE_WAIT: Duration = Duration::from_secs(10);
 /// The largest answer read but a bot's archive: a JSON message (a lease, the standings).
 const ANSWER_LIMIT: u64 = RESULT_LIMIT as u64;
-/// The largest bot archive fetched: its files are at most [`super::bundle::MAX_BYTES`], and
+/// The largest bot archive fetched: its files are at most [`super::unpack::MAX_BYTES`], and
 /// the tar headers and gzip's worst case cannot double that.
-const ARCHIVE_LIMIT: u64 = 2 * super::bundle::MAX_BYTES;
+const ARCHIVE_LIMIT: u64 = 2 * super::unpack::MAX_BYTES;
 
 /// The connection's buffers in each direction, in bytes: a request's or an answer's head must
 /// fit (bodies pass through in pieces).
@@ -188,7 +188,7 @@ impl Client {
             .input_buffer_size(BUFFER)
             .output_buffer_size(BUFFER)
             .max_response_header_size(BUFFER)
-            .user_agent(format!("arbiter/{}", super::remote::VERSION))
+            .user_agent(format!("arbiter/{}", super::wire::VERSION))
             .build();
         Ok(Client {
             url: url.to_string(),

@@ -4,8 +4,8 @@
 //! server-sent events, each with its name ([`LeagueEvent::name`]) and its JSON
 //! ([`LeagueEvent::data`]), which the page's script reads.
 
+use super::lines::GameLine;
 use super::scheduler::CancelWhy;
-use super::server::GameLine;
 use super::trust::{Quarantined, Voided};
 use serde::Serialize;
 

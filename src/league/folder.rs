@@ -10,9 +10,8 @@
 //! (`admin-token`, mode 0600, what the command line reads); `server.json` says where a running
 //! server listens.
 
-use super::scheduler::{Game, Knobs};
-use crate::engine::settings::OpeningsSettings;
-use crate::engine::GameSettings;
+use super::scheduler::LeagueGame;
+use super::settings::LeagueSettings;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,46 +79,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// The league's recorded settings (`league.toml`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LeagueSettings {
-    /// Seeds every table (`Rng::derive(seed, pair_id)`).
-    pub seed: u64,
-    /// Where bot paths given on the command line are found from.
-    pub workdir: PathBuf,
-    /// Random legal plies each table's games start with (after the book's line, if any), as
-    /// a tournament's `--opening-plies`.
-    #[serde(default)]
-    pub opening_plies: u32,
-    /// The opening book each table takes its line from, as a tournament's `--openings`.
-    #[serde(flatten)]
-    pub openings: OpeningsSettings,
-    pub game: GameSettings,
-    #[serde(default)]
-    pub matchmaking: Knobs,
-    /// Bots uploaded over HTTP (`[upload]`).
-    #[serde(default)]
-    pub upload: super::upload::Limits,
-    /// Remote workers (`[workers]`): sessions per token, games per session.
-    #[serde(default)]
-    pub workers: super::remote::WorkerLimits,
-    /// The HTTP connections' timeouts and caps (`[http]`).
-    #[serde(default)]
-    pub http: super::listen::Limits,
-    /// What the pages show everyone (`[page]`).
-    #[serde(default)]
-    pub page: PageSettings,
-}
-
-/// What the league's pages show everyone (`league.toml`, under `[page]`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PageSettings {
-    /// A bot's stderr on its page and in `/api/bots/NAME` for everyone; when false (the
-    /// default) only its author and the admin read it (`GET /api/bots/NAME/stderr`).
-    pub show_stderr: bool,
 }
 
 /// One bot of the league (`bots.toml`).
@@ -219,13 +178,13 @@ pub struct ScheduleLog(JsonLines);
 
 impl ScheduleLog {
     /// Opens the log and reads the games it holds (a torn last line is cut off).
-    pub fn open(dir: &Path) -> Result<(ScheduleLog, Vec<Game>), FolderError> {
+    pub fn open(dir: &Path) -> Result<(ScheduleLog, Vec<LeagueGame>), FolderError> {
         let (lines, games) = JsonLines::open(dir, SCHEDULE, "schedule log")?;
         Ok((ScheduleLog(lines), games))
     }
 
     /// Appends `games` in one write.
-    pub fn append(&mut self, games: &[Game]) -> Result<(), FolderError> {
+    pub fn append(&mut self, games: &[LeagueGame]) -> Result<(), FolderError> {
         self.0.append(games)
     }
 }
@@ -403,4 +362,9 @@ pub fn keep_private(dir: &Path) -> Result<bool, FolderError> {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o7770))
         .map_err(io(dir))?;
     Ok(true)
+}
+
+/// The time now in UTC, as the folder's logs stamp a line (`at`) and the page shows it.
+pub fn now_text() -> String {
+    crate::report::html::data::utc(std::time::SystemTime::now())
 }

@@ -9,9 +9,10 @@
 //! stop the server.
 
 use super::folder::BotEntry;
+use super::listen::announced_length;
 use super::page;
-use super::remote::AddRequest;
 use super::server::Shared;
+use super::wire::AddRequest;
 use crate::league::locks::{Locked, RwLocked};
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -158,13 +159,6 @@ impl Drop for EventStream {
             .event_streams
             .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
-}
-
-/// The body's length as its request announces it (`Content-Length`).
-pub fn announced_length(headers: &HeaderMap) -> Option<u64> {
-    headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
 }
 
 /// Whether the request carries the admin token (an author token is refused, saying what it

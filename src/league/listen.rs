@@ -17,11 +17,11 @@
 //!
 //! The caps on event streams and on bodies are the routes' ([`super::http`], [`super::remote`]).
 
+use super::settings::HttpLimits;
 use axum::body::Body;
 use axum::body::Bytes;
 use axum::Router;
 use http_body::Frame;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -41,41 +41,11 @@ const FILES_KEPT: u64 = 128;
 /// The fewest connections a server takes, however low the open-file limit.
 const MIN_CONNECTIONS: usize = 8;
 
-/// The connection knobs (`league.toml`, under `[http]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Limits {
-    /// Seconds a request's header may take to arrive whole, and a connection may wait for its
-    /// next request.
-    pub header_timeout_s: u64,
-    /// Seconds a request body may stop arriving, or an answer stop being taken, before the
-    /// connection is closed.
-    pub stall_timeout_s: u64,
-    /// Connections open at once (lowered to what the open-file limit allows).
-    pub max_connections: usize,
-    /// Pages following the live events (`/api/events`) at once; beyond, 503.
-    pub max_event_streams: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            header_timeout_s: 10,
-            stall_timeout_s: 60,
-            max_connections: 4096,
-            max_event_streams: 256,
-        }
-    }
-}
-
-impl Limits {
-    pub fn header_timeout(&self) -> Duration {
-        Duration::from_secs(self.header_timeout_s.max(1))
-    }
-
-    pub fn stall_timeout(&self) -> Duration {
-        Duration::from_secs(self.stall_timeout_s.max(1))
-    }
+/// The body's length as its request announces it (`Content-Length`).
+pub fn announced_length(headers: &axum::http::HeaderMap) -> Option<u64> {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
 }
 
 /// The connections a server with `workers` local workers may hold under the open-file limit
@@ -194,7 +164,7 @@ impl Drop for Busy {
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
-    limits: &Limits,
+    limits: &HttpLimits,
     cap: usize,
 ) -> std::io::Result<()> {
     let registry = Arc::new(Registry {

@@ -7,9 +7,10 @@
 //! (`league add`/`remove` reach it over HTTP with the admin token; bots uploaded over HTTP,
 //! [`upload`], by the admin or their own author: [`authors`]). Remote workers (issue 38) lease
 //! games over HTTP from the same scheduler ([`remote`] on the server, [`worker`] on their
-//! machines, [`tokens`] says who may, [`bundle`] carries the bots; [`client`] is the one HTTP
-//! client of the API, for the worker, the command line and the load test;
-//! [`slurm`] writes a cluster's pool of them). What each party may do, and what nothing it
+//! machines, [`wire`] the messages they share, [`tokens`] says who may, [`bundle`] carries the
+//! bots; [`client`] is the one HTTP client of the API, for the worker, the command line and the
+//! load test; [`slurm`] writes a cluster's pool of them). [`settings`] holds `league.toml`'s
+//! data; the files' layers are drawn in `docs/design.md`. What each party may do, and what nothing it
 //! sends may do (issue 45), is checked where it comes in: [`names`] for the names that travel,
 //! [`remote`]'s checks for workers' results, [`locks`] so that no panic takes the others down.
 
@@ -21,6 +22,7 @@ pub mod client;
 pub mod events;
 pub mod folder;
 pub mod http;
+pub mod lines;
 pub mod listen;
 pub mod locks;
 pub mod names;
@@ -32,13 +34,16 @@ pub mod remote;
 pub mod residuals;
 pub mod scheduler;
 pub mod server;
+pub mod settings;
 pub mod slurm;
 pub mod sprt;
 pub mod tar_members;
 pub mod token_file;
 pub mod tokens;
 pub mod trust;
+pub mod unpack;
 pub mod upload;
+pub mod wire;
 pub mod worker;
 
 use std::net::SocketAddr;
@@ -65,7 +70,7 @@ pub enum ServeError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Start(#[from] server::StartError),
+    Start(#[from] server::LeagueStartError),
     #[error(transparent)]
     Folder(#[from] folder::FolderError),
     #[error("the league's HTTP server failed: {0}")]
@@ -128,7 +133,7 @@ pub fn bind_port(listen: SocketAddr) -> Result<Bound, ServeError> {
 pub fn serve(
     bound: Bound,
     dir: PathBuf,
-    settings: folder::LeagueSettings,
+    settings: settings::LeagueSettings,
     workers: usize,
 ) -> Result<(), ServeError> {
     let Bound { rt, listener, addr } = bound;

@@ -323,7 +323,7 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
 }
 
 /// The other bots of game `g`, as bot `name`'s page lists them.
-fn opponents(g: &super::server::GameLine, name: &str) -> String {
+fn opponents(g: &super::lines::GameLine, name: &str) -> String {
     let others: Vec<&str> = g
         .bots
         .iter()
@@ -338,7 +338,7 @@ fn opponents(g: &super::server::GameLine, name: &str) -> String {
 }
 
 /// How bot `name` ended game `g`: won, draw, lost, or its place among more than two seats.
-fn outcome(g: &super::server::GameLine, name: &str) -> String {
+fn outcome(g: &super::lines::GameLine, name: &str) -> String {
     let Some(ranks) = &g.ranks else {
         return "playing".to_string();
     };
@@ -410,5 +410,5 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
 }
 
 /// The longest record a replay page reads (a worker's result is at most
-/// [`super::remote::RESULT_LIMIT`]).
-const MAX_RECORD_BYTES: u64 = 2 * super::remote::RESULT_LIMIT as u64;
+/// [`super::wire::RESULT_LIMIT`]).
+const MAX_RECORD_BYTES: u64 = 2 * super::wire::RESULT_LIMIT as u64;

@@ -3,8 +3,9 @@
 //! same engine, sandbox and clock as `tournament`, and recording it as every run records. Kept
 //! to this file so that a reshaped engine changes the league in one place.
 
-use super::folder::{BotEntry, LeagueSettings};
-use super::scheduler::Game;
+use super::folder::BotEntry;
+use super::scheduler::LeagueGame;
+use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::game::GameError;
 use crate::referee::{GameChoice, RefereeConfig};
@@ -16,7 +17,7 @@ pub use crate::engine::Recorder;
 pub use crate::results::games_csv::{DoneSet, GamesCsv};
 
 /// What every game of the league is played with.
-pub struct Table {
+pub struct PlaySetup {
     pub choice: GameChoice,
     pub referee: RefereeConfig,
     /// Random plies each table's games start with, after the book's line (the server's; a
@@ -29,7 +30,7 @@ pub struct Table {
 /// The league's game, its referee configuration (turns kept for the replay pages) and its
 /// openings, checked before any game: an external referee that cannot start, or a book that
 /// changed since the league began, stops the server at once.
-pub fn table(settings: &LeagueSettings) -> anyhow::Result<Table> {
+pub fn table(settings: &LeagueSettings) -> anyhow::Result<PlaySetup> {
     let workdir = Some(settings.workdir.as_path());
     let choice = settings.game.choice_in(workdir)?;
     let mut referee = settings
@@ -38,7 +39,7 @@ pub fn table(settings: &LeagueSettings) -> anyhow::Result<Table> {
     referee.record_turns = true;
     choice.check(&mut referee)?;
     let book = settings.openings.book(&choice, settings.seed)?;
-    Ok(Table {
+    Ok(PlaySetup {
         choice,
         referee,
         opening_plies: settings.opening_plies,
@@ -46,7 +47,7 @@ pub fn table(settings: &LeagueSettings) -> anyhow::Result<Table> {
     })
 }
 
-impl Table {
+impl PlaySetup {
     /// Whether the league's games start from openings (random plies or a book's lines).
     pub fn has_openings(&self) -> bool {
         self.opening_plies > 0 || self.book.is_some()
@@ -55,7 +56,7 @@ impl Table {
     /// The opening `game` starts from, as the tournament's paired openings give it: the
     /// book's line of its table, then the random plies of its table's seed; the same for
     /// every game of a table (seats swapped), so a pair differs only by seat.
-    pub fn opening(&self, game: &Game) -> Result<Vec<String>, GameError> {
+    pub fn opening(&self, game: &LeagueGame) -> Result<Vec<String>, GameError> {
         if !self.has_openings() {
             return Ok(Vec::new());
         }
@@ -114,9 +115,9 @@ pub fn name_of(origin: &str, workdir: &std::path::Path) -> Result<String, String
 }
 
 /// Plays `game` with `bots` (by seat) on the calling thread, from the league's opening of its
-/// table ([`Table::opening`]), as a tournament plays it; `Unplayed` where the machine could not
+/// table ([`PlaySetup::opening`]), as a tournament plays it; `Unplayed` where the machine could not
 /// start its processes (the game goes back to the queue: no bot is at fault).
-pub fn play(table: &Table, bots: &[BotSpec], game: &Game) -> Result<Finished, Unplayed> {
+pub fn play(table: &PlaySetup, bots: &[BotSpec], game: &LeagueGame) -> Result<Finished, Unplayed> {
     let spec = spec_of(game, bots.len());
     let result = runner(table, bots).play_one(&spec)?;
     Ok(Finished { spec, result })
@@ -125,9 +126,9 @@ pub fn play(table: &Table, bots: &[BotSpec], game: &Game) -> Result<Finished, Un
 /// Plays `game` from the opening the league's server told (a remote worker's game: the
 /// worker has neither the book nor the plies, only the moves); `Unplayed` as [`play`].
 pub fn play_told(
-    table: &Table,
+    table: &PlaySetup,
     bots: &[BotSpec],
-    game: &Game,
+    game: &LeagueGame,
     opening: &[String],
 ) -> Result<Finished, Unplayed> {
     let spec = spec_of(game, bots.len());
@@ -135,7 +136,7 @@ pub fn play_told(
     Ok(Finished { spec, result })
 }
 
-fn runner<'a>(table: &'a Table, bots: &'a [BotSpec]) -> Runner<'a> {
+fn runner<'a>(table: &'a PlaySetup, bots: &'a [BotSpec]) -> Runner<'a> {
     Runner {
         bots,
         game: &table.choice,
@@ -147,7 +148,7 @@ fn runner<'a>(table: &'a Table, bots: &'a [BotSpec]) -> Runner<'a> {
     }
 }
 
-fn spec_of(game: &Game, seats: usize) -> GameSpec {
+fn spec_of(game: &LeagueGame, seats: usize) -> GameSpec {
     GameSpec {
         game_id: game.game_id,
         pair_id: game.pair_id,

@@ -47,9 +47,9 @@ pub struct Table {
     pub model: String,
     /// A candidate's SPRT inside the league, if one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<super::sprt::Shown>,
+    pub sprt: Option<super::sprt::SprtView>,
     /// Every SPRT run inside the league (running, decided, ended), in the order they started.
-    pub sprts: Vec<super::sprt::Shown>,
+    pub sprts: Vec<super::sprt::SprtView>,
 }
 
 /// Score against one opponent, from a bot's side.
@@ -65,14 +65,14 @@ pub struct Versus {
 
 /// The games counted so far.
 #[derive(Default)]
-pub struct Standings {
+pub struct Tally {
     names: Vec<String>,
     index: HashMap<String, usize>,
     record: FieldRecord,
     games: u64,
 }
 
-impl Standings {
+impl Tally {
     fn id(&mut self, name: &str) -> usize {
         if let Some(&i) = self.index.get(name) {
             return i;
@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn the_stronger_bot_is_first_with_an_interval_and_scores_per_opponent() {
-        let mut s = Standings::default();
+        let mut s = Tally::default();
         s.know("idle");
         for k in 0..20 {
             let ranks = if k % 5 == 0 { vec![1, 0] } else { vec![0, 1] };

@@ -55,7 +55,7 @@ impl Default for Check {
 
 /// What a residual is taken of.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Cell {
+pub enum ResidualCell {
     /// Seat 0's score against its opponents.
     Seat0,
     /// A bot's score against its opponents, in whichever seat.
@@ -64,19 +64,19 @@ pub enum Cell {
     Pair(String, String),
 }
 
-impl std::fmt::Display for Cell {
+impl std::fmt::Display for ResidualCell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Cell::Seat0 => f.write_str("its seat 0"),
-            Cell::Bot(b) => write!(f, "bot {b}"),
-            Cell::Pair(a, b) => write!(f, "bot {a} against {b}"),
+            ResidualCell::Seat0 => f.write_str("its seat 0"),
+            ResidualCell::Bot(b) => write!(f, "bot {b}"),
+            ResidualCell::Pair(a, b) => write!(f, "bot {a} against {b}"),
         }
     }
 }
 
 /// A game as the check sees it: who played it, its bots by seat and their ranks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Played {
+pub struct PlayedBy {
     pub worker: String,
     pub game_id: u64,
     pub bots: Vec<String>,
@@ -87,7 +87,7 @@ pub struct Played {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Residual {
     pub worker: String,
-    pub cell: Cell,
+    pub cell: ResidualCell,
     /// Its games with rated bots in that cell.
     pub games: usize,
     /// Its mean score in the cell less the fit's expectation.
@@ -109,11 +109,11 @@ enum Key<'a> {
 }
 
 impl Key<'_> {
-    fn cell(self) -> Cell {
+    fn cell(self) -> ResidualCell {
         match self {
-            Key::Seat0 => Cell::Seat0,
-            Key::Bot(b) => Cell::Bot(b.to_string()),
-            Key::Pair(a, b) => Cell::Pair(a.to_string(), b.to_string()),
+            Key::Seat0 => ResidualCell::Seat0,
+            Key::Bot(b) => ResidualCell::Bot(b.to_string()),
+            Key::Pair(a, b) => ResidualCell::Pair(a.to_string(), b.to_string()),
         }
     }
 }
@@ -121,7 +121,7 @@ impl Key<'_> {
 /// Hands `add` each of `g`'s residuals by cell, with its variance bound, when every bot of `g`
 /// is rated; whether it did.
 fn residuals<'a>(
-    g: &'a Played,
+    g: &'a PlayedBy,
     rating: &impl Fn(&str) -> Option<f64>,
     add: &mut impl FnMut(Key<'a>, f64, f64),
 ) -> bool {
@@ -197,7 +197,7 @@ struct Sums {
 /// The residual of every worker in every cell it has enough games in, over `games`, given the
 /// fit's `rating` of each bot (Elo; `None` while unrated: such games are left out).
 pub fn check(
-    games: &[Played],
+    games: &[PlayedBy],
     rating: impl Fn(&str) -> Option<f64>,
     settings: Check,
 ) -> Vec<Residual> {
@@ -368,7 +368,7 @@ mod tests {
 
     /// `n` honest games of `worker` (seat 0 wins as the Elo curve says, plus a small seat
     /// advantage that the fit does not model), or, if `cheat`, every game a win for seat 0.
-    fn games(worker: &str, n: usize, cheat: bool, rng: &mut Rng) -> Vec<Played> {
+    fn games(worker: &str, n: usize, cheat: bool, rng: &mut Rng) -> Vec<PlayedBy> {
         (0..n)
             .map(|k| {
                 let (i, j) = (rng.below(4), rng.below(3));
@@ -381,7 +381,7 @@ mod tests {
                 } else {
                     vec![1, 0]
                 };
-                Played {
+                PlayedBy {
                     worker: worker.into(),
                     game_id: k as u64,
                     bots: vec![a.0.into(), b.0.into()],
@@ -409,7 +409,7 @@ mod tests {
             flagged.dedup();
             assert_eq!(flagged, ["cheat"], "round {round}: {r:?}");
             assert!(
-                r.iter().any(|x| x.flagged && x.cell == Cell::Seat0),
+                r.iter().any(|x| x.flagged && x.cell == ResidualCell::Seat0),
                 "round {round}: {r:?}"
             );
         }
@@ -439,7 +439,7 @@ mod tests {
 
     /// `n` games of `worker` in which bot `favoured`, whenever it plays, wins (in either seat);
     /// the others honest.
-    fn favouring(worker: &str, n: usize, favoured: &str, rng: &mut Rng) -> Vec<Played> {
+    fn favouring(worker: &str, n: usize, favoured: &str, rng: &mut Rng) -> Vec<PlayedBy> {
         let mut g = games(worker, n, false, rng);
         for p in &mut g {
             if let Some(seat) = p.bots.iter().position(|b| b == favoured) {
@@ -461,19 +461,19 @@ mod tests {
             // The weakest bot made a winner: 40 games, about 20 of them with it.
             all.extend(favouring("cheat", 40, "d", &mut rng));
             let r = check(&all, rating, Check::default());
-            let flagged: Vec<(&str, &Cell)> = r
+            let flagged: Vec<(&str, &ResidualCell)> = r
                 .iter()
                 .filter(|x| x.flagged)
                 .map(|x| (x.worker.as_str(), &x.cell))
                 .collect();
             assert!(
-                flagged.contains(&("cheat", &Cell::Bot("d".into()))),
+                flagged.contains(&("cheat", &ResidualCell::Bot("d".into()))),
                 "round {round}: {flagged:?}"
             );
             assert!(
                 flagged
                     .iter()
-                    .all(|(w, c)| *w == "cheat" && **c != Cell::Seat0),
+                    .all(|(w, c)| *w == "cheat" && **c != ResidualCell::Seat0),
                 "round {round}: only its bot's cells: {flagged:?}"
             );
         }

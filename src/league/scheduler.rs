@@ -4,7 +4,7 @@
 //! A worker (a local thread today, a remote machine over HTTP next, issue 38) asks for `slots`
 //! games with [`Scheduler::lease`]; each game it gets is leased to it until a deadline. A result
 //! comes back through [`Scheduler::complete`], which is idempotent: the first result for a game
-//! id wins, a second one is a [`Completion::Duplicate`]. A lease not completed by its deadline
+//! id wins, a second one is an [`Acceptance::Duplicate`]. A lease not completed by its deadline
 //! goes back to the front of the queue for any worker ([`Scheduler::expire`], run by every
 //! lease). Game ids are handed out once and never reused; the server writes each new table to its
 //! schedule log (see [`Scheduler::take_fresh`]) before any of its games leaves, so that a restart
@@ -84,7 +84,7 @@ impl Default for Knobs {
 /// shares, its bots by seat, and the candidate whose SPRT its table was made for (none: a
 /// table of the league's own share), so that the schedule log shows how the share went.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Game {
+pub struct LeagueGame {
     pub game_id: u64,
     pub pair_id: u64,
     pub seed: u64,
@@ -95,7 +95,7 @@ pub struct Game {
 
 /// What became of a result handed to [`Scheduler::complete`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Completion {
+pub enum Acceptance {
     /// The first result for this game: record it.
     Accepted,
     /// The game has a result already: drop this one.
@@ -106,7 +106,7 @@ pub enum Completion {
 
 /// A finished game as the scheduler needs it.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct SeatReport {
     /// The seats that forfeited.
     pub forfeited: Vec<usize>,
     /// The time each seat's bot used, by seat (its turns' clock time).
@@ -145,7 +145,7 @@ pub enum CancelWhy {
 /// A scheduled game that will not be played, and why (which bot, what became of it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cancelled {
-    pub game: Game,
+    pub game: LeagueGame,
     pub bot: String,
     pub why: CancelWhy,
 }
@@ -167,7 +167,7 @@ struct Bot {
 }
 
 struct Lease {
-    game: Game,
+    game: LeagueGame,
     worker: String,
     until: Instant,
 }
@@ -182,12 +182,12 @@ pub struct Scheduler {
     index: HashMap<String, usize>,
     /// Games between two bots (smaller index first), results only.
     pairs: HashMap<(usize, usize), u64>,
-    queue: VecDeque<Game>,
+    queue: VecDeque<LeagueGame>,
     leases: BTreeMap<u64, Lease>,
     done: crate::results::games_csv::DoneSet,
     next_game: u64,
     next_pair: u64,
-    fresh: Vec<Game>,
+    fresh: Vec<LeagueGame>,
     /// Slots of all workers (what a slow bot's share is of).
     capacity: usize,
     /// The running SPRTs' candidates and references, whose tables get `candidate_share` of
@@ -303,9 +303,10 @@ impl Scheduler {
 
     /// Cancels the queued games of `name`.
     fn cancel_queued(&mut self, name: &str, why: CancelWhy) {
-        let (out, keep): (VecDeque<Game>, VecDeque<Game>) = std::mem::take(&mut self.queue)
-            .into_iter()
-            .partition(|g| g.bots.iter().any(|b| b == name));
+        let (out, keep): (VecDeque<LeagueGame>, VecDeque<LeagueGame>) =
+            std::mem::take(&mut self.queue)
+                .into_iter()
+                .partition(|g| g.bots.iter().any(|b| b == name));
         self.queue = keep;
         for game in out {
             self.avoid.remove(&game.game_id);
@@ -324,7 +325,7 @@ impl Scheduler {
 
     /// A leased game back unplayed: queued again (first, or last), or cancelled if its bot was
     /// replaced, removed, suspended or broken meanwhile.
-    fn back_unplayed(&mut self, game: Game, first: bool) {
+    fn back_unplayed(&mut self, game: LeagueGame, first: bool) {
         let why = self.doomed.remove(&game.game_id).or_else(|| {
             game.bots.iter().find_map(|b| {
                 let i = *self.index.get(b)?;
@@ -384,7 +385,7 @@ impl Scheduler {
 
     /// A game from the schedule log of an earlier server: counted if `recorded` (games.csv
     /// has its result), else queued to be played again under the same id.
-    pub fn restore(&mut self, game: Game, recorded: bool) {
+    pub fn restore(&mut self, game: LeagueGame, recorded: bool) {
         self.next_game = self.next_game.max(game.game_id + 1);
         self.next_pair = self.next_pair.max(game.pair_id + 1);
         if recorded {
@@ -401,7 +402,7 @@ impl Scheduler {
 
     /// A game from the schedule log of an earlier server that was cancelled (`cancelled.jsonl`
     /// has it): never played, its id never reused.
-    pub fn restore_cancelled(&mut self, game: &Game) {
+    pub fn restore_cancelled(&mut self, game: &LeagueGame) {
         self.next_game = self.next_game.max(game.game_id + 1);
         self.next_pair = self.next_pair.max(game.pair_id + 1);
     }
@@ -417,18 +418,18 @@ impl Scheduler {
     }
 
     /// Games leased now.
-    pub fn leased(&self) -> impl Iterator<Item = (&Game, &str)> {
+    pub fn leased(&self) -> impl Iterator<Item = (&LeagueGame, &str)> {
         self.leases.values().map(|l| (&l.game, l.worker.as_str()))
     }
 
     /// Games created since the last call, to be logged before any of them is handed out.
-    pub fn take_fresh(&mut self) -> Vec<Game> {
+    pub fn take_fresh(&mut self) -> Vec<LeagueGame> {
         std::mem::take(&mut self.fresh)
     }
 
     /// Up to `slots` games for `worker`, each leased until `now` plus the lease time. Expired
     /// leases go back to the queue first.
-    pub fn lease(&mut self, worker: &str, slots: usize, now: Instant) -> Vec<Game> {
+    pub fn lease(&mut self, worker: &str, slots: usize, now: Instant) -> Vec<LeagueGame> {
         self.lease_for(worker, worker, slots, now)
     }
 
@@ -440,7 +441,7 @@ impl Scheduler {
         group: &str,
         slots: usize,
         now: Instant,
-    ) -> Vec<Game> {
+    ) -> Vec<LeagueGame> {
         self.expire(now);
         let until = now + Duration::from_secs(self.knobs.lease_s);
         let mut out = Vec::new();
@@ -526,16 +527,16 @@ impl Scheduler {
     }
 
     /// The first result for `game_id` wins; later ones are duplicates.
-    pub fn complete(&mut self, game_id: u64, outcome: &Outcome) -> Completion {
+    pub fn complete(&mut self, game_id: u64, outcome: &SeatReport) -> Acceptance {
         if self.done.contains(game_id) {
-            return Completion::Duplicate;
+            return Acceptance::Duplicate;
         }
         let game = match self.leases.remove(&game_id) {
             Some(l) => l.game,
             None => match self.queue.iter().position(|g| g.game_id == game_id) {
                 // A late result for a game whose lease expired: still the first.
                 Some(k) => self.queue.remove(k).expect("position is in the queue"),
-                None => return Completion::Unknown,
+                None => return Acceptance::Unknown,
             },
         };
         self.done.insert(game_id);
@@ -568,7 +569,7 @@ impl Scheduler {
                 bot.proven = true;
             }
         }
-        Completion::Accepted
+        Acceptance::Accepted
     }
 }
 

@@ -8,8 +8,8 @@ fn league(bots: &[&str], seats: usize) -> Scheduler {
     s
 }
 
-fn ok() -> Outcome {
-    Outcome {
+fn ok() -> SeatReport {
+    SeatReport {
         forfeited: vec![],
         used: vec![Duration::from_millis(50); 2],
     }
@@ -23,12 +23,12 @@ fn rate(s: &mut Scheduler, ratings: &[(&str, f64)]) {
 }
 
 /// Plays every leased game to a result at once.
-fn play_all(s: &mut Scheduler, now: Instant, games: usize) -> Vec<Game> {
+fn play_all(s: &mut Scheduler, now: Instant, games: usize) -> Vec<LeagueGame> {
     let mut played = Vec::new();
     while played.len() < games {
         let got = s.lease("w", 1, now);
         assert_eq!(got.len(), 1, "a league of enough bots always has a game");
-        assert_eq!(s.complete(got[0].game_id, &ok()), Completion::Accepted);
+        assert_eq!(s.complete(got[0].game_id, &ok()), Acceptance::Accepted);
         played.extend(got);
     }
     played
@@ -62,9 +62,9 @@ fn the_first_result_wins_and_unknown_games_are_refused() {
     let mut s = league(&["a", "b"], 2);
     let now = Instant::now();
     let g = s.lease("w", 1, now).remove(0);
-    assert_eq!(s.complete(g.game_id, &ok()), Completion::Accepted);
-    assert_eq!(s.complete(g.game_id, &ok()), Completion::Duplicate);
-    assert_eq!(s.complete(999, &ok()), Completion::Unknown);
+    assert_eq!(s.complete(g.game_id, &ok()), Acceptance::Accepted);
+    assert_eq!(s.complete(g.game_id, &ok()), Acceptance::Duplicate);
+    assert_eq!(s.complete(999, &ok()), Acceptance::Unknown);
     assert_eq!(s.results(), 1);
 }
 
@@ -82,8 +82,8 @@ fn an_expired_lease_goes_to_another_worker_and_the_late_result_counts_once() {
         s.lease("other", 1, later + Duration::from_secs(10))[0].game_id,
         g.game_id + 1
     );
-    assert_eq!(s.complete(g.game_id, &ok()), Completion::Accepted);
-    assert_eq!(s.complete(g.game_id, &ok()), Completion::Duplicate);
+    assert_eq!(s.complete(g.game_id, &ok()), Acceptance::Accepted);
+    assert_eq!(s.complete(g.game_id, &ok()), Acceptance::Duplicate);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn a_voided_game_goes_first_to_a_worker_of_another_group() {
         .map(|x| x.game_id)
         .collect();
     assert!(again.contains(&g.game_id), "{again:?}");
-    assert_eq!(s.complete(g.game_id, &ok()), Completion::Accepted);
+    assert_eq!(s.complete(g.game_id, &ok()), Acceptance::Accepted);
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn a_slow_bot_holds_at_most_its_share_of_the_slots() {
             .collect();
         s.complete(
             g.game_id,
-            &Outcome {
+            &SeatReport {
                 forfeited: vec![],
                 used,
             },
@@ -258,7 +258,7 @@ fn a_restart_plays_again_the_scheduled_games_without_results_and_reuses_no_id() 
     assert_eq!(again[0], games[1]);
     assert_eq!(again[1], games[3]);
     assert!(again[2].game_id > games[3].game_id, "a new id: {again:?}");
-    assert_eq!(r.complete(games[0].game_id, &ok()), Completion::Duplicate);
+    assert_eq!(r.complete(games[0].game_id, &ok()), Acceptance::Duplicate);
 }
 
 /// Four workers lease games at once, then every game ends, round after round; `crash`
@@ -273,7 +273,7 @@ fn a_failing_bot_is_suspended_after_exactly_its_forfeits_with_several_workers_at
         let now = Instant::now();
         let mut forfeits = 0;
         for _ in 0..40 {
-            let games: Vec<Game> = (0..workers)
+            let games: Vec<LeagueGame> = (0..workers)
                 .flat_map(|w| s.lease(&format!("w{w}"), 1, now))
                 .collect();
             for g in &games {
@@ -281,7 +281,7 @@ fn a_failing_bot_is_suspended_after_exactly_its_forfeits_with_several_workers_at
                 forfeits += usize::from(seat.is_some());
                 s.complete(
                     g.game_id,
-                    &Outcome {
+                    &SeatReport {
                         forfeited: seat.into_iter().collect(),
                         used: vec![Duration::from_millis(1); 2],
                     },
@@ -308,7 +308,7 @@ fn a_bot_that_forfeits_every_game_is_suspended_and_a_removed_one_is_not_played()
         let seat = g.bots.iter().position(|b| b == "crash");
         s.complete(
             g.game_id,
-            &Outcome {
+            &SeatReport {
                 forfeited: seat.into_iter().collect(),
                 used: vec![Duration::from_millis(1); 2],
             },
@@ -414,7 +414,7 @@ fn a_removed_or_replaced_bots_unplayed_games_are_cancelled_and_a_checked_ones_wa
     let games = s.lease("w", 2, now);
     let queued = s.queued();
     s.set_idle("a", Idle::Removed);
-    let with_a = |g: &Game| g.bots.iter().any(|b| b == "a");
+    let with_a = |g: &LeagueGame| g.bots.iter().any(|b| b == "a");
     let c = s.take_cancelled();
     assert!(c
         .iter()
@@ -427,6 +427,6 @@ fn a_removed_or_replaced_bots_unplayed_games_are_cancelled_and_a_checked_ones_wa
     assert!(c.iter().all(|c| c.why == CancelWhy::Removed));
     // A late result of a cancelled game is not recorded.
     if let Some(c) = c.first() {
-        assert_eq!(s.complete(c.game.game_id, &ok()), Completion::Unknown);
+        assert_eq!(s.complete(c.game.game_id, &ok()), Acceptance::Unknown);
     }
 }

@@ -11,19 +11,20 @@
 //! done and plays the others again under the same ids, so kill -9 loses and duplicates nothing.
 
 use super::events::{CancelledLine, LeagueEvent};
-use super::folder::{self, BotEntry, FolderError, LeagueSettings, ScheduleLog};
+use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
+use super::lines::{BotNotes, GameLine};
 use super::locks::{Locked, RwLocked};
-use super::play::{self, Table};
+use super::play::{self, PlaySetup};
 use super::ratings::{self, Counted};
-use super::scheduler::{Game, Idle, Scheduler};
+use super::scheduler::{Idle, LeagueGame, Scheduler};
+use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 mod recorder;
 mod start;
@@ -38,41 +39,6 @@ const RECENT: usize = 100;
 const BOT_FORFEITS: usize = 20;
 /// Recent games kept per bot for its page.
 const BOT_GAMES: usize = 20;
-
-/// A game as the page lists it.
-#[derive(Clone, Debug, Serialize)]
-pub struct GameLine {
-    pub game_id: u64,
-    pub bots: Vec<String>,
-    /// Ranks by seat once finished.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ranks: Option<Vec<u8>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Who plays it (a local worker's name).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub worker: Option<String>,
-}
-
-/// A forfeit as a bot's page lists it.
-#[derive(Clone, Debug, Serialize)]
-pub struct ForfeitLine {
-    pub game_id: u64,
-    pub reason: String,
-    pub detail: String,
-    pub turn: u32,
-}
-
-/// What the page shows of a bot besides its standings line.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct BotNotes {
-    /// Its latest recorded games, newest first.
-    pub games: VecDeque<GameLine>,
-    pub forfeits: VecDeque<ForfeitLine>,
-    /// Its stderr in its latest game (the tail the record keeps).
-    pub stderr: String,
-    pub stderr_game: Option<u64>,
-}
 
 /// Everything the page and the API read.
 #[derive(Default)]
@@ -90,7 +56,7 @@ pub struct Live {
 pub struct Shared {
     pub dir: PathBuf,
     pub settings: LeagueSettings,
-    pub table: Table,
+    pub table: PlaySetup,
     pub sched: Mutex<Scheduler>,
     log: Mutex<ScheduleLog>,
     /// The games that will not be played (`cancelled.jsonl`).
@@ -99,7 +65,7 @@ pub struct Shared {
     pub specs: RwLock<HashMap<String, BotSpec>>,
     pub live: Mutex<Live>,
     pub standings: RwLock<Arc<ratings::Table>>,
-    pub counted: Mutex<ratings::Standings>,
+    pub counted: Mutex<ratings::Tally>,
     /// The candidates' SPRTs, fed by the ratings thread.
     pub sprt: Mutex<super::sprt::Tests>,
     /// Their starts and ends (`sprt.jsonl`).
@@ -122,7 +88,7 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Held while `bots.toml` is read and written back.
     bots_file: Mutex<()>,
-    done_tx: Mutex<mpsc::Sender<(Game, Finished)>>,
+    done_tx: Mutex<mpsc::Sender<(LeagueGame, Finished)>>,
     fit_tx: Mutex<mpsc::Sender<Fit>>,
     /// Why the league stopped recording (its records could not be written, its recorder
     /// failed): from then on no result is accepted and no game leased (503), the page says so.
@@ -142,12 +108,12 @@ enum Fit {
     /// Fit again (a bot came or went).
     Again,
     /// The standings counted again from games.csv, in place of those counted so far.
-    Recounted(Box<ratings::Standings>),
+    Recounted(Box<ratings::Tally>),
 }
 
 /// A server that could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum StartError {
+pub enum LeagueStartError {
     #[error(transparent)]
     Folder(#[from] FolderError),
     #[error("{0}")]
@@ -157,7 +123,7 @@ pub enum StartError {
 impl Shared {
     /// Marks `game` as being played by `worker` (a local worker's name or a remote session):
     /// listed as running and told to the page.
-    pub fn started(&self, game: &Game, worker: &str) {
+    pub fn started(&self, game: &LeagueGame, worker: &str) {
         let line = GameLine {
             game_id: game.game_id,
             bots: game.bots.clone(),
@@ -287,13 +253,13 @@ impl Shared {
     }
 
     /// Leases one game to `worker`, logging new tables first.
-    fn lease(&self, worker: &str) -> Option<Game> {
+    fn lease(&self, worker: &str) -> Option<LeagueGame> {
         self.lease_games(worker, worker, 1).pop()
     }
 
     /// Leases up to `slots` games to `worker` (a remote worker's session, of worker `group`:
     /// its token's name), logging new tables first. None once the league cannot record.
-    pub fn lease_games(&self, worker: &str, group: &str, slots: usize) -> Vec<Game> {
+    pub fn lease_games(&self, worker: &str, group: &str, slots: usize) -> Vec<LeagueGame> {
         if self.recording_failure().is_some() {
             return Vec::new();
         }
@@ -329,7 +295,7 @@ impl Shared {
     /// Hands a game played elsewhere (by a remote worker) to the recorder: the first result
     /// for a game id is recorded, later ones are dropped. False if the recorder has stopped
     /// ([`Shared::recording_failure`] says why).
-    pub fn finished(&self, game: Game, f: Finished) -> bool {
+    pub fn finished(&self, game: LeagueGame, f: Finished) -> bool {
         self.done_tx.locked().send((game, f)).is_ok()
     }
 
@@ -383,7 +349,9 @@ impl Shared {
                             sprt.start(&name, old, bounds, sched.next_game_id(), "")
                         }
                         Some(_) => Vec::new(),
-                        None if replaced => sprt.end_of(&name, super::sprt::Verdict::Replaced, ""),
+                        None if replaced => {
+                            sprt.end_of(&name, super::sprt::SprtVerdict::Replaced, "")
+                        }
                         None => Vec::new(),
                     };
                     sched.set_priority(sprt.running());
@@ -446,7 +414,7 @@ impl Shared {
             sched.set_idle(name, Idle::Removed);
             self.log_cancelled(&mut sched);
             let mut sprt = self.sprt.locked();
-            let lines = sprt.end_of(name, super::sprt::Verdict::Removed, "");
+            let lines = sprt.end_of(name, super::sprt::SprtVerdict::Removed, "");
             sched.set_priority(sprt.running());
             drop(sprt);
             self.log_sprt(lines);
@@ -454,9 +422,4 @@ impl Shared {
         self.refit();
         Ok(())
     }
-}
-
-/// The time now, for the page.
-pub fn now_text() -> String {
-    crate::report::html::data::utc(SystemTime::now())
 }

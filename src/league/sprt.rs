@@ -44,7 +44,7 @@ impl Default for Bounds {
 /// Where a test stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum SprtVerdict {
     Running,
     /// NEW is better by elo1.
     H1,
@@ -74,7 +74,7 @@ pub enum Line {
     },
     Ended {
         test: u64,
-        verdict: Verdict,
+        verdict: SprtVerdict,
         llr: f64,
         pairs: u64,
         at: String,
@@ -90,7 +90,7 @@ pub struct Test {
     params: SprtParams,
     from_game: u64,
     pairs: PairCounter,
-    verdict: Verdict,
+    verdict: SprtVerdict,
     /// An ended test read back: counted (for its course) up to this many pairs, never decided
     /// again.
     kept: Option<u64>,
@@ -100,7 +100,7 @@ pub struct Test {
 
 /// What the page and `/api/standings` show of a test.
 #[derive(Clone, Debug, Serialize)]
-pub struct Shown {
+pub struct SprtView {
     pub test: u64,
     pub new: String,
     pub old: String,
@@ -134,17 +134,17 @@ impl Test {
             },
             from_game,
             pairs: PairCounter::default(),
-            verdict: Verdict::Running,
+            verdict: SprtVerdict::Running,
             kept: None,
             course: Vec::new(),
         }
     }
 
     pub fn running(&self) -> bool {
-        self.verdict == Verdict::Running
+        self.verdict == SprtVerdict::Running
     }
 
-    pub fn verdict(&self) -> Verdict {
+    pub fn verdict(&self) -> SprtVerdict {
         self.verdict
     }
 
@@ -193,10 +193,10 @@ impl Test {
             return None;
         }
         let verdict = match rating::decide(llr, &self.params) {
-            rating::Decision::AcceptH1 => Verdict::H1,
-            rating::Decision::AcceptH0 => Verdict::H0,
+            rating::Decision::AcceptH1 => SprtVerdict::H1,
+            rating::Decision::AcceptH0 => SprtVerdict::H0,
             rating::Decision::Continue if self.pairs.penta.pairs() >= self.bounds.max_pairs => {
-                Verdict::MaxPairs
+                SprtVerdict::MaxPairs
             }
             rating::Decision::Continue => return None,
         };
@@ -204,7 +204,7 @@ impl Test {
     }
 
     /// Ends the test with `verdict`: its `Ended` line (at `at`).
-    fn end(&mut self, verdict: Verdict, at: &str) -> Line {
+    fn end(&mut self, verdict: SprtVerdict, at: &str) -> Line {
         self.verdict = verdict;
         Line::Ended {
             test: self.id,
@@ -219,9 +219,9 @@ impl Test {
         rating::llr_pentanomial(&self.pairs.penta, &self.params)
     }
 
-    pub fn shown(&self) -> Shown {
+    pub fn shown(&self) -> SprtView {
         let (lower, upper) = self.params.bounds();
-        Shown {
+        SprtView {
             test: self.id,
             new: self.new.clone(),
             old: self.old.clone(),
@@ -233,12 +233,12 @@ impl Test {
             upper,
             pairs: self.pairs.penta.pairs(),
             verdict: match self.verdict {
-                Verdict::H1 => "H1".into(),
-                Verdict::H0 => "H0".into(),
-                Verdict::Running => "running".into(),
-                Verdict::MaxPairs => "max-pairs".into(),
-                Verdict::Removed => "removed".into(),
-                Verdict::Replaced => "replaced".into(),
+                SprtVerdict::H1 => "H1".into(),
+                SprtVerdict::H0 => "H0".into(),
+                SprtVerdict::Running => "running".into(),
+                SprtVerdict::MaxPairs => "max-pairs".into(),
+                SprtVerdict::Removed => "removed".into(),
+                SprtVerdict::Replaced => "replaced".into(),
             },
             course: self.course.clone(),
         }
@@ -291,7 +291,7 @@ impl Tests {
         from_game: u64,
         at: &str,
     ) -> Vec<Line> {
-        let mut lines = self.end_of(new, Verdict::Replaced, at);
+        let mut lines = self.end_of(new, SprtVerdict::Replaced, at);
         let id = self.list.iter().map(|t| t.id + 1).max().unwrap_or(0);
         self.list.push(Test::new(id, new, old, bounds, from_game));
         lines.push(Line::Started {
@@ -307,10 +307,12 @@ impl Tests {
 
     /// Ends the running tests whose candidate is `bot` (and, if it is removed, those of which it
     /// is the reference): their lines.
-    pub fn end_of(&mut self, bot: &str, why: Verdict, at: &str) -> Vec<Line> {
+    pub fn end_of(&mut self, bot: &str, why: SprtVerdict, at: &str) -> Vec<Line> {
         self.list
             .iter_mut()
-            .filter(|t| t.running() && (t.new == bot || (why == Verdict::Removed && t.old == bot)))
+            .filter(|t| {
+                t.running() && (t.new == bot || (why == SprtVerdict::Removed && t.old == bot))
+            })
             .map(|t| t.end(why, at))
             .collect()
     }
@@ -333,7 +335,7 @@ impl Tests {
             .collect()
     }
 
-    pub fn shown(&self) -> Vec<Shown> {
+    pub fn shown(&self) -> Vec<SprtView> {
         self.list.iter().map(Test::shown).collect()
     }
 }
@@ -402,7 +404,7 @@ mod tests {
         assert!(matches!(
             log.last(),
             Some(Line::Ended {
-                verdict: Verdict::H1,
+                verdict: SprtVerdict::H1,
                 ..
             })
         ));
@@ -440,7 +442,7 @@ mod tests {
             matches!(
                 ended[..],
                 [Line::Ended {
-                    verdict: Verdict::MaxPairs,
+                    verdict: SprtVerdict::MaxPairs,
                     pairs: 3,
                     ..
                 }]
@@ -452,13 +454,13 @@ mod tests {
             lines[0],
             Line::Ended {
                 test: 1,
-                verdict: Verdict::Replaced,
+                verdict: SprtVerdict::Replaced,
                 ..
             }
         ));
         assert_eq!(t.running(), [("other".to_string(), "old".to_string())]);
         assert_eq!(t.list.len(), 3);
-        let lines = t.end_of("old", Verdict::Removed, "t");
+        let lines = t.end_of("old", SprtVerdict::Removed, "t");
         assert_eq!(lines.len(), 1);
         assert!(t.running().is_empty());
     }

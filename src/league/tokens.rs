@@ -19,31 +19,31 @@ pub const AUTHORS: &str = "author-tokens.toml";
 
 /// Whose tokens: a worker's or a bot author's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum TokenKind {
     Worker,
     Author,
 }
 
-impl Kind {
+impl TokenKind {
     /// The tokens' file in the league's folder.
     pub fn file(self) -> &'static str {
         match self {
-            Kind::Worker => FILE,
-            Kind::Author => AUTHORS,
+            TokenKind::Worker => FILE,
+            TokenKind::Author => AUTHORS,
         }
     }
 
     fn what(self) -> &'static str {
         match self {
-            Kind::Worker => "worker",
-            Kind::Author => "bot",
+            TokenKind::Worker => "worker",
+            TokenKind::Author => "bot",
         }
     }
 
     fn command(self) -> &'static str {
         match self {
-            Kind::Worker => "arbiter league token DIR NAME",
-            Kind::Author => "arbiter league author DIR NAME",
+            TokenKind::Worker => "arbiter league token DIR NAME",
+            TokenKind::Author => "arbiter league author DIR NAME",
         }
     }
 }
@@ -77,12 +77,12 @@ pub enum Refusal {
          server's folder; make a new one there)",
         kind.what(), crate::options::Opt::Token, kind.command()
     )]
-    Unknown { kind: Kind },
+    Unknown { kind: TokenKind },
     #[error(
         "the token of {} {name:?} was revoked: ask the league's owner for a new one (`{}`)",
         kind.what(), kind.command()
     )]
-    Revoked { kind: Kind, name: String },
+    Revoked { kind: TokenKind, name: String },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -103,22 +103,22 @@ struct File {
 }
 
 impl File {
-    fn of(&self, kind: Kind) -> &Vec<Entry> {
+    fn of(&self, kind: TokenKind) -> &Vec<Entry> {
         match kind {
-            Kind::Worker => &self.worker,
-            Kind::Author => &self.author,
+            TokenKind::Worker => &self.worker,
+            TokenKind::Author => &self.author,
         }
     }
 
-    fn of_mut(&mut self, kind: Kind) -> &mut Vec<Entry> {
+    fn of_mut(&mut self, kind: TokenKind) -> &mut Vec<Entry> {
         match kind {
-            Kind::Worker => &mut self.worker,
-            Kind::Author => &mut self.author,
+            TokenKind::Worker => &mut self.worker,
+            TokenKind::Author => &mut self.author,
         }
     }
 }
 
-fn load(dir: &Path, kind: Kind) -> Result<File, TokenError> {
+fn load(dir: &Path, kind: TokenKind) -> Result<File, TokenError> {
     let path = dir.join(kind.file());
     match std::fs::read_to_string(&path) {
         Ok(text) => toml::from_str(&text).map_err(|e| TokenError::Bad {
@@ -130,7 +130,7 @@ fn load(dir: &Path, kind: Kind) -> Result<File, TokenError> {
     }
 }
 
-fn save(dir: &Path, kind: Kind, file: &File) -> Result<(), TokenError> {
+fn save(dir: &Path, kind: TokenKind, file: &File) -> Result<(), TokenError> {
     let path = dir.join(kind.file());
     let text = toml::to_string(file).map_err(|e| TokenError::Bad {
         path: path.clone(),
@@ -147,12 +147,12 @@ fn save(dir: &Path, kind: Kind, file: &File) -> Result<(), TokenError> {
 
 /// Makes a new token for worker `name` (replacing an earlier one of that name) and returns it.
 pub fn issue(dir: &Path, name: &str) -> Result<String, TokenError> {
-    issue_for(dir, Kind::Worker, name)
+    issue_for(dir, TokenKind::Worker, name)
 }
 
 /// Makes a new `kind` token for `name` (a worker, or the bot an author may upload), replacing
 /// an earlier one of that name, and returns it.
-pub fn issue_for(dir: &Path, kind: Kind, name: &str) -> Result<String, TokenError> {
+pub fn issue_for(dir: &Path, kind: TokenKind, name: &str) -> Result<String, TokenError> {
     super::names::check(name, kind.what())?;
     let mut raw = [0u8; 32];
     let urandom = Path::new("/dev/urandom");
@@ -177,11 +177,11 @@ pub fn issue_for(dir: &Path, kind: Kind, name: &str) -> Result<String, TokenErro
 
 /// Revokes worker `name`'s token.
 pub fn revoke(dir: &Path, name: &str) -> Result<(), TokenError> {
-    revoke_for(dir, Kind::Worker, name)
+    revoke_for(dir, TokenKind::Worker, name)
 }
 
 /// Revokes `name`'s `kind` token.
-pub fn revoke_for(dir: &Path, kind: Kind, name: &str) -> Result<(), TokenError> {
+pub fn revoke_for(dir: &Path, kind: TokenKind, name: &str) -> Result<(), TokenError> {
     let mut file = load(dir, kind)?;
     let list = file.of_mut(kind);
     let Some(e) = list.iter_mut().find(|e| e.name == name) else {
@@ -203,11 +203,13 @@ pub fn revoke_for(dir: &Path, kind: Kind, name: &str) -> Result<(), TokenError> 
 
 /// The worker a token belongs to, or why it is refused (an unreadable file refuses every token).
 pub fn check(dir: &Path, token: &str) -> Result<String, Refusal> {
-    let file = load(dir, Kind::Worker).map_err(|_| Refusal::Unknown { kind: Kind::Worker })?;
-    find(&file, Kind::Worker, token)
+    let file = load(dir, TokenKind::Worker).map_err(|_| Refusal::Unknown {
+        kind: TokenKind::Worker,
+    })?;
+    find(&file, TokenKind::Worker, token)
 }
 
-fn find(file: &File, kind: Kind, token: &str) -> Result<String, Refusal> {
+fn find(file: &File, kind: TokenKind, token: &str) -> Result<String, Refusal> {
     let hash = token_hash(token.trim());
     match file.of(kind).iter().find(|e| e.sha256 == hash) {
         Some(e) if e.revoked => Err(Refusal::Revoked {
@@ -223,18 +225,18 @@ fn find(file: &File, kind: Kind, token: &str) -> Result<String, Refusal> {
 /// changed ([`super::cached`]).
 pub struct Tokens {
     dir: PathBuf,
-    kind: Kind,
+    kind: TokenKind,
     file: super::cached::Cached<File>,
 }
 
 impl Tokens {
     /// The worker tokens of the league in `dir`.
     pub fn new(dir: &Path) -> Tokens {
-        Tokens::of(dir, Kind::Worker)
+        Tokens::of(dir, TokenKind::Worker)
     }
 
     /// The `kind` tokens of the league in `dir`.
-    pub fn of(dir: &Path, kind: Kind) -> Tokens {
+    pub fn of(dir: &Path, kind: TokenKind) -> Tokens {
         Tokens {
             dir: dir.to_path_buf(),
             kind,
@@ -264,7 +266,9 @@ mod tests {
         assert_eq!(check(dir.path(), &t), Ok("lab-1".into()));
         assert_eq!(
             check(dir.path(), "nope"),
-            Err(Refusal::Unknown { kind: Kind::Worker })
+            Err(Refusal::Unknown {
+                kind: TokenKind::Worker
+            })
         );
         let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
         assert!(!text.contains(&t), "only the hash is kept");
@@ -272,7 +276,7 @@ mod tests {
         assert_eq!(
             check(dir.path(), &t),
             Err(Refusal::Revoked {
-                kind: Kind::Worker,
+                kind: TokenKind::Worker,
                 name: "lab-1".into()
             })
         );
@@ -287,7 +291,7 @@ mod tests {
         assert_eq!(
             tokens.check(&t2),
             Err(Refusal::Revoked {
-                kind: Kind::Worker,
+                kind: TokenKind::Worker,
                 name: "lab-2".into()
             })
         );
@@ -297,20 +301,24 @@ mod tests {
         assert!(issue(dir.path(), "-rf").is_err());
 
         // Author tokens: a file of their own; a worker's token is no author's, nor the reverse.
-        let a = issue_for(dir.path(), Kind::Author, "alice").unwrap();
-        let authors = Tokens::of(dir.path(), Kind::Author);
+        let a = issue_for(dir.path(), TokenKind::Author, "alice").unwrap();
+        let authors = Tokens::of(dir.path(), TokenKind::Author);
         assert_eq!(authors.check(&a), Ok("alice".into()));
         assert_eq!(
             authors.check(&t3),
-            Err(Refusal::Unknown { kind: Kind::Author })
+            Err(Refusal::Unknown {
+                kind: TokenKind::Author
+            })
         );
         assert_eq!(
             tokens.check(&a),
-            Err(Refusal::Unknown { kind: Kind::Worker })
+            Err(Refusal::Unknown {
+                kind: TokenKind::Worker
+            })
         );
         let text = std::fs::read_to_string(dir.path().join(AUTHORS)).unwrap();
         assert!(text.contains("[[author]]") && !text.contains(&a), "{text}");
-        revoke_for(dir.path(), Kind::Author, "alice").unwrap();
+        revoke_for(dir.path(), TokenKind::Author, "alice").unwrap();
         let e = authors.check(&a).unwrap_err().to_string();
         assert!(
             e.contains("bot \"alice\" was revoked") && e.contains("league author"),

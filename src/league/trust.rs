@@ -65,7 +65,7 @@ pub fn spoiled_seat(result: &GameResult) -> Option<usize> {
 
 /// The evidence of `result`'s void, for the log.
 pub fn evidence(
-    game: &super::scheduler::Game,
+    game: &super::scheduler::LeagueGame,
     worker: &str,
     seat: usize,
     result: &GameResult,
@@ -84,7 +84,7 @@ pub fn evidence(
         waited_total_us: stats.waited_total_us,
         waited_max_us: stats.waited_max_us,
         total_us: stats.total_us,
-        at: super::server::now_text(),
+        at: super::folder::now_text(),
     }
 }
 
@@ -125,7 +125,7 @@ pub const PLAYED: &str = "played-by.jsonl";
 
 /// Appends `p` to the log of who played what in `dir`. Not synced: a line lost to a power cut
 /// costs the check one game, and a sync per result would double the server's disk cost.
-pub fn append_played(dir: &Path, p: &super::residuals::Played) -> Result<(), VoidLogError> {
+pub fn append_played(dir: &Path, p: &super::residuals::PlayedBy) -> Result<(), VoidLogError> {
     let path = dir.join(PLAYED);
     let fail = |source| VoidLogError {
         path: path.clone(),
@@ -142,7 +142,7 @@ pub fn append_played(dir: &Path, p: &super::residuals::Played) -> Result<(), Voi
 }
 
 /// The log of who played what in `dir` (a torn last line is skipped).
-pub fn read_played(dir: &Path) -> Vec<super::residuals::Played> {
+pub fn read_played(dir: &Path) -> Vec<super::residuals::PlayedBy> {
     read_lines(dir, PLAYED)
 }
 
@@ -202,8 +202,8 @@ pub fn standings_without(
     dir: &Path,
     out: &std::collections::HashSet<u64>,
     known: &[String],
-) -> Result<super::ratings::Standings, String> {
-    let mut counted = super::ratings::Standings::default();
+) -> Result<super::ratings::Tally, String> {
+    let mut counted = super::ratings::Tally::default();
     for b in known {
         counted.know(b);
     }
@@ -269,11 +269,11 @@ mod tests {
     /// game a worker played, so a worker cannot reset its record by outliving one server.
     #[test]
     fn who_played_what_is_read_back_after_a_restart_and_a_torn_line_is_skipped() {
-        use super::super::residuals::Played;
+        use super::super::residuals::PlayedBy;
         let dir = tempfile::tempdir().unwrap();
         assert!(read_played(dir.path()).is_empty());
-        let games: Vec<Played> = (0..3)
-            .map(|i| Played {
+        let games: Vec<PlayedBy> = (0..3)
+            .map(|i| PlayedBy {
                 worker: format!("w{}", i % 2),
                 game_id: i,
                 bots: vec!["a".into(), "b".into()],

@@ -2,7 +2,7 @@
 //! server: `POST /api/bots/NAME` with the admin token or bot NAME's author token
 //! ([`super::authors`]; `arbiter league add URL BOT --token-file F` sends it). The body is a single source file (`?file=bot.py` names it: its extension says how
 //! it is built) or the bot's folder as a `.tar.gz` (or a plain `.tar`); it is size-capped
-//! (`[upload] max_mib` in `league.toml`, [`DEFAULT_MAX_MIB`] unless set), kept in a new folder of
+//! (`[upload] max_mib` in `league.toml`, [`super::settings::DEFAULT_MAX_MIB`] unless set), kept in a new folder of
 //! its own (`uploads/NAME/N/`, so a game still playing the previous version keeps its files),
 //! then checked and added exactly as `league add` adds a bot of the server's machine: built in
 //! the build box, test-started, played at once.
@@ -10,51 +10,25 @@
 //! An upload is untrusted. Nothing in it may write outside its folder: an entry whose path
 //! climbs out (`..`) or is absolute, a symbolic link that is absolute or climbs, a hard link, a
 //! device file or a fifo refuses the whole upload with the entry named, and what was unpacked of
-//! it is removed. Unpacked, it may hold at most [`super::bundle::MAX_BYTES`] (what a remote worker
-//! can fetch), which stops a compressed bomb.
+//! it is removed ([`super::unpack`], which a worker's fetched archives go through too).
+//! Unpacked, it may hold at most [`super::unpack::MAX_BYTES`] (what a remote worker can fetch),
+//! which stops a compressed bomb.
 
-use super::bundle::MAX_BYTES;
 use super::folder::BotEntry;
 use super::server::Shared;
+use super::unpack::{unpack, UnpackError};
 use axum::body::Body;
 use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::{Deserialize, Serialize};
-use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_stream::StreamExt;
 
-/// The largest upload unless `league.toml` says otherwise, in MiB.
-pub const DEFAULT_MAX_MIB: u64 = 16;
-/// Entries an archive may hold.
-const MAX_ENTRIES: usize = 20_000;
 /// The folder of the league that keeps uploads.
 pub const UPLOADS: &str = "uploads";
-
-/// The upload knobs (`league.toml`, under `[upload]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Limits {
-    /// The largest upload (the file or the archive as sent), in MiB.
-    pub max_mib: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_mib: DEFAULT_MAX_MIB,
-        }
-    }
-}
-
-impl Limits {
-    pub fn max_bytes(&self) -> u64 {
-        self.max_mib.saturating_mul(1 << 20)
-    }
-}
 
 /// An upload that cannot be taken.
 #[derive(Debug, thiserror::Error)]
@@ -72,26 +46,14 @@ pub enum UploadError {
     )]
     TooLarge { cap_mib: u64 },
     #[error(
-        "unpacked, the upload is larger than {} MiB (or holds more than {MAX_ENTRIES} \
-         entries): send the bot's sources only", MAX_BYTES >> 20
-    )]
-    Unpacked,
-    #[error(
         "the upload is a zip archive, which a league does not take: send the bot's folder as a \
          .tar.gz (tar czf bot.tar.gz -C FOLDER .), or a single source file with ?file=NAME"
     )]
     Zip,
-    #[error(
-        "the upload is not a .tar.gz or .tar of a bot's folder ({why}): send one, or a single \
-         source file with ?file=NAME (such as ?file=bot.py)"
-    )]
-    NotArchive { why: String },
     #[error("the upload is empty: send a source file or a .tar.gz of the bot's folder")]
     Empty,
-    #[error("the upload was refused: its entry {entry:?} {why}; nothing of it was kept")]
-    Unsafe { entry: String, why: String },
-    #[error("the upload was refused: {0}; nothing of it was kept")]
-    Headers(super::tar_members::MemberError),
+    #[error(transparent)]
+    Unpack(#[from] UnpackError),
     #[error("keeping the upload in {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -102,8 +64,12 @@ pub enum UploadError {
 impl UploadError {
     fn status(&self) -> StatusCode {
         match self {
-            UploadError::TooLarge { .. } | UploadError::Unpacked => StatusCode::PAYLOAD_TOO_LARGE,
-            UploadError::Io { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            UploadError::TooLarge { .. } | UploadError::Unpack(UnpackError::Unpacked) => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
+            UploadError::Io { .. } | UploadError::Unpack(UnpackError::Io { .. }) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
             _ => StatusCode::BAD_REQUEST,
         }
     }
@@ -153,7 +119,9 @@ pub fn store(
         Some(f) => std::fs::write(root.join(f), bytes)
             .map_err(io(&root.join(f)))
             .map(|()| f.to_string()),
-        None => unpack(bytes, &root.join("bot")).map(|()| bot_folder(&root.join("bot"))),
+        None => unpack(bytes, &root.join("bot"))
+            .map(|()| bot_folder(&root.join("bot")))
+            .map_err(UploadError::Unpack),
     };
     match kept {
         Ok(inside) => Ok(BotEntry {
@@ -241,167 +209,6 @@ fn bot_folder(bot: &Path) -> String {
     }
 }
 
-/// The relative path an entry's path names inside its folder, or why it would leave it.
-fn inside(path: &Path) -> Result<PathBuf, &'static str> {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(part) => out.push(part),
-            Component::CurDir => {}
-            Component::ParentDir => return Err("climbs out of the bot's folder ('..')"),
-            Component::RootDir | Component::Prefix(_) => {
-                return Err("is an absolute path, outside the bot's folder")
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Why nothing may be written at `rel` (below `root`), if so: a folder on the way that is a
-/// symbolic link (nothing is written through one) or a file.
-fn blocked(root: &Path, rel: &Path) -> Option<&'static str> {
-    let mut at = root.to_path_buf();
-    let parts: Vec<_> = rel.components().collect();
-    for part in &parts[..parts.len().saturating_sub(1)] {
-        at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => return Some("lies inside a symbolic link"),
-            Ok(m) if !m.is_dir() => return Some("lies inside a file of the archive"),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Unpacks a (gzip'd) tar archive into `dest` (made here), refusing anything that could reach
-/// outside it. A worker unpacks the bots' archives it fetches with it too
-/// ([`super::bundle::unpack`]).
-pub(crate) fn unpack(bytes: &[u8], dest: &Path) -> Result<(), UploadError> {
-    use std::os::unix::fs::PermissionsExt;
-    use tar::EntryType;
-    std::fs::create_dir(dest).map_err(io(dest))?;
-    let reader: Box<dyn Read + '_> = if bytes.starts_with(&[0x1f, 0x8b]) {
-        Box::new(flate2::read::GzDecoder::new(bytes))
-    } else if bytes.get(257..262) == Some(b"ustar") {
-        Box::new(bytes)
-    } else {
-        return Err(UploadError::NotArchive {
-            why: "neither gzip nor tar".into(),
-        });
-    };
-    let not_archive = |e: std::io::Error| UploadError::NotArchive { why: e.to_string() };
-    let mut archive = tar::Archive::new(reader);
-    let mut total = 0u64;
-    let mut count = 0usize;
-    // Long names and PAX headers bounded before they are read (see `tar_members`).
-    for member in super::tar_members::Members::new(&mut archive).map_err(not_archive)? {
-        let super::tar_members::Member {
-            mut entry,
-            path: raw,
-            link,
-        } = member.map_err(|e| match e {
-            super::tar_members::MemberError::Read(e) => not_archive(e),
-            refused => UploadError::Headers(refused),
-        })?;
-        count += 1;
-        if count > MAX_ENTRIES {
-            return Err(UploadError::Unpacked);
-        }
-        let shown = raw.to_string_lossy().into_owned();
-        let refused = |why: &str| UploadError::Unsafe {
-            entry: shown.clone(),
-            why: why.into(),
-        };
-        let kind = entry.header().entry_type();
-        let rel = inside(&raw).map_err(&refused)?;
-        if rel.as_os_str().is_empty() {
-            // The folder itself ("./").
-            continue;
-        }
-        if let Some(why) = blocked(dest, &rel) {
-            return Err(refused(why));
-        }
-        let path = dest.join(&rel);
-        let existing = std::fs::symlink_metadata(&path).ok();
-        let exists = existing.is_some();
-        // Readable by all (its folder is the server's alone): a bot's own unprivileged user
-        // reads it.
-        let mode = (entry.header().mode().unwrap_or(0o644) & 0o755) | 0o644;
-        match kind {
-            EntryType::Directory => match existing {
-                Some(m) if m.is_dir() => {}
-                Some(_) => {
-                    return Err(refused(
-                        "is a folder over a link or a file of the same name earlier in the \
-                         archive",
-                    ))
-                }
-                None => std::fs::create_dir_all(&path).map_err(io(&path))?,
-            },
-            EntryType::Regular | EntryType::Continuous => {
-                if exists {
-                    return Err(refused("is in the archive twice"));
-                }
-                total += entry.header().size().unwrap_or(u64::MAX);
-                if total > MAX_BYTES {
-                    return Err(UploadError::Unpacked);
-                }
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
-                }
-                let mut data = Vec::new();
-                (&mut entry)
-                    .take(MAX_BYTES)
-                    .read_to_end(&mut data)
-                    .map_err(not_archive)?;
-                std::fs::write(&path, data).map_err(io(&path))?;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
-                    .map_err(io(&path))?;
-            }
-            EntryType::Symlink => {
-                let target = link.unwrap_or_default();
-                // A link may point down or beside itself only: then whatever it names, through
-                // other such links, is inside the folder.
-                let down = !target.as_os_str().is_empty()
-                    && target
-                        .components()
-                        .all(|c| matches!(c, Component::Normal(_)));
-                if !down {
-                    return Err(refused(&format!(
-                        "is a symbolic link to {:?}, outside the bot's folder (a link may only \
-                         name a file beside it or below)",
-                        target.to_string_lossy()
-                    )));
-                }
-                if exists {
-                    return Err(refused("is in the archive twice"));
-                }
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
-                }
-                std::os::unix::fs::symlink(&target, &path).map_err(io(&path))?;
-            }
-            EntryType::Link => {
-                return Err(refused(
-                    "is a hard link (a link can reach files outside the bot's folder); send the \
-                     file itself",
-                ))
-            }
-            EntryType::Char | EntryType::Block => {
-                return Err(refused("is a device file, which a bot may not bring"))
-            }
-            EntryType::Fifo => return Err(refused("is a fifo, which a bot may not bring")),
-            _ => {
-                return Err(refused(&format!(
-                    "is of a kind a bot's folder cannot hold ({kind:?}): only files, folders \
-                     and links beside them"
-                )))
-            }
-        }
-    }
-    Ok(())
-}
-
 /// A bot's folder as a gzip'd tar archive (for `league add URL`): its files and folders, and
 /// its symbolic links as links (the server refuses any that points outside).
 pub fn pack_folder(folder: &Path) -> std::io::Result<Vec<u8>> {
@@ -475,9 +282,7 @@ pub async fn upload(
         refuse(e.status(), e)
     };
     // Said before any of the body is read: a client that sent `Expect: 100-continue` sends none.
-    let announced = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let announced = super::listen::announced_length(&headers);
     if announced.is_some_and(|n| n > cap) {
         return too_large();
     }

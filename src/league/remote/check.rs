@@ -8,9 +8,9 @@
 //! first field that is not is named in the refusal (400), and nothing of the result is kept.
 //! Pure: no I/O.
 
-use super::ResultRequest;
 use crate::bot::process::STDERR_TAIL_BYTES;
-use crate::league::scheduler::Game;
+use crate::league::scheduler::LeagueGame;
+use crate::league::wire::ResultRequest;
 use crate::protocol::MAX_LINE_BYTES;
 use crate::referee::{Reason, SeatStats, TURN_STDERR_BYTES};
 
@@ -77,7 +77,7 @@ fn micros(field: &str, us: u64) -> Result<(), BadField> {
 /// league has no openings).
 pub fn check(
     req: &ResultRequest,
-    game: &Game,
+    game: &LeagueGame,
     max_turns: u32,
     opening: &[String],
 ) -> Result<(), BadField> {
@@ -323,8 +323,8 @@ mod tests {
     use super::*;
     use crate::referee::{Forfeit, TurnRecord};
 
-    fn game() -> Game {
-        Game {
+    fn game() -> LeagueGame {
+        LeagueGame {
             game_id: 7,
             pair_id: 3,
             seed: 1,

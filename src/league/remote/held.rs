@@ -4,11 +4,11 @@
 //! session that holds a game of its bot; a session holds at most its share of games at once.
 //! Game ids are public (`/api/games`), so nothing here trusts an id alone.
 
-use crate::league::scheduler::Game;
+use crate::league::scheduler::LeagueGame;
 use std::collections::HashMap;
 
 struct Out {
-    game: Game,
+    game: LeagueGame,
     holder: String,
     /// Sessions whose lease of it expired before it went to `holder` (their late results are
     /// dropped, not refused).
@@ -21,7 +21,7 @@ struct Out {
 #[derive(Debug, PartialEq)]
 pub enum Taken {
     /// The session holds the game: it is its result to send (and no longer out).
-    Yours(Game),
+    Yours(LeagueGame),
     /// The session held it once, and its lease ran out: dropped, as any late result.
     Former,
     /// Another session holds it (named).
@@ -32,7 +32,7 @@ pub enum Taken {
 
 /// The games out on lease.
 #[derive(Default)]
-pub struct Held {
+pub struct HeldGames {
     games: HashMap<u64, Out>,
     /// Games out by session.
     count: HashMap<String, usize>,
@@ -43,7 +43,7 @@ pub fn name_of(session: &str) -> &str {
     session.rsplit_once('#').map_or(session, |(name, _)| name)
 }
 
-impl Held {
+impl HeldGames {
     fn add(&mut self, session: &str, n: isize) {
         let c = self.count.entry(session.to_string()).or_default();
         *c = c.saturating_add_signed(n);
@@ -54,7 +54,7 @@ impl Held {
 
     /// `game` is leased to `session`, needing the archives `hashes`. A game whose lease ran out
     /// and goes to another session keeps its earlier holders as former ones.
-    pub fn lease(&mut self, game: Game, session: &str, hashes: Vec<String>) {
+    pub fn lease(&mut self, game: LeagueGame, session: &str, hashes: Vec<String>) {
         let mut former = Vec::new();
         if let Some(old) = self.games.remove(&game.game_id) {
             self.add(&old.holder, -1);
@@ -75,7 +75,7 @@ impl Held {
         );
     }
 
-    /// `session`'s claim to game `id` (nothing changes: see [`Held::take`]).
+    /// `session`'s claim to game `id` (nothing changes: see [`HeldGames::take`]).
     pub fn claim(&self, id: u64, session: &str) -> Taken {
         match self.games.get(&id) {
             None => Taken::NotOut,
@@ -115,8 +115,8 @@ impl Held {
 mod tests {
     use super::*;
 
-    fn game(id: u64) -> Game {
-        Game {
+    fn game(id: u64) -> LeagueGame {
+        LeagueGame {
             game_id: id,
             pair_id: 0,
             seed: 0,
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn only_the_holder_takes_its_game_and_a_former_holder_is_told_apart() {
-        let mut h = Held::default();
+        let mut h = HeldGames::default();
         h.lease(game(1), "a#1", vec!["ha".into()]);
         h.lease(game(2), "a#1", vec!["hb".into()]);
         assert_eq!(h.held_by("a#1"), 2);

@@ -5,13 +5,13 @@
 
 use super::quarantine::{quarantine_text, quarantined};
 use super::workers::{slow_bench, update_capacity};
-use super::{
-    body, from_worker, held, lease_time, refuse, worker, Archive, Body, BotRef, LeaseRequest,
-    Leased, LeasedGame, Register, Registered, Release, Remote, Renew, Reply, Session, LONG_POLL,
-    PROTOCOL_OPENINGS, VERSION,
-};
+use super::{body, from_worker, held, lease_time, refuse, worker, Archive, Body, Remote, Session};
 use crate::league::bundle;
 use crate::league::locks::{Locked, RwLocked};
+use crate::league::wire::{
+    BotRef, LeaseRequest, Leased, LeasedGame, Register, Registered, Release, Renew, Reply,
+    LONG_POLL, PROTOCOL_OPENINGS, VERSION,
+};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -126,7 +126,7 @@ pub(super) async fn register(
 }
 
 /// The league's openings as its flags spell them (`--opening-plies 4`, `--openings FILE`).
-fn openings_text(s: &crate::league::folder::LeagueSettings) -> String {
+fn openings_text(s: &crate::league::settings::LeagueSettings) -> String {
     use crate::options::Opt;
     let mut parts = Vec::new();
     if let Some(book) = &s.openings.openings {

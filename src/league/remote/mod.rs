@@ -19,7 +19,7 @@
 //! again), a result no referee could have made (400, naming the field), a game another worker
 //! holds (403), too many sessions (429), a league that cannot record (503).
 //!
-//! Its parts: `wire` (the messages, shared with the worker), `lease` (register, lease, renew,
+//! Its parts (the messages, shared with the worker, are [`super::wire`]'s): `lease` (register, lease, renew,
 //! the bots' archives), `held` (the games out and their holders), `check` (a result against its
 //! game), `results` (a result recorded or voided), `workers` (`/api/workers`, the bench gate,
 //! the league's capacity, the workers' knobs) and `quarantine` (workers whose results are off
@@ -30,10 +30,11 @@ use super::bundle::Sources;
 use super::cached::Cached;
 use super::folder::BotEntry;
 use super::locks::Locked;
-use super::residuals::Played;
+use super::residuals::PlayedBy;
 use super::server::Shared;
 use super::tokens;
 use super::trust::{self, Quarantined, Voided};
+use super::wire::{self, Register, REQUEST_LIMIT, RESULT_LIMIT};
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -48,11 +49,9 @@ mod held;
 mod lease;
 mod quarantine;
 mod results;
-mod wire;
 mod workers;
 
-pub use wire::*;
-pub use workers::{worker_lines, WorkerLimits, BENCH_FACTOR};
+pub use workers::{worker_lines, BENCH_FACTOR};
 
 struct Session {
     name: String,
@@ -87,7 +86,7 @@ pub struct Remote {
     /// Held while an archive is made, so that it is made once (see [`archive`]).
     packing: Mutex<()>,
     /// Games leased to remote workers and not yet returned, with their holders.
-    held: Mutex<held::Held>,
+    held: Mutex<held::HeldGames>,
     /// How often each game was voided (from the folder's log at start).
     voids: Mutex<HashMap<u64, u32>>,
     /// Games each worker (by name) voided (from the folder's log at start).
@@ -96,14 +95,14 @@ pub struct Remote {
     voided: Mutex<std::collections::VecDeque<Voided>>,
     /// Remote workers' recorded games (the residuals' input; kept in the folder's
     /// [`trust::PLAYED`] log, read back at start).
-    played: Mutex<Vec<Played>>,
+    played: Mutex<Vec<PlayedBy>>,
     /// Quarantined workers, by name.
     quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
     /// The worker tokens (read again when the file changes).
     tokens: tokens::Tokens,
     /// The league's bot list (read again when the file changes).
     bots: Cached<Vec<BotEntry>>,
-    /// The server machine's own bench figure (milliseconds; see [`super::worker::bench`]).
+    /// The server machine's own bench figure (milliseconds; see [`super::wire::bench`]).
     own_bench_ms: f64,
     /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
     last_check: Mutex<Option<Instant>>,
@@ -131,7 +130,7 @@ pub fn routes(s: Arc<Shared>) -> Router {
         quarantined: Mutex::default(),
         tokens: tokens::Tokens::new(&s_dir),
         bots: Cached::new(s_dir.join(super::folder::BOTS)),
-        own_bench_ms: super::worker::bench().as_secs_f64() * 1000.0,
+        own_bench_ms: super::wire::bench().as_secs_f64() * 1000.0,
         last_check: Mutex::default(),
         start_id: start_id(),
     });
@@ -193,7 +192,7 @@ async fn token_first(
         "/api/work/result" => RESULT_LIMIT,
         _ => REQUEST_LIMIT,
     };
-    let announced = super::http::announced_length(request.headers());
+    let announced = super::listen::announced_length(request.headers());
     if announced.is_some_and(|n| n > limit as u64) {
         return refuse(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -7,11 +7,12 @@
 
 use super::held::{name_of, Taken};
 use super::quarantine::{check_residuals, quarantined};
-use super::{check, from_worker, refuse, Body, Remote, Reply, ResultRequest, VOIDED_SHOWN};
+use super::{check, from_worker, refuse, Body, Remote, VOIDED_SHOWN};
 use crate::league::locks::Locked;
-use crate::league::residuals::Played;
-use crate::league::scheduler::Game;
+use crate::league::residuals::PlayedBy;
+use crate::league::scheduler::LeagueGame;
 use crate::league::trust;
+use crate::league::wire::{Reply, ResultRequest};
 use crate::referee::GameResult;
 use crate::tournament::{Finished, GameSpec};
 use axum::extract::State;
@@ -122,7 +123,7 @@ pub(super) async fn result(
         })
     };
     if let Some(worker) = name {
-        let played = Played {
+        let played = PlayedBy {
             worker,
             game_id: game.game_id,
             bots: game.bots.clone(),
@@ -157,7 +158,7 @@ pub(super) async fn result(
 /// be kept).
 pub(super) fn void(
     r: &Remote,
-    game: &Game,
+    game: &LeagueGame,
     session: &str,
     seat: usize,
     result: &GameResult,

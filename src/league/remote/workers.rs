@@ -6,13 +6,13 @@
 //! `league.toml`).
 
 use super::quarantine::quarantine_text;
-use super::{lease_time, Remote, Session, WorkerLine};
+use super::{lease_time, Remote, Session};
 use crate::league::locks::Locked;
 use crate::league::trust::{Quarantined, Voided};
+use crate::league::wire::WorkerLine;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,33 +30,6 @@ pub(super) fn forget_gone(sessions: &mut HashMap<String, Session>, now: Instant,
 
 /// A worker whose bench figure is this many times the league's median gets no timed games.
 pub const BENCH_FACTOR: f64 = 5.0;
-
-/// The knobs of remote workers (`league.toml`, under `[workers]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WorkerLimits {
-    /// Sessions one worker token may hold at once (a registration past it is refused with 429;
-    /// a session not heard from in half a lease time gives its place up).
-    pub sessions_per_token: usize,
-    /// The most games one session plays at once, whatever it says (and at most its cores).
-    pub max_concurrency: usize,
-}
-
-impl Default for WorkerLimits {
-    fn default() -> WorkerLimits {
-        WorkerLimits {
-            sessions_per_token: 64,
-            max_concurrency: 256,
-        }
-    }
-}
-
-impl WorkerLimits {
-    /// The games a worker that says it has `cores` and plays `concurrency` at once may hold.
-    pub fn slots(&self, cores: usize, concurrency: usize) -> usize {
-        concurrency.min(cores).min(self.max_concurrency).max(1)
-    }
-}
 
 /// The workers this server has seen since it started.
 pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
@@ -149,7 +122,7 @@ pub(super) fn update_capacity(r: &Remote) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::league::remote::Register;
+    use crate::league::wire::Register;
 
     fn session(last_seen: Instant) -> Session {
         Session {

@@ -3,7 +3,7 @@
 //! reads them from. Split from `scheduler.rs` by purpose: leases and results there, tables
 //! here.
 
-use super::{Game, Idle, Scheduler, SLOW_FLOOR_MS};
+use super::{Idle, LeagueGame, Scheduler, SLOW_FLOOR_MS};
 use crate::rng::Rng;
 use std::time::Instant;
 
@@ -84,7 +84,7 @@ impl Scheduler {
         share.min(to_suspension)
     }
 
-    pub(super) fn may_start(&self, game: &Game, group: &str, now: Instant) -> bool {
+    pub(super) fn may_start(&self, game: &LeagueGame, group: &str, now: Instant) -> bool {
         let avoided = self
             .avoid
             .get(&game.game_id)
@@ -242,7 +242,7 @@ impl Scheduler {
             let bots = (0..k)
                 .map(|s| self.bots[table[(s + r) % k]].name.clone())
                 .collect();
-            let game = Game {
+            let game = LeagueGame {
                 game_id: self.next_game,
                 pair_id,
                 seed,

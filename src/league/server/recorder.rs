@@ -4,12 +4,13 @@
 //! A game it cannot record stops the recording, said and refused from then on (503), never
 //! taken and lost: see [`Shared::recording_failure`].
 
-use super::{Fit, ForfeitLine, GameLine, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
+use super::{Fit, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
 use crate::league::folder::FolderError;
+use crate::league::lines::{ForfeitLine, GameLine};
 use crate::league::locks::Locked;
 use crate::league::play;
 use crate::league::ratings::Counted;
-use crate::league::scheduler::{Completion, Game, Outcome};
+use crate::league::scheduler::{Acceptance, LeagueGame, SeatReport};
 use crate::tournament::Finished;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -97,7 +98,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
 pub(super) fn recorder_thread(
     s: &Shared,
     mut csv: play::GamesCsv,
-    done: mpsc::Receiver<(Game, Finished)>,
+    done: mpsc::Receiver<(LeagueGame, Finished)>,
 ) {
     let mut recorder =
         match play::Recorder::open(&mut csv, &s.dir, false, &s.table.choice, &s.table.referee) {
@@ -127,11 +128,11 @@ pub(super) fn recorder_thread(
 fn record_one(
     s: &Shared,
     recorder: &mut play::Recorder<'_>,
-    game: Game,
+    game: LeagueGame,
     f: &Finished,
 ) -> Result<(), String> {
     let records = s.dir.join(crate::results::records::FILE);
-    let outcome = Outcome {
+    let outcome = SeatReport {
         forfeited: f.result.forfeits.iter().map(|x| x.seat).collect(),
         used: f
             .result
@@ -148,7 +149,7 @@ fn record_one(
         s.keep_suspensions(&mut sched);
         completion
     };
-    if completion != Completion::Accepted {
+    if completion != Acceptance::Accepted {
         s.live.locked().running.remove(&game.game_id);
         return Ok(());
     }

@@ -9,8 +9,8 @@ pub fn start(
     dir: PathBuf,
     settings: LeagueSettings,
     workers: usize,
-) -> Result<Arc<Shared>, StartError> {
-    let table = play::table(&settings).map_err(|e| StartError::Other(format!("{e:#}")))?;
+) -> Result<Arc<Shared>, LeagueStartError> {
+    let table = play::table(&settings).map_err(|e| LeagueStartError::Other(format!("{e:#}")))?;
     // An SDK game's replay pages draw it with its own viewer, served from the folder.
     if let Some(game) = table.choice.sdk_game() {
         crate::report::run_start::sdk_view(&dir, game);
@@ -28,8 +28,9 @@ pub fn start(
     // refuse the league: it is set aside, said, and its game played again.
     let aside = dir.join(folder::SET_ASIDE);
     let set_aside =
-        crate::results::games_csv::set_aside(&dir.join("games.csv"), &aside, &now_text())
-            .map_err(|e| StartError::Other(format!("setting aside bad rows of games.csv: {e}")))?;
+        crate::results::games_csv::set_aside(&dir.join("games.csv"), &aside, &now_text()).map_err(
+            |e| LeagueStartError::Other(format!("setting aside bad rows of games.csv: {e}")),
+        )?;
     for a in &set_aside {
         eprintln!(
             "arbiter: warning: games.csv row {} is no game ({}): set aside in {} (its game, \
@@ -40,7 +41,7 @@ pub fn start(
         );
     }
     let (csv, done) =
-        play::open_games(&dir, seats).map_err(|e| StartError::Other(format!("{e:#}")))?;
+        play::open_games(&dir, seats).map_err(|e| LeagueStartError::Other(format!("{e:#}")))?;
     let (log, scheduled) = ScheduleLog::open(&dir)?;
     let (cancel_log, cancelled) = folder::CancelLog::open(&dir)?;
     let token_hash = folder::admin_token_hash(&dir)?;
@@ -61,7 +62,7 @@ pub fn start(
         let recorded = done.contains(g.game_id);
         sched.restore(g, recorded);
     }
-    let mut counted = ratings::Standings::default();
+    let mut counted = ratings::Tally::default();
     for b in &bots {
         counted.know(&b.name);
     }
@@ -94,7 +95,7 @@ pub fn start(
         });
         Ok::<(), crate::results::games_csv::ReadError>(())
     })
-    .map_err(|e| StartError::Other(crate::errors::chain_text(&e)))?;
+    .map_err(|e| LeagueStartError::Other(crate::errors::chain_text(&e)))?;
     let index_path = dir.join(crate::league::record_index::FILE);
     let mut live = Live {
         offsets: crate::league::record_index::RecordIndex::with_file(&index_path).map_err(
@@ -127,7 +128,7 @@ pub fn start(
         event_streams: Default::default(),
         backoff: Default::default(),
         token_hash,
-        authors: crate::league::tokens::Tokens::of(&dir, crate::league::tokens::Kind::Author),
+        authors: crate::league::tokens::Tokens::of(&dir, crate::league::tokens::TokenKind::Author),
         local_workers: workers,
         wake: Condvar::new(),
         wake_lock: Mutex::new(()),

@@ -10,11 +10,12 @@
 
 use super::bundle;
 use super::client::{Client, ClientError};
-use super::folder::{BotEntry, LeagueSettings};
-use super::play::{self, Table};
-use super::remote::{
-    BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL, PROTOCOL,
-    VERSION,
+use super::folder::BotEntry;
+use super::play::{self, PlaySetup};
+use super::settings::LeagueSettings;
+use super::wire::{
+    bench, BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL,
+    PROTOCOL, VERSION,
 };
 use crate::bot::BotSpec;
 use crate::league::locks::Locked;
@@ -78,6 +79,9 @@ pub struct Options {
     pub cache: PathBuf,
 }
 
+/// A bot ready to play, or why it cannot and since when (it is checked again after a while).
+type Readied = Result<BotSpec, (String, Instant)>;
+
 struct Worker {
     opts: Options,
     client: Client,
@@ -86,9 +90,9 @@ struct Worker {
     /// The server's start it registered with ([`Registered::server`]).
     server: Mutex<String>,
     lease: Mutex<Duration>,
-    table: Table,
+    table: PlaySetup,
     /// Bots ready to play, by archive and BOT argument (or why they cannot play).
-    bots: Mutex<HashMap<BotRef, Result<BotSpec, (String, Instant)>>>,
+    bots: Mutex<HashMap<BotRef, Readied>>,
     /// One fetch at a time (two threads wanting the same bot fetch it once).
     fetching: Mutex<()>,
     stop: AtomicBool,
@@ -191,22 +195,6 @@ fn describe(concurrency: usize) -> Register {
         concurrency,
         protocol: PROTOCOL,
     }
-}
-
-/// A quick CPU figure: the time to hash 8 MiB, the fastest of 8 tries of 1 MiB each times 8
-/// (a machine slow or busy all along shows it; a moment's load elsewhere does not).
-pub fn bench() -> Duration {
-    use sha2::Digest;
-    let data = vec![7u8; 1 << 20];
-    let fastest = (0..8)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(sha2::Sha256::digest(std::hint::black_box(&data)));
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default();
-    fastest * 8
 }
 
 /// Makes call `ask` of the league, trying again with back-off while it cannot be reached.

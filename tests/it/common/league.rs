@@ -311,7 +311,8 @@ pub fn lease_one(url: &str, token: &str, session: &str) -> Value {
 /// An honest made-up result for `game` (the `n`th of `session`), as JSON to change at will
 /// ([`arbiter::bench::league::fabricated`]).
 pub fn fabricated(session: &str, game: &Value, n: u64) -> Value {
-    let game: arbiter::league::scheduler::Game = serde_json::from_value(game.clone()).unwrap();
+    let game: arbiter::league::scheduler::LeagueGame =
+        serde_json::from_value(game.clone()).unwrap();
     serde_json::to_value(arbiter::bench::league::fabricated(session, &game, n)).unwrap()
 }
 

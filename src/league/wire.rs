@@ -1,11 +1,15 @@
 //! The worker protocol's messages (JSON over HTTP), shared by the server's door
-//! ([`super`]) and the worker ([`crate::league::worker`]), and its limits.
+//! ([`super::remote`]), the worker ([`super::worker`]) and the one client of the API
+//! ([`super::client`]), and its limits; also the bench figure both sides measure alike
+//! ([`bench()`]: a worker's is held against the server's own). It imports only the scheduler's
+//! and the SPRTs' types, so that the client and the worker import this, never the server's
+//! modules.
 
 use crate::engine::GameSettings;
-use crate::league::scheduler::Game;
+use crate::league::scheduler::LeagueGame;
 use crate::referee::{GameResult, TurnRecord};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The longest a lease request waits for a game.
 pub const LONG_POLL: Duration = Duration::from_secs(20);
@@ -24,6 +28,22 @@ pub const PROTOCOL: u32 = 1;
 /// The first protocol that plays a leased game's opening.
 pub const PROTOCOL_OPENINGS: u32 = 1;
 
+/// A quick CPU figure: the time to hash 8 MiB, the fastest of 8 tries of 1 MiB each times 8
+/// (a machine slow or busy all along shows it; a moment's load elsewhere does not).
+pub fn bench() -> Duration {
+    use sha2::Digest;
+    let data = vec![7u8; 1 << 20];
+    let fastest = (0..8)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(sha2::Sha256::digest(std::hint::black_box(&data)));
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    fastest * 8
+}
+
 /// What a worker says of itself when it registers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Register {
@@ -33,7 +53,7 @@ pub struct Register {
     pub memory_mb: u64,
     /// Whether bots run in arbiter's sandbox there.
     pub sandbox: bool,
-    /// A quick CPU figure (milliseconds for a fixed amount of hashing; lower is faster).
+    /// A quick CPU figure ([`bench()`], in milliseconds; lower is faster).
     pub bench_ms: f64,
     pub concurrency: usize,
     /// What it speaks ([`PROTOCOL`]; 0 from a worker that predates the field).
@@ -69,7 +89,7 @@ pub struct LeaseRequest {
 /// A leased game and where each of its bots (by seat) comes from.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LeasedGame {
-    pub game: Game,
+    pub game: LeagueGame,
     pub bots: Vec<BotRef>,
     /// The moves the game starts from (the league's opening of its table; none: the game's
     /// start), played by the worker before the bots take over.

@@ -4,7 +4,8 @@
 //! before it leaves, so a restart plays again what was scheduled and not recorded),
 //! `cancelled.jsonl` the scheduled games that will never be played (a bot removed, replaced,
 //! suspended: each game ends recorded or cancelled), `sprt.jsonl` the SPRTs run inside the
-//! league (started, ended: a decided test is never run again), and the
+//! league (started, ended: a decided test is never run again), `versions.jsonl` and `build-logs/`
+//! each bot's versions and their build logs ([`super::versions`]), and the
 //! records as every run writes them (games.csv, records.jsonl, failures/). The admin token is
 //! kept hashed (`admin-token.sha256`, what the server checks) beside its plaintext
 //! (`admin-token`, mode 0600, what the command line reads); `server.json` says where a running
@@ -117,8 +118,9 @@ pub struct LeagueSettings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PageSettings {
-    /// A bot's stderr on its page and in `/api/bots/NAME` for everyone; when false (the
-    /// default) only its author and the admin read it (`GET /api/bots/NAME/stderr`).
+    /// A bot's stderr (on its page and in `/api/bots/NAME`) and its build logs (`GET
+    /// /api/bots/NAME/build`) for everyone; when false (the default) only its author and the
+    /// admin read them (with their token; its stderr at `GET /api/bots/NAME/stderr`).
     pub show_stderr: bool,
 }
 

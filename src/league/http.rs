@@ -193,7 +193,8 @@ pub async fn admit_all(s: Arc<Shared>, req: AddRequest) -> Response {
                     sprt: req.sprt,
                     suspended: None,
                 };
-                s.admit(entry).map(|()| name)
+                s.admit(entry, super::versions::Admission::New)
+                    .map(|()| name)
             })
             .map(|r| match r {
                 Ok(name) => serde_json::json!({ "name": name, "ok": true }),

@@ -38,6 +38,7 @@ pub mod token_file;
 pub mod tokens;
 pub mod trust;
 pub mod upload;
+pub mod versions;
 pub mod worker;
 
 use std::net::SocketAddr;

@@ -173,6 +173,12 @@ impl Shared {
         self.tell("start", &line);
     }
 
+    /// Whether bot `name` is the league's (in its standings or its schedule; removed ones too).
+    pub fn knows(&self, name: &str) -> bool {
+        self.standings.reading().bots.iter().any(|b| b.name == name)
+            || self.sched.locked().names().any(|n| n == name)
+    }
+
     /// Tells every listener of the page.
     pub fn tell(&self, event: &str, data: &impl Serialize) {
         let text = serde_json::to_string(data).expect("an event serialises");

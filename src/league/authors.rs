@@ -2,7 +2,7 @@
 //! see [`super::folder`]) may do everything; an author token (`arbiter league author DIR NAME`,
 //! kept hashed in `author-tokens.toml`, see [`super::tokens`]) may upload and replace bot NAME
 //! (`POST /api/bots/NAME`) and read its build log (`GET /api/bots/NAME/build`) and its stderr
-//! (`GET /api/bots/NAME/stderr`, shown to everyone only under `[page] show_stderr`), nothing else:
+//! (`GET /api/bots/NAME/stderr`; both everyone's only under `[page] show_stderr`), nothing else:
 //! adding bots by path, removing one or touching another bot need the admin token, and are
 //! refused (403) saying so. Every refusal says which token was seen and what it may do.
 
@@ -11,7 +11,7 @@ use super::locks::{Locked, RwLocked};
 use super::scheduler::Idle;
 use super::server::Shared;
 use super::tokens::Refusal;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
@@ -89,15 +89,60 @@ pub fn owner(s: &Shared, headers: &HeaderMap, name: &str) -> Result<(), Box<Resp
     }
 }
 
-/// `GET /api/bots/NAME/build` (the admin, or NAME's author): the log of its latest build (each
-/// command and its output), or why it is broken.
+/// For what bot `name`'s author and the admin may read, and everyone where the league's
+/// `[page] show_stderr` says so (its build logs, its stderr).
+fn reader(s: &Shared, headers: &HeaderMap, name: &str) -> Result<(), Box<Response>> {
+    if s.settings.page.show_stderr {
+        return Ok(());
+    }
+    owner(s, headers, name)
+}
+
+/// Which version's build log `GET /api/bots/NAME/build` reads (its latest check's without).
+#[derive(serde::Deserialize)]
+pub struct BuildQuery {
+    version: Option<String>,
+}
+
+fn text(body: String) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /api/bots/NAME/build[?version=N]` (the admin, or NAME's author; everyone under `[page]
+/// show_stderr`): the log of its latest build (each command and its output), or why it is
+/// broken; with a version, the log kept of that version's latest check.
 pub async fn build_log(
     State(s): State<Arc<Shared>>,
     headers: HeaderMap,
     Path(name): Path<String>,
+    query: Result<Query<BuildQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    if let Err(r) = owner(&s, &headers, &name) {
+    if let Err(r) = reader(&s, &headers, &name) {
         return *r;
+    }
+    let version = match query.map(|Query(q)| q.version) {
+        Ok(None) => None,
+        Ok(Some(v)) => match v.parse::<u32>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    format!("version={v:?}: a version is a number (1 for a bot's first)\n"),
+                )
+                    .into_response()
+            }
+        },
+        Err(e) => return (StatusCode::BAD_REQUEST, format!("{e}\n")).into_response(),
+    };
+    if let Some(n) = version {
+        return version_log(s, name, n).await;
     }
     let dir = s.specs.reading().get(&name).map(|spec| spec.dir.clone());
     let broken = match s.sched.locked().idle(&name) {
@@ -108,7 +153,7 @@ pub async fn build_log(
         (Some(problem), _) => format!("bot {name} is broken: {problem}"),
         (None, Some(dir)) => match std::fs::read_to_string(dir.join("build.log")) {
             Ok(log) => log,
-            Err(_) => format!("bot {name} needed no build (it runs as it was given)"),
+            Err(_) => format!("bot {name} needed no build (it runs as it was given)\n"),
         },
         (None, None) => {
             return (
@@ -118,24 +163,49 @@ pub async fn build_log(
                 .into_response()
         }
     };
-    (
-        [(
-            axum::http::header::CONTENT_TYPE,
-            "text/plain; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response()
+    self::text(text)
 }
 
-/// `GET /api/bots/NAME/stderr` (the admin, or NAME's author): its stderr in its latest
-/// recorded game (the tail the record keeps), after a line naming that game.
+/// The build log kept of version `n` of bot `name`, or why there is none.
+async fn version_log(s: Arc<Shared>, name: String, n: u32) -> Response {
+    let count = s.versions.locked().of(&name).len();
+    let dir = s.dir.clone();
+    let bot = name.clone();
+    let read =
+        tokio::task::spawn_blocking(move || crate::league::versions::read_log(&dir, &bot, n)).await;
+    match read {
+        Ok(Ok(Some(log))) => text(log),
+        Ok(Ok(None)) if (1..=count as u32).contains(&n) => (
+            StatusCode::NOT_FOUND,
+            format!("version {n} of bot {name} has no build log yet: it is being checked\n"),
+        )
+            .into_response(),
+        Ok(Ok(None)) => (
+            StatusCode::NOT_FOUND,
+            match count {
+                0 => format!("bot {name} has no version in this league\n"),
+                _ => format!("bot {name} has no version {n}: its versions are 1 to {count}\n"),
+            },
+        )
+            .into_response(),
+        Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response(),
+        Err(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "reading the build log failed\n",
+        )
+            .into_response(),
+    }
+}
+
+/// `GET /api/bots/NAME/stderr` (the admin, or NAME's author; everyone under `[page]
+/// show_stderr`): its stderr in its latest recorded game (the tail the record keeps), after a
+/// line naming that game.
 pub async fn stderr(
     State(s): State<Arc<Shared>>,
     headers: HeaderMap,
     Path(name): Path<String>,
 ) -> Response {
-    if let Err(r) = owner(&s, &headers, &name) {
+    if let Err(r) = reader(&s, &headers, &name) {
         return *r;
     }
     let known = s.standings.reading().bots.iter().any(|b| b.name == name);
@@ -157,12 +227,5 @@ pub async fn stderr(
                 .into_response()
         }
     };
-    (
-        [(
-            axum::http::header::CONTENT_TYPE,
-            "text/plain; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response()
+    self::text(text)
 }

@@ -4,7 +4,8 @@
 //! before it leaves, so a restart plays again what was scheduled and not recorded),
 //! `cancelled.jsonl` the scheduled games that will never be played (a bot removed, replaced,
 //! suspended: each game ends recorded or cancelled), `sprt.jsonl` the SPRTs run inside the
-//! league (started, ended: a decided test is never run again), and the
+//! league (started, ended: a decided test is never run again), `versions.jsonl` and `build-logs/`
+//! each bot's versions and their build logs ([`super::versions`]), and the
 //! records as every run writes them (games.csv, records.jsonl, failures/). The admin token is
 //! kept hashed (`admin-token.sha256`, what the server checks) beside its plaintext
 //! (`admin-token`, mode 0600, what the command line reads); `server.json` says where a running

@@ -1,20 +1,23 @@
 //! The league's HTTP side (axum on a small tokio runtime; the games stay on their blocking
-//! threads): the page and each bot's page, every game's replay page (and an SDK game's own
-//! viewer for them, `/sdk-view.js`), the JSON contract that scripts and tests use
-//! (`/api/standings`, `/api/games`, `/api/bots/NAME`; a bot's stderr, `/api/bots/NAME/stderr`,
-//! for its author and the admin unless `[page] show_stderr`), the server-sent events (`/api/events`:
+//! threads): the page (`/?bot=NAME`: one bot's recent games) and each bot's page, every game's
+//! replay page (and an SDK game's own viewer for them, `/sdk-view.js`), the JSON contract that
+//! scripts and tests use (`/api/standings`, `/api/games[?bot=NAME]`, `/api/bots/NAME`; a bot's
+//! stderr and build logs, `/api/bots/NAME/stderr` and `/api/bots/NAME/build[?version=N]`, for
+//! its author and the admin unless `[page] show_stderr`), the server-sent events (`/api/events`:
 //! one per started and finished game, and per refit), and the admin
 //! calls that add and remove bots (`Authorization: Bearer TOKEN`, checked against the hash in
 //! the folder). Malformed requests get a 4xx answer with the reason; nothing a client sends can
 //! stop the server.
 
 use super::folder::BotEntry;
+use super::lines::GameLine;
 use super::listen::announced_length;
 use super::page;
 use super::server::Shared;
 use super::wire::AddRequest;
 use crate::league::locks::{Locked, RwLocked};
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
@@ -54,8 +57,57 @@ fn refuse(status: StatusCode, why: impl Into<String>) -> Response {
     (status, why.into() + "\n").into_response()
 }
 
-async fn index(State(s): State<Arc<Shared>>) -> Html<String> {
-    Html(page::index(&s))
+/// Which bot's games alone a page or `/api/games` lists (`?bot=NAME`; empty: every bot's).
+#[derive(serde::Deserialize, Default)]
+struct OnlyBot {
+    bot: Option<String>,
+}
+
+/// A `?bot=NAME` that names no bot of the league, or a query that is not one.
+#[derive(Debug, thiserror::Error)]
+enum OnlyBotError {
+    #[error("{0}")]
+    Query(QueryRejection),
+    #[error(
+        "no bot {0:?} in this league: its page lists every game without ?bot=, and \
+         /api/standings names its bots"
+    )]
+    Unknown(String),
+}
+
+impl IntoResponse for OnlyBotError {
+    fn into_response(self) -> Response {
+        let status = match self {
+            OnlyBotError::Query(_) => StatusCode::BAD_REQUEST,
+            OnlyBotError::Unknown(_) => StatusCode::NOT_FOUND,
+        };
+        refuse(status, self.to_string())
+    }
+}
+
+impl OnlyBot {
+    /// The bot asked for, if any.
+    fn of(
+        s: &Shared,
+        query: Result<Query<OnlyBot>, QueryRejection>,
+    ) -> Result<Option<String>, OnlyBotError> {
+        let Query(q) = query.map_err(OnlyBotError::Query)?;
+        match q.bot.filter(|b| !b.is_empty()) {
+            None => Ok(None),
+            Some(b) if s.knows(&b) => Ok(Some(b)),
+            Some(b) => Err(OnlyBotError::Unknown(b)),
+        }
+    }
+}
+
+async fn index(
+    State(s): State<Arc<Shared>>,
+    query: Result<Query<OnlyBot>, QueryRejection>,
+) -> Response {
+    match OnlyBot::of(&s, query) {
+        Ok(only) => Html(page::index(&s, only.as_deref())).into_response(),
+        Err(e) => e.into_response(),
+    }
 }
 
 async fn bot_page(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
@@ -95,12 +147,28 @@ async fn standings(State(s): State<Arc<Shared>>) -> Response {
     Json(&*table).into_response()
 }
 
-async fn games(State(s): State<Arc<Shared>>) -> Response {
+/// `GET /api/games[?bot=NAME]`: the games in progress and the latest recorded (of bot NAME
+/// only: its latest 20, as its page lists them).
+async fn games(
+    State(s): State<Arc<Shared>>,
+    query: Result<Query<OnlyBot>, QueryRejection>,
+) -> Response {
+    let only = match OnlyBot::of(&s, query) {
+        Ok(only) => only,
+        Err(e) => return e.into_response(),
+    };
     let live = s.live.locked();
-    let running: Vec<_> = live.running.values().cloned().collect();
-    let recent: Vec<_> = live.recent.iter().cloned().collect();
+    let mine = |g: &&GameLine| only.as_ref().is_none_or(|b| g.bots.contains(b));
+    let running: Vec<_> = live.running.values().filter(mine).cloned().collect();
+    let recent: Vec<_> = match &only {
+        None => live.recent.iter().cloned().collect(),
+        Some(b) => live
+            .notes
+            .get(b)
+            .map_or_else(Vec::new, |n| n.games.iter().cloned().collect()),
+    };
     drop(live);
-    Json(serde_json::json!({ "running": running, "recent": recent })).into_response()
+    Json(serde_json::json!({ "running": running, "recent": recent, "bot": only })).into_response()
 }
 
 async fn bot_json(State(s): State<Arc<Shared>>, Path(name): Path<String>) -> Response {
@@ -187,7 +255,8 @@ pub async fn admit_all(s: Arc<Shared>, req: AddRequest) -> Response {
                     sprt: req.sprt,
                     suspended: None,
                 };
-                s.admit(entry).map(|()| name)
+                s.admit(entry, super::versions::Admission::New)
+                    .map(|()| name)
             })
             .map(|r| match r {
                 Ok(name) => serde_json::json!({ "name": name, "ok": true }),

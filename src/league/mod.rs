@@ -43,6 +43,7 @@ pub mod tokens;
 pub mod trust;
 pub mod unpack;
 pub mod upload;
+pub mod versions;
 pub mod wire;
 pub mod worker;
 

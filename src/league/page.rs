@@ -1,13 +1,18 @@
 //! The league's pages: `/` (standings with error bars, games in progress, recent games, the
 //! workers with their voided games and quarantines, kept
 //! up to date by server-sent events, no polling; a hidden tab stops listening and catches up when
-//! shown), each bot's page (its score against each opponent, its own recent games with their
-//! replays, its forfeits with their verdicts, its stderr) and each game's replay in arbiter's viewer. Markup is maud's, which escapes every
-//! text; the script builds its rows with `textContent`, so no bot text is ever read as HTML.
+//! shown; `/?bot=NAME` lists that bot's recent games only), each bot's page ([`bot`]) and each
+//! game's replay in arbiter's viewer. Markup is maud's, which escapes every text; the script
+//! builds its rows with `textContent`, so no bot text is ever read as HTML. A bot's problem can
+//! be kilobytes of compiler output or one long word: it is folded (a `details` element) and
+//! wrapped anywhere, so that it never widens the standings past the window.
 
 use super::locks::{Locked, RwLocked};
 use super::server::Shared;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
+
+mod bot;
+pub use bot::{bot, bot_data};
 
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}\
 table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}\
@@ -15,7 +20,9 @@ table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bott
 .bar span{position:absolute;top:2px;height:6px;background:#4a7fd4}\
 .bar i{position:absolute;top:0;width:2px;height:10px;background:#123}\
 .broken,.suspended{color:#b00}.removed{color:#888}pre{background:#f6f6f6;padding:8px;\
-white-space:pre-wrap;max-width:60em}";
+white-space:pre-wrap;overflow-wrap:anywhere;max-width:60em}\
+td.status,.problem{overflow-wrap:anywhere;max-width:40em}\
+.problem summary{cursor:pointer}.problem pre{max-height:20em;overflow:auto;margin:4px 0}";
 
 fn head(title: &str) -> Markup {
     html! {
@@ -30,9 +37,13 @@ fn head(title: &str) -> Markup {
 /// The league's main page; the script fills it from the API and follows the events. The
 /// quarantines are in it from the start (from the folder's log, the latest entry of each
 /// worker, as the server reads it back): a page read without its script still says whose games
-/// are out of the ratings.
-pub fn index(s: &Shared) -> String {
+/// are out of the ratings. With `only` (a bot of the league: `/?bot=NAME`), the recent games
+/// are that bot's alone.
+pub fn index(s: &Shared, only: Option<&str>) -> String {
     let game = s.table.choice.describe();
+    let bots: Vec<String> = (s.standings.reading().bots.iter())
+        .map(|b| b.name.clone())
+        .collect();
     let quarantined: std::collections::BTreeMap<String, super::trust::Quarantined> =
         super::trust::read_quarantined(&s.dir)
             .into_iter()
@@ -42,7 +53,7 @@ pub fn index(s: &Shared) -> String {
         (DOCTYPE)
         html {
             (head(&format!("League: {game}")))
-            body {
+            body data-bot=[only] {
                 h1 { "League: " (game) }
                 @if let Some(why) = s.recording_failure() {
                     p id="recording" class="broken" {
@@ -61,7 +72,18 @@ pub fn index(s: &Shared) -> String {
                 div id="sprt" {}
                 h2 { "Games in progress" }
                 ul id="running" {}
-                h2 { "Recent games" }
+                h2 id="recent-title" { "Recent games" @if let Some(b) = only { " of " (b) } }
+                form id="filter" method="get" action="/" {
+                    label { "Only the games of "
+                        select name="bot" onchange="this.form.submit()" {
+                            option value="" { "every bot" }
+                            @for b in &bots {
+                                option value=(b) selected[only == Some(b.as_str())] { (b) }
+                            }
+                        }
+                    }
+                    " " button { "Show" }
+                }
                 table id="recent" {
                     thead { tr { th { "Game" } th { "Bots" } th { "Result" } } }
                     tbody {}
@@ -112,7 +134,7 @@ async function standings() {
     bar.append(box); tr.append(bar);
     tr.append(el('td', String(b.games)));
     tr.append(el('td', b.wins + '/' + b.draws + '/' + b.losses));
-    tr.append(el('td', b.status + (b.problem ? ': ' + b.problem : ''), b.status));
+    tr.append(statusCell(b));
     body.append(tr);
   });
   $('summary').textContent = t.games + ' games rated, ' + t.bots.length + ' bots';
@@ -123,6 +145,17 @@ async function standings() {
     d.append(el('p', 'SPRT ' + x.new + ' vs ' + x.old + ' (nElo ' + x.elo0 + ' vs ' + x.elo1 + ', at most ' + x.max_pairs + ' pairs): LLR ' + x.llr.toFixed(2) + ' in [' + x.lower.toFixed(2) + ', ' + x.upper.toFixed(2) + '] after ' + x.pairs + ' pairs: ' + verdict(x)));
     d.append(course(x)); sp.append(d);
   });
+}
+// A bot's status and problem; a long problem (a build's errors) folded to its first words, the
+// whole text when opened: it never widens the table past the window.
+function statusCell(b) {
+  const td = el('td', undefined, 'status ' + b.status);
+  const p = b.problem || '', first = p.split('\n')[0];
+  if (p.length <= 120 && first.length === p.length) { td.textContent = b.status + (p ? ': ' + p : ''); return td; }
+  const d = el('details', undefined, 'problem');
+  d.append(el('summary', b.status + ': ' + first.slice(0, 120) + '…'), el('pre', p));
+  td.append(d);
+  return td;
 }
 function verdict(x) {
   return {H1: 'H1 accepted: better', H0: 'H0 accepted: not better', 'max-pairs': 'ended without a decision at its pair limit', removed: 'ended: a bot of it was removed', replaced: 'ended: the candidate was replaced', running: 'running'}[x.verdict] || x.verdict;
@@ -155,6 +188,9 @@ function recentRow(r) {
 // A finished game goes into the table the moment its event comes, and stays there when a
 // list fetched before the event arrives after it (see games()).
 const told = [];
+// The one bot whose games the page lists (`/?bot=NAME`), if any.
+const only = document.body.dataset.bot;
+function mine(g) { return !only || g.bots.includes(only); }
 function heard(g) {
   told.push(g);
   if (told.length > 100) told.shift();
@@ -165,7 +201,7 @@ function keep(body, g) {
   while (body.rows.length > 100) body.deleteRow(-1);
 }
 async function games() {
-  const g = await (await fetch('/api/games')).json();
+  const g = await (await fetch('/api/games' + (only ? '?bot=' + encodeURIComponent(only) : ''))).json();
   const ul = $('running'); ul.replaceChildren();
   g.running.forEach(r => { const li = el('li', 'game ' + r.game_id + ': ' + r.bots.join(' vs ') + ' on ' + (r.worker || '')); li.className = 'running'; ul.append(li); });
   const body = $('recent').tBodies[0]; body.replaceChildren();
@@ -208,6 +244,7 @@ function listen() {
   // The games heard of, on the body (scripts and tests read what the page was told).
   source.addEventListener('game', (e) => {
     const g = JSON.parse(e.data);
+    if (!mine(g)) return refresh();
     document.body.dataset.heard = ((document.body.dataset.heard || '') + ' ' + g.game_id).trim();
     heard(g);
     refresh();
@@ -219,145 +256,6 @@ document.addEventListener('visibilitychange', () => { if (document.hidden) quiet
 if (!document.hidden) listen();
 update();
 "#;
-
-/// What a bot's page shows, as JSON: its standings line, score against each opponent, recent
-/// games and forfeits, and its stderr in its latest game (`null` unless `[page] show_stderr`:
-/// its author and the admin read it from `/api/bots/NAME/stderr`).
-pub fn bot_data(s: &Shared, name: &str) -> Option<serde_json::Value> {
-    let show = s.settings.page.show_stderr;
-    let table = s.standings.reading().clone();
-    let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let versus = s.counted.locked().versus(name);
-    let notes = s.live.locked().notes.get(name).cloned().unwrap_or_default();
-    Some(serde_json::json!({
-        "bot": line,
-        "versus": versus,
-        "games": notes.games,
-        "forfeits": notes.forfeits,
-        "stderr": show.then_some(notes.stderr),
-        "stderr_game": notes.stderr_game,
-    }))
-}
-
-/// A bot's page.
-pub fn bot(s: &Shared, name: &str) -> Option<String> {
-    let table = s.standings.reading().clone();
-    let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let versus = s.counted.locked().versus(name);
-    let notes = s.live.locked().notes.get(name).cloned().unwrap_or_default();
-    let rating = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:+.0}"));
-    Some(
-        html! {
-            (DOCTYPE)
-            html {
-                (head(&format!("League bot {name}")))
-                body {
-                    p { a href="/" { "← standings" } }
-                    h1 { (name) }
-                    p class=(line.status) {
-                        "Rating " (rating(line.rating)) " (95%: " (rating(line.low)) " … "
-                        (rating(line.high)) "), " (line.games) " games, status " (line.status)
-                        @if let Some(p) = &line.problem { ": " (p) }
-                    }
-                    h2 { "Against each opponent" }
-                    @if versus.is_empty() { p id="no-versus" { "None: no game recorded yet." } }
-                    table id="versus" {
-                        thead { tr { th { "Opponent" } th { "Games" } th { "Score" } th { "W/D/L" } } }
-                        tbody {
-                            @for v in &versus {
-                                tr {
-                                    td { a href={"/bot/" (v.opponent)} { (v.opponent) } }
-                                    td { (v.games) }
-                                    td { (format!("{:.1}", v.points)) }
-                                    td { (v.wins) "/" (v.draws) "/" (v.losses) }
-                                }
-                            }
-                        }
-                    }
-                    h2 { "Recent games" }
-                    @if notes.games.is_empty() { p id="no-games" { "None recorded yet." } }
-                    @else {
-                        table id="games" {
-                            thead { tr { th { "Game" } th { "Opponents" } th { "Result" }
-                                th { "Reason" } } }
-                            tbody {
-                                @for g in &notes.games {
-                                    tr class="game" data-game=(g.game_id) {
-                                        td { a href={"/replay/" (g.game_id)} { "game " (g.game_id) } }
-                                        td { (opponents(g, name)) }
-                                        td { (outcome(g, name)) }
-                                        td { (g.reason.as_deref().unwrap_or("")) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    h2 { "Forfeits" }
-                    @if notes.forfeits.is_empty() { p { "None recorded lately." } }
-                    ul id="forfeits" {
-                        @for f in &notes.forfeits {
-                            li {
-                                a href={"/replay/" (f.game_id)} { "game " (f.game_id) } ": "
-                                (f.reason) " at turn " (f.turn) ": " (f.detail)
-                            }
-                        }
-                    }
-                    h2 { "Stderr" @if let Some(g) = notes.stderr_game { " (game " (g) ")" } }
-                    @if !s.settings.page.show_stderr {
-                        p id="stderr-private" {
-                            "Shown to its author and the league's admin only: "
-                            code { "GET /api/bots/" (name) "/stderr" }
-                            " with the author's or the admin token (this league's league.toml \
-                             does not set " code { "[page] show_stderr = true" } ")."
-                        }
-                    } @else if notes.stderr.is_empty() {
-                        p id="no-stderr" { "None." }
-                    } @else {
-                        pre id="stderr" { (notes.stderr) }
-                    }
-                }
-            }
-        }
-        .into_string(),
-    )
-}
-
-/// The other bots of game `g`, as bot `name`'s page lists them.
-fn opponents(g: &super::lines::GameLine, name: &str) -> String {
-    let others: Vec<&str> = g
-        .bots
-        .iter()
-        .map(String::as_str)
-        .filter(|b| *b != name)
-        .collect();
-    if others.is_empty() {
-        "itself".to_string()
-    } else {
-        others.join(", ")
-    }
-}
-
-/// How bot `name` ended game `g`: won, draw, lost, or its place among more than two seats.
-fn outcome(g: &super::lines::GameLine, name: &str) -> String {
-    let Some(ranks) = &g.ranks else {
-        return "playing".to_string();
-    };
-    let Some(rank) = g
-        .bots
-        .iter()
-        .position(|b| b == name)
-        .and_then(|seat| ranks.get(seat))
-    else {
-        return String::new();
-    };
-    let tied = ranks.iter().filter(|r| *r == rank).count() > 1;
-    match (*rank, tied, ranks.len()) {
-        (0, false, _) => "won".to_string(),
-        (0, true, _) => "draw".to_string(),
-        (_, _, 2) => "lost".to_string(),
-        (r, _, n) => format!("place {} of {n}", r + 1),
-    }
-}
 
 /// Where the league serves its SDK game's own viewer (its folder's `replays/sdk-view.js`).
 pub const SDK_VIEW: &str = "/sdk-view.js";

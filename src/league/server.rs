@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+mod history;
 mod recorder;
 mod start;
 mod threads;
@@ -93,6 +94,8 @@ pub struct Shared {
     /// Why the league stopped recording (its records could not be written, its recorder
     /// failed): from then on no result is accepted and no game leased (503), the page says so.
     recording: Mutex<Option<String>>,
+    /// Every bot's versions (`versions.jsonl`).
+    pub versions: Mutex<super::versions::Versions>,
     /// Games out of the ratings (a quarantined worker's). Held by the recorder from a game's
     /// record to its hand-over to the fit, so that a recount from games.csv
     /// ([`Shared::recount`]) counts each game once: a game recorded before the recount is in
@@ -136,6 +139,12 @@ impl Shared {
             .running
             .insert(game.game_id, line.clone());
         self.tell(LeagueEvent::Started(line));
+    }
+
+    /// Whether bot `name` is the league's (in its standings or its schedule; removed ones too).
+    pub fn knows(&self, name: &str) -> bool {
+        self.standings.reading().bots.iter().any(|b| b.name == name)
+            || self.sched.locked().names().any(|n| n == name)
     }
 
     /// Tells every listener (the page's event streams, the workers waiting for a game).
@@ -299,9 +308,14 @@ impl Shared {
         self.done_tx.locked().send((game, f)).is_ok()
     }
 
-    /// Checks (builds, test-starts) `entry` and adds it to the league, or marks it broken.
-    /// Runs on the calling (blocking) thread.
-    pub fn admit(self: &Arc<Self>, entry: BotEntry) -> Result<(), String> {
+    /// Checks (builds, test-starts) `entry` and adds it to the league, or marks it broken; `how`
+    /// says whether it was sent anew (a new version) or is checked again. Runs on the calling
+    /// (blocking) thread.
+    pub fn admit(
+        self: &Arc<Self>,
+        entry: BotEntry,
+        how: super::versions::Admission,
+    ) -> Result<(), String> {
         let name = entry.name.clone();
         // A name the league cannot carry everywhere is no bot's: nothing of it is kept (one
         // read from bots.toml at a start is shown broken, saying why).
@@ -316,9 +330,12 @@ impl Shared {
         self.tell(LeagueEvent::Building { name: name.clone() });
         // What its workers would be sent is checked first: a bot that names a file it may not
         // ship (outside its folder, or one another user could not read) is not played.
-        let checked = super::bundle::sources(&entry)
+        let sources = super::bundle::sources(&entry);
+        let version = self.note_version(&name, sources.as_ref().ok(), how);
+        let checked = sources
             .map_err(|e| play::NotChecked::Broken(e.to_string()))
             .and_then(|_| play::check(&entry, &self.table.referee));
+        self.keep_build_log(&name, version, &checked);
         self.live.locked().building.retain(|n| n != &name);
         let saved = self.update_bots(|bots| {
             folder::upsert(bots, entry.clone());
@@ -383,7 +400,7 @@ impl Shared {
             let s = self.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(pause);
-                let _ = s.admit(entry);
+                let _ = s.admit(entry, super::versions::Admission::Again);
             });
         }
         saved.and(result)

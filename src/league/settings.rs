@@ -45,8 +45,9 @@ pub struct LeagueSettings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PageSettings {
-    /// A bot's stderr on its page and in `/api/bots/NAME` for everyone; when false (the
-    /// default) only its author and the admin read it (`GET /api/bots/NAME/stderr`).
+    /// A bot's stderr (on its page and in `/api/bots/NAME`) and its build logs (`GET
+    /// /api/bots/NAME/build`) for everyone; when false (the default) only its author and the
+    /// admin read them (with their token; its stderr at `GET /api/bots/NAME/stderr`).
     pub show_stderr: bool,
 }
 

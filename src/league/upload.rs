@@ -321,7 +321,9 @@ pub async fn upload(
     let name = entry.name.clone();
     let version = entry.workdir.clone();
     let s2 = s.clone();
-    match tokio::task::spawn_blocking(move || s2.admit(entry)).await {
+    match tokio::task::spawn_blocking(move || s2.admit(entry, super::versions::Admission::New))
+        .await
+    {
         Ok(outcome) => {
             let line = match outcome {
                 Ok(()) => serde_json::json!({ "name": name, "ok": true }),

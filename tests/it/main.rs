@@ -25,6 +25,7 @@ mod league_details;
 mod league_forged;
 mod league_limits;
 mod league_openings;
+mod league_pages;
 mod league_rigging;
 mod league_sched;
 mod league_slurm;

@@ -46,6 +46,7 @@ pub fn start(
     let (cancel_log, cancelled) = folder::CancelLog::open(&dir)?;
     let token_hash = folder::admin_token_hash(&dir)?;
     let bots = folder::load_bots(&dir)?;
+    let versions = crate::league::versions::Versions::read(&dir)?;
 
     let mut sched = Scheduler::new(seats, settings.matchmaking.clone(), settings.seed);
     sched.set_capacity(workers.max(1));
@@ -137,6 +138,7 @@ pub fn start(
         done_tx: Mutex::new(done_tx),
         fit_tx: Mutex::new(fit_tx),
         recording: Mutex::default(),
+        versions: Mutex::new(versions),
         out_of_ratings: Mutex::default(),
     });
     {
@@ -185,7 +187,7 @@ pub fn start(
     {
         let s = shared.clone();
         std::thread::spawn(move || {
-            let _ = s.admit(b);
+            let _ = s.admit(b, crate::league::versions::Admission::Again);
         });
     }
     for b in folder::load_bots(&dir)?.into_iter().filter(|b| b.removed) {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod league;
+pub mod probe;
 mod referee_runs;
 pub mod sdk_game;
 pub mod webgl;

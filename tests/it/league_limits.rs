@@ -356,6 +356,16 @@ fn a_replay_of_an_unknown_game_reads_one_record_at_most() {
     // A page of a recorded game reads its record.
     let (status, page) = get(&url, "/replay/1001234");
     assert_eq!(status, 200, "{page}");
+    // What a start does in the background (each bot checked again, its files hashed) is over
+    // before the count starts: the server reads nothing for half a second.
+    let mut last = bytes_read(pid);
+    wait_for("the server's start to read nothing more", || {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = bytes_read(pid);
+        let quiet = now == last;
+        last = now;
+        (quiet.then_some(()), format!("{now} bytes read"))
+    });
     let before = bytes_read(pid);
     for k in 0..50 {
         let (status, text) = get(&url, &format!("/replay/{}", 5_000_000 + k));

@@ -4,7 +4,8 @@
 //! nothing is timed.
 
 use crate::common::league::{
-    arbiter, json, serve, standings, token, wait_for, wait_for_standings, Proc, Server, DEADLINE,
+    arbiter, author_token, json, serve, standings, token, wait_for, wait_for_standings, Proc,
+    Server, DEADLINE,
 };
 use crate::common::{self, first_bot, greedy_bot, read_csv};
 use std::io::BufRead;
@@ -352,19 +353,6 @@ fn get_as(url: &str, path: &str, token: &str) -> (u16, String) {
         )
         .as_bytes(),
     )
-}
-
-/// A new author token for bot `name` (`arbiter league author DIR NAME`, its last line).
-fn author_token(dir: &Path, name: &str) -> String {
-    let out = arbiter()
-        .args(["league", "author"])
-        .arg(dir)
-        .arg(name)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let printed = String::from_utf8(out.stdout).unwrap();
-    printed.lines().last().unwrap().trim().to_string()
 }
 
 #[test]

@@ -3,11 +3,12 @@
 //! killed with SIGKILL and started again, and the pages measured in real headless Chromium.
 //! Waits are bounded; nothing is timed.
 
-use crate::common::league::{arbiter, json, raw, standings, wait_for, wait_playing, Proc, Server};
+use crate::common::league::{
+    arbiter, author_token, json, raw, standings, wait_for, wait_playing, Proc, Server,
+};
 use crate::common::probe::probe;
 use crate::common::{self, chromium, first_bot, greedy_bot, read_csv};
 use serde_json::Value;
-use std::path::Path;
 
 /// One request with an optional token and a body: the answer's status and body.
 fn send(url: &str, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, String) {
@@ -18,19 +19,6 @@ fn send(url: &str, method: &str, path: &str, token: Option<&str>, body: &str) ->
         body.len()
     );
     raw(url.trim_start_matches("http://"), request.as_bytes())
-}
-
-/// A new author token for bot `name` (`arbiter league author DIR NAME`, its last line).
-fn author_token(dir: &Path, name: &str) -> String {
-    let out = arbiter()
-        .args(["league", "author"])
-        .arg(dir)
-        .arg(name)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let printed = String::from_utf8(out.stdout).unwrap();
-    printed.lines().last().unwrap().trim().to_string()
 }
 
 /// Bot `name`'s versions in `/api/bots/NAME` once the page knows it.

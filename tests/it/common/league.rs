@@ -87,6 +87,19 @@ pub fn token(dir: &Path, name: &str) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// A new author token for bot `name` (`arbiter league author DIR NAME`, its last line).
+pub fn author_token(dir: &Path, name: &str) -> String {
+    let out = arbiter()
+        .args(["league", "author"])
+        .arg(dir)
+        .arg(name)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).unwrap();
+    printed.lines().last().unwrap().trim().to_string()
+}
+
 /// Sends raw bytes to `addr` (`HOST:PORT`) and returns the answer's status (0: none) and body.
 pub fn raw(addr: &str, request: &[u8]) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();

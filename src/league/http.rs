@@ -260,7 +260,9 @@ pub async fn admit_all(s: Arc<Shared>, req: AddRequest) -> Response {
             })
             .map(|r| match r {
                 Ok(name) => serde_json::json!({ "name": name, "ok": true }),
-                Err(problem) => serde_json::json!({ "ok": false, "problem": problem }),
+                Err(problem) => {
+                    serde_json::json!({ "ok": false, "problem": problem.to_string() })
+                }
             })
             .collect::<Vec<_>>()
     })
@@ -321,7 +323,10 @@ async fn remove_bot(
     let s2 = s.clone();
     match tokio::task::spawn_blocking(move || s2.remove(&name)).await {
         Ok(Ok(())) => Json(serde_json::json!({ "removed": true })).into_response(),
-        Ok(Err(why)) => refuse(StatusCode::NOT_FOUND, why),
+        Ok(Err(e @ super::error::LeagueError::UnknownBot(_))) => {
+            refuse(StatusCode::NOT_FOUND, e.to_string())
+        }
+        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         Err(_) => refuse(StatusCode::INTERNAL_SERVER_ERROR, "removing the bot failed"),
     }
 }

@@ -19,6 +19,7 @@ pub mod backoff;
 pub mod bundle;
 pub mod cached;
 pub mod client;
+pub mod error;
 pub mod events;
 pub mod folder;
 pub mod http;

@@ -108,10 +108,13 @@ pub fn check(entry: &BotEntry, referee: &RefereeConfig) -> Result<BotSpec, NotCh
 }
 
 /// The name a BOT argument resolves to (from `NAME=`, its bot.toml or its file name).
-pub fn name_of(origin: &str, workdir: &std::path::Path) -> Result<String, String> {
+pub fn name_of(
+    origin: &str,
+    workdir: &std::path::Path,
+) -> Result<String, super::error::LeagueError> {
     BotSpec::resolve_named_in(origin, Some(workdir))
         .map(|s| s.name)
-        .map_err(|e| crate::errors::chain_text(&e))
+        .map_err(|e| super::error::LeagueError::Unresolved(crate::errors::chain_text(&e)))
 }
 
 /// Plays `game` with `bots` (by seat) on the calling thread, from the league's opening of its

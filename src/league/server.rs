@@ -10,6 +10,7 @@
 //! games.csv before anything shows it; a restart marks the logged games that games.csv holds as
 //! done and plays the others again under the same ids, so kill -9 loses and duplicates nothing.
 
+use super::error::LeagueError;
 use super::events::{CancelledLine, LeagueEvent};
 use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
 use super::lines::{BotNotes, GameLine};
@@ -170,7 +171,7 @@ impl Shared {
         &self,
         out: impl IntoIterator<Item = u64>,
         known: &[String],
-    ) -> Result<(), String> {
+    ) -> Result<(), LeagueError> {
         let mut skip = self.out_of_ratings.locked();
         skip.extend(out);
         let counted = super::trust::standings_without(&self.dir, &skip, known)?;
@@ -315,7 +316,7 @@ impl Shared {
         self: &Arc<Self>,
         entry: BotEntry,
         how: super::versions::Admission,
-    ) -> Result<(), String> {
+    ) -> Result<(), LeagueError> {
         let name = entry.name.clone();
         // A name the league cannot carry everywhere is no bot's: nothing of it is kept (one
         // read from bots.toml at a start is shown broken, saying why).
@@ -324,7 +325,7 @@ impl Shared {
             if sched.names().any(|n| n == name) {
                 sched.set_idle(&name, Idle::Broken(e.to_string()));
             }
-            return Err(e.to_string());
+            return Err(e.into());
         }
         self.live.locked().building.push(name.clone());
         self.tell(LeagueEvent::Building { name: name.clone() });
@@ -378,7 +379,7 @@ impl Shared {
                 }
                 Err(play::NotChecked::Broken(problem)) => {
                     sched.set_idle(&name, Idle::Broken(problem.clone()));
-                    Err(problem)
+                    Err(LeagueError::Broken(problem))
                 }
                 Err(play::NotChecked::Machine { fault, detail }) => {
                     // No verdict on the bot: it stays "checking" and is checked again later.
@@ -388,7 +389,7 @@ impl Shared {
                             .failed("the league's server", fault, &detail)
                             .max(Duration::from_secs(5)),
                     );
-                    Err(detail)
+                    Err(LeagueError::Machine(detail))
                 }
             };
             self.log_cancelled(&mut sched);
@@ -409,22 +410,22 @@ impl Shared {
     /// Reads `bots.toml`, changes it, writes it back (one change at a time).
     fn update_bots(
         &self,
-        change: impl FnOnce(&mut Vec<BotEntry>) -> Result<(), String>,
-    ) -> Result<(), String> {
+        change: impl FnOnce(&mut Vec<BotEntry>) -> Result<(), LeagueError>,
+    ) -> Result<(), LeagueError> {
         let _one = self.bots_file.locked();
-        let mut bots = folder::load_bots(&self.dir).map_err(|e| e.to_string())?;
+        let mut bots = folder::load_bots(&self.dir)?;
         change(&mut bots)?;
-        folder::save_bots(&self.dir, &bots).map_err(|e| e.to_string())
+        Ok(folder::save_bots(&self.dir, &bots)?)
     }
 
     /// Stops playing `name` (its recorded games stay).
-    pub fn remove(&self, name: &str) -> Result<(), String> {
+    pub fn remove(&self, name: &str) -> Result<(), LeagueError> {
         self.update_bots(|bots| match bots.iter_mut().find(|b| b.name == name) {
             Some(entry) => {
                 entry.removed = true;
                 Ok(())
             }
-            None => Err(format!("no bot named '{name}' in this league")),
+            None => Err(LeagueError::UnknownBot(name.to_string())),
         })?;
         {
             let mut sched = self.sched.locked();

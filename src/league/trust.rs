@@ -202,7 +202,7 @@ pub fn standings_without(
     dir: &Path,
     out: &std::collections::HashSet<u64>,
     known: &[String],
-) -> Result<super::ratings::Tally, String> {
+) -> Result<super::ratings::Tally, super::error::LeagueError> {
     let mut counted = super::ratings::Tally::default();
     for b in known {
         counted.know(b);
@@ -219,7 +219,7 @@ pub fn standings_without(
         }
         Ok::<(), crate::results::games_csv::ReadError>(())
     })
-    .map_err(|e| crate::errors::chain_text(&e))?;
+    .map_err(|e| super::error::LeagueError::GamesCsv(crate::errors::chain_text(&e)))?;
     Ok(counted)
 }
 

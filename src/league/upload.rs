@@ -328,7 +328,7 @@ pub async fn upload(
             let line = match outcome {
                 Ok(()) => serde_json::json!({ "name": name, "ok": true }),
                 Err(problem) => {
-                    serde_json::json!({ "name": name, "ok": false, "problem": problem })
+                    serde_json::json!({ "name": name, "ok": false, "problem": problem.to_string() })
                 }
             };
             let kept = version.strip_prefix(&s.dir).unwrap_or(&version);

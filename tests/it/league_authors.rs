@@ -108,6 +108,10 @@ fn an_author_token_uploads_replaces_and_reads_the_build_of_its_own_bot_only() {
     assert_eq!(status, 200, "{body}");
     let (status, log) = request(&url, "GET", "/api/bots/bob/build", Some(admin), b"");
     assert_eq!(status, 200, "{log}");
+    // A bot the league never had: 404, saying so.
+    let (status, why) = request(&url, "DELETE", "/api/bots/nobody", Some(admin), b"");
+    assert_eq!(status, 404, "{why}");
+    assert!(why.contains("no bot named 'nobody'"), "{why}");
 
     // Revoked, it is refused from its next call.
     let out = author(&dir, &["alice", "--revoke"]);

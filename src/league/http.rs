@@ -125,7 +125,8 @@ async fn replay(State(s): State<Arc<Shared>>, Path(id): Path<String>) -> Respons
     let page = tokio::task::spawn_blocking(move || page::replay(&s2, id)).await;
     match page {
         Ok(Ok(html)) => Html(html).into_response(),
-        Ok(Err(why)) => refuse(StatusCode::NOT_FOUND, why),
+        Ok(Err(e @ page::ReplayError::NoRecord(_))) => refuse(StatusCode::NOT_FOUND, e.to_string()),
+        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         Err(_) => refuse(StatusCode::INTERNAL_SERVER_ERROR, "the replay page failed"),
     }
 }

@@ -260,11 +260,37 @@ update();
 /// Where the league serves its SDK game's own viewer (its folder's `replays/sdk-view.js`).
 pub const SDK_VIEW: &str = "/sdk-view.js";
 
+/// Why a game's replay page cannot be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// No record of that game here (yet): the asker's miss.
+    #[error("game {0} has no record here (yet)")]
+    NoRecord(u64),
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the record of game {id}: {source}")]
+    Record { id: u64, source: serde_json::Error },
+    #[error(
+        "the replay index points game {id} at game {found}'s record: restart the league to \
+         index its records again"
+    )]
+    Misindexed { id: u64, found: u64 },
+    #[error("the replay of game {id}: {why}")]
+    Page { id: u64, why: String },
+}
+
 /// The replay page of game `id`, in arbiter's viewer: its one record, read from records.jsonl
 /// where the replay index says it is (an unknown game reads nothing of the records).
-pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
+pub fn replay(s: &Shared, id: u64) -> Result<String, ReplayError> {
     use std::io::{BufRead, Read, Seek};
     let path = s.dir.join(crate::results::records::FILE);
+    let io = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |source| ReplayError::Io { path, source }
+    };
     let (latest, file) = {
         let live = s.live.locked();
         (live.offsets.get(id), live.offsets.file())
@@ -273,28 +299,27 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
         (Some(o), _) => Some(o),
         (None, Some(index)) => index
             .get(id)
-            .map_err(|e| format!("{}: {e}", super::record_index::FILE))?,
+            .map_err(io(&s.dir.join(super::record_index::FILE)))?,
         (None, None) => None,
     };
     let Some(offset) = offset else {
-        return Err(format!("game {id} has no record here (yet)"));
+        return Err(ReplayError::NoRecord(id));
     };
-    let mut file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut file = std::fs::File::open(&path).map_err(io(&path))?;
     file.seek(std::io::SeekFrom::Start(offset))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(io(&path))?;
     let mut line = Vec::new();
     // One record: its line, however long the records after it.
     std::io::BufReader::new(file.take(MAX_RECORD_BYTES))
         .read_until(b'\n', &mut line)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(io(&path))?;
     let rec: crate::results::records::GameRecord =
-        serde_json::from_slice(&line).map_err(|e| format!("the record of game {id}: {e}"))?;
+        serde_json::from_slice(&line).map_err(|source| ReplayError::Record { id, source })?;
     if rec.game_id != id {
-        return Err(format!(
-            "the replay index points game {id} at game {}'s record: restart the league to \
-             index its records again",
-            rec.game_id
-        ));
+        return Err(ReplayError::Misindexed {
+            id,
+            found: rec.game_id,
+        });
     }
     // An SDK game's page loads the game's own viewer from the server (`/sdk-view.js`).
     use crate::report::html::viewer::{page_with_viewer, Viewer};
@@ -304,7 +329,10 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, String> {
     } else {
         Viewer::None
     };
-    page_with_viewer(&rec, Some("/"), viewer).map_err(|e| format!("the replay of game {id}: {e}"))
+    page_with_viewer(&rec, Some("/"), viewer).map_err(|e| ReplayError::Page {
+        id,
+        why: e.to_string(),
+    })
 }
 
 /// The longest record a replay page reads (a worker's result is at most

@@ -138,17 +138,27 @@ fn openings_text(s: &crate::league::settings::LeagueSettings) -> String {
     parts.join(" ")
 }
 
+/// Why a game's bots cannot be handed to a worker now (the game goes back to the queue).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ArchiveError {
+    #[error("a bot is still being checked")]
+    Checking,
+    #[error("bot {0} is not in the league")]
+    NotInLeague(String),
+    #[error(transparent)]
+    Folder(#[from] crate::league::folder::FolderError),
+    #[error(transparent)]
+    Bundle(#[from] bundle::BundleError),
+}
+
 /// The archive of bot `name` (made again when its files changed).
-pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
-    let bots = r
-        .bots
-        .get(|_| crate::league::folder::load_bots(&r.s.dir))
-        .map_err(|e| e.to_string())?;
+pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, ArchiveError> {
+    let bots = r.bots.get(|_| crate::league::folder::load_bots(&r.s.dir))?;
     let entry = bots
         .iter()
         .find(|b| b.name == name)
-        .ok_or_else(|| format!("bot {name} is not in the league"))?;
-    let sources = bundle::sources(entry).map_err(|e| e.to_string())?;
+        .ok_or_else(|| ArchiveError::NotInLeague(name.to_string()))?;
+    let sources = bundle::sources(entry)?;
     let stamp = bundle::fingerprint(&sources);
     let made = || {
         let archives = r.archives.locked();
@@ -168,7 +178,7 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, String> {
     if let Some(made) = made() {
         return Ok(made);
     }
-    let (bytes, hash) = bundle::pack(name, &sources).map_err(|e| e.to_string())?;
+    let (bytes, hash) = bundle::pack(name, &sources)?;
     r.by_hash.locked().insert(hash.clone(), Arc::new(bytes));
     let origin = sources.origin.clone();
     let old = r.archives.locked().insert(
@@ -211,10 +221,10 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
             let specs = r.s.specs.reading();
             game.bots.iter().all(|b| specs.contains_key(b))
         };
-        let refs: Result<Vec<BotRef>, String> = if ready {
+        let refs: Result<Vec<BotRef>, ArchiveError> = if ready {
             game.bots.iter().map(|b| archive(r, b)).collect()
         } else {
-            Err("a bot is still being checked".into())
+            Err(ArchiveError::Checking)
         };
         let Ok(refs) = refs else {
             // Not playable now (a bot being checked, or its files gone): back to the queue.

@@ -112,7 +112,7 @@ pub(super) fn recorder_thread(
         }));
         match recorded {
             Ok(Ok(())) => {}
-            Ok(Err(why)) => return s.fail_recording(why),
+            Ok(Err(e)) => return s.fail_recording(e.to_string()),
             Err(_) => {
                 return s.fail_recording(format!(
                     "recording game {id} failed inside arbiter (a bug: please report it with \
@@ -130,7 +130,7 @@ fn record_one(
     recorder: &mut play::Recorder<'_>,
     game: LeagueGame,
     f: &Finished,
-) -> Result<(), String> {
+) -> Result<(), crate::engine::RecordError> {
     let records = s.dir.join(crate::results::records::FILE);
     let outcome = SeatReport {
         forfeited: f.result.forfeits.iter().map(|x| x.seat).collect(),
@@ -155,7 +155,7 @@ fn record_one(
     }
     let skip = s.out_of_ratings.locked();
     let offset = std::fs::metadata(&records).map(|m| m.len()).unwrap_or(0);
-    recorder.record(f).map_err(|e| e.to_string())?;
+    recorder.record(f)?;
     let rec = crate::results::records::GameRecord::new(
         &f.spec,
         &s.table.choice,

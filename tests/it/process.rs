@@ -153,7 +153,13 @@ fn a_held_bot_never_let_go_ends_without_running() {
     let mark = crate::common::marker("held-dropped");
     let (spec, limits) = eager(&mark);
     let mut bots = [BotProcess::spawn_held(&spec, &limits, &[], None).unwrap()];
-    assert!(!crate::common::processes_with(&mark).is_empty());
+    // Its gate is there once it has started (the spawn does not wait for its exec; on a busy
+    // machine the first look can come before it).
+    let t = Instant::now();
+    while crate::common::processes_with(&mark).is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(5), "no held process");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     // The game is not played (a stop): ended as any bot is, it has printed nothing.
     shutdown_all(&mut bots, Duration::from_millis(200));
     assert!(

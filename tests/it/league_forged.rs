@@ -8,8 +8,8 @@
 //! Waits are bounded; nothing is timed.
 
 use crate::common::league::{
-    call, fabricated, get, json, lease, lease_one, recorded, register, simulated, token, wait_for,
-    Proc,
+    call, fabricated, get, json, lease, lease_one, new_session, recorded, simulated, token,
+    wait_for, Proc,
 };
 use crate::common::{self, first_bot, random_bot};
 use serde_json::{json, Value};
@@ -45,10 +45,7 @@ fn a_forged_result_is_refused_naming_its_field_and_the_league_records_on() {
     let dir = tmp.path().join("league");
     let (server, url) = serve(&dir, &[random_bot(), first_bot()]);
     let t = token(&dir, "forger");
-    let session = register(&url, &t, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let session = new_session(&url, &t);
     let leased = lease_one(&url, &t, &session);
     let game = &leased["game"];
     let id = game["game_id"].as_u64().unwrap();
@@ -126,10 +123,7 @@ fn a_forged_result_is_refused_naming_its_field_and_the_league_records_on() {
 
     // The league records on (the recorder did not stop), and a restart reads every row back.
     let honest = token(&dir, "honest");
-    let h = register(&url, &honest, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let h = new_session(&url, &honest);
     for n in 2..5 {
         let g = lease_one(&url, &honest, &h);
         let (status, body) = call(
@@ -156,14 +150,8 @@ fn a_result_for_a_game_leased_to_another_worker_is_refused() {
     let dir = tmp.path().join("league");
     let (_server, url) = serve(&dir, &[random_bot(), first_bot()]);
     let (a, b) = (token(&dir, "lab-a"), token(&dir, "lab-b"));
-    let sa = register(&url, &a, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let sb = register(&url, &b, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let sa = new_session(&url, &a);
+    let sb = new_session(&url, &b);
     let leased = lease_one(&url, &a, &sa);
     let game = &leased["game"];
     let id = game["game_id"].as_u64().unwrap();
@@ -178,10 +166,7 @@ fn a_result_for_a_game_leased_to_another_worker_is_refused() {
     );
     // So does a second session of the holder's own token: only the session holding the lease
     // is heard.
-    let sa2 = register(&url, &a, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let sa2 = new_session(&url, &a);
     let (status, body) = send(&url, &a, &sa2, game, |_| {});
     let reply: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     assert!(
@@ -244,15 +229,7 @@ fn serve_capped(dir: &Path, bots: &[String], bytes: u64, log: &Path) -> (Proc, S
         });
     }
     let mut child = command.spawn().unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
-        .to_string();
+    let url = common::listening(&mut child);
     (Proc(child), url)
 }
 
@@ -263,10 +240,7 @@ fn a_recording_failure_stops_results_with_503_and_says_so() {
     let log = tmp.path().join("server.log");
     let (mut server, url) = serve_capped(&dir, &[random_bot(), first_bot()], 64 << 10, &log);
     let t = token(&dir, "lab");
-    let session = register(&url, &t, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let session = new_session(&url, &t);
     // Results until the records cannot grow: then every result is refused with 503, saying
     // why, and the server stays up to say so.
     let mut n = 0;

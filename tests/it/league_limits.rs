@@ -9,7 +9,7 @@ use crate::common::league::{
     wait_for_within, Proc, Server,
 };
 use crate::common::{self, greedy_bot, random_bot, read_csv};
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::Stdio;
@@ -99,15 +99,7 @@ fn serve_under(files: u64, dir: &Path, log: &Path) -> Server {
         .stderr(std::fs::File::create(log).unwrap())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
-        .to_string();
+    let url = common::listening(&mut child);
     Server {
         proc: Proc(child),
         url,

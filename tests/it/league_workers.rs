@@ -6,8 +6,8 @@
 //! (`[matchmaking] lease_s`), as an owner would.
 
 use crate::common::league::{
-    arbiter, games_of, json, played_by, recorded, serve, token, wait_for, wait_for_within, Proc,
-    DEADLINE,
+    arbiter, games_of, json, new_session, played_by, recorded, serve, token, wait_for,
+    wait_for_within, Proc, DEADLINE,
 };
 use crate::common::{self, first_bot, greedy_bot, random_bot};
 use std::collections::HashSet;
@@ -326,7 +326,7 @@ fn get_bytes(url: &str, path: &str, token: &str) -> (u16, Vec<u8>) {
 
 #[test]
 fn a_bot_archive_holds_only_the_bots_own_files_and_goes_only_to_a_lease_holder() {
-    use crate::common::league::{lease_one, register};
+    use crate::common::league::lease_one;
     let tmp = common::shared_tempdir();
     let dir = tmp.path().join("league");
     let (_server, url) = serve(&dir, &[random_bot(), first_bot()]);
@@ -387,14 +387,8 @@ fn a_bot_archive_holds_only_the_bots_own_files_and_goes_only_to_a_lease_holder()
 
     // An archive goes only to a session holding a lease of a game of its bot.
     let (a, b) = (token(&dir, "lab-a"), token(&dir, "lab-b"));
-    let sa = register(&url, &a, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let sb = register(&url, &b, 1.0, 1)["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let sa = new_session(&url, &a);
+    let sb = new_session(&url, &b);
     // A session id (NAME#N) in a query.
     let (qa, qb) = (sa.replace('#', "%23"), sb.replace('#', "%23"));
     let leased = lease_one(&url, &a, &sa);

@@ -302,6 +302,14 @@ pub fn register(url: &str, token: &str, bench_ms: f64, concurrency: usize) -> Va
     serde_json::from_str(&answer).unwrap()
 }
 
+/// A new session of worker `token` ([`register`] with a quick bench, one game at once).
+pub fn new_session(url: &str, token: &str) -> String {
+    register(url, token, 1.0, 1)["session"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// Leases up to one game for `session` (waiting at most `wait_ms`); returns the status and the
 /// answer.
 pub fn lease(url: &str, token: &str, session: &str, wait_ms: u64) -> (u16, String) {

@@ -31,7 +31,7 @@ fn serve(args: LeagueServeArgs) -> Result<ExitCode> {
     // The folder locked (made if new, and removed again if nothing is written into it), then
     // the port bound, before anything is written: a second server of the folder, or a taken
     // port, leaves the folder as it was.
-    let _lock = folder::lock(&args.dir)?;
+    let lock = folder::lock(&args.dir)?;
     let dir = args
         .dir
         .canonicalize()
@@ -61,7 +61,7 @@ fn serve(args: LeagueServeArgs) -> Result<ExitCode> {
         "go on with: arbiter league serve {}",
         dir.display()
     ));
-    league::serve(bound, dir, settings, workers)?;
+    league::serve(bound, lock, dir, settings, workers)?;
     Ok(ExitCode::SUCCESS)
 }
 

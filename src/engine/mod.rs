@@ -29,6 +29,7 @@ mod game_settings;
 mod placement;
 mod record;
 mod run;
+pub mod session;
 pub mod settings;
 pub mod shards;
 pub mod sprt;

@@ -12,6 +12,7 @@
 //! the consumers' (as cargo-nextest wires its runner to its reporter): the engine tells
 //! [`Event`]s and prints nothing.
 
+use super::session::{GameRequest, GameSetup, Session, SessionError};
 use super::settings::{self, OpeningsSettings, Recorded, SettingsError};
 use super::start::{self, Opened, StartError};
 use super::{check_bots, tell, BotCheck, Consumer, Event, GameSettings, Placement, RecordError};
@@ -44,6 +45,17 @@ pub enum RunError {
         advice = .0.fault.advice()
     )]
     Machine(crate::tournament::Unplayed),
+}
+
+impl From<SessionError> for RunError {
+    fn from(e: SessionError) -> RunError {
+        match e {
+            SessionError::Lock(e) => e.into(),
+            SessionError::Game(e) => e.into(),
+            SessionError::Openings(e) => e.into(),
+            SessionError::Referee(e) => RunError::Referee(e),
+        }
+    }
 }
 
 macro_rules! start_error {
@@ -156,8 +168,10 @@ pub trait Kind: Consumer {
     /// tracks its submissions), rather than once the field is known to play.
     const SAVE_FIRST: bool = false;
 
-    /// With the folder locked and the game known: the settings to play (a grown tournament's)
-    /// or a refusal of them.
+    /// With the folder locked and the game opened ([`Session::open`]: its referee checked,
+    /// its book read): the settings to play (a grown tournament's) or a refusal of them. What
+    /// the game was opened with (the game, its referee's settings, the openings and the seed)
+    /// cannot change here.
     fn settle(
         &mut self,
         settings: Self::Settings,
@@ -304,7 +318,8 @@ impl<S: RunSettings> Prepared<S> {
     }
 }
 
-/// The start sequence every kind of run shares, up to its games (see the module's doc): what a
+/// The start sequence every kind of run shares, up to its games (see the module's doc; the
+/// folder and the game are the engine's [`Session`], which the league opens too): what a
 /// run plays next, or what a kind that plays elsewhere (a Slurm job's shards) measures. The
 /// settings are saved here only where [`Kind::SAVE_FIRST`]; [`run`] saves the others once the
 /// field plays. `build`: whether bots with a build command are built (else only test-started).
@@ -319,19 +334,15 @@ pub fn prepare<K: Kind>(
         dir,
         resuming,
     } = opened;
-    let lock = FolderLock::acquire(&dir)?;
-    let choice = settings.game().choice_in(Some(settings.workdir()))?;
-    let settings = kind.settle(settings, &choice)?;
-    let book: Option<Book> = match settings.openings() {
-        Some(openings) => openings.book(&choice, settings.seed())?,
-        None => None,
+    let request = GameRequest {
+        game: settings.game(),
+        workdir: settings.workdir(),
+        seed: settings.seed(),
+        openings: settings.openings(),
     };
-    let mut cfg = settings
-        .game()
-        .referee_config_in(choice.default_max_turns(), Some(settings.workdir()))?;
-    kind.configure(&settings, &mut cfg);
-    // A referee that cannot start or speak the protocol stops the run before any game.
-    choice.check(&mut cfg)?;
+    let session = Session::open(dir, &request, |cfg| kind.configure(&settings, cfg))?;
+    let (dir, GameSetup { choice, cfg, book }, lock) = session.into_parts();
+    let settings = kind.settle(settings, &choice)?;
     let context = Context {
         settings: &settings,
         dir: &dir,

@@ -134,6 +134,7 @@ pub fn bind_port(listen: SocketAddr) -> Result<Bound, ServeError> {
 /// Says where it listens on stdout (`league: listening on http://ADDR`) once it does.
 pub fn serve(
     bound: Bound,
+    lock: crate::results::lock::FolderLock,
     dir: PathBuf,
     settings: settings::LeagueSettings,
     workers: usize,
@@ -146,7 +147,8 @@ pub fn serve(
             crate::bot::open_files::limit(),
             workers,
         );
-        let shared = tokio::task::block_in_place(|| server::start(dir.clone(), settings, workers))?;
+        let shared =
+            tokio::task::block_in_place(|| server::start(lock, dir.clone(), settings, workers))?;
         let url = format!("http://{addr}");
         folder::write_server(
             &dir,

@@ -7,6 +7,9 @@ use super::folder::BotEntry;
 use super::scheduler::LeagueGame;
 use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
+#[cfg(doc)]
+use crate::engine::session::Session;
+use crate::engine::session::{GameRequest, GameSetup, SessionError};
 use crate::game::GameError;
 use crate::referee::{GameChoice, RefereeConfig};
 use crate::tournament::openings::Book;
@@ -28,26 +31,45 @@ pub struct PlaySetup {
 }
 
 /// The league's game, its referee configuration (turns kept for the replay pages) and its
-/// openings, checked before any game: an external referee that cannot start, or a book that
-/// changed since the league began, stops the server at once.
-pub fn table(settings: &LeagueSettings) -> anyhow::Result<PlaySetup> {
-    let workdir = Some(settings.workdir.as_path());
-    let choice = settings.game.choice_in(workdir)?;
-    let mut referee = settings
-        .game
-        .referee_config_in(choice.default_max_turns(), workdir)?;
-    referee.record_turns = true;
-    choice.check(&mut referee)?;
-    let book = settings.openings.book(&choice, settings.seed)?;
-    Ok(PlaySetup {
-        choice,
-        referee,
-        opening_plies: settings.opening_plies,
-        book,
-    })
+/// openings, opened as every run opens its game ([`GameSetup::open`]) and checked before any
+/// game: an external referee that cannot start, or a book that changed since the league began,
+/// stops the server at once.
+pub fn table(settings: &LeagueSettings) -> Result<PlaySetup, SessionError> {
+    let GameSetup { choice, cfg, book } = GameSetup::open(&request(settings), keep_turns)?;
+    Ok(PlaySetup::of(choice, cfg, book, settings))
+}
+
+/// What the league's game is opened from.
+pub fn request(settings: &LeagueSettings) -> GameRequest<'_> {
+    GameRequest {
+        game: &settings.game,
+        workdir: &settings.workdir,
+        seed: settings.seed,
+        openings: Some(&settings.openings),
+    }
+}
+
+/// What the league's referee keeps of each game: its turns, for the replay pages.
+pub fn keep_turns(cfg: &mut RefereeConfig) {
+    cfg.record_turns = true;
 }
 
 impl PlaySetup {
+    /// The league's setup from its game as opened ([`table`], [`Session::open_claimed`]).
+    pub fn of(
+        choice: GameChoice,
+        referee: RefereeConfig,
+        book: Option<Book>,
+        settings: &LeagueSettings,
+    ) -> PlaySetup {
+        PlaySetup {
+            choice,
+            referee,
+            opening_plies: settings.opening_plies,
+            book,
+        }
+    }
+
     /// Whether the league's games start from openings (random plies or a book's lines).
     pub fn has_openings(&self) -> bool {
         self.opening_plies > 0 || self.book.is_some()
@@ -158,9 +180,4 @@ fn spec_of(game: &LeagueGame, seats: usize) -> GameSpec {
         seed: game.seed,
         seats: (0..seats).collect(),
     }
-}
-
-/// Opens the records (games.csv, cut after its last whole row) and the ids recorded.
-pub fn open_games(dir: &std::path::Path, seats: usize) -> anyhow::Result<(GamesCsv, DoneSet)> {
-    Ok(crate::engine::start::open_games(dir, seats)?)
 }

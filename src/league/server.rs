@@ -103,6 +103,9 @@ pub struct Shared {
     /// it and was handed to the fit before it (and dropped with the standings it replaces); one
     /// recorded after is not in it and is handed over after it, unless it is out.
     out_of_ratings: Mutex<HashSet<u64>>,
+    /// The folder's lock, held while the server runs (a second server or an offline `league
+    /// add` of the folder is refused).
+    _lock: crate::results::lock::FolderLock,
 }
 
 /// What the ratings thread is handed, in order.
@@ -120,6 +123,9 @@ enum Fit {
 pub enum LeagueStartError {
     #[error(transparent)]
     Folder(#[from] FolderError),
+    /// The game, its referee or its book could not be opened.
+    #[error(transparent)]
+    Session(#[from] crate::engine::session::SessionError),
     #[error("{0}")]
     Other(String),
 }

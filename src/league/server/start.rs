@@ -2,20 +2,26 @@
 //! back, bad rows set aside), the scheduler restored from them, and the threads started.
 
 use super::*;
+use crate::engine::session::{GameSetup, Session};
+use crate::results::lock::FolderLock;
 
-/// Opens the league in `dir` and starts its threads: `workers` local workers, the recorder and
-/// the ratings. The bots are checked on their own threads (a slow build delays no game).
+/// Opens the league in `dir` (claimed by this process: `lock`) as every run opens its folder
+/// and game (the engine's [`Session`]), and starts its threads: `workers` local workers, the
+/// recorder and the ratings. The bots are checked on their own threads (a slow build delays
+/// no game).
 pub fn start(
+    lock: FolderLock,
     dir: PathBuf,
     settings: LeagueSettings,
     workers: usize,
 ) -> Result<Arc<Shared>, LeagueStartError> {
-    let table = play::table(&settings).map_err(|e| LeagueStartError::Other(format!("{e:#}")))?;
+    let session = Session::open_claimed(dir, lock, &play::request(&settings), play::keep_turns)?;
+    let dir = session.dir.clone();
     // An SDK game's replay pages draw it with its own viewer, served from the folder.
-    if let Some(game) = table.choice.sdk_game() {
+    if let Some(game) = session.game.choice.sdk_game() {
         crate::report::run_start::sdk_view(&dir, game);
     }
-    let seats = table.choice.seats();
+    let seats = session.game.choice.seats();
     if folder::keep_private(&dir)? {
         eprintln!(
             "arbiter: the league's folder {} was open to every user of this machine; it is now \
@@ -40,8 +46,11 @@ pub fn start(
             aside.display()
         );
     }
-    let (csv, done) =
-        play::open_games(&dir, seats).map_err(|e| LeagueStartError::Other(format!("{e:#}")))?;
+    let (csv, done) = session
+        .open_games()
+        .map_err(|e| LeagueStartError::Other(crate::errors::chain_text(&e)))?;
+    let (_, GameSetup { choice, cfg, book }, lock) = session.into_parts();
+    let table = PlaySetup::of(choice, cfg, book, &settings);
     let (log, scheduled) = ScheduleLog::open(&dir)?;
     let (cancel_log, cancelled) = folder::CancelLog::open(&dir)?;
     let token_hash = folder::admin_token_hash(&dir)?;
@@ -140,6 +149,7 @@ pub fn start(
         recording: Mutex::default(),
         versions: Mutex::new(versions),
         out_of_ratings: Mutex::default(),
+        _lock: lock,
     });
     {
         let s = shared.clone();

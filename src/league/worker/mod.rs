@@ -123,7 +123,8 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
         http: Default::default(),
         page: Default::default(),
     };
-    let table = play::table(&settings).map_err(|e| WorkError::Game(format!("{e:#}")))?;
+    let table =
+        play::table(&settings).map_err(|e| WorkError::Game(crate::errors::chain_text(&e)))?;
     eprintln!(
         "arbiter: working for the league at {} as {} ({} at once)",
         opts.url, reg.session, opts.concurrency

@@ -6,7 +6,8 @@
 //! The start alone is [`prepare`]: `arbiter slurm`, whose games the cluster plays, checks and
 //! measures with it.
 //!
-//! What differs between a tournament, an SPRT and a grading (a league next) is a [`Kind`]: the
+//! What differs between a tournament, an SPRT and a grading is a [`Kind`] (the league opens the
+//! same [`super::session::Session`] and plays its games with the same runner and recorder): the
 //! engine calls it at fixed points of the sequence (which bots, which field may play, which
 //! games) and it follows the games as a [`Consumer`] (an SPRT decides there). What is shown is
 //! the consumers' (as cargo-nextest wires its runner to its reporter): the engine tells

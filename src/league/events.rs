@@ -7,7 +7,9 @@
 use super::lines::GameLine;
 use super::scheduler::CancelWhy;
 use super::trust::{Quarantined, Voided};
+use crate::engine::{Consumer, Event};
 use serde::Serialize;
+use std::ops::ControlFlow;
 
 /// One thing that happened in the league.
 #[derive(Clone, Debug)]
@@ -26,6 +28,10 @@ pub enum LeagueEvent {
     RecordingFailed { why: String },
     /// A bot is being built and checked.
     Building { name: String },
+    /// A bot's check ended, as the engine told it ([`CheckListener`]): it plays (`ready`), or
+    /// it cannot (why is on its page, for those allowed to read it, never in the public
+    /// stream).
+    Checked { name: String, ready: bool },
     /// A worker was quarantined.
     Quarantined(Quarantined),
     /// A game was voided (its worker's machine was too busy for a bot).
@@ -52,7 +58,7 @@ impl LeagueEvent {
             LeagueEvent::Released { .. } => "released",
             LeagueEvent::Standings { .. } => "standings",
             LeagueEvent::RecordingFailed { .. } => "recording",
-            LeagueEvent::Building { .. } => "bot",
+            LeagueEvent::Building { .. } | LeagueEvent::Checked { .. } => "bot",
             LeagueEvent::Quarantined(_) => "quarantined",
             LeagueEvent::Voided(_) => "voided",
         }
@@ -69,10 +75,36 @@ impl LeagueEvent {
             LeagueEvent::Building { name } => {
                 Ok(serde_json::json!({ "name": name, "status": "building" }))
             }
+            LeagueEvent::Checked { name, ready } => Ok(serde_json::json!({
+                "name": name,
+                "status": if *ready { "ready" } else { "broken" },
+            })),
             LeagueEvent::Quarantined(q) => serde_json::to_value(q),
             LeagueEvent::Voided(v) => serde_json::to_value(v),
         };
         json.expect("an event serialises").to_string()
+    }
+}
+
+/// The engine's events of a bot's check, told to the league's listeners: the league follows a
+/// check as a tournament's display follows its bots' (a [`Consumer`] of the engine's events),
+/// and says only whether the bot plays.
+pub struct CheckListener<'a> {
+    pub tell: &'a dyn Fn(LeagueEvent),
+}
+
+impl Consumer for CheckListener<'_> {
+    fn event(&mut self, event: &Event<'_>) -> ControlFlow<()> {
+        let checked = |name: &str, ready| LeagueEvent::Checked {
+            name: name.to_string(),
+            ready,
+        };
+        match *event {
+            Event::BotReady { name, .. } => (self.tell)(checked(name, true)),
+            Event::BotBroken { name, .. } => (self.tell)(checked(name, false)),
+            _ => {}
+        }
+        ControlFlow::Continue(())
     }
 }
 
@@ -106,9 +138,36 @@ mod tests {
         assert_eq!(r.data(), r#"{"failed":"disk"}"#);
         let b = LeagueEvent::Building { name: "x".into() };
         assert_eq!(b.name(), "bot");
+        let c = LeagueEvent::Checked {
+            name: "x".into(),
+            ready: false,
+        };
+        assert_eq!(c.name(), "bot");
+        assert_eq!(c.data(), r#"{"name":"x","status":"broken"}"#);
         assert_eq!(
             LeagueEvent::Released { game_id: 3 }.data(),
             r#"{"game_id":3}"#
+        );
+    }
+
+    #[test]
+    fn a_bots_check_is_told_from_the_engines_events_without_its_problem() {
+        let told = std::cell::RefCell::new(Vec::new());
+        let tell = |e: LeagueEvent| told.borrow_mut().push(e.data());
+        let mut listener = CheckListener { tell: &tell };
+        let _ = listener.event(&Event::BotBroken {
+            bot: 0,
+            name: "a",
+            problem: "secret compiler output",
+        });
+        let _ = listener.event(&Event::Notice("not a bot's"));
+        let _ = listener.event(&Event::BotReady { bot: 1, name: "b" });
+        assert_eq!(
+            *told.borrow(),
+            [
+                r#"{"name":"a","status":"broken"}"#,
+                r#"{"name":"b","status":"ready"}"#
+            ]
         );
     }
 }

@@ -112,17 +112,23 @@ impl std::fmt::Display for NotChecked {
 
 /// Resolves, builds (in the build box unless builds are trusted) and test-starts a bot: its spec
 /// to play with, or why it cannot play.
-pub fn check(entry: &BotEntry, referee: &RefereeConfig) -> Result<BotSpec, NotChecked> {
+/// The engine's events of the check are told to `listener` (the league's page and streams).
+pub fn check(
+    entry: &BotEntry,
+    referee: &RefereeConfig,
+    listener: &mut dyn crate::engine::Consumer,
+) -> Result<BotSpec, NotChecked> {
     use crate::engine::CheckBotsError;
     let resolved = crate::engine::resolve_in(std::slice::from_ref(&entry.origin), &entry.workdir);
-    let mut checked =
-        crate::engine::check_bots(resolved, referee, true, &mut []).map_err(|e| match e {
+    let mut checked = crate::engine::check_bots(resolved, referee, true, &mut [listener]).map_err(
+        |e| match e {
             CheckBotsError::Machine { fault, .. } => NotChecked::Machine {
                 fault,
                 detail: e.to_string(),
             },
             CheckBotsError::Clash(clash) => NotChecked::Broken(clash.to_string()),
-        })?;
+        },
+    )?;
     match checked.problems.pop().flatten() {
         Some(problem) => Err(NotChecked::Broken(problem)),
         None => Ok(checked.specs.pop().expect("one bot checked")),

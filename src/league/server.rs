@@ -341,7 +341,11 @@ impl Shared {
         let version = self.note_version(&name, sources.as_ref().ok(), how);
         let checked = sources
             .map_err(|e| play::NotChecked::Broken(e.to_string()))
-            .and_then(|_| play::check(&entry, &self.table.referee));
+            .and_then(|_| {
+                let tell = |e| self.tell(e);
+                let mut listener = super::events::CheckListener { tell: &tell };
+                play::check(&entry, &self.table.referee, &mut listener)
+            });
         self.keep_build_log(&name, version, &checked);
         self.live.locked().building.retain(|n| n != &name);
         let saved = self.update_bots(|bots| {

@@ -37,6 +37,58 @@ fn league_dir() -> (tempfile::TempDir, PathBuf) {
     (tmp, dir)
 }
 
+/// A bot's check is told on the event stream as the engine tells it (ready or broken), and the
+/// stream, which anyone may read, never carries why a bot is broken.
+#[test]
+fn the_end_of_a_bots_check_is_told_on_the_event_stream_without_its_problem() {
+    let (tmp, dir) = league_dir();
+    let server = start(&dir, 1, &three_bots()[..2]);
+    wait_for(&server, "the first two bots to play", |s| {
+        s["games"].as_u64().unwrap() >= 1
+    });
+    let mut stream = events(&server.url);
+    // A bot whose build fails, saying something only its author may read.
+    let dead = tmp.path().join("dead");
+    std::fs::create_dir(&dead).unwrap();
+    std::fs::write(
+        dead.join("bot.toml"),
+        "name = \"dead\"\nbuild = \"sh -c 'echo the secret of dead >&2; exit 1'\"\nrun = \"./bot\"\n",
+    )
+    .unwrap();
+    for bot in [format!("late={}", random_bot()), dead.display().to_string()] {
+        let out = common::arbiter()
+            .args(["league", "add"])
+            .arg(&dir)
+            .arg(&bot)
+            .output()
+            .unwrap();
+        // The broken one is refused, saying why, to whoever added it.
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), bot.starts_with("late"), "{said}");
+        assert_eq!(
+            said.contains("the secret of dead"),
+            !bot.starts_with("late"),
+            "{said}"
+        );
+    }
+    let mut checked = Vec::new();
+    while checked.len() < 2 {
+        let data = next_event_named(&mut stream, "bot");
+        assert!(!data.contains("secret"), "{data}");
+        let v: Value = serde_json::from_str(&data).unwrap();
+        if v["status"] != "building" {
+            checked.push(data);
+        }
+    }
+    assert_eq!(
+        checked,
+        [
+            r#"{"name":"late","status":"ready"}"#,
+            r#"{"name":"dead","status":"broken"}"#
+        ]
+    );
+}
+
 #[test]
 fn two_workers_fill_a_league_a_late_bot_plays_at_once_and_events_stream() {
     let (_tmp, dir) = league_dir();

@@ -393,7 +393,9 @@ impl Worker {
                 sprt: None,
                 suspended: None,
             };
-            play::check(&entry, &self.table.referee)
+            // The worker's check is its own: it tells nobody.
+            let mut quiet = |_: &crate::engine::Event<'_>| std::ops::ControlFlow::Continue(());
+            play::check(&entry, &self.table.referee, &mut quiet)
         };
         let kept = match &done {
             Ok(spec) => Ok(spec.clone()),

@@ -151,32 +151,34 @@ pub fn parse_anchor(text: &str) -> Result<(String, f64)> {
 
 /// `results/<name>-<UTC date-time>`.
 pub fn default_out_dir(name: &str) -> PathBuf {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    PathBuf::from("results").join(format!(
-        "{name}-{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    ))
+    let now = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+    PathBuf::from("results").join(format!("{name}-{now}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::Pinning;
+
+    #[test]
+    fn the_default_results_folder_is_named_by_the_utc_date_and_time() {
+        let now = || arbiter::report::html::data::utc(std::time::SystemTime::now());
+        let before = now();
+        let dir = super::default_out_dir("tournament");
+        let after = now();
+        let name = dir.strip_prefix("results").unwrap().to_str().unwrap();
+        let stamp = name.strip_prefix("tournament-").unwrap();
+        assert_eq!(stamp.len(), "YYYYMMDD-HHMMSS".len(), "{name}");
+        assert!(stamp[..8]
+            .bytes()
+            .chain(stamp[9..].bytes())
+            .all(|b| b.is_ascii_digit()));
+        // Its date is the day's (the clock read before and after it: midnight may fall between).
+        let day = |t: &str| t[..10].replace('-', "");
+        assert!(
+            stamp[..8] == day(&before) || stamp[..8] == day(&after),
+            "{name} vs {before} / {after}"
+        );
+    }
 
     #[test]
     fn auto_pins_only_games_that_fit_the_cpus_with_frozen_idle_bots() {

@@ -143,7 +143,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
 /// A baseline that forfeits hands its opponents points they did not earn (one that could not
 /// start in the box lost every game, and every student got full marks): the forfeits are
 /// named and the exit status is 1, so that no script takes such marks for good ones.
-fn baseline_check(table: &arbiter::report::standings::Standings, baselines: &[String]) -> ExitCode {
+fn baseline_check(
+    table: &arbiter::results::standings::Standings,
+    baselines: &[String],
+) -> ExitCode {
     let lost: Vec<String> = table
         .forfeits
         .iter()

@@ -49,7 +49,11 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     arbiter::engine::settings::save(&out, &run)?;
 
     let order = merging.names();
-    let (table, _) = standings::from_files(std::slice::from_ref(&merged), &order, anchor.as_ref())?;
+    let (table, _) = arbiter::results::standings::from_files(
+        std::slice::from_ref(&merged),
+        &order,
+        anchor.as_ref(),
+    )?;
     standings::write_files(&out, &table)?;
     let mut stdout = std::io::stdout().lock();
     standings::print(&mut stdout, &table)?;

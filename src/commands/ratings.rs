@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 pub fn run(args: RatingsArgs) -> Result<ExitCode> {
     let anchor = args.anchor.as_deref().map(cli::parse_anchor).transpose()?;
-    let (table, games) = standings::from_files(&args.files, &[], anchor.as_ref())?;
+    let (table, games) =
+        arbiter::results::standings::from_files(&args.files, &[], anchor.as_ref())?;
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &standings::json(&table))?;

@@ -128,7 +128,7 @@ pub fn run(mut args: SlurmArgs) -> Result<ExitCode> {
         sbatch,
         spell: crate::cli::spelling,
     };
-    job.write()?;
+    arbiter::results::scripts::write_executables(&job.slurm_dir(), &job.scripts())?;
     sbatch::written(&job, seed, args.submit);
     if !args.submit {
         return Ok(ExitCode::SUCCESS);

@@ -49,7 +49,7 @@ pub fn run(args: TournamentArgs, given: &cli::Given) -> Result<ExitCode> {
         arbiter::report::html::LiveReport::new(out, &names)
             .write(arbiter::report::html::Pages::Missing)
     });
-    let (table, _) = standings::from_files(
+    let (table, _) = arbiter::results::standings::from_files(
         std::slice::from_ref(&ran.games_csv),
         &order,
         anchor.as_ref(),

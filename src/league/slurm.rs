@@ -100,22 +100,9 @@ impl WorkerJob {
     }
 
     /// Writes the script (executable) into [`WorkerJob::dir`].
-    pub fn write(&self) -> Result<(), crate::report::sbatch::ScriptError> {
-        use crate::report::sbatch::ScriptError;
-        let file = |doing, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ScriptError::File {
-                doing,
-                path,
-                source,
-            }
-        };
-        std::fs::create_dir_all(&self.dir).map_err(file("creating", &self.dir))?;
-        let script = self.script_file();
-        std::fs::write(&script, self.script()).map_err(file("writing", &script))?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
-            .map_err(file("making executable", &script))
+    pub fn write(&self) -> Result<(), crate::results::scripts::ScriptError> {
+        let script = (self.script_file(), self.script());
+        crate::results::scripts::write_executables(&self.dir, &[script])
     }
 }
 

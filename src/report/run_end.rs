@@ -2,7 +2,8 @@
 //! results and the report are (or why the report is missing), and for a shard how to merge.
 
 use crate::report::run_display::ReportWritten;
-use crate::report::standings::{self, Standings};
+use crate::report::standings;
+use crate::results::standings::Standings;
 use crate::tournament::Shard;
 use std::io::{self, Write};
 use std::path::Path;

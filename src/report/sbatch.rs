@@ -1,7 +1,8 @@
 //! The Slurm batch scripts of a tournament played in shards: a job array whose task K plays
 //! `--shard K/N` into its own folder, and a merge job run after the array. The scripts are made as
-//! text, so they can be checked without a cluster, then written; with them, what `arbiter slurm`
-//! says about them (the cost of a game, the plan, the jobs submitted). The command submits them.
+//! text, so they can be checked without a cluster (`results::scripts` writes them); with them,
+//! what `arbiter slurm` says about them (the cost of a game, the plan, the jobs submitted). The
+//! command submits them.
 
 use crate::options::Opt;
 use std::path::{Path, PathBuf};
@@ -165,93 +166,16 @@ impl Job {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn job() -> Job {
-        Job {
-            name: "arbiter-league".into(),
-            shards: 4,
-            cpus: 2,
-            time_limit: Duration::from_secs(601),
-            run_dir: "/shared/runs/my league".into(),
-            workdir: "/shared/bots".into(),
-            arbiter: "/shared/bin/arbiter".into(),
-            options: vec!["--seed".into(), "7".into()],
-            bots: vec!["a".into(), "b=python3 b.py".into()],
-            merge_options: vec![],
-            sbatch: vec!["--partition=short".into()],
-            spell: crate::cli::spelling,
-        }
-    }
-
-    #[test]
-    fn the_array_script_plays_shard_k_of_n_into_its_own_folder() {
-        let s = job().shards_script();
-        for line in [
-            "#SBATCH --array=1-4\n",
-            "#SBATCH --cpus-per-task=2\n",
-            "#SBATCH --time=11\n",
-            "#SBATCH --output='/shared/runs/my league/slurm/shard-%a.out'\n",
-            "#SBATCH --partition=short\n",
-            "cd /shared/bots\n",
-            "exec /shared/bin/arbiter tournament --shard \"$K/4\" --out '/shared/runs/my league'/shard-\"$K\" --concurrency 2 --no-build --pin-cpus=\"$pin\" --seed 7 -- a 'b=python3 b.py'\n",
-            "[ \"$(nproc)\" -le 2 ] || pin=never\n",
-        ] {
-            assert!(s.contains(line), "{line} in\n{s}");
-        }
-        // Every #SBATCH line comes before the first command (sbatch stops reading there).
-        let first_command = s.find("\nset -eu").unwrap();
-        assert!(s.rfind("#SBATCH").unwrap() < first_command);
-        let m = job().merge_script();
-        assert!(
-            m.contains("merge '/shared/runs/my league' '/shared/runs/my league'/shard-{1..4}\n"),
-            "{m}"
-        );
-        let sub = job().submit_script();
-        assert!(sub.contains("--dependency=afterany:\"$array\""), "{sub}");
-        assert_eq!(minutes(Duration::from_secs(1)), 1);
-    }
-}
-
-/// Scripts that could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ScriptError {
-    /// `doing` (creating, writing) `path` failed.
-    #[error("{doing} {}", path.display())]
-    File {
-        doing: &'static str,
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-}
 
 impl Job {
-    /// Writes the three scripts (executable) into [`Job::slurm_dir`].
-    pub fn write(&self) -> Result<(), ScriptError> {
-        let dir = self.slurm_dir();
-        let failed = |doing, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ScriptError::File {
-                doing,
-                path,
-                source,
-            }
-        };
-        std::fs::create_dir_all(&dir).map_err(failed("creating", &dir))?;
-        for (path, text) in [
+    /// The three scripts (their paths and texts), to be written into [`Job::slurm_dir`]
+    /// ([`crate::results::scripts::write_executables`]).
+    pub fn scripts(&self) -> Vec<(PathBuf, String)> {
+        vec![
             (self.shards_file(), self.shards_script()),
             (self.merge_file(), self.merge_script()),
             (self.submit_file(), self.submit_script()),
-        ] {
-            std::fs::write(&path, text).map_err(failed("writing", &path))?;
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        }
-        Ok(())
+        ]
     }
 }
 
@@ -342,4 +266,54 @@ pub fn submitted(job: &Job, array: &str, merge: &str) {
         "Follow with: squeue -j {array},{merge}; logs in {}",
         job.slurm_dir().display()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> Job {
+        Job {
+            name: "arbiter-league".into(),
+            shards: 4,
+            cpus: 2,
+            time_limit: Duration::from_secs(601),
+            run_dir: "/shared/runs/my league".into(),
+            workdir: "/shared/bots".into(),
+            arbiter: "/shared/bin/arbiter".into(),
+            options: vec!["--seed".into(), "7".into()],
+            bots: vec!["a".into(), "b=python3 b.py".into()],
+            merge_options: vec![],
+            sbatch: vec!["--partition=short".into()],
+            spell: crate::cli::spelling,
+        }
+    }
+
+    #[test]
+    fn the_array_script_plays_shard_k_of_n_into_its_own_folder() {
+        let s = job().shards_script();
+        for line in [
+            "#SBATCH --array=1-4\n",
+            "#SBATCH --cpus-per-task=2\n",
+            "#SBATCH --time=11\n",
+            "#SBATCH --output='/shared/runs/my league/slurm/shard-%a.out'\n",
+            "#SBATCH --partition=short\n",
+            "cd /shared/bots\n",
+            "exec /shared/bin/arbiter tournament --shard \"$K/4\" --out '/shared/runs/my league'/shard-\"$K\" --concurrency 2 --no-build --pin-cpus=\"$pin\" --seed 7 -- a 'b=python3 b.py'\n",
+            "[ \"$(nproc)\" -le 2 ] || pin=never\n",
+        ] {
+            assert!(s.contains(line), "{line} in\n{s}");
+        }
+        // Every #SBATCH line comes before the first command (sbatch stops reading there).
+        let first_command = s.find("\nset -eu").unwrap();
+        assert!(s.rfind("#SBATCH").unwrap() < first_command);
+        let m = job().merge_script();
+        assert!(
+            m.contains("merge '/shared/runs/my league' '/shared/runs/my league'/shard-{1..4}\n"),
+            "{m}"
+        );
+        let sub = job().submit_script();
+        assert!(sub.contains("--dependency=afterany:\"$array\""), "{sub}");
+        assert_eq!(minutes(Duration::from_secs(1)), 1);
+    }
 }

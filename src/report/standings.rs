@@ -3,7 +3,7 @@
 //! [`crate::results::standings`].
 
 use crate::rating::{self, RatingValue};
-pub use crate::results::standings::*;
+use crate::results::standings::{Duel, Standings};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::path::Path;

@@ -12,5 +12,6 @@ pub mod merge;
 pub mod rebuild;
 pub mod records;
 pub mod replay;
+pub mod scripts;
 pub mod standings;
 pub mod starved;

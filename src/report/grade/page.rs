@@ -7,9 +7,9 @@
 
 use crate::grade::marks::{Row, Student};
 use crate::report::html::{self, viewer};
-use crate::report::standings::Standings;
 use crate::results::failures::{last_lines, STDERR_BYTES, STDERR_LINES};
 use crate::results::records::{for_each_record, GameRecord};
+use crate::results::standings::Standings;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

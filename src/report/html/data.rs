@@ -2,9 +2,9 @@
 //! standings, each bot's think times and the list of games. The page templates only lay it out.
 
 use crate::rating::RatingValue;
-use crate::report::standings::{self, Standings};
 use crate::results::games_csv::for_each_result;
 use crate::results::records::{GameRecord, ReadRecords};
+use crate::results::standings::{self, Standings};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -59,7 +59,7 @@ pub enum ReportError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Standings(#[from] crate::report::standings::StandingsError),
+    Standings(#[from] crate::results::standings::StandingsError),
 }
 
 type Result<T> = std::result::Result<T, ReportError>;

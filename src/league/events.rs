@@ -86,7 +86,7 @@ mod tests {
             game_id: 4,
             bots: vec!["a".into(), "b".into()],
             ranks: Some(vec![0, 1]),
-            reason: Some("win".into()),
+            reason: Some(crate::referee::Reason::Win),
             worker: None,
         };
         let e = LeagueEvent::Recorded(line);
@@ -94,6 +94,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&e.data()).unwrap();
         assert_eq!(v["game_id"], 4);
         assert_eq!(v["ranks"], serde_json::json!([0, 1]));
+        assert_eq!(v["reason"], "win");
         let c = LeagueEvent::Cancelled(CancelledLine {
             game_id: 9,
             bots: vec!["a".into(), "b".into()],

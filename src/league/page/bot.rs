@@ -118,7 +118,7 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
                                         td { a href={"/replay/" (g.game_id)} { "game " (g.game_id) } }
                                         td { (opponents(g, name)) }
                                         td { (outcome(g, name)) }
-                                        td { (g.reason.as_deref().unwrap_or("")) }
+                                        td { (g.reason.map_or("", |r| r.as_str())) }
                                     }
                                 }
                             }

@@ -58,7 +58,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
         game_id: rec.game_id,
         bots: rec.bots.clone(),
         ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason.to_string()),
+        reason: Some(rec.reason),
         worker: None,
     };
     let mut seen = std::collections::BTreeSet::new();
@@ -78,7 +78,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
         let notes = live.notes.entry(bot.clone()).or_default();
         notes.forfeits.push_front(ForfeitLine {
             game_id: rec.game_id,
-            reason: f.reason.to_string(),
+            reason: f.reason,
             detail: f.detail.clone(),
             turn: f.turn,
         });
@@ -189,7 +189,7 @@ fn record_one(
         game_id: rec.game_id,
         bots: rec.bots.clone(),
         ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason.to_string()),
+        reason: Some(rec.reason),
         worker: None,
     }));
     s.wake();

@@ -12,7 +12,7 @@
 
 use super::error::LeagueError;
 use super::events::{CancelledLine, LeagueEvent};
-use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
+use super::folder::{self, BotEntry, FolderError, ScheduleLog};
 use super::lines::{BotNotes, GameLine};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, PlaySetup};
@@ -21,6 +21,7 @@ use super::scheduler::{Idle, LeagueGame, Scheduler};
 use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
+use crate::utc::UtcTime;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -210,7 +211,7 @@ impl Shared {
         if cancelled.is_empty() {
             return;
         }
-        if let Err(e) = self.cancel_log.locked().append(&cancelled, &now_text()) {
+        if let Err(e) = self.cancel_log.locked().append(&cancelled, UtcTime::now()) {
             self.fail_recording(e.to_string());
             return;
         }
@@ -233,7 +234,6 @@ impl Shared {
     /// cannot be written is said (the test's decision is made again from games.csv at the
     /// next start).
     fn log_sprt(&self, lines: Vec<super::sprt::Line>) {
-        let lines = super::sprt::stamped(lines, &now_text());
         if let Err(e) = self.sprt_log.locked().append(&lines) {
             eprintln!(
                 "arbiter: warning: {} could not be written: {e}",
@@ -364,11 +364,11 @@ impl Shared {
                                 || !sprt.list.iter().any(|t| t.new == name && &t.old == old) =>
                         {
                             let bounds = entry.sprt.unwrap_or_default();
-                            sprt.start(&name, old, bounds, sched.next_game_id(), "")
+                            sprt.start(&name, old, bounds, sched.next_game_id(), UtcTime::now())
                         }
                         Some(_) => Vec::new(),
                         None if replaced => {
-                            sprt.end_of(&name, super::sprt::SprtVerdict::Replaced, "")
+                            sprt.end_of(&name, super::sprt::SprtVerdict::Replaced, UtcTime::now())
                         }
                         None => Vec::new(),
                     };
@@ -432,7 +432,7 @@ impl Shared {
             sched.set_idle(name, Idle::Removed);
             self.log_cancelled(&mut sched);
             let mut sprt = self.sprt.locked();
-            let lines = sprt.end_of(name, super::sprt::SprtVerdict::Removed, "");
+            let lines = sprt.end_of(name, super::sprt::SprtVerdict::Removed, UtcTime::now());
             sched.set_priority(sprt.running());
             drop(sprt);
             self.log_sprt(lines);

@@ -13,6 +13,7 @@
 //! says: a decided SPRT is never run again. Pure: the server logs the lines and feeds the games.
 
 use crate::rating::{self, PairCounter, SprtModel, SprtParams};
+use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 
 /// The bounds unless told (`--elo0`, `--elo1`): normalized Elo, as `arbiter sprt`.
@@ -70,14 +71,14 @@ pub enum Line {
         bounds: Bounds,
         /// Games from this id on are counted (those scheduled after the test started).
         from_game: u64,
-        at: String,
+        at: UtcTime,
     },
     Ended {
         test: u64,
         verdict: SprtVerdict,
         llr: f64,
         pairs: u64,
-        at: String,
+        at: UtcTime,
     },
 }
 
@@ -149,8 +150,15 @@ impl Test {
     }
 
     /// Counts game `game_id` if it is NEW against OLD and the test counts it; the test's end,
-    /// if this game decided it.
-    fn add(&mut self, game_id: u64, bots: &[String], ranks: &[u8], pair_id: u64) -> Option<Line> {
+    /// if this game decided it (at `at`).
+    fn add(
+        &mut self,
+        game_id: u64,
+        bots: &[String],
+        ranks: &[u8],
+        pair_id: u64,
+        at: UtcTime,
+    ) -> Option<Line> {
         let [a, b] = bots else { return None };
         let score = |mine: u8, theirs: u8| match mine.cmp(&theirs) {
             std::cmp::Ordering::Less => 1.0,
@@ -200,18 +208,18 @@ impl Test {
             }
             rating::Decision::Continue => return None,
         };
-        Some(self.end(verdict, ""))
+        Some(self.end(verdict, at))
     }
 
     /// Ends the test with `verdict`: its `Ended` line (at `at`).
-    fn end(&mut self, verdict: SprtVerdict, at: &str) -> Line {
+    fn end(&mut self, verdict: SprtVerdict, at: UtcTime) -> Line {
         self.verdict = verdict;
         Line::Ended {
             test: self.id,
             verdict,
             llr: self.llr(),
             pairs: self.pairs.penta.pairs(),
-            at: at.to_string(),
+            at,
         }
     }
 
@@ -289,7 +297,7 @@ impl Tests {
         old: &str,
         bounds: Bounds,
         from_game: u64,
-        at: &str,
+        at: UtcTime,
     ) -> Vec<Line> {
         let mut lines = self.end_of(new, SprtVerdict::Replaced, at);
         let id = self.list.iter().map(|t| t.id + 1).max().unwrap_or(0);
@@ -300,14 +308,14 @@ impl Tests {
             old: old.to_string(),
             bounds,
             from_game,
-            at: at.to_string(),
+            at,
         });
         lines
     }
 
     /// Ends the running tests whose candidate is `bot` (and, if it is removed, those of which it
     /// is the reference): their lines.
-    pub fn end_of(&mut self, bot: &str, why: SprtVerdict, at: &str) -> Vec<Line> {
+    pub fn end_of(&mut self, bot: &str, why: SprtVerdict, at: UtcTime) -> Vec<Line> {
         self.list
             .iter_mut()
             .filter(|t| {
@@ -318,11 +326,18 @@ impl Tests {
     }
 
     /// Counts a recorded game in every test it belongs to: the lines of the tests it ended
-    /// (their `at` to be set by the caller).
-    pub fn add(&mut self, game_id: u64, bots: &[String], ranks: &[u8], pair_id: u64) -> Vec<Line> {
+    /// (at `at`).
+    pub fn add(
+        &mut self,
+        game_id: u64,
+        bots: &[String],
+        ranks: &[u8],
+        pair_id: u64,
+        at: UtcTime,
+    ) -> Vec<Line> {
         self.list
             .iter_mut()
-            .filter_map(|t| t.add(game_id, bots, ranks, pair_id))
+            .filter_map(|t| t.add(game_id, bots, ranks, pair_id, at))
             .collect()
     }
 
@@ -340,22 +355,13 @@ impl Tests {
     }
 }
 
-/// Sets `at` on lines made without it.
-pub fn stamped(mut lines: Vec<Line>, now: &str) -> Vec<Line> {
-    for l in &mut lines {
-        match l {
-            Line::Started { at, .. } | Line::Ended { at, .. } if at.is_empty() => {
-                *at = now.to_string()
-            }
-            _ => {}
-        }
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at() -> UtcTime {
+        "2026-01-02 03:04 UTC".parse().unwrap()
+    }
 
     fn play(t: &mut Tests, game: &mut u64, new_wins: bool, pair: u64) -> Vec<Line> {
         let (new, old) = ("new".to_string(), "old".to_string());
@@ -364,12 +370,14 @@ mod tests {
             &[new.clone(), old.clone()],
             if new_wins { &[0, 1] } else { &[1, 0] },
             pair,
+            at(),
         );
         lines.extend(t.add(
             *game + 1,
             &[old, new],
             if new_wins { &[1, 0] } else { &[0, 1] },
             pair,
+            at(),
         ));
         *game += 2;
         lines
@@ -378,11 +386,11 @@ mod tests {
     #[test]
     fn a_clear_gain_is_accepted_its_end_is_kept_and_read_back_it_is_not_decided_again() {
         let mut t = Tests::default();
-        let mut log = t.start("new", "old", Bounds::default(), 2, "t0");
+        let mut log = t.start("new", "old", Bounds::default(), 2, at());
         let mut game = 0;
         // Games before the test started are not counted; others' games neither.
         play(&mut t, &mut game, true, 0);
-        t.add(game, &["new".into(), "x".into()], &[0, 1], 1);
+        t.add(game, &["new".into(), "x".into()], &[0, 1], 1, at());
         assert_eq!(t.shown()[0].pairs, 0);
         let mut pair = 1;
         while t.list[0].running() && pair < 10_000 {
@@ -425,8 +433,8 @@ mod tests {
             max_pairs: 3,
             ..Bounds::default()
         };
-        t.start("new", "old", small, 0, "t");
-        t.start("other", "old", Bounds::default(), 0, "t");
+        t.start("new", "old", small, 0, at());
+        t.start("other", "old", Bounds::default(), 0, at());
         assert_eq!(
             t.running().len(),
             2,
@@ -449,7 +457,7 @@ mod tests {
             ),
             "{ended:?}"
         );
-        let lines = t.start("other", "old", Bounds::default(), game, "t");
+        let lines = t.start("other", "old", Bounds::default(), game, at());
         assert!(matches!(
             lines[0],
             Line::Ended {
@@ -460,7 +468,7 @@ mod tests {
         ));
         assert_eq!(t.running(), [("other".to_string(), "old".to_string())]);
         assert_eq!(t.list.len(), 3);
-        let lines = t.end_of("old", SprtVerdict::Removed, "t");
+        let lines = t.end_of("old", SprtVerdict::Removed, at());
         assert_eq!(lines.len(), 1);
         assert!(t.running().is_empty());
     }

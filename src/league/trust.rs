@@ -15,6 +15,7 @@
 //! without its games ([`standings_without`]); the records keep them.
 
 use crate::referee::{GameResult, Reason};
+use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -47,8 +48,8 @@ pub struct Voided {
     pub waited_total_us: u64,
     pub waited_max_us: u64,
     pub total_us: u64,
-    /// When it was voided (UTC).
-    pub at: String,
+    /// When it was voided.
+    pub at: UtcTime,
 }
 
 /// The starved seat whose time forfeit spoiled `result`, if any: a [`Reason::Timeout`]
@@ -84,7 +85,7 @@ pub fn evidence(
         waited_total_us: stats.waited_total_us,
         waited_max_us: stats.waited_max_us,
         total_us: stats.total_us,
-        at: super::folder::now_text(),
+        at: UtcTime::now(),
     }
 }
 
@@ -183,7 +184,7 @@ pub struct Quarantined {
     pub why: String,
     /// Its games, out of the ratings.
     pub games: Vec<u64>,
-    pub at: String,
+    pub at: UtcTime,
 }
 
 /// Appends `q` to the quarantine log in `dir`.

@@ -124,7 +124,7 @@ pub(super) fn check_residuals(r: &Remote) {
                  machine and its arbiter, then give it a new token"
             ),
             games,
-            at: crate::league::folder::now_text(),
+            at: crate::utc::UtcTime::now(),
         };
         {
             // Results of several workers are checked at once: one check quarantines it.

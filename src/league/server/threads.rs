@@ -75,7 +75,7 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
         for fit in std::iter::once(first).chain(rx.try_iter()) {
             match fit {
                 Fit::Game(g, game_id) => {
-                    ended.extend(sprt.add(game_id, &g.bots, &g.ranks, g.pair_id));
+                    ended.extend(sprt.add(game_id, &g.bots, &g.ranks, g.pair_id, UtcTime::now()));
                     counted.add(&g);
                 }
                 Fit::Again => {}

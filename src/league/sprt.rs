@@ -59,6 +59,25 @@ pub enum SprtVerdict {
     Replaced,
 }
 
+impl SprtVerdict {
+    /// The verdict as the page and `/api/standings` show it (`H1`, where `sprt.jsonl` writes
+    /// `h1`).
+    pub fn shown(self) -> &'static str {
+        match self {
+            SprtVerdict::H1 => "H1",
+            SprtVerdict::H0 => "H0",
+            SprtVerdict::Running => "running",
+            SprtVerdict::MaxPairs => "max-pairs",
+            SprtVerdict::Removed => "removed",
+            SprtVerdict::Replaced => "replaced",
+        }
+    }
+
+    fn serialize_shown<S: serde::Serializer>(v: &SprtVerdict, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v.shown())
+    }
+}
+
 /// A line of `sprt.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
@@ -113,8 +132,9 @@ pub struct SprtView {
     pub upper: f64,
     /// Complete pairs counted.
     pub pairs: u64,
-    /// `running`, `H1`, `H0`, `max-pairs`, `removed` or `replaced`.
-    pub verdict: String,
+    /// Shown as `running`, `H1`, `H0`, `max-pairs`, `removed` or `replaced`.
+    #[serde(serialize_with = "SprtVerdict::serialize_shown")]
+    pub verdict: SprtVerdict,
     /// The LLR after each pair (`[pairs, llr]`, thinned).
     pub course: Vec<(u64, f64)>,
 }
@@ -240,14 +260,7 @@ impl Test {
             lower,
             upper,
             pairs: self.pairs.penta.pairs(),
-            verdict: match self.verdict {
-                SprtVerdict::H1 => "H1".into(),
-                SprtVerdict::H0 => "H0".into(),
-                SprtVerdict::Running => "running".into(),
-                SprtVerdict::MaxPairs => "max-pairs".into(),
-                SprtVerdict::Removed => "removed".into(),
-                SprtVerdict::Replaced => "replaced".into(),
-            },
+            verdict: self.verdict,
             course: self.course.clone(),
         }
     }
@@ -399,7 +412,7 @@ mod tests {
             pair += 1;
         }
         let shown = t.shown()[0].clone();
-        assert_eq!(shown.verdict, "H1", "{shown:?}");
+        assert_eq!(shown.verdict, SprtVerdict::H1, "{shown:?}");
         assert!(shown.llr >= shown.upper && !shown.course.is_empty());
         // Decided, it stands: later pairs (here all lost) are not counted.
         for p in pair..pair + 200 {
@@ -422,7 +435,7 @@ mod tests {
             play(&mut again, &mut game, p < pair && p % 4 != 0, p);
         }
         let back = again.shown()[0].clone();
-        assert_eq!((back.verdict.as_str(), back.pairs), ("H1", shown.pairs));
+        assert_eq!((back.verdict, back.pairs), (SprtVerdict::H1, shown.pairs));
         assert!(again.running().is_empty());
     }
 
@@ -471,5 +484,39 @@ mod tests {
         let lines = t.end_of("old", SprtVerdict::Removed, at());
         assert_eq!(lines.len(), 1);
         assert!(t.running().is_empty());
+    }
+
+    /// The page and the API show a verdict as they did when it was a text (`H1`), and
+    /// `sprt.jsonl` keeps writing and reading its own (`h1`), with its time.
+    #[test]
+    fn a_verdict_is_shown_as_before_and_an_old_log_line_still_reads() {
+        let mut t = Tests::default();
+        t.start("new", "old", Bounds::default(), 0, at());
+        let shown = |v: SprtVerdict| {
+            let mut view = t.shown()[0].clone();
+            view.verdict = v;
+            serde_json::to_value(view).unwrap()["verdict"].clone()
+        };
+        for (v, text) in [
+            (SprtVerdict::Running, "running"),
+            (SprtVerdict::H1, "H1"),
+            (SprtVerdict::H0, "H0"),
+            (SprtVerdict::MaxPairs, "max-pairs"),
+            (SprtVerdict::Removed, "removed"),
+            (SprtVerdict::Replaced, "replaced"),
+        ] {
+            assert_eq!(shown(v), text);
+            assert_eq!(v.shown(), text);
+        }
+        let old = r#"{"event":"ended","test":0,"verdict":"h1","llr":3.1,"pairs":120,"at":"2025-06-30 23:59 UTC"}"#;
+        let line: Line = serde_json::from_str(old).unwrap();
+        let Line::Ended { verdict, at, .. } = &line else {
+            panic!("{line:?}")
+        };
+        assert_eq!(
+            (*verdict, at.to_string().as_str()),
+            (SprtVerdict::H1, "2025-06-30 23:59 UTC")
+        );
+        assert_eq!(serde_json::to_string(&line).unwrap(), old);
     }
 }

@@ -90,7 +90,7 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
             .sprts
             .iter()
             .rev()
-            .find(|t| t.verdict == "running")
+            .find(|t| t.verdict == crate::league::sprt::SprtVerdict::Running)
             .or(table.sprts.last())
             .cloned();
         let running = sprt.running();

@@ -162,13 +162,17 @@ impl std::fmt::Display for Unplayed {
 }
 
 /// How a game handed to a worker ended: played (whatever the bots did), or not started.
-pub type Ended = Result<Finished, Unplayed>;
+pub type FinishedOrNot = Result<Finished, Unplayed>;
 
 impl Runner<'_> {
     /// Plays `games`; `on_finished` runs in the calling thread for each game that ended (or
     /// could not start), in the order they end. Returning `Break` stops handing out new games;
     /// games already under way still finish and are reported.
-    pub fn run(&self, games: &[GameSpec], mut on_finished: impl FnMut(Ended) -> ControlFlow<()>) {
+    pub fn run(
+        &self,
+        games: &[GameSpec],
+        mut on_finished: impl FnMut(FinishedOrNot) -> ControlFlow<()>,
+    ) {
         self.run_queued(games, |queue, stop| {
             for finished in queue {
                 if on_finished(finished).is_break() {
@@ -198,13 +202,13 @@ impl Runner<'_> {
     pub fn run_queued(
         &self,
         games: &[GameSpec],
-        consume: impl FnOnce(mpsc::Receiver<Ended>, &AtomicBool),
+        consume: impl FnOnce(mpsc::Receiver<FinishedOrNot>, &AtomicBool),
     ) {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         // An unbounded queue: a worker never waits for the consumer (a rendezvous channel made
         // every game wait while the consumer recorded, or paused over a crash).
-        let (tx, rx) = mpsc::channel::<Ended>();
+        let (tx, rx) = mpsc::channel::<FinishedOrNot>();
         let workers = self.workers(games.len());
         let allowed = allowed_cpus();
         let cpus = if self.pin_cpus {
@@ -257,7 +261,7 @@ impl Runner<'_> {
         games: &[GameSpec],
         next: &AtomicUsize,
         stop: &AtomicBool,
-        tx: &mpsc::Sender<Ended>,
+        tx: &mpsc::Sender<FinishedOrNot>,
         (worker, cpu, spare): (usize, Option<usize>, &[usize]),
     ) {
         let take = || {

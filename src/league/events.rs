@@ -4,7 +4,7 @@
 //! server-sent events, each with its name ([`LeagueEvent::name`]) and its JSON
 //! ([`LeagueEvent::data`]), which the page's script reads.
 
-use super::lines::GameLine;
+use super::lines::LiveGame;
 use super::scheduler::CancelWhy;
 use super::trust::{Quarantined, Voided};
 use serde::Serialize;
@@ -13,9 +13,9 @@ use serde::Serialize;
 #[derive(Clone, Debug)]
 pub enum LeagueEvent {
     /// A game was leased: its line, with who plays it.
-    Started(GameLine),
+    Started(LiveGame),
     /// A game was recorded: its line, with its ranks and reason.
-    Recorded(GameLine),
+    Recorded(LiveGame),
     /// A scheduled game will not be played.
     Cancelled(CancelledLine),
     /// A leased game went back to the queue (its worker could not start it, or gave it back).
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn each_event_keeps_the_name_and_fields_the_page_reads() {
-        let line = GameLine {
+        let line = LiveGame {
             game_id: 4,
             bots: vec!["a".into(), "b".into()],
             ranks: Some(vec![0, 1]),

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 /// A game as the page lists it.
 #[derive(Clone, Debug, Serialize)]
-pub struct GameLine {
+pub struct LiveGame {
     pub game_id: u64,
     pub bots: Vec<String>,
     /// Ranks by seat once finished.
@@ -36,7 +36,7 @@ pub struct ForfeitLine {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct BotNotes {
     /// Its latest recorded games, newest first.
-    pub games: VecDeque<GameLine>,
+    pub games: VecDeque<LiveGame>,
     pub forfeits: VecDeque<ForfeitLine>,
     /// Its stderr in its latest game (the tail the record keeps).
     pub stderr: String,

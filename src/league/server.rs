@@ -13,7 +13,7 @@
 use super::error::LeagueError;
 use super::events::{CancelledLine, LeagueEvent};
 use super::folder::{self, BotEntry, FolderError, ScheduleLog};
-use super::lines::{BotNotes, GameLine};
+use super::lines::{BotNotes, LiveGame};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, PlaySetup};
 use super::ratings::{self, Counted};
@@ -46,8 +46,8 @@ const BOT_GAMES: usize = 20;
 /// Everything the page and the API read.
 #[derive(Default)]
 pub struct Live {
-    pub running: BTreeMap<u64, GameLine>,
-    pub recent: VecDeque<GameLine>,
+    pub running: BTreeMap<u64, LiveGame>,
+    pub recent: VecDeque<LiveGame>,
     pub notes: HashMap<String, BotNotes>,
     /// Bots being built or checked.
     pub building: Vec<String>,
@@ -129,7 +129,7 @@ impl Shared {
     /// Marks `game` as being played by `worker` (a local worker's name or a remote session):
     /// listed as running and told to the page.
     pub fn started(&self, game: &LeagueGame, worker: &str) {
-        let line = GameLine {
+        let line = LiveGame {
             game_id: game.game_id,
             bots: game.bots.clone(),
             ranks: None,

@@ -6,7 +6,7 @@
 //! is played again.
 
 use super::complete_length;
-use super::read::Columns;
+use super::read::CsvColumns;
 use crate::utc::UtcTime;
 use serde::Serialize;
 use std::fs::File;
@@ -46,7 +46,7 @@ pub fn set_aside(path: &Path, log: &Path, at: UtcTime) -> io::Result<Vec<SetAsid
     let Ok(headers) = reader.headers().cloned() else {
         return Ok(Vec::new());
     };
-    let Ok(cols) = Columns::find(&headers, path) else {
+    let Ok(cols) = CsvColumns::find(&headers, path) else {
         return Ok(Vec::new());
     };
     let id_col = headers.iter().position(|h| h == "game_id");

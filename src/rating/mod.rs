@@ -43,7 +43,7 @@ pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
 pub use note::Note;
 pub use pairs::PairCounter;
 pub use plackett_luce::{PlackettLuceError, RankedGame};
-pub use record::{FieldRecord, RecordError};
+pub use record::{CountError, FieldRecord};
 pub use sprt::{
     bounds, decide, llr_pentanomial, llr_wdl, Decision, SprtError, SprtModel, SprtParams,
 };

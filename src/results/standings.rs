@@ -16,7 +16,7 @@ pub enum StandingsError {
     #[error("a game where '{0}' sits twice cannot be rated")]
     SeatsTwice(String),
     #[error(transparent)]
-    Record(#[from] rating::RecordError),
+    Record(#[from] rating::CountError),
     #[error("{} names '{bot}', which played no game here; bots: {}", Opt::Anchor, names.join(", "))]
     Anchor { bot: String, names: Vec<String> },
 }
@@ -100,7 +100,7 @@ impl Builder {
         self.record
             .add(&ids, &row.ranks, row.pair_id)
             .map_err(|e| match e {
-                rating::RecordError::SeatsTwice(b) => {
+                rating::CountError::SeatsTwice(b) => {
                     StandingsError::SeatsTwice(self.names[b].clone())
                 }
                 other => other.into(),

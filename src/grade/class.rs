@@ -2,7 +2,7 @@
 //! submission, remembered between runs in submissions.csv so that a re-run knows who changed.
 
 use super::marks::Student;
-use crate::bot::build_box::Stage;
+use crate::bot::build_box::BuildStage;
 use crate::bot::source::{
     check_tree, copy_submission, hash_hex, snapshot_folder, Language, SourceError,
 };
@@ -212,7 +212,7 @@ pub fn resolve_student(class: &Path, e: &ClassEntry) -> Result<BotSpec, SpecErro
         spec.name = e.student.clone();
         return Ok(spec);
     }
-    let copy = Stage::new().map_err(|err| {
+    let copy = BuildStage::new().map_err(|err| {
         refused(format!(
             "cannot make a private folder to read the submission into: {err}"
         ))

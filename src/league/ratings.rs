@@ -83,9 +83,9 @@ pub struct Table {
     pub model: String,
     /// A candidate's SPRT inside the league, if one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<super::sprt::SprtView>,
+    pub sprt: Option<super::sprt::LeagueSprtView>,
     /// Every SPRT run inside the league (running, decided, ended), in the order they started.
-    pub sprts: Vec<super::sprt::SprtView>,
+    pub sprts: Vec<super::sprt::LeagueSprtView>,
 }
 
 /// Score against one opponent, from a bot's side.

@@ -120,7 +120,7 @@ pub struct Test {
 
 /// What the page and `/api/standings` show of a test.
 #[derive(Clone, Debug, Serialize)]
-pub struct SprtView {
+pub struct LeagueSprtView {
     pub test: u64,
     pub new: String,
     pub old: String,
@@ -247,9 +247,9 @@ impl Test {
         rating::llr_pentanomial(&self.pairs.penta, &self.params)
     }
 
-    pub fn shown(&self) -> SprtView {
+    pub fn shown(&self) -> LeagueSprtView {
         let (lower, upper) = self.params.bounds();
-        SprtView {
+        LeagueSprtView {
             test: self.id,
             new: self.new.clone(),
             old: self.old.clone(),
@@ -363,7 +363,7 @@ impl Tests {
             .collect()
     }
 
-    pub fn shown(&self) -> Vec<SprtView> {
+    pub fn shown(&self) -> Vec<LeagueSprtView> {
         self.list.iter().map(Test::shown).collect()
     }
 }

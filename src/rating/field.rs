@@ -29,7 +29,7 @@
 use crate::rating::cross_table::CrossTable;
 use crate::rating::elo::{fmt_elo, normal_cdf, Z95};
 use crate::rating::note::Note;
-use crate::rating::prior::Plan;
+use crate::rating::prior::FitPlan;
 use crate::rating::solver::{
     approx_covariance, approx_variances, dense_covariance, mixing, Laplacian, Solution,
 };
@@ -175,7 +175,7 @@ impl FieldFit {
 pub(crate) fn finish(
     table: &CrossTable,
     options: &FitOptions,
-    plan: Plan,
+    plan: FitPlan,
     solution: Solution,
     fisher: &Laplacian,
     model: &str,

@@ -9,7 +9,7 @@ use crate::rating::note::Note;
 
 /// Who is fitted and whether the prior applies: the part of a fit decided before the
 /// likelihood is built.
-pub(crate) struct Plan {
+pub(crate) struct FitPlan {
     /// Fitted bots, ascending (field indices).
     pub(crate) main: Vec<usize>,
     /// Field index -> index in `main` (`usize::MAX` outside it).
@@ -71,7 +71,7 @@ fn strongly_connected(table: &CrossTable, plan_local: &[usize], m: usize) -> boo
 }
 
 /// Chooses the fitted group and decides on the prior.
-pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
+pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> FitPlan {
     let n = table.len();
     let mut parent: Vec<usize> = (0..n).collect();
     for (a, b, _) in table.pairs() {
@@ -140,7 +140,7 @@ pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
             "none: plain maximum-likelihood fit (with perfect scores, each bot would get {spread})"
         ))
     };
-    Plan {
+    FitPlan {
         main,
         local,
         prior,
@@ -169,7 +169,7 @@ pub(crate) struct PairTerm {
 
 /// The pairwise terms of the fitted group: the real results when `results` is set, plus the
 /// virtual draws of the plan's prior.
-pub(crate) fn pair_terms(table: &CrossTable, plan: &Plan, results: bool) -> Vec<PairTerm> {
+pub(crate) fn pair_terms(table: &CrossTable, plan: &FitPlan, results: bool) -> Vec<PairTerm> {
     let mut terms = Vec::new();
     for (a, b, w) in table.pairs() {
         let (i, j) = (plan.local[a], plan.local[b]);

@@ -131,7 +131,7 @@ impl Drop for OnCpus {
 
 /// The bots of a game started ahead of it by a worker's bot starter (`None` where they could
 /// not be held, or the starter failed: the worker starts them itself).
-type Held = Option<Result<Vec<BotProcess>, RefereeError>>;
+type HeldBots = Option<Result<Vec<BotProcess>, RefereeError>>;
 
 /// A finished game with the spec it was played for.
 pub struct Finished {
@@ -289,7 +289,7 @@ impl Runner<'_> {
         }
         std::thread::scope(|scope| {
             let (ask, asked) = mpsc::channel::<(&GameSpec, Vec<crate::bot::cgroup::Cgroup>)>();
-            let (give, given) = mpsc::channel::<Held>();
+            let (give, given) = mpsc::channel::<HeldBots>();
             std::thread::Builder::new()
                 .name(format!("{STARTER_THREAD}{worker}"))
                 .spawn_scoped(scope, move || {
@@ -354,7 +354,7 @@ impl Runner<'_> {
     }
 
     /// [`Runner::play_one`], with its bots started ahead by a bot starter where they were.
-    fn play_one_with(&self, spec: &GameSpec, held: Held) -> Result<GameResult, Unplayed> {
+    fn play_one_with(&self, spec: &GameSpec, held: HeldBots) -> Result<GameResult, Unplayed> {
         let book = self.book.map(|b| (b, spec.pair_id));
         self.play_from(spec, held, || {
             opening_from(self.game, spec.seed, self.opening_plies, book)
@@ -365,7 +365,7 @@ impl Runner<'_> {
     fn play_from<E: std::error::Error + Send + Sync + 'static>(
         &self,
         spec: &GameSpec,
-        held: Held,
+        held: HeldBots,
         start: impl Fn() -> Result<(Box<dyn crate::game::Game>, Vec<String>), E>,
     ) -> Result<GameResult, Unplayed> {
         let bots = self.bots_of(spec);

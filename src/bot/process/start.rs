@@ -133,7 +133,7 @@ impl BotProcess {
             .iter()
             .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))
             .collect();
-        let request = crate::bot::spawn::Request {
+        let request = crate::bot::spawn::SpawnRequest {
             program: &program,
             args: &args,
             dir: &spec.dir,

@@ -202,14 +202,14 @@ mod tests {
     #[test]
     fn an_old_logs_time_reads_and_is_written_again_the_same() {
         #[derive(serde::Serialize, serde::Deserialize)]
-        struct Line {
+        struct LogLine {
             game_id: u64,
             at: UtcTime,
         }
         let old = r#"{"game_id":7,"at":"2026-03-05 09:41 UTC"}"#;
-        let line: Line = serde_json::from_str(old).unwrap();
+        let line: LogLine = serde_json::from_str(old).unwrap();
         assert_eq!(line.at.to_string(), "2026-03-05 09:41 UTC");
         assert_eq!(serde_json::to_string(&line).unwrap(), old);
-        assert!(serde_json::from_str::<Line>(r#"{"game_id":7,"at":"yesterday"}"#).is_err());
+        assert!(serde_json::from_str::<LogLine>(r#"{"game_id":7,"at":"yesterday"}"#).is_err());
     }
 }

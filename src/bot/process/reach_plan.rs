@@ -20,7 +20,7 @@ const MAX_PLANS: usize = 512;
 
 /// What a plan was made for.
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
+struct PlanKey {
     program: PathBuf,
     args: Vec<String>,
     dir: PathBuf,
@@ -47,7 +47,7 @@ fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// The plans made, by bot, with the stamps of its program and folder when each was made.
-type Plans = HashMap<Key, ((Stamp, Stamp), Arc<ReachPlan>)>;
+type Plans = HashMap<PlanKey, ((Stamp, Stamp), Arc<ReachPlan>)>;
 
 static PLANS: Mutex<Option<Plans>> = Mutex::new(None);
 
@@ -63,7 +63,7 @@ pub(super) fn plan_for(
 ) -> Result<Arc<ReachPlan>, String> {
     let resolved =
         crate::bot::spawn::resolve(&spec.program, path).unwrap_or_else(|_| spec.program.clone());
-    let key = Key {
+    let key = PlanKey {
         program: spec.program.clone(),
         args: spec.args.clone(),
         dir: spec.dir.clone(),

@@ -22,6 +22,7 @@ pub mod report;
 pub mod results;
 pub mod rng;
 pub mod tournament;
+pub mod utc;
 
 #[cfg(test)]
 mod layers;

@@ -350,7 +350,7 @@ pub fn fabricated(session: &str, game: &LeagueGame, n: u64) -> ResultRequest {
 
 /// What the simulated workers of one run count.
 #[derive(Default)]
-struct Tally {
+struct LoadTally {
     leases: AtomicU64,
     results: AtomicU64,
     /// Requests whose connection was refused or cut (tried again).
@@ -366,7 +366,7 @@ fn micros(t: Instant) -> u32 {
 
 /// Makes one call; a connection refused or cut is counted and tried again after a second, as
 /// a worker does (its first back-off).
-fn post<T>(t: &Tally, ask: impl Fn() -> Result<T, ClientError>) -> Result<T, ClientError> {
+fn post<T>(t: &LoadTally, ask: impl Fn() -> Result<T, ClientError>) -> Result<T, ClientError> {
     loop {
         match ask() {
             Err(e) if e.transient() => {
@@ -379,7 +379,7 @@ fn post<T>(t: &Tally, ask: impl Fn() -> Result<T, ClientError>) -> Result<T, Cli
 }
 
 /// One simulated worker: registers, then leases and returns games until `stop`.
-fn simulated(client: &Client, t: &Tally, stop: &AtomicBool) -> Result<(), ClientError> {
+fn simulated(client: &Client, t: &LoadTally, stop: &AtomicBool) -> Result<(), ClientError> {
     let info = Register {
         version: VERSION.into(),
         host: "load-test".into(),
@@ -424,8 +424,8 @@ fn run_workers(
     server: &Server,
     tokens: &[String],
     workers: usize,
-    mut done: impl FnMut(&Tally, Duration) -> bool,
-) -> Result<(Arc<Tally>, Duration), LoadError> {
+    mut done: impl FnMut(&LoadTally, Duration) -> bool,
+) -> Result<(Arc<LoadTally>, Duration), LoadError> {
     let clients = tokens
         .iter()
         .map(|token| {
@@ -434,7 +434,7 @@ fn run_workers(
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(LoadError::Worker)?;
-    let tally = Arc::new(Tally::default());
+    let tally = Arc::new(LoadTally::default());
     let stop = Arc::new(AtomicBool::new(false));
     let began = Instant::now();
     let threads: Vec<_> = (0..workers)

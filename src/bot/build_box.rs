@@ -16,7 +16,7 @@
 //! class folder, not the results.
 //!
 //! The build cache lives under a home folder the unprivileged uid cannot traverse (`/root` is
-//! mode 0700), so a build is made in a [`Stage`]: a folder in the system's temporary folder
+//! mode 0700), so a build is made in a [`BuildStage`]: a folder in the system's temporary folder
 //! (behind a parent only arbiter's user may list), given to the build's uid and mounted in the
 //! box at `/build`. After the build arbiter gives it back to its own user (so the build's uid
 //! cannot change it later), makes it readable by everyone (so the bot can run from it) and moves
@@ -134,7 +134,7 @@ mod stage;
 pub use caps::{
     configure, configured, folder_bytes, Cap, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, DEFAULT_TMP_MB,
 };
-pub use stage::{finish, write_own_file, Stage};
+pub use stage::{finish, write_own_file, BuildStage};
 
 /// Runs `step` (program and arguments; a program without a `/` is looked up on
 /// [`SYSTEM_PATH`] inside the box) in the build folder `dir`, in the box, within `limits`.

@@ -39,7 +39,7 @@ pub enum Op {
 
 /// The steps.
 #[derive(Debug, Default)]
-pub struct Plan {
+pub struct ReachPlan {
     pub ops: Vec<Op>,
     /// The folders covered, for messages.
     pub covered: Vec<PathBuf>,
@@ -110,14 +110,14 @@ pub fn scratch_folders() -> Vec<PathBuf> {
 /// Plans what makes every one of `paths` (absolute, existing) reachable and readable for an
 /// unprivileged user, with a scratch folder over each of `scratch` (see [`Op::Scratch`]), into
 /// which those of `paths` below it are bound. Paths that need nothing get nothing.
-pub fn plan(paths: &[PathBuf], scratch: &[PathBuf]) -> Result<Plan, ReachError> {
+pub fn plan(paths: &[PathBuf], scratch: &[PathBuf]) -> Result<ReachPlan, ReachError> {
     let mut paths: Vec<PathBuf> = paths
         .iter()
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     paths.sort();
     paths.dedup();
-    let mut plan = Plan::default();
+    let mut plan = ReachPlan::default();
     for folder in scratch {
         plan.ops.push(Op::Scratch(cstring(folder)));
         plan.covered.push(folder.clone());
@@ -199,7 +199,7 @@ pub fn plan(paths: &[PathBuf], scratch: &[PathBuf]) -> Result<Plan, ReachError> 
 }
 
 /// Whether `path` is inside a path the plan binds whole (so it comes along).
-fn bound_whole(plan: &Plan, path: &Path) -> bool {
+fn bound_whole(plan: &ReachPlan, path: &Path) -> bool {
     plan.ops.iter().any(|op| match op {
         Op::Bind { to, .. } => {
             let to = Path::new(std::ffi::OsStr::from_bytes(to.as_bytes()));
@@ -225,7 +225,7 @@ fn first_blocked_below(top: &Path, path: &Path) -> Option<PathBuf> {
 }
 
 /// Binds `path` at its own place (a folder or a file is made there first).
-fn bind(plan: &mut Plan, path: &Path) -> Result<(), ReachError> {
+fn bind(plan: &mut ReachPlan, path: &Path) -> Result<(), ReachError> {
     let target = cstring(path);
     plan.ops.push(if path.is_dir() {
         Op::Dir(target.clone())
@@ -290,7 +290,7 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
-    fn names(plan: &Plan) -> Vec<String> {
+    fn names(plan: &ReachPlan) -> Vec<String> {
         plan.ops
             .iter()
             .map(|op| match op {

@@ -49,7 +49,7 @@ const SYSTEM: [&str; 9] = [
 
 /// A bot's command under bwrap (the spawner installs the seccomp filter on bwrap itself, which
 /// passes it on to the bot).
-pub struct Command {
+pub struct SandboxedCommand {
     pub program: PathBuf,
     pub args: Vec<String>,
 }
@@ -190,7 +190,7 @@ pub fn command(
     bot: &BotSpec,
     others: &[&BotSpec],
     tmp_bytes: Option<u64>,
-) -> Command {
+) -> SandboxedCommand {
     let mut args = strings(&[
         "--die-with-parent",
         "--unshare-user",
@@ -252,7 +252,7 @@ pub fn command(
     args.extend(["--chdir".to_string(), dir, "--".to_string()]);
     args.push(bot.program.display().to_string());
     args.extend(bot.args.iter().cloned());
-    Command {
+    SandboxedCommand {
         program: bwrap.to_path_buf(),
         args,
     }

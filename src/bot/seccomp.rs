@@ -121,7 +121,7 @@ enum To {
 }
 
 /// One instruction before its jumps are resolved.
-struct Step {
+struct BpfStep {
     code: u16,
     jt: To,
     jf: To,
@@ -130,8 +130,8 @@ struct Step {
     label: Option<To>,
 }
 
-fn step(code: u16, jt: To, jf: To, k: u32) -> Step {
-    Step {
+fn step(code: u16, jt: To, jf: To, k: u32) -> BpfStep {
+    BpfStep {
         code,
         jt,
         jf,
@@ -140,8 +140,8 @@ fn step(code: u16, jt: To, jf: To, k: u32) -> Step {
     }
 }
 
-fn labelled(label: To, s: Step) -> Step {
-    Step {
+fn labelled(label: To, s: BpfStep) -> BpfStep {
+    BpfStep {
         label: Some(label),
         ..s
     }

@@ -22,7 +22,7 @@ pub use beneath::{copy_submission, open_beneath, BeneathError};
 
 pub use folder::{check_tree, snapshot_built, snapshot_folder};
 
-use super::build_box::{self, BoxError, Stage};
+use super::build_box::{self, BoxError, BuildStage};
 use super::spec::BotSpec;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -188,7 +188,7 @@ fn build(
         problem,
     };
     std::fs::create_dir_all(root).map_err(cache_err(root))?;
-    let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
+    let stage = BuildStage::new().map_err(cache_err(&std::env::temp_dir()))?;
     let write = |file: &str, data: &[u8]| {
         let path = stage.dir().join(file);
         std::fs::write(&path, data).map_err(cache_err(&path))

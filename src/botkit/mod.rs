@@ -68,7 +68,7 @@ pub enum BotError {
 }
 
 /// The format learned from the first turn.
-enum Format {
+enum InputFormat {
     /// The Impasse arena's lines; the colour came on the first turn.
     Arena { seat: usize },
     /// The standard shape, with the intro line read on the first turn.
@@ -79,7 +79,7 @@ enum Format {
 pub struct TurnReader<R> {
     input: R,
     line: String,
-    format: Option<Format>,
+    format: Option<InputFormat>,
     /// The bot's turns so far.
     own_turns: u32,
     /// Other seats' moves reported so far (the standard shape's history lines).
@@ -144,19 +144,19 @@ impl<R: BufRead> TurnReader<R> {
             None => match first_line.trim() {
                 colour @ ("w" | "b") => {
                     let seat = usize::from(colour == "b");
-                    self.format = Some(Format::Arena { seat });
+                    self.format = Some(InputFormat::Arena { seat });
                     let top = self.need("the board")?;
                     self.arena_turn(seat, top)?
                 }
                 intro_line => {
                     let intro = (self.parse_intro)(intro_line)?;
-                    self.format = Some(Format::Standard { intro });
+                    self.format = Some(InputFormat::Standard { intro });
                     let position = self.need("the position")?;
                     self.standard_turn(position)?
                 }
             },
-            Some(Format::Arena { seat }) => self.arena_turn(*seat, first_line)?,
-            Some(Format::Standard { .. }) => self.standard_turn(first_line)?,
+            Some(InputFormat::Arena { seat }) => self.arena_turn(*seat, first_line)?,
+            Some(InputFormat::Standard { .. }) => self.standard_turn(first_line)?,
         };
         self.own_turns += 1;
         Ok(Some(Turn { first, ..turn }))
@@ -197,7 +197,7 @@ impl<R: BufRead> TurnReader<R> {
 
     /// The rest of a standard turn after its position line.
     fn standard_turn(&mut self, position: String) -> Result<Turn, BotError> {
-        let Some(Format::Standard { intro }) = &mut self.format else {
+        let Some(InputFormat::Standard { intro }) = &mut self.format else {
             unreachable!("standard_turn is called for the standard format");
         };
         let (info, setup, seat) = (intro.info, intro.setup.clone(), intro.seat);

@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn the_default_results_folder_is_named_by_the_utc_date_and_time() {
-        let now = || arbiter::report::html::data::utc(std::time::SystemTime::now());
+        let now = || arbiter::utc::UtcTime::now().to_string();
         let before = now();
         let dir = super::default_out_dir("tournament");
         let after = now();

@@ -44,7 +44,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
 }
 
 /// One line of the table.
-struct Row {
+struct BenchRow {
     label: String,
     figure: String,
     /// The figure over the floor, where the comparison means something.
@@ -53,8 +53,8 @@ struct Row {
     verdict: Option<(String, bool)>,
 }
 
-fn row(label: impl Into<String>, figure: impl Into<String>) -> Row {
-    Row {
+fn row(label: impl Into<String>, figure: impl Into<String>) -> BenchRow {
+    BenchRow {
         label: label.into(),
         figure: figure.into(),
         ratio: None,
@@ -62,19 +62,19 @@ fn row(label: impl Into<String>, figure: impl Into<String>) -> Row {
     }
 }
 
-impl Row {
-    fn ratio(mut self, r: f64) -> Row {
+impl BenchRow {
+    fn ratio(mut self, r: f64) -> BenchRow {
         self.ratio = Some(r);
         self
     }
 
-    fn target(mut self, target: impl Into<String>, met: bool) -> Row {
+    fn target(mut self, target: impl Into<String>, met: bool) -> BenchRow {
         self.verdict = Some((target.into(), met));
         self
     }
 }
 
-fn rows(r: &BenchReport) -> Vec<Row> {
+fn rows(r: &BenchReport) -> Vec<BenchRow> {
     let n = r.cores;
     // Each wall time is set against the floor measured with the same placement: the default runs
     // (one CPU per game when pinned) against both processes on one CPU, the kernel-placed ones
@@ -291,7 +291,7 @@ fn rows(r: &BenchReport) -> Vec<Row> {
 
 fn table(out: &mut impl Write, r: &BenchReport) -> std::io::Result<()> {
     let rows = rows(r);
-    let width = |f: fn(&Row) -> usize| rows.iter().map(f).max().unwrap_or(0);
+    let width = |f: fn(&BenchRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
     let label_w = width(|row| row.label.chars().count());
     let figure_w = width(|row| row.figure.chars().count());
     let target_w = width(|row| row.verdict.as_ref().map_or(0, |(t, _)| t.chars().count()));

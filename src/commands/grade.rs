@@ -9,7 +9,7 @@ use anyhow::Result;
 use arbiter::engine::settings::GradeSettings as Settings;
 use arbiter::engine::start;
 use arbiter::engine::{self, BotCheck, Context, Event, Kind, RunError};
-use arbiter::grade::class::{self, Entry};
+use arbiter::grade::class::{self, ClassEntry};
 use arbiter::grade::marks::{self, Student};
 
 use arbiter::grade::rubric::Rubric;
@@ -114,7 +114,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         plan.built,
     );
     report::page::write(
-        &report::page::Context {
+        &report::page::PageContext {
             title: &format!("Grading of {class_name}"),
             summary: &summary,
             out,
@@ -169,7 +169,7 @@ fn baseline_check(
 /// with the others; the standings the marks come from are tallied as games are recorded.
 struct Grading<'a> {
     class: &'a Path,
-    entries: &'a [Entry],
+    entries: &'a [ClassEntry],
     rubric_file: Option<&'a Path>,
     students: Vec<Student>,
     baseline_names: Vec<String>,

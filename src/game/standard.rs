@@ -144,7 +144,7 @@ pub fn parse_intro(line: &str) -> Result<Intro, InputError> {
 }
 
 /// One turn's input, read back.
-pub struct Turn {
+pub struct TurnInput {
     /// The position, rebuilt from its text.
     pub game: Box<dyn Game>,
     /// The moves since the reader's previous turn, with the seat that played each.
@@ -169,7 +169,7 @@ pub fn parse_input<'a>(
     info: &'static GameInfo,
     setup: &Setup,
     lines: &mut impl Iterator<Item = &'a str>,
-) -> Result<Turn, InputError> {
+) -> Result<TurnInput, InputError> {
     let mut next = || lines.next().ok_or(InputError::Ended);
     let position = next()?;
     let game = info.position(setup, position)?;
@@ -220,7 +220,7 @@ pub fn parse_input<'a>(
     for _ in 0..n {
         moves.push(lines.next().ok_or(InputError::Ended)?.to_string());
     }
-    Ok(Turn { game, since, moves })
+    Ok(TurnInput { game, since, moves })
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! submission, remembered between runs in submissions.csv so that a re-run knows who changed.
 
 use super::marks::Student;
-use crate::bot::build_box::Stage;
+use crate::bot::build_box::BuildStage;
 use crate::bot::source::{
     check_tree, copy_submission, hash_hex, snapshot_folder, Language, SourceError,
 };
@@ -48,7 +48,7 @@ pub enum ClassError {
 /// The students of a class folder, and what was noticed while reading it (entries skipped,
 /// two submissions of one student), in the order noticed.
 pub struct Class {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<ClassEntry>,
     pub notes: Vec<String>,
 }
 
@@ -70,7 +70,7 @@ pub const HASHES: &str = "submissions.csv";
 const NOT_HASHED: &[&str] = &["target", "__pycache__", "node_modules"];
 
 /// One student of a class folder.
-pub struct Entry {
+pub struct ClassEntry {
     /// The file or folder name in the class folder.
     pub entry: String,
     pub student: String,
@@ -85,7 +85,7 @@ pub struct Entry {
 /// graded, the others are.
 pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
     use std::os::unix::fs::PermissionsExt;
-    let mut found: Vec<Entry> = Vec::new();
+    let mut found: Vec<ClassEntry> = Vec::new();
     let mut notes = Vec::new();
     let entries = std::fs::read_dir(dir).map_err(|source| ClassError::Folder {
         dir: dir.to_path_buf(),
@@ -124,7 +124,7 @@ pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
                 continue;
             }
         };
-        found.push(Entry {
+        found.push(ClassEntry {
             entry: entry_name,
             // A student's name reaches terminals, tables and pages: no control characters.
             student: crate::protocol::printable(&student).into_owned(),
@@ -135,7 +135,7 @@ pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
     found.sort_by(|a, b| {
         (a.entry.to_lowercase(), &a.entry).cmp(&(b.entry.to_lowercase(), &b.entry))
     });
-    let mut groups: Vec<(Entry, Vec<String>)> = Vec::new();
+    let mut groups: Vec<(ClassEntry, Vec<String>)> = Vec::new();
     for e in found {
         match groups
             .iter_mut()
@@ -172,7 +172,7 @@ pub fn list_students(dir: &Path) -> Result<Class, ClassError> {
 /// `baselines` as typed in `workdir`, as `(name, resolution)` pairs for the bot checks.
 pub fn resolve_all(
     class: &Path,
-    entries: &[Entry],
+    entries: &[ClassEntry],
     baselines: &[String],
     workdir: &Path,
 ) -> Vec<(String, Result<BotSpec, SpecError>)> {
@@ -191,7 +191,7 @@ pub fn resolve_all(
 /// bare executable (which runs as the bot's own user) is first read into a private copy as its
 /// author could read it (`beneath`: no symlink followed at open time, no file the student could
 /// not read, no hard link to a private file), and built from that copy alone.
-pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
+pub fn resolve_student(class: &Path, e: &ClassEntry) -> Result<BotSpec, SpecError> {
     let refused = |message: String| {
         SpecError::Source(SourceError::Refused {
             name: e.student.clone(),
@@ -212,7 +212,7 @@ pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
         spec.name = e.student.clone();
         return Ok(spec);
     }
-    let copy = Stage::new().map_err(|err| {
+    let copy = BuildStage::new().map_err(|err| {
         refused(format!(
             "cannot make a private folder to read the submission into: {err}"
         ))
@@ -232,7 +232,7 @@ pub fn resolve_student(class: &Path, e: &Entry) -> Result<BotSpec, SpecError> {
 
 /// The students of `entries` (of class folder `class`) with the hash of their submission (of
 /// the problem's text for a refused one), before any build.
-pub fn students(class: &Path, entries: &[Entry]) -> Result<Vec<Student>, ClassError> {
+pub fn students(class: &Path, entries: &[ClassEntry]) -> Result<Vec<Student>, ClassError> {
     entries
         .iter()
         .map(|e| {

@@ -146,12 +146,12 @@ pub fn segment(text: &str) -> String {
 }
 
 /// An answer read whole (any status).
-struct Answer {
+struct HttpAnswer {
     status: u16,
     body: Vec<u8>,
 }
 
-impl Answer {
+impl HttpAnswer {
     fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).trim().to_string()
     }
@@ -221,7 +221,7 @@ impl Client {
         wait: Duration,
         limit: u64,
         what: &'static str,
-    ) -> Result<Answer, ClientError> {
+    ) -> Result<HttpAnswer, ClientError> {
         let url = &self.url;
         let mut req = ureq::http::Request::builder()
             .method(method)
@@ -265,7 +265,7 @@ impl Client {
                 },
                 e => self.failed(e),
             })?;
-        Ok(Answer { status, body })
+        Ok(HttpAnswer { status, body })
     }
 
     /// What a failed exchange was.

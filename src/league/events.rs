@@ -4,7 +4,7 @@
 //! server-sent events, each with its name ([`LeagueEvent::name`]) and its JSON
 //! ([`LeagueEvent::data`]), which the page's script reads.
 
-use super::lines::GameLine;
+use super::lines::LiveGame;
 use super::scheduler::CancelWhy;
 use super::trust::{Quarantined, Voided};
 use crate::engine::{Consumer, Event};
@@ -15,9 +15,9 @@ use std::ops::ControlFlow;
 #[derive(Clone, Debug)]
 pub enum LeagueEvent {
     /// A game was leased: its line, with who plays it.
-    Started(GameLine),
+    Started(LiveGame),
     /// A game was recorded: its line, with its ranks and reason.
-    Recorded(GameLine),
+    Recorded(LiveGame),
     /// A scheduled game will not be played.
     Cancelled(CancelledLine),
     /// A leased game went back to the queue (its worker could not start it, or gave it back).
@@ -114,11 +114,11 @@ mod tests {
 
     #[test]
     fn each_event_keeps_the_name_and_fields_the_page_reads() {
-        let line = GameLine {
+        let line = LiveGame {
             game_id: 4,
             bots: vec!["a".into(), "b".into()],
             ranks: Some(vec![0, 1]),
-            reason: Some("win".into()),
+            reason: Some(crate::referee::Reason::Win),
             worker: None,
         };
         let e = LeagueEvent::Recorded(line);
@@ -126,6 +126,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&e.data()).unwrap();
         assert_eq!(v["game_id"], 4);
         assert_eq!(v["ranks"], serde_json::json!([0, 1]));
+        assert_eq!(v["reason"], "win");
         let c = LeagueEvent::Cancelled(CancelledLine {
             game_id: 9,
             bots: vec!["a".into(), "b".into()],

@@ -13,6 +13,7 @@
 
 use super::scheduler::LeagueGame;
 use super::settings::LeagueSettings;
+use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -199,8 +200,7 @@ pub struct CancelLine {
     /// The bot whose change cancelled it.
     pub bot: String,
     pub why: super::scheduler::CancelWhy,
-    /// When, in UTC.
-    pub at: String,
+    pub at: UtcTime,
 }
 
 /// The log of cancelled games, appended line by line.
@@ -218,7 +218,7 @@ impl CancelLog {
     pub fn append(
         &mut self,
         games: &[super::scheduler::Cancelled],
-        at: &str,
+        at: UtcTime,
     ) -> Result<(), FolderError> {
         let lines: Vec<CancelLine> = games
             .iter()
@@ -228,7 +228,7 @@ impl CancelLog {
                 bots: c.game.bots.clone(),
                 bot: c.bot.clone(),
                 why: c.why,
-                at: at.to_string(),
+                at,
             })
             .collect();
         self.0.append(&lines)
@@ -363,9 +363,4 @@ pub fn keep_private(dir: &Path) -> Result<bool, FolderError> {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o7770))
         .map_err(io(dir))?;
     Ok(true)
-}
-
-/// The time now in UTC, as the folder's logs stamp a line (`at`) and the page shows it.
-pub fn now_text() -> String {
-    crate::report::html::data::utc(std::time::SystemTime::now())
 }

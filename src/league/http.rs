@@ -10,7 +10,7 @@
 //! stop the server.
 
 use super::folder::BotEntry;
-use super::lines::GameLine;
+use super::lines::LiveGame;
 use super::listen::announced_length;
 use super::page;
 use super::server::Shared;
@@ -159,7 +159,7 @@ async fn games(
         Err(e) => return e.into_response(),
     };
     let live = s.live.locked();
-    let mine = |g: &&GameLine| only.as_ref().is_none_or(|b| g.bots.contains(b));
+    let mine = |g: &&LiveGame| only.as_ref().is_none_or(|b| g.bots.contains(b));
     let running: Vec<_> = live.running.values().filter(mine).cloned().collect();
     let recent: Vec<_> = match &only {
         None => live.recent.iter().cloned().collect(),

@@ -3,19 +3,21 @@
 //! its events carry them ([`super::events`]) and the page shows them ([`super::page`]). Data
 //! only: the server and the events both take them from here.
 
+use crate::referee::Reason;
 use serde::Serialize;
 use std::collections::VecDeque;
 
 /// A game as the page lists it.
 #[derive(Clone, Debug, Serialize)]
-pub struct GameLine {
+pub struct LiveGame {
     pub game_id: u64,
     pub bots: Vec<String>,
     /// Ranks by seat once finished.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranks: Option<Vec<u8>>,
+    /// Why it ended, once finished.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// Who plays it (a local worker's name).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worker: Option<String>,
@@ -25,7 +27,7 @@ pub struct GameLine {
 #[derive(Clone, Debug, Serialize)]
 pub struct ForfeitLine {
     pub game_id: u64,
-    pub reason: String,
+    pub reason: Reason,
     pub detail: String,
     pub turn: u32,
 }
@@ -34,7 +36,7 @@ pub struct ForfeitLine {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct BotNotes {
     /// Its latest recorded games, newest first.
-    pub games: VecDeque<GameLine>,
+    pub games: VecDeque<LiveGame>,
     pub forfeits: VecDeque<ForfeitLine>,
     /// Its stderr in its latest game (the tail the record keeps).
     pub stderr: String,

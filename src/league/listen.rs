@@ -133,11 +133,11 @@ impl Registry {
     }
 
     /// A request of connection `id` begins; it ends when the guard is dropped.
-    fn busy(self: &Arc<Registry>, id: u64) -> Busy {
+    fn busy(self: &Arc<Registry>, id: u64) -> InFlight {
         if let Some(o) = self.lock().1.get_mut(&id) {
             o.busy += 1;
         }
-        Busy {
+        InFlight {
             registry: self.clone(),
             id,
         }
@@ -145,12 +145,12 @@ impl Registry {
 }
 
 /// A request under way (see [`Registry::busy`]).
-struct Busy {
+struct InFlight {
     registry: Arc<Registry>,
     id: u64,
 }
 
-impl Drop for Busy {
+impl Drop for InFlight {
     fn drop(&mut self) {
         if let Some(o) = self.registry.lock().1.get_mut(&self.id) {
             o.busy = o.busy.saturating_sub(1);
@@ -409,10 +409,10 @@ impl http_body::Body for StallingBody {
     }
 }
 
-/// An answer's body that ends its request's [`Busy`] when it is sent (or dropped).
+/// An answer's body that ends its request's [`InFlight`] when it is sent (or dropped).
 struct Finishing {
     inner: Body,
-    _busy: Busy,
+    _busy: InFlight,
 }
 
 impl http_body::Body for Finishing {

@@ -31,11 +31,47 @@ pub struct BotLine {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    /// `playing`, `removed`, `broken`, `suspended`, `building`.
-    pub status: String,
+    /// Set by the server from its scheduler (the fit says `playing`).
+    pub status: BotStatus,
     /// Why it is not played, when it is not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+}
+
+/// Whether a bot is played, and if not why not, as `/api/standings` says it (`playing`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BotStatus {
+    Playing,
+    /// Its files are being built.
+    Building,
+    /// Its files are being checked (a worker of the server's machine plays it first).
+    Checking,
+    Removed,
+    /// It cannot be played (its problem says why).
+    Broken,
+    /// It forfeited too many games in a row.
+    Suspended,
+}
+
+impl BotStatus {
+    /// The status as `/api/standings` says it and the pages show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BotStatus::Playing => "playing",
+            BotStatus::Building => "building",
+            BotStatus::Checking => "checking",
+            BotStatus::Removed => "removed",
+            BotStatus::Broken => "broken",
+            BotStatus::Suspended => "suspended",
+        }
+    }
+}
+
+impl std::fmt::Display for BotStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What `/api/standings` serves.
@@ -47,9 +83,9 @@ pub struct Table {
     pub model: String,
     /// A candidate's SPRT inside the league, if one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<super::sprt::SprtView>,
+    pub sprt: Option<super::sprt::LeagueSprtView>,
     /// Every SPRT run inside the league (running, decided, ended), in the order they started.
-    pub sprts: Vec<super::sprt::SprtView>,
+    pub sprts: Vec<super::sprt::LeagueSprtView>,
 }
 
 /// Score against one opponent, from a bot's side.
@@ -130,7 +166,7 @@ impl Tally {
                         wins: r.wins,
                         draws: r.draws,
                         losses: r.losses,
-                        status: String::new(),
+                        status: BotStatus::Playing,
                         problem: None,
                     });
                 }
@@ -149,7 +185,7 @@ impl Tally {
                         wins: 0,
                         draws: 0,
                         losses: 0,
-                        status: String::new(),
+                        status: BotStatus::Playing,
                         problem: None,
                     });
                 }
@@ -209,5 +245,21 @@ mod tests {
         let v = s.versus("strong");
         assert_eq!(v.len(), 1);
         assert_eq!((v[0].wins, v[0].losses), (16, 4));
+    }
+
+    /// A status is sent and shown as the text the page's script and the tests look for.
+    #[test]
+    fn a_status_is_sent_and_shown_as_its_text() {
+        for (status, text) in [
+            (BotStatus::Playing, "playing"),
+            (BotStatus::Building, "building"),
+            (BotStatus::Checking, "checking"),
+            (BotStatus::Removed, "removed"),
+            (BotStatus::Broken, "broken"),
+            (BotStatus::Suspended, "suspended"),
+        ] {
+            assert_eq!(serde_json::to_value(status).unwrap(), text);
+            assert_eq!(status.to_string(), text);
+        }
     }
 }

@@ -102,18 +102,18 @@ pub struct Residual {
 
 /// A cell as the check counts it: borrowed from the games (no name copied per game).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Key<'a> {
+enum CellKey<'a> {
     Seat0,
     Bot(&'a str),
     Pair(&'a str, &'a str),
 }
 
-impl Key<'_> {
+impl CellKey<'_> {
     fn cell(self) -> ResidualCell {
         match self {
-            Key::Seat0 => ResidualCell::Seat0,
-            Key::Bot(b) => ResidualCell::Bot(b.to_string()),
-            Key::Pair(a, b) => ResidualCell::Pair(a.to_string(), b.to_string()),
+            CellKey::Seat0 => ResidualCell::Seat0,
+            CellKey::Bot(b) => ResidualCell::Bot(b.to_string()),
+            CellKey::Pair(a, b) => ResidualCell::Pair(a.to_string(), b.to_string()),
         }
     }
 }
@@ -123,7 +123,7 @@ impl Key<'_> {
 fn residuals<'a>(
     g: &'a PlayedBy,
     rating: &impl Fn(&str) -> Option<f64>,
-    add: &mut impl FnMut(Key<'a>, f64, f64),
+    add: &mut impl FnMut(CellKey<'a>, f64, f64),
 ) -> bool {
     let k = g.bots.len();
     if k < 2 || g.ranks.len() != k {
@@ -163,9 +163,9 @@ fn residuals<'a>(
     for i in 0..k {
         let (d, var) = seat(i);
         if i == 0 {
-            add(Key::Seat0, d, var);
+            add(CellKey::Seat0, d, var);
         }
-        add(Key::Bot(&g.bots[i]), d, var);
+        add(CellKey::Bot(&g.bots[i]), d, var);
         for j in i + 1..k {
             let (a, b) = if g.bots[i] <= g.bots[j] {
                 (i, j)
@@ -177,7 +177,7 @@ fn residuals<'a>(
             }
             let e = expected(a, b);
             add(
-                Key::Pair(&g.bots[a], &g.bots[b]),
+                CellKey::Pair(&g.bots[a], &g.bots[b]),
                 score(a, b) - e,
                 e * (1.0 - e),
             );
@@ -202,7 +202,7 @@ pub fn check(
     settings: Check,
 ) -> Vec<Residual> {
     use std::collections::HashMap;
-    let mut cells: HashMap<Key<'_>, HashMap<&str, Sums>> = HashMap::new();
+    let mut cells: HashMap<CellKey<'_>, HashMap<&str, Sums>> = HashMap::new();
     let mut per_worker: HashMap<&str, usize> = HashMap::new();
     for g in games {
         let worker = g.worker.as_str();
@@ -216,16 +216,16 @@ pub fn check(
             *per_worker.entry(worker).or_default() += 1;
         }
     }
-    let mut cells: Vec<(Key<'_>, HashMap<&str, Sums>)> = cells.into_iter().collect();
+    let mut cells: Vec<(CellKey<'_>, HashMap<&str, Sums>)> = cells.into_iter().collect();
     cells.sort_by(|a, b| a.0.cmp(&b.0));
-    let enough = |key: &Key<'_>| match key {
-        Key::Seat0 => settings.min_games,
+    let enough = |key: &CellKey<'_>| match key {
+        CellKey::Seat0 => settings.min_games,
         _ => settings.min_cell_games,
     };
     // Per cell, the workers with enough games in it: the baseline is their median mean, its
     // variance that of a median of their means (pi/2 times a mean's, over their count).
     struct Tested<'a> {
-        cell: Key<'a>,
+        cell: CellKey<'a>,
         baseline: f64,
         baseline_var: f64,
         workers: Vec<(&'a str, Sums)>,

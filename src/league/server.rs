@@ -12,8 +12,8 @@
 
 use super::error::LeagueError;
 use super::events::{CancelledLine, LeagueEvent};
-use super::folder::{self, now_text, BotEntry, FolderError, ScheduleLog};
-use super::lines::{BotNotes, GameLine};
+use super::folder::{self, BotEntry, FolderError, ScheduleLog};
+use super::lines::{BotNotes, LiveGame};
 use super::locks::{Locked, RwLocked};
 use super::play::{self, PlaySetup};
 use super::ratings::{self, Counted};
@@ -21,6 +21,7 @@ use super::scheduler::{Idle, LeagueGame, Scheduler};
 use super::settings::LeagueSettings;
 use crate::bot::BotSpec;
 use crate::tournament::Finished;
+use crate::utc::UtcTime;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,8 +46,8 @@ const BOT_GAMES: usize = 20;
 /// Everything the page and the API read.
 #[derive(Default)]
 pub struct Live {
-    pub running: BTreeMap<u64, GameLine>,
-    pub recent: VecDeque<GameLine>,
+    pub running: BTreeMap<u64, LiveGame>,
+    pub recent: VecDeque<LiveGame>,
     pub notes: HashMap<String, BotNotes>,
     /// Bots being built or checked.
     pub building: Vec<String>,
@@ -134,7 +135,7 @@ impl Shared {
     /// Marks `game` as being played by `worker` (a local worker's name or a remote session):
     /// listed as running and told to the page.
     pub fn started(&self, game: &LeagueGame, worker: &str) {
-        let line = GameLine {
+        let line = LiveGame {
             game_id: game.game_id,
             bots: game.bots.clone(),
             ranks: None,
@@ -216,7 +217,7 @@ impl Shared {
         if cancelled.is_empty() {
             return;
         }
-        if let Err(e) = self.cancel_log.locked().append(&cancelled, &now_text()) {
+        if let Err(e) = self.cancel_log.locked().append(&cancelled, UtcTime::now()) {
             self.fail_recording(e.to_string());
             return;
         }
@@ -239,7 +240,6 @@ impl Shared {
     /// cannot be written is said (the test's decision is made again from games.csv at the
     /// next start).
     fn log_sprt(&self, lines: Vec<super::sprt::Line>) {
-        let lines = super::sprt::stamped(lines, &now_text());
         if let Err(e) = self.sprt_log.locked().append(&lines) {
             eprintln!(
                 "arbiter: warning: {} could not be written: {e}",
@@ -374,11 +374,11 @@ impl Shared {
                                 || !sprt.list.iter().any(|t| t.new == name && &t.old == old) =>
                         {
                             let bounds = entry.sprt.unwrap_or_default();
-                            sprt.start(&name, old, bounds, sched.next_game_id(), "")
+                            sprt.start(&name, old, bounds, sched.next_game_id(), UtcTime::now())
                         }
                         Some(_) => Vec::new(),
                         None if replaced => {
-                            sprt.end_of(&name, super::sprt::SprtVerdict::Replaced, "")
+                            sprt.end_of(&name, super::sprt::SprtVerdict::Replaced, UtcTime::now())
                         }
                         None => Vec::new(),
                     };
@@ -442,7 +442,7 @@ impl Shared {
             sched.set_idle(name, Idle::Removed);
             self.log_cancelled(&mut sched);
             let mut sprt = self.sprt.locked();
-            let lines = sprt.end_of(name, super::sprt::SprtVerdict::Removed, "");
+            let lines = sprt.end_of(name, super::sprt::SprtVerdict::Removed, UtcTime::now());
             sched.set_priority(sprt.running());
             drop(sprt);
             self.log_sprt(lines);

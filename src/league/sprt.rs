@@ -13,6 +13,7 @@
 //! says: a decided SPRT is never run again. Pure: the server logs the lines and feeds the games.
 
 use crate::rating::{self, PairCounter, SprtModel, SprtParams};
+use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 
 /// The bounds unless told (`--elo0`, `--elo1`): normalized Elo, as `arbiter sprt`.
@@ -58,6 +59,25 @@ pub enum SprtVerdict {
     Replaced,
 }
 
+impl SprtVerdict {
+    /// The verdict as the page and `/api/standings` show it (`H1`, where `sprt.jsonl` writes
+    /// `h1`).
+    pub fn shown(self) -> &'static str {
+        match self {
+            SprtVerdict::H1 => "H1",
+            SprtVerdict::H0 => "H0",
+            SprtVerdict::Running => "running",
+            SprtVerdict::MaxPairs => "max-pairs",
+            SprtVerdict::Removed => "removed",
+            SprtVerdict::Replaced => "replaced",
+        }
+    }
+
+    fn serialize_shown<S: serde::Serializer>(v: &SprtVerdict, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v.shown())
+    }
+}
+
 /// A line of `sprt.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
@@ -70,14 +90,14 @@ pub enum Line {
         bounds: Bounds,
         /// Games from this id on are counted (those scheduled after the test started).
         from_game: u64,
-        at: String,
+        at: UtcTime,
     },
     Ended {
         test: u64,
         verdict: SprtVerdict,
         llr: f64,
         pairs: u64,
-        at: String,
+        at: UtcTime,
     },
 }
 
@@ -100,7 +120,7 @@ pub struct Test {
 
 /// What the page and `/api/standings` show of a test.
 #[derive(Clone, Debug, Serialize)]
-pub struct SprtView {
+pub struct LeagueSprtView {
     pub test: u64,
     pub new: String,
     pub old: String,
@@ -112,8 +132,9 @@ pub struct SprtView {
     pub upper: f64,
     /// Complete pairs counted.
     pub pairs: u64,
-    /// `running`, `H1`, `H0`, `max-pairs`, `removed` or `replaced`.
-    pub verdict: String,
+    /// Shown as `running`, `H1`, `H0`, `max-pairs`, `removed` or `replaced`.
+    #[serde(serialize_with = "SprtVerdict::serialize_shown")]
+    pub verdict: SprtVerdict,
     /// The LLR after each pair (`[pairs, llr]`, thinned).
     pub course: Vec<(u64, f64)>,
 }
@@ -149,8 +170,15 @@ impl Test {
     }
 
     /// Counts game `game_id` if it is NEW against OLD and the test counts it; the test's end,
-    /// if this game decided it.
-    fn add(&mut self, game_id: u64, bots: &[String], ranks: &[u8], pair_id: u64) -> Option<Line> {
+    /// if this game decided it (at `at`).
+    fn add(
+        &mut self,
+        game_id: u64,
+        bots: &[String],
+        ranks: &[u8],
+        pair_id: u64,
+        at: UtcTime,
+    ) -> Option<Line> {
         let [a, b] = bots else { return None };
         let score = |mine: u8, theirs: u8| match mine.cmp(&theirs) {
             std::cmp::Ordering::Less => 1.0,
@@ -200,18 +228,18 @@ impl Test {
             }
             rating::Decision::Continue => return None,
         };
-        Some(self.end(verdict, ""))
+        Some(self.end(verdict, at))
     }
 
     /// Ends the test with `verdict`: its `Ended` line (at `at`).
-    fn end(&mut self, verdict: SprtVerdict, at: &str) -> Line {
+    fn end(&mut self, verdict: SprtVerdict, at: UtcTime) -> Line {
         self.verdict = verdict;
         Line::Ended {
             test: self.id,
             verdict,
             llr: self.llr(),
             pairs: self.pairs.penta.pairs(),
-            at: at.to_string(),
+            at,
         }
     }
 
@@ -219,9 +247,9 @@ impl Test {
         rating::llr_pentanomial(&self.pairs.penta, &self.params)
     }
 
-    pub fn shown(&self) -> SprtView {
+    pub fn shown(&self) -> LeagueSprtView {
         let (lower, upper) = self.params.bounds();
-        SprtView {
+        LeagueSprtView {
             test: self.id,
             new: self.new.clone(),
             old: self.old.clone(),
@@ -232,14 +260,7 @@ impl Test {
             lower,
             upper,
             pairs: self.pairs.penta.pairs(),
-            verdict: match self.verdict {
-                SprtVerdict::H1 => "H1".into(),
-                SprtVerdict::H0 => "H0".into(),
-                SprtVerdict::Running => "running".into(),
-                SprtVerdict::MaxPairs => "max-pairs".into(),
-                SprtVerdict::Removed => "removed".into(),
-                SprtVerdict::Replaced => "replaced".into(),
-            },
+            verdict: self.verdict,
             course: self.course.clone(),
         }
     }
@@ -289,7 +310,7 @@ impl Tests {
         old: &str,
         bounds: Bounds,
         from_game: u64,
-        at: &str,
+        at: UtcTime,
     ) -> Vec<Line> {
         let mut lines = self.end_of(new, SprtVerdict::Replaced, at);
         let id = self.list.iter().map(|t| t.id + 1).max().unwrap_or(0);
@@ -300,14 +321,14 @@ impl Tests {
             old: old.to_string(),
             bounds,
             from_game,
-            at: at.to_string(),
+            at,
         });
         lines
     }
 
     /// Ends the running tests whose candidate is `bot` (and, if it is removed, those of which it
     /// is the reference): their lines.
-    pub fn end_of(&mut self, bot: &str, why: SprtVerdict, at: &str) -> Vec<Line> {
+    pub fn end_of(&mut self, bot: &str, why: SprtVerdict, at: UtcTime) -> Vec<Line> {
         self.list
             .iter_mut()
             .filter(|t| {
@@ -318,11 +339,18 @@ impl Tests {
     }
 
     /// Counts a recorded game in every test it belongs to: the lines of the tests it ended
-    /// (their `at` to be set by the caller).
-    pub fn add(&mut self, game_id: u64, bots: &[String], ranks: &[u8], pair_id: u64) -> Vec<Line> {
+    /// (at `at`).
+    pub fn add(
+        &mut self,
+        game_id: u64,
+        bots: &[String],
+        ranks: &[u8],
+        pair_id: u64,
+        at: UtcTime,
+    ) -> Vec<Line> {
         self.list
             .iter_mut()
-            .filter_map(|t| t.add(game_id, bots, ranks, pair_id))
+            .filter_map(|t| t.add(game_id, bots, ranks, pair_id, at))
             .collect()
     }
 
@@ -335,27 +363,18 @@ impl Tests {
             .collect()
     }
 
-    pub fn shown(&self) -> Vec<SprtView> {
+    pub fn shown(&self) -> Vec<LeagueSprtView> {
         self.list.iter().map(Test::shown).collect()
     }
-}
-
-/// Sets `at` on lines made without it.
-pub fn stamped(mut lines: Vec<Line>, now: &str) -> Vec<Line> {
-    for l in &mut lines {
-        match l {
-            Line::Started { at, .. } | Line::Ended { at, .. } if at.is_empty() => {
-                *at = now.to_string()
-            }
-            _ => {}
-        }
-    }
-    lines
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at() -> UtcTime {
+        "2026-01-02 03:04 UTC".parse().unwrap()
+    }
 
     fn play(t: &mut Tests, game: &mut u64, new_wins: bool, pair: u64) -> Vec<Line> {
         let (new, old) = ("new".to_string(), "old".to_string());
@@ -364,12 +383,14 @@ mod tests {
             &[new.clone(), old.clone()],
             if new_wins { &[0, 1] } else { &[1, 0] },
             pair,
+            at(),
         );
         lines.extend(t.add(
             *game + 1,
             &[old, new],
             if new_wins { &[1, 0] } else { &[0, 1] },
             pair,
+            at(),
         ));
         *game += 2;
         lines
@@ -378,11 +399,11 @@ mod tests {
     #[test]
     fn a_clear_gain_is_accepted_its_end_is_kept_and_read_back_it_is_not_decided_again() {
         let mut t = Tests::default();
-        let mut log = t.start("new", "old", Bounds::default(), 2, "t0");
+        let mut log = t.start("new", "old", Bounds::default(), 2, at());
         let mut game = 0;
         // Games before the test started are not counted; others' games neither.
         play(&mut t, &mut game, true, 0);
-        t.add(game, &["new".into(), "x".into()], &[0, 1], 1);
+        t.add(game, &["new".into(), "x".into()], &[0, 1], 1, at());
         assert_eq!(t.shown()[0].pairs, 0);
         let mut pair = 1;
         while t.list[0].running() && pair < 10_000 {
@@ -391,7 +412,7 @@ mod tests {
             pair += 1;
         }
         let shown = t.shown()[0].clone();
-        assert_eq!(shown.verdict, "H1", "{shown:?}");
+        assert_eq!(shown.verdict, SprtVerdict::H1, "{shown:?}");
         assert!(shown.llr >= shown.upper && !shown.course.is_empty());
         // Decided, it stands: later pairs (here all lost) are not counted.
         for p in pair..pair + 200 {
@@ -414,7 +435,7 @@ mod tests {
             play(&mut again, &mut game, p < pair && p % 4 != 0, p);
         }
         let back = again.shown()[0].clone();
-        assert_eq!((back.verdict.as_str(), back.pairs), ("H1", shown.pairs));
+        assert_eq!((back.verdict, back.pairs), (SprtVerdict::H1, shown.pairs));
         assert!(again.running().is_empty());
     }
 
@@ -425,8 +446,8 @@ mod tests {
             max_pairs: 3,
             ..Bounds::default()
         };
-        t.start("new", "old", small, 0, "t");
-        t.start("other", "old", Bounds::default(), 0, "t");
+        t.start("new", "old", small, 0, at());
+        t.start("other", "old", Bounds::default(), 0, at());
         assert_eq!(
             t.running().len(),
             2,
@@ -449,7 +470,7 @@ mod tests {
             ),
             "{ended:?}"
         );
-        let lines = t.start("other", "old", Bounds::default(), game, "t");
+        let lines = t.start("other", "old", Bounds::default(), game, at());
         assert!(matches!(
             lines[0],
             Line::Ended {
@@ -460,8 +481,42 @@ mod tests {
         ));
         assert_eq!(t.running(), [("other".to_string(), "old".to_string())]);
         assert_eq!(t.list.len(), 3);
-        let lines = t.end_of("old", SprtVerdict::Removed, "t");
+        let lines = t.end_of("old", SprtVerdict::Removed, at());
         assert_eq!(lines.len(), 1);
         assert!(t.running().is_empty());
+    }
+
+    /// The page and the API show a verdict as they did when it was a text (`H1`), and
+    /// `sprt.jsonl` keeps writing and reading its own (`h1`), with its time.
+    #[test]
+    fn a_verdict_is_shown_as_before_and_an_old_log_line_still_reads() {
+        let mut t = Tests::default();
+        t.start("new", "old", Bounds::default(), 0, at());
+        let shown = |v: SprtVerdict| {
+            let mut view = t.shown()[0].clone();
+            view.verdict = v;
+            serde_json::to_value(view).unwrap()["verdict"].clone()
+        };
+        for (v, text) in [
+            (SprtVerdict::Running, "running"),
+            (SprtVerdict::H1, "H1"),
+            (SprtVerdict::H0, "H0"),
+            (SprtVerdict::MaxPairs, "max-pairs"),
+            (SprtVerdict::Removed, "removed"),
+            (SprtVerdict::Replaced, "replaced"),
+        ] {
+            assert_eq!(shown(v), text);
+            assert_eq!(v.shown(), text);
+        }
+        let old = r#"{"event":"ended","test":0,"verdict":"h1","llr":3.1,"pairs":120,"at":"2025-06-30 23:59 UTC"}"#;
+        let line: Line = serde_json::from_str(old).unwrap();
+        let Line::Ended { verdict, at, .. } = &line else {
+            panic!("{line:?}")
+        };
+        assert_eq!(
+            (*verdict, at.to_string().as_str()),
+            (SprtVerdict::H1, "2025-06-30 23:59 UTC")
+        );
+        assert_eq!(serde_json::to_string(&line).unwrap(), old);
     }
 }

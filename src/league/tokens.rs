@@ -86,7 +86,7 @@ pub enum Refusal {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct Entry {
+struct TokenEntry {
     name: String,
     sha256: String,
     #[serde(default)]
@@ -97,20 +97,20 @@ struct Entry {
 #[derive(Default, Serialize, Deserialize)]
 struct File {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    worker: Vec<Entry>,
+    worker: Vec<TokenEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    author: Vec<Entry>,
+    author: Vec<TokenEntry>,
 }
 
 impl File {
-    fn of(&self, kind: TokenKind) -> &Vec<Entry> {
+    fn of(&self, kind: TokenKind) -> &Vec<TokenEntry> {
         match kind {
             TokenKind::Worker => &self.worker,
             TokenKind::Author => &self.author,
         }
     }
 
-    fn of_mut(&mut self, kind: TokenKind) -> &mut Vec<Entry> {
+    fn of_mut(&mut self, kind: TokenKind) -> &mut Vec<TokenEntry> {
         match kind {
             TokenKind::Worker => &mut self.worker,
             TokenKind::Author => &mut self.author,
@@ -166,7 +166,7 @@ pub fn issue_for(dir: &Path, kind: TokenKind, name: &str) -> Result<String, Toke
     let mut file = load(dir, kind)?;
     let list = file.of_mut(kind);
     list.retain(|e| e.name != name);
-    list.push(Entry {
+    list.push(TokenEntry {
         name: name.into(),
         sha256: token_hash(&token),
         revoked: false,

@@ -15,6 +15,7 @@
 //! without its games ([`standings_without`]); the records keep them.
 
 use crate::referee::{GameResult, Reason};
+use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -47,8 +48,8 @@ pub struct Voided {
     pub waited_total_us: u64,
     pub waited_max_us: u64,
     pub total_us: u64,
-    /// When it was voided (UTC).
-    pub at: String,
+    /// When it was voided.
+    pub at: UtcTime,
 }
 
 /// The starved seat whose time forfeit spoiled `result`, if any: a [`Reason::Timeout`]
@@ -84,7 +85,7 @@ pub fn evidence(
         waited_total_us: stats.waited_total_us,
         waited_max_us: stats.waited_max_us,
         total_us: stats.total_us,
-        at: super::folder::now_text(),
+        at: UtcTime::now(),
     }
 }
 
@@ -180,10 +181,66 @@ pub const QUARANTINED: &str = "quarantined.jsonl";
 pub struct Quarantined {
     /// The worker's name (its token's).
     pub worker: String,
-    pub why: String,
+    pub why: QuarantineWhy,
     /// Its games, out of the ratings.
     pub games: Vec<u64>,
-    pub at: String,
+    pub at: UtcTime,
+}
+
+/// Why a worker was quarantined. Written (to the log, the API, the page) as its text, which
+/// says what to do about it; a quarantine read back from the log keeps the text it was written
+/// with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QuarantineWhy {
+    /// Its results are off the league's fit (or the other workers') in this cell, the one
+    /// furthest out.
+    OffFit(super::residuals::Residual),
+    /// It voided far more games than the other workers.
+    Voids(super::residuals::VoidRate),
+    /// As `quarantined.jsonl` says it.
+    Logged(String),
+}
+
+impl std::fmt::Display for QuarantineWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QuarantineWhy::OffFit(x) => write!(
+                f,
+                "its results are off the league's fit: over {} games {} scored {:+.2} a game \
+                 against the ratings' expectation, z = {:.1} against the other workers (at most \
+                 {:.1} for an honest one)",
+                x.games, x.cell, x.mean, x.z, x.threshold
+            )?,
+            QuarantineWhy::Voids(x) => write!(
+                f,
+                "it voided {} of its {} games (its machine's load lost them, it said): at the \
+                 other workers' rate ({:.1}%, 2% at least) that many or more has a chance of \
+                 {:.1e} (at least {:.1e} for an honest one)",
+                x.voids,
+                x.results,
+                100.0 * x.others,
+                x.p,
+                x.threshold
+            )?,
+            QuarantineWhy::Logged(text) => return f.write_str(text),
+        }
+        f.write_str(
+            "; its games are out of the ratings (kept in the records). Check that machine and \
+             its arbiter, then give it a new token",
+        )
+    }
+}
+
+impl Serialize for QuarantineWhy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for QuarantineWhy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<QuarantineWhy, D::Error> {
+        String::deserialize(d).map(QuarantineWhy::Logged)
+    }
 }
 
 /// Appends `q` to the quarantine log in `dir`.
@@ -290,5 +347,50 @@ mod tests {
             .unwrap();
         f.write_all(b"{\"worker\":\"w1\",\"game_").unwrap();
         assert_eq!(read_played(dir.path()), games);
+    }
+
+    /// A quarantine is logged and sent as the text it always was, and a line of an older log
+    /// reads back and is sent again the same.
+    #[test]
+    fn a_quarantine_is_written_as_its_text_and_an_old_line_reads_back_the_same() {
+        use super::super::residuals::{Residual, ResidualCell};
+        let q = Quarantined {
+            worker: "w1".into(),
+            why: QuarantineWhy::OffFit(Residual {
+                worker: "w1".into(),
+                cell: ResidualCell::Bot("a".into()),
+                games: 40,
+                mean: 0.25,
+                z: 6.04,
+                flagged: true,
+                threshold: 4.5,
+            }),
+            games: vec![3, 5],
+            at: "2026-05-01 10:20 UTC".parse().unwrap(),
+        };
+        let line = serde_json::to_string(&q).unwrap();
+        assert_eq!(
+            line,
+            "{\"worker\":\"w1\",\"why\":\"its results are off the league's fit: over 40 games bot \
+             a scored +0.25 a game against the ratings' expectation, z = 6.0 against the other \
+             workers (at most 4.5 for an honest one); its games are out of the ratings (kept in \
+             the records). Check that machine and its arbiter, then give it a new token\",\
+             \"games\":[3,5],\"at\":\"2026-05-01 10:20 UTC\"}"
+        );
+        let back: Quarantined = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.why, QuarantineWhy::Logged(q.why.to_string()));
+        assert_eq!((back.at, &back.games), (q.at, &q.games));
+        assert_eq!(serde_json::to_string(&back).unwrap(), line);
+
+        let dir = tempfile::tempdir().unwrap();
+        let old = "{\"game_id\":8,\"pair_id\":4,\"bots\":[\"a\",\"b\"],\"worker\":\"w#1\",\
+                   \"seat\":1,\"reason\":\"timeout\",\"detail\":\"no answer\",\
+                   \"starved_turns\":2,\"waited_total_us\":300000,\"waited_max_us\":200000,\
+                   \"total_us\":400000,\"at\":\"2025-12-31 23:59 UTC\"}";
+        std::fs::write(dir.path().join(VOIDED), format!("{old}\n")).unwrap();
+        let voided = read(dir.path());
+        assert_eq!(voided.len(), 1, "the old line reads");
+        assert_eq!(voided[0].at.to_string(), "2025-12-31 23:59 UTC");
+        assert_eq!(serde_json::to_string(&voided[0]).unwrap(), old);
     }
 }

@@ -10,6 +10,7 @@
 use super::bundle::{Item, Sources};
 use super::folder::{FolderError, JsonLines};
 use super::unpack::MAX_BYTES;
+use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -32,8 +33,7 @@ pub struct Version {
     /// 1 for its first version, then 2, ...
     pub version: u32,
     /// When the league was given it (an upload, an add; a start for files changed meanwhile),
-    /// in UTC.
-    pub at: String,
+    pub at: UtcTime,
     /// The SHA-256 of its files as workers are sent them (paths, modes, contents) and of the
     /// command that runs them, in hex; none when they could not be read (the bot is then broken,
     /// saying why).
@@ -80,7 +80,7 @@ impl Versions {
         bot: &str,
         hash: Option<String>,
         how: Admission,
-        at: String,
+        at: UtcTime,
     ) -> (u32, Option<Version>) {
         let list = self.by_bot.entry(bot.to_string()).or_default();
         if let Some(latest) = list.last() {
@@ -234,7 +234,7 @@ mod tests {
     fn a_new_version_is_noted_for_every_add_and_for_changed_files_only_when_checked_again() {
         let mut v = Versions::default();
         let h = |s: &str| Some(s.to_string());
-        let at = || "2025-01-01 00:00:00 UTC".to_string();
+        let at = UtcTime::now;
         assert_eq!(v.note("a", h("1"), Admission::Again, at()).0, 1);
         assert_eq!(v.note("a", h("1"), Admission::Again, at()), (1, None));
         assert_eq!(v.note("a", h("1"), Admission::New, at()).0, 2);
@@ -252,7 +252,7 @@ mod tests {
         let dir = tmp.path();
         let mut v = Versions::default();
         for how in [Admission::New, Admission::New] {
-            let (_, new) = v.note("a", Some("ff".into()), how, "t".into());
+            let (_, new) = v.note("a", Some("ff".into()), how, UtcTime::now());
             append(dir, &new.unwrap()).unwrap();
         }
         let path = dir.join(FILE);

@@ -28,8 +28,8 @@
 
 use crate::rating::cross_table::CrossTable;
 use crate::rating::elo::{fmt_elo, normal_cdf, Z95};
-use crate::rating::note::Note;
-use crate::rating::prior::Plan;
+use crate::rating::note::FitNote;
+use crate::rating::prior::FitPlan;
 use crate::rating::solver::{
     approx_covariance, approx_variances, dense_covariance, mixing, Laplacian, Solution,
 };
@@ -137,7 +137,7 @@ pub struct FieldFit {
     /// How the ratings and intervals were computed.
     pub method: String,
     /// One line saying how perfect scores were handled in this field.
-    pub perfect_scores: Note,
+    pub perfect_scores: FitNote,
     /// Virtual draws per bot when a prior was applied.
     pub prior_draws: Option<f64>,
     /// The bots with finite ratings (the fitted group), ascending.
@@ -151,7 +151,7 @@ pub struct FieldFit {
     /// Whether the anchor was applied (it must be a fitted bot).
     pub anchored: bool,
     /// Plain-language notes on unrated bots, the anchor, convergence.
-    pub warnings: Vec<Note>,
+    pub warnings: Vec<FitNote>,
 }
 
 impl FieldFit {
@@ -175,7 +175,7 @@ impl FieldFit {
 pub(crate) fn finish(
     table: &CrossTable,
     options: &FitOptions,
-    plan: Plan,
+    plan: FitPlan,
     solution: Solution,
     fisher: &Laplacian,
     model: &str,
@@ -190,13 +190,13 @@ pub(crate) fn finish(
     let anchored = anchor_local.is_some();
     if let (Some((b, _)), false) = (options.anchor, anchored) {
         warnings.push(
-            Note::text("anchor ").then_bot(b).then(
+            FitNote::text("anchor ").then_bot(b).then(
                 " has no rating (or does not exist): ratings are centred on their mean instead",
             ),
         );
     }
     if m > 0 && !solution.converged {
-        warnings.push(Note::text(format!(
+        warnings.push(FitNote::text(format!(
             "the fit stopped after {} iterations with a residual of {:.3e} points",
             solution.iterations, solution.residual
         )));
@@ -225,7 +225,7 @@ pub(crate) fn finish(
         let lambda = mixing(fisher, 60);
         let reach = lambda.powi(3) / (1.0 - lambda).max(1e-9);
         if reach > 0.1 {
-            warnings.push(Note::text(format!(
+            warnings.push(FitNote::text(format!(
                 "the approximate intervals may be too narrow: the field is made of groups that rarely meet (second eigenvalue {lambda:.2}; neglected terms up to about {:.0}% of a variance)",
                 100.0 * reach.min(10.0)
             )));
@@ -274,10 +274,10 @@ pub(crate) fn finish(
             let k = plan.local[i];
             let (rating, std_error) = if k == usize::MAX {
                 if t.games() == 0 {
-                    warnings.push(Note::bot(i).then(" played no games: unrated"));
+                    warnings.push(FitNote::bot(i).then(" played no games: unrated"));
                 } else {
                     warnings.push(
-                        Note::bot(i)
+                        FitNote::bot(i)
                             .then(" is not linked to the rated field by its games: unrated"),
                     );
                 }

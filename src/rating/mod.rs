@@ -40,10 +40,10 @@ pub use elo::{
     EloEstimate, GameOutcome, Pentanomial, Wdl, NELO_PER_T, Z95,
 };
 pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
-pub use note::Note;
+pub use note::FitNote;
 pub use pairs::PairCounter;
 pub use plackett_luce::{PlackettLuceError, RankedGame};
-pub use record::{FieldRecord, RecordError};
+pub use record::{CountError, FieldRecord};
 pub use sprt::{
     bounds, decide, llr_pentanomial, llr_wdl, Decision, SprtError, SprtModel, SprtParams,
 };

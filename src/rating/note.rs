@@ -1,6 +1,6 @@
 //! Plain-language notes from the fits (warnings, who has a perfect score) that speak of bots by
 //! index: the fits know no names, so a note keeps each bot as an index and the reporter names
-//! them ([`Note::name_bots`]); shown unnamed, a bot reads "bot 3".
+//! them ([`FitNote::name_bots`]); shown unnamed, a bot reads "bot 3".
 
 use std::fmt;
 
@@ -14,34 +14,34 @@ pub enum Part {
 
 /// A note: text with bots in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Note(pub Vec<Part>);
+pub struct FitNote(pub Vec<Part>);
 
-impl Note {
+impl FitNote {
     /// A note of text alone.
-    pub fn text(text: impl Into<String>) -> Note {
-        Note(vec![Part::Text(text.into())])
+    pub fn text(text: impl Into<String>) -> FitNote {
+        FitNote(vec![Part::Text(text.into())])
     }
 
     /// A note that starts with bot `index`.
-    pub fn bot(index: usize) -> Note {
-        Note(vec![Part::Bot(index)])
+    pub fn bot(index: usize) -> FitNote {
+        FitNote(vec![Part::Bot(index)])
     }
 
     /// This note followed by `text`.
-    pub fn then(mut self, text: impl Into<String>) -> Note {
+    pub fn then(mut self, text: impl Into<String>) -> FitNote {
         self.0.push(Part::Text(text.into()));
         self
     }
 
     /// This note followed by bot `index`.
-    pub fn then_bot(mut self, index: usize) -> Note {
+    pub fn then_bot(mut self, index: usize) -> FitNote {
         self.0.push(Part::Bot(index));
         self
     }
 
     /// The notes one after the other, `sep` between them.
-    pub fn join(notes: &[Note], sep: &str) -> Note {
-        let mut out = Note::default();
+    pub fn join(notes: &[FitNote], sep: &str) -> FitNote {
+        let mut out = FitNote::default();
         for (i, n) in notes.iter().enumerate() {
             if i > 0 {
                 out.0.push(Part::Text(sep.into()));
@@ -79,7 +79,7 @@ impl Note {
     }
 }
 
-impl fmt::Display for Note {
+impl fmt::Display for FitNote {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for part in &self.0 {
             match part {
@@ -92,7 +92,7 @@ impl fmt::Display for Note {
 }
 
 /// Written as its text (JSON output keeps a string per note).
-impl serde::Serialize for Note {
+impl serde::Serialize for FitNote {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
@@ -104,10 +104,10 @@ mod tests {
 
     #[test]
     fn a_note_keeps_bots_as_indices_until_the_reporter_names_them() {
-        let mut n = Note::join(
+        let mut n = FitNote::join(
             &[
-                Note::bot(2).then(" won every game"),
-                Note::bot(0).then(" lost every game"),
+                FitNote::bot(2).then(" won every game"),
+                FitNote::bot(0).then(" lost every game"),
             ],
             ", ",
         );

@@ -5,18 +5,18 @@
 
 use crate::rating::cross_table::CrossTable;
 use crate::rating::field::FitOptions;
-use crate::rating::note::Note;
+use crate::rating::note::FitNote;
 
 /// Who is fitted and whether the prior applies: the part of a fit decided before the
 /// likelihood is built.
-pub(crate) struct Plan {
+pub(crate) struct FitPlan {
     /// Fitted bots, ascending (field indices).
     pub(crate) main: Vec<usize>,
     /// Field index -> index in `main` (`usize::MAX` outside it).
     pub(crate) local: Vec<usize>,
     /// Virtual draws per bot, when applied.
     pub(crate) prior: Option<f64>,
-    pub(crate) perfect_scores: Note,
+    pub(crate) perfect_scores: FitNote,
     /// Largest game count of a fitted bot.
     pub(crate) most_games: f64,
 }
@@ -71,7 +71,7 @@ fn strongly_connected(table: &CrossTable, plan_local: &[usize], m: usize) -> boo
 }
 
 /// Chooses the fitted group and decides on the prior.
-pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
+pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> FitPlan {
     let n = table.len();
     let mut parent: Vec<usize> = (0..n).collect();
     for (a, b, _) in table.pairs() {
@@ -117,30 +117,30 @@ pub(crate) fn plan(table: &CrossTable, options: &FitOptions) -> Plan {
         fmt_count(prior_draws)
     );
     let perfect_scores = if needed {
-        let mut perfect: Vec<Note> = Vec::new();
+        let mut perfect: Vec<FitNote> = Vec::new();
         for &i in &main {
             let t = table.totals(i);
             if t.losses == 0 && t.draws == 0 {
-                perfect.push(Note::bot(i).then(" won every game"));
+                perfect.push(FitNote::bot(i).then(" won every game"));
             } else if t.wins == 0 && t.draws == 0 {
-                perfect.push(Note::bot(i).then(" lost every game"));
+                perfect.push(FitNote::bot(i).then(" lost every game"));
             }
         }
         let who = match perfect.len() {
-            0 => Note::text("a group of bots won every game against the rest of the field"),
-            k if k <= 3 => Note::join(&perfect, ", "),
-            k => Note::join(&perfect[..3], ", ")
+            0 => FitNote::text("a group of bots won every game against the rest of the field"),
+            k if k <= 3 => FitNote::join(&perfect, ", "),
+            k => FitNote::join(&perfect[..3], ", ")
                 .then(format!(" and {} more bots with perfect scores", k - 3)),
         };
         who.then(format!(": no finite plain fit, so each bot gets {spread}; fields without perfect scores get the plain fit"))
     } else if options.prior_always {
-        Note::text(format!("none; each bot gets {spread}, as requested"))
+        FitNote::text(format!("none; each bot gets {spread}, as requested"))
     } else {
-        Note::text(format!(
+        FitNote::text(format!(
             "none: plain maximum-likelihood fit (with perfect scores, each bot would get {spread})"
         ))
     };
-    Plan {
+    FitPlan {
         main,
         local,
         prior,
@@ -169,7 +169,7 @@ pub(crate) struct PairTerm {
 
 /// The pairwise terms of the fitted group: the real results when `results` is set, plus the
 /// virtual draws of the plan's prior.
-pub(crate) fn pair_terms(table: &CrossTable, plan: &Plan, results: bool) -> Vec<PairTerm> {
+pub(crate) fn pair_terms(table: &CrossTable, plan: &FitPlan, results: bool) -> Vec<PairTerm> {
     let mut terms = Vec::new();
     for (a, b, w) in table.pairs() {
         let (i, j) = (plan.local[a], plan.local[b]);

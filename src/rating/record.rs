@@ -24,7 +24,7 @@ pub struct FieldRecord {
 
 /// Why a game cannot be counted.
 #[derive(Debug, thiserror::Error)]
-pub enum RecordError {
+pub enum CountError {
     #[error("bot {0} sits twice in one game")]
     SeatsTwice(usize),
     #[error("a game's ranks ({ranks}) do not match its {seats} seats")]
@@ -61,16 +61,16 @@ impl FieldRecord {
         bots: &[usize],
         ranks: &[u8],
         pair: Option<u64>,
-    ) -> Result<(), RecordError> {
+    ) -> Result<(), CountError> {
         if ranks.len() != bots.len() {
-            return Err(RecordError::Ranks {
+            return Err(CountError::Ranks {
                 ranks: ranks.len(),
                 seats: bots.len(),
             });
         }
         for (i, &a) in bots.iter().enumerate() {
             if bots[..i].contains(&a) {
-                return Err(RecordError::SeatsTwice(a));
+                return Err(CountError::SeatsTwice(a));
             }
         }
         let most = bots.iter().copied().max().map_or(0, |m| m + 1);
@@ -113,7 +113,7 @@ impl FieldRecord {
 
     /// Fits the field: Bradley-Terry on the cross-table for two seats, Plackett-Luce on the
     /// rankings for more (the same model for two seats).
-    pub fn fit(&self, options: &FitOptions) -> Result<FieldFit, RecordError> {
+    pub fn fit(&self, options: &FitOptions) -> Result<FieldFit, CountError> {
         Ok(if self.seats > 2 {
             plackett_luce::fit_with(self.table.len(), &self.ranked, options)?
         } else {
@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(r.duel.wdl.games(), 0, "no two-bot match here");
         assert!(matches!(
             r.add(&[1, 1], &[0, 1], None),
-            Err(RecordError::SeatsTwice(1))
+            Err(CountError::SeatsTwice(1))
         ));
         assert!(r.add(&[0, 1], &[0], None).is_err());
     }

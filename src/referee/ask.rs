@@ -5,8 +5,8 @@
 
 use super::clock::{excused, excused_steal, Spent, Waited, QUICK_ANSWER};
 use super::seat::Seat;
-use super::turns::{Answered, End, TurnName, Turns};
-use super::verdict::{Ended, Verdict, SHOWN};
+use super::turns::{Answered, LoopEnd, TurnName, Turns};
+use super::verdict::{ProcessEnd, Verdict, SHOWN};
 use super::wait::{exit_verdict, wait_answer, Allowed};
 use super::{charged, Clock, RefereeConfig, IDLE_CPU_SLACK};
 use crate::bot::{ExitKind, SendError, Wait};
@@ -57,7 +57,7 @@ impl Turns {
         input: &[u8],
         lines: usize,
         cfg: &RefereeConfig,
-    ) -> Result<Answered, End> {
+    ) -> Result<Answered, LoopEnd> {
         let limit = self.limit(seat, cfg);
         let extra_lines = leftover_lines(&mut procs[seat], cfg);
         let cpu_before = self.cpu_before(&procs[seat], seat, cfg);
@@ -77,7 +77,7 @@ impl Turns {
             own: self.stats[seat].turns + 1,
             game: self.game_turn.unwrap_or(self.turn + 1),
         };
-        let forfeit = |verdict| End::Forfeit(seat, verdict);
+        let forfeit = |verdict| LoopEnd::Forfeit(seat, verdict);
         let came = (got.len(), lines);
         let at = match answered_at(
             &mut procs[seat],
@@ -272,7 +272,7 @@ impl Turns {
         input: &[u8],
         limit: Duration,
         cfg: &RefereeConfig,
-    ) -> Result<Instant, End> {
+    ) -> Result<Instant, LoopEnd> {
         let bot = &mut procs[seat];
         let fair = cfg.time.clock == Clock::Fair;
         let was_frozen = bot.is_frozen();
@@ -358,9 +358,9 @@ impl Turns {
         e: SendError,
         limit: Duration,
         cfg: &RefereeConfig,
-    ) -> End {
+    ) -> LoopEnd {
         match e {
-            SendError::Full => End::Forfeit(
+            SendError::Full => LoopEnd::Forfeit(
                 seat,
                 Verdict::PipeFull {
                     waited: limit + cfg.time.grace,
@@ -372,12 +372,12 @@ impl Turns {
                 // until the stop is known. An isolated bot's end shows once its init has
                 // passed it on. The game is lost either way; the wait only names how.
                 let status = bot.exit_status_within(CLOSED_EXIT_WAIT);
-                let how = Ended::ClosedStdin {
+                let how = ProcessEnd::ClosedStdin {
                     status,
                     turn: turn + 1,
                     note: status.and_then(|status| why_killed(bot, status)),
                 };
-                End::Forfeit(seat, exit_verdict(bot, how))
+                LoopEnd::Forfeit(seat, exit_verdict(bot, how))
             }
         }
     }
@@ -411,7 +411,7 @@ fn answered_at<S: Seat>(
     Err(match waited {
         Wait::Line(_, at) => return Ok(at),
         Wait::Exited(status) => {
-            let how = Ended::Exited {
+            let how = ProcessEnd::Exited {
                 status,
                 which,
                 after: c.start.elapsed(),
@@ -419,7 +419,7 @@ fn answered_at<S: Seat>(
             };
             exit_verdict(bot, how)
         }
-        Wait::ClosedStdout => exit_verdict(bot, Ended::ClosedStdout { which }),
+        Wait::ClosedStdout => exit_verdict(bot, ProcessEnd::ClosedStdout { which }),
         Wait::TooLong => {
             let pending = bot.out().pending();
             let pending = pending[..pending.len().min(SHOWN + 1)].to_vec();

@@ -13,7 +13,7 @@ use crate::game::{Game, Outcome, ScoreEnd};
 use std::time::Duration;
 
 /// How a game ended, whoever decided it.
-pub(super) enum Ending {
+pub(super) enum GameEnd {
     /// The rules (or the referee) ranked the seats; `reason` says how (a win, a draw, the turn
     /// limit).
     Ranked(Vec<u8>, Reason),
@@ -81,7 +81,7 @@ impl Scoring for NoRules {
 
 /// What a game produced besides its end: who played, the turn loop's state (its turns, the
 /// seats eliminated on the way, each seat's clock, the moves) and the bots' stderr.
-pub(super) struct Played {
+pub(super) struct GameRun {
     pub game: String,
     pub seed: u64,
     pub bots: Vec<String>,
@@ -96,9 +96,9 @@ pub(super) struct Played {
 /// still playing and score -1; the forfeit that ends a game scores as its rules say (-1 against
 /// each other seat's own score in every built-in game but two, which their statements name:
 /// Impasse's arena -1 against 0, draughts 0 against 2; an external referee's game -1 against 0).
-pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> GameResult {
+pub(super) fn assemble(rules: &dyn Scoring, end: GameEnd, played: GameRun) -> GameResult {
     let seats = rules.seats();
-    let Played {
+    let GameRun {
         game,
         seed,
         bots,
@@ -109,14 +109,14 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
         duration,
     } = played;
     let (mut ranks, reason, detail, ending, score_end) = match end {
-        Ending::Ranked(ranks, reason) => {
+        GameEnd::Ranked(ranks, reason) => {
             let how = match reason {
                 Reason::TurnLimit => ScoreEnd::TurnLimit,
                 _ => ScoreEnd::Rules,
             };
             (ranks, reason, String::new(), None, how)
         }
-        Ending::Forfeit(seat, verdict) => {
+        GameEnd::Forfeit(seat, verdict) => {
             let forfeit = Forfeit::of(seat, &verdict, turns.turn + 1);
             (
                 rules.ranks_of_forfeit(seat),
@@ -126,7 +126,7 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
                 ScoreEnd::Forfeit(seat),
             )
         }
-        Ending::Failed(forfeit) => {
+        GameEnd::Failed(forfeit) => {
             let seat = forfeit.seat;
             (
                 rules.ranks_of_forfeit(seat),
@@ -136,7 +136,7 @@ pub(super) fn assemble(rules: &dyn Scoring, end: Ending, played: Played) -> Game
                 ScoreEnd::Forfeit(seat),
             )
         }
-        Ending::RefereeError(detail) => (
+        GameEnd::RefereeError(detail) => (
             vec![0; seats],
             Reason::RefereeError,
             detail,
@@ -201,7 +201,7 @@ impl GameResult {
         detail: String,
     ) -> GameResult {
         let seats = bots.len();
-        let played = Played {
+        let played = GameRun {
             game: game.to_string(),
             seed,
             bots,
@@ -211,7 +211,7 @@ impl GameResult {
             stderr_bytes: vec![0; seats],
             duration: Duration::ZERO,
         };
-        assemble(&NoRules(seats), Ending::RefereeError(detail), played)
+        assemble(&NoRules(seats), GameEnd::RefereeError(detail), played)
     }
 }
 
@@ -225,7 +225,7 @@ mod tests {
     /// name left out.
     fn result_of(
         rules: &dyn Scoring,
-        end: Ending,
+        end: GameEnd,
         seats: usize,
         eliminated: Option<usize>,
     ) -> serde_json::Value {
@@ -237,7 +237,7 @@ mod tests {
             turn: 3,
             exit: None,
         }));
-        let played = Played {
+        let played = GameRun {
             game: "g".into(),
             seed: 1,
             bots: (0..seats).map(|s| format!("b{s}")).collect(),
@@ -251,8 +251,8 @@ mod tests {
         serde_json::to_value(&r).unwrap()
     }
 
-    fn timeout(seat: usize) -> Ending {
-        Ending::Forfeit(
+    fn timeout(seat: usize) -> GameEnd {
+        GameEnd::Forfeit(
             seat,
             Verdict::PipeFull {
                 waited: Duration::from_secs(2),
@@ -302,7 +302,7 @@ mod tests {
     /// winner was recorded); one in which every seat still shares first place stays a draw.
     #[test]
     fn a_draw_with_a_player_out_on_the_way_is_won_by_the_others() {
-        let draw = || Ending::Ranked(vec![0; 3], Reason::Draw(crate::game::DrawRule::Referee));
+        let draw = || GameEnd::Ranked(vec![0; 3], Reason::Draw(crate::game::DrawRule::Referee));
         let r = result_of(&NoRules(3), draw(), 3, Some(1));
         assert_eq!(r["reason"], "win");
         assert_eq!(r["ranks"], serde_json::json!([0, 2, 0]));
@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn a_referee_error_ranks_everyone_first_and_scores_nothing() {
         let failed = |rules: &dyn Scoring| {
-            let r = result_of(rules, Ending::RefereeError("crashed".into()), 3, None);
+            let r = result_of(rules, GameEnd::RefereeError("crashed".into()), 3, None);
             (r["ranks"].clone(), r["scores"].clone(), r["winner"].clone())
         };
         let unplayed = GameResult::unplayed(

@@ -3,9 +3,9 @@
 //! ([`play`]) or ahead of the game ([`play_held`]). External referees and SDK games have their
 //! own loops (`external/`, `sdk/`); all of them end in [`assemble`].
 
-use super::assemble::{assemble, Ending, Played};
+use super::assemble::{assemble, GameEnd, GameRun};
 use super::start::spawn_bots;
-use super::turns::{End, Turns};
+use super::turns::{LoopEnd, Turns};
 use super::{GameResult, RefereeConfig, RefereeError, Seat};
 use crate::bot::{BotProcess, BotSpec};
 use crate::game::Game;
@@ -83,10 +83,10 @@ pub fn play_seats<S: Seat>(
     S::shutdown_all(procs, cfg.kill_grace);
 
     let end = match end {
-        End::Outcome(outcome, reason) => Ending::Ranked(outcome.ranks, reason),
-        End::Forfeit(seat, verdict) => Ending::Forfeit(seat, verdict),
+        LoopEnd::Outcome(outcome, reason) => GameEnd::Ranked(outcome.ranks, reason),
+        LoopEnd::Forfeit(seat, verdict) => GameEnd::Forfeit(seat, verdict),
     };
-    let played = Played {
+    let played = GameRun {
         game: game.name().to_string(),
         seed,
         bots: names.to_vec(),

@@ -44,7 +44,7 @@ pub(super) struct Answered {
     pub(super) which: TurnName,
 }
 
-pub(super) enum End {
+pub(super) enum LoopEnd {
     Outcome(Outcome, Reason),
     /// The seat and what it did.
     Forfeit(usize, Verdict),
@@ -157,19 +157,19 @@ impl Turns {
         game: &mut dyn Game,
         procs: &mut [S],
         cfg: &RefereeConfig,
-    ) -> End {
+    ) -> LoopEnd {
         loop {
             if let Some(outcome) = game.outcome() {
                 let reason = game.draw_rule().map_or(Reason::Win, Reason::Draw);
-                return End::Outcome(outcome, reason);
+                return LoopEnd::Outcome(outcome, reason);
             }
             if self.turn >= cfg.max_turns {
-                return End::Outcome(game.outcome_at_turn_limit(), Reason::TurnLimit);
+                return LoopEnd::Outcome(game.outcome_at_turn_limit(), Reason::TurnLimit);
             }
             match self.one_turn(game, procs, cfg) {
                 Ok(()) => {}
                 // In a game of three or more the rules may play on without the seat.
-                Err(End::Forfeit(seat, verdict)) if game.eliminate(seat) => {
+                Err(LoopEnd::Forfeit(seat, verdict)) if game.eliminate(seat) => {
                     procs[seat].shutdown(cfg.kill_grace);
                     self.out[seat] = true;
                     self.forfeits
@@ -190,7 +190,7 @@ impl Turns {
         game: &mut dyn Game,
         procs: &mut [S],
         cfg: &RefereeConfig,
-    ) -> Result<(), End> {
+    ) -> Result<(), LoopEnd> {
         let seat = game.to_move();
         self.input.clear();
         game.write_turn_input(self.first[seat], &mut self.input);
@@ -200,7 +200,7 @@ impl Turns {
         let mut answered = asked?;
         let line = answered.lines.pop().unwrap_or_default();
         let which = answered.which;
-        let forfeit = |verdict| End::Forfeit(seat, verdict);
+        let forfeit = |verdict| LoopEnd::Forfeit(seat, verdict);
 
         let moves = game.legal_moves();
         let (index, comment) = match parse_answer(&line) {

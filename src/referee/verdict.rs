@@ -41,7 +41,10 @@ pub(super) enum Verdict {
     EmptyAnswer { which: TurnName },
     /// Its process ended, or closed a pipe, instead of answering; `limit` is a limit the
     /// system saw it hit.
-    Ended { how: Ended, limit: Option<LimitHit> },
+    Ended {
+        how: ProcessEnd,
+        limit: Option<LimitHit>,
+    },
     /// Wrote more than an answer may have without a newline (`pending`: the first [`SHOWN`] +
     /// 1 bytes of it).
     Unterminated { which: TurnName, pending: Vec<u8> },
@@ -83,7 +86,7 @@ pub(super) enum Verdict {
 
 /// How a bot's process stopped answering.
 #[derive(Debug)]
-pub(super) enum Ended {
+pub(super) enum ProcessEnd {
     /// It ended before answering, `after` into the turn; `note` is what the system tells of a
     /// kill by the seccomp filter.
     Exited {
@@ -136,12 +139,12 @@ impl Verdict {
     pub(super) fn exit(&self) -> Option<ExitKind> {
         match self {
             Verdict::Ended {
-                how: Ended::Exited { status, .. },
+                how: ProcessEnd::Exited { status, .. },
                 ..
             }
             | Verdict::Ended {
                 how:
-                    Ended::ClosedStdin {
+                    ProcessEnd::ClosedStdin {
                         status: Some(status),
                         ..
                     },
@@ -251,12 +254,12 @@ impl fmt::Display for Verdict {
     }
 }
 
-impl fmt::Display for Ended {
+impl fmt::Display for ProcessEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let note =
             |note: &Option<String>| note.as_ref().map_or(String::new(), |n| format!(": {n}"));
         match self {
-            Ended::Exited {
+            ProcessEnd::Exited {
                 status,
                 which,
                 after,
@@ -268,11 +271,11 @@ impl fmt::Display for Ended {
                 ms(*after),
                 note(n)
             ),
-            Ended::ClosedStdout { which } => write!(
+            ProcessEnd::ClosedStdout { which } => write!(
                 f,
                 "closed its standard output before answering {which} (still running; it was killed)"
             ),
-            Ended::ClosedStdin {
+            ProcessEnd::ClosedStdin {
                 status,
                 turn,
                 note: n,
@@ -497,7 +500,7 @@ mod tests {
             ),
             (
                 Verdict::Ended {
-                    how: Ended::ClosedStdout { which: first },
+                    how: ProcessEnd::ClosedStdout { which: first },
                     limit: Some(LimitHit::Memory(64 << 20)),
                 },
                 Reason::MemoryLimit,
@@ -507,7 +510,7 @@ mod tests {
             ),
             (
                 Verdict::Ended {
-                    how: Ended::ClosedStdin {
+                    how: ProcessEnd::ClosedStdin {
                         status: None,
                         turn: 4,
                         note: None,
@@ -616,7 +619,7 @@ mod tests {
         }
 
         let segv = Verdict::Ended {
-            how: Ended::Exited {
+            how: ProcessEnd::Exited {
                 status: ExitStatus::from_raw(libc::SIGSEGV),
                 which: first,
                 after: Duration::from_micros(12_100),
@@ -631,7 +634,7 @@ mod tests {
             "killed by signal 11 (SIGSEGV) before answering turn 1 (after 12.1 ms)"
         );
         let sys = Verdict::Ended {
-            how: Ended::ClosedStdin {
+            how: ProcessEnd::ClosedStdin {
                 status: Some(ExitStatus::from_raw(3 << 8)),
                 turn: 2,
                 note: Some("it called ptrace".into()),

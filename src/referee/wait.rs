@@ -3,7 +3,7 @@
 
 use super::clock::{charged, Excuse, FAIR_WALL_FACTOR, SETTLE_AFTER};
 use super::seat::Seat;
-use super::verdict::{Ended, LimitHit, Verdict};
+use super::verdict::{LimitHit, ProcessEnd, Verdict};
 use super::Clock;
 use crate::bot::schedstat::queued_since;
 use crate::bot::schedstat::this_thread_wait;
@@ -162,7 +162,7 @@ fn wait_fair<S: Seat>(
 
 /// The verdict on a bot that ended (`how`): over its memory limit (where a memory cgroup
 /// tells), over its process cap (where a pids cgroup tells), else a crash.
-pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: Ended) -> Verdict {
+pub(super) fn exit_verdict<S: Seat>(bot: &mut S, how: ProcessEnd) -> Verdict {
     let limit = match bot.memory_limit_hit() {
         Some(bytes) => Some(LimitHit::Memory(bytes)),
         None => bot.process_limit_hit().map(LimitHit::Processes),

@@ -58,7 +58,7 @@ impl engine::Consumer for Terminal {
 }
 
 /// What the progress display and the live report are told, on their own thread.
-enum Shown {
+enum ToShow {
     Game(report::progress::GameDone),
     Note(Note),
 }
@@ -66,7 +66,7 @@ enum Shown {
 /// The progress display and the live report of a run's games, as one consumer of the engine
 /// that runs on a thread of its own ([`engine::Detached`]), so that drawing and page writing
 /// delay neither the recording nor a decision taken on the engine's thread.
-pub struct Display(engine::Detached<(Progress, report::html::LiveReport), Shown>);
+pub struct Display(engine::Detached<(Progress, report::html::LiveReport), ToShow>);
 
 impl Display {
     /// The display of `games` games played by `runner` into the results folder `out` (where
@@ -79,17 +79,17 @@ impl Display {
             (progress, live),
             |event: &Event<'_>| match event {
                 Event::GameFinished(f) => {
-                    Some(Shown::Game(report::progress::GameDone::of(&f.result)))
+                    Some(ToShow::Game(report::progress::GameDone::of(&f.result)))
                 }
-                Event::Note(note) => Some(Shown::Note((*note).clone())),
+                Event::Note(note) => Some(ToShow::Note((*note).clone())),
                 _ => None,
             },
             |(progress, live): &mut (Progress, report::html::LiveReport), shown| match shown {
-                Shown::Game(result) => {
+                ToShow::Game(result) => {
                     live.tick();
                     progress.game_done(&result);
                 }
-                Shown::Note(note) => show_note(progress, note),
+                ToShow::Note(note) => show_note(progress, note),
             },
         ))
     }

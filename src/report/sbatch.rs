@@ -166,7 +166,6 @@ impl Job {
     }
 }
 
-
 impl Job {
     /// The three scripts (their paths and texts), to be written into [`Job::slurm_dir`]
     /// ([`crate::results::scripts::write_executables`]).

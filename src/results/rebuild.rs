@@ -33,7 +33,7 @@ pub enum StepKind {
 
 /// One step and the position after it.
 #[derive(Clone, Debug)]
-pub struct Step {
+pub struct ReplayStep {
     pub kind: StepKind,
     /// The game's turn number (1-based, opening plies included).
     pub turn: u32,
@@ -48,7 +48,7 @@ pub struct Step {
 /// A whole game rebuilt.
 pub struct Rebuilt {
     pub start: BoardView,
-    pub steps: Vec<Step>,
+    pub steps: Vec<ReplayStep>,
     /// The final position in the game's text form.
     pub final_position: String,
     /// The final game state, for checks against the rules.
@@ -94,7 +94,7 @@ struct Spare {
     input: String,
 }
 
-impl<F: FnMut(&Step, &BoardView)> Sink<F> {
+impl<F: FnMut(&ReplayStep, &BoardView)> Sink<F> {
     /// `g`'s view, written over storage no longer needed.
     fn view(&mut self, g: &dyn Game) -> BoardView {
         let mut v = std::mem::take(&mut self.spare.view);
@@ -119,7 +119,7 @@ impl<F: FnMut(&Step, &BoardView)> Sink<F> {
         s
     }
 
-    fn push(&mut self, step: Step) {
+    fn push(&mut self, step: ReplayStep) {
         (self.each)(&step, &self.before);
         self.spare.view = std::mem::replace(&mut self.before, step.view);
         self.spare.text = step.text;
@@ -134,7 +134,7 @@ impl<F: FnMut(&Step, &BoardView)> Sink<F> {
 /// written from the differences). Returns the start position and the final game state.
 pub fn rebuild_each(
     rec: &GameRecord,
-    each: impl FnMut(&Step, &BoardView),
+    each: impl FnMut(&ReplayStep, &BoardView),
 ) -> Result<(BoardView, Box<dyn Game>), RebuildError> {
     let choice = choice_of(rec)?;
     let mut g = choice.start(rec.seed)?;
@@ -167,7 +167,7 @@ pub fn rebuild_each(
             g.eliminate(seat);
         }
         let view = sink.view(g.as_ref());
-        sink.push(Step {
+        sink.push(ReplayStep {
             kind: StepKind::Forfeit(which),
             turn,
             seat,
@@ -207,7 +207,7 @@ pub fn rebuild_each(
         g.play(index);
         let view = sink.view(g.as_ref());
         let text = sink.text(text);
-        sink.push(Step {
+        sink.push(ReplayStep {
             kind,
             turn,
             seat,

@@ -114,7 +114,7 @@ pub fn write_typed(
 
 /// Why a replay file cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub enum ReplayFileError {
     #[error("reading {path}: {source}")]
     Io { path: String, source: io::Error },
     #[error("{path}: line {line} is not JSON: {source}")]
@@ -133,19 +133,19 @@ pub enum ReadError {
 /// Reads a replay file back into a game record (the inputs it holds are rebuilt by the rules
 /// like every record's). Files from before the variant was written get the game's first
 /// variant and one seat per bot.
-pub fn read(path: &Path) -> Result<GameRecord, ReadError> {
+pub fn read(path: &Path) -> Result<GameRecord, ReplayFileError> {
     parse(path).map(|(rec, _)| rec)
 }
 
 /// The record and the file's start line (which keeps the bots as typed, for showing paths as
 /// the user gave them: `crate::report::html::origins::read_shown`).
-pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
+pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReplayFileError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| ReplayFileError::Io {
         path: name.clone(),
         source,
     })?;
-    let shape = |why: &str| ReadError::Shape {
+    let shape = |why: &str| ReplayFileError::Shape {
         path: name.clone(),
         why: why.to_string(),
     };
@@ -155,7 +155,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let v: Value = serde_json::from_str(l).map_err(|source| ReadError::Json {
+        let v: Value = serde_json::from_str(l).map_err(|source| ReplayFileError::Json {
             path: name.clone(),
             line: i + 1,
             source,
@@ -171,7 +171,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
         .find(|v| v["type"] == "result")
         .ok_or_else(|| shape("no result line (the game did not finish?)"))?;
     let str_of = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let reason = |v: &Value| -> Result<Reason, ReadError> {
+    let reason = |v: &Value| -> Result<Reason, ReplayFileError> {
         Reason::parse(v.as_str().unwrap_or_default()).map_err(|e| shape(&format!("reason: {e}")))
     };
     let strings = |v: &Value| -> Vec<String> {
@@ -249,7 +249,7 @@ pub fn parse(path: &Path) -> Result<(GameRecord, Value), ReadError> {
                             exit: serde_json::from_value(f["exit"].clone()).ok(),
                         })
                     })
-                    .collect::<Result<Vec<_>, ReadError>>()
+                    .collect::<Result<Vec<_>, ReplayFileError>>()
             })
             .transpose()?
             .unwrap_or_default(),

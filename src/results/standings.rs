@@ -4,7 +4,7 @@
 //! are streamed in. Rendering them (text, CSV, JSON) is `crate::report::standings`'s.
 
 use crate::options::Opt;
-use crate::rating::{self, CrossTable, EloEstimate, FieldFit, Note, Pentanomial, Wdl};
+use crate::rating::{self, CrossTable, EloEstimate, FieldFit, FitNote, Pentanomial, Wdl};
 use crate::results::games_csv::{ReadError, ResultRow};
 use std::collections::HashMap;
 
@@ -16,7 +16,7 @@ pub enum StandingsError {
     #[error("a game where '{0}' sits twice cannot be rated")]
     SeatsTwice(String),
     #[error(transparent)]
-    Record(#[from] rating::RecordError),
+    Record(#[from] rating::CountError),
     #[error("{} names '{bot}', which played no game here; bots: {}", Opt::Anchor, names.join(", "))]
     Anchor { bot: String, names: Vec<String> },
 }
@@ -100,7 +100,7 @@ impl Builder {
         self.record
             .add(&ids, &row.ranks, row.pair_id)
             .map_err(|e| match e {
-                rating::RecordError::SeatsTwice(b) => {
+                rating::CountError::SeatsTwice(b) => {
                     StandingsError::SeatsTwice(self.names[b].clone())
                 }
                 other => other.into(),
@@ -146,7 +146,7 @@ impl Builder {
             ..rating::FitOptions::default()
         })?;
         if self.repeats > 0 {
-            fit.warnings.push(Note::text(format!(
+            fit.warnings.push(FitNote::text(format!(
                 "{} an earlier game move for move with the same bots in the same seats \
                  (deterministic bots replaying a game): they add no information, yet the ratings \
                  count them; give the bots different starts with {} K (bots must \
@@ -221,13 +221,13 @@ pub fn from_files(
 pub fn note_read(standings: &mut Standings, read: &crate::results::games_csv::ReadSummary) {
     standings.referee_errors = read.referee_errors;
     if read.duplicates > 0 {
-        standings.fit.warnings.push(Note::text(format!(
+        standings.fit.warnings.push(FitNote::text(format!(
             "{} rows repeat a game id already read from the same file and were counted once",
             read.duplicates
         )));
     }
     for path in &read.torn {
-        standings.fit.warnings.push(Note::text(format!(
+        standings.fit.warnings.push(FitNote::text(format!(
             "the last line of {} is incomplete (a run still writing?) and was skipped",
             path.display()
         )));

@@ -10,7 +10,7 @@ pub mod shard;
 #[cfg(test)]
 mod golden_tests;
 
-pub use runner::{allowed_cpus, pin_this_thread, Ended, Finished, Runner, Unplayed};
+pub use runner::{allowed_cpus, pin_this_thread, Finished, FinishedOrNot, Runner, Unplayed};
 pub use schedule::{
     games_of_tables, opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec,
     Plan, Stage,

@@ -131,7 +131,7 @@ impl Drop for OnCpus {
 
 /// The bots of a game started ahead of it by a worker's bot starter (`None` where they could
 /// not be held, or the starter failed: the worker starts them itself).
-type Held = Option<Result<Vec<BotProcess>, RefereeError>>;
+type HeldBots = Option<Result<Vec<BotProcess>, RefereeError>>;
 
 /// A finished game with the spec it was played for.
 pub struct Finished {
@@ -162,13 +162,17 @@ impl std::fmt::Display for Unplayed {
 }
 
 /// How a game handed to a worker ended: played (whatever the bots did), or not started.
-pub type Ended = Result<Finished, Unplayed>;
+pub type FinishedOrNot = Result<Finished, Unplayed>;
 
 impl Runner<'_> {
     /// Plays `games`; `on_finished` runs in the calling thread for each game that ended (or
     /// could not start), in the order they end. Returning `Break` stops handing out new games;
     /// games already under way still finish and are reported.
-    pub fn run(&self, games: &[GameSpec], mut on_finished: impl FnMut(Ended) -> ControlFlow<()>) {
+    pub fn run(
+        &self,
+        games: &[GameSpec],
+        mut on_finished: impl FnMut(FinishedOrNot) -> ControlFlow<()>,
+    ) {
         self.run_queued(games, |queue, stop| {
             for finished in queue {
                 if on_finished(finished).is_break() {
@@ -198,13 +202,13 @@ impl Runner<'_> {
     pub fn run_queued(
         &self,
         games: &[GameSpec],
-        consume: impl FnOnce(mpsc::Receiver<Ended>, &AtomicBool),
+        consume: impl FnOnce(mpsc::Receiver<FinishedOrNot>, &AtomicBool),
     ) {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         // An unbounded queue: a worker never waits for the consumer (a rendezvous channel made
         // every game wait while the consumer recorded, or paused over a crash).
-        let (tx, rx) = mpsc::channel::<Ended>();
+        let (tx, rx) = mpsc::channel::<FinishedOrNot>();
         let workers = self.workers(games.len());
         let allowed = allowed_cpus();
         let cpus = if self.pin_cpus {
@@ -257,7 +261,7 @@ impl Runner<'_> {
         games: &[GameSpec],
         next: &AtomicUsize,
         stop: &AtomicBool,
-        tx: &mpsc::Sender<Ended>,
+        tx: &mpsc::Sender<FinishedOrNot>,
         (worker, cpu, spare): (usize, Option<usize>, &[usize]),
     ) {
         let take = || {
@@ -285,7 +289,7 @@ impl Runner<'_> {
         }
         std::thread::scope(|scope| {
             let (ask, asked) = mpsc::channel::<(&GameSpec, Vec<crate::bot::cgroup::Cgroup>)>();
-            let (give, given) = mpsc::channel::<Held>();
+            let (give, given) = mpsc::channel::<HeldBots>();
             std::thread::Builder::new()
                 .name(format!("{STARTER_THREAD}{worker}"))
                 .spawn_scoped(scope, move || {
@@ -350,7 +354,7 @@ impl Runner<'_> {
     }
 
     /// [`Runner::play_one`], with its bots started ahead by a bot starter where they were.
-    fn play_one_with(&self, spec: &GameSpec, held: Held) -> Result<GameResult, Unplayed> {
+    fn play_one_with(&self, spec: &GameSpec, held: HeldBots) -> Result<GameResult, Unplayed> {
         let book = self.book.map(|b| (b, spec.pair_id));
         self.play_from(spec, held, || {
             opening_from(self.game, spec.seed, self.opening_plies, book)
@@ -361,7 +365,7 @@ impl Runner<'_> {
     fn play_from<E: std::error::Error + Send + Sync + 'static>(
         &self,
         spec: &GameSpec,
-        held: Held,
+        held: HeldBots,
         start: impl Fn() -> Result<(Box<dyn crate::game::Game>, Vec<String>), E>,
     ) -> Result<GameResult, Unplayed> {
         let bots = self.bots_of(spec);

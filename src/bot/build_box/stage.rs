@@ -1,4 +1,4 @@
-//! The build folder's life around the builds: made in a [`Stage`] the build's uid can reach,
+//! The build folder's life around the builds: made in a [`BuildStage`] the build's uid can reach,
 //! handed back to arbiter's user afterwards (owned by it, no symlink out of it, nothing set-id,
 //! readable by all) and moved into the cache.
 
@@ -93,14 +93,14 @@ pub fn write_own_file(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<()
 }
 
 /// A build folder in the making, reachable by the build's uid; removed unless installed.
-pub struct Stage {
+pub struct BuildStage {
     parent: PathBuf,
     work: PathBuf,
 }
 
-impl Stage {
+impl BuildStage {
     /// A fresh stage in the system's temporary folder (`/tmp` when arbiter runs as root).
-    pub fn new() -> std::io::Result<Stage> {
+    pub fn new() -> std::io::Result<BuildStage> {
         use std::os::unix::fs::DirBuilderExt;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -118,7 +118,7 @@ impl Stage {
         ));
         // Enterable, not listable, by others: the build's uid reaches its folder by name.
         std::fs::DirBuilder::new().mode(0o711).create(&parent)?;
-        let stage = Stage {
+        let stage = BuildStage {
             work: parent.join("work"),
             parent,
         };
@@ -154,7 +154,7 @@ impl Stage {
     }
 }
 
-impl Drop for Stage {
+impl Drop for BuildStage {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.parent);
     }

@@ -27,7 +27,7 @@ fn a_build_is_unprivileged_offline_and_sees_only_the_system_and_its_folder() {
     let outer = tempfile::tempdir().unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(outer.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    let stage = Stage::new().unwrap();
+    let stage = BuildStage::new().unwrap();
     let dir = stage.dir().to_path_buf();
     let secret = outer.path().join("secret.txt");
     std::fs::write(&secret, "TOP-SECRET-LINE\n").unwrap();
@@ -76,7 +76,7 @@ fn a_flood_is_cut_and_a_build_past_its_time_is_stopped_and_named() {
     if !have_bwrap() {
         return;
     }
-    let stage = Stage::new().unwrap();
+    let stage = BuildStage::new().unwrap();
     let limits = BuildLimits {
         output_bytes: 1000,
         ..BuildLimits::default()
@@ -116,7 +116,7 @@ fn a_build_that_holds_more_memory_in_its_tmp_than_its_cap_fails_naming_the_cap()
     if !have_bwrap() || !have_memory_cgroup() {
         return;
     }
-    let stage = Stage::new().unwrap();
+    let stage = BuildStage::new().unwrap();
     let limits = BuildLimits {
         memory_bytes: 64 << 20,
         tmp_bytes: 1 << 30,
@@ -152,7 +152,7 @@ fn a_builds_tmp_is_sized() {
     if !have_bwrap() {
         return;
     }
-    let stage = Stage::new().unwrap();
+    let stage = BuildStage::new().unwrap();
     let limits = BuildLimits {
         tmp_bytes: 8 << 20,
         ..BuildLimits::default()
@@ -174,7 +174,7 @@ fn a_build_that_fills_its_folder_past_the_cap_is_stopped_naming_the_cap() {
     if !have_bwrap() {
         return;
     }
-    let stage = Stage::new().unwrap();
+    let stage = BuildStage::new().unwrap();
     let limits = BuildLimits {
         folder_bytes: 16 << 20,
         ..BuildLimits::default()

@@ -7,7 +7,7 @@
 //! inode, mode, size, modification and change times); a bot whose program or folder changed
 //! since is planned afresh.
 
-use crate::bot::reach::Plan;
+use crate::bot::reach::ReachPlan;
 use crate::bot::spec::BotSpec;
 use crate::bot::Limits;
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ const MAX_PLANS: usize = 512;
 
 /// What a plan was made for.
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
+struct PlanKey {
     program: PathBuf,
     args: Vec<String>,
     dir: PathBuf,
@@ -47,7 +47,7 @@ fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// The plans made, by bot, with the stamps of its program and folder when each was made.
-type Plans = HashMap<Key, ((Stamp, Stamp), Arc<Plan>)>;
+type Plans = HashMap<PlanKey, ((Stamp, Stamp), Arc<ReachPlan>)>;
 
 static PLANS: Mutex<Option<Plans>> = Mutex::new(None);
 
@@ -60,10 +60,10 @@ pub(super) fn plan_for(
     user: bool,
     scratch: &[PathBuf],
     path: &str,
-) -> Result<Arc<Plan>, String> {
+) -> Result<Arc<ReachPlan>, String> {
     let resolved =
         crate::bot::spawn::resolve(&spec.program, path).unwrap_or_else(|_| spec.program.clone());
-    let key = Key {
+    let key = PlanKey {
         program: spec.program.clone(),
         args: spec.args.clone(),
         dir: spec.dir.clone(),
@@ -101,7 +101,7 @@ fn make(
     scratch: &[PathBuf],
     path: &str,
     resolved: &Path,
-) -> Result<Plan, String> {
+) -> Result<ReachPlan, String> {
     // A version manager's shim (pyenv, rbenv, asdf) runs the manager from its whole
     // installation, which stays closed to the bot's user: say so before any game.
     let is_shim = |p: &Path| {

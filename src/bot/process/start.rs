@@ -107,7 +107,7 @@ impl BotProcess {
             super::reach_plan::plan_for(spec, limits, user.is_some(), &scratch, path)
                 .map_err(&fail)?
         } else {
-            std::sync::Arc::new(crate::bot::reach::Plan::default())
+            std::sync::Arc::new(crate::bot::reach::ReachPlan::default())
         };
         let (program, args) = match &limits.sandbox {
             Some(bwrap) => {
@@ -133,7 +133,7 @@ impl BotProcess {
             .iter()
             .flat_map(|g| g.procs.iter().map(|p| p.as_c_str()))
             .collect();
-        let request = crate::bot::spawn::Request {
+        let request = crate::bot::spawn::SpawnRequest {
             program: &program,
             args: &args,
             dir: &spec.dir,

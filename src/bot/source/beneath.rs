@@ -19,7 +19,7 @@ use std::path::{Component, Path, PathBuf};
 /// Who a submission's files are read as: the owner of its top entry (the student's folder, or
 /// the file of a one-file submission).
 #[derive(Clone, Copy, Debug)]
-pub struct Student {
+pub struct SubmissionOwner {
     pub uid: u32,
     pub gid: u32,
 }
@@ -81,7 +81,7 @@ pub fn open_beneath(base: impl AsFd, rel: &Path) -> std::io::Result<OwnedFd> {
 }
 
 /// Whether `student` could read a file of this owner and mode (root reads all).
-fn readable_by(student: Student, stat: &rustix::fs::Stat) -> bool {
+fn readable_by(student: SubmissionOwner, stat: &rustix::fs::Stat) -> bool {
     let mode = stat.st_mode;
     student.uid == 0
         || stat.st_uid == student.uid
@@ -90,7 +90,11 @@ fn readable_by(student: Student, stat: &rustix::fs::Stat) -> bool {
 }
 
 /// Refuses a file or folder the student could not have read (see the module documentation).
-fn judge(student: Student, stat: &rustix::fs::Stat, path: &Path) -> Result<(), BeneathError> {
+fn judge(
+    student: SubmissionOwner,
+    stat: &rustix::fs::Stat,
+    path: &Path,
+) -> Result<(), BeneathError> {
     let world = stat.st_mode & 0o004 != 0;
     if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile && stat.st_nlink > 1 && !world
     {
@@ -126,7 +130,7 @@ pub fn copy_submission(class: &Path, entry: &OsStr, to: &Path) -> Result<(), Ben
     let shown = class.join(entry);
     let top = open_entry(&base, &class_canon, Path::new(entry), &shown)?;
     let stat = rustix::fs::fstat(&top).map_err(|e| io(&shown)(e.into()))?;
-    let student = Student {
+    let student = SubmissionOwner {
         uid: stat.st_uid,
         gid: stat.st_gid,
     };
@@ -180,7 +184,7 @@ fn copy_fd(
     rel: &Path,
     shown: &Path,
     to: &Path,
-    student: Student,
+    student: SubmissionOwner,
 ) -> Result<(), BeneathError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();

@@ -3,7 +3,7 @@
 //! the build cache, and their `bot.toml` build command run there in the build box, never in
 //! place and never as arbiter's user.
 
-use super::{cache_root, hash_hex, run_steps, BoxError, SourceError, Stage};
+use super::{cache_root, hash_hex, run_steps, BoxError, BuildStage, SourceError};
 use crate::bot::spec::BotSpec;
 use std::path::{Path, PathBuf};
 
@@ -157,7 +157,7 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     if !dest.is_dir() {
         std::fs::create_dir_all(&root).map_err(cache_err(&root))?;
-        let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
+        let stage = BuildStage::new().map_err(cache_err(&std::env::temp_dir()))?;
         copy_following(&spec.dir, stage.dir()).map_err(cache_err(stage.dir()))?;
         if let Some(command) = &spec.build {
             let words = shell_words::split(command).map_err(|e| SourceError::Refused {

@@ -21,7 +21,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// What the child does before `exec`.
-pub struct Request<'a> {
+pub struct SpawnRequest<'a> {
     pub program: &'a Path,
     pub args: &'a [String],
     pub dir: &'a Path,
@@ -85,7 +85,7 @@ thread_local! {
 
 /// Starts `req.program` with `req.args` in `req.dir`, in a new process group, with piped stdin,
 /// stdout and stderr. The error says which step failed (exec errors keep their `ErrorKind`).
-pub fn spawn(req: &Request<'_>) -> io::Result<Spawned> {
+pub fn spawn(req: &SpawnRequest<'_>) -> io::Result<Spawned> {
     let program = cstring(
         resolve(req.program, bot_path(req.env))?
             .as_os_str()
@@ -339,8 +339,8 @@ mod tests {
     use super::*;
     use std::io::{Read, Write};
 
-    fn request<'a>(program: &'a Path, args: &'a [String], dir: &'a Path) -> Request<'a> {
-        Request {
+    fn request<'a>(program: &'a Path, args: &'a [String], dir: &'a Path) -> SpawnRequest<'a> {
+        SpawnRequest {
             program,
             args,
             dir,

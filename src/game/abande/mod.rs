@@ -6,7 +6,9 @@
 //! plays on 7x7 intersections where diagonal neighbours touch too. The choices where the rules
 //! leave room are written in `statement.md` and by the code that makes them.
 
-use super::stackboard::{self, Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7};
+use super::stackboard::{
+    self, BoardKind, Cell, Geometry, Stack, Stacks, HEX37, MAX_CELLS, SQUARE7,
+};
 use super::{
     BoardView, DrawRule, GameInfo, Outcome, PositionError, Rules, SeatColour, Setup, TextGame,
     Variant,
@@ -172,8 +174,8 @@ impl Rules for Abande {
 
     fn variant(&self) -> &'static str {
         match self.geo.kind {
-            Kind::Hex37 => "standard",
-            Kind::Square(_) => "square",
+            BoardKind::Hex37 => "standard",
+            BoardKind::Square(_) => "square",
         }
     }
 

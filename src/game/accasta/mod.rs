@@ -3,8 +3,8 @@
 //! from one cell, and three controlled stacks in the enemy castle win.
 //!
 //! Seat 0 is White (castle on rows `a` to `c`, moves first); seat 1 is Black (castle on rows `e`
-//! to `g`). A whole turn is one legal move (a typed [`Turn`], written as one text), listed by a
-//! small depth-first search over the turn's moves (see `turns.rs`). The choices where the rules
+//! to `g`). A whole turn is one legal move (a typed [`WholeTurn`], written as one text), listed by
+//! a small depth-first search over the turn's moves (see `turns.rs`). The choices where the rules
 //! leave room are written in `statement.md` and by the code that makes them.
 
 use super::hex37::{self, Cell};
@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 mod tests;
 mod turns;
 
-pub use turns::Turn;
+pub use turns::WholeTurn;
 use turns::{apply_turn, has_turn, list_turns, write_turn};
 
 /// Letters for the pieces of seat 0 (White) and seat 1 (Black).
@@ -54,7 +54,7 @@ fn in_enemy_castle(board: &Stacks, seat: usize) -> usize {
     n
 }
 
-/// An Accasta position. A move is a whole [`Turn`].
+/// An Accasta position. A move is a whole [`WholeTurn`].
 #[derive(Clone, Debug)]
 pub struct Accasta {
     board: Stacks,
@@ -112,7 +112,7 @@ impl Default for Accasta {
 }
 
 impl Rules for Accasta {
-    type Move = Turn;
+    type Move = WholeTurn;
 
     fn info(&self) -> &'static GameInfo {
         &INFO
@@ -130,13 +130,13 @@ impl Rules for Accasta {
         self.to_move
     }
 
-    fn legal_moves(&self, out: &mut Vec<Turn>) {
+    fn legal_moves(&self, out: &mut Vec<WholeTurn>) {
         if self.winner.is_none() {
             list_turns(&self.board, self.to_move, out);
         }
     }
 
-    fn play(&mut self, t: Turn) {
+    fn play(&mut self, t: WholeTurn) {
         let me = self.to_move;
         apply_turn(&mut self.board, t);
         if in_enemy_castle(&self.board, me) >= CASTLE_WIN {
@@ -146,7 +146,7 @@ impl Rules for Accasta {
         self.check_stuck();
     }
 
-    fn write_move(&self, t: Turn, out: &mut String) {
+    fn write_move(&self, t: WholeTurn, out: &mut String) {
         write_turn(&self.board, self.to_move, t, out);
     }
 

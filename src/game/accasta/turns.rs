@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 /// One whole turn: up to three moves from the same cell, each taking some pieces off its top.
 /// Eight bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Turn {
+pub struct WholeTurn {
     from: Cell,
     /// How many of `steps` are played.
     n: u8,
@@ -19,7 +19,7 @@ pub struct Turn {
     steps: [(u8, Cell); MAX_MOVES],
 }
 
-impl Turn {
+impl WholeTurn {
     /// The cell the turn's moves start from.
     pub fn from(self) -> Cell {
         self.from
@@ -48,13 +48,13 @@ fn lift(st: Stack, from: Cell, k: usize, me: usize) -> Option<(Stack, Stack)> {
 
 /// Appends to `out` every legal turn of `me` on `board`, grouped by starting cell, in the order
 /// the bots have always received them.
-pub fn list_turns(board: &Stacks, me: usize, out: &mut Vec<Turn>) {
+pub fn list_turns(board: &Stacks, me: usize, out: &mut Vec<WholeTurn>) {
     // One working copy, changed in place by each move tried and restored after.
     let mut work = *board;
     let held = in_enemy_castle(board, me);
     for from in 0..CELLS as Cell {
         if board[from as usize].top() == Some(me) {
-            let turn = Turn {
+            let turn = WholeTurn {
                 from,
                 n: 0,
                 steps: [(0, 0); MAX_MOVES],
@@ -67,7 +67,7 @@ pub fn list_turns(board: &Stacks, me: usize, out: &mut Vec<Turn>) {
 /// Appends every turn that continues `turn` (whose start cell is still topped by `me` on
 /// `board`, where `me` controls `held` stacks in the enemy castle) by one more move, and
 /// recursively their continuations. `board` is left as it was found.
-fn extend(board: &mut Stacks, me: usize, held: usize, turn: Turn, out: &mut Vec<Turn>) {
+fn extend(board: &mut Stacks, me: usize, held: usize, turn: WholeTurn, out: &mut Vec<WholeTurn>) {
     let from = turn.from;
     let st = board[from as usize];
     let enemy_castle = castle(1 - me);
@@ -128,7 +128,7 @@ pub fn has_turn(board: &Stacks, me: usize) -> bool {
 }
 
 /// Plays the moves of `t` on `board`.
-pub fn apply_turn(board: &mut Stacks, t: Turn) {
+pub fn apply_turn(board: &mut Stacks, t: WholeTurn) {
     for &(k, to) in t.steps() {
         let moving = board[t.from as usize].split_top(k as usize);
         board[to as usize].put(moving);
@@ -138,7 +138,7 @@ pub fn apply_turn(board: &mut Stacks, t: Turn) {
 /// Appends the text of `t`, a legal turn of `me` on `board`: the start cell and `:`, then the
 /// moves joined by `,`, each the number of pieces when more than one, `-` onto an empty cell,
 /// `+` onto an own stack or `x` onto an enemy one, and the destination (`d1:2-d3,+d2`).
-pub fn write_turn(board: &Stacks, me: usize, t: Turn, out: &mut String) {
+pub fn write_turn(board: &Stacks, me: usize, t: WholeTurn, out: &mut String) {
     let mut board = *board;
     hex37::write_name(out, t.from);
     out.push(':');

@@ -7,7 +7,7 @@
 //! nothing to do, the order of the captured stack, the centre on the square board) the choice is
 //! written in `statement.md` and by the code that makes it.
 
-use super::stackboard::{Cell, Geometry, Kind, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
+use super::stackboard::{BoardKind, Cell, Geometry, Stack, Stacks, HEX37, MAX_CELLS, SQUARE8};
 use super::{
     BoardView, DrawRule, GameInfo, Outcome, PositionError, Rules, Setup, TextGame, Variant,
 };
@@ -81,8 +81,8 @@ impl Attangle {
     /// Five-stacks a player needs to win: 3 on the hex board, 5 on the square one.
     pub fn fives_to_win(&self) -> usize {
         match self.geo.kind {
-            Kind::Hex37 => 3,
-            Kind::Square(_) => 5,
+            BoardKind::Hex37 => 3,
+            BoardKind::Square(_) => 5,
         }
     }
 
@@ -91,8 +91,8 @@ impl Attangle {
     /// (our choice, in the spirit of the rule).
     fn closed_at_first(&self, c: Cell) -> bool {
         match self.geo.kind {
-            Kind::Hex37 => c == 18,
-            Kind::Square(n) => {
+            BoardKind::Hex37 => c == 18,
+            BoardKind::Square(n) => {
                 let (x, y, lo, hi) = (c % n, c / n, n / 2 - 1, n / 2);
                 (lo..=hi).contains(&x) && (lo..=hi).contains(&y)
             }
@@ -209,8 +209,8 @@ impl Rules for Attangle {
 
     fn variant(&self) -> &'static str {
         match self.geo.kind {
-            Kind::Hex37 => "standard",
-            Kind::Square(_) => "square",
+            BoardKind::Hex37 => "standard",
+            BoardKind::Square(_) => "square",
         }
     }
 

@@ -45,7 +45,7 @@ pub enum Finish {
 
 /// A position as the repetition rule compares them: the pieces and the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Key {
+struct RepetitionKey {
     board: Board,
     to_move: u8,
 }
@@ -62,7 +62,7 @@ pub struct Draughts {
     /// Every earlier position since the last man move or capture (not the current one). Neither
     /// kind of move can be undone, so no position before it can come back. Not part of the
     /// position text. Empty after most moves, so a copy for search seldom allocates.
-    since_irreversible: Vec<Key>,
+    since_irreversible: Vec<RepetitionKey>,
     end: Option<Finish>,
 }
 
@@ -106,8 +106,8 @@ impl Draughts {
         game
     }
 
-    fn key(&self) -> Key {
-        Key {
+    fn key(&self) -> RepetitionKey {
+        RepetitionKey {
             board: self.board,
             to_move: self.to_move as u8,
         }

@@ -6,7 +6,7 @@ use super::{square_name, Square, NONE};
 
 /// What an action does before its bear-off and crown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(super) enum ActionKind {
     SingleSlide,
     DoubleSlide,
     Transpose,
@@ -18,7 +18,7 @@ pub(super) enum Kind {
 /// if any. Its text is `from`, `to` and `crown_from`, each when present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Action {
-    pub(super) kind: Kind,
+    pub(super) kind: ActionKind,
     pub(super) from: Square,
     /// Destination of a slide or transpose target; `NONE` at an impasse.
     pub(super) to: Square,
@@ -29,7 +29,7 @@ pub struct Action {
 }
 
 impl Action {
-    pub(super) fn new(kind: Kind, from: Square, to: Square, bear_off: bool) -> Self {
+    pub(super) fn new(kind: ActionKind, from: Square, to: Square, bear_off: bool) -> Self {
         Action {
             kind,
             from,

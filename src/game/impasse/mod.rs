@@ -19,7 +19,7 @@ use super::{
     TurnText, Variant,
 };
 pub use action::Action;
-use action::{stable_sort_by_key, text_key, write_squares, Kind};
+use action::{stable_sort_by_key, text_key, write_squares, ActionKind};
 use std::fmt::Write as _;
 
 mod action;
@@ -304,7 +304,7 @@ impl Impasse {
                 while let Some(to) = at(c, r).filter(|&to| self.board[to as usize] == 0) {
                     let added = if r == furthest_row(seat) { to } else { NONE };
                     f(
-                        Action::new(Kind::SingleSlide, from, to, false),
+                        Action::new(ActionKind::SingleSlide, from, to, false),
                         [from, added],
                     );
                     (c, r) = (c + dc, r + fwd);
@@ -318,7 +318,7 @@ impl Impasse {
                     let bear = r == nearest_row(seat);
                     let added = if bear { to } else { NONE };
                     f(
-                        Action::new(Kind::DoubleSlide, from, to, bear),
+                        Action::new(ActionKind::DoubleSlide, from, to, bear),
                         [NONE, added],
                     );
                     (c, r) = (c + dc, r - fwd);
@@ -335,7 +335,7 @@ impl Impasse {
                     let bear = r == nearest_row(seat);
                     let removed = if bear { NONE } else { to };
                     f(
-                        Action::new(Kind::Transpose, from, to, bear),
+                        Action::new(ActionKind::Transpose, from, to, bear),
                         [removed, from],
                     );
                 }
@@ -355,10 +355,10 @@ impl Impasse {
             });
             if out.len() == start {
                 for &from in singles.as_slice() {
-                    out.push(Action::new(Kind::ImpasseSingle, from, NONE, false));
+                    out.push(Action::new(ActionKind::ImpasseSingle, from, NONE, false));
                 }
                 for &from in self.doubles[seat].as_slice() {
-                    let a = Action::new(Kind::ImpasseDouble, from, NONE, false);
+                    let a = Action::new(ActionKind::ImpasseDouble, from, NONE, false);
                     push_crowned(out, singles, seat, a, [NONE, from]);
                 }
             }
@@ -372,29 +372,29 @@ impl Impasse {
         let (single, double) = (single_code(p), double_code(p));
         let (from, to) = (a.from as usize, a.to as usize);
         match a.kind {
-            Kind::SingleSlide => {
+            ActionKind::SingleSlide => {
                 (self.board[from], self.board[to]) = (0, single);
                 self.singles[p].remove(a.from);
                 self.singles[p].push(a.to);
             }
-            Kind::DoubleSlide => {
+            ActionKind::DoubleSlide => {
                 (self.board[from], self.board[to]) = (0, double);
                 self.doubles[p].remove(a.from);
                 self.doubles[p].push(a.to);
             }
-            Kind::Transpose => {
+            ActionKind::Transpose => {
                 (self.board[from], self.board[to]) = (single, double);
                 self.doubles[p].remove(a.from);
                 self.singles[p].push(a.from);
                 self.singles[p].remove(a.to);
                 self.doubles[p].push(a.to);
             }
-            Kind::ImpasseSingle => {
+            ActionKind::ImpasseSingle => {
                 self.board[from] = 0;
                 self.singles[p].remove(a.from);
                 self.score[p] += 1;
             }
-            Kind::ImpasseDouble => {
+            ActionKind::ImpasseDouble => {
                 self.board[from] = single;
                 self.doubles[p].remove(a.from);
                 self.singles[p].push(a.from);

@@ -27,7 +27,7 @@ const NO: u8 = u8::MAX;
 
 /// Which board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum BoardKind {
     /// The six-sided board of 37 cells, six directions.
     Hex37,
     /// `n` x `n` cells (or intersections), eight directions (orthogonal and diagonal).
@@ -37,7 +37,7 @@ pub enum Kind {
 /// One board: its cells, directions and neighbour table.
 #[derive(Debug)]
 pub struct Geometry {
-    pub kind: Kind,
+    pub kind: BoardKind,
     /// Number of cells.
     pub cells: usize,
     /// Number of directions (6 or 8); direction `d` and `(d + dirs / 2) % dirs` are opposite.
@@ -82,7 +82,7 @@ impl Geometry {
             c += 1;
         }
         Geometry {
-            kind: Kind::Hex37,
+            kind: BoardKind::Hex37,
             cells: hex37::CELLS,
             dirs: 6,
             shape: CellShape::Hex,
@@ -107,7 +107,7 @@ impl Geometry {
             c += 1;
         }
         Geometry {
-            kind: Kind::Square(n as u8),
+            kind: BoardKind::Square(n as u8),
             cells: n * n,
             dirs: 8,
             shape,
@@ -161,16 +161,16 @@ impl Geometry {
     /// Number of rows.
     pub fn rows(&self) -> usize {
         match self.kind {
-            Kind::Hex37 => hex37::ROWS,
-            Kind::Square(n) => n as usize,
+            BoardKind::Hex37 => hex37::ROWS,
+            BoardKind::Square(n) => n as usize,
         }
     }
 
     /// The first cell and the length of row `r` (0 on the first seat's side).
     pub fn row(&self, r: usize) -> (usize, usize) {
         match self.kind {
-            Kind::Hex37 => (hex37::ROW_START[r], hex37::ROW_LEN[r]),
-            Kind::Square(n) => (r * n as usize, n as usize),
+            BoardKind::Hex37 => (hex37::ROW_START[r], hex37::ROW_LEN[r]),
+            BoardKind::Square(n) => (r * n as usize, n as usize),
         }
     }
 
@@ -178,16 +178,16 @@ impl Geometry {
     /// square one.
     pub fn row_label(&self, r: usize) -> char {
         match self.kind {
-            Kind::Hex37 => (b'a' + r as u8) as char,
-            Kind::Square(_) => (b'1' + r as u8) as char,
+            BoardKind::Hex37 => (b'a' + r as u8) as char,
+            BoardKind::Square(_) => (b'1' + r as u8) as char,
         }
     }
 
     /// Appends the cell's name.
     pub fn write_name(&self, out: &mut String, c: Cell) {
         match self.kind {
-            Kind::Hex37 => hex37::write_name(out, c),
-            Kind::Square(n) => {
+            BoardKind::Hex37 => hex37::write_name(out, c),
+            BoardKind::Square(n) => {
                 out.push((b'a' + c % n) as char);
                 out.push((b'1' + c / n) as char);
             }
@@ -204,8 +204,8 @@ impl Geometry {
     /// The cell called `s`.
     pub fn parse_cell(&self, s: &str) -> Option<Cell> {
         match self.kind {
-            Kind::Hex37 => hex37::parse_cell(s),
-            Kind::Square(n) => {
+            BoardKind::Hex37 => hex37::parse_cell(s),
+            BoardKind::Square(n) => {
                 let b = s.as_bytes();
                 if b.len() != 2 {
                     return None;
@@ -219,8 +219,8 @@ impl Geometry {
     /// Where the viewer draws the cell: column and row in cell units, row 0 at the top.
     pub fn view_place(&self, c: Cell) -> (f32, f32) {
         match self.kind {
-            Kind::Hex37 => hex37::view_place(c),
-            Kind::Square(n) => ((c % n) as f32, (n - 1 - c / n) as f32),
+            BoardKind::Hex37 => hex37::view_place(c),
+            BoardKind::Square(n) => ((c % n) as f32, (n - 1 - c / n) as f32),
         }
     }
 

@@ -4,7 +4,7 @@
 //! forfeits and its stderr; and the same as JSON (`/api/bots/NAME`). Its stderr and build logs
 //! are its author's and the admin's unless the league's `[page] show_stderr` shows them to all.
 
-use super::super::lines::GameLine;
+use super::super::lines::LiveGame;
 use super::super::locks::{Locked, RwLocked};
 use super::super::server::Shared;
 use super::super::versions::{Version, SHORT_HASH};
@@ -118,7 +118,7 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
                                         td { a href={"/replay/" (g.game_id)} { "game " (g.game_id) } }
                                         td { (opponents(g, name)) }
                                         td { (outcome(g, name)) }
-                                        td { (g.reason.as_deref().unwrap_or("")) }
+                                        td { (g.reason.map_or("", |r| r.as_str())) }
                                     }
                                 }
                             }
@@ -183,7 +183,7 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
 }
 
 /// The other bots of game `g`, as bot `name`'s page lists them.
-fn opponents(g: &GameLine, name: &str) -> String {
+fn opponents(g: &LiveGame, name: &str) -> String {
     let others: Vec<&str> = g
         .bots
         .iter()
@@ -198,7 +198,7 @@ fn opponents(g: &GameLine, name: &str) -> String {
 }
 
 /// How bot `name` ended game `g`: won, draw, lost, or its place among more than two seats.
-fn outcome(g: &GameLine, name: &str) -> String {
+fn outcome(g: &LiveGame, name: &str) -> String {
     let Some(ranks) = &g.ranks else {
         return "playing".to_string();
     };

@@ -6,7 +6,7 @@
 use super::{refuse, Remote};
 use crate::league::locks::{Locked, RwLocked};
 use crate::league::residuals;
-use crate::league::trust::{self, Quarantined};
+use crate::league::trust::{self, QuarantineWhy, Quarantined};
 use axum::http::StatusCode;
 use axum::response::Response;
 use std::collections::HashMap;
@@ -51,10 +51,10 @@ pub(super) fn check_residuals(r: &Remote) {
             .filter_map(|b| Some((b.name.clone(), b.rating?)))
             .collect();
     let settings = residuals::Check::default();
-    let flagged: Vec<(String, String)> = {
+    let flagged: Vec<(String, QuarantineWhy)> = {
         let played = r.played.locked();
         let known = r.quarantined.locked();
-        let mut flagged: Vec<(String, String)> = Vec::new();
+        let mut flagged: Vec<(String, QuarantineWhy)> = Vec::new();
         let mut off: Vec<residuals::Residual> =
             residuals::check(&played, |b| ratings.get(b).copied(), settings)
                 .into_iter()
@@ -66,13 +66,7 @@ pub(super) fn check_residuals(r: &Remote) {
             if flagged.iter().any(|(w, _)| *w == x.worker) {
                 continue;
             }
-            let why = format!(
-                "its results are off the league's fit: over {} games {} scored {:+.2} a game \
-                 against the ratings' expectation, z = {:.1} against the other workers (at most \
-                 {:.1} for an honest one)",
-                x.games, x.cell, x.mean, x.z, x.threshold
-            );
-            flagged.push((x.worker, why));
+            flagged.push((x.worker.clone(), QuarantineWhy::OffFit(x)));
         }
         let mut counts: HashMap<&str, (u64, u64)> = HashMap::new();
         for g in played.iter() {
@@ -93,17 +87,7 @@ pub(super) fn check_residuals(r: &Remote) {
             if flagged.iter().any(|(w, _)| *w == x.worker) {
                 continue;
             }
-            let why = format!(
-                "it voided {} of its {} games (its machine's load lost them, it said): at the \
-                 other workers' rate ({:.1}%, 2% at least) that many or more has a chance of \
-                 {:.1e} (at least {:.1e} for an honest one)",
-                x.voids,
-                x.results,
-                100.0 * x.others,
-                x.p,
-                x.threshold
-            );
-            flagged.push((x.worker, why));
+            flagged.push((x.worker.clone(), QuarantineWhy::Voids(x)));
         }
         flagged
     };
@@ -119,12 +103,9 @@ pub(super) fn check_residuals(r: &Remote) {
             .collect();
         let q = Quarantined {
             worker: worker.clone(),
-            why: format!(
-                "{why}; its games are out of the ratings (kept in the records). Check that \
-                 machine and its arbiter, then give it a new token"
-            ),
+            why,
             games,
-            at: crate::league::folder::now_text(),
+            at: crate::utc::UtcTime::now(),
         };
         {
             // Results of several workers are checked at once: one check quarantines it.

@@ -16,7 +16,7 @@ impl Shared {
         sources: Option<&Sources>,
         how: Admission,
     ) -> u32 {
-        let at = now_text();
+        let at = UtcTime::now();
         let hash = sources.and_then(|s| match versions::digest(s) {
             Ok(h) => Some(h),
             Err(e) => {

@@ -6,7 +6,7 @@
 
 use super::{Fit, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
 use crate::league::folder::FolderError;
-use crate::league::lines::{ForfeitLine, GameLine};
+use crate::league::lines::{ForfeitLine, LiveGame};
 use crate::league::locks::Locked;
 use crate::league::play;
 use crate::league::ratings::Counted;
@@ -54,11 +54,11 @@ pub(super) fn read_records(dir: &std::path::Path, live: &mut Live) -> Result<(),
 /// Adds a finished game to the page's lists.
 fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
     live.running.remove(&rec.game_id);
-    let line = GameLine {
+    let line = LiveGame {
         game_id: rec.game_id,
         bots: rec.bots.clone(),
         ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason.to_string()),
+        reason: Some(rec.reason),
         worker: None,
     };
     let mut seen = std::collections::BTreeSet::new();
@@ -78,7 +78,7 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
         let notes = live.notes.entry(bot.clone()).or_default();
         notes.forfeits.push_front(ForfeitLine {
             game_id: rec.game_id,
-            reason: f.reason.to_string(),
+            reason: f.reason,
             detail: f.detail.clone(),
             turn: f.turn,
         });
@@ -185,11 +185,11 @@ fn record_one(
         ));
     }
     drop(skip);
-    s.tell(crate::league::events::LeagueEvent::Recorded(GameLine {
+    s.tell(crate::league::events::LeagueEvent::Recorded(LiveGame {
         game_id: rec.game_id,
         bots: rec.bots.clone(),
         ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason.to_string()),
+        reason: Some(rec.reason),
         worker: None,
     }));
     s.wake();

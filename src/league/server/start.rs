@@ -34,9 +34,10 @@ pub fn start(
     // refuse the league: it is set aside, said, and its game played again.
     let aside = dir.join(folder::SET_ASIDE);
     let set_aside =
-        crate::results::games_csv::set_aside(&dir.join("games.csv"), &aside, &now_text()).map_err(
-            |e| LeagueStartError::Other(format!("setting aside bad rows of games.csv: {e}")),
-        )?;
+        crate::results::games_csv::set_aside(&dir.join("games.csv"), &aside, UtcTime::now())
+            .map_err(|e| {
+                LeagueStartError::Other(format!("setting aside bad rows of games.csv: {e}"))
+            })?;
     for a in &set_aside {
         eprintln!(
             "arbiter: warning: games.csv row {} is no game ({}): set aside in {} (its game, \
@@ -86,7 +87,7 @@ pub fn start(
             .find(|b| b.candidate_of.is_some() && !b.removed)
         {
             let old = b.candidate_of.as_deref().unwrap_or_default();
-            let lines = sprt.start(&b.name, old, b.sprt.unwrap_or_default(), 0, &now_text());
+            let lines = sprt.start(&b.name, old, b.sprt.unwrap_or_default(), 0, UtcTime::now());
             sprt_log.append(&lines)?;
         }
     }
@@ -96,7 +97,13 @@ pub fn start(
     let games_csv = [dir.join("games.csv")];
     crate::results::games_csv::try_for_each_result(&games_csv, |row| {
         if let Some(id) = row.game_id {
-            decided_again.extend(sprt.add(id, &row.bots, &row.ranks, row.pair_id.unwrap_or(0)));
+            decided_again.extend(sprt.add(
+                id,
+                &row.bots,
+                &row.ranks,
+                row.pair_id.unwrap_or(0),
+                UtcTime::now(),
+            ));
         }
         counted.add(&Counted {
             bots: row.bots,

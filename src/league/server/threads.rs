@@ -75,7 +75,7 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
         for fit in std::iter::once(first).chain(rx.try_iter()) {
             match fit {
                 Fit::Game(g, game_id) => {
-                    ended.extend(sprt.add(game_id, &g.bots, &g.ranks, g.pair_id));
+                    ended.extend(sprt.add(game_id, &g.bots, &g.ranks, g.pair_id, UtcTime::now()));
                     counted.add(&g);
                 }
                 Fit::Again => {}
@@ -90,7 +90,7 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
             .sprts
             .iter()
             .rev()
-            .find(|t| t.verdict == "running")
+            .find(|t| t.verdict == crate::league::sprt::SprtVerdict::Running)
             .or(table.sprts.last())
             .cloned();
         let running = sprt.running();
@@ -101,15 +101,15 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
             let live = s.live.locked();
             for line in &mut table.bots {
                 (line.status, line.problem) = if live.building.contains(&line.name) {
-                    ("building".into(), None)
+                    (ratings::BotStatus::Building, None)
                 } else {
                     match sched.idle(&line.name) {
-                        None => ("playing".into(), None),
-                        Some(Idle::Removed) => ("removed".into(), None),
-                        Some(Idle::Checking) => ("checking".into(), None),
-                        Some(Idle::Broken(p)) => ("broken".into(), Some(p.clone())),
+                        None => (ratings::BotStatus::Playing, None),
+                        Some(Idle::Removed) => (ratings::BotStatus::Removed, None),
+                        Some(Idle::Checking) => (ratings::BotStatus::Checking, None),
+                        Some(Idle::Broken(p)) => (ratings::BotStatus::Broken, Some(p.clone())),
                         Some(Idle::Suspended { forfeits }) => (
-                            "suspended".into(),
+                            ratings::BotStatus::Suspended,
                             Some(format!(
                                 "forfeited {forfeits} games in a row; fix it and add it again"
                             )),

@@ -3,7 +3,7 @@
 //! end every game of a run as `referee-error`.
 
 use super::External;
-use super::Game;
+use super::ExternalDriver;
 use crate::bot::BotProcess;
 use crate::referee::turns::Turns;
 use crate::referee::RefereeConfig;
@@ -51,7 +51,7 @@ pub fn check(
             "",
         )
     })?;
-    let mut game = Game {
+    let mut game = ExternalDriver {
         referee,
         proc,
         pending: None,
@@ -61,7 +61,7 @@ pub fn check(
         cfg,
     };
     let first = game.first_request(seats);
-    let Game { mut proc, .. } = game;
+    let ExternalDriver { mut proc, .. } = game;
     proc.shutdown(cfg.kill_grace);
     first.map_err(|what| fail(format!("it {what}"), &proc.stderr_tail()))
 }

@@ -12,8 +12,8 @@ pub mod spec;
 
 pub use check::{check, RefereeCheckError};
 
-use super::assemble::{assemble, Ending, NoRules, Played};
-use super::turns::{End, Said, Turns};
+use super::assemble::{assemble, GameEnd, GameRun, NoRules};
+use super::turns::{LoopEnd, Said, Turns};
 use super::verdict::Verdict;
 use super::{ms, Seat};
 use super::{spawn_with_referee, GameResult, Reason, RefereeConfig, RefereeError};
@@ -66,7 +66,7 @@ pub fn play(
         BotProcess::spawn(&referee.spec, &cfg.limits, others)
     })?;
     let seats = bots.len();
-    let mut game = Game {
+    let mut game = ExternalDriver {
         referee,
         proc,
         pending: None,
@@ -76,7 +76,7 @@ pub fn play(
         cfg,
     };
     let end = game.run(&mut procs, seed);
-    let Game { proc, turns, .. } = game;
+    let ExternalDriver { proc, turns, .. } = game;
     // The bots and the referee end together (one shared grace). A referee may keep reading or
     // crash once its stdin closes after `###End`: its exit status is never looked at.
     procs.push(proc);
@@ -85,15 +85,15 @@ pub fn play(
 
     let end = match end {
         // Every player in one group (`###End 01`): nobody won, a draw as the rules' draws are.
-        Ended::Ranked(ranks) if ranks.iter().all(|&r| r == 0) => {
-            Ending::Ranked(ranks, Reason::Draw(DrawRule::Referee))
+        ExternalEnd::Ranked(ranks) if ranks.iter().all(|&r| r == 0) => {
+            GameEnd::Ranked(ranks, Reason::Draw(DrawRule::Referee))
         }
-        Ended::Ranked(ranks) => Ending::Ranked(ranks, Reason::Win),
-        Ended::TurnLimit => Ending::Ranked(vec![0; seats], Reason::TurnLimit),
-        Ended::Forfeit(seat, verdict) => Ending::Forfeit(seat, verdict),
-        Ended::RefereeError(what) => {
+        ExternalEnd::Ranked(ranks) => GameEnd::Ranked(ranks, Reason::Win),
+        ExternalEnd::TurnLimit => GameEnd::Ranked(vec![0; seats], Reason::TurnLimit),
+        ExternalEnd::Forfeit(seat, verdict) => GameEnd::Forfeit(seat, verdict),
+        ExternalEnd::RefereeError(what) => {
             let quote = tail(&referee_tail, STDERR_QUOTE);
-            Ending::RefereeError(if quote.trim().is_empty() {
+            GameEnd::RefereeError(if quote.trim().is_empty() {
                 format!(
                     "the referee `{}` {what} (its stderr is empty)",
                     referee.spec.command_line()
@@ -109,7 +109,7 @@ pub fn play(
     };
     let mut stderr_tails: Vec<String> = procs.iter().map(Seat::stderr_tail).collect();
     stderr_tails.push(referee_tail);
-    let played = Played {
+    let played = GameRun {
         game: referee.name.clone(),
         seed,
         bots: bots.iter().map(|b| b.name.clone()).collect(),
@@ -124,7 +124,7 @@ pub fn play(
 }
 
 /// How an external game ended.
-enum Ended {
+enum ExternalEnd {
     /// The referee's `###End`, as ranks.
     Ranked(Vec<u8>),
     /// arbiter's turn limit (`--max-turns` answers) came first: a draw.
@@ -136,7 +136,7 @@ enum Ended {
 }
 
 /// One game under way.
-struct Game<'a> {
+struct ExternalDriver<'a> {
     referee: &'a External,
     proc: BotProcess,
     /// A line read past the end of an `###Input` block, handled next.
@@ -149,22 +149,22 @@ struct Game<'a> {
     cfg: &'a RefereeConfig,
 }
 
-impl Game<'_> {
-    fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> Ended {
+impl ExternalDriver<'_> {
+    fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> ExternalEnd {
         let seats = procs.len();
         if let Err(what) = self.start(seats, seed) {
-            return Ended::RefereeError(what);
+            return ExternalEnd::RefereeError(what);
         }
         loop {
             let msg = match self.next_message(seats) {
                 Ok(msg) => msg,
-                Err(what) => return Ended::RefereeError(what),
+                Err(what) => return ExternalEnd::RefereeError(what),
             };
             match msg {
                 Message::Error | Message::Input(_) => {}
                 Message::Output(k, n) => {
                     if self.turns.turn >= self.cfg.max_turns {
-                        return Ended::TurnLimit;
+                        return ExternalEnd::TurnLimit;
                     }
                     if let Some(end) = self.turn(procs, k, n) {
                         return end;
@@ -172,8 +172,10 @@ impl Game<'_> {
                 }
                 Message::End(groups) => {
                     return match message::ranks(&groups, seats) {
-                        Ok(ranks) => Ended::Ranked(ranks),
-                        Err(why) => Ended::RefereeError(format!("ended the game badly: {why}")),
+                        Ok(ranks) => ExternalEnd::Ranked(ranks),
+                        Err(why) => {
+                            ExternalEnd::RefereeError(format!("ended the game badly: {why}"))
+                        }
                     }
                 }
             }
@@ -260,12 +262,14 @@ impl Game<'_> {
 
     /// Player k's turn: its input, its `n` answer lines on its clock, passed to the referee.
     /// `Some` ends the game.
-    fn turn(&mut self, procs: &mut [BotProcess], k: usize, n: usize) -> Option<Ended> {
+    fn turn(&mut self, procs: &mut [BotProcess], k: usize, n: usize) -> Option<ExternalEnd> {
         let input = std::mem::take(&mut self.inputs[k]);
         let answered = match self.turns.ask(procs, k, input.as_bytes(), n, self.cfg) {
             Ok(a) => a,
-            Err(End::Forfeit(seat, verdict)) => return Some(Ended::Forfeit(seat, verdict)),
-            Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
+            Err(LoopEnd::Forfeit(seat, verdict)) => {
+                return Some(ExternalEnd::Forfeit(seat, verdict))
+            }
+            Err(LoopEnd::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
         };
         if answered
             .lines
@@ -274,7 +278,7 @@ impl Game<'_> {
         {
             // Some referees crash on an empty answer: that is the bot's fault, judged here.
             let which = answered.which;
-            return Some(Ended::Forfeit(k, Verdict::EmptyAnswer { which }));
+            return Some(ExternalEnd::Forfeit(k, Verdict::EmptyAnswer { which }));
         }
         let mut answer = String::new();
         for line in &answered.lines {
@@ -290,7 +294,9 @@ impl Game<'_> {
         });
         self.turns.moves.push(played);
         self.turns.turn += 1;
-        self.send(answer.as_bytes()).err().map(Ended::RefereeError)
+        self.send(answer.as_bytes())
+            .err()
+            .map(ExternalEnd::RefereeError)
     }
 
     /// Writes to the referee within its message limit.

@@ -33,7 +33,7 @@ pub use announce::{set_announce, BuildNote};
 pub use engine::{engine_origin, set_engine, ENGINE_ENV};
 pub use jars::{debian_jars, DebianJar, DEBIAN_JARS};
 
-use crate::bot::build_box::{self, BoxError, Stage};
+use crate::bot::build_box::{self, BoxError, BuildStage};
 use crate::bot::source::{cache_root, hash_hex};
 use std::path::{Path, PathBuf};
 
@@ -341,7 +341,7 @@ fn compile_game(
         move |source| SdkBuildError::Cache { path, source }
     };
     std::fs::create_dir_all(root).map_err(cache_err(root))?;
-    let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
+    let stage = BuildStage::new().map_err(cache_err(&std::env::temp_dir()))?;
     let work = stage.dir();
     // The game's own files, read as the user could (its pom and src/main, nothing else).
     let main = folder.join("src/main");

@@ -22,8 +22,8 @@ use crate::bot::{self, describe_exit, BotProcess, BotSpec, SendError, Wait};
 use crate::game::{DrawRule, ScoreEnd};
 use crate::options::Opt;
 use crate::protocol::escape;
-use crate::referee::assemble::{assemble, Ending, NoRules, Played, Scoring};
-use crate::referee::turns::{End, Said, Turns};
+use crate::referee::assemble::{assemble, GameEnd, GameRun, NoRules, Scoring};
+use crate::referee::turns::{LoopEnd, Said, Turns};
 use crate::referee::{
     ms, spawn_with_referee, Forfeit, GameResult, Reason, RefereeConfig, RefereeError, Seat,
 };
@@ -70,7 +70,7 @@ pub fn play(
         ..
     } = driver;
     // A warm launcher keeps its process for the next game when this one ended cleanly.
-    let kept = game.launcher.finish(proc, matches!(end, Ended::Scores(_)));
+    let kept = game.launcher.finish(proc, matches!(end, SdkEnd::Scores(_)));
     let referee_tail = match kept {
         Ok(tail) => {
             BotProcess::shutdown_all(&mut procs, cfg.kill_grace);
@@ -87,7 +87,7 @@ pub fn play(
     // Every player out of the game: arbiter's forfeits and the game's deactivations (named as
     // the game names them), in the order of the game turns they happened in; those of one turn
     // are ranked together by the game's scores.
-    if !matches!(end, Ended::RefereeError(_)) {
+    if !matches!(end, SdkEnd::RefereeError(_)) {
         let mut out: Vec<Forfeit> = std::mem::take(&mut turns.forfeits);
         out.extend(deactivated.into_iter().map(|mut f| {
             f.detail = escape(
@@ -101,41 +101,41 @@ pub fn play(
         turns.simultaneous = true;
     }
     let end = match end {
-        Ended::Scores(game_scores) => {
+        SdkEnd::Scores(game_scores) => {
             scores = game_scores;
             // In two seats the one player out ended the game: its forfeit is the verdict, as
             // in every two-seat game. In more, the game played on without it.
             if seats == 2 && turns.forfeits.len() == 1 {
-                Ending::Failed(turns.forfeits.pop().expect("one player out"))
+                GameEnd::Failed(turns.forfeits.pop().expect("one player out"))
             } else {
                 let ranks = protocol::ranks_of_scores(&scores);
                 let reason = match ranks.iter().all(|&r| r == 0) {
                     true => Reason::Draw(DrawRule::Referee),
                     false => Reason::Win,
                 };
-                Ending::Ranked(ranks, reason)
+                GameEnd::Ranked(ranks, reason)
             }
         }
-        Ended::TurnLimit => Ending::Ranked(vec![0; seats], Reason::TurnLimit),
-        Ended::RefereeError(what) => {
+        SdkEnd::TurnLimit => GameEnd::Ranked(vec![0; seats], Reason::TurnLimit),
+        SdkEnd::RefereeError(what) => {
             let quote = tail(&referee_tail, QUOTE).trim_end();
             let command = game.launcher.describe(game);
-            Ending::RefereeError(match quote.is_empty() {
+            GameEnd::RefereeError(match quote.is_empty() {
                 true => format!("the SDK referee `{command}` {what} (its stderr is empty)"),
                 false => format!("the SDK referee `{command}` {what}; its stderr ends: {quote}"),
             })
         }
     };
-    let verdict_text = matches!(end, Ending::Ranked(_, Reason::Win | Reason::Draw(_)))
+    let verdict_text = matches!(end, GameEnd::Ranked(_, Reason::Win | Reason::Draw(_)))
         .then(|| verdict_text(&messages, &names));
     // The end's frame is a key frame of its own: the game turns played are one fewer.
     let game_turns = match &end {
-        Ending::RefereeError(_) => game_turn,
+        GameEnd::RefereeError(_) => game_turn,
         _ => game_turn.saturating_sub(1),
     };
     let mut stderr_tails: Vec<String> = procs.iter().map(Seat::stderr_tail).collect();
     stderr_tails.push(referee_tail);
-    let played = Played {
+    let played = GameRun {
         game: game.name.clone(),
         seed,
         bots: names,
@@ -257,7 +257,7 @@ impl Scoring for SdkScores {
 }
 
 /// How an SDK game ended.
-enum Ended {
+enum SdkEnd {
     /// The game's `[[SCORES]]`, by player.
     Scores(Vec<i64>),
     /// arbiter's turn limit (`--max-turns` answers) came first: a draw.
@@ -351,17 +351,17 @@ impl<'a> Driver<'a> {
         self.last_turn = self.game_turn;
     }
 
-    fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> Ended {
+    fn run(&mut self, procs: &mut [BotProcess], seed: u64) -> SdkEnd {
         let seats = procs.len();
         let mut request = protocol::init(seats, &self.params(seed));
         loop {
             request.push_str(protocol::GET_GAME_INFO);
             if let Err(what) = self.send(request.as_bytes()) {
-                return Ended::RefereeError(what);
+                return SdkEnd::RefereeError(what);
             }
             let frame = match self.frame(seats) {
                 Ok(frame) => frame,
-                Err(what) => return Ended::RefereeError(what),
+                Err(what) => return SdkEnd::RefereeError(what),
             };
             self.monitoring |= frame.monitoring;
             self.follow(&frame);
@@ -376,19 +376,19 @@ impl<'a> Driver<'a> {
             self.messages.extend(frame.tooltips.iter().cloned());
             if let Some(trace) = &frame.fail {
                 self.game.launcher.after_fail(&mut self.proc);
-                return Ended::RefereeError(failed(trace));
+                return SdkEnd::RefereeError(failed(trace));
             }
             if let Some(scores) = frame.scores {
                 if let Some(log) = &mut self.log {
                     log.params = frame.params;
                 }
-                return Ended::Scores(scores);
+                return SdkEnd::Scores(scores);
             }
             let Some(info) = frame.next else {
                 unreachable!("a complete frame has a next player, scores or a failure")
             };
             if info.lines > 0 && self.turns.turn >= self.cfg.max_turns {
-                return Ended::TurnLimit;
+                return SdkEnd::TurnLimit;
             }
             request = self.turn(procs, info, &frame.input);
         }
@@ -447,14 +447,14 @@ impl<'a> Driver<'a> {
             .ask(procs, seat, text.as_bytes(), info.lines, &self.cfg)
         {
             Ok(a) => a,
-            Err(End::Forfeit(seat, verdict)) => {
+            Err(LoopEnd::Forfeit(seat, verdict)) => {
                 procs[seat].shutdown(self.cfg.kill_grace);
                 self.turns.out[seat] = true;
                 let turn = self.game_turn.max(1);
                 self.turns.forfeits.push(Forfeit::of(seat, &verdict, turn));
                 return protocol::PLAYER_TIMEOUT.to_string();
             }
-            Err(End::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
+            Err(LoopEnd::Outcome(..)) => unreachable!("asking a seat ends no game by the rules"),
         };
         let lines: Vec<String> = answered
             .lines

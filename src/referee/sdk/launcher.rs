@@ -99,13 +99,13 @@ pub fn max_idle() -> usize {
 }
 
 /// A launcher waiting for its next game, and what it may serve.
-struct Idle {
+struct IdleLauncher {
     key: String,
     proc: BotProcess,
 }
 
 /// A launcher playing a game: where its stderr stood when the game began.
-struct Busy {
+struct BusyLauncher {
     pid: u32,
     key: String,
     stderr_mark: u64,
@@ -114,8 +114,8 @@ struct Busy {
 /// JVMs of arbiter's launcher, kept between games (see the module documentation), or one a game
 /// ([`WarmJvm::fresh`]).
 pub struct WarmJvm {
-    idle: Mutex<Vec<Idle>>,
-    busy: Mutex<Vec<Busy>>,
+    idle: Mutex<Vec<IdleLauncher>>,
+    busy: Mutex<Vec<BusyLauncher>>,
     /// Whether a launcher serves more than one game.
     keep: bool,
 }
@@ -258,7 +258,7 @@ impl RefereeLauncher for WarmJvm {
         }
         let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
         busy.retain(|b| b.pid != proc.pid());
-        busy.push(Busy {
+        busy.push(BusyLauncher {
             pid: proc.pid(),
             key,
             stderr_mark: proc.stderr_bytes(),
@@ -308,7 +308,7 @@ impl RefereeLauncher for WarmJvm {
         }
         let tail = proc.stderr_since(busy.stderr_mark, crate::bot::process::STDERR_TAIL_BYTES);
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.push(Idle {
+        idle.push(IdleLauncher {
             key: busy.key,
             proc,
         });

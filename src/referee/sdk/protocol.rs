@@ -27,7 +27,7 @@ pub const MAX_LINES: usize = 1000;
 /// The messages a referee writes (an unknown name is read and its lines skipped: a later
 /// engine may add messages a runner need not know).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub enum SdkCommand {
     View,
     Infos,
     NextPlayerInput,
@@ -44,29 +44,29 @@ pub enum Command {
     Other(String),
 }
 
-impl Command {
-    fn named(name: &str) -> Command {
+impl SdkCommand {
+    fn named(name: &str) -> SdkCommand {
         match name {
-            "VIEW" => Command::View,
-            "INFOS" => Command::Infos,
-            "NEXT_PLAYER_INPUT" => Command::NextPlayerInput,
-            "NEXT_PLAYER_INFO" => Command::NextPlayerInfo,
-            "SCORES" => Command::Scores,
-            "UINPUT" => Command::Uinput,
-            "TOOLTIP" => Command::Tooltip,
-            "SUMMARY" => Command::Summary,
-            "METADATA" => Command::Metadata,
-            "FAIL" => Command::Fail,
-            "MONITORING" => Command::Monitoring,
-            "ARBITER_STATE" => Command::State,
-            other => Command::Other(other.to_string()),
+            "VIEW" => SdkCommand::View,
+            "INFOS" => SdkCommand::Infos,
+            "NEXT_PLAYER_INPUT" => SdkCommand::NextPlayerInput,
+            "NEXT_PLAYER_INFO" => SdkCommand::NextPlayerInfo,
+            "SCORES" => SdkCommand::Scores,
+            "UINPUT" => SdkCommand::Uinput,
+            "TOOLTIP" => SdkCommand::Tooltip,
+            "SUMMARY" => SdkCommand::Summary,
+            "METADATA" => SdkCommand::Metadata,
+            "FAIL" => SdkCommand::Fail,
+            "MONITORING" => SdkCommand::Monitoring,
+            "ARBITER_STATE" => SdkCommand::State,
+            other => SdkCommand::Other(other.to_string()),
         }
     }
 }
 
 /// Reads a header line `[[NAME] n]` (as the engine's own pattern does: a space before the count
 /// is optional); `Err` says why the line is not one.
-pub fn header(line: &str) -> Result<(Command, usize), String> {
+pub fn header(line: &str) -> Result<(SdkCommand, usize), String> {
     let line = line.trim();
     let inner = line
         .strip_prefix("[[")
@@ -82,7 +82,7 @@ pub fn header(line: &str) -> Result<(Command, usize), String> {
     let n = count
         .parse::<usize>()
         .map_err(|_| format!("line count {count} is too large"))?;
-    Ok((Command::named(name), n))
+    Ok((SdkCommand::named(name), n))
 }
 
 /// `[[INIT]]`: the player count and the game parameters (`KEY=VALUE`, the seed among them).
@@ -172,31 +172,36 @@ pub struct Frame {
 impl Frame {
     /// Takes one message of a game of `seats` players; `Ok(true)` once the frame is complete
     /// (the next player's turn, the game's end, or a failure). `Err` says what is wrong.
-    pub fn take(&mut self, cmd: Command, lines: Vec<String>, seats: usize) -> Result<bool, String> {
+    pub fn take(
+        &mut self,
+        cmd: SdkCommand,
+        lines: Vec<String>,
+        seats: usize,
+    ) -> Result<bool, String> {
         match cmd {
-            Command::View => {
+            SdkCommand::View => {
                 self.key = lines.first().is_some_and(|l| l.starts_with("KEY_FRAME"));
                 self.view = lines;
             }
-            Command::State => self.state = Some(state(&lines, seats)?),
-            Command::Summary => self.summary = lines,
-            Command::Tooltip => self.tooltips = tooltips(&lines, seats)?,
-            Command::NextPlayerInput => self.input = lines,
-            Command::NextPlayerInfo => {
+            SdkCommand::State => self.state = Some(state(&lines, seats)?),
+            SdkCommand::Summary => self.summary = lines,
+            SdkCommand::Tooltip => self.tooltips = tooltips(&lines, seats)?,
+            SdkCommand::NextPlayerInput => self.input = lines,
+            SdkCommand::NextPlayerInfo => {
                 self.next = Some(player_info(&lines, seats)?);
                 return Ok(true);
             }
-            Command::Scores => {
+            SdkCommand::Scores => {
                 self.scores = Some(scores(&lines, seats)?);
                 return Ok(true);
             }
-            Command::Uinput => self.params = lines,
-            Command::Fail => {
+            SdkCommand::Uinput => self.params = lines,
+            SdkCommand::Fail => {
                 self.fail = Some(lines.join("\n"));
                 return Ok(true);
             }
-            Command::Monitoring => self.monitoring = true,
-            Command::Infos | Command::Metadata | Command::Other(_) => {}
+            SdkCommand::Monitoring => self.monitoring = true,
+            SdkCommand::Infos | SdkCommand::Metadata | SdkCommand::Other(_) => {}
         }
         Ok(false)
     }
@@ -335,15 +340,15 @@ mod tests {
 
     #[test]
     fn headers_read_as_the_engine_writes_them_and_garbage_says_why() {
-        assert_eq!(header("[[VIEW] 2]"), Ok((Command::View, 2)));
-        assert_eq!(header("[[INFOS]0]"), Ok((Command::Infos, 0)));
+        assert_eq!(header("[[VIEW] 2]"), Ok((SdkCommand::View, 2)));
+        assert_eq!(header("[[INFOS]0]"), Ok((SdkCommand::Infos, 0)));
         assert_eq!(
             header("[[NEXT_PLAYER_INFO] 3]\r"),
-            Ok((Command::NextPlayerInfo, 3))
+            Ok((SdkCommand::NextPlayerInfo, 3))
         );
         assert_eq!(
             header("[[SOMETHING_NEW] 1]"),
-            Ok((Command::Other("SOMETHING_NEW".into()), 1))
+            Ok((SdkCommand::Other("SOMETHING_NEW".into()), 1))
         );
         for bad in ["hello", "[[VIEW]]", "[[VIEW] x]", "[VIEW] 1]", "[[] 1]", ""] {
             assert!(header(bad).is_err(), "{bad}");
@@ -367,17 +372,21 @@ mod tests {
     #[test]
     fn a_frame_is_complete_at_the_next_turn_the_end_or_a_failure() {
         let mut f = Frame::default();
-        assert_eq!(f.take(Command::Monitoring, vec![], 3), Ok(false));
+        assert_eq!(f.take(SdkCommand::Monitoring, vec![], 3), Ok(false));
         assert_eq!(
-            f.take(Command::Tooltip, lines(&["timeout!", "2", "bad", "0"]), 3),
+            f.take(
+                SdkCommand::Tooltip,
+                lines(&["timeout!", "2", "bad", "0"]),
+                3
+            ),
             Ok(false)
         );
         assert_eq!(
-            f.take(Command::NextPlayerInput, lines(&["5", "1 2"]), 3),
+            f.take(SdkCommand::NextPlayerInput, lines(&["5", "1 2"]), 3),
             Ok(false)
         );
         assert_eq!(
-            f.take(Command::NextPlayerInfo, lines(&["1", "1", "150"]), 3),
+            f.take(SdkCommand::NextPlayerInfo, lines(&["1", "1", "150"]), 3),
             Ok(true)
         );
         assert!(f.monitoring);
@@ -395,22 +404,22 @@ mod tests {
         );
         let mut end = Frame::default();
         assert_eq!(
-            end.take(Command::Scores, lines(&["0 10", "1 -1"]), 3),
+            end.take(SdkCommand::Scores, lines(&["0 10", "1 -1"]), 3),
             Ok(true)
         );
         assert_eq!(end.scores, Some(vec![10, -1, 0]));
         assert_eq!(
-            Frame::default().take(Command::Fail, lines(&["java.lang.X", "  at Y"]), 2),
+            Frame::default().take(SdkCommand::Fail, lines(&["java.lang.X", "  at Y"]), 2),
             Ok(true)
         );
 
         let err = |cmd, l: &[&str]| Frame::default().take(cmd, lines(l), 2).unwrap_err();
-        assert!(err(Command::NextPlayerInfo, &["2", "1", "50"]).contains("asks player 2"));
-        assert!(err(Command::NextPlayerInfo, &["0", "1"]).contains("has 2 lines"));
-        assert!(err(Command::NextPlayerInfo, &["0", "x", "1"]).contains("\"x\""));
-        assert!(err(Command::Scores, &["0"]).contains("not `player score`"));
-        assert!(err(Command::Scores, &["5 1"]).contains("player \"5\""));
-        assert!(err(Command::Tooltip, &["x"]).contains("odd number"));
+        assert!(err(SdkCommand::NextPlayerInfo, &["2", "1", "50"]).contains("asks player 2"));
+        assert!(err(SdkCommand::NextPlayerInfo, &["0", "1"]).contains("has 2 lines"));
+        assert!(err(SdkCommand::NextPlayerInfo, &["0", "x", "1"]).contains("\"x\""));
+        assert!(err(SdkCommand::Scores, &["0"]).contains("not `player score`"));
+        assert!(err(SdkCommand::Scores, &["5 1"]).contains("player \"5\""));
+        assert!(err(SdkCommand::Tooltip, &["x"]).contains("odd number"));
     }
 
     /// The launcher's state before a frame: the game's limits and its active players; the view
@@ -419,7 +428,7 @@ mod tests {
     fn the_launchers_state_and_key_frames_are_read() {
         let mut f = Frame::default();
         let state = lines(&["limits=1000 50 50 0", "active=1 0 1"]);
-        assert_eq!(f.take(Command::State, state, 3), Ok(false));
+        assert_eq!(f.take(SdkCommand::State, state, 3), Ok(false));
         assert_eq!(
             f.state,
             Some(State {
@@ -432,16 +441,16 @@ mod tests {
                 active: vec![true, false, true],
             })
         );
-        assert_eq!(header("[[ARBITER_STATE] 2]"), Ok((Command::State, 2)));
-        f.take(Command::View, lines(&["KEY_FRAME 3", "{}"]), 3)
+        assert_eq!(header("[[ARBITER_STATE] 2]"), Ok((SdkCommand::State, 2)));
+        f.take(SdkCommand::View, lines(&["KEY_FRAME 3", "{}"]), 3)
             .unwrap();
         assert!(f.key);
-        f.take(Command::View, lines(&["INTERMEDIATE_FRAME 4", "{}"]), 3)
+        f.take(SdkCommand::View, lines(&["INTERMEDIATE_FRAME 4", "{}"]), 3)
             .unwrap();
         assert!(!f.key);
         let err = |l: &[&str]| {
             Frame::default()
-                .take(Command::State, lines(l), 2)
+                .take(SdkCommand::State, lines(l), 2)
                 .unwrap_err()
         };
         assert!(err(&["limits=1 2 3", "active=1 1"]).contains("ARBITER_STATE"));

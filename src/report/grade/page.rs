@@ -73,7 +73,7 @@ pub fn shown(class: &Path, entry: &str) -> String {
 }
 
 /// What the page says about the run.
-pub struct Context<'a> {
+pub struct PageContext<'a> {
     pub title: &'a str,
     pub summary: &'a str,
     pub out: &'a Path,
@@ -112,7 +112,7 @@ struct Record {
 }
 
 /// Reads records.jsonl once, keeping for each student their games and grouped forfeits.
-fn gather(cx: &Context, students: &[Student]) -> std::io::Result<Vec<Record>> {
+fn gather(cx: &PageContext, students: &[Student]) -> std::io::Result<Vec<Record>> {
     let index: HashMap<&str, usize> = students
         .iter()
         .enumerate()
@@ -201,7 +201,7 @@ fn watch(out: &Path, id: u64) -> Option<String> {
 
 /// One student's section: the same in the class page and in the student's own page.
 fn section(
-    cx: &Context,
+    cx: &PageContext,
     s: &Student,
     i: usize,
     r: &Row,
@@ -301,7 +301,7 @@ fn document(title: &str, body: Markup) -> String {
 /// A student's own folder: their page and copies of their games' replay data (with the
 /// viewer).
 fn student_folder(
-    cx: &Context,
+    cx: &PageContext,
     name: &str,
     rec: &Record,
     page: String,
@@ -329,7 +329,7 @@ fn student_folder(
 
 /// Writes `report.html` into the results folder, and each student's folder.
 pub fn write(
-    cx: &Context,
+    cx: &PageContext,
     students: &[Student],
     rows: &[Row],
     standings: &Standings,

@@ -306,7 +306,8 @@ pub struct Folder {
 /// Everything the report shows.
 pub struct ReportData {
     pub folders: Vec<Folder>,
-    pub generated: String,
+    /// When the report was written.
+    pub generated: crate::utc::UtcTime,
     pub version: &'static str,
     pub standings: Option<StandingsView>,
     /// The games listed: past [`GAMES_LISTED`] of each kind, the forfeits and the other
@@ -369,14 +370,6 @@ pub fn folder_settings(dir: &Path) -> Vec<(String, String)> {
         }
     }
     out
-}
-
-/// `YYYY-MM-DD HH:MM UTC` of a time.
-pub fn utc(t: std::time::SystemTime) -> String {
-    jiff::Timestamp::try_from(t)
-        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-        .strftime("%Y-%m-%d %H:%M UTC")
-        .to_string()
 }
 
 /// Gathers the report of `dirs`; `order` lists bots to show first; `facts` is what the
@@ -494,7 +487,7 @@ pub fn gather(
                 }
             })
             .collect(),
-        generated: utc(std::time::SystemTime::now()),
+        generated: crate::utc::UtcTime::now(),
         version: env!("CARGO_PKG_VERSION"),
         standings,
         games,

@@ -11,7 +11,7 @@
 
 use super::columns::{key, put, Col, Columns};
 use crate::game::{BoardView, CellView, PieceView};
-use crate::results::rebuild::{rebuild_each, RebuildError, Step, StepKind};
+use crate::results::rebuild::{rebuild_each, RebuildError, ReplayStep, StepKind};
 use crate::results::records::GameRecord;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -165,7 +165,7 @@ struct StepState<'a> {
 
 impl StepState<'_> {
     /// Writes one step's fields into the columns.
-    fn add(&mut self, step: &Step, before: &BoardView) {
+    fn add(&mut self, step: &ReplayStep, before: &BoardView) {
         let rec = self.rec;
         let cols = &mut self.cols;
         // The turn is the previous step's plus one unless said.

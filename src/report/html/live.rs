@@ -31,17 +31,17 @@ pub struct LiveReport {
     data: Option<JoinHandle<()>>,
     /// The report's writer, started with it; left to end on its own once stopped.
     page: Option<JoinHandle<()>>,
-    shared: Arc<Shared>,
+    shared: Arc<LiveWriters>,
 }
 
 /// What the run and the writing threads share.
 #[derive(Default)]
-struct Shared {
-    state: Mutex<State>,
+struct LiveWriters {
+    state: Mutex<LiveTicks>,
     /// Signalled by a tick, a stop, and a thread when it has done the ticks it saw.
     changed: Condvar,
     /// Set to make the threads give up (before their next game or report). Never unset: a
-    /// live report started again gets a new `Shared`.
+    /// live report started again gets a new `LiveWriters`.
     stop: AtomicBool,
     /// Held while report.html is replaced (see the module's doc).
     publishing: Mutex<()>,
@@ -49,7 +49,7 @@ struct Shared {
 
 /// The ticks given and handled by each thread, and a first failure not yet told.
 #[derive(Default)]
-struct State {
+struct LiveTicks {
     ticks: u64,
     data_done: u64,
     report_done: u64,
@@ -63,8 +63,8 @@ const LOOK_AGAIN: Duration = Duration::from_millis(200);
 /// The shortest pause between two rewrites of report.html.
 const PAUSE: Duration = Duration::from_secs(5);
 
-impl Shared {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+impl LiveWriters {
+    fn lock(&self) -> std::sync::MutexGuard<'_, LiveTicks> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -86,7 +86,7 @@ impl Shared {
         self.lock().error.get_or_insert(e);
     }
 
-    fn done(&self, mark: impl FnOnce(&mut State)) {
+    fn done(&self, mark: impl FnOnce(&mut LiveTicks)) {
         mark(&mut self.lock());
         self.changed.notify_all();
     }
@@ -94,7 +94,7 @@ impl Shared {
 
 /// The data thread: after each tick (or [`LOOK_AGAIN`] without one), the replay data of the new
 /// records.
-fn write_data(dir: &Path, shared: &Shared) {
+fn write_data(dir: &Path, shared: &LiveWriters) {
     let mut follower = follow::Follower::new(dir);
     let mut seen = 0;
     loop {
@@ -116,7 +116,7 @@ fn write_data(dir: &Path, shared: &Shared) {
 /// The report thread: report.html at the first tick, then after a tick once the pause has
 /// passed. The pause is at least [`PAUSE`] and ten times the last rewrite's duration, so that a
 /// large run spends at most a tenth of a core on its report.
-fn write_page(dir: &Path, order: &[String], shared: &Shared) {
+fn write_page(dir: &Path, order: &[String], shared: &LiveWriters) {
     let mut next = Instant::now();
     let mut seen = 0;
     loop {
@@ -221,7 +221,7 @@ impl LiveReport {
     /// Stops the writing threads: waits for the data writer (it stops before its next game's
     /// data), not for a rewrite of the report under way, which ends on its own and replaces
     /// nothing. Returns what they shared; the next tick starts new ones.
-    fn stop_writers(&mut self) -> Arc<Shared> {
+    fn stop_writers(&mut self) -> Arc<LiveWriters> {
         let shared = std::mem::take(&mut self.shared);
         shared.stop.store(true, Ordering::SeqCst);
         shared.changed.notify_all();

@@ -5,7 +5,7 @@
 //! run's settings (tournament.toml, sprt.toml).
 
 use crate::results::records::GameRecord;
-use crate::results::replay::ReadError;
+use crate::results::replay::ReplayFileError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// are shown as the path the user gave (`students/bob.py`), from the bots as typed (kept by
 /// `arbiter play --replay`) or, for a file in a results folder's `replays/`, from that run's
 /// settings. The file itself keeps the raw text.
-pub fn read_shown(path: &Path) -> Result<GameRecord, ReadError> {
+pub fn read_shown(path: &Path) -> Result<GameRecord, ReplayFileError> {
     let (mut rec, start) = crate::results::replay::parse(path)?;
     let typed = &start["typed"];
     let origins = match typed["bots"].as_array() {

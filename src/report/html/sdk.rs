@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 /// What the game said after one step: its summary lines and its `[seat, text]` tooltips.
 #[derive(Default)]
-struct Said {
+struct StepSaid {
     summary: Vec<String>,
     tooltips: Vec<(usize, String)>,
 }
@@ -30,7 +30,7 @@ pub fn json(rec: &GameRecord, ext: &ExternalRecord, log: &SdkLog, title: &str) -
     order.extend((0..rec.moves.len()).map(|i| (i, None)));
     // At one count of answers, the forfeit comes before the answer (it was asked first).
     order.sort_by_key(|&(at, f)| (at, f.is_none()));
-    let mut said: Vec<Said> = (0..=order.len()).map(|_| Said::default()).collect();
+    let mut said: Vec<StepSaid> = (0..=order.len()).map(|_| StepSaid::default()).collect();
     for frame in &log.frames {
         // The steps before the frame: its answers, arbiter's forfeits it counts, and the
         // players the game deactivated in turns before it.
@@ -185,7 +185,7 @@ fn game_turn(log: &SdkLog, at: usize) -> u32 {
 }
 
 /// Adds what the game said (when it said anything) to a step's object.
-fn put_said(step: &mut Value, said: &Said) {
+fn put_said(step: &mut Value, said: &StepSaid) {
     if !said.summary.is_empty() {
         step["summary"] = json!(said.summary);
     }

@@ -95,7 +95,7 @@ fn page_json_is_the_reference_format_byte_for_byte() {
 }
 
 /// An Impasse run's results folder with its games.csv and records.jsonl open.
-pub(super) struct Folder {
+pub(super) struct TestFolder {
     pub(super) _dir: tempfile::TempDir,
     pub(super) d: std::path::PathBuf,
     pub(super) cfg: RefereeConfig,
@@ -104,7 +104,7 @@ pub(super) struct Folder {
     pub(super) recs: RecordsFile,
 }
 
-impl Folder {
+impl TestFolder {
     /// Records simulated games `ids` (games.csv and records.jsonl).
     pub(super) fn record(&mut self, ids: std::ops::Range<u64>) {
         for id in ids {
@@ -117,10 +117,10 @@ impl Folder {
     }
 }
 
-pub(super) fn folder() -> Folder {
+pub(super) fn folder() -> TestFolder {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_path_buf();
-    Folder {
+    TestFolder {
         cfg: RefereeConfig::default(),
         choice: GameChoice::new("impasse", None, None, None).unwrap(),
         csv: GamesCsv::open(&d.join("games.csv"), 2).unwrap().0,
@@ -132,7 +132,7 @@ pub(super) fn folder() -> Folder {
 
 #[test]
 fn a_report_lists_every_game_and_links_the_recorded_ones() {
-    let Folder {
+    let TestFolder {
         _dir,
         d,
         cfg,
@@ -226,9 +226,7 @@ fn a_report_writes_every_missing_games_data_and_the_viewer_once() {
 }
 
 #[test]
-fn dates_and_quantiles() {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
-    assert_eq!(data::utc(t), "2023-11-14 22:13 UTC");
+fn quantiles() {
     let mut times = data::BotTimes::default();
     for us in (1..=100).rev() {
         times.add(us);
@@ -272,7 +270,7 @@ fn the_last_rewrite_of_a_live_report_writes_every_missing_games_data() {
     let games = 200u64;
     let mut f = folder();
     f.record(0..games);
-    let Folder { _dir, d, .. } = f;
+    let TestFolder { _dir, d, .. } = f;
     std::fs::create_dir(d.join("replays")).unwrap();
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
@@ -294,7 +292,7 @@ fn a_live_report_writes_every_games_data_before_the_runs_end() {
     let games = 200u64;
     let mut f = folder();
     f.record(0..games);
-    let Folder { _dir, d, .. } = f;
+    let TestFolder { _dir, d, .. } = f;
     let mut live = LiveReport::new(&d, &["bot0".into(), "bot1".into()]);
     live.tick();
     live.settle();
@@ -320,7 +318,7 @@ fn a_live_rewrite_links_only_games_whose_data_is_there_and_writes_none() {
     let games = 20u64;
     let mut f = folder();
     f.record(0..games);
-    let Folder { _dir, d, .. } = f;
+    let TestFolder { _dir, d, .. } = f;
     let out = d.join(FILE);
     std::fs::create_dir(d.join("replays")).unwrap();
     let mut written = 0;
@@ -385,7 +383,7 @@ fn a_live_report_writes_each_new_games_page_between_its_rewrites() {
 
 #[test]
 fn a_record_the_rules_reject_is_listed_without_a_replay() {
-    let Folder {
+    let TestFolder {
         _dir,
         d,
         cfg,
@@ -532,7 +530,7 @@ fn a_long_run_lists_its_last_games_and_says_where_the_others_are() {
 /// the same (here, the games that cannot be replayed are told in order) and every page is there.
 #[test]
 fn pages_written_on_several_threads_are_taken_in_record_order() {
-    let Folder {
+    let TestFolder {
         _dir,
         d,
         cfg,

@@ -72,7 +72,7 @@ pub enum ReadError {
 }
 
 /// The columns of one results file.
-pub(super) struct Columns {
+pub(super) struct CsvColumns {
     bots: Vec<usize>,
     ranks: Option<Vec<usize>>,
     winner: Option<usize>,
@@ -83,8 +83,8 @@ pub(super) struct Columns {
     forfeits: Option<usize>,
 }
 
-impl Columns {
-    pub(super) fn find(headers: &csv::StringRecord, path: &Path) -> Result<Columns, ReadError> {
+impl CsvColumns {
+    pub(super) fn find(headers: &csv::StringRecord, path: &Path) -> Result<CsvColumns, ReadError> {
         let col = |name: &str| headers.iter().position(|h| h == name);
         let seats = seat_columns(headers);
         let bots: Vec<usize> = (0..seats).filter_map(|i| col(&format!("bot{i}"))).collect();
@@ -95,7 +95,7 @@ impl Columns {
                 path: path.to_path_buf(),
             });
         }
-        Ok(Columns {
+        Ok(CsvColumns {
             bots,
             ranks,
             winner,
@@ -221,7 +221,7 @@ pub fn try_for_each_result<E: From<ReadError>>(
                 source,
             })?
             .clone();
-        let cols = Columns::find(&headers, path)?;
+        let cols = CsvColumns::find(&headers, path)?;
         let mut seen = DoneSet::default();
         // Ids whose rows so far are referee errors: a later row of the id supersedes them.
         let mut failed = DoneSet::default();

@@ -6,7 +6,8 @@
 //! is played again.
 
 use super::complete_length;
-use super::read::Columns;
+use super::read::CsvColumns;
+use crate::utc::UtcTime;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
@@ -23,15 +24,15 @@ pub struct SetAside {
     pub why: String,
     /// Its text as it was.
     pub text: String,
-    /// When it was set aside (UTC).
-    pub at: String,
+    /// When it was set aside.
+    pub at: UtcTime,
 }
 
 /// Sets aside every row of the games.csv at `path` that is not a game (see the module's doc):
 /// appended to the JSON-lines log `log`, then the file rewritten without them. A missing file,
 /// or one whose header is no results file's, is left as it is (its reader says why). Returns
 /// the rows set aside.
-pub fn set_aside(path: &Path, log: &Path, at: &str) -> io::Result<Vec<SetAside>> {
+pub fn set_aside(path: &Path, log: &Path, at: UtcTime) -> io::Result<Vec<SetAside>> {
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -45,7 +46,7 @@ pub fn set_aside(path: &Path, log: &Path, at: &str) -> io::Result<Vec<SetAside>>
     let Ok(headers) = reader.headers().cloned() else {
         return Ok(Vec::new());
     };
-    let Ok(cols) = Columns::find(&headers, path) else {
+    let Ok(cols) = CsvColumns::find(&headers, path) else {
         return Ok(Vec::new());
     };
     let id_col = headers.iter().position(|h| h == "game_id");
@@ -106,7 +107,7 @@ pub fn set_aside(path: &Path, log: &Path, at: &str) -> io::Result<Vec<SetAside>>
             row: *row,
             why: why.clone(),
             text: String::from_utf8_lossy(&text).trim_end().to_string(),
-            at: at.to_string(),
+            at,
         });
     }
     // The log first: a row is never lost, even if the rewrite is cut short.
@@ -154,7 +155,7 @@ mod tests {
         let bad2 = "not,a,row\n";
         let torn = "3,1,b,a,0";
         std::fs::write(&path, [head, good1, bad1, good2, bad2, torn].concat()).unwrap();
-        let aside = set_aside(&path, &log, "now").unwrap();
+        let aside = set_aside(&path, &log, UtcTime::now()).unwrap();
         assert_eq!(aside.len(), 2, "{aside:?}");
         assert_eq!((aside[0].row, aside[1].row), (3, 5));
         assert!(aside[0].why.contains("forfeits"), "{aside:?}");
@@ -168,9 +169,11 @@ mod tests {
         assert_eq!(kept.lines().count(), 2);
         assert!(kept.contains("7:crash"), "{kept}");
         // A clean file is left alone; a missing one too.
-        assert!(set_aside(&path, &log, "now").unwrap().is_empty());
-        assert!(set_aside(&dir.path().join("none.csv"), &log, "now")
-            .unwrap()
-            .is_empty());
+        assert!(set_aside(&path, &log, UtcTime::now()).unwrap().is_empty());
+        assert!(
+            set_aside(&dir.path().join("none.csv"), &log, UtcTime::now())
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -9,7 +9,7 @@
 
 use super::steps;
 use super::{Boxing, SdkBuildError};
-use crate::bot::build_box::{self, Stage};
+use crate::bot::build_box::{self, BuildStage};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -71,7 +71,7 @@ pub fn built(
         move |source| SdkBuildError::Cache { path, source }
     };
     std::fs::create_dir_all(root).map_err(cache_err(root))?;
-    let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
+    let stage = BuildStage::new().map_err(cache_err(&std::env::temp_dir()))?;
     let work = stage.dir();
     archive(&path, &given_by, version, &work.join("engine.tar"))?;
     // A bundle's bare clone, if one was made, is not for the box.

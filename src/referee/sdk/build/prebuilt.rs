@@ -4,7 +4,7 @@
 //! tell which engine version the game was written against.
 
 use super::{files_under, run_folder, steps, Boxing, BuiltGame, SdkBuildError, GAME_RECIPE};
-use crate::bot::build_box::Stage;
+use crate::bot::build_box::BuildStage;
 use crate::bot::source::hash_hex;
 use crate::referee::sdk::launcher;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ pub(super) fn prebuilt(root: &Path, parts: &[PathBuf]) -> Result<BuiltGame, SdkB
             move |source| SdkBuildError::Cache { path, source }
         };
         std::fs::create_dir_all(root).map_err(cache_err(root))?;
-        let stage = Stage::new().map_err(cache_err(&std::env::temp_dir()))?;
+        let stage = BuildStage::new().map_err(cache_err(&std::env::temp_dir()))?;
         let work = stage.dir();
         for (i, part) in parts.iter().enumerate() {
             let to = work.join("lib").join(format!("{i:03}"));

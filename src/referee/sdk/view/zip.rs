@@ -80,7 +80,7 @@ fn directory(file: &mut File, len: u64) -> io::Result<(u64, u64, u64)> {
 }
 
 /// One entry of the central directory that is read.
-struct Entry {
+struct ZipEntry {
     name: String,
     method: u16,
     compressed: u64,
@@ -90,7 +90,7 @@ struct Entry {
 
 /// The sizes and offset of an entry from its zip64 extra field, where the directory's own say
 /// 0xffffffff.
-fn zip64_extra(extra: &[u8], e: &mut Entry, sizes: (u32, u32, u32)) -> io::Result<()> {
+fn zip64_extra(extra: &[u8], e: &mut ZipEntry, sizes: (u32, u32, u32)) -> io::Result<()> {
     let mut at = 0;
     while at + 4 <= extra.len() {
         let (id, len) = (u16_at(extra, at)?, usize::from(u16_at(extra, at + 2)?));
@@ -161,7 +161,7 @@ pub fn files_under(jar: &Path, prefix: &str, budget: u64) -> io::Result<Vec<(Str
         if rest.is_empty() || rest.ends_with('/') {
             continue;
         }
-        let mut e = Entry {
+        let mut e = ZipEntry {
             name: rest.to_string(),
             method,
             compressed: u64::from(sizes.1),

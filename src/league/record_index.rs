@@ -68,6 +68,16 @@ impl RecordIndex {
     /// the oldest game is forgotten in memory past the limit. An error: the index file could
     /// not be written (the game is in memory still).
     pub fn insert(&mut self, id: u64, offset: u64) -> std::io::Result<()> {
+        self.remember(id, offset);
+        match &self.file {
+            Some(f) => f.insert(id, offset),
+            None => Ok(()),
+        }
+    }
+
+    /// [`RecordIndex::insert`] in memory only: the caller writes the file (through
+    /// [`RecordIndex::file`], without holding what holds this index).
+    pub fn remember(&mut self, id: u64, offset: u64) {
         if self.offsets.insert(id, offset).is_none() {
             self.order.push_back(id);
         }
@@ -75,10 +85,6 @@ impl RecordIndex {
             if let Some(old) = self.order.pop_front() {
                 self.offsets.remove(&old);
             }
-        }
-        match &self.file {
-            Some(f) => f.insert(id, offset),
-            None => Ok(()),
         }
     }
 
@@ -112,7 +118,8 @@ pub struct IndexFile {
 }
 
 impl IndexFile {
-    fn insert(&self, id: u64, offset: u64) -> std::io::Result<()> {
+    /// Writes that game `id`'s latest record starts at `offset`.
+    pub fn insert(&self, id: u64, offset: u64) -> std::io::Result<()> {
         if id >= MAX_ID {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,

@@ -7,7 +7,7 @@ use super::quarantine::{quarantine_text, quarantined};
 use super::workers::{slow_bench, update_capacity};
 use super::{body, from_worker, held, lease_time, refuse, worker, Archive, Body, Remote, Session};
 use crate::league::bundle;
-use crate::league::locks::{Locked, RwLocked};
+use crate::league::locks::Locked;
 use crate::league::wire::{
     BotRef, LeaseRequest, Leased, LeasedGame, Register, Registered, Release, Renew, Reply,
     LONG_POLL, PROTOCOL_OPENINGS, VERSION,
@@ -218,8 +218,8 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
     let mut out = Vec::new();
     for game in games {
         let ready = {
-            let specs = r.s.specs.reading();
-            game.bots.iter().all(|b| specs.contains_key(b))
+            let state = r.s.state();
+            game.bots.iter().all(|b| state.specs.contains_key(b))
         };
         let refs: Result<Vec<BotRef>, ArchiveError> = if ready {
             game.bots.iter().map(|b| archive(r, b)).collect()
@@ -228,7 +228,7 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
         };
         let Ok(refs) = refs else {
             // Not playable now (a bot being checked, or its files gone): back to the queue.
-            r.s.sched.locked().release(game.game_id);
+            r.s.state().sched.release(game.game_id);
             continue;
         };
         // The book and the rules were checked at the server's start: this cannot fail.
@@ -240,7 +240,7 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
                      handed to workers",
                     game.game_id
                 );
-                r.s.sched.locked().release(game.game_id);
+                r.s.state().sched.release(game.game_id);
                 continue;
             }
         };
@@ -302,7 +302,7 @@ pub(super) async fn renew(
         Ok(q) => q,
         Err(e) => return *e,
     };
-    r.s.sched.locked().renew(&req.session, Instant::now());
+    r.s.state().sched.renew(&req.session, Instant::now());
     Json(Reply {
         accepted: true,
         stop: r.s.stop.load(Ordering::Relaxed),

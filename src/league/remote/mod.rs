@@ -147,13 +147,13 @@ pub fn routes(s: Arc<Shared>) -> Router {
         let log = trust::read(&r.s.dir);
         *r.voids.locked() = trust::counts(&log);
         let mut by = r.voided_by.locked();
-        let mut sched = r.s.sched.locked();
+        let mut state = r.s.state();
         let now = Instant::now();
         for v in &log {
             *by.entry(held::name_of(&v.worker).to_string()).or_default() += 1;
-            sched.avoid(v.game_id, held::name_of(&v.worker), now);
+            state.sched.avoid(v.game_id, held::name_of(&v.worker), now);
         }
-        drop((by, sched));
+        drop((by, state));
         let skip = log.len().saturating_sub(VOIDED_SHOWN);
         r.voided.locked().extend(log.into_iter().skip(skip));
     }
@@ -216,7 +216,7 @@ fn refuse(status: StatusCode, why: impl std::fmt::Display) -> Response {
 }
 
 fn lease_time(r: &Remote) -> Duration {
-    Duration::from_secs(r.s.sched.locked().knobs().lease_s)
+    Duration::from_secs(r.s.state().sched.knobs().lease_s)
 }
 
 /// The refusal of every result and lease while the league cannot record (its recorder

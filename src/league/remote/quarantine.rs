@@ -158,7 +158,7 @@ pub(super) fn recount(r: &Remote) {
         .values()
         .flat_map(|q| q.games.iter().copied())
         .collect();
-    let known: Vec<String> = r.s.sched.locked().names().map(String::from).collect();
+    let known: Vec<String> = r.s.state().sched.names().map(String::from).collect();
     if let Err(e) = r.s.recount(out, &known) {
         eprintln!("arbiter: warning: cannot count the standings again: {e}");
     }

@@ -46,8 +46,9 @@ pub(super) async fn result(
     if let Some(e) = quarantined(&r, session) {
         // Its game goes to another worker.
         if r.held.locked().take(id, session) {
-            r.s.sched.locked().release(id);
-            r.s.live.locked().running.remove(&id);
+            let mut state = r.s.state();
+            state.sched.release(id);
+            state.live.running.remove(&id);
         }
         return e;
     }
@@ -134,8 +135,9 @@ pub(super) async fn result(
         let mut all = r.played.locked();
         if let Some(e) = quarantined(&r, session) {
             drop(all);
-            r.s.sched.locked().release(game.game_id);
-            r.s.live.locked().running.remove(&game.game_id);
+            let mut state = r.s.state();
+            state.sched.release(game.game_id);
+            state.live.running.remove(&game.game_id);
             return e;
         }
         if let Err(e) = trust::append_played(&r.s.dir, &played) {
@@ -179,10 +181,13 @@ pub(super) fn void(
         );
         return false;
     }
-    r.s.sched
-        .locked()
-        .release_to_others(game.game_id, name_of(session), Instant::now());
-    r.s.live.locked().running.remove(&game.game_id);
+    {
+        let mut state = r.s.state();
+        state
+            .sched
+            .release_to_others(game.game_id, name_of(session), Instant::now());
+        state.live.running.remove(&game.game_id);
+    }
     *r.voided_by
         .locked()
         .entry(name_of(session).to_string())

@@ -65,7 +65,7 @@ pub(super) async fn workers(State(r): State<Arc<Remote>>) -> Response {
         "voided": voided,
         "quarantined": quarantined,
         "bench_ms": r.own_bench_ms,
-        "capacity": r.s.sched.locked().capacity(),
+        "capacity": r.s.state().sched.capacity(),
     }))
     .into_response()
 }
@@ -116,7 +116,7 @@ pub(super) fn update_capacity(r: &Remote) {
         .map(|s| s.slots)
         .sum();
     let slots = r.s.local_workers + remote;
-    r.s.sched.locked().set_capacity(slots);
+    r.s.state().sched.set_capacity(slots);
 }
 
 #[cfg(test)]

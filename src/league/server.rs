@@ -34,9 +34,9 @@
 //! - `bots_file` (bots.toml, read and written back).
 //!
 //! The lock order is: a file's lock, then the state's; the state's lock is never held when
-//! another is taken. `standings` stays its own read-write lock over an `Arc`: the ratings thread swaps a new
-//! table in whole, and every page reads it without waiting for the state's lock (a page only
-//! clones the `Arc`).
+//! another is taken. `standings` stays its own read-write lock over an `Arc`: the ratings
+//! thread swaps a new table in whole, and every page reads it without waiting for the state's
+//! lock (a page only clones the `Arc`).
 
 use super::error::LeagueError;
 use super::events::{CancelledLine, LeagueEvent};

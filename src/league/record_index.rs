@@ -176,4 +176,25 @@ mod tests {
         assert!(index.insert(u64::MAX, 1).is_err());
         assert!(std::fs::metadata(&path).unwrap().len() <= 2001 * 8);
     }
+
+    #[test]
+    fn remembering_writes_no_file_and_the_file_is_written_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut index = RecordIndex::with_file(&path).unwrap();
+        index.limit = 2;
+        let file = index.file().unwrap();
+        index.remember(5, 50);
+        assert_eq!(index.get(5), Some(50));
+        assert_eq!(file.get(5).unwrap(), None, "memory only");
+        file.insert(5, 50).unwrap();
+        assert_eq!(file.get(5).unwrap(), Some(50));
+        // Remembering keeps the same limit as inserting.
+        index.remember(6, 60);
+        index.remember(7, 70);
+        assert_eq!(
+            (index.get(5), index.get(7), index.len()),
+            (None, Some(70), 2)
+        );
+    }
 }

@@ -7,7 +7,7 @@
 //! refused (403) saying so. Every refusal says which token was seen and what it may do.
 
 use super::folder;
-use super::locks::{Locked, RwLocked};
+use super::locks::RwLocked;
 use super::scheduler::Idle;
 use super::server::Shared;
 use super::tokens::Refusal;
@@ -144,10 +144,14 @@ pub async fn build_log(
     if let Some(n) = version {
         return version_log(s, name, n).await;
     }
-    let dir = s.specs.reading().get(&name).map(|spec| spec.dir.clone());
-    let broken = match s.sched.locked().idle(&name) {
-        Some(Idle::Broken(problem)) => Some(problem.clone()),
-        _ => None,
+    let (dir, broken) = {
+        let state = s.state();
+        let dir = state.specs.get(&name).map(|spec| spec.dir.clone());
+        let broken = match state.sched.idle(&name) {
+            Some(Idle::Broken(problem)) => Some(problem.clone()),
+            _ => None,
+        };
+        (dir, broken)
     };
     let text = match (broken, dir) {
         (Some(problem), _) => format!("bot {name} is broken: {problem}"),
@@ -168,7 +172,7 @@ pub async fn build_log(
 
 /// The build log kept of version `n` of bot `name`, or why there is none.
 async fn version_log(s: Arc<Shared>, name: String, n: u32) -> Response {
-    let count = s.versions.locked().of(&name).len();
+    let count = s.state().versions.of(&name).len();
     let dir = s.dir.clone();
     let bot = name.clone();
     let read =
@@ -209,13 +213,7 @@ pub async fn stderr(
         return *r;
     }
     let known = s.standings.reading().bots.iter().any(|b| b.name == name);
-    let notes = s
-        .live
-        .locked()
-        .notes
-        .get(&name)
-        .cloned()
-        .unwrap_or_default();
+    let notes = s.state().live.notes.get(&name).cloned().unwrap_or_default();
     let text = match notes.stderr_game {
         Some(game) => format!("bot {name}'s stderr in game {game}:\n{}", notes.stderr),
         None if known => format!("bot {name} has played no recorded game yet\n"),

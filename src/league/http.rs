@@ -15,7 +15,7 @@ use super::listen::announced_length;
 use super::page;
 use super::server::Shared;
 use super::wire::AddRequest;
-use crate::league::locks::{Locked, RwLocked};
+use crate::league::locks::RwLocked;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -158,7 +158,8 @@ async fn games(
         Ok(only) => only,
         Err(e) => return e.into_response(),
     };
-    let live = s.live.locked();
+    let state = s.state();
+    let live = &state.live;
     let mine = |g: &&LiveGame| only.as_ref().is_none_or(|b| g.bots.contains(b));
     let running: Vec<_> = live.running.values().filter(mine).cloned().collect();
     let recent: Vec<_> = match &only {
@@ -168,7 +169,7 @@ async fn games(
             .get(b)
             .map_or_else(Vec::new, |n| n.games.iter().cloned().collect()),
     };
-    drop(live);
+    drop(state);
     Json(serde_json::json!({ "running": running, "recent": recent, "bot": only })).into_response()
 }
 

@@ -7,7 +7,7 @@
 //! be kilobytes of compiler output or one long word: it is folded (a `details` element) and
 //! wrapped anywhere, so that it never widens the standings past the window.
 
-use super::locks::{Locked, RwLocked};
+use super::locks::RwLocked;
 use super::server::Shared;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -292,8 +292,8 @@ pub fn replay(s: &Shared, id: u64) -> Result<String, ReplayError> {
         move |source| ReplayError::Io { path, source }
     };
     let (latest, file) = {
-        let live = s.live.locked();
-        (live.offsets.get(id), live.offsets.file())
+        let state = s.state();
+        (state.live.offsets.get(id), state.live.offsets.file())
     };
     let offset = match (latest, file) {
         (Some(o), _) => Some(o),

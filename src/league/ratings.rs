@@ -100,7 +100,7 @@ pub struct Versus {
 }
 
 /// The games counted so far.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Tally {
     names: Vec<String>,
     index: HashMap<String, usize>,

@@ -68,6 +68,16 @@ impl RecordIndex {
     /// the oldest game is forgotten in memory past the limit. An error: the index file could
     /// not be written (the game is in memory still).
     pub fn insert(&mut self, id: u64, offset: u64) -> std::io::Result<()> {
+        self.remember(id, offset);
+        match &self.file {
+            Some(f) => f.insert(id, offset),
+            None => Ok(()),
+        }
+    }
+
+    /// [`RecordIndex::insert`] in memory only: the caller writes the file (through
+    /// [`RecordIndex::file`], without holding what holds this index).
+    pub fn remember(&mut self, id: u64, offset: u64) {
         if self.offsets.insert(id, offset).is_none() {
             self.order.push_back(id);
         }
@@ -75,10 +85,6 @@ impl RecordIndex {
             if let Some(old) = self.order.pop_front() {
                 self.offsets.remove(&old);
             }
-        }
-        match &self.file {
-            Some(f) => f.insert(id, offset),
-            None => Ok(()),
         }
     }
 
@@ -112,7 +118,8 @@ pub struct IndexFile {
 }
 
 impl IndexFile {
-    fn insert(&self, id: u64, offset: u64) -> std::io::Result<()> {
+    /// Writes that game `id`'s latest record starts at `offset`.
+    pub fn insert(&self, id: u64, offset: u64) -> std::io::Result<()> {
         if id >= MAX_ID {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -168,5 +175,26 @@ mod tests {
         assert_eq!(file.get(1500).unwrap(), None, "a gap between ids");
         assert!(index.insert(u64::MAX, 1).is_err());
         assert!(std::fs::metadata(&path).unwrap().len() <= 2001 * 8);
+    }
+
+    #[test]
+    fn remembering_writes_no_file_and_the_file_is_written_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut index = RecordIndex::with_file(&path).unwrap();
+        index.limit = 2;
+        let file = index.file().unwrap();
+        index.remember(5, 50);
+        assert_eq!(index.get(5), Some(50));
+        assert_eq!(file.get(5).unwrap(), None, "memory only");
+        file.insert(5, 50).unwrap();
+        assert_eq!(file.get(5).unwrap(), Some(50));
+        // Remembering keeps the same limit as inserting.
+        index.remember(6, 60);
+        index.remember(7, 70);
+        assert_eq!(
+            (index.get(5), index.get(7), index.len()),
+            (None, Some(70), 2)
+        );
     }
 }

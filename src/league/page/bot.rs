@@ -5,7 +5,7 @@
 //! are its author's and the admin's unless the league's `[page] show_stderr` shows them to all.
 
 use super::super::lines::LiveGame;
-use super::super::locks::{Locked, RwLocked};
+use super::super::locks::RwLocked;
 use super::super::server::Shared;
 use super::super::versions::{Version, SHORT_HASH};
 use super::head;
@@ -23,12 +23,15 @@ pub fn bot_data(s: &Shared, name: &str) -> Option<serde_json::Value> {
     let show = s.settings.page.show_stderr;
     let table = s.standings.reading().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let versus = s.counted.locked().versus(name);
-    let notes = s.live.locked().notes.get(name).cloned().unwrap_or_default();
-    let versions: Vec<serde_json::Value> = s
-        .versions
-        .locked()
-        .of(name)
+    let (versus, notes, versions) = {
+        let state = s.state();
+        (
+            state.counted.versus(name),
+            state.live.notes.get(name).cloned().unwrap_or_default(),
+            state.versions.of(name).to_vec(),
+        )
+    };
+    let versions: Vec<serde_json::Value> = versions
         .iter()
         .rev()
         .map(|v| {
@@ -73,9 +76,14 @@ pub fn bot(s: &Shared, name: &str) -> Option<String> {
     let show = s.settings.page.show_stderr;
     let table = s.standings.reading().clone();
     let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let versus = s.counted.locked().versus(name);
-    let notes = s.live.locked().notes.get(name).cloned().unwrap_or_default();
-    let versions = s.versions.locked().of(name).to_vec();
+    let (versus, notes, versions) = {
+        let state = s.state();
+        (
+            state.counted.versus(name),
+            state.live.notes.get(name).cloned().unwrap_or_default(),
+            state.versions.of(name).to_vec(),
+        )
+    };
     let rating = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:+.0}"));
     Some(
         html! {

@@ -7,7 +7,7 @@ use super::quarantine::{quarantine_text, quarantined};
 use super::workers::{slow_bench, update_capacity};
 use super::{body, from_worker, held, lease_time, refuse, worker, Archive, Body, Remote, Session};
 use crate::league::bundle;
-use crate::league::locks::{Locked, RwLocked};
+use crate::league::locks::Locked;
 use crate::league::wire::{
     BotRef, LeaseRequest, Leased, LeasedGame, Register, Registered, Release, Renew, Reply,
     LONG_POLL, PROTOCOL_OPENINGS, VERSION,
@@ -55,8 +55,9 @@ pub(super) async fn register(
             ),
         );
     }
-    if let Some(q) = r.quarantined.locked().get(&name) {
-        return refuse(StatusCode::FORBIDDEN, quarantine_text(q));
+    let quarantine = r.state().quarantined.get(&name).cloned();
+    if let Some(q) = quarantine {
+        return refuse(StatusCode::FORBIDDEN, quarantine_text(&q));
     }
     let slow = slow_bench(&r, &name, info.bench_ms);
     let limits = &r.s.settings.workers;
@@ -70,16 +71,18 @@ pub(super) async fn register(
     });
     let lease = lease_time(&r);
     let now = Instant::now();
-    let mut sessions = r.sessions.locked();
-    super::workers::forget_gone(&mut sessions, now, lease);
+    let mut guard = r.state();
+    let state = &mut *guard;
+    let sessions = &mut state.sessions;
+    super::workers::forget_gone(sessions, now, lease);
     // A session of this token not heard from in half a lease time (a live worker renews three
     // times a lease time) gives its place to the new one.
     let mine =
         |sessions: &HashMap<String, Session>| sessions.values().filter(|s| s.name == name).count();
-    if mine(&sessions) >= limits.sessions_per_token {
+    if mine(sessions) >= limits.sessions_per_token {
         sessions.retain(|_, s| s.name != name || now.duration_since(s.last_seen) < lease / 2);
     }
-    if mine(&sessions) >= limits.sessions_per_token {
+    if mine(sessions) >= limits.sessions_per_token {
         return refuse(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
@@ -91,12 +94,9 @@ pub(super) async fn register(
             ),
         );
     }
-    let id = {
-        let mut n = r.next_session.locked();
-        *n += 1;
-        format!("{name}#{}", *n - 1)
-    };
-    sessions.insert(
+    let id = format!("{name}#{}", state.next_session);
+    state.next_session += 1;
+    state.sessions.insert(
         id.clone(),
         Session {
             name,
@@ -109,7 +109,7 @@ pub(super) async fn register(
             last_seen: now,
         },
     );
-    drop(sessions);
+    drop(guard);
     update_capacity(&r);
     let note = match (slow, capped) {
         (Some(slow), _) => Some(slow),
@@ -161,8 +161,8 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, ArchiveError> {
     let sources = bundle::sources(entry)?;
     let stamp = bundle::fingerprint(&sources);
     let made = || {
-        let archives = r.archives.locked();
-        let a = archives.get(name)?;
+        let state = r.state();
+        let a = state.archives.get(name)?;
         (a.sources == sources && a.stamp == stamp).then(|| BotRef {
             hash: a.hash.clone(),
             origin: a.sources.origin.clone(),
@@ -179,9 +179,10 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, ArchiveError> {
         return Ok(made);
     }
     let (bytes, hash) = bundle::pack(name, &sources)?;
-    r.by_hash.locked().insert(hash.clone(), Arc::new(bytes));
     let origin = sources.origin.clone();
-    let old = r.archives.locked().insert(
+    let mut state = r.state();
+    state.by_hash.insert(hash.clone(), Arc::new(bytes));
+    let old = state.archives.insert(
         name.to_string(),
         Archive {
             sources,
@@ -190,7 +191,7 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, ArchiveError> {
         },
     );
     if let Some(old) = old.filter(|o| o.hash != hash) {
-        r.by_hash.locked().remove(&old.hash);
+        state.by_hash.remove(&old.hash);
     }
     Ok(BotRef { hash, origin })
 }
@@ -200,16 +201,15 @@ pub(super) fn archive(r: &Remote, name: &str) -> Result<BotRef, ArchiveError> {
 pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGame> {
     update_capacity(r);
     let free = {
-        let sessions = r.sessions.locked();
-        let Some(s) = sessions.get(session) else {
+        let state = r.state();
+        let Some(s) = state.sessions.get(session) else {
             return Vec::new();
         };
         if s.slow.is_some() || s.paused_until.is_some_and(|until| Instant::now() < until) {
             return Vec::new();
         }
-        s.slots
+        s.slots.saturating_sub(state.held.held_by(session))
     };
-    let free = free.saturating_sub(r.held.locked().held_by(session));
     if free == 0 {
         return Vec::new();
     }
@@ -218,8 +218,8 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
     let mut out = Vec::new();
     for game in games {
         let ready = {
-            let specs = r.s.specs.reading();
-            game.bots.iter().all(|b| specs.contains_key(b))
+            let state = r.s.state();
+            game.bots.iter().all(|b| state.specs.contains_key(b))
         };
         let refs: Result<Vec<BotRef>, ArchiveError> = if ready {
             game.bots.iter().map(|b| archive(r, b)).collect()
@@ -228,7 +228,7 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
         };
         let Ok(refs) = refs else {
             // Not playable now (a bot being checked, or its files gone): back to the queue.
-            r.s.sched.locked().release(game.game_id);
+            r.s.state().sched.release(game.game_id);
             continue;
         };
         // The book and the rules were checked at the server's start: this cannot fail.
@@ -240,13 +240,13 @@ pub(super) fn lease_now(r: &Remote, session: &str, slots: usize) -> Vec<LeasedGa
                      handed to workers",
                     game.game_id
                 );
-                r.s.sched.locked().release(game.game_id);
+                r.s.state().sched.release(game.game_id);
                 continue;
             }
         };
         r.s.started(&game, session);
         let hashes = refs.iter().map(|b| b.hash.clone()).collect();
-        r.held.locked().lease(game.clone(), session, hashes);
+        r.state().held.lease(game.clone(), session, hashes);
         out.push(LeasedGame {
             game,
             bots: refs,
@@ -302,7 +302,7 @@ pub(super) async fn renew(
         Ok(q) => q,
         Err(e) => return *e,
     };
-    r.s.sched.locked().renew(&req.session, Instant::now());
+    r.s.state().sched.renew(&req.session, Instant::now());
     Json(Reply {
         accepted: true,
         stop: r.s.stop.load(Ordering::Relaxed),
@@ -323,7 +323,7 @@ pub(super) async fn release(
         Err(e) => return *e,
     };
     // Only the session holding the lease may give it back (game ids are public).
-    let held = r.held.locked().take(req.game_id, &req.session);
+    let held = r.state().held.take(req.game_id, &req.session);
     if held {
         r.s.release(req.game_id);
     }
@@ -362,7 +362,7 @@ pub(super) async fn bot(
     if let Err(e) = super::session(&r, &headers, &session) {
         return *e;
     }
-    if !r.held.locked().needs_archive(&session, &hash) {
+    if !r.state().held.needs_archive(&session, &hash) {
         return refuse(
             StatusCode::FORBIDDEN,
             format!(
@@ -371,7 +371,7 @@ pub(super) async fn bot(
             ),
         );
     }
-    let bytes = r.by_hash.locked().get(&hash).cloned();
+    let bytes = r.state().by_hash.get(&hash).cloned();
     match bytes {
         Some(b) => (
             [(axum::http::header::CONTENT_TYPE, "application/gzip")],

@@ -25,6 +25,14 @@
 //! the league's capacity, the workers' knobs) and `quarantine` (workers whose results are off
 //! the fit, or who void too often). This file holds the state they share and the token and
 //! session checks every call makes.
+//!
+//! Their state (sessions, archives, the games out, voids, the games each worker played,
+//! quarantines) is one [`RemoteState`] behind one lock ([`Remote::state`]), as the league's is
+//! ([`super::server`]); it is taken after no lock of the league's and held only to compute:
+//! the logs (`played.jsonl`, `voided.jsonl`, `quarantined.jsonl`) are appended after it is
+//! dropped, and the workers' residuals are checked on a snapshot of the games played. Beside
+//! it, `packing` guards nothing but the making of an archive (held while a bot is packed, so
+//! that it is packed once).
 
 use super::bundle::Sources;
 use super::cached::Cached;
@@ -41,7 +49,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 pub mod check;
@@ -74,40 +82,58 @@ struct Archive {
     hash: String,
 }
 
-/// The remote side's state beside the league's.
+/// The remote side's state, behind one lock ([`Remote::state`]; see the module's doc).
+#[derive(Default)]
+struct RemoteState {
+    sessions: HashMap<String, Session>,
+    /// The number of the next session.
+    next_session: u64,
+    /// Each bot's latest archive, by name.
+    archives: HashMap<String, Archive>,
+    /// Archives by hash, for download.
+    by_hash: HashMap<String, Arc<Vec<u8>>>,
+    /// Games leased to remote workers and not yet returned, with their holders.
+    held: held::HeldGames,
+    /// How often each game was voided (from the folder's log at start).
+    voids: HashMap<u64, u32>,
+    /// Games each worker (by name) voided (from the folder's log at start).
+    voided_by: HashMap<String, u64>,
+    /// The latest voided games, newest last, for the page.
+    voided: std::collections::VecDeque<Voided>,
+    /// Remote workers' recorded games (the residuals' input; kept in the folder's
+    /// [`trust::PLAYED`] log, read back at start). Shared with a check of the residuals
+    /// running meanwhile (a game played then copies it).
+    played: Arc<Vec<PlayedBy>>,
+    /// Quarantined workers, by name.
+    quarantined: std::collections::BTreeMap<String, Quarantined>,
+    /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
+    last_check: Option<Instant>,
+}
+
+/// The remote side beside the league's.
 pub struct Remote {
     s: Arc<Shared>,
-    sessions: Mutex<HashMap<String, Session>>,
-    next_session: Mutex<u64>,
-    /// Each bot's latest archive, by name.
-    archives: Mutex<HashMap<String, Archive>>,
-    /// Archives by hash, for download.
-    by_hash: Mutex<HashMap<String, Arc<Vec<u8>>>>,
-    /// Held while an archive is made, so that it is made once (see [`archive`]).
+    state: Mutex<RemoteState>,
+    /// Held while an archive is made, so that it is made once (see [`lease::archive`]); it
+    /// guards no state.
     packing: Mutex<()>,
-    /// Games leased to remote workers and not yet returned, with their holders.
-    held: Mutex<held::HeldGames>,
-    /// How often each game was voided (from the folder's log at start).
-    voids: Mutex<HashMap<u64, u32>>,
-    /// Games each worker (by name) voided (from the folder's log at start).
-    voided_by: Mutex<HashMap<String, u64>>,
-    /// The latest voided games, newest last, for the page.
-    voided: Mutex<std::collections::VecDeque<Voided>>,
-    /// Remote workers' recorded games (the residuals' input; kept in the folder's
-    /// [`trust::PLAYED`] log, read back at start).
-    played: Mutex<Vec<PlayedBy>>,
-    /// Quarantined workers, by name.
-    quarantined: Mutex<std::collections::BTreeMap<String, Quarantined>>,
     /// The worker tokens (read again when the file changes).
     tokens: tokens::Tokens,
     /// The league's bot list (read again when the file changes).
     bots: Cached<Vec<BotEntry>>,
     /// The server machine's own bench figure (milliseconds; see [`super::wire::bench`]).
     own_bench_ms: f64,
-    /// When the workers' residuals were last checked ([`quarantine::CHECK_EVERY`]).
-    last_check: Mutex<Option<Instant>>,
     /// This start of the server ([`Registered::server`]).
     start_id: String,
+}
+
+impl Remote {
+    /// The remote side's state, under its one lock: hold it only to compute (no file written
+    /// meanwhile). The only lock taken under it is the league's state's ([`Shared::state`]),
+    /// briefly; never the other way round.
+    fn state(&self) -> MutexGuard<'_, RemoteState> {
+        self.state.locked()
+    }
 }
 
 /// Voided games `/api/workers` lists.
@@ -115,47 +141,51 @@ const VOIDED_SHOWN: usize = 100;
 
 pub fn routes(s: Arc<Shared>) -> Router {
     let s_dir = s.dir.clone();
+    // What the folder's logs say: the games remote workers played, the quarantines, and the
+    // voided games (how often each was, which worker may not play each again, and how many
+    // each worker voided).
+    let played = trust::read_played(&s_dir);
+    let quarantined = trust::read_quarantined(&s_dir);
+    let log = trust::read(&s_dir);
+    let mut voided_by: HashMap<String, u64> = HashMap::new();
+    {
+        let mut league = s.state();
+        let now = Instant::now();
+        for v in &log {
+            *voided_by
+                .entry(held::name_of(&v.worker).to_string())
+                .or_default() += 1;
+            league.sched.avoid(v.game_id, held::name_of(&v.worker), now);
+        }
+    }
+    let any_quarantined = !quarantined.is_empty();
+    let state = RemoteState {
+        next_session: 1,
+        voids: trust::counts(&log),
+        voided_by,
+        voided: log
+            .iter()
+            .skip(log.len().saturating_sub(VOIDED_SHOWN))
+            .cloned()
+            .collect(),
+        played: Arc::new(played),
+        quarantined: quarantined
+            .into_iter()
+            .map(|q| (q.worker.clone(), q))
+            .collect(),
+        ..RemoteState::default()
+    };
     let r = Arc::new(Remote {
         s,
-        sessions: Mutex::default(),
-        next_session: Mutex::new(1),
-        archives: Mutex::default(),
-        by_hash: Mutex::default(),
+        state: Mutex::new(state),
         packing: Mutex::default(),
-        held: Mutex::default(),
-        voids: Mutex::default(),
-        voided_by: Mutex::default(),
-        voided: Mutex::default(),
-        played: Mutex::new(trust::read_played(&s_dir)),
-        quarantined: Mutex::default(),
         tokens: tokens::Tokens::new(&s_dir),
         bots: Cached::new(s_dir.join(super::folder::BOTS)),
         own_bench_ms: super::wire::bench().as_secs_f64() * 1000.0,
-        last_check: Mutex::default(),
         start_id: start_id(),
     });
-    let quarantined = trust::read_quarantined(&r.s.dir);
-    if !quarantined.is_empty() {
-        r.quarantined
-            .locked()
-            .extend(quarantined.into_iter().map(|q| (q.worker.clone(), q)));
+    if any_quarantined {
         quarantine::recount(&r);
-    }
-    {
-        // The voided games: how often each was, which worker may not play each again, and how
-        // many each worker voided.
-        let log = trust::read(&r.s.dir);
-        *r.voids.locked() = trust::counts(&log);
-        let mut by = r.voided_by.locked();
-        let mut sched = r.s.sched.locked();
-        let now = Instant::now();
-        for v in &log {
-            *by.entry(held::name_of(&v.worker).to_string()).or_default() += 1;
-            sched.avoid(v.game_id, held::name_of(&v.worker), now);
-        }
-        drop((by, sched));
-        let skip = log.len().saturating_sub(VOIDED_SHOWN);
-        r.voided.locked().extend(log.into_iter().skip(skip));
     }
     // A worker's token is checked before its request's body is read (a stranger's body is
     // never read); only a result may be large.
@@ -216,7 +246,7 @@ fn refuse(status: StatusCode, why: impl std::fmt::Display) -> Response {
 }
 
 fn lease_time(r: &Remote) -> Duration {
-    Duration::from_secs(r.s.sched.locked().knobs().lease_s)
+    Duration::from_secs(r.s.state().sched.knobs().lease_s)
 }
 
 /// The refusal of every result and lease while the league cannot record (its recorder
@@ -259,8 +289,8 @@ fn worker(r: &Remote, headers: &HeaderMap) -> Result<String, Box<Response>> {
 /// The worker's session, checked against its token, marked as heard from; its worker's name.
 fn session(r: &Remote, headers: &HeaderMap, id: &str) -> Result<String, Box<Response>> {
     let name = worker(r, headers)?;
-    let mut sessions = r.sessions.locked();
-    match sessions.get_mut(id) {
+    let mut state = r.state();
+    match state.sessions.get_mut(id) {
         Some(s) if s.name == name => {
             s.last_seen = Instant::now();
             Ok(name)

@@ -4,12 +4,12 @@
 //! standings (kept in the records).
 
 use super::{refuse, Remote};
-use crate::league::locks::{Locked, RwLocked};
+use crate::league::locks::RwLocked;
 use crate::league::residuals;
 use crate::league::trust::{self, QuarantineWhy, Quarantined};
 use axum::http::StatusCode;
 use axum::response::Response;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 pub(super) fn quarantine_text(q: &Quarantined) -> String {
@@ -21,9 +21,12 @@ pub(super) fn quarantine_text(q: &Quarantined) -> String {
 
 /// The refusal for a quarantined worker's session.
 pub(super) fn quarantined(r: &Remote, session: &str) -> Option<Response> {
-    let name = r.sessions.locked().get(session)?.name.clone();
-    let q = r.quarantined.locked().get(&name).cloned()?;
-    Some(refuse(StatusCode::FORBIDDEN, quarantine_text(&q)))
+    let text = {
+        let state = r.state();
+        let name = &state.sessions.get(session)?.name;
+        quarantine_text(state.quarantined.get(name)?)
+    };
+    Some(refuse(StatusCode::FORBIDDEN, text))
 }
 
 /// The least time between two checks of the workers' residuals. A check reads every game the
@@ -34,15 +37,19 @@ pub const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// Quarantines every worker whose residual is far out ([`residuals::check`] against the
 /// latest fit's ratings, seat 0's, each bot's and each pair's) or who voids far more games than
-/// the others ([`residuals::void_outliers`]), at most once in [`CHECK_EVERY`].
+/// the others ([`residuals::void_outliers`]), at most once in [`CHECK_EVERY`]. The check runs
+/// on a snapshot of the games played, without the remote side's lock; the quarantines are made
+/// under it, each with its worker's games as they are then.
 pub(super) fn check_residuals(r: &Remote) {
-    {
-        let mut last = r.last_check.locked();
-        if last.is_some_and(|t| t.elapsed() < CHECK_EVERY) {
+    let (played, known, voided_by) = {
+        let mut state = r.state();
+        if state.last_check.is_some_and(|t| t.elapsed() < CHECK_EVERY) {
             return;
         }
-        *last = Some(Instant::now());
-    }
+        state.last_check = Some(Instant::now());
+        let known: HashSet<String> = state.quarantined.keys().cloned().collect();
+        (state.played.clone(), known, state.voided_by.clone())
+    };
     let ratings: HashMap<String, f64> =
         r.s.standings
             .reading()
@@ -52,13 +59,11 @@ pub(super) fn check_residuals(r: &Remote) {
             .collect();
     let settings = residuals::Check::default();
     let flagged: Vec<(String, QuarantineWhy)> = {
-        let played = r.played.locked();
-        let known = r.quarantined.locked();
         let mut flagged: Vec<(String, QuarantineWhy)> = Vec::new();
         let mut off: Vec<residuals::Residual> =
             residuals::check(&played, |b| ratings.get(b).copied(), settings)
                 .into_iter()
-                .filter(|x| x.flagged && !known.contains_key(&x.worker))
+                .filter(|x| x.flagged && !known.contains(&x.worker))
                 .collect();
         // The cell furthest out of each worker says why.
         off.sort_by(|a, b| b.z.abs().total_cmp(&a.z.abs()));
@@ -72,7 +77,6 @@ pub(super) fn check_residuals(r: &Remote) {
         for g in played.iter() {
             counts.entry(&g.worker).or_default().0 += 1;
         }
-        let voided_by = r.voided_by.locked();
         for (w, v) in voided_by.iter() {
             counts.entry(w).or_default().1 += v;
         }
@@ -81,7 +85,7 @@ pub(super) fn check_residuals(r: &Remote) {
             .map(|(w, (n, v))| (w.to_string(), n, v))
             .collect();
         for x in residuals::void_outliers(&counts, settings) {
-            if !x.flagged || known.contains_key(&x.worker) {
+            if !x.flagged || known.contains(&x.worker) {
                 continue;
             }
             if flagged.iter().any(|(w, _)| *w == x.worker) {
@@ -91,32 +95,36 @@ pub(super) fn check_residuals(r: &Remote) {
         }
         flagged
     };
-    let mut any = false;
-    for (worker, why) in flagged {
-        // Held until it is quarantined: a result of it that comes meanwhile is among its games
-        // or refused (see `results`).
-        let played = r.played.locked();
-        let games = played
-            .iter()
-            .filter(|g| g.worker == worker)
-            .map(|g| g.game_id)
-            .collect();
-        let q = Quarantined {
-            worker: worker.clone(),
-            why,
-            games,
-            at: crate::utc::UtcTime::now(),
-        };
-        {
+    drop(played);
+    let mut made = Vec::new();
+    {
+        // Under the lock a result is noted with: a result of a worker that comes meanwhile
+        // is among its games or refused (see `results`).
+        let mut state = r.state();
+        let state = &mut *state;
+        for (worker, why) in flagged {
             // Results of several workers are checked at once: one check quarantines it.
-            let mut known = r.quarantined.locked();
-            if known.contains_key(&worker) {
+            if state.quarantined.contains_key(&worker) {
                 continue;
             }
-            known.insert(worker, q.clone());
+            let games = state
+                .played
+                .iter()
+                .filter(|g| g.worker == worker)
+                .map(|g| g.game_id)
+                .collect();
+            let q = Quarantined {
+                worker: worker.clone(),
+                why,
+                games,
+                at: crate::utc::UtcTime::now(),
+            };
+            state.quarantined.insert(worker, q.clone());
+            made.push(q);
         }
-        drop(played);
-        any = true;
+    }
+    let any = !made.is_empty();
+    for q in made {
         if let Err(e) = trust::append_quarantined(&r.s.dir, &q) {
             eprintln!(
                 "arbiter: warning: {e}; the quarantine of {} lasts until a restart",
@@ -134,12 +142,12 @@ pub(super) fn check_residuals(r: &Remote) {
 /// Counts the standings again without the quarantined workers' games, and refits.
 pub(super) fn recount(r: &Remote) {
     let out: Vec<u64> = r
+        .state()
         .quarantined
-        .locked()
         .values()
         .flat_map(|q| q.games.iter().copied())
         .collect();
-    let known: Vec<String> = r.s.sched.locked().names().map(String::from).collect();
+    let known: Vec<String> = r.s.state().sched.names().map(String::from).collect();
     if let Err(e) = r.s.recount(out, &known) {
         eprintln!("arbiter: warning: cannot count the standings again: {e}");
     }

@@ -6,9 +6,8 @@
 //! again.
 
 use super::held::{name_of, Taken};
-use super::quarantine::{check_residuals, quarantined};
+use super::quarantine::{check_residuals, quarantine_text, quarantined};
 use super::{check, from_worker, refuse, Body, Remote, VOIDED_SHOWN};
-use crate::league::locks::Locked;
 use crate::league::residuals::PlayedBy;
 use crate::league::scheduler::LeagueGame;
 use crate::league::trust;
@@ -45,16 +44,18 @@ pub(super) async fn result(
     let stop = r.s.stop.load(Ordering::Relaxed);
     if let Some(e) = quarantined(&r, session) {
         // Its game goes to another worker.
-        if r.held.locked().take(id, session) {
-            r.s.sched.locked().release(id);
-            r.s.live.locked().running.remove(&id);
+        let taken = r.state().held.take(id, session);
+        if taken {
+            let mut state = r.s.state();
+            state.sched.release(id);
+            state.live.running.remove(&id);
         }
         return e;
     }
     if let Some(e) = super::not_recording(&r) {
         return e;
     }
-    let claim = r.held.locked().claim(id, session);
+    let claim = r.state().held.claim(id, session);
     let game = match claim {
         Taken::Yours(game) => game,
         // Another worker's result came first, its lease ran out, or the server restarted and
@@ -89,7 +90,8 @@ pub(super) async fn result(
             ),
         );
     }
-    if !r.held.locked().take(id, session) {
+    let taken = r.state().held.take(id, session);
+    if !taken {
         // The same result twice at once: the other one is heard.
         return reply(false, stop, false);
     }
@@ -114,34 +116,46 @@ pub(super) async fn result(
         seed: game.seed,
         seats: (0..seats).collect(),
     };
-    let name = {
-        let mut sessions = r.sessions.locked();
-        let s = sessions.get_mut(session);
-        s.map(|s| {
+    let noted = {
+        let mut guard = r.state();
+        let state = &mut *guard;
+        let worker = state.sessions.get_mut(session).map(|s| {
             s.games += 1;
             s.name.clone()
-        })
+        });
+        match worker {
+            None => Ok(None),
+            // Under the lock a quarantine takes its games with: a worker quarantined since
+            // its result came in is refused here, or its game is among those taken out.
+            Some(worker) => match state.quarantined.get(&worker) {
+                Some(q) => Err(refuse(StatusCode::FORBIDDEN, quarantine_text(q))),
+                None => {
+                    let played = PlayedBy {
+                        worker,
+                        game_id: game.game_id,
+                        bots: game.bots.clone(),
+                        ranks: result.ranks.clone(),
+                    };
+                    Arc::make_mut(&mut state.played).push(played.clone());
+                    Ok(Some(played))
+                }
+            },
+        }
     };
-    if let Some(worker) = name {
-        let played = PlayedBy {
-            worker,
-            game_id: game.game_id,
-            bots: game.bots.clone(),
-            ranks: result.ranks.clone(),
-        };
-        // Under the lock a quarantine takes its games with: a worker quarantined since its
-        // result came in is refused here, or its game is among those taken out.
-        let mut all = r.played.locked();
-        if let Some(e) = quarantined(&r, session) {
-            drop(all);
-            r.s.sched.locked().release(game.game_id);
-            r.s.live.locked().running.remove(&game.game_id);
+    match noted {
+        Err(e) => {
+            let mut state = r.s.state();
+            state.sched.release(game.game_id);
+            state.live.running.remove(&game.game_id);
             return e;
         }
-        if let Err(e) = trust::append_played(&r.s.dir, &played) {
-            eprintln!("arbiter: warning: {e}; the check of workers' results counts this game until a restart");
+        Ok(Some(played)) => {
+            // Logged once the lock is dropped.
+            if let Err(e) = trust::append_played(&r.s.dir, &played) {
+                eprintln!("arbiter: warning: {e}; the check of workers' results counts this game until a restart");
+            }
         }
-        all.push(played);
+        Ok(None) => {}
     }
     if !r.s.finished(game, Finished { spec, result }) {
         if let Some(e) = super::not_recording(&r) {
@@ -164,8 +178,8 @@ pub(super) fn void(
     result: &GameResult,
 ) -> bool {
     {
-        let mut voids = r.voids.locked();
-        let n = voids.entry(game.game_id).or_default();
+        let mut state = r.state();
+        let n = state.voids.entry(game.game_id).or_default();
         if *n >= trust::MAX_VOIDS {
             return false;
         }
@@ -179,23 +193,26 @@ pub(super) fn void(
         );
         return false;
     }
-    r.s.sched
-        .locked()
-        .release_to_others(game.game_id, name_of(session), Instant::now());
-    r.s.live.locked().running.remove(&game.game_id);
-    *r.voided_by
-        .locked()
-        .entry(name_of(session).to_string())
-        .or_default() += 1;
-    if let Some(s) = r.sessions.locked().get_mut(session) {
-        s.voided += 1;
-        s.paused_until = Some(Instant::now() + trust::VOID_PAUSE);
+    {
+        let mut state = r.s.state();
+        state
+            .sched
+            .release_to_others(game.game_id, name_of(session), Instant::now());
+        state.live.running.remove(&game.game_id);
     }
     {
-        let mut shown = r.voided.locked();
-        shown.push_back(v.clone());
-        if shown.len() > VOIDED_SHOWN {
-            shown.pop_front();
+        let mut state = r.state();
+        *state
+            .voided_by
+            .entry(name_of(session).to_string())
+            .or_default() += 1;
+        if let Some(s) = state.sessions.get_mut(session) {
+            s.voided += 1;
+            s.paused_until = Some(Instant::now() + trust::VOID_PAUSE);
+        }
+        state.voided.push_back(v.clone());
+        if state.voided.len() > VOIDED_SHOWN {
+            state.voided.pop_front();
         }
     }
     r.s.tell(crate::league::events::LeagueEvent::Voided(v));

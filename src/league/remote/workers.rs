@@ -7,7 +7,6 @@
 
 use super::quarantine::quarantine_text;
 use super::{lease_time, Remote, Session};
-use crate::league::locks::Locked;
 use crate::league::trust::{Quarantined, Voided};
 use crate::league::wire::WorkerLine;
 use axum::extract::State;
@@ -34,8 +33,9 @@ pub const BENCH_FACTOR: f64 = 5.0;
 /// The workers this server has seen since it started.
 pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
     let lease = lease_time(r);
-    let sessions = r.sessions.locked();
-    let mut lines: Vec<WorkerLine> = sessions
+    let state = r.state();
+    let mut lines: Vec<WorkerLine> = state
+        .sessions
         .iter()
         .map(|(id, s)| WorkerLine {
             session: id.clone(),
@@ -43,9 +43,8 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
             info: s.info.clone(),
             games: s.games,
             voided: s.voided,
-            idle: r
+            idle: state
                 .quarantined
-                .locked()
                 .get(&s.name)
                 .map(quarantine_text)
                 .or_else(|| s.slow.clone()),
@@ -58,14 +57,19 @@ pub fn worker_lines(r: &Remote) -> Vec<WorkerLine> {
 }
 
 pub(super) async fn workers(State(r): State<Arc<Remote>>) -> Response {
-    let voided: Vec<Voided> = r.voided.locked().iter().rev().cloned().collect();
-    let quarantined: Vec<Quarantined> = r.quarantined.locked().values().cloned().collect();
+    let (voided, quarantined): (Vec<Voided>, Vec<Quarantined>) = {
+        let state = r.state();
+        (
+            state.voided.iter().rev().cloned().collect(),
+            state.quarantined.values().cloned().collect(),
+        )
+    };
     Json(serde_json::json!({
         "workers": worker_lines(&r),
         "voided": voided,
         "quarantined": quarantined,
         "bench_ms": r.own_bench_ms,
-        "capacity": r.s.sched.locked().capacity(),
+        "capacity": r.s.state().sched.capacity(),
     }))
     .into_response()
 }
@@ -76,8 +80,8 @@ pub(super) async fn workers(State(r): State<Arc<Remote>>) -> Response {
 pub(super) fn slow_bench(r: &Remote, name: &str, bench_ms: f64) -> Option<String> {
     let lease = lease_time(r);
     let mut by_token: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    let sessions = r.sessions.locked();
-    for s in sessions.values() {
+    let state = r.state();
+    for s in state.sessions.values() {
         if s.last_seen.elapsed() < 2 * lease && s.slow.is_none() && s.name != name {
             by_token.entry(&s.name).or_default().push(s.info.bench_ms);
         }
@@ -90,7 +94,7 @@ pub(super) fn slow_bench(r: &Remote, name: &str, bench_ms: f64) -> Option<String
         })
         .chain([r.own_bench_ms])
         .collect();
-    drop(sessions);
+    drop(state);
     all.sort_by(f64::total_cmp);
     let median = all[all.len() / 2];
     // A figure that is not a number is no figure: no timed games either.
@@ -109,14 +113,14 @@ pub(super) fn slow_bench(r: &Remote, name: &str, bench_ms: f64) -> Option<String
 pub(super) fn update_capacity(r: &Remote) {
     let lease = lease_time(r);
     let remote: usize = r
+        .state()
         .sessions
-        .locked()
         .values()
         .filter(|s| s.last_seen.elapsed() < 2 * lease && s.slow.is_none())
         .map(|s| s.slots)
         .sum();
     let slots = r.s.local_workers + remote;
-    r.s.sched.locked().set_capacity(slots);
+    r.s.state().sched.set_capacity(slots);
 }
 
 #[cfg(test)]

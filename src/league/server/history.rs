@@ -24,7 +24,7 @@ impl Shared {
                 None
             }
         });
-        let (number, new) = self.versions.locked().note(name, hash, how, at);
+        let (number, new) = self.state().versions.note(name, hash, how, at);
         if let Some(v) = new {
             if let Err(e) = versions::append(&self.dir, &v) {
                 eprintln!(

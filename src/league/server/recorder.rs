@@ -4,12 +4,13 @@
 //! A game it cannot record stops the recording, said and refused from then on (503), never
 //! taken and lost: see [`Shared::recording_failure`].
 
-use super::{Fit, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
+use super::{take_cancelled, Fit, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
 use crate::league::folder::FolderError;
 use crate::league::lines::{ForfeitLine, LiveGame};
 use crate::league::locks::Locked;
 use crate::league::play;
 use crate::league::ratings::Counted;
+use crate::league::record_index::IndexFile;
 use crate::league::scheduler::{Acceptance, LeagueGame, SeatReport};
 use crate::tournament::Finished;
 use std::sync::mpsc;
@@ -105,10 +106,12 @@ pub(super) fn recorder_thread(
             Ok(r) => r,
             Err(e) => return s.fail_recording(e.to_string()),
         };
+    // Every game's offset in the index file, written without the state's lock.
+    let index = s.state().live.offsets.file();
     for (game, f) in done {
         let id = game.game_id;
         let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            record_one(s, &mut recorder, game, &f)
+            record_one(s, &mut recorder, index.as_deref(), game, &f)
         }));
         match recorded {
             Ok(Ok(())) => {}
@@ -124,10 +127,12 @@ pub(super) fn recorder_thread(
 }
 
 /// Records one finished game: completed in the scheduler, appended to the records (if it is
-/// the first result of its id), shown and handed to the fit.
+/// the first result of its id), shown and handed to the fit. The state's lock is taken to
+/// complete it and to show it, never across the writes.
 fn record_one(
     s: &Shared,
     recorder: &mut play::Recorder<'_>,
+    index: Option<&IndexFile>,
     game: LeagueGame,
     f: &Finished,
 ) -> Result<(), crate::engine::RecordError> {
@@ -141,19 +146,26 @@ fn record_one(
             .map(|st| Duration::from_micros(st.total_us))
             .collect(),
     };
-    let completion = {
-        let mut sched = s.sched.locked();
-        let completion = sched.complete(game.game_id, &outcome);
-        // A suspension cancels the bot's queued games, and is kept in bots.toml.
-        s.log_cancelled(&mut sched);
-        s.keep_suspensions(&mut sched);
-        completion
+    let (completion, cancelled, suspended) = {
+        let mut state = s.state();
+        let completion = state.sched.complete(game.game_id, &outcome);
+        if completion != Acceptance::Accepted {
+            state.live.running.remove(&game.game_id);
+        }
+        (
+            completion,
+            take_cancelled(&mut state),
+            state.sched.take_suspended(),
+        )
     };
+    // A suspension cancels the bot's queued games, and is kept in bots.toml.
+    s.log_cancelled(cancelled);
+    s.keep_suspensions(suspended);
     if completion != Acceptance::Accepted {
-        s.live.locked().running.remove(&game.game_id);
         return Ok(());
     }
-    let skip = s.out_of_ratings.locked();
+    // Held from the append to the hand-over to the fit: see `Shared::recount`.
+    let records_lock = s.records.locked();
     let offset = std::fs::metadata(&records).map(|m| m.len()).unwrap_or(0);
     recorder.record(f)?;
     let rec = crate::results::records::GameRecord::new(
@@ -162,20 +174,23 @@ fn record_one(
         &s.table.referee,
         &f.result,
     );
-    {
-        let mut live = s.live.locked();
-        note_record(&mut live, &rec);
-        if let Err(e) = live.offsets.insert(game.game_id, offset) {
-            // Its replay page is found while it is among the latest games only.
-            eprintln!(
-                "arbiter: warning: the replay index ({}) could not be written for game {}: {e}",
-                crate::league::record_index::FILE,
-                game.game_id
-            );
-        }
+    if let Err(e) = index.map_or(Ok(()), |i| i.insert(game.game_id, offset)) {
+        // Its replay page is found while it is among the latest games only.
+        eprintln!(
+            "arbiter: warning: the replay index ({}) could not be written for game {}: {e}",
+            crate::league::record_index::FILE,
+            game.game_id
+        );
     }
-    if f.result.reason != crate::referee::Reason::RefereeError && !skip.contains(&game.game_id) {
-        let _ = s.fit_tx.locked().send(Fit::Game(
+    let counted = {
+        let mut state = s.state();
+        note_record(&mut state.live, &rec);
+        state.live.offsets.remember(game.game_id, offset);
+        f.result.reason != crate::referee::Reason::RefereeError
+            && !state.out_of_ratings.contains(&game.game_id)
+    };
+    if counted {
+        let _ = s.fit_tx.send(Fit::Game(
             Counted {
                 bots: rec.bots.clone(),
                 ranks: rec.ranks.clone(),
@@ -184,7 +199,7 @@ fn record_one(
             rec.game_id,
         ));
     }
-    drop(skip);
+    drop(records_lock);
     s.tell(crate::league::events::LeagueEvent::Recorded(LiveGame {
         game_id: rec.game_id,
         bots: rec.bots.clone(),

@@ -132,15 +132,24 @@ pub fn start(
         dir: dir.clone(),
         settings,
         table,
-        sched: Mutex::new(sched),
-        log: Mutex::new(log),
-        cancel_log: Mutex::new(cancel_log),
-        specs: RwLock::new(HashMap::new()),
-        live: Mutex::new(live),
+        state: Mutex::new(State {
+            sched,
+            specs: HashMap::new(),
+            live,
+            counted,
+            sprt,
+            versions,
+            recording: None,
+            out_of_ratings: HashSet::new(),
+        }),
         standings: RwLock::new(Arc::new(ratings::Table::default())),
-        counted: Mutex::new(counted),
-        sprt: Mutex::new(sprt),
-        sprt_log: Mutex::new(sprt_log),
+        logs: Mutex::new(Logs {
+            schedule: log,
+            cancelled: cancel_log,
+            sprt: sprt_log,
+        }),
+        records: Mutex::new(()),
+        bots_file: Mutex::new(()),
         events,
         event_streams: Default::default(),
         backoff: Default::default(),
@@ -148,14 +157,9 @@ pub fn start(
         authors: crate::league::tokens::Tokens::of(&dir, crate::league::tokens::TokenKind::Author),
         local_workers: workers,
         wake: Condvar::new(),
-        wake_lock: Mutex::new(()),
         stop: AtomicBool::new(false),
-        bots_file: Mutex::new(()),
-        done_tx: Mutex::new(done_tx),
-        fit_tx: Mutex::new(fit_tx),
-        recording: Mutex::default(),
-        versions: Mutex::new(versions),
-        out_of_ratings: Mutex::default(),
+        done_tx,
+        fit_tx,
         _lock: lock,
     });
     {
@@ -187,17 +191,19 @@ pub fn start(
             .spawn(move || renew_thread(&s, workers))
             .expect("a thread starts");
     }
-    shared.log_sprt(decided_again);
-    {
-        let mut sched = shared.sched.locked();
-        sched.set_priority(shared.sprt.locked().running());
+    shared.log_sprt(&mut shared.logs.locked(), decided_again);
+    let cancelled = {
+        let mut state = shared.state();
+        let running = state.sprt.running();
+        state.sched.set_priority(running);
         for b in bots.iter().filter(|b| !b.removed) {
             if let Some(forfeits) = b.suspended {
-                sched.set_idle(&b.name, Idle::Suspended { forfeits });
-                shared.log_cancelled(&mut sched);
+                state.sched.set_idle(&b.name, Idle::Suspended { forfeits });
             }
         }
-    }
+        take_cancelled(&mut state)
+    };
+    shared.log_cancelled(cancelled);
     for b in bots
         .into_iter()
         .filter(|b| !b.removed && b.suspended.is_none())
@@ -207,11 +213,18 @@ pub fn start(
             let _ = s.admit(b, crate::league::versions::Admission::Again);
         });
     }
-    for b in folder::load_bots(&dir)?.into_iter().filter(|b| b.removed) {
-        let mut sched = shared.sched.locked();
-        sched.set_idle(&b.name, Idle::Removed);
-        // Its games scheduled before and not recorded will not be played.
-        shared.log_cancelled(&mut sched);
-    }
+    let removed: Vec<BotEntry> = folder::load_bots(&dir)?
+        .into_iter()
+        .filter(|b| b.removed)
+        .collect();
+    let cancelled = {
+        let mut state = shared.state();
+        for b in &removed {
+            state.sched.set_idle(&b.name, Idle::Removed);
+        }
+        // Their games scheduled before and not recorded will not be played.
+        take_cancelled(&mut state)
+    };
+    shared.log_cancelled(cancelled);
     Ok(shared)
 }

@@ -14,12 +14,12 @@ pub(super) fn local_name(w: usize) -> String {
 /// short (a killed remote worker's games move on within it).
 pub(super) fn renew_thread(s: &Shared, workers: usize) {
     while !s.stop.load(Ordering::Relaxed) {
-        let every = Duration::from_secs(s.sched.locked().knobs().lease_s) / 3;
+        let every = Duration::from_secs(s.state().sched.knobs().lease_s) / 3;
         std::thread::sleep(every.max(Duration::from_millis(100)));
-        let mut sched = s.sched.locked();
+        let mut state = s.state();
         let now = Instant::now();
         for w in 0..workers {
-            sched.renew(&local_name(w), now);
+            state.sched.renew(&local_name(w), now);
         }
     }
 }
@@ -27,17 +27,19 @@ pub(super) fn renew_thread(s: &Shared, workers: usize) {
 pub(super) fn worker_thread(s: &Shared, name: &str) {
     while !s.stop.load(Ordering::Relaxed) && s.recording_failure().is_none() {
         let Some(game) = s.lease(name) else {
-            let guard = s.wake_lock.locked();
-            let _ = s.wake.wait_timeout(guard, Duration::from_millis(500));
+            s.wait_for_work(Duration::from_millis(500));
             continue;
         };
         let bots: Option<Vec<BotSpec>> = {
-            let specs = s.specs.reading();
-            game.bots.iter().map(|b| specs.get(b).cloned()).collect()
+            let state = s.state();
+            game.bots
+                .iter()
+                .map(|b| state.specs.get(b).cloned())
+                .collect()
         };
         let Some(bots) = bots else {
             // A bot of a game from before a restart, not checked yet: it waits its turn.
-            s.sched.locked().release(game.game_id);
+            s.state().sched.release(game.game_id);
             std::thread::sleep(Duration::from_millis(200));
             continue;
         };
@@ -60,31 +62,47 @@ pub(super) fn worker_thread(s: &Shared, name: &str) {
                 continue;
             }
         };
-        if s.done_tx.locked().send((game, finished)).is_err() {
+        if s.done_tx.send((game, finished)).is_err() {
             break;
         }
     }
 }
 
-/// Refits whenever games arrived (all that queued up at once), off the games' path.
+/// Refits whenever games arrived (all that queued up at once), off the games' path: the
+/// games are counted under the state's lock, the fit is made on a copy of the tally without it.
 pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
     while let Ok(first) = rx.recv() {
-        let mut counted = s.counted.locked();
-        let mut sprt = s.sprt.locked();
-        let mut ended = Vec::new();
-        for fit in std::iter::once(first).chain(rx.try_iter()) {
-            match fit {
-                Fit::Game(g, game_id) => {
-                    ended.extend(sprt.add(game_id, &g.bots, &g.ranks, g.pair_id, UtcTime::now()));
-                    counted.add(&g);
+        let (counted, sprts) = {
+            // The logs' lock before the state's: the tests these games end are logged after
+            // their starts.
+            let mut logs = s.logs.locked();
+            let (counted, sprts, ended) = {
+                let mut state = s.state();
+                let state = &mut *state;
+                let mut ended = Vec::new();
+                for fit in std::iter::once(first).chain(rx.try_iter()) {
+                    match fit {
+                        Fit::Game(g, game_id) => {
+                            ended.extend(state.sprt.add(
+                                game_id,
+                                &g.bots,
+                                &g.ranks,
+                                g.pair_id,
+                                UtcTime::now(),
+                            ));
+                            state.counted.add(&g);
+                        }
+                        Fit::Again => {}
+                        Fit::Recounted(c) => state.counted = *c,
+                    }
                 }
-                Fit::Again => {}
-                Fit::Recounted(c) => *counted = *c,
-            }
-        }
+                (state.counted.clone(), state.sprt.shown(), ended)
+            };
+            s.log_sprt(&mut logs, ended);
+            (counted, sprts)
+        };
         let (mut table, widths) = counted.fit();
-        drop(counted);
-        table.sprts = sprt.shown();
+        table.sprts = sprts;
         // The page's first test: the latest running one, else the latest.
         table.sprt = table
             .sprts
@@ -93,17 +111,13 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
             .find(|t| t.verdict == crate::league::sprt::SprtVerdict::Running)
             .or(table.sprts.last())
             .cloned();
-        let running = sprt.running();
-        drop(sprt);
-        s.log_sprt(ended);
         {
-            let sched = s.sched.locked();
-            let live = s.live.locked();
+            let mut state = s.state();
             for line in &mut table.bots {
-                (line.status, line.problem) = if live.building.contains(&line.name) {
+                (line.status, line.problem) = if state.live.building.contains(&line.name) {
                     (ratings::BotStatus::Building, None)
                 } else {
-                    match sched.idle(&line.name) {
+                    match state.sched.idle(&line.name) {
                         None => (ratings::BotStatus::Playing, None),
                         Some(Idle::Removed) => (ratings::BotStatus::Removed, None),
                         Some(Idle::Checking) => (ratings::BotStatus::Checking, None),
@@ -117,12 +131,10 @@ pub(super) fn ratings_thread(s: &Shared, rx: mpsc::Receiver<Fit>) {
                     }
                 };
             }
-        }
-        {
-            let mut sched = s.sched.locked();
-            sched.set_priority(running);
+            let running = state.sprt.running();
+            state.sched.set_priority(running);
             for (name, rating, width) in widths {
-                sched.set_rating(&name, rating, width);
+                state.sched.set_rating(&name, rating, width);
             }
         }
         let games = table.games;

@@ -5,7 +5,8 @@
 
 use super::clock::{excused, excused_steal, Spent, Waited, QUICK_ANSWER};
 use super::seat::Seat;
-use super::turns::{Answered, LoopEnd, TurnName, Turns};
+use super::turns::{Answered, LoopEnd, Turns};
+use super::verdict::TurnName;
 use super::verdict::{ProcessEnd, Verdict, SHOWN};
 use super::wait::{exit_verdict, wait_answer, Allowed};
 use super::{charged, Clock, RefereeConfig, IDLE_CPU_SLACK};

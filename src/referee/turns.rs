@@ -5,30 +5,12 @@
 
 use super::clock::Excuse;
 use super::seat::Seat;
-use super::verdict::{Verdict, SHOWN};
+use super::verdict::{TurnName, Verdict, SHOWN};
 use super::{Forfeit, Reason, RefereeConfig, SeatStats, TurnRecord, TURN_STDERR_BYTES};
 use crate::game::{Game, Outcome};
 use crate::protocol::{parse_answer, Answer};
 use crate::rng::Rng;
 use std::time::Duration;
-
-/// A turn as messages name it: the bot's own turn, and the game's turn where they differ.
-/// Formatted only when a message is written, never on a turn that goes well.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct TurnName {
-    pub(super) own: u32,
-    pub(super) game: u32,
-}
-
-impl std::fmt::Display for TurnName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.own == self.game {
-            write!(f, "turn {}", self.own)
-        } else {
-            write!(f, "its turn {} (game turn {})", self.own, self.game)
-        }
-    }
-}
 
 /// What [`Turns::ask`] read from a seat in time.
 pub(super) struct Answered {

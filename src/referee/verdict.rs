@@ -5,13 +5,30 @@
 //! the game's result is assembled, so that the text cannot say something the facts do not.
 
 use super::clock::{charged, Spent, FAIR_WALL_FACTOR, NOTABLE};
-use super::turns::TurnName;
 use super::{ms, Clock, Reason};
 use crate::bot::{describe_exit, ExitKind};
 use crate::protocol::{escape, Malformed, MAX_LINE_BYTES};
 use std::fmt;
 use std::process::ExitStatus;
 use std::time::Duration;
+
+/// A turn as messages name it: the bot's own turn, and the game's turn where they differ.
+/// Formatted only when a message is written, never on a turn that goes well.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TurnName {
+    pub(super) own: u32,
+    pub(super) game: u32,
+}
+
+impl std::fmt::Display for TurnName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.own == self.game {
+            write!(f, "turn {}", self.own)
+        } else {
+            write!(f, "its turn {} (game turn {})", self.own, self.game)
+        }
+    }
+}
 
 /// Bytes of a bot's output a verdict shows; one more is kept, so that the text shows the cut.
 pub(super) const SHOWN: usize = 100;

@@ -3,24 +3,13 @@
 //! a small script only filters the games list.
 
 use super::data::{ReportData, StandingsView};
-use super::svg;
+use super::svg::{self, ms};
 use crate::rating::fmt_elo;
 use crate::referee::Reason;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 const CSS: &str = include_str!("assets/style.css");
 const JS: &str = include_str!("assets/report.js");
-
-/// Microseconds as "12.3 ms" / "850 µs".
-pub fn ms(us: u64) -> String {
-    if us < 1000 {
-        format!("{us} \u{b5}s")
-    } else if us < 10_000 {
-        format!("{:.2} ms", us as f64 / 1000.0)
-    } else {
-        format!("{:.1} ms", us as f64 / 1000.0)
-    }
-}
 
 /// A background from red (0) through white (0.5) to green (1).
 fn heat(score: f64) -> String {

@@ -9,6 +9,17 @@ fn f(x: f64) -> String {
     format!("{x:.1}")
 }
 
+/// Microseconds as "12.3 ms" / "850 µs" (the charts' axes and the page's tables).
+pub fn ms(us: u64) -> String {
+    if us < 1000 {
+        format!("{us} \u{b5}s")
+    } else if us < 10_000 {
+        format!("{:.2} ms", us as f64 / 1000.0)
+    } else {
+        format!("{:.1} ms", us as f64 / 1000.0)
+    }
+}
+
 /// One row per bot, best first: a dot at the rating and a bar over its 95% interval; an
 /// unbounded end runs to the chart's edge with an arrow.
 pub fn error_bars(rows: &[RatingRow]) -> Markup {
@@ -117,7 +128,7 @@ pub fn time_histogram(t: &BotTimes, limit_us: u64) -> Markup {
             line x1=(f(limit_x)) x2=(f(limit_x)) y1="0" y2=(f(h)) stroke="#c0392b" stroke-width="1.5" {}
             text x="0" y=(f(h + 10.0)) font-size="9" fill="#666" { "10 \u{b5}s" }
             text x=(f(limit_x - 2.0)) y="9" font-size="9" fill="#c0392b" text-anchor="end" { "limit" }
-            text x=(f(w)) y=(f(h + 10.0)) font-size="9" fill="#666" text-anchor="end" { (super::page::ms(top as u64)) }
+            text x=(f(w)) y=(f(h + 10.0)) font-size="9" fill="#666" text-anchor="end" { (ms(top as u64)) }
         }
     }
 }

@@ -365,9 +365,12 @@ fn a_bots_stderr_is_its_authors_and_the_admins_unless_the_league_shows_it() {
         format!("first={}", first_bot()),
     ];
     let server = Server::start(&dir, 1, &bots, 3);
+    // (Its page is there once the standings list it: the first fit, soon after the start.)
     wait_for("a game of noisy recorded", || {
-        let b = json(&server.url, "/api/bots/noisy");
-        (b["stderr_game"].as_u64(), b.to_string())
+        let (status, body) = crate::common::league::get(&server.url, "/api/bots/noisy");
+        let b: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        let recorded = b["stderr_game"].as_u64().filter(|_| status == 200);
+        (recorded, format!("{status} {body}"))
     });
     // Without [page] show_stderr: neither the page nor its JSON has it.
     let (status, page) = crate::common::league::get(&server.url, "/bot/noisy");

@@ -82,21 +82,30 @@ pub struct Options {
 /// A bot ready to play, or why it cannot and since when (it is checked again after a while).
 type Readied = Result<BotSpec, (String, Instant)>;
 
+/// What changes while the worker runs, behind one lock ([`Worker::state`]), held only to read
+/// or change it (a fetch, a check or a call to the league is made after it is dropped): its
+/// registration changes as one (a new session with its server and lease time) when the
+/// league forgot it or restarted.
+struct WorkerState {
+    session: String,
+    /// The server's start it registered with ([`Registered::server`]).
+    server: String,
+    lease: Duration,
+    /// Bots ready to play, by archive and BOT argument (or why they cannot play).
+    bots: HashMap<BotRef, Readied>,
+    /// Why the worker stops, if it does (the first reason).
+    fatal: Option<WorkError>,
+}
+
 struct Worker {
     opts: Options,
     client: Client,
     info: Register,
-    session: Mutex<String>,
-    /// The server's start it registered with ([`Registered::server`]).
-    server: Mutex<String>,
-    lease: Mutex<Duration>,
+    state: Mutex<WorkerState>,
     table: PlaySetup,
-    /// Bots ready to play, by archive and BOT argument (or why they cannot play).
-    bots: Mutex<HashMap<BotRef, Readied>>,
-    /// One fetch at a time (two threads wanting the same bot fetch it once).
+    /// One fetch at a time (two threads wanting the same bot fetch it once); guards no state.
     fetching: Mutex<()>,
     stop: AtomicBool,
-    fatal: Mutex<Option<WorkError>>,
     /// When this machine cannot start games.
     backoff: super::backoff::Backoff,
 }
@@ -134,14 +143,16 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
     }
     let w = Arc::new(Worker {
         info,
-        session: Mutex::new(reg.session),
-        server: Mutex::new(reg.server),
-        lease: Mutex::new(Duration::from_millis(reg.lease_ms)),
+        state: Mutex::new(WorkerState {
+            session: reg.session,
+            server: reg.server,
+            lease: Duration::from_millis(reg.lease_ms),
+            bots: HashMap::new(),
+            fatal: None,
+        }),
         table,
-        bots: Mutex::default(),
         fetching: Mutex::new(()),
         stop: AtomicBool::new(false),
-        fatal: Mutex::new(None),
         backoff: Default::default(),
         opts,
         client,
@@ -166,7 +177,7 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
     for t in threads {
         let _ = t.join();
     }
-    let fatal = w.fatal.locked().take();
+    let fatal = w.state().fatal.take();
     match fatal {
         Some(e) => Err(e),
         None => Ok(()),
@@ -270,17 +281,25 @@ fn register(client: &Client, info: &Register) -> Result<Registered, WorkError> {
 }
 
 impl Worker {
+    fn state(&self) -> std::sync::MutexGuard<'_, WorkerState> {
+        self.state.locked()
+    }
+
     fn session(&self) -> String {
-        self.session.locked().clone()
+        self.state().session.clone()
     }
 
     fn server(&self) -> String {
-        self.server.locked().clone()
+        self.state().server.clone()
+    }
+
+    fn lease_time(&self) -> Duration {
+        self.state().lease
     }
 
     /// Ends the worker with `e` (the first reason is kept).
     fn fail(&self, e: WorkError) {
-        self.fatal.locked().get_or_insert(e);
+        self.state().fatal.get_or_insert(e);
         self.stop.store(true, Ordering::Relaxed);
     }
 
@@ -307,23 +326,27 @@ impl Worker {
             match e.status() {
                 Some(410) => match register(&self.client, &self.info) {
                     Ok(reg) => {
-                        let mut server = self.server.locked();
-                        if *server != reg.server {
+                        let session = reg.session.clone();
+                        let restarted = {
+                            let mut state = self.state();
+                            let restarted = state.server != reg.server;
+                            state.server = reg.server;
+                            state.session = reg.session;
+                            state.lease = Duration::from_millis(reg.lease_ms);
+                            restarted
+                        };
+                        if restarted {
                             eprintln!(
-                                "arbiter: the league's server restarted: registered again as {}",
-                                reg.session
+                                "arbiter: the league's server restarted: registered again as \
+                                 {session}"
                             );
                         } else {
                             let why = e.message().unwrap_or_default().trim_end();
                             eprintln!(
                                 "arbiter: the league forgot this worker ({why}): registered \
-                                 again as {}",
-                                reg.session
+                                 again as {session}"
                             );
                         }
-                        *server = reg.server;
-                        *self.session.locked() = reg.session;
-                        *self.lease.locked() = Duration::from_millis(reg.lease_ms);
                         continue;
                     }
                     Err(e) => {
@@ -371,7 +394,7 @@ impl Worker {
     /// so what failed here may be this machine's passing trouble).
     fn bot(&self, name: &str, r: &BotRef) -> Result<BotSpec, play::NotChecked> {
         let _one = self.fetching.locked();
-        match self.bots.locked().get(r) {
+        match self.state().bots.get(r) {
             Some(Ok(spec)) => return Ok(spec.clone()),
             Some(Err((why, at))) if at.elapsed() < RECHECK_AFTER => {
                 return Err(play::NotChecked::Broken(why.clone()))
@@ -402,7 +425,7 @@ impl Worker {
             Err(play::NotChecked::Broken(why)) => Err((why.clone(), Instant::now())),
             Err(play::NotChecked::Machine { .. }) => return done,
         };
-        self.bots.locked().insert(r.clone(), kept);
+        self.state().bots.insert(r.clone(), kept);
         done
     }
 
@@ -480,7 +503,7 @@ fn play_loop(w: &Worker) {
             std::thread::sleep(Duration::from_secs(1));
             continue;
         };
-        *w.lease.locked() = Duration::from_millis(leased.lease_ms);
+        w.state().lease = Duration::from_millis(leased.lease_ms);
         // The server's start the games were leased from.
         let leased_from = w.server();
         for lg in leased.games {
@@ -581,7 +604,7 @@ fn play_loop(w: &Worker) {
 /// Renews this worker's leases three times per lease time.
 fn renew_loop(w: &Worker) {
     while !w.stopping() {
-        let every = (*w.lease.locked() / 3).max(Duration::from_millis(200));
+        let every = (w.lease_time() / 3).max(Duration::from_millis(200));
         std::thread::sleep(every);
         let Some(answer) = w.post(|client, session| client.renew(&Renew { session })) else {
             return;

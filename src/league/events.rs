@@ -16,7 +16,8 @@ use std::ops::ControlFlow;
 pub enum LeagueEvent {
     /// A game was leased: its line, with who plays it.
     Started(LiveGame),
-    /// A game was recorded: its line, with its ranks and reason.
+    /// A game was recorded: its line, with its ranks and reason (as the engine told it:
+    /// [`EngineListener`]).
     Recorded(LiveGame),
     /// A scheduled game will not be played.
     Cancelled(CancelledLine),
@@ -28,7 +29,7 @@ pub enum LeagueEvent {
     RecordingFailed { why: String },
     /// A bot is being built and checked.
     Building { name: String },
-    /// A bot's check ended, as the engine told it ([`CheckListener`]): it plays (`ready`), or
+    /// A bot's check ended, as the engine told it ([`EngineListener`]): it plays (`ready`), or
     /// it cannot (why is on its page, for those allowed to read it, never in the public
     /// stream).
     Checked { name: String, ready: bool },
@@ -86,14 +87,15 @@ impl LeagueEvent {
     }
 }
 
-/// The engine's events of a bot's check, told to the league's listeners: the league follows a
-/// check as a tournament's display follows its bots' (a [`Consumer`] of the engine's events),
-/// and says only whether the bot plays.
-pub struct CheckListener<'a> {
+/// The engine's events, told to the league's listeners (its page's event streams, the workers
+/// waiting for a game): the league follows a bot's check and its recorded games as a
+/// tournament's live report does, a [`Consumer`] of the engine's events. Of a check it says
+/// only whether the bot plays (why it does not is on its page, for its author).
+pub struct EngineListener<'a> {
     pub tell: &'a dyn Fn(LeagueEvent),
 }
 
-impl Consumer for CheckListener<'_> {
+impl Consumer for EngineListener<'_> {
     fn event(&mut self, event: &Event<'_>) -> ControlFlow<()> {
         let checked = |name: &str, ready| LeagueEvent::Checked {
             name: name.to_string(),
@@ -102,6 +104,13 @@ impl Consumer for CheckListener<'_> {
         match *event {
             Event::BotReady { name, .. } => (self.tell)(checked(name, true)),
             Event::BotBroken { name, .. } => (self.tell)(checked(name, false)),
+            Event::GameFinished(f) => (self.tell)(LeagueEvent::Recorded(LiveGame {
+                game_id: f.spec.game_id,
+                bots: f.result.bots.clone(),
+                ranks: Some(f.result.ranks.clone()),
+                reason: Some(f.result.reason),
+                worker: None,
+            })),
             _ => {}
         }
         ControlFlow::Continue(())
@@ -155,7 +164,7 @@ mod tests {
     fn a_bots_check_is_told_from_the_engines_events_without_its_problem() {
         let told = std::cell::RefCell::new(Vec::new());
         let tell = |e: LeagueEvent| told.borrow_mut().push(e.data());
-        let mut listener = CheckListener { tell: &tell };
+        let mut listener = EngineListener { tell: &tell };
         let _ = listener.event(&Event::BotBroken {
             bot: 0,
             name: "a",
@@ -170,5 +179,30 @@ mod tests {
                 r#"{"name":"b","status":"ready"}"#
             ]
         );
+    }
+
+    #[test]
+    fn a_game_the_engine_finished_is_told_as_the_pages_recorded_game() {
+        let choice = crate::referee::GameChoice::new("impasse", None, None, None).unwrap();
+        let result = crate::results::records::tests::simulate(&choice, 5, 2, None);
+        let spec = crate::tournament::GameSpec {
+            game_id: 12,
+            pair_id: 6,
+            seed: 5,
+            seats: vec![0, 1],
+        };
+        let f = crate::tournament::Finished { spec, result };
+        let told = std::cell::RefCell::new(Vec::new());
+        let tell = |e: LeagueEvent| told.borrow_mut().push((e.name(), e.data()));
+        let _ = EngineListener { tell: &tell }.event(&Event::GameFinished(&f));
+        let told = told.into_inner();
+        assert_eq!(told.len(), 1);
+        assert_eq!(told[0].0, "game");
+        let v: serde_json::Value = serde_json::from_str(&told[0].1).unwrap();
+        assert_eq!(v["game_id"], 12);
+        assert_eq!(v["bots"], serde_json::json!(f.result.bots));
+        assert_eq!(v["ranks"], serde_json::json!(f.result.ranks));
+        assert_eq!(v["reason"], f.result.reason.as_str());
+        assert!(v.get("worker").is_none(), "{v}");
     }
 }

@@ -427,7 +427,7 @@ impl Shared {
             .map_err(|e| play::NotChecked::Broken(e.to_string()))
             .and_then(|_| {
                 let tell = |e| self.tell(e);
-                let mut listener = super::events::CheckListener { tell: &tell };
+                let mut listener = super::events::EngineListener { tell: &tell };
                 play::check(&entry, &self.table.referee, &mut listener)
             });
         self.keep_build_log(&name, version, &checked);

@@ -200,13 +200,10 @@ fn record_one(
         ));
     }
     drop(records_lock);
-    s.tell(crate::league::events::LeagueEvent::Recorded(LiveGame {
-        game_id: rec.game_id,
-        bots: rec.bots.clone(),
-        ranks: Some(rec.ranks.clone()),
-        reason: Some(rec.reason),
-        worker: None,
-    }));
+    // Told as the engine tells a recorded game to a tournament's consumers.
+    let tell = |e| s.tell(e);
+    let mut listener = crate::league::events::EngineListener { tell: &tell };
+    let _ = crate::engine::Consumer::event(&mut listener, &crate::engine::Event::GameFinished(f));
     s.wake();
     Ok(())
 }

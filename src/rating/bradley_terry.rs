@@ -20,7 +20,8 @@
 //! Nothing here panics or produces NaN.
 
 use crate::rating::cross_table::CrossTable;
-use crate::rating::field::{finish, FieldFit, FitOptions};
+use crate::rating::field::{finish, FieldFit};
+use crate::rating::options::FitOptions;
 use crate::rating::prior::{pair_terms, plan, PairTerm};
 use crate::rating::solver::{maximise, Laplacian, Likelihood};
 

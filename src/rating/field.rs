@@ -29,6 +29,7 @@
 use crate::rating::cross_table::CrossTable;
 use crate::rating::elo::{fmt_elo, normal_cdf, Z95};
 use crate::rating::note::FitNote;
+use crate::rating::options::FitOptions;
 use crate::rating::prior::FitPlan;
 use crate::rating::solver::{
     approx_covariance, approx_variances, dense_covariance, mixing, Laplacian, Solution,
@@ -92,35 +93,6 @@ pub struct BotRating {
     pub losses: u64,
     /// Points per game, `None` without games.
     pub score: Option<f64>,
-}
-
-/// How to fit.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct FitOptions {
-    /// `(bot, elo)`: fix this bot's rating; `None` centres the fitted bots on mean 0.
-    pub anchor: Option<(usize, f64)>,
-    /// Largest accepted |gradient| (in points) of any bot; never below 1e-13 times the largest
-    /// bot's game count.
-    pub tolerance: f64,
-    /// Newton iteration cap.
-    pub max_iterations: usize,
-    /// Virtual draws per bot when the field has perfect scores (must be positive; otherwise
-    /// the default 2 is used).
-    pub prior_draws: f64,
-    /// Apply the virtual draws to every field, not only where the plain fit has no solution.
-    pub prior_always: bool,
-}
-
-impl Default for FitOptions {
-    fn default() -> Self {
-        Self {
-            anchor: None,
-            tolerance: 1e-10,
-            max_iterations: 100,
-            prior_draws: 2.0,
-            prior_always: false,
-        }
-    }
 }
 
 /// The rated field.

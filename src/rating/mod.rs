@@ -25,6 +25,7 @@ pub mod field;
 pub mod format;
 mod linalg;
 pub mod note;
+mod options;
 pub mod pairs;
 pub mod plackett_luce;
 mod prior;
@@ -39,8 +40,9 @@ pub use elo::{
     elo_to_score, fmt_elo, fmt_elo_opt, fmt_margin, fmt_percent, normal_cdf, score_to_elo,
     EloEstimate, GameOutcome, Pentanomial, Wdl, NELO_PER_T, Z95,
 };
-pub use field::{BotRating, FieldFit, FitOptions, RatingValue};
+pub use field::{BotRating, FieldFit, RatingValue};
 pub use note::FitNote;
+pub use options::FitOptions;
 pub use pairs::PairCounter;
 pub use plackett_luce::{PlackettLuceError, RankedGame};
 pub use record::{CountError, FieldRecord};

@@ -30,7 +30,8 @@
 use crate::rating::bradley_terry::PairLikelihood;
 use crate::rating::cross_table::CrossTable;
 use crate::rating::elo::GameOutcome;
-use crate::rating::field::{finish, FieldFit, FitOptions};
+use crate::rating::field::{finish, FieldFit};
+use crate::rating::options::FitOptions;
 use crate::rating::prior::{pair_terms, plan};
 use crate::rating::solver::{maximise, Laplacian, Likelihood};
 

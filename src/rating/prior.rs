@@ -4,8 +4,8 @@
 //! likelihood's pair terms, virtual draws included.
 
 use crate::rating::cross_table::CrossTable;
-use crate::rating::field::FitOptions;
 use crate::rating::note::FitNote;
+use crate::rating::options::FitOptions;
 
 /// Who is fitted and whether the prior applies: the part of a fit decided before the
 /// likelihood is built.

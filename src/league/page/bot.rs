@@ -4,14 +4,43 @@
 //! forfeits and its stderr; and the same as JSON (`/api/bots/NAME`). Its stderr and build logs
 //! are its author's and the admin's unless the league's `[page] show_stderr` shows them to all.
 
-use super::super::lines::LiveGame;
+use super::super::lines::{BotNotes, LiveGame};
 use super::super::locks::RwLocked;
+use super::super::ratings::{BotLine, Versus};
 use super::super::server::Shared;
 use super::super::versions::{Version, SHORT_HASH};
 use super::head;
 use maud::{html, Markup, DOCTYPE};
 
 /// The link to version `v`'s build log.
+/// What the page and its JSON show of a bot, read at once: its standings line (none until
+/// the standings list it), score against each opponent, page notes and versions.
+struct BotView {
+    line: BotLine,
+    versus: Vec<Versus>,
+    notes: BotNotes,
+    versions: Vec<Version>,
+}
+
+impl BotView {
+    fn of(s: &Shared, name: &str) -> Option<BotView> {
+        let line = s
+            .standings
+            .reading()
+            .bots
+            .iter()
+            .find(|b| b.name == name)?
+            .clone();
+        let state = s.state();
+        Some(BotView {
+            line,
+            versus: state.counted.versus(name),
+            notes: state.live.notes.get(name).cloned().unwrap_or_default(),
+            versions: state.versions.of(name).to_vec(),
+        })
+    }
+}
+
 fn build_link(v: &Version) -> String {
     format!("/api/bots/{}/build?version={}", v.bot, v.version)
 }
@@ -21,16 +50,12 @@ fn build_link(v: &Version) -> String {
 /// unless `[page] show_stderr`: its author and the admin read it from `/api/bots/NAME/stderr`).
 pub fn bot_data(s: &Shared, name: &str) -> Option<serde_json::Value> {
     let show = s.settings.page.show_stderr;
-    let table = s.standings.reading().clone();
-    let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let (versus, notes, versions) = {
-        let state = s.state();
-        (
-            state.counted.versus(name),
-            state.live.notes.get(name).cloned().unwrap_or_default(),
-            state.versions.of(name).to_vec(),
-        )
-    };
+    let BotView {
+        line,
+        versus,
+        notes,
+        versions,
+    } = BotView::of(s, name)?;
     let versions: Vec<serde_json::Value> = versions
         .iter()
         .rev()
@@ -74,16 +99,12 @@ pub fn problem(text: &str) -> Markup {
 /// A bot's page.
 pub fn bot(s: &Shared, name: &str) -> Option<String> {
     let show = s.settings.page.show_stderr;
-    let table = s.standings.reading().clone();
-    let line = table.bots.iter().find(|b| b.name == name)?.clone();
-    let (versus, notes, versions) = {
-        let state = s.state();
-        (
-            state.counted.versus(name),
-            state.live.notes.get(name).cloned().unwrap_or_default(),
-            state.versions.of(name).to_vec(),
-        )
-    };
+    let BotView {
+        line,
+        versus,
+        notes,
+        versions,
+    } = BotView::of(s, name)?;
     let rating = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:+.0}"));
     Some(
         html! {

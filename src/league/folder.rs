@@ -287,6 +287,23 @@ impl JsonLines {
     }
 }
 
+/// Appends `value` to the file at `path` (made if new) as one JSON line in one write: the file
+/// is opened to append, which the kernel keeps whole for a line, so no lock is needed. Synced
+/// to disk where `sync`.
+pub fn append_json_line(path: &Path, value: &impl Serialize, sync: bool) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(value).expect("a log line serialises");
+    line.push(b'\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(&line)?;
+    if sync {
+        f.sync_data()?;
+    }
+    Ok(())
+}
+
 /// The SHA-256 of `token`, in hex.
 pub fn token_hash(token: &str) -> String {
     use sha2::Digest;

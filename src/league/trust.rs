@@ -18,7 +18,7 @@ use crate::referee::{GameResult, Reason};
 use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -105,19 +105,7 @@ pub fn append(dir: &Path, v: &Voided) -> Result<(), VoidLogError> {
 
 fn append_line(dir: &Path, file: &str, v: &impl Serialize) -> Result<(), VoidLogError> {
     let path = dir.join(file);
-    let fail = |source| VoidLogError {
-        path: path.clone(),
-        source,
-    };
-    let mut line = serde_json::to_vec(v).expect("a log line serialises");
-    line.push(b'\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(fail)?;
-    f.write_all(&line).map_err(fail)?;
-    f.sync_data().map_err(fail)
+    super::folder::append_json_line(&path, v, true).map_err(|source| VoidLogError { path, source })
 }
 
 /// Which remote worker played each recorded game (the residuals' input), so that a restarted
@@ -128,18 +116,7 @@ pub const PLAYED: &str = "played-by.jsonl";
 /// costs the check one game, and a sync per result would double the server's disk cost.
 pub fn append_played(dir: &Path, p: &super::residuals::PlayedBy) -> Result<(), VoidLogError> {
     let path = dir.join(PLAYED);
-    let fail = |source| VoidLogError {
-        path: path.clone(),
-        source,
-    };
-    let mut line = serde_json::to_vec(p).expect("a log line serialises");
-    line.push(b'\n');
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(&line))
-        .map_err(fail)
+    super::folder::append_json_line(&path, p, false).map_err(|source| VoidLogError { path, source })
 }
 
 /// The log of who played what in `dir` (a torn last line is skipped).
@@ -284,6 +261,7 @@ pub fn standings_without(
 mod tests {
     use super::*;
     use crate::referee::{Forfeit, SeatStats};
+    use std::io::Write;
 
     fn result(reason: Reason, starved_turns: u32, waited: u64) -> GameResult {
         let line = serde_json::json!({

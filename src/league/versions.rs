@@ -13,7 +13,7 @@ use super::unpack::MAX_BYTES;
 use crate::utc::UtcTime;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The log of versions in the league's folder.
@@ -110,14 +110,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
 /// opened to append, which the kernel keeps whole for a line this short).
 pub fn append(dir: &Path, v: &Version) -> Result<(), FolderError> {
     let path = dir.join(FILE);
-    let mut line = serde_json::to_vec(v).expect("a version serialises");
-    line.push(b'\n');
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(&line))
-        .map_err(io(&path))
+    super::folder::append_json_line(&path, v, false).map_err(io(&path))
 }
 
 /// Where version `version` of `bot` keeps its build log.
@@ -229,6 +222,7 @@ pub fn digest(s: &Sources) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn a_new_version_is_noted_for_every_add_and_for_changed_files_only_when_checked_again() {

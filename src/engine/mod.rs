@@ -49,7 +49,7 @@ pub use run::{
 };
 pub use start::{SprtRequest, StartError, TournamentRequest};
 
-use crate::tournament::{Finished, GameSpec, Runner};
+use crate::tournament::{Deal, Finished, FinishedOrNot, GameSpec, Runner};
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
@@ -161,6 +161,29 @@ pub struct RunEnd {
     pub stopped: Option<i32>,
 }
 
+/// How a run keeps a finished game. The engine's [`Recorder`] keeps every game a run plays; a
+/// league's keeps the first result of each game (a game whose lease ran out may be played
+/// twice) and declines the later ones.
+pub trait Record {
+    /// Keeps `f` in the records, or declines it; an error stops the run's recording.
+    fn record(&mut self, f: &Finished) -> Result<Recorded, RecordError>;
+}
+
+/// What [`Record::record`] did with a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// Written to the records: the consumers are told.
+    Kept,
+    /// Not written (a later result of a game already recorded): nobody is told.
+    Declined,
+}
+
+impl Record for Recorder<'_> {
+    fn record(&mut self, f: &Finished) -> Result<Recorded, RecordError> {
+        Recorder::record(self, f).map(|()| Recorded::Kept)
+    }
+}
+
 /// Plays `todo` with `runner`, records each game with `recorder` the moment it may be (see
 /// [`stop`]), then tells `consumers`. Recording runs on this thread while the games go on: a
 /// game never waits for a record, a consumer, or the stop decision on another game. A stop
@@ -173,10 +196,38 @@ pub fn play(
     recorder: &mut Recorder,
     consumers: &mut [&mut dyn Consumer],
 ) -> RunEnd {
-    let mut end = RunEnd::default();
     let claim = crate::bot::cleanup::claim_stop();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let listed = crate::tournament::Listed::new(todo, runner.bots);
+    let mut end = play_dealt(runner, &listed, (tx, rx), recorder, consumers);
+    // A signal after the last game is the caller's to handle (the command line's).
+    end.stopped = claim.release();
+    end
+}
+
+/// The games of a run's queue: its sending side (a league hands clones to whoever brings
+/// results played elsewhere) and its receiving side.
+pub type Queue = (
+    std::sync::mpsc::Sender<FinishedOrNot>,
+    std::sync::mpsc::Receiver<FinishedOrNot>,
+);
+
+/// Plays what `dealer` deals with `runner` and records every game that comes through `queue`
+/// (the runner's, and any other sender's) with `record`, as [`play`] does for a list: held back
+/// where a stop may have spoilt it ([`stop`]), recorded, then told to `consumers`. It ends when
+/// the queue does (every worker ended and every other sender dropped). It does not claim the
+/// stop signal: [`play`] does for a run, which ends itself in order; a league's server is ended
+/// by the signal, and a game that a stop spoilt is dropped, not recorded, meanwhile.
+pub fn play_dealt(
+    runner: &Runner,
+    dealer: &dyn Deal,
+    (tx, rx): Queue,
+    record: &mut dyn Record,
+    consumers: &mut [&mut dyn Consumer],
+) -> RunEnd {
+    let mut end = RunEnd::default();
     let mut told_stop = false;
-    runner.run_queued(todo, |queue, halt| {
+    runner.run_dealt(dealer, tx, rx, |queue, halt| {
         let mut held = stop::Held::default();
         let mut open = true;
         while open || !held.is_empty() {
@@ -225,7 +276,7 @@ pub fn play(
             }
             for step in ready {
                 let flow = match step {
-                    stop::Step::Record(f) => record_one(&f, recorder, consumers, &mut end),
+                    stop::Step::Record(f) => record_one(&f, record, consumers, &mut end),
                     stop::Step::Discard(f) => {
                         let game_id = f.spec.game_id;
                         tell(consumers, &Event::Dropped { game_id })
@@ -237,15 +288,13 @@ pub fn play(
             }
         }
     });
-    // A signal after the last game is the caller's to handle (the command line's).
-    end.stopped = claim.release();
     end
 }
 
 /// Records one game and tells the consumers.
 fn record_one(
     f: &Finished,
-    recorder: &mut Recorder,
+    record: &mut dyn Record,
     consumers: &mut [&mut dyn Consumer],
     end: &mut RunEnd,
 ) -> ControlFlow<()> {
@@ -253,11 +302,12 @@ fn record_one(
         // After a failure nothing more is recorded (the folder may be full or gone).
         return ControlFlow::Break(());
     }
-    match recorder.record(f) {
-        Ok(()) => {
+    match record.record(f) {
+        Ok(Recorded::Kept) => {
             end.recorded += 1;
             tell(consumers, &Event::GameFinished(f))
         }
+        Ok(Recorded::Declined) => ControlFlow::Continue(()),
         Err(error) => {
             let _ = tell(
                 consumers,

@@ -14,7 +14,7 @@ use crate::game::GameError;
 use crate::referee::{GameChoice, RefereeConfig};
 use crate::tournament::openings::Book;
 use crate::tournament::schedule::opening_from;
-use crate::tournament::{Finished, GameSpec, Runner, Unplayed};
+use crate::tournament::{Dealt, Finished, GameSpec, Opening, Runner, Unplayed};
 
 pub use crate::engine::Recorder;
 pub use crate::results::games_csv::{DoneSet, GamesCsv};
@@ -145,41 +145,39 @@ pub fn name_of(
         .map_err(|e| super::error::LeagueError::Unresolved(crate::errors::chain_text(&e)))
 }
 
-/// Plays `game` with `bots` (by seat) on the calling thread, from the league's opening of its
-/// table ([`PlaySetup::opening`]), as a tournament plays it; `Unplayed` where the machine could not
-/// start its processes (the game goes back to the queue: no bot is at fault).
-pub fn play(table: &PlaySetup, bots: &[BotSpec], game: &LeagueGame) -> Result<Finished, Unplayed> {
-    let spec = spec_of(game, bots.len());
-    let result = runner(table, bots).play_one(&spec)?;
-    Ok(Finished { spec, result })
-}
-
 /// Plays `game` from the opening the league's server told (a remote worker's game: the
-/// worker has neither the book nor the plies, only the moves); `Unplayed` as [`play`].
+/// worker has neither the book nor the plies, only the moves) on the calling thread, as a
+/// tournament plays it; `Unplayed` where the machine could not start its processes (the game
+/// goes back to the queue: no bot is at fault).
 pub fn play_told(
     table: &PlaySetup,
     bots: &[BotSpec],
     game: &LeagueGame,
     opening: &[String],
 ) -> Result<Finished, Unplayed> {
-    let spec = spec_of(game, bots.len());
-    let result = runner(table, bots).play_told(&spec, opening)?;
-    Ok(Finished { spec, result })
-}
-
-fn runner<'a>(table: &'a PlaySetup, bots: &'a [BotSpec]) -> Runner<'a> {
-    Runner {
-        bots,
+    let dealt = Dealt {
+        spec: spec_of(game, bots.len()),
+        bots: bots.to_vec(),
+        opening: Opening::Told(opening.to_vec()),
+    };
+    let runner = Runner {
+        bots: &[],
         game: &table.choice,
         opening_plies: table.opening_plies,
         book: table.book.as_ref(),
         referee: &table.referee,
         concurrency: 1,
         pin_cpus: false,
-    }
+    };
+    let result = runner.play(&dealt)?;
+    Ok(Finished {
+        spec: dealt.spec,
+        result,
+    })
 }
 
-fn spec_of(game: &LeagueGame, seats: usize) -> GameSpec {
+/// The engine's spec of league game `game`, its bots in seats `0..seats`.
+pub fn spec_of(game: &LeagueGame, seats: usize) -> GameSpec {
     GameSpec {
         game_id: game.game_id,
         pair_id: game.pair_id,

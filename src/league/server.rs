@@ -60,9 +60,9 @@ mod history;
 mod recorder;
 mod start;
 mod threads;
-use recorder::{read_records, recorder_thread};
+use recorder::{games_thread, read_records};
 pub use start::start;
-use threads::{local_name, ratings_thread, renew_thread, worker_thread};
+use threads::{ratings_thread, renew_thread};
 
 /// Recent games kept in memory for the page.
 const RECENT: usize = 100;
@@ -142,7 +142,9 @@ pub struct Shared {
     /// Workers wait here (on the state's lock) for a game to lease.
     wake: Condvar,
     pub stop: AtomicBool,
-    done_tx: mpsc::Sender<(LeagueGame, Finished)>,
+    /// The engine's queue of finished games: the local workers' and, through
+    /// [`Shared::finished`], the remote workers'.
+    done_tx: mpsc::Sender<crate::tournament::FinishedOrNot>,
     fit_tx: mpsc::Sender<Fit>,
     /// The folder's lock, held while the server runs (a second server or an offline `league
     /// add` of the folder is refused).
@@ -395,8 +397,8 @@ impl Shared {
     /// Hands a game played elsewhere (by a remote worker) to the recorder: the first result
     /// for a game id is recorded, later ones are dropped. False if the recorder has stopped
     /// ([`Shared::recording_failure`] says why).
-    pub fn finished(&self, game: LeagueGame, f: Finished) -> bool {
-        self.done_tx.send((game, f)).is_ok()
+    pub fn finished(&self, f: Finished) -> bool {
+        self.recording_failure().is_none() && self.done_tx.send(Ok(f)).is_ok()
     }
 
     /// Checks (builds, test-starts) `entry` and adds it to the league, or marks it broken; `how`

@@ -1,4 +1,5 @@
-//! Plays a list of games on a fixed number of worker threads (one game per worker at a time,
+//! Plays the games a dealer deals (a run's list, a league's schedule: see [`super::deal`]) on a
+//! fixed number of worker threads (one game per worker at a time,
 //! one thread per worker for the whole run, never one per game or turn) and hands each finished
 //! game to the caller, in the caller's thread, the moment it ends. The hand-over never waits for
 //! the caller: a worker queues its game and takes the next one at once, so nothing the caller
@@ -13,6 +14,7 @@
 //! threads (recording, the progress display, the live report) also move there for the run, so
 //! that a game's CPU runs only the game.
 
+use super::deal::{Deal, Dealt, Ended, Listed, Opening};
 use super::openings::Book;
 use super::schedule::{opening_from, opening_told, GameSpec};
 use crate::bot::{BotProcess, BotSpec, MachineFault};
@@ -22,7 +24,7 @@ use crate::referee::{
 };
 use std::ops::ControlFlow;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 /// What the games are played with.
@@ -182,34 +184,52 @@ impl Runner<'_> {
         });
     }
 
-    /// How many games of `games` run at once.
-    fn workers(&self, games: usize) -> usize {
-        self.concurrency.clamp(1, games.max(1))
+    /// How many workers play the games of a dealer that deals at most `most` (`None`: no end).
+    fn workers(&self, most: Option<usize>) -> usize {
+        match most {
+            Some(games) => self.concurrency.clamp(1, games.max(1)),
+            // A league may have no local worker: its games are all played elsewhere.
+            None => self.concurrency,
+        }
     }
 
     /// Whether playing `games` games keeps every CPU this process may use: no CPU is spare for
     /// starting bots ahead or for the caller's own work.
     pub fn fills_every_cpu(&self, games: usize) -> bool {
-        self.workers(games) >= allowed_cpus().len()
+        self.workers(Some(games)) >= allowed_cpus().len()
     }
 
-    /// Plays `games` while `consume` runs in the calling thread with the queue of finished games
-    /// (it ends when every game has been handed over) and the flag that stops handing out new
-    /// games. Workers never wait for `consume`: a game under way when the flag is set still
-    /// finishes and is queued, so a worker runs at most one game past a stop. While `consume`
-    /// lags behind (a slow record or report), the workers go on playing: a stop it asks for
-    /// holds back the games not yet started when it asks, and the queue keeps the rest.
+    /// Plays `games` (seats: indices into the runner's bots) as [`Runner::run_dealt`] plays
+    /// what a dealer deals, on a queue of its own: it ends when every game has been handed
+    /// over.
     pub fn run_queued(
         &self,
         games: &[GameSpec],
         consume: impl FnOnce(mpsc::Receiver<FinishedOrNot>, &AtomicBool),
     ) {
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        // An unbounded queue: a worker never waits for the consumer (a rendezvous channel made
-        // every game wait while the consumer recorded, or paused over a crash).
         let (tx, rx) = mpsc::channel::<FinishedOrNot>();
-        let workers = self.workers(games.len());
+        self.run_dealt(&Listed::new(games, self.bots), tx, rx, consume);
+    }
+
+    /// Plays what `dealer` deals while `consume` runs in the calling thread with the queue of
+    /// finished games and the flag that stops dealing new games. Each worker's ended games go
+    /// into `tx`, the sending side of the queue `rx`; the queue ends when every worker has
+    /// ended and every other sender of `tx` (a league's remote results) is dropped. Workers
+    /// never wait for `consume`: a game under way when the flag is set still finishes and is
+    /// queued, so a worker runs at most one game past a stop. While `consume` lags behind (a
+    /// slow record or report), the workers go on playing: a stop it asks for takes effect when
+    /// it reads the flag, so a few more games than a synchronous hand-over would play may be
+    /// queued. (An unbounded queue: a worker never waits for the consumer; a rendezvous channel
+    /// made every game wait while the consumer recorded, or paused over a crash.)
+    pub fn run_dealt(
+        &self,
+        dealer: &dyn Deal,
+        tx: mpsc::Sender<FinishedOrNot>,
+        rx: mpsc::Receiver<FinishedOrNot>,
+        consume: impl FnOnce(mpsc::Receiver<FinishedOrNot>, &AtomicBool),
+    ) {
+        let stop = AtomicBool::new(false);
+        let workers = self.workers(dealer.most());
         let allowed = allowed_cpus();
         let cpus = if self.pin_cpus {
             allowed.clone()
@@ -235,7 +255,7 @@ impl Runner<'_> {
         std::thread::scope(|scope| {
             for w in 0..workers {
                 let tx = tx.clone();
-                let (next, stop) = (&next, &stop);
+                let stop = &stop;
                 let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
                 let spare = &spare;
                 std::thread::Builder::new()
@@ -244,7 +264,7 @@ impl Runner<'_> {
                         if let Some(cpu) = cpu {
                             let _ = pin_this_thread(cpu);
                         }
-                        self.work(games, next, stop, &tx, (w, cpu, spare));
+                        self.work(dealer, stop, &tx, (w, cpu, spare));
                         crate::bot::cgroup::drop_spares();
                     })
                     .expect("cannot start a worker thread");
@@ -258,38 +278,41 @@ impl Runner<'_> {
     /// takes the next game until none is left or `stop` is set.
     fn work(
         &self,
-        games: &[GameSpec],
-        next: &AtomicUsize,
+        dealer: &dyn Deal,
         stop: &AtomicBool,
         tx: &mpsc::Sender<FinishedOrNot>,
         (worker, cpu, spare): (usize, Option<usize>, &[usize]),
     ) {
         let take = || {
             (!stop.load(Ordering::Relaxed))
-                .then(|| games.get(next.fetch_add(1, Ordering::Relaxed)))
+                .then(|| dealer.next(worker, stop))
                 .flatten()
         };
-        let send = |spec: &GameSpec, result: Result<GameResult, Unplayed>| {
+        let send = |dealt: Dealt, result: Result<GameResult, Unplayed>| {
             let ended = result.map(|result| Finished {
-                spec: spec.clone(),
+                spec: dealt.spec,
                 result,
             });
-            tx.send(ended).is_ok()
+            match dealer.ended(worker, ended) {
+                Ended::Hand(ended) => tx.send(ended).is_ok(),
+                Ended::Taken => true,
+            }
         };
         let holds = !spare.is_empty()
             && self.game.rules().is_some()
             && BotProcess::can_hold(&self.referee.limits);
         if !holds {
-            while let Some(spec) = take() {
-                if !send(spec, self.play_one(spec)) {
+            while let Some(dealt) = take() {
+                let result = self.play_dealt(&dealt, None);
+                if !send(dealt, result) {
                     break;
                 }
             }
             return;
         }
         std::thread::scope(|scope| {
-            let (ask, asked) = mpsc::channel::<(&GameSpec, Vec<crate::bot::cgroup::Cgroup>)>();
-            let (give, given) = mpsc::channel::<HeldBots>();
+            let (ask, asked) = mpsc::channel::<(Dealt, Vec<crate::bot::cgroup::Cgroup>)>();
+            let (give, given) = mpsc::channel::<(Dealt, HeldBots)>();
             std::thread::Builder::new()
                 .name(format!("{STARTER_THREAD}{worker}"))
                 .spawn_scoped(scope, move || {
@@ -298,40 +321,46 @@ impl Runner<'_> {
                     let mut set = rustix::thread::CpuSet::new();
                     spare.iter().for_each(|&c| set.set(c));
                     let _ = rustix::thread::sched_setaffinity(None, &set);
-                    for (spec, spares) in asked {
+                    for (dealt, spares) in asked {
                         crate::bot::cgroup::adopt_spares(spares);
                         let held = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            let bots = self.bots_of(spec);
-                            referee::start_held(&bots, self.referee, spec.seed, cpu)
+                            referee::start_held(&dealt.bots, self.referee, dealt.spec.seed, cpu)
                         }));
-                        if give.send(held.ok().flatten()).is_err() {
+                        if give.send((dealt, held.ok().flatten())).is_err() {
                             break;
                         }
                     }
                     crate::bot::cgroup::drop_spares();
                 })
                 .expect("cannot start a bot starter thread");
-            let Some(mut spec) = take() else {
+            let Some(first) = take() else {
                 return;
             };
-            let _ = ask.send((spec, Vec::new()));
-            loop {
-                let held = given.recv().ok().flatten();
+            let _ = ask.send((first, Vec::new()));
+            // The game whose bots the starter is starting.
+            let mut asked_for = true;
+            while asked_for {
+                let Ok((dealt, held)) = given.recv() else {
+                    break;
+                };
                 // The next game's bots start while this one is played, in cgroups that the
                 // games before this one left.
-                let following = take();
-                if let Some(f) = following {
-                    let _ = ask.send((f, crate::bot::cgroup::take_spares()));
-                }
-                if !send(spec, self.play_one_with(spec, held)) {
+                asked_for = match take() {
+                    Some(f) => ask.send((f, crate::bot::cgroup::take_spares())).is_ok(),
+                    None => false,
+                };
+                let result = self.play_dealt(&dealt, held);
+                if !send(dealt, result) {
                     break;
                 }
                 // A stop asked for during this game: the next one's bots are ended unplayed.
-                match following {
-                    Some(f) if !stop.load(Ordering::Relaxed) => spec = f,
-                    _ => break,
+                if stop.load(Ordering::Relaxed) {
+                    break;
                 }
             }
+            drop(ask);
+            // The next game's held bots (if any) are ended as they are dropped.
+            drop(given);
         });
     }
 
@@ -340,50 +369,61 @@ impl Runner<'_> {
         spec.seats.iter().map(|&i| self.bots[i].clone()).collect()
     }
 
-    /// Plays one game; whatever goes wrong in the referee becomes a `referee-error` result,
-    /// but a game the machine could not start is [`Unplayed`].
+    /// Plays one game of the runner's bots (`spec.seats` index them); whatever goes wrong in
+    /// the referee becomes a `referee-error` result, but a game the machine could not start is
+    /// [`Unplayed`].
     pub fn play_one(&self, spec: &GameSpec) -> Result<GameResult, Unplayed> {
-        self.play_one_with(spec, None)
+        let dealt = Dealt {
+            spec: spec.clone(),
+            bots: self.bots_of(spec),
+            opening: Opening::Own,
+        };
+        self.play(&dealt)
     }
 
-    /// [`Runner::play_one`] from the opening `moves` told by another (a league's server)
-    /// instead of the runner's own plies and book; moves that cannot be played make the game
-    /// a `referee-error` that says so.
-    pub fn play_told(&self, spec: &GameSpec, moves: &[String]) -> Result<GameResult, Unplayed> {
-        self.play_from(spec, None, || opening_told(self.game, spec.seed, moves))
+    /// Plays one dealt game on the calling thread (as [`Runner::play_one`]).
+    pub fn play(&self, dealt: &Dealt) -> Result<GameResult, Unplayed> {
+        self.play_dealt(dealt, None)
     }
 
-    /// [`Runner::play_one`], with its bots started ahead by a bot starter where they were.
-    fn play_one_with(&self, spec: &GameSpec, held: HeldBots) -> Result<GameResult, Unplayed> {
-        let book = self.book.map(|b| (b, spec.pair_id));
-        self.play_from(spec, held, || {
-            opening_from(self.game, spec.seed, self.opening_plies, book)
-        })
+    /// Plays a dealt game, with its bots started ahead by a bot starter where they were.
+    fn play_dealt(&self, dealt: &Dealt, held: HeldBots) -> Result<GameResult, Unplayed> {
+        let (spec, bots) = (&dealt.spec, &dealt.bots);
+        match &dealt.opening {
+            Opening::Own => {
+                let book = self.book.map(|b| (b, spec.pair_id));
+                self.play_from(spec, bots, held, || {
+                    opening_from(self.game, spec.seed, self.opening_plies, book)
+                })
+            }
+            Opening::Told(moves) => self.play_from(spec, bots, held, || {
+                opening_told(self.game, spec.seed, moves)
+            }),
+        }
     }
 
     /// Plays one game from the position `start` makes.
     fn play_from<E: std::error::Error + Send + Sync + 'static>(
         &self,
         spec: &GameSpec,
+        bots: &[BotSpec],
         held: HeldBots,
         start: impl Fn() -> Result<(Box<dyn crate::game::Game>, Vec<String>), E>,
     ) -> Result<GameResult, Unplayed> {
-        let bots = self.bots_of(spec);
         let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
         // What this thread reads of the bots while they play fails when the machine is out of
         // descriptors: noted from here on (see below).
         crate::bot::machine::take_noted();
         let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let Some(held) = held else {
-                return referee::play_choice(self.game, start, &bots, self.referee, spec.seed);
+                return referee::play_choice(self.game, start, bots, self.referee, spec.seed);
             };
             let (position, moves) = start().map_err(|e| NotPlayed::start(Vec::new(), e))?;
             let procs = match held {
                 Ok(procs) => procs,
                 Err(e) => return Err(NotPlayed::of(moves, e)),
             };
-            let played =
-                referee::play_held(position, &moves, &bots, procs, self.referee, spec.seed);
+            let played = referee::play_held(position, &moves, bots, procs, self.referee, spec.seed);
             played.map_err(|e| NotPlayed::of(moves, e))
         }));
         let not_played = match attempt {

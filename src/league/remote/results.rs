@@ -157,7 +157,7 @@ pub(super) async fn result(
         }
         Ok(None) => {}
     }
-    if !r.s.finished(game, Finished { spec, result }) {
+    if !r.s.finished(Finished { spec, result }) {
         if let Some(e) = super::not_recording(&r) {
             return e;
         }

@@ -1,19 +1,22 @@
-//! The league's recorder (the one thread that completes games in the scheduler and appends them
+//! The league's games on the engine (the one thread that runs the engine's play-and-record loop
+//! for the local workers' and the remote workers' games: completed in the scheduler, appended
 //! to the records, first result wins) and what the page keeps of the records (recent games,
 //! each bot's games, forfeits and stderr, where each game's record is), read back at a start.
 //! A game it cannot record stops the recording, said and refused from then on (503), never
 //! taken and lost: see [`Shared::recording_failure`].
 
+use super::threads::LocalWorkers;
 use super::{take_cancelled, Fit, Live, Shared, BOT_FORFEITS, BOT_GAMES, RECENT};
+use crate::engine::{Record, Recorded};
+use crate::league::events::EngineListener;
 use crate::league::folder::FolderError;
 use crate::league::lines::{ForfeitLine, LiveGame};
 use crate::league::locks::Locked;
 use crate::league::play;
 use crate::league::ratings::Counted;
 use crate::league::record_index::IndexFile;
-use crate::league::scheduler::{Acceptance, LeagueGame, SeatReport};
+use crate::league::scheduler::{Acceptance, SeatReport};
 use crate::tournament::Finished;
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// What records.jsonl holds: the page's recent games, each bot's forfeits and stderr, and
@@ -92,37 +95,74 @@ fn note_record(live: &mut Live, rec: &crate::results::records::GameRecord) {
     }
 }
 
-/// Completes each finished game in the scheduler and records the first result of each. A game
-/// it cannot record (a file that cannot be written, a result that makes it fail) stops the
-/// recording: said on stderr and the page, and every later result is refused (503), never
-/// taken and lost.
-pub(super) fn recorder_thread(
-    s: &Shared,
-    mut csv: play::GamesCsv,
-    done: mpsc::Receiver<(LeagueGame, Finished)>,
-) {
-    let mut recorder =
+/// Plays and records the league's games on the engine: the engine's runner plays what the
+/// local workers are dealt ([`LocalWorkers`]), and the engine's recording loop records every
+/// game of the queue, the local workers' and the remote workers' (handed in by
+/// [`Shared::finished`]), with [`LeagueRecords`], then tells the page through the engine's
+/// events ([`EngineListener`]). It runs as long as the server does. A game it cannot record
+/// stops the recording: said on stderr and the page, and every later result is refused (503),
+/// never taken and lost.
+pub(super) fn games_thread(s: &Shared, mut csv: play::GamesCsv, queue: crate::engine::Queue) {
+    let recorder =
         match play::Recorder::open(&mut csv, &s.dir, false, &s.table.choice, &s.table.referee) {
             Ok(r) => r,
             Err(e) => return s.fail_recording(e.to_string()),
         };
-    // Every game's offset in the index file, written without the state's lock.
-    let index = s.state().live.offsets.file();
-    for (game, f) in done {
-        let id = game.game_id;
+    let mut records = LeagueRecords {
+        s,
+        recorder,
+        // Every game's offset in the index file, written without the state's lock.
+        index: s.state().live.offsets.file(),
+    };
+    let runner = crate::tournament::Runner {
+        // Each dealt game carries its bots: the league's field changes as it plays.
+        bots: &[],
+        game: &s.table.choice,
+        opening_plies: s.table.opening_plies,
+        book: s.table.book.as_ref(),
+        referee: &s.table.referee,
+        concurrency: s.local_workers,
+        pin_cpus: false,
+    };
+    let tell = |e| s.tell(e);
+    let mut listener = EngineListener { tell: &tell };
+    crate::engine::play_dealt(
+        &runner,
+        &LocalWorkers { s },
+        queue,
+        &mut records,
+        &mut [&mut listener],
+    );
+}
+
+/// How the league keeps a finished game (the engine's [`Record`]): completed in the scheduler,
+/// and recorded with the engine's recorder if it is the first result of its id (a game whose
+/// lease ran out may come back twice); a failure stops the league's recording.
+struct LeagueRecords<'a> {
+    s: &'a Shared,
+    recorder: play::Recorder<'a>,
+    index: Option<std::sync::Arc<IndexFile>>,
+}
+
+impl Record for LeagueRecords<'_> {
+    fn record(&mut self, f: &Finished) -> Result<Recorded, crate::engine::RecordError> {
+        let s = self.s;
         let recorded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            record_one(s, &mut recorder, index.as_deref(), game, &f)
+            record_one(s, &mut self.recorder, self.index.as_deref(), f)
         }));
-        match recorded {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return s.fail_recording(e.to_string()),
-            Err(_) => {
-                return s.fail_recording(format!(
-                    "recording game {id} failed inside arbiter (a bug: please report it with \
-                     the league's folder)"
-                ))
-            }
-        }
+        let error = match recorded {
+            Ok(Ok(recorded)) => return Ok(recorded),
+            Ok(Err(e)) => e,
+            Err(_) => crate::engine::RecordError {
+                game_id: f.spec.game_id,
+                file: s.dir.join(crate::results::records::FILE),
+                source: std::io::Error::other(
+                    "it failed inside arbiter (a bug: please report it with the league's folder)",
+                ),
+            },
+        };
+        s.fail_recording(error.to_string());
+        Err(error)
     }
 }
 
@@ -133,9 +173,9 @@ fn record_one(
     s: &Shared,
     recorder: &mut play::Recorder<'_>,
     index: Option<&IndexFile>,
-    game: LeagueGame,
     f: &Finished,
-) -> Result<(), crate::engine::RecordError> {
+) -> Result<Recorded, crate::engine::RecordError> {
+    let game_id = f.spec.game_id;
     let records = s.dir.join(crate::results::records::FILE);
     let outcome = SeatReport {
         forfeited: f.result.forfeits.iter().map(|x| x.seat).collect(),
@@ -148,9 +188,9 @@ fn record_one(
     };
     let (completion, cancelled, suspended) = {
         let mut state = s.state();
-        let completion = state.sched.complete(game.game_id, &outcome);
+        let completion = state.sched.complete(game_id, &outcome);
         if completion != Acceptance::Accepted {
-            state.live.running.remove(&game.game_id);
+            state.live.running.remove(&game_id);
         }
         (
             completion,
@@ -162,7 +202,7 @@ fn record_one(
     s.log_cancelled(cancelled);
     s.keep_suspensions(suspended);
     if completion != Acceptance::Accepted {
-        return Ok(());
+        return Ok(Recorded::Declined);
     }
     // Held from the append to the hand-over to the fit: see `Shared::recount`.
     let records_lock = s.records.locked();
@@ -174,20 +214,20 @@ fn record_one(
         &s.table.referee,
         &f.result,
     );
-    if let Err(e) = index.map_or(Ok(()), |i| i.insert(game.game_id, offset)) {
+    if let Err(e) = index.map_or(Ok(()), |i| i.insert(game_id, offset)) {
         // Its replay page is found while it is among the latest games only.
         eprintln!(
             "arbiter: warning: the replay index ({}) could not be written for game {}: {e}",
             crate::league::record_index::FILE,
-            game.game_id
+            game_id
         );
     }
     let counted = {
         let mut state = s.state();
         note_record(&mut state.live, &rec);
-        state.live.offsets.remember(game.game_id, offset);
+        state.live.offsets.remember(game_id, offset);
         f.result.reason != crate::referee::Reason::RefereeError
-            && !state.out_of_ratings.contains(&game.game_id)
+            && !state.out_of_ratings.contains(&game_id)
     };
     if counted {
         let _ = s.fit_tx.send(Fit::Game(
@@ -200,10 +240,7 @@ fn record_one(
         ));
     }
     drop(records_lock);
-    // Told as the engine tells a recorded game to a tournament's consumers.
-    let tell = |e| s.tell(e);
-    let mut listener = crate::league::events::EngineListener { tell: &tell };
-    let _ = crate::engine::Consumer::event(&mut listener, &crate::engine::Event::GameFinished(f));
     s.wake();
-    Ok(())
+    // The engine tells the page (its listener) once this returns.
+    Ok(Recorded::Kept)
 }

@@ -171,17 +171,12 @@ pub fn start(
     }
     shared.refit();
     {
+        // The engine's runner (the local workers) and its recording loop (every game).
         let s = shared.clone();
+        let queue = (s.done_tx.clone(), done_rx);
         std::thread::Builder::new()
-            .name("league-recorder".into())
-            .spawn(move || recorder_thread(&s, csv, done_rx))
-            .expect("a thread starts");
-    }
-    for w in 0..workers {
-        let s = shared.clone();
-        std::thread::Builder::new()
-            .name(format!("league-worker-{w}"))
-            .spawn(move || worker_thread(&s, &local_name(w)))
+            .name("league-games".into())
+            .spawn(move || games_thread(&s, csv, queue))
             .expect("a thread starts");
     }
     if workers > 0 {

@@ -1,8 +1,9 @@
-//! The league server's threads besides the recorder: local workers (blocking threads that
-//! lease one game at a time and play it through `play`), the renewal of their leases, and the
-//! ratings' refits.
+//! What the league server's threads do besides recording: its local workers' dealing (the
+//! engine's runner plays the games; this says which game each worker plays next), the renewal
+//! of their leases, and the ratings' refits.
 
 use super::*;
+use crate::tournament::{Deal, Dealt, Ended, FinishedOrNot, Opening};
 
 /// The name of local worker `w` (as its leases and the page name it).
 pub(super) fn local_name(w: usize) -> String {
@@ -24,46 +25,74 @@ pub(super) fn renew_thread(s: &Shared, workers: usize) {
     }
 }
 
-pub(super) fn worker_thread(s: &Shared, name: &str) {
-    while !s.stop.load(Ordering::Relaxed) && s.recording_failure().is_none() {
-        let Some(game) = s.lease(name) else {
-            s.wait_for_work(Duration::from_millis(500));
-            continue;
-        };
-        let bots: Option<Vec<BotSpec>> = {
-            let state = s.state();
-            game.bots
-                .iter()
-                .map(|b| state.specs.get(b).cloned())
-                .collect()
-        };
-        let Some(bots) = bots else {
-            // A bot of a game from before a restart, not checked yet: it waits its turn.
-            s.state().sched.release(game.game_id);
-            std::thread::sleep(Duration::from_millis(200));
-            continue;
-        };
-        s.started(&game, name);
-        let finished = match play::play(&s.table, &bots, &game) {
+/// The server's own workers as the engine's runner deals to them: worker `w` leases one game
+/// at a time from the schedule under its name ([`local_name`]), waiting while there is none,
+/// and plays it from the league's opening of its table, as a tournament's worker plays its
+/// game. A game its machine could not start goes back to the schedule unrecorded, and that
+/// worker waits before it takes another ([`super::super::backoff`]). No game is dealt once
+/// the league cannot record, or once the engine halts.
+pub(super) struct LocalWorkers<'a> {
+    pub s: &'a Shared,
+}
+
+impl Deal for LocalWorkers<'_> {
+    fn next(&self, worker: usize, halt: &AtomicBool) -> Option<Dealt> {
+        let (s, name) = (self.s, local_name(worker));
+        loop {
+            if halt.load(Ordering::Relaxed)
+                || s.stop.load(Ordering::Relaxed)
+                || s.recording_failure().is_some()
+            {
+                return None;
+            }
+            let Some(game) = s.lease(&name) else {
+                s.wait_for_work(Duration::from_millis(500));
+                continue;
+            };
+            let bots: Option<Vec<BotSpec>> = {
+                let state = s.state();
+                game.bots
+                    .iter()
+                    .map(|b| state.specs.get(b).cloned())
+                    .collect()
+            };
+            let Some(bots) = bots else {
+                // A bot of a game from before a restart, not checked yet: it waits its turn.
+                s.state().sched.release(game.game_id);
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            };
+            s.started(&game, &name);
+            return Some(Dealt {
+                spec: play::spec_of(&game, bots.len()),
+                bots,
+                opening: Opening::Own,
+            });
+        }
+    }
+
+    fn most(&self) -> Option<usize> {
+        None
+    }
+
+    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {
+        const WHO: &str = "the league's local workers";
+        match ended {
             Ok(f) => {
-                s.backoff.started("the league's local workers");
-                f
+                self.s.backoff.started(WHO);
+                Ended::Hand(Ok(f))
             }
             Err(unplayed) => {
                 // The machine failed, not a bot: the game goes back to the queue unrecorded,
                 // and this worker waits before it takes another.
-                s.release(game.game_id);
-                let pause = s.backoff.failed(
-                    "the league's local workers",
-                    unplayed.fault,
-                    &unplayed.to_string(),
-                );
+                self.s.release(unplayed.spec.game_id);
+                let pause = self
+                    .s
+                    .backoff
+                    .failed(WHO, unplayed.fault, &unplayed.to_string());
                 std::thread::sleep(pause);
-                continue;
+                Ended::Taken
             }
-        };
-        if s.done_tx.send((game, finished)).is_err() {
-            break;
         }
     }
 }

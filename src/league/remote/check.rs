@@ -28,23 +28,89 @@ const LOSSY: usize = 3;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {why}")]
 pub struct BadField {
+    /// The field as the request names it (`forfeits[2].seat`).
     pub field: String,
-    pub why: String,
+    pub why: Wrong,
 }
 
-fn bad(field: impl Into<String>, why: impl Into<String>) -> BadField {
-    BadField {
-        field: field.into(),
-        why: why.into(),
+/// What is wrong with a field: the facts, written only in the refusal sent to the worker.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Wrong {
+    #[error("{len} {what}, more than the {max} a game keeps")]
+    TooLong {
+        len: usize,
+        max: usize,
+        what: &'static str,
+    },
+    #[error("{len} entries, for a game of {seats} seats (want {})", want_seats(*.seats, *.referees))]
+    NotOnePerSeat {
+        len: usize,
+        seats: usize,
+        /// Whether one more, the referee's, may follow the seats'.
+        referees: bool,
+    },
+    #[error("{us} µs is more than a week")]
+    OverAWeek { us: u64 },
+    #[error("rank {rank} in a game of {seats} seats (0 is first)")]
+    RankPastSeats { rank: u8, seats: usize },
+    #[error("{winner:?} does not agree with the ranks {ranks:?} (whose winner is {sole:?})")]
+    WinnerDisagrees {
+        winner: Option<usize>,
+        ranks: Vec<u8>,
+        sole: Option<usize>,
+    },
+    #[error("\"draw\" is read from old files, never made by a referee")]
+    OldDraw,
+    #[error("played from {played:?}, not from the opening the game was leased with ({leased:?})")]
+    NotTheOpening {
+        played: Vec<String>,
+        leased: Vec<String>,
+    },
+    #[error("{turns} turns, past the league's limit of {max}")]
+    PastTurnLimit { turns: u32, max: u32 },
+    #[error("seat {seat} in a game of {seats} seats")]
+    SeatPastSeats { seat: usize, seats: usize },
+    #[error("seat {seat} forfeits twice")]
+    ForfeitsTwice { seat: usize },
+    #[error("{reason} is not a forfeit's reason")]
+    NotAForfeit { reason: Reason },
+    #[error("turn {turn} of a game of {turns} turns")]
+    TurnPastGame { turn: u32, turns: u32 },
+    #[error("seat {seat} ended the game, but the last forfeit is not its")]
+    OffenderNotLast { seat: usize },
+    #[error("seat {seat} for a game that ended by {reason}, no forfeit")]
+    OffenderWithoutForfeit { seat: usize, reason: Reason },
+    #[error("none for a game that ended by {reason}, a forfeit")]
+    ForfeitWithoutOffender { reason: Reason },
+    #[error("{part} is more than {total_name} {total}")]
+    PartOverTotal {
+        part: u64,
+        total_name: &'static str,
+        total: u64,
+    },
+    #[error("{count} in a game of {turns} turns")]
+    CountPastTurns { count: u32, turns: u32 },
+}
+
+/// How many entries a field of one per seat wants.
+fn want_seats(seats: usize, referees: bool) -> String {
+    if referees {
+        format!("{seats} (or {} with a referee's)", seats + 1)
+    } else {
+        seats.to_string()
     }
 }
 
-fn at_most(field: &str, len: usize, max: usize, what: &str) -> Result<(), BadField> {
+fn bad(field: impl Into<String>, why: Wrong) -> BadField {
+    BadField {
+        field: field.into(),
+        why,
+    }
+}
+
+fn at_most(field: &str, len: usize, max: usize, what: &'static str) -> Result<(), BadField> {
     if len > max {
-        return Err(bad(
-            field,
-            format!("{len} {what}, more than the {max} a game keeps"),
-        ));
+        return Err(bad(field, Wrong::TooLong { len, max, what }));
     }
     Ok(())
 }
@@ -52,14 +118,14 @@ fn at_most(field: &str, len: usize, max: usize, what: &str) -> Result<(), BadFie
 fn seats_long(field: &str, len: usize, seats: usize, extra: bool) -> Result<(), BadField> {
     let fits = len == seats || (extra && len == seats + 1);
     if !fits {
-        let want = if extra {
-            format!("{seats} (or {} with a referee's)", seats + 1)
-        } else {
-            seats.to_string()
-        };
+        let referees = extra;
         return Err(bad(
             field,
-            format!("{len} entries, for a game of {seats} seats (want {want})"),
+            Wrong::NotOnePerSeat {
+                len,
+                seats,
+                referees,
+            },
         ));
     }
     Ok(())
@@ -67,7 +133,7 @@ fn seats_long(field: &str, len: usize, seats: usize, extra: bool) -> Result<(), 
 
 fn micros(field: &str, us: u64) -> Result<(), BadField> {
     if us > MAX_US {
-        return Err(bad(field, format!("{us} µs is more than a week")));
+        return Err(bad(field, Wrong::OverAWeek { us }));
     }
     Ok(())
 }
@@ -92,7 +158,7 @@ pub fn check(
     {
         return Err(bad(
             format!("ranks[{seat}]"),
-            format!("rank {rank} in a game of {seats} seats (0 is first)"),
+            Wrong::RankPastSeats { rank: *rank, seats },
         ));
     }
     seats_long("stats", r.stats.len(), seats, false)?;
@@ -113,32 +179,33 @@ pub fn check(
     if r.winner != sole {
         return Err(bad(
             "winner",
-            format!(
-                "{:?} does not agree with the ranks {:?} (whose winner is {sole:?})",
-                r.winner, r.ranks
-            ),
+            Wrong::WinnerDisagrees {
+                winner: r.winner,
+                ranks: r.ranks.clone(),
+                sole,
+            },
         ));
     }
     if r.reason == Reason::UnnamedDraw {
-        return Err(bad(
-            "reason",
-            "\"draw\" is read from old files, never made by a referee",
-        ));
+        return Err(bad("reason", Wrong::OldDraw));
     }
     at_most("detail", r.detail.len(), MAX_DETAIL, "bytes")?;
     if r.opening != opening {
         return Err(bad(
             "opening",
-            format!(
-                "played from {:?}, not from the opening the game was leased with ({:?})",
-                r.opening, opening
-            ),
+            Wrong::NotTheOpening {
+                played: r.opening.clone(),
+                leased: opening.to_vec(),
+            },
         ));
     }
     if r.turns > max_turns {
         return Err(bad(
             "turns",
-            format!("{} turns, past the league's limit of {max_turns}", r.turns),
+            Wrong::PastTurnLimit {
+                turns: r.turns,
+                max: max_turns,
+            },
         ));
     }
     forfeits(r, seats)?;
@@ -176,25 +243,31 @@ fn forfeits(r: &crate::referee::GameResult, seats: usize) -> Result<(), BadField
         if f.seat >= seats {
             return Err(bad(
                 format!("{field}.seat"),
-                format!("seat {} in a game of {seats} seats", f.seat),
+                Wrong::SeatPastSeats {
+                    seat: f.seat,
+                    seats,
+                },
             ));
         }
         if std::mem::replace(&mut seen[f.seat], true) {
             return Err(bad(
                 format!("{field}.seat"),
-                format!("seat {} forfeits twice", f.seat),
+                Wrong::ForfeitsTwice { seat: f.seat },
             ));
         }
         if !f.reason.is_forfeit() {
             return Err(bad(
                 format!("{field}.reason"),
-                format!("{} is not a forfeit's reason", f.reason),
+                Wrong::NotAForfeit { reason: f.reason },
             ));
         }
         if f.turn > r.turns.saturating_add(1) {
             return Err(bad(
                 format!("{field}.turn"),
-                format!("turn {} of a game of {} turns", f.turn, r.turns),
+                Wrong::TurnPastGame {
+                    turn: f.turn,
+                    turns: r.turns,
+                },
             ));
         }
         at_most(
@@ -207,20 +280,17 @@ fn forfeits(r: &crate::referee::GameResult, seats: usize) -> Result<(), BadField
     match (r.offender, r.reason.is_forfeit()) {
         (None, false) => Ok(()),
         (Some(seat), true) if r.forfeits.last().is_some_and(|f| f.seat == seat) => Ok(()),
-        (Some(seat), true) => Err(bad(
-            "offender",
-            format!("seat {seat} ended the game, but the last forfeit is not its"),
-        )),
+        (Some(seat), true) => Err(bad("offender", Wrong::OffenderNotLast { seat })),
         (Some(seat), false) => Err(bad(
             "offender",
-            format!(
-                "seat {seat} for a game that ended by {}, no forfeit",
-                r.reason
-            ),
+            Wrong::OffenderWithoutForfeit {
+                seat,
+                reason: r.reason,
+            },
         )),
         (None, true) => Err(bad(
             "offender",
-            format!("none for a game that ended by {}, a forfeit", r.reason),
+            Wrong::ForfeitWithoutOffender { reason: r.reason },
         )),
     }
 }
@@ -251,7 +321,11 @@ fn stats(field: &str, s: &SeatStats, turns: u32) -> Result<(), BadField> {
         if m > t {
             return Err(bad(
                 format!("{field}.{max}"),
-                format!("{m} is more than {total} {t}"),
+                Wrong::PartOverTotal {
+                    part: m,
+                    total_name: total,
+                    total: t,
+                },
             ));
         }
     }
@@ -265,7 +339,7 @@ fn stats(field: &str, s: &SeatStats, turns: u32) -> Result<(), BadField> {
         if n > bound {
             return Err(bad(
                 format!("{field}.{name}"),
-                format!("{n} in a game of {turns} turns"),
+                Wrong::CountPastTurns { count: n, turns },
             ));
         }
     }
@@ -287,13 +361,19 @@ fn log(req: &ResultRequest, seats: usize) -> Result<(), BadField> {
         if t.seat >= seats {
             return Err(bad(
                 format!("{field}.seat"),
-                format!("seat {} in a game of {seats} seats", t.seat),
+                Wrong::SeatPastSeats {
+                    seat: t.seat,
+                    seats,
+                },
             ));
         }
         if t.turn > turns {
             return Err(bad(
                 format!("{field}.turn"),
-                format!("turn {} of a game of {turns} turns", t.turn),
+                Wrong::TurnPastGame {
+                    turn: t.turn,
+                    turns,
+                },
             ));
         }
         let line = LOSSY * MAX_LINE_BYTES;
@@ -402,6 +482,54 @@ mod tests {
         e.stderr_tails = vec![String::new(); 2];
         e.log = Vec::new();
         assert_eq!(check(&e, &game(), 250, &[]), Ok(()));
+    }
+
+    #[test]
+    fn a_refusal_says_what_is_wrong_with_the_field_in_the_words_workers_were_told() {
+        let mut r = honest();
+        r.result.reason = Reason::Crash;
+        let e = check(&r, &game(), 250, &[]).unwrap_err();
+        assert_eq!(
+            e.why,
+            Wrong::ForfeitWithoutOffender {
+                reason: r.result.reason
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "offender: none for a game that ended by {}, a forfeit",
+                r.result.reason
+            )
+        );
+        let mut r = honest();
+        r.stderr_tails = vec![String::new(); 4];
+        let e = check(&r, &game(), 250, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "stderr_tails: 4 entries, for a game of 2 seats (want 2 (or 3 with a referee's))"
+        );
+        let mut r = honest();
+        r.result.turns = 251;
+        let e = check(&r, &game(), 250, &[]).unwrap_err();
+        assert_eq!(
+            e.why,
+            Wrong::PastTurnLimit {
+                turns: 251,
+                max: 250
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "turns: 251 turns, past the league's limit of 250"
+        );
+        let mut r = honest();
+        r.duration_us = MAX_US + 1;
+        let e = check(&r, &game(), 250, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("duration_us: {} µs is more than a week", MAX_US + 1)
+        );
     }
 
     #[test]

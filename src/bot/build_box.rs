@@ -37,11 +37,6 @@ pub const BUILD_ID: u32 = 65534;
 /// The only folders on a build's `PATH`.
 pub const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 
-/// Read-only system folders a build sees.
-const SYSTEM: [&str; 9] = [
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc",
-];
-
 /// The descriptor bwrap reads the seccomp filter from.
 const SECCOMP_FD: i32 = 3;
 
@@ -139,7 +134,7 @@ pub use stage::{finish, write_own_file, BuildStage};
 /// Runs `step` (program and arguments; a program without a `/` is looked up on
 /// [`SYSTEM_PATH`] inside the box) in the build folder `dir`, in the box, within `limits`.
 pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<StepReport, BoxError> {
-    let bwrap = super::sandbox::bwrap().ok_or(BoxError::NoBwrap)?;
+    let bwrap = super::host::bwrap().ok_or(BoxError::NoBwrap)?;
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let folder_err = |error| BoxError::Folder {
         path: dir.clone(),
@@ -165,7 +160,7 @@ pub fn run(step: &[String], dir: &Path, limits: &BuildLimits) -> Result<StepRepo
     ]
     .map(String::from)
     .into();
-    for d in SYSTEM {
+    for d in super::host::SYSTEM {
         args.extend(["--ro-bind-try", d, d].map(String::from));
     }
     args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));

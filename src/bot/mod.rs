@@ -7,6 +7,7 @@ mod build_stamp;
 pub mod cgroup;
 pub mod cleanup;
 pub mod env;
+pub mod host;
 pub mod inherited;
 mod init;
 mod isolation;

@@ -15,18 +15,10 @@
 //! (/proc/sys included) or readable unless every user may read it (/etc is shown as it is, and
 //! its secrets are unreadable because they are root's).
 
+use super::host::{bwrap, is_system, SYSTEM};
 use super::spec::BotSpec;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-/// The bwrap program, if installed.
-pub fn bwrap() -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("bwrap"))
-            .find(|p| p.is_file())
-    })
-}
 
 /// Fails with instructions when bwrap is missing.
 pub fn require() -> Result<PathBuf, String> {
@@ -41,11 +33,6 @@ pub fn require() -> Result<PathBuf, String> {
 
 /// The user and group a bot is inside the box (`nobody`, `nogroup`).
 pub const INSIDE_ID: u32 = 65534;
-
-/// Read-only system folders every bot may need (programs, libraries, interpreters, settings).
-const SYSTEM: [&str; 9] = [
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc",
-];
 
 /// A bot's command under bwrap (the spawner installs the seccomp filter on bwrap itself, which
 /// passes it on to the bot).
@@ -83,7 +70,7 @@ fn features(bwrap: &Path) -> Features {
 /// cache), its program, and its script (the first argument that names a file).
 fn private_paths(bot: &BotSpec) -> Vec<PathBuf> {
     let mut paths = Vec::new();
-    let cache = std::path::absolute(super::source::cache_root()).ok();
+    let cache = std::path::absolute(super::host::cache_root()).ok();
     let built = cache.is_some_and(|c| bot.dir.starts_with(&c) && bot.dir != c);
     let toml = ["bot.toml", "referee.toml"]
         .iter()
@@ -132,11 +119,6 @@ fn script(bot: &BotSpec) -> Option<PathBuf> {
         .iter()
         .map(|a| bot.dir.join(a))
         .find(|p| p.is_file())
-}
-
-/// Whether `path` is in one of the system folders every bot sees.
-pub(super) fn is_system(path: &Path) -> bool {
-    SYSTEM.iter().any(|s| path.starts_with(s))
 }
 
 /// What `bot` needs to run, when its program is `program` (as resolved in its PATH): its

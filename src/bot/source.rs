@@ -4,8 +4,8 @@
 //! the recipe, and the bot is run from there the way the arena runs it (Java's class `Player`,
 //! JavaScript's synchronous `readline()`, a line-buffered stdout for C and C++).
 //!
-//! The cache is `$ARBITER_CACHE`, else `$XDG_CACHE_HOME/arbiter/build`, else
-//! `~/.cache/arbiter/build`. The source is someone else's code (a student's, a stranger's): it
+//! The cache ([`super::host::cache_root`]) is `$ARBITER_CACHE`, else
+//! `$XDG_CACHE_HOME/arbiter/build`, else `~/.cache/arbiter/build`. The source is someone else's code (a student's, a stranger's): it
 //! is compiled or checked in the build box ([`super::build_box`]: unprivileged, offline, only the
 //! system folders and its own copy visible, with time, memory and output limits), in a stage
 //! folder moved into the cache when it succeeded, so an interrupted or failed build leaves
@@ -23,6 +23,7 @@ pub use beneath::{copy_submission, open_beneath, BeneathError};
 pub use folder::{check_tree, snapshot_built, snapshot_folder};
 
 use super::build_box::{self, BoxError, BuildStage};
+use super::host::cache_root;
 use super::spec::BotSpec;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -67,24 +68,6 @@ pub enum SourceError {
     /// A submission arbiter will not read (see [`check_tree`]).
     #[error("bot '{name}': {message}")]
     Refused { name: String, message: String },
-}
-
-/// The folder that holds every build: see the module documentation.
-pub fn cache_root() -> PathBuf {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = var("ARBITER_CACHE") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = var("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("arbiter").join("build");
-    }
-    if let Some(home) = var("HOME") {
-        return PathBuf::from(home)
-            .join(".cache")
-            .join("arbiter")
-            .join("build");
-    }
-    std::env::temp_dir().join("arbiter-build")
 }
 
 /// SHA-256 of `bytes`, in hex.

@@ -319,7 +319,7 @@ impl BotSpec {
             if !trusts_build(&self.dir) {
                 return !super::source::snapshot_built(self);
             }
-            let stamps = super::source::cache_root().join("stamps");
+            let stamps = super::host::cache_root().join("stamps");
             !super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program)
         })
     }
@@ -350,7 +350,7 @@ impl BotSpec {
 
     /// Runs the trusted build `command` in the bot's folder, as the user (see [`Self::build`]).
     fn build_in_place(&self, command: &str) -> Result<(), SpecError> {
-        let stamps = super::source::cache_root().join("stamps");
+        let stamps = super::host::cache_root().join("stamps");
         if super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program) {
             return Ok(());
         }
@@ -478,7 +478,7 @@ fn outside_argument(args: &[String], dir: &Path) -> Option<PathBuf> {
     args.iter()
         .filter(|a| a.contains('/') || dir.join(a).exists())
         .filter_map(|a| std::fs::canonicalize(dir.join(a)).ok())
-        .find(|p| !p.starts_with(&dir) && !super::sandbox::is_system(p))
+        .find(|p| !p.starts_with(&dir) && !super::host::is_system(p))
 }
 
 /// A name from a file's name, shown safely (see [`printable`]).

@@ -82,7 +82,7 @@ pub fn run(args: PlayArgs, given: &cli::Given) -> Result<ExitCode> {
     // shown with the path the user gave instead (the replay file keeps the raw text, and the
     // bots as typed for its page).
     let workdir = std::path::absolute(".")?;
-    let cache = arbiter::bot::source::cache_root();
+    let cache = arbiter::bot::host::cache_root();
     if let Some(path) = &args.replay {
         let typed = arbiter::results::replay::Typed {
             bots: &args.bots,

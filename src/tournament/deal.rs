@@ -3,11 +3,12 @@
 //! once; a league plays a schedule that deals its games as bots come and go, and never ends.
 //! Both are a [`Deal`]: the runner's workers, their CPUs, their bot starters and the engine's
 //! recording loop are the same for both, and only what the next game is, and what a game the
-//! machine could not start means, differ.
+//! machine could not start means, differ. What a dealt game came to ([`Finished`], [`Unplayed`])
+//! is said here too, for the dealer and the runner alike.
 
-use super::runner::FinishedOrNot;
 use super::schedule::GameSpec;
-use crate::bot::BotSpec;
+use crate::bot::{BotSpec, MachineFault};
+use crate::referee::GameResult;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A game dealt to a worker: what it is, the bots of its seats, and where its position comes
@@ -38,6 +39,37 @@ pub enum Ended {
     /// schedule): nothing is handed.
     Taken,
 }
+
+/// A finished game with the spec it was played for.
+pub struct Finished {
+    pub spec: GameSpec,
+    pub result: GameResult,
+}
+
+/// A game the machine could not start (out of descriptors, memory, processes: see
+/// [`MachineFault`]): it has no result, since no bot is at fault, and is played again later.
+#[derive(Clone, Debug)]
+pub struct Unplayed {
+    pub spec: GameSpec,
+    pub fault: MachineFault,
+    /// What could not start, and the system's error.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Unplayed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {}: {}: {}; the machine failed, not a bot, so the game is not recorded",
+            self.spec.game_id,
+            self.fault.what(),
+            self.detail
+        )
+    }
+}
+
+/// How a game handed to a worker ended: played (whatever the bots did), or not started.
+pub type FinishedOrNot = Result<Finished, Unplayed>;
 
 /// Deals games to a runner's workers. Called on the workers' threads, at once by several.
 pub trait Deal: Sync {

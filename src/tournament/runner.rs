@@ -14,10 +14,10 @@
 //! threads (recording, the progress display, the live report) also move there for the run, so
 //! that a game's CPU runs only the game.
 
-use super::deal::{Deal, Dealt, Ended, Listed, Opening};
+use super::deal::{Deal, Dealt, Ended, Finished, FinishedOrNot, Listed, Opening, Unplayed};
 use super::openings::Book;
 use super::schedule::{opening_from, opening_told, GameSpec};
-use crate::bot::{BotProcess, BotSpec, MachineFault};
+use crate::bot::{BotProcess, BotSpec};
 use crate::referee::GameChoice;
 use crate::referee::{
     self, GameResult, NotPlayed, NotPlayedError, Reason, RefereeConfig, RefereeError,
@@ -134,37 +134,6 @@ impl Drop for OnCpus {
 /// The bots of a game started ahead of it by a worker's bot starter (`None` where they could
 /// not be held, or the starter failed: the worker starts them itself).
 type HeldBots = Option<Result<Vec<BotProcess>, RefereeError>>;
-
-/// A finished game with the spec it was played for.
-pub struct Finished {
-    pub spec: GameSpec,
-    pub result: GameResult,
-}
-
-/// A game the machine could not start (out of descriptors, memory, processes: see
-/// [`MachineFault`]): it has no result, since no bot is at fault, and is played again later.
-#[derive(Clone, Debug)]
-pub struct Unplayed {
-    pub spec: GameSpec,
-    pub fault: MachineFault,
-    /// What could not start, and the system's error.
-    pub detail: String,
-}
-
-impl std::fmt::Display for Unplayed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "game {}: {}: {}; the machine failed, not a bot, so the game is not recorded",
-            self.spec.game_id,
-            self.fault.what(),
-            self.detail
-        )
-    }
-}
-
-/// How a game handed to a worker ended: played (whatever the bots did), or not started.
-pub type FinishedOrNot = Result<Finished, Unplayed>;
 
 impl Runner<'_> {
     /// Plays `games`; `on_finished` runs in the calling thread for each game that ended (or

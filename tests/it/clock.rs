@@ -199,7 +199,7 @@ fn as_root(what: &str) -> bool {
 /// set it must be).
 fn modes() -> Vec<&'static str> {
     let mut modes = vec![""];
-    if arbiter::bot::sandbox::bwrap().is_some() {
+    if arbiter::bot::host::bwrap().is_some() {
         modes.push("--sandbox");
     } else {
         assert!(

@@ -342,7 +342,7 @@ fn a_flood_of_lines_is_read_only_as_far_as_needed() {
 #[test]
 fn a_32_bit_system_call_is_a_crash_that_names_the_refused_call() {
     let mut modes: Vec<&[&str]> = vec![&[]];
-    if arbiter::bot::sandbox::bwrap().is_some() {
+    if arbiter::bot::host::bwrap().is_some() {
         modes.push(&["--sandbox"]);
     } else {
         assert!(

@@ -74,7 +74,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 }
 
 fn has_bwrap() -> bool {
-    if arbiter::bot::sandbox::bwrap().is_some() {
+    if arbiter::bot::host::bwrap().is_some() {
         return true;
     }
     assert!(

@@ -64,7 +64,7 @@ fn a_bot_gets_one_term_then_kill_in_the_default_mode() {
 
 #[test]
 fn a_bot_gets_one_term_then_kill_in_the_sandbox() {
-    if arbiter::bot::sandbox::bwrap().is_none() {
+    if arbiter::bot::host::bwrap().is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
             "--sandbox needs bubblewrap: apt-get install bubblewrap (.ci/run installs it)"

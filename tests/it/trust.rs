@@ -26,7 +26,7 @@ fn as_root(what: &str) -> bool {
 
 /// Whether bwrap is there; without it the test fails where `CI` is set.
 fn has_bwrap(what: &str) -> bool {
-    if arbiter::bot::sandbox::bwrap().is_some() {
+    if arbiter::bot::host::bwrap().is_some() {
         return true;
     }
     assert!(

@@ -25,7 +25,7 @@ fn is_root() -> bool {
 
 /// Whether bwrap is here for `--sandbox`; fails where `CI` is set without it.
 fn has_bwrap() -> bool {
-    let found = arbiter::bot::sandbox::bwrap().is_some();
+    let found = arbiter::bot::host::bwrap().is_some();
     assert!(
         found || std::env::var_os("CI").is_none(),
         "--sandbox needs bubblewrap (bwrap): install it"

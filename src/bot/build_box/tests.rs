@@ -2,7 +2,7 @@ use super::*;
 
 /// Whether bwrap is here; without it, under CI, the test fails saying what to install.
 fn have_bwrap() -> bool {
-    if super::super::sandbox::bwrap().is_some() {
+    if super::super::host::bwrap().is_some() {
         return true;
     }
     assert!(

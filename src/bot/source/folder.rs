@@ -3,7 +3,8 @@
 //! the build cache, and their `bot.toml` build command run there in the build box, never in
 //! place and never as arbiter's user.
 
-use super::{cache_root, hash_hex, run_steps, BoxError, BuildStage, SourceError};
+use super::{hash_hex, run_steps, BoxError, BuildStage, SourceError};
+use crate::bot::host::cache_root;
 use crate::bot::spec::BotSpec;
 use std::path::{Path, PathBuf};
 

@@ -202,7 +202,7 @@ fn describe(concurrency: usize) -> Register {
         host,
         cores: crate::tournament::allowed_cpus().len(),
         memory_mb,
-        sandbox: crate::bot::sandbox::bwrap().is_some(),
+        sandbox: crate::bot::host::bwrap().is_some(),
         bench_ms: bench().as_secs_f64() * 1000.0,
         concurrency,
         protocol: PROTOCOL,

@@ -34,7 +34,8 @@ pub use engine::{engine_origin, set_engine, ENGINE_ENV};
 pub use jars::{debian_jars, DebianJar, DEBIAN_JARS};
 
 use crate::bot::build_box::{self, BoxError, BuildStage};
-use crate::bot::source::{cache_root, hash_hex};
+use crate::bot::host::cache_root;
+use crate::bot::source::hash_hex;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever the way a game or its run folder is built changes in a way its inputs do not

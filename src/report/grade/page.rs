@@ -119,7 +119,7 @@ fn gather(cx: &PageContext, students: &[Student]) -> std::io::Result<Vec<Record>
         .map(|(i, s)| (s.name.as_str(), i))
         .collect();
     let mut out: Vec<Record> = students.iter().map(|_| Record::default()).collect();
-    let cache = crate::bot::source::cache_root();
+    let cache = crate::bot::host::cache_root();
     for_each_record(
         &cx.out.join(crate::results::records::FILE),
         |rec: GameRecord| {
@@ -208,7 +208,7 @@ fn section(
     rec: &Record,
     standings: &Standings,
 ) -> Markup {
-    let cache = crate::bot::source::cache_root();
+    let cache = crate::bot::host::cache_root();
     let log = std::fs::read_to_string(cx.out.join("builds").join(format!("{}.log", s.name)))
         .unwrap_or_default();
     let log = relative(&log, cx.class, &cache, &cx.sources[i]);

@@ -48,7 +48,7 @@ impl Origins {
     /// The origins of the bots of the results folder `dir`, from its settings; none (every
     /// text shown as it is) for a folder without settings.
     pub fn of_folder(dir: &Path) -> Origins {
-        let mut origins = Origins::new(&crate::bot::source::cache_root());
+        let mut origins = Origins::new(&crate::bot::host::cache_root());
         for file in ["tournament.toml", "sprt.toml"] {
             let Ok(text) = std::fs::read_to_string(dir.join(file)) else {
                 continue;

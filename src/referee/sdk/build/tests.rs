@@ -98,7 +98,7 @@ fn engine_for_tests() -> Option<PathBuf> {
         .join("../shared/third_party/codingame-game-engine.bundle");
     let engine = given.or_else(|| beside.exists().then_some(beside));
     let jdk = build_box::find_system_program("javac").is_some();
-    let bwrap = crate::bot::sandbox::bwrap().is_some();
+    let bwrap = crate::bot::host::bwrap().is_some();
     let missing = match (&engine, jdk, bwrap, debian_jars()) {
         (None, ..) => Some(format!(
             "no engine source: set {ENGINE_ENV} to a clone or bundle of codingame-game-engine"

@@ -81,6 +81,14 @@ pub trait Deal: Sync {
     /// no end.
     fn most(&self) -> Option<usize>;
 
+    /// Whether a worker may take its next game while it plays one, to start that game's bots
+    /// ahead on a spare CPU (see the runner). A list may; a league's schedule may not: its
+    /// [`Deal::next`] waits until a game can be leased, which would hold up the game in hand,
+    /// and a lease taken early keeps a game from the workers that are free.
+    fn ahead(&self) -> bool {
+        true
+    }
+
     /// What a game of worker `worker` came to, before it is handed on (on the worker's thread:
     /// a pause here is that worker's). By default handed as it is.
     fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {

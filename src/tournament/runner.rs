@@ -5,8 +5,9 @@
 //! the caller: a worker queues its game and takes the next one at once, so nothing the caller
 //! does with a game (recording it, a report, a decision) slows the games.
 //!
-//! Where bots can be held before their game (isolated bots: as root, without the sandbox) and
-//! fewer workers than CPUs leave some spare, each worker has a bot starter, a thread of its own
+//! Where bots can be held before their game (isolated bots: as root, without the sandbox), fewer
+//! workers than CPUs leave some spare, and the dealer lets a worker take its next game early
+//! (a list does, a league's schedule does not: [`Deal::ahead`]), each worker has a bot starter, a thread of its own
 //! on the spare CPUs, that starts the bots of the worker's next game while the worker plays the
 //! current one: their namespaces, inits, users, cgroups and seccomp filters are set up off the
 //! game's CPU and time, and the bots' programs start only when their game does (see
@@ -268,6 +269,7 @@ impl Runner<'_> {
             }
         };
         let holds = !spare.is_empty()
+            && dealer.ahead()
             && self.game.rules().is_some()
             && BotProcess::can_hold(&self.referee.limits);
         if !holds {

@@ -75,6 +75,10 @@ impl Deal for LocalWorkers<'_> {
         None
     }
 
+    fn ahead(&self) -> bool {
+        false
+    }
+
     fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {
         const WHO: &str = "the league's local workers";
         match ended {

@@ -1,9 +1,9 @@
 //! `arbiter league work URL --token T`: a worker on another machine. It connects out only (no
-//! port of its own), registers with the league ([`super::remote`]), and runs `--concurrency`
-//! threads that each long-poll for a game, fetch its bots by hash (checked, cached in the cache
-//! folder, built in the build box as `league add` builds them on the server), play it with the
-//! same engine, sandbox and clock as the server's own workers ([`super::play`]), and send the
-//! result as soon as it is finished. One more thread renews the lease while games are played.
+//! port of its own), registers with the league ([`super::remote`]), and plays on the engine's
+//! runner with `--concurrency` workers, as the server's own workers do: each is dealt a game by
+//! a long poll of the league, its bots fetched by hash (checked, cached in the cache folder,
+//! built in the build box as `league add` builds them on the server), played with the same
+//! engine, sandbox and clock, and its result sent as soon as it is finished. One more thread renews the lease while games are played.
 //! A server that cannot be reached is tried again with back-off (said on stderr); a server that
 //! restarted is registered with again; a refused token or version ends the worker with the
 //! server's reason.
@@ -14,11 +14,12 @@ use super::folder::BotEntry;
 use super::play::{self, PlaySetup};
 use super::settings::LeagueSettings;
 use super::wire::{
-    bench, BotRef, LeaseRequest, Register, Registered, Release, Renew, ResultRequest, LONG_POLL,
-    PROTOCOL, VERSION,
+    bench, BotRef, LeaseRequest, LeasedGame, Register, Registered, Release, Renew, ResultRequest,
+    LONG_POLL, PROTOCOL, VERSION,
 };
 use crate::bot::BotSpec;
 use crate::league::locks::Locked;
+use crate::tournament::{Deal, Dealt, Ended, Finished, FinishedOrNot, Opening};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -95,6 +96,10 @@ struct WorkerState {
     bots: HashMap<BotRef, Readied>,
     /// Why the worker stops, if it does (the first reason).
     fatal: Option<WorkError>,
+    /// Games leased and not yet dealt (a lease holds at most one: none is left in practice).
+    pending: std::collections::VecDeque<LeasedGame>,
+    /// The server's start each game in play was leased from ([`Registered::server`]).
+    leased_from: HashMap<u64, String>,
 }
 
 struct Worker {
@@ -149,6 +154,8 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
             lease: Duration::from_millis(reg.lease_ms),
             bots: HashMap::new(),
             fatal: None,
+            pending: Default::default(),
+            leased_from: HashMap::new(),
         }),
         table,
         fetching: Mutex::new(()),
@@ -157,16 +164,6 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
         opts,
         client,
     });
-    let mut threads = Vec::new();
-    for k in 0..w.opts.concurrency.max(1) {
-        let w = w.clone();
-        threads.push(
-            std::thread::Builder::new()
-                .name(format!("league-work-{k}"))
-                .spawn(move || play_loop(&w))
-                .expect("a thread starts"),
-        );
-    }
     {
         let w = w.clone();
         std::thread::Builder::new()
@@ -174,9 +171,20 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
             .spawn(move || renew_loop(&w))
             .expect("a thread starts");
     }
-    for t in threads {
-        let _ = t.join();
-    }
+    // The engine's runner plays what this worker is dealt, `--concurrency` games at once.
+    let runner = crate::tournament::Runner {
+        // Each dealt game carries its bots.
+        bots: &[],
+        game: &w.table.choice,
+        opening_plies: 0,
+        book: None,
+        referee: &w.table.referee,
+        concurrency: w.opts.concurrency.max(1),
+        pin_cpus: false,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Every game is taken by the worker (its result sent to the league): none is handed here.
+    runner.run_dealt(&*w, tx, rx, |queue, _| queue.into_iter().for_each(drop));
     let fatal = w.state().fatal.take();
     match fatal {
         Some(e) => Err(e),
@@ -441,6 +449,7 @@ impl Worker {
     /// another game; false: the worker stops. A game this worker cannot play is never kept:
     /// its renewals would hold it (and this worker's slot) for ever.
     fn release(&self, game_id: u64, why: &str, pause: Duration) -> bool {
+        self.state().leased_from.remove(&game_id);
         let answer = self.post(|client, session| {
             client.release(&Release {
                 session,
@@ -488,37 +497,34 @@ impl Worker {
     }
 }
 
-fn play_loop(w: &Worker) {
-    while !w.stopping() {
-        let Some(answer) = w.post(|client, session| {
-            client.lease(&LeaseRequest {
-                session,
-                slots: 1,
-                wait_ms: LONG_POLL.as_millis() as u64,
-            })
-        }) else {
-            return;
-        };
-        let Ok(leased) = answer else {
-            std::thread::sleep(Duration::from_secs(1));
-            continue;
-        };
-        w.state().lease = Duration::from_millis(leased.lease_ms);
-        // The server's start the games were leased from.
-        let leased_from = w.server();
-        for lg in leased.games {
+/// The worker's games as the engine's runner deals them to its `--concurrency` workers: each
+/// leases one game at a time from the league (a long poll), readies its bots, and plays it from
+/// the opening the league told; its result is sent the moment it ends, on that worker's thread.
+/// A game a worker cannot ready or start goes back to the league. Nothing is handed to the
+/// runner's consumer: the league records.
+impl Deal for Worker {
+    fn next(&self, _worker: usize, halt: &AtomicBool) -> Option<Dealt> {
+        loop {
+            if self.stopping() || halt.load(Ordering::Relaxed) {
+                return None;
+            }
+            let lg = match self.leased() {
+                Leasing::Game(lg) => lg,
+                Leasing::Again => continue,
+                Leasing::Stop => return None,
+            };
             let bots: Result<Vec<BotSpec>, play::NotChecked> = lg
                 .game
                 .bots
                 .iter()
                 .zip(&lg.bots)
-                .map(|(name, r)| w.bot(name, r))
+                .map(|(name, r)| self.bot(name, r))
                 .collect();
             let bots = match bots {
                 Ok(b) => b,
                 Err(play::NotChecked::Machine { fault, detail }) => {
-                    if !w.give_back(lg.game.game_id, fault, &detail) {
-                        return;
+                    if !self.give_back(lg.game.game_id, fault, &detail) {
+                        return None;
                     }
                     continue;
                 }
@@ -533,70 +539,133 @@ fn play_loop(w: &Worker) {
                         crate::protocol::printable_lines(&why),
                         CANNOT_PLAY_PAUSE.as_secs()
                     );
-                    if !w.release(lg.game.game_id, &why, CANNOT_PLAY_PAUSE) {
-                        return;
+                    if !self.release(lg.game.game_id, &why, CANNOT_PLAY_PAUSE) {
+                        return None;
                     }
                     continue;
                 }
             };
-            let mut f = match play::play_told(&w.table, &bots, &lg.game, &lg.opening) {
-                Ok(f) => {
-                    w.backoff.started("this worker");
-                    f
-                }
-                Err(unplayed) => {
-                    // No bot lost it: the league gives it to another worker (or this one, once
-                    // its machine can start games again).
-                    let why = unplayed.to_string();
-                    if !w.give_back(lg.game.game_id, unplayed.fault, &why) {
-                        return;
-                    }
-                    continue;
-                }
-            };
-            let log = std::mem::take(&mut f.result.log);
-            let stderr_tails = std::mem::take(&mut f.result.stderr_tails);
-            let duration_us = f.result.duration.as_micros() as u64;
-            let result = f.result;
-            let Some(answer) = w.post(|client, session| {
-                client.result(&ResultRequest {
-                    session,
-                    game_id: lg.game.game_id,
-                    result: result.clone(),
-                    log: log.clone(),
-                    stderr_tails: stderr_tails.clone(),
-                    duration_us,
-                })
-            }) else {
-                return;
-            };
-            if let Ok(reply) = answer {
-                if reply.voided {
-                    eprintln!(
-                        "arbiter: game {} was voided: a bot timed out after waiting for a CPU \
-                         (this machine was too busy for it); it is played again, and this \
-                         worker pauses (play fewer games at once with {}, or stop other \
-                         work here)",
-                        lg.game.game_id,
-                        crate::options::Opt::Concurrency
-                    );
-                } else if !reply.accepted && w.server() != leased_from {
-                    eprintln!(
-                        "arbiter: the result of game {} was dropped: the league's server \
-                         restarted since it was leased, and plays it again",
-                        lg.game.game_id
-                    );
-                } else if !reply.accepted {
-                    eprintln!(
-                        "arbiter: game {} had a result already (its lease ran out and another \
-                         worker played it): dropped",
-                        lg.game.game_id
-                    );
-                }
-                if reply.stop {
-                    w.stop.store(true, Ordering::Relaxed);
-                }
+            return Some(Dealt {
+                spec: play::spec_of(&lg.game, bots.len()),
+                bots,
+                opening: Opening::Told(lg.opening),
+            });
+        }
+    }
+
+    fn most(&self) -> Option<usize> {
+        None
+    }
+
+    fn ahead(&self) -> bool {
+        false
+    }
+
+    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {
+        match ended {
+            Ok(f) => {
+                self.backoff.started("this worker");
+                self.send_result(f);
             }
+            Err(unplayed) => {
+                // No bot lost it: the league gives it to another worker (or this one, once
+                // its machine can start games again). A false: the worker stops (its next
+                // deal says so).
+                let why = unplayed.to_string();
+                let _ = self.give_back(unplayed.spec.game_id, unplayed.fault, &why);
+            }
+        }
+        Ended::Taken
+    }
+}
+
+/// What one lease asked of the league came to.
+enum Leasing {
+    Game(LeasedGame),
+    /// None now (or an answer it could not read): ask again.
+    Again,
+    /// The worker stops.
+    Stop,
+}
+
+impl Worker {
+    /// The next game leased to this worker: one left of the latest lease, else one leased now
+    /// (a long poll), with the server's start it was leased from noted for its result.
+    fn leased(&self) -> Leasing {
+        if let Some(lg) = self.state().pending.pop_front() {
+            return Leasing::Game(lg);
+        }
+        let Some(answer) = self.post(|client, session| {
+            client.lease(&LeaseRequest {
+                session,
+                slots: 1,
+                wait_ms: LONG_POLL.as_millis() as u64,
+            })
+        }) else {
+            return Leasing::Stop;
+        };
+        let Ok(leased) = answer else {
+            std::thread::sleep(Duration::from_secs(1));
+            return Leasing::Again;
+        };
+        let mut state = self.state();
+        state.lease = Duration::from_millis(leased.lease_ms);
+        let server = state.server.clone();
+        for lg in &leased.games {
+            state.leased_from.insert(lg.game.game_id, server.clone());
+        }
+        state.pending.extend(leased.games);
+        match state.pending.pop_front() {
+            Some(lg) => Leasing::Game(lg),
+            None => Leasing::Again,
+        }
+    }
+
+    /// Sends the result of finished game `f` to the league, and says what the league did with
+    /// it where it was not taken.
+    fn send_result(&self, mut f: Finished) {
+        let game_id = f.spec.game_id;
+        // The server's start the game was leased from.
+        let leased_from = self.state().leased_from.remove(&game_id);
+        let log = std::mem::take(&mut f.result.log);
+        let stderr_tails = std::mem::take(&mut f.result.stderr_tails);
+        let duration_us = f.result.duration.as_micros() as u64;
+        let result = f.result;
+        let Some(answer) = self.post(|client, session| {
+            client.result(&ResultRequest {
+                session,
+                game_id,
+                result: result.clone(),
+                log: log.clone(),
+                stderr_tails: stderr_tails.clone(),
+                duration_us,
+            })
+        }) else {
+            return;
+        };
+        let Ok(reply) = answer else {
+            return;
+        };
+        if reply.voided {
+            eprintln!(
+                "arbiter: game {game_id} was voided: a bot timed out after waiting for a CPU \
+                 (this machine was too busy for it); it is played again, and this worker \
+                 pauses (play fewer games at once with {}, or stop other work here)",
+                crate::options::Opt::Concurrency
+            );
+        } else if !reply.accepted && leased_from.is_some_and(|s| s != self.server()) {
+            eprintln!(
+                "arbiter: the result of game {game_id} was dropped: the league's server \
+                 restarted since it was leased, and plays it again"
+            );
+        } else if !reply.accepted {
+            eprintln!(
+                "arbiter: game {game_id} had a result already (its lease ran out and another \
+                 worker played it): dropped"
+            );
+        }
+        if reply.stop {
+            self.stop.store(true, Ordering::Relaxed);
         }
     }
 }

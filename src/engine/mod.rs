@@ -395,4 +395,110 @@ mod tests {
         told.sort_unstable();
         assert_eq!(told, (0..6).collect::<Vec<u64>>());
     }
+
+    /// Deals games 0..`until` (bots that cannot start: each game ends at once), then none.
+    struct Endless {
+        bots: [BotSpec; 2],
+        next: std::sync::atomic::AtomicU64,
+        until: u64,
+    }
+
+    impl crate::tournament::Deal for Endless {
+        fn next(
+            &self,
+            _worker: usize,
+            _halt: &std::sync::atomic::AtomicBool,
+        ) -> Option<crate::tournament::Dealt> {
+            let id = self.next.fetch_add(1, Ordering::Relaxed);
+            (id < self.until).then(|| crate::tournament::Dealt {
+                spec: GameSpec {
+                    game_id: id,
+                    pair_id: id,
+                    seed: id,
+                    seats: vec![0, 1],
+                },
+                bots: self.bots.to_vec(),
+                opening: crate::tournament::Opening::Own,
+            })
+        }
+
+        fn most(&self) -> Option<usize> {
+            None
+        }
+    }
+
+    /// Keeps the first result of each game id.
+    #[derive(Default)]
+    struct FirstWins(std::collections::HashSet<u64>);
+
+    impl Record for FirstWins {
+        fn record(&mut self, f: &Finished) -> Result<Recorded, RecordError> {
+            Ok(match self.0.insert(f.spec.game_id) {
+                true => Recorded::Kept,
+                false => Recorded::Declined,
+            })
+        }
+    }
+
+    #[test]
+    fn a_dealt_run_records_the_workers_games_and_those_sent_from_elsewhere_and_tells_kept_ones_once(
+    ) {
+        let cfg = RefereeConfig::default();
+        let choice = GameChoice::new("impasse", None, None, None).unwrap();
+        let runner = Runner {
+            bots: &[],
+            game: &choice,
+            opening_plies: 0,
+            book: None,
+            referee: &cfg,
+            concurrency: 2,
+            pin_cpus: false,
+        };
+        let dealer = Endless {
+            bots: [missing("a"), missing("b")],
+            next: Default::default(),
+            until: 6,
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Another sender (a league's remote results): game 3 again, and game 100.
+        let elsewhere = tx.clone();
+        let sender = std::thread::spawn(move || {
+            for id in [3, 100] {
+                let spec = GameSpec {
+                    game_id: id,
+                    pair_id: id,
+                    seed: id,
+                    seats: vec![0, 1],
+                };
+                let result = crate::referee::GameResult::unplayed(
+                    "impasse",
+                    id,
+                    vec!["a".into(), "b".into()],
+                    Vec::new(),
+                    "played elsewhere".into(),
+                );
+                elsewhere.send(Ok(Finished { spec, result })).unwrap();
+            }
+        });
+        let mut told = Vec::new();
+        let mut follow = |e: &Event<'_>| {
+            if let Event::GameFinished(f) = e {
+                told.push(f.spec.game_id);
+            }
+            ControlFlow::Continue(())
+        };
+        let mut record = FirstWins::default();
+        // Ends once the workers are dealt none and the other sender is gone.
+        let end = play_dealt(&runner, &dealer, (tx, rx), &mut record, &mut [&mut follow]);
+        sender.join().unwrap();
+        told.sort_unstable();
+        assert_eq!(
+            told,
+            vec![0, 1, 2, 3, 4, 5, 100],
+            "each kept game told once"
+        );
+        assert_eq!(end.recorded, 7);
+        assert!(end.failure.is_none() && end.unplayed.is_none());
+        assert_eq!(end.stopped, None, "a dealt run does not claim the stop");
+    }
 }

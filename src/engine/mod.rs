@@ -6,7 +6,8 @@
 //! and what is shown a [`Consumer`]. A stop signal while the games go on is an event of the
 //! engine: no more games are handed out, [`Event::Stopping`] is told, the games that ended
 //! before it are recorded, and the run returns [`Completion::Stopped`]. They share one
-//! play-and-record loop: the bot checks
+//! play-and-record loop ([`play_dealt`], which the league's server runs too, on games dealt
+//! from its schedule and recorded first result first): the bot checks
 //! ([`check_bots`]), the worker pool ([`Runner`]), the records written the moment a game ends
 //! ([`Recorder`]: games.csv, records.jsonl, failures/, replays/), and the decision whether a game
 //! was spoilt by a stop of the whole job ([`stop`]), and the run's recorded settings, which make a

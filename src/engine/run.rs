@@ -7,7 +7,8 @@
 //! measures with it.
 //!
 //! What differs between a tournament, an SPRT and a grading is a [`Kind`] (the league opens the
-//! same [`super::session::Session`] and plays its games with the same runner and recorder): the
+//! same [`super::session::Session`], and its games, dealt from its schedule rather than listed,
+//! go through the same play-and-record loop, [`super::play_dealt`]): the
 //! engine calls it at fixed points of the sequence (which bots, which field may play, which
 //! games) and it follows the games as a [`Consumer`] (an SPRT decides there). What is shown is
 //! the consumers' (as cargo-nextest wires its runner to its reporter): the engine tells

@@ -30,16 +30,6 @@ pub enum Opening {
     Told(Vec<String>),
 }
 
-/// What a game's end means to the dealing.
-pub enum Ended {
-    /// Hand it to the consumer (a finished game to record; a game the machine could not
-    /// start, which stops a run).
-    Hand(FinishedOrNot),
-    /// The dealer took it (a league's game the machine could not start goes back to its
-    /// schedule): nothing is handed.
-    Taken,
-}
-
 /// A finished game with the spec it was played for.
 pub struct Finished {
     pub spec: GameSpec,
@@ -90,9 +80,12 @@ pub trait Deal: Sync {
     }
 
     /// What a game of worker `worker` came to, before it is handed on (on the worker's thread:
-    /// a pause here is that worker's). By default handed as it is.
-    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {
-        Ended::Hand(ended)
+    /// a pause here is that worker's): the game to hand to the consumer (a finished game to
+    /// record; a game the machine could not start, which stops a run), or `None` where the
+    /// dealer took it (a league's game the machine could not start goes back to its schedule;
+    /// a remote worker sends its results itself). By default handed as it is.
+    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Option<FinishedOrNot> {
+        Some(ended)
     }
 }
 

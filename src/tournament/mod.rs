@@ -12,7 +12,7 @@ pub mod shard;
 #[cfg(test)]
 mod golden_tests;
 
-pub use deal::{Deal, Dealt, Ended, Finished, FinishedOrNot, Listed, Opening, Unplayed};
+pub use deal::{Deal, Dealt, Finished, FinishedOrNot, Listed, Opening, Unplayed};
 pub use runner::{allowed_cpus, pin_this_thread, Runner};
 pub use schedule::{
     games_of_tables, opening, schedule, schedule_grown, schedule_tables, tables, Format, GameSpec,

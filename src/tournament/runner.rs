@@ -15,7 +15,7 @@
 //! threads (recording, the progress display, the live report) also move there for the run, so
 //! that a game's CPU runs only the game.
 
-use super::deal::{Deal, Dealt, Ended, Finished, FinishedOrNot, Listed, Opening, Unplayed};
+use super::deal::{Deal, Dealt, Finished, FinishedOrNot, Listed, Opening, Unplayed};
 use super::openings::Book;
 use super::schedule::{opening_from, opening_told, GameSpec};
 use crate::bot::{BotProcess, BotSpec};
@@ -264,8 +264,8 @@ impl Runner<'_> {
                 result,
             });
             match dealer.ended(worker, ended) {
-                Ended::Hand(ended) => tx.send(ended).is_ok(),
-                Ended::Taken => true,
+                Some(ended) => tx.send(ended).is_ok(),
+                None => true,
             }
         };
         let holds = !spare.is_empty()

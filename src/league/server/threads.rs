@@ -3,7 +3,7 @@
 //! of their leases, and the ratings' refits.
 
 use super::*;
-use crate::tournament::{Deal, Dealt, Ended, FinishedOrNot, Opening};
+use crate::tournament::{Deal, Dealt, FinishedOrNot, Opening};
 
 /// The name of local worker `w` (as its leases and the page name it).
 pub(super) fn local_name(w: usize) -> String {
@@ -79,12 +79,12 @@ impl Deal for LocalWorkers<'_> {
         false
     }
 
-    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {
+    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Option<FinishedOrNot> {
         const WHO: &str = "the league's local workers";
         match ended {
             Ok(f) => {
                 self.s.backoff.started(WHO);
-                Ended::Hand(Ok(f))
+                Some(Ok(f))
             }
             Err(unplayed) => {
                 // The machine failed, not a bot: the game goes back to the queue unrecorded,
@@ -95,7 +95,7 @@ impl Deal for LocalWorkers<'_> {
                     .backoff
                     .failed(WHO, unplayed.fault, &unplayed.to_string());
                 std::thread::sleep(pause);
-                Ended::Taken
+                None
             }
         }
     }

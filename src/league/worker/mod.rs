@@ -19,7 +19,7 @@ use super::wire::{
 };
 use crate::bot::BotSpec;
 use crate::league::locks::Locked;
-use crate::tournament::{Deal, Dealt, Ended, Finished, FinishedOrNot, Opening};
+use crate::tournament::{Deal, Dealt, Finished, FinishedOrNot, Opening};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -561,7 +561,7 @@ impl Deal for Worker {
         false
     }
 
-    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Ended {
+    fn ended(&self, _worker: usize, ended: FinishedOrNot) -> Option<FinishedOrNot> {
         match ended {
             Ok(f) => {
                 self.backoff.started("this worker");
@@ -575,7 +575,8 @@ impl Deal for Worker {
                 let _ = self.give_back(unplayed.spec.game_id, unplayed.fault, &why);
             }
         }
-        Ended::Taken
+        // Taken either way: the league records the game, from the result sent.
+        None
     }
 }
 

@@ -2,6 +2,7 @@
 //! process group, talking to it with deadlines, and ending every process it started.
 //! Knows nothing of game rules.
 
+pub mod build;
 pub mod build_box;
 mod build_stamp;
 pub mod cgroup;

@@ -20,11 +20,10 @@ mod folder;
 
 pub use beneath::{copy_submission, open_beneath, BeneathError};
 
-pub use folder::{check_tree, snapshot_built, snapshot_folder};
+pub use folder::{check_tree, snapshot_built, snapshot_folder, Snapshot};
 
 use super::build_box::{self, BoxError, BuildStage};
 use super::host::cache_root;
-use super::spec::BotSpec;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -94,21 +93,27 @@ pub fn single_source(dir: &Path) -> Option<PathBuf> {
     found.next().is_none().then_some(first)
 }
 
-/// Builds (or finds built) the bot in `source` and returns how to run it, named `name`.
-pub fn resolve(origin: &str, source: &Path, name: String) -> Result<BotSpec, SourceError> {
-    resolve_in(&cache_root(), origin, source, name)
+/// A source file built: how to run it. The bot's spec is made of it by `BotSpec`'s resolution,
+/// which names it (this module knows nothing of specs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Built {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The build's folder in the cache, where it runs.
+    pub dir: PathBuf,
+}
+
+/// Builds (or finds built) the bot in `source` (named `name`, in messages) and returns how to
+/// run it.
+pub fn resolve(source: &Path, name: &str) -> Result<Built, SourceError> {
+    resolve_in(&cache_root(), source, name)
 }
 
 /// [`resolve`] with the cache in `root`.
-pub fn resolve_in(
-    root: &Path,
-    origin: &str,
-    source: &Path,
-    name: String,
-) -> Result<BotSpec, SourceError> {
+pub fn resolve_in(root: &Path, source: &Path, name: &str) -> Result<Built, SourceError> {
     let language = Language::of(source).expect("resolve is called for a source file");
     let bytes = std::fs::read(source).map_err(|e| SourceError::Read {
-        name: name.clone(),
+        name: name.to_string(),
         path: source.to_path_buf(),
         source: e,
     })?;
@@ -128,17 +133,10 @@ pub fn resolve_in(
         .unwrap_or_else(|_| root.to_path_buf())
         .join(&hash_hex(&key)[..32]);
     if !dir.is_dir() {
-        build(&name, language, &bytes, &src, &steps, root, &dir)?;
+        build(name, language, &bytes, &src, &steps, root, &dir)?;
     }
     let (program, args) = language.run(&dir, &src);
-    Ok(BotSpec {
-        name,
-        origin: origin.to_string(),
-        program,
-        args,
-        dir,
-        build: None,
-    })
+    Ok(Built { program, args, dir })
 }
 
 /// Compiles in the build box, in a stage folder moved to `dir` on success.

@@ -1,11 +1,11 @@
-//! What a user names as a bot (an executable, a directory with `bot.toml`, or a command line),
-//! turned into one resolved command with a working directory, and the optional build step.
+//! What a user names as a bot (an executable, a directory with `bot.toml`, a source file, or a
+//! command line), turned into one resolved command with a working directory. A source file is
+//! built by `super::source`; a folder's build step is run by `super::build`, never here.
 
 use crate::options::Opt;
 use crate::protocol::printable;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A bot ready to be started: program, arguments and the directory it runs in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,7 +172,7 @@ impl BotSpec {
         if path.is_file() {
             if super::source::Language::of(path).is_some() {
                 let name = name.map_or_else(|| stem(path), str::to_string);
-                return Ok(super::source::resolve(arg, path, name)?);
+                return Self::of_source(arg, path, name);
             }
             let program = absolute(path);
             return Ok(BotSpec {
@@ -204,12 +204,25 @@ impl BotSpec {
         })
     }
 
+    /// The bot built from source file `path` (see `super::source`), named `name`.
+    fn of_source(origin: &str, path: &Path, name: String) -> Result<BotSpec, SpecError> {
+        let built = super::source::resolve(path, &name)?;
+        Ok(BotSpec {
+            name,
+            origin: origin.to_string(),
+            program: built.program,
+            args: built.args,
+            dir: built.dir,
+            build: None,
+        })
+    }
+
     fn from_dir(origin: &str, dir: &Path, name: Option<&str>) -> Result<BotSpec, SpecError> {
         let toml_path = dir.join("bot.toml");
         if !toml_path.is_file() {
             if let Some(file) = super::source::single_source(dir) {
                 let name = name.map_or_else(|| stem(&absolute(dir)), str::to_string);
-                return Ok(super::source::resolve(origin, &file, name)?);
+                return Self::of_source(origin, &file, name);
             }
             return Err(SpecError::NoBotToml {
                 origin: origin.into(),
@@ -310,102 +323,6 @@ impl BotSpec {
             .collect::<Vec<_>>()
             .join(" ")
     }
-
-    /// Whether [`BotSpec::build`] would run its build command (it has one, and its folder
-    /// changed since its last build: in the build cache for a boxed build, its stamp for a
-    /// trusted one), so that a build is announced only when it runs.
-    pub fn needs_build(&self) -> bool {
-        self.build.as_ref().is_some_and(|command| {
-            if !trusts_build(&self.dir) {
-                return !super::source::snapshot_built(self);
-            }
-            let stamps = super::host::cache_root().join("stamps");
-            !super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program)
-        })
-    }
-
-    /// Runs the bot's build command, if any. A build is code someone else may have written (a
-    /// league is made of strangers' bots, a referee.toml comes with its game): by default it
-    /// runs in the build box, in a copy of the folder in the build cache
-    /// (`super::source::snapshot_folder`), and the bot then runs from that copy, returned here.
-    /// A build the user trusts ([`trusts_build`]: `--trust-builds`, or a bot bundled in the
-    /// source tree arbiter was built from) runs in place as the user who runs arbiter, unless
-    /// the folder is unchanged since its last successful build (see `bot::build_stamp`); then
-    /// `None` is returned: the bot runs as it is. A failure names the bot and shows the end of
-    /// the build's output.
-    pub fn build(&self) -> Result<Option<BotSpec>, SpecError> {
-        let Some(command) = &self.build else {
-            return Ok(None);
-        };
-        if !trusts_build(&self.dir) {
-            return super::source::snapshot_folder(self)
-                .map(Some)
-                .map_err(|source| SpecError::BoxedBuild {
-                    name: self.name.clone(),
-                    source: Box::new(source),
-                });
-        }
-        self.build_in_place(command).map(|()| None)
-    }
-
-    /// Runs the trusted build `command` in the bot's folder, as the user (see [`Self::build`]).
-    fn build_in_place(&self, command: &str) -> Result<(), SpecError> {
-        let stamps = super::host::cache_root().join("stamps");
-        if super::build_stamp::up_to_date(&stamps, &self.dir, command, &self.program) {
-            return Ok(());
-        }
-        let (program, args) = split(&self.origin, command, &self.dir)?;
-        let output = Command::new(&program)
-            .args(&args)
-            .current_dir(&self.dir)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|source| SpecError::BuildSpawn {
-                name: self.name.clone(),
-                command: command.to_string(),
-                source,
-            })?;
-        if output.status.success() {
-            super::build_stamp::record(&stamps, &self.dir, command, &self.program);
-            return Ok(());
-        }
-        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-        text.push_str(&String::from_utf8_lossy(&output.stderr));
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
-        Err(SpecError::BuildFailed {
-            name: self.name.clone(),
-            command: command.to_string(),
-            status: output.status.to_string(),
-            output: tail,
-        })
-    }
-}
-
-/// Whether `--trust-builds` was given: the user's bots' and referee's builds run in place, as
-/// the user.
-static TRUST_BUILDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Trusts every build of this run (`--trust-builds`), or none but the bundled bots'.
-pub fn set_trust_builds(trust: bool) {
-    TRUST_BUILDS.store(trust, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether the build of the bot or referee folder `dir` runs in place as the user: with
-/// `--trust-builds`, or for a bot bundled with arbiter: a folder of `bots/` in the very source
-/// tree this arbiter was built from (`cargo run -- tournament bots/*`). Their builds
-/// (`cargo build --bin arbiter-bot-...`) compile that tree's own sources with the user's
-/// toolchain, which the box cannot reach (under /root, and offline), and whoever can change
-/// them can change arbiter's own source, which the user's `cargo run` builds and runs as them.
-pub fn trusts_build(dir: &Path) -> bool {
-    if TRUST_BUILDS.load(std::sync::atomic::Ordering::Relaxed) {
-        return true;
-    }
-    let bundled = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("bots"));
-    let parent = std::fs::canonicalize(dir)
-        .ok()
-        .and_then(|d| d.parent().map(Path::to_path_buf));
-    matches!((bundled, parent), (Ok(b), Some(p)) if b == p)
 }
 
 /// Marks every bot of `bots` not already marked in `problems` that does not play `game` (see
@@ -452,7 +369,11 @@ pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, TomlE
 
 /// Splits a command line as a POSIX shell splits words (no shell is started) and resolves a
 /// program path that names a directory component against `dir`.
-fn split(origin: &str, line: &str, dir: &Path) -> Result<(PathBuf, Vec<String>), SpecError> {
+pub(super) fn split(
+    origin: &str,
+    line: &str,
+    dir: &Path,
+) -> Result<(PathBuf, Vec<String>), SpecError> {
     let mut words = shell_words::split(line).map_err(|e| SpecError::BadCommandLine {
         origin: origin.into(),
         message: e.to_string(),

@@ -169,7 +169,7 @@ pub struct BuildOpts {
 impl BuildOpts {
     /// Gives every build of this run these caps.
     pub fn apply(&self) {
-        arbiter::bot::spec::set_trust_builds(self.trust_builds);
+        arbiter::bot::build::set_trust_builds(self.trust_builds);
         arbiter::referee::sdk::build::set_engine(self.codingame_engine.clone());
         build_box::configure(build_box::BuildLimits {
             memory_bytes: self.build_memory_mb << 20,

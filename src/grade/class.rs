@@ -3,9 +3,7 @@
 
 use super::marks::Student;
 use crate::bot::build_box::BuildStage;
-use crate::bot::source::{
-    check_tree, copy_submission, hash_hex, snapshot_folder, Language, SourceError,
-};
+use crate::bot::source::{check_tree, copy_submission, hash_hex, Language, SourceError};
 use crate::bot::{BotSpec, SpecError};
 use crate::results::games_csv::{from_text_cell, text_cell};
 use std::path::{Path, PathBuf};
@@ -223,7 +221,7 @@ pub fn resolve_student(class: &Path, e: &ClassEntry) -> Result<BotSpec, SpecErro
     let mut spec = BotSpec::resolve(&read.to_string_lossy())?;
     spec.name = e.student.clone();
     if read.is_dir() && spec.dir.join("bot.toml").is_file() {
-        spec = snapshot_folder(&spec)?;
+        spec = spec.snapshot()?;
     }
     spec.name = e.student.clone();
     spec.origin = path.to_string_lossy().into_owned();

@@ -5,7 +5,6 @@
 
 use super::{hash_hex, run_steps, BoxError, BuildStage, SourceError};
 use crate::bot::host::cache_root;
-use crate::bot::spec::BotSpec;
 use std::path::{Path, PathBuf};
 
 /// Bumped when the way folders are copied or built changes.
@@ -120,47 +119,55 @@ fn copy_following(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A copy of the bot folder of `spec` (a folder with a bot.toml someone else wrote) in the build
-/// cache, built there in the build box if it has a build command, and the bot as it runs from
-/// that copy (same name and origin, no build left to do). The copy is found again, not rebuilt,
-/// while the folder and its build command are unchanged.
-pub fn snapshot_folder(spec: &BotSpec) -> Result<BotSpec, SourceError> {
-    snapshot_folder_in(&cache_root(), spec)
+/// A bot's folder to copy into the build cache (a folder with a bot.toml or referee.toml
+/// someone else wrote): the bot's name (for messages), its folder and its build command.
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot<'a> {
+    pub name: &'a str,
+    pub dir: &'a Path,
+    pub build: Option<&'a str>,
 }
 
-/// Where the built copy of `spec`'s folder is (or will be) in the cache `root`: named by the
+/// A copy of the folder in the build cache, built there in the build box if it has a build
+/// command: the copy's folder, from which the bot runs (`BotSpec::snapshot` makes its spec).
+/// The copy is found again, not rebuilt, while the folder and its build command are unchanged.
+pub fn snapshot_folder(folder: Snapshot<'_>) -> Result<PathBuf, SourceError> {
+    snapshot_folder_in(&cache_root(), folder)
+}
+
+/// Where the built copy of the folder is (or will be) in the cache `root`: named by the
 /// folder's contents and its build command.
-fn snapshot_dest(root: &Path, spec: &BotSpec) -> std::io::Result<PathBuf> {
+fn snapshot_dest(root: &Path, folder: Snapshot<'_>) -> std::io::Result<PathBuf> {
     let mut key = Vec::new();
-    for part in [FOLDER_RECIPE, spec.build.as_deref().unwrap_or("")] {
+    for part in [FOLDER_RECIPE, folder.build.unwrap_or("")] {
         key.extend_from_slice(part.as_bytes());
         key.push(0);
     }
-    content_key(&spec.dir, &spec.dir, &mut key)?;
+    content_key(folder.dir, folder.dir, &mut key)?;
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     Ok(root.join(format!("folder-{}", &hash_hex(&key)[..32])))
 }
 
-/// Whether [`snapshot_folder`] finds `spec`'s folder built already (so that no build runs).
-pub fn snapshot_built(spec: &BotSpec) -> bool {
-    snapshot_dest(&cache_root(), spec).is_ok_and(|d| d.is_dir())
+/// Whether [`snapshot_folder`] finds the folder built already (so that no build runs).
+pub fn snapshot_built(folder: Snapshot<'_>) -> bool {
+    snapshot_dest(&cache_root(), folder).is_ok_and(|d| d.is_dir())
 }
 
 /// [`snapshot_folder`] with the cache in `root`.
-pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, SourceError> {
-    let name = spec.name.clone();
+pub fn snapshot_folder_in(root: &Path, folder: Snapshot<'_>) -> Result<PathBuf, SourceError> {
+    let name = folder.name.to_string();
     let cache_err = |path: &Path| {
         let name = name.clone();
         let path = path.to_path_buf();
         move |source| SourceError::Cache { name, path, source }
     };
-    let dest = snapshot_dest(root, spec).map_err(cache_err(&spec.dir))?;
+    let dest = snapshot_dest(root, folder).map_err(cache_err(folder.dir))?;
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     if !dest.is_dir() {
         std::fs::create_dir_all(&root).map_err(cache_err(&root))?;
         let stage = BuildStage::new().map_err(cache_err(&std::env::temp_dir()))?;
-        copy_following(&spec.dir, stage.dir()).map_err(cache_err(stage.dir()))?;
-        if let Some(command) = &spec.build {
+        copy_following(folder.dir, stage.dir()).map_err(cache_err(stage.dir()))?;
+        if let Some(command) = folder.build {
             let words = shell_words::split(command).map_err(|e| SourceError::Refused {
                 name: name.clone(),
                 message: format!("cannot split the build command `{command}`: {e}"),
@@ -182,27 +189,7 @@ pub fn snapshot_folder_in(root: &Path, spec: &BotSpec) -> Result<BotSpec, Source
                 problem,
             })?;
     }
-    let mut copy = if dest.join("bot.toml").is_file() {
-        BotSpec::resolve(&dest.to_string_lossy()).map_err(|e| SourceError::Refused {
-            name: name.clone(),
-            message: format!("its copy in the build cache does not resolve: {e}"),
-        })?
-    } else {
-        // A referee's folder (referee.toml): the same command, from the copy.
-        let program = match spec.program.strip_prefix(&spec.dir) {
-            Ok(inside) => dest.join(inside),
-            Err(_) => spec.program.clone(),
-        };
-        BotSpec {
-            program,
-            dir: dest.clone(),
-            ..spec.clone()
-        }
-    };
-    copy.name = spec.name.clone();
-    copy.origin = spec.origin.clone();
-    copy.build = None;
-    Ok(copy)
+    Ok(dest)
 }
 
 #[cfg(test)]

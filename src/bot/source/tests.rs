@@ -73,14 +73,13 @@ fn a_c_bot_is_built_once_and_a_broken_one_reports_the_compiler() {
         "#include <stdio.h>\nint main(void) { printf(\"hi\\n\"); return 0; }\n",
     )
     .unwrap();
-    let spec = resolve_in(cache.path(), "good.c", &good, "good".into()).unwrap();
-    assert_eq!(spec.name, "good");
+    let spec = resolve_in(cache.path(), &good, "good").unwrap();
     assert!(spec.program.starts_with(cache.path()), "{:?}", spec.program);
     let out = Command::new(&spec.program).output().unwrap();
     assert_eq!(out.stdout, b"hi\n");
     let log = spec.dir.join("build.log");
     let before = std::fs::metadata(&log).unwrap().modified().unwrap();
-    let again = resolve_in(cache.path(), "good.c", &good, "good".into()).unwrap();
+    let again = resolve_in(cache.path(), &good, "good").unwrap();
     assert_eq!(again, spec, "same source, same build");
     assert_eq!(std::fs::metadata(&log).unwrap().modified().unwrap(), before);
     // Only the built folder is left in the cache: no scratch folders.
@@ -89,7 +88,7 @@ fn a_c_bot_is_built_once_and_a_broken_one_reports_the_compiler() {
 
     let bad = dir.path().join("bad.c");
     std::fs::write(&bad, "int main(void) { return nope; }\n").unwrap();
-    let err = resolve_in(cache.path(), "bad.c", &bad, "bad".into()).unwrap_err();
+    let err = resolve_in(cache.path(), &bad, "bad").unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, SourceError::Compile { .. }), "{text}");
     assert!(text.contains("bot 'bad' does not build"), "{text}");
@@ -186,13 +185,13 @@ fn a_rust_bot_is_built_with_the_systems_rustc_or_says_it_is_missing() {
     std::fs::write(&src, "fn main() { println!(\"from rust\"); }\n").unwrap();
     if build_box::find_system_program("rustc").is_none() {
         // A rustup toolchain under a home folder is not what a build may use.
-        let err = resolve_in(cache.path(), "main.rs", &src, "ferris".into())
+        let err = resolve_in(cache.path(), &src, "ferris")
             .unwrap_err()
             .to_string();
         assert!(err.contains("apt-get install rustc"), "{err}");
         return;
     }
-    let spec = resolve_in(cache.path(), "main.rs", &src, "ferris".into()).unwrap();
+    let spec = resolve_in(cache.path(), &src, "ferris").unwrap();
     let out = Command::new(&spec.program).output().unwrap();
     assert_eq!(out.stdout, b"from rust\n");
 }

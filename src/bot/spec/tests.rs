@@ -1,4 +1,5 @@
 use super::*;
+use crate::bot::build::trusts_build;
 
 #[test]
 fn command_lines_split_like_a_shell_and_are_named_after_the_script() {

@@ -158,9 +158,9 @@ pub enum Boxing {
 }
 
 impl Boxing {
-    /// The boxing `--trust-builds` asks for (see [`crate::bot::spec::trusts_build`]).
+    /// The boxing `--trust-builds` asks for (see [`crate::bot::build::trusts_build`]).
     pub fn for_folder(dir: &Path) -> Boxing {
-        if crate::bot::spec::trusts_build(dir) {
+        if crate::bot::build::trusts_build(dir) {
             Boxing::Trusted
         } else {
             Boxing::Boxed

@@ -169,8 +169,19 @@ pub enum LeagueStartError {
     /// The game, its referee or its book could not be opened.
     #[error(transparent)]
     Session(#[from] crate::engine::session::SessionError),
-    #[error("{0}")]
-    Other(String),
+    /// games.csv's rows that no reader takes could not be set aside.
+    #[error("setting aside bad rows of {}: {source}", path.display())]
+    SetAside {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// games.csv could not be opened for the league's records.
+    #[error(transparent)]
+    Games(#[from] crate::engine::StartError),
+    /// games.csv could not be read back (the standings and the SPRTs are counted from it).
+    #[error(transparent)]
+    Records(#[from] crate::results::games_csv::ReadError),
 }
 
 /// Takes the games the scheduler cancelled (a bot removed, replaced, suspended or broken) off

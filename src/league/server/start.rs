@@ -33,11 +33,12 @@ pub fn start(
     // One row no reader takes (a hand edit, a forged result of an older arbiter) does not
     // refuse the league: it is set aside, said, and its game played again.
     let aside = dir.join(folder::SET_ASIDE);
-    let set_aside =
-        crate::results::games_csv::set_aside(&dir.join("games.csv"), &aside, UtcTime::now())
-            .map_err(|e| {
-                LeagueStartError::Other(format!("setting aside bad rows of games.csv: {e}"))
-            })?;
+    let games_path = dir.join("games.csv");
+    let set_aside = crate::results::games_csv::set_aside(&games_path, &aside, UtcTime::now())
+        .map_err(|source| LeagueStartError::SetAside {
+            path: games_path.clone(),
+            source,
+        })?;
     for a in &set_aside {
         eprintln!(
             "arbiter: warning: games.csv row {} is no game ({}): set aside in {} (its game, \
@@ -47,9 +48,7 @@ pub fn start(
             aside.display()
         );
     }
-    let (csv, done) = session
-        .open_games()
-        .map_err(|e| LeagueStartError::Other(crate::errors::chain_text(&e)))?;
+    let (csv, done) = session.open_games()?;
     let (_, GameSetup { choice, cfg, book }, lock) = session.into_parts();
     let table = PlaySetup::of(choice, cfg, book, &settings);
     let (log, scheduled) = ScheduleLog::open(&dir)?;
@@ -111,8 +110,7 @@ pub fn start(
             pair_id: row.pair_id.unwrap_or(0),
         });
         Ok::<(), crate::results::games_csv::ReadError>(())
-    })
-    .map_err(|e| LeagueStartError::Other(crate::errors::chain_text(&e)))?;
+    })?;
     let index_path = dir.join(crate::league::record_index::FILE);
     let mut live = Live {
         offsets: crate::league::record_index::RecordIndex::with_file(&index_path).map_err(

@@ -446,15 +446,7 @@ mod tests {
     ) {
         let cfg = RefereeConfig::default();
         let choice = GameChoice::new("impasse", None, None, None).unwrap();
-        let runner = Runner {
-            bots: &[],
-            game: &choice,
-            opening_plies: 0,
-            book: None,
-            referee: &cfg,
-            concurrency: 2,
-            pin_cpus: false,
-        };
+        let runner = Runner::dealt(&choice, &cfg, 2);
         let dealer = Endless {
             bots: [missing("a"), missing("b")],
             next: Default::default(),

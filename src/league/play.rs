@@ -160,16 +160,7 @@ pub fn play_told(
         bots: bots.to_vec(),
         opening: Opening::Told(opening.to_vec()),
     };
-    let runner = Runner {
-        bots: &[],
-        game: &table.choice,
-        opening_plies: table.opening_plies,
-        book: table.book.as_ref(),
-        referee: &table.referee,
-        concurrency: 1,
-        pin_cpus: false,
-    };
-    let result = runner.play(&dealt)?;
+    let result = Runner::dealt(&table.choice, &table.referee, 1).play(&dealt)?;
     Ok(Finished {
         spec: dealt.spec,
         result,

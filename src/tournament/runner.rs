@@ -136,7 +136,22 @@ impl Drop for OnCpus {
 /// not be held, or the starter failed: the worker starts them itself).
 type HeldBots = Option<Result<Vec<BotProcess>, RefereeError>>;
 
-impl Runner<'_> {
+impl<'a> Runner<'a> {
+    /// A runner of dealt games, each of which carries its bots (a league's: its field changes
+    /// as it plays), `concurrency` at a time: no random plies, no book, not pinned (set them
+    /// where the dealer's games start from the runner's own openings).
+    pub fn dealt(game: &'a GameChoice, referee: &'a RefereeConfig, concurrency: usize) -> Self {
+        Runner {
+            bots: &[],
+            game,
+            opening_plies: 0,
+            book: None,
+            referee,
+            concurrency,
+            pin_cpus: false,
+        }
+    }
+
     /// Plays `games`; `on_finished` runs in the calling thread for each game that ended (or
     /// could not start), in the order they end. Returning `Break` stops handing out new games;
     /// games already under way still finish and are reported.

@@ -114,15 +114,11 @@ pub(super) fn games_thread(s: &Shared, mut csv: play::GamesCsv, queue: crate::en
         // Every game's offset in the index file, written without the state's lock.
         index: s.state().live.offsets.file(),
     };
+    // The local workers' games start from the league's openings of their tables.
     let runner = crate::tournament::Runner {
-        // Each dealt game carries its bots: the league's field changes as it plays.
-        bots: &[],
-        game: &s.table.choice,
         opening_plies: s.table.opening_plies,
         book: s.table.book.as_ref(),
-        referee: &s.table.referee,
-        concurrency: s.local_workers,
-        pin_cpus: false,
+        ..crate::tournament::Runner::dealt(&s.table.choice, &s.table.referee, s.local_workers)
     };
     let tell = |e| s.tell(e);
     let mut listener = EngineListener { tell: &tell };

@@ -172,16 +172,8 @@ pub fn work(opts: Options) -> Result<(), WorkError> {
             .expect("a thread starts");
     }
     // The engine's runner plays what this worker is dealt, `--concurrency` games at once.
-    let runner = crate::tournament::Runner {
-        // Each dealt game carries its bots.
-        bots: &[],
-        game: &w.table.choice,
-        opening_plies: 0,
-        book: None,
-        referee: &w.table.referee,
-        concurrency: w.opts.concurrency.max(1),
-        pin_cpus: false,
-    };
+    let concurrency = w.opts.concurrency.max(1);
+    let runner = crate::tournament::Runner::dealt(&w.table.choice, &w.table.referee, concurrency);
     let (tx, rx) = std::sync::mpsc::channel();
     // Every game is taken by the worker (its result sent to the league): none is handed here.
     runner.run_dealt(&*w, tx, rx, |queue, _| queue.into_iter().for_each(drop));

@@ -122,12 +122,21 @@ pub(super) fn games_thread(s: &Shared, mut csv: play::GamesCsv, queue: crate::en
     };
     let tell = |e| s.tell(e);
     let mut listener = EngineListener { tell: &tell };
-    crate::engine::play_dealt(
-        &runner,
-        &LocalWorkers { s },
-        queue,
-        &mut records,
-        &mut [&mut listener],
+    // The loop ends only with the server: should it end or fail otherwise, no result may be
+    // taken and lost after it (a result is refused once the recording stopped).
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::engine::play_dealt(
+            &runner,
+            &LocalWorkers { s },
+            queue,
+            &mut records,
+            &mut [&mut listener],
+        )
+    }));
+    s.fail_recording(
+        "the league's games stopped inside arbiter (a bug: please report it with the league's \
+         folder)"
+            .into(),
     );
 }
 

@@ -46,20 +46,22 @@ pub fn check(
     seats: usize,
     cfg: &RefereeConfig,
 ) -> Result<Option<GameLimits>, Box<SdkCheckError>> {
-    super::driver::first_frame(game, seats, cfg).map_err(|(what, stderr)| {
-        Box::new(SdkCheckError {
-            name: game.name.clone(),
-            origin: game.origin.clone(),
-            command: game.java_command().command_line(),
-            dir: game.dir.display().to_string(),
-            seats,
-            what: format!("it {what}"),
-            stderr: match tail(&stderr, QUOTE).trim_end() {
-                "" => String::new(),
-                quote => format!("; its stderr ends:\n{quote}"),
-            },
-        })
-    })
+    super::driver::first_frame(game, seats, cfg).map_err(
+        |super::driver::NoFirstFrame { what, stderr }| {
+            Box::new(SdkCheckError {
+                name: game.name.clone(),
+                origin: game.origin.clone(),
+                command: game.java_command().command_line(),
+                dir: game.dir.display().to_string(),
+                seats,
+                what: format!("it {what}"),
+                stderr: match tail(&stderr, QUOTE).trim_end() {
+                    "" => String::new(),
+                    quote => format!("; its stderr ends:\n{quote}"),
+                },
+            })
+        },
+    )
 }
 
 /// The last `keep` bytes of `text`, cut at a character boundary.

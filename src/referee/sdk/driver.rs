@@ -156,6 +156,14 @@ pub fn play(
     Ok(result)
 }
 
+/// Why the start-up check's game gave no first frame.
+pub(super) struct NoFirstFrame {
+    /// What the referee did, as a game's `referee-error` detail says it.
+    pub what: String,
+    /// The end of the referee's stderr.
+    pub stderr: String,
+}
+
 /// The start-up check's game ([`super::check`]): starts `game`'s referee for `seats` players
 /// with seed 0, sends `[[INIT]]` and `[[GET_GAME_INFO]]`, and reads the first frame, within
 /// the referee's time per message; then ends the referee. `Err` says what the referee did
@@ -164,11 +172,14 @@ pub(super) fn first_frame(
     game: &SdkGame,
     seats: usize,
     cfg: &RefereeConfig,
-) -> Result<Option<GameLimits>, (String, String)> {
-    let proc = game.launcher.spawn(game, &cfg.limits, &[]).map_err(|e| {
-        let why = crate::errors::chain_text(&e);
-        (format!("cannot start: {why}"), String::new())
-    })?;
+) -> Result<Option<GameLimits>, NoFirstFrame> {
+    let proc = game
+        .launcher
+        .spawn(game, &cfg.limits, &[])
+        .map_err(|e| NoFirstFrame {
+            what: format!("cannot start: {}", crate::errors::chain_text(&e)),
+            stderr: String::new(),
+        })?;
     let mut driver = Driver::new(game, proc, cfg, seats, 0);
     let mut request = protocol::init(seats, &driver.params(0));
     request.push_str(protocol::GET_GAME_INFO);
@@ -202,7 +213,7 @@ pub(super) fn first_frame(
     };
     match what {
         None => Ok(limits),
-        Some(what) => Err((what, stderr)),
+        Some(what) => Err(NoFirstFrame { what, stderr }),
     }
 }
 

@@ -26,11 +26,7 @@ fn boxed_builds_or_fail() -> bool {
         .any(|p| Path::new(p).is_file());
     let root = rustix::process::geteuid().is_root();
     if !bwrap || !root {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "this test needs bubblewrap (apt-get install bubblewrap) and root (for the builds' memory cgroup)"
-        );
-        eprintln!("no bwrap or not root: this test did nothing");
+        crate::common::skip("this test needs bubblewrap (apt-get install bubblewrap) and root (for the builds' memory cgroup)");
         return false;
     }
     true

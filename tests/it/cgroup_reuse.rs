@@ -19,11 +19,9 @@ fn as_root() -> bool {
     if rustix::process::geteuid().is_root() {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "bot cgroups need root (CI runs the tests as root): run `cargo test` as root"
+    crate::common::skip(
+        "bot cgroups need root (CI runs the tests as root): run `cargo test` as root",
     );
-    eprintln!("not root: cgroup reuse is not tested here");
     false
 }
 

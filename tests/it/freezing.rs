@@ -149,11 +149,9 @@ fn freezer(without: &str) -> bool {
     if arbiter::bot::cgroup::freezer_available() {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the cgroup freezer needs root (CI runs the tests as root)"
-    );
-    eprintln!("no cgroup freezer here: {without}");
+    crate::common::skip(format!(
+        "the cgroup freezer needs root (CI runs the tests as root); without it, {without}"
+    ));
     false
 }
 

@@ -312,11 +312,9 @@ fn a_rust_build_cannot_bake_in_a_file_of_the_host() {
     else {
         // The build box uses the system's rustc only (a rustup one under /root is not
         // reachable for its unprivileged user).
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "this test needs the system's rustc: apt-get install rustc (.ci/run installs it)"
+        crate::common::skip(
+            "this test needs the system's rustc: apt-get install rustc (.ci/run installs it)",
         );
-        eprintln!("no system rustc (apt-get install rustc): this test did nothing");
         return;
     };
     use std::os::unix::fs::PermissionsExt;

@@ -345,11 +345,7 @@ fn a_32_bit_system_call_is_a_crash_that_names_the_refused_call() {
     if arbiter::bot::host::bwrap().is_some() {
         modes.push(&["--sandbox"]);
     } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the sandbox half of this test needs bubblewrap (.ci/run installs it)"
-        );
-        eprintln!("no bwrap: the sandbox half of this test is not run here");
+        crate::common::skip("the sandbox half of this test needs bubblewrap (.ci/run installs it)");
     }
     // The kernel's log names the call where this process may read it (arbiter, run by the
     // same user, may then too).

@@ -12,11 +12,7 @@ fn have_script() -> bool {
     if Command::new("script").arg("--version").output().is_ok() {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have script (util-linux: apt-get install util-linux)"
-    );
-    eprintln!("skipped: no `script` command (set CI to make this a failure)");
+    crate::common::skip("this test needs `script` (util-linux: apt-get install util-linux)");
     false
 }
 

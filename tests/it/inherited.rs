@@ -77,11 +77,9 @@ fn has_bwrap() -> bool {
     if arbiter::bot::host::bwrap().is_some() {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "this test needs bubblewrap: apt-get install bubblewrap (.ci/run installs it)"
+    crate::common::skip(
+        "this test needs bubblewrap: apt-get install bubblewrap (.ci/run installs it)",
     );
-    eprintln!("no bwrap: the sandbox half of this test is not run here");
     false
 }
 

@@ -13,8 +13,10 @@ fn need(program: &str) -> bool {
         .args(["-c", &format!("command -v {program}")])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !found && std::env::var_os("CI").is_some() {
-        panic!("{program} is missing: install a JDK (apt-get install default-jdk-headless)");
+    if !found {
+        crate::common::skip(format!(
+            "this test needs {program}: install a JDK (apt-get install default-jdk-headless)"
+        ));
     }
     found
 }
@@ -22,7 +24,6 @@ fn need(program: &str) -> bool {
 #[test]
 fn two_java_bots_at_once_without_the_sandbox_write_only_their_moves() {
     if !need("javac") || !need("java") {
-        eprintln!("skipped: no javac/java (set CI to make this a failure)");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -79,11 +79,7 @@ fn can_hold() -> bool {
     if BotProcess::can_hold(&Limits::default()) {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "bots are held only where they are isolated: run the tests as root"
-    );
-    eprintln!("not root: bots cannot be held");
+    crate::common::skip("bots are held only where they are isolated: run the tests as root");
     false
 }
 

@@ -24,10 +24,7 @@ pub fn engine() -> Option<PathBuf> {
         (_, _, false) => "no bwrap (apt-get install bubblewrap)",
         _ => return engine,
     };
-    if std::env::var_os("CI").is_some() {
-        panic!("the SDK build tests cannot run: {why}");
-    }
-    eprintln!("skipped: {why}");
+    skip(format!("the SDK build tests cannot run: {why}"));
     None
 }
 

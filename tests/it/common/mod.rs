@@ -224,11 +224,7 @@ pub fn chromium() -> Option<String> {
             return Some(name.to_string());
         }
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must have chromium (.ci/run installs it)"
-    );
-    eprintln!("skipped: no chromium on this machine (apt-get install chromium)");
+    crate::common::skip("this test needs chromium (apt-get install chromium)");
     None
 }
 
@@ -283,11 +279,7 @@ pub fn bwrap_or_fail() -> bool {
     let found = std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("bwrap").is_file()));
     if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "this test needs bubblewrap: apt-get install bubblewrap"
-        );
-        eprintln!("bwrap is not installed: this test did nothing");
+        crate::common::skip("this test needs bubblewrap: apt-get install bubblewrap");
     }
     found
 }
@@ -357,4 +349,15 @@ pub fn listening(child: &mut std::process::Child) -> String {
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("the server said where it listens: {line:?}"))
         .to_string()
+}
+
+/// Says that a test (or part of one) did not run, and `why`: what is missing and how to get it.
+/// Under CI (the `CI` variable set) nothing may be missing: it fails the test, saying why.
+#[track_caller]
+pub fn skip(why: impl std::fmt::Display) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{why} (under CI a test that cannot run fails)"
+    );
+    eprintln!("skipped: {why} (set CI to make this a failure)");
 }

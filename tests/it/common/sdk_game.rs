@@ -121,11 +121,9 @@ pub fn take() -> Option<String> {
     match built {
         Ok(cp) => Some(cp.clone()),
         Err(why) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
+            crate::common::skip(format!(
                 "the SDK tests need a JDK, Debian's jars and the engine's source: {why}"
-            );
-            eprintln!("skipped: {why} (set CI to make this a failure)");
+            ));
             None
         }
     }
